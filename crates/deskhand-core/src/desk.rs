@@ -1,0 +1,639 @@
+//! The one executor: every call, from MCP, the CLI or later a batch, runs through [`execute`].
+
+use serde::Serialize;
+use serde_json::json;
+
+use crate::action::{Action, Call, ClickSpec, Place, RefId, TargetId};
+use crate::backend::{Backend, InputOutcome, Partial};
+use crate::coords::{region_to_rect, to_pixel};
+use crate::error::{Error, ErrorKind, Result};
+use crate::image::{DEFAULT_MAX_EDGE, encode_png, fit};
+use crate::model::{MouseButton, Point, Rect, WindowInfo};
+use crate::render::{WindowTree, escape, plural, render};
+use crate::session::{Observation, RefEntry, Session, SurfaceKey};
+
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// Screenshots are scaled down so their long edge is at most this many pixels.
+    pub max_image_edge: u32,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Self {
+            max_image_edge: DEFAULT_MAX_EDGE,
+        }
+    }
+}
+
+/// How a successful call ended, which decides the CLI's exit status.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Outcome {
+    /// A read: apps, windows, observe, screenshot, zoom.
+    Observed,
+    /// The system took the input.
+    Done,
+    /// Part of the input may have landed.
+    Unconfirmed,
+}
+
+#[derive(Debug, Clone)]
+pub struct Reply {
+    pub text: String,
+    pub outcome: Outcome,
+    /// PNG bytes for screenshot and zoom.
+    pub image: Option<Vec<u8>>,
+    /// The structured form of the same reply.
+    pub data: serde_json::Value,
+}
+
+impl Reply {
+    fn observed(text: String, data: serde_json::Value) -> Self {
+        Self {
+            text,
+            outcome: Outcome::Observed,
+            image: None,
+            data,
+        }
+    }
+
+    fn input(outcome: InputOutcome, did: String, data: serde_json::Value) -> Self {
+        match outcome {
+            InputOutcome::Done => Self {
+                text: format!("done: {did}"),
+                outcome: Outcome::Done,
+                image: None,
+                data,
+            },
+            InputOutcome::Partial(Partial {
+                sent,
+                total,
+                unit,
+                reason,
+            }) => Self {
+                text: format!(
+                    "applied but unconfirmed: only {sent} of {total} {unit} were sent before the input failed ({reason}); intended: {did}; check the target's state before acting again"
+                ),
+                outcome: Outcome::Unconfirmed,
+                image: None,
+                data,
+            },
+        }
+    }
+}
+
+/// A surface resolved to pixels at the moment of the call.
+#[derive(Debug, Clone)]
+struct Surface {
+    key: SurfaceKey,
+    /// `w3` or `screen`: the id a header or error names.
+    label: String,
+    rect: Rect,
+    window: Option<WindowInfo>,
+}
+
+/// Runs one validated call against the backend, updating the session.
+pub async fn execute<B: Backend>(
+    backend: &B,
+    session: &mut Session,
+    config: &Config,
+    call: Call,
+) -> Result<Reply> {
+    let target = call.target;
+    match call.action {
+        Action::Apps => apps(backend, session).await,
+        Action::Windows => windows(backend, session).await,
+        Action::Observe => observe(backend, session, target).await,
+        Action::Screenshot => capture(backend, session, config, target, None).await,
+        Action::Zoom { region } => capture(backend, session, config, target, Some(region)).await,
+        Action::Click { place, click } => click_at(backend, session, target, place, click).await,
+        Action::Type { text, element } => type_text(backend, session, target, &text, element).await,
+        Action::Press { keys } => {
+            backend.check_keys(&keys)?;
+            let outcome = backend.press_keys(&keys).await?;
+            Ok(Reply::input(
+                outcome,
+                format!("pressed {keys} in the focused application"),
+                json!({"action": "press", "keys": keys}),
+            ))
+        }
+        Action::Scroll {
+            place,
+            direction,
+            amount,
+        } => {
+            let at = match place {
+                Some(place) => Some(locate(backend, session, target, place).await?),
+                None => None,
+            };
+            let did = format!(
+                "scrolled {} {} {}",
+                serde_json::to_value(direction)
+                    .ok()
+                    .and_then(|v| v.as_str().map(str::to_owned))
+                    .unwrap_or_default(),
+                plural(amount as usize, "click", "clicks"),
+                at.as_ref()
+                    .map(|l| format!("at {}", l.describe()))
+                    .unwrap_or_else(|| "where the pointer is".into())
+            );
+            backend.scroll(at.map(|l| l.pixel), direction, amount).await?;
+            Ok(Reply::input(
+                InputOutcome::Done,
+                did,
+                json!({"action": "scroll", "direction": direction, "amount": amount}),
+            ))
+        }
+        Action::Drag {
+            from,
+            to,
+            button,
+            modifiers,
+        } => {
+            let start = locate(backend, session, target, from).await?;
+            let end = locate(backend, session, target, to).await?;
+            backend.drag(start.pixel, end.pixel, button, &modifiers).await?;
+            Ok(Reply::input(
+                InputOutcome::Done,
+                format!("dragged from {} to {}", start.describe(), end.describe()),
+                json!({"action": "drag", "from": start.pixel, "to": end.pixel}),
+            ))
+        }
+    }
+}
+
+async fn apps<B: Backend>(backend: &B, session: &mut Session) -> Result<Reply> {
+    let apps = backend.apps().await?;
+    let mut text = format!("apps · {}\n", plural(apps.len(), "app", "apps"));
+    let mut listed = Vec::new();
+    for app in &apps {
+        let id = session.app_id(app.pid);
+        text.push_str(&format!(
+            "a{id} \"{}\" pid {} · {}{}\n",
+            escape(&app.name),
+            app.pid,
+            plural(app.windows, "window", "windows"),
+            if app.focused { " · focused" } else { "" }
+        ));
+        listed.push(json!({"id": format!("a{id}"), "name": app.name, "pid": app.pid, "windows": app.windows, "focused": app.focused}));
+    }
+    Ok(Reply::observed(text, json!({"apps": listed})))
+}
+
+async fn windows<B: Backend>(backend: &B, session: &mut Session) -> Result<Reply> {
+    let windows = backend.windows().await?;
+    let mut text = format!(
+        "windows · {} · top first\n",
+        plural(windows.len(), "window", "windows")
+    );
+    let mut listed = Vec::new();
+    for window in windows.iter().rev() {
+        let id = session.window_id(window.handle);
+        let app = window
+            .pid
+            .map(|pid| format!("a{} ", session.app_id(pid)))
+            .unwrap_or_default();
+        let b = window.bounds;
+        text.push_str(&format!(
+            "w{id} \"{}\" · app {app}{} · {},{} {}x{}{}{}\n",
+            escape(&crate::render::cut(&window.title, crate::render::MAX_NAME_CHARS).0),
+            window.app_name,
+            b.x,
+            b.y,
+            b.width,
+            b.height,
+            if window.focused { " · focused" } else { "" },
+            if window.minimized { " · minimized" } else { "" },
+        ));
+        listed.push(json!({
+            "id": format!("w{id}"), "title": window.title, "app": window.app_name,
+            "app_id": window.pid.map(|pid| format!("a{}", session.app_id(pid))),
+            "bounds": b, "focused": window.focused, "minimized": window.minimized,
+        }));
+    }
+    Ok(Reply::observed(text, json!({"windows": listed})))
+}
+
+/// Resolves the named target, else the current surface, else the frontmost window.
+async fn resolve<B: Backend>(
+    backend: &B,
+    session: &mut Session,
+    target: Option<TargetId>,
+) -> Result<Surface> {
+    match target.or(session.current) {
+        Some(TargetId::Screen) => screen_surface(backend).await,
+        Some(TargetId::Window(id)) => {
+            let handle = session.window_handle(id)?;
+            match backend.window(handle).await? {
+                Some(window) => Ok(window_surface(session, window)),
+                None => Err(Error::new(
+                    ErrorKind::SurfaceGone,
+                    format!("w{id} is gone: that window was closed; call `windows` and pick another window"),
+                )),
+            }
+        }
+        Some(TargetId::App(id)) => {
+            let pid = session.app_pid(id)?;
+            let windows = backend.windows().await?;
+            let mine: Vec<&WindowInfo> = windows.iter().filter(|w| w.pid == Some(pid)).collect();
+            let chosen = mine
+                .iter()
+                .find(|w| w.focused)
+                .or_else(|| mine.iter().rev().find(|w| !w.minimized))
+                .or_else(|| mine.last());
+            match chosen {
+                Some(window) => Ok(window_surface(session, (*window).clone())),
+                None => Err(Error::new(
+                    ErrorKind::SurfaceGone,
+                    format!("a{id} has no open window now (it quit or closed them all); call `apps` to see what is running"),
+                )),
+            }
+        }
+        None => {
+            let windows = backend.windows().await?;
+            let front = windows
+                .iter()
+                .find(|w| w.focused)
+                .or_else(|| windows.iter().rev().find(|w| !w.minimized));
+            match front {
+                Some(window) => Ok(window_surface(session, window.clone())),
+                None => screen_surface(backend).await,
+            }
+        }
+    }
+}
+
+async fn screen_surface<B: Backend>(backend: &B) -> Result<Surface> {
+    Ok(Surface {
+        key: SurfaceKey::Screen,
+        label: "screen".into(),
+        rect: backend.screen().await?,
+        window: None,
+    })
+}
+
+fn window_surface(session: &mut Session, window: WindowInfo) -> Surface {
+    Surface {
+        key: SurfaceKey::Window(window.handle),
+        label: format!("w{}", session.window_id(window.handle)),
+        rect: window.bounds,
+        window: Some(window),
+    }
+}
+
+/// Makes the surface a successful read used the current one.
+fn make_current(session: &mut Session, target: Option<TargetId>, surface: &Surface) {
+    session.current = match (target, surface.key) {
+        (Some(named), _) => Some(named),
+        (None, SurfaceKey::Screen) => Some(TargetId::Screen),
+        (None, SurfaceKey::Window(handle)) => Some(TargetId::Window(session.window_id(handle))),
+    };
+}
+
+fn describe_surface(session: &mut Session, surface: &Surface) -> String {
+    match &surface.window {
+        Some(window) => {
+            let app = window
+                .pid
+                .map(|pid| format!("a{} ", session.app_id(pid)))
+                .unwrap_or_default();
+            format!(
+                "{} \"{}\" · app {app}{}",
+                surface.label,
+                escape(&crate::render::cut(&window.title, crate::render::MAX_NAME_CHARS).0),
+                window.app_name
+            )
+        }
+        None => "screen".into(),
+    }
+}
+
+async fn observe<B: Backend>(
+    backend: &B,
+    session: &mut Session,
+    target: Option<TargetId>,
+) -> Result<Reply> {
+    let surface = resolve(backend, session, target).await?;
+    let windows: Vec<WindowInfo> = match &surface.window {
+        Some(window) => vec![window.clone()],
+        None => backend
+            .windows()
+            .await?
+            .into_iter()
+            .rev()
+            .filter(|w| !w.minimized)
+            .collect(),
+    };
+    let mut trees = Vec::with_capacity(windows.len());
+    let mut unreadable = Vec::new();
+    for window in &windows {
+        match backend.tree(window).await {
+            Ok(tree) => trees.push((window, tree)),
+            // A screen observation still shows the other windows when one app has no tree.
+            Err(err) if surface.window.is_none() => {
+                unreadable.push(format!("w{}: {}", session.window_id(window.handle), err.message))
+            }
+            Err(err) => return Err(err),
+        }
+    }
+    let labelled: Vec<WindowTree<'_>> = trees
+        .iter()
+        .map(|(window, tree)| WindowTree {
+            tree,
+            window: window.handle,
+            label: surface
+                .window
+                .is_none()
+                .then(|| format!("w{}", session.window_id(window.handle))),
+        })
+        .collect();
+    let rendered = render(&labelled, &surface.rect, &mut |node| {
+        session.ref_number(&node.handle, node.role)
+    });
+    let mut header = format!(
+        "observe {} · {}x{} px · {}",
+        describe_surface(session, &surface),
+        surface.rect.width,
+        surface.rect.height,
+        rendered.summary()
+    );
+    let partial: Vec<&str> = trees.iter().filter_map(|(_, t)| t.partial.as_deref()).collect();
+    if !partial.is_empty() {
+        header.push_str(&format!(" · partial: {}", partial.join("; ")));
+    }
+    if !unreadable.is_empty() {
+        header.push_str(&format!(" · unreadable: {}", unreadable.join("; ")));
+    }
+    let data = json!({
+        "surface": surface.label,
+        "bounds": surface.rect,
+        "nodes": rendered.nodes,
+        "names_cut": rendered.names_cut,
+        "values_cut": rendered.values_cut,
+        "hidden": rendered.hidden,
+        "partial": partial,
+        "elements": rendered.elements,
+    });
+    let text = format!("{header}\n{}", rendered.body);
+    session.latest = Some(Observation {
+        surface: surface.key,
+        label: surface.label.clone(),
+        refs: rendered.refs,
+    });
+    make_current(session, target, &surface);
+    Ok(Reply::observed(text, data))
+}
+
+async fn capture<B: Backend>(
+    backend: &B,
+    session: &mut Session,
+    config: &Config,
+    target: Option<TargetId>,
+    region: Option<[f64; 4]>,
+) -> Result<Reply> {
+    let surface = resolve(backend, session, target).await?;
+    let (rect, kind) = match region {
+        Some(region) => (region_to_rect(&surface.rect, region)?, "zoom"),
+        None => (surface.rect, "screenshot"),
+    };
+    let image = backend.capture(rect).await?;
+    let (native_w, native_h) = (image.width, image.height);
+    let image = if region.is_some() {
+        image
+    } else {
+        fit(image, config.max_image_edge)
+    };
+    let png = encode_png(&image)?;
+    let scaled = if (image.width, image.height) != (native_w, native_h) {
+        format!(" · scaled to {}x{}", image.width, image.height)
+    } else {
+        String::new()
+    };
+    let region_text = region
+        .map(|[x0, y0, x1, y1]| format!(" region [{x0}, {y0}, {x1}, {y1}]"))
+        .unwrap_or_default();
+    let text = format!(
+        "{kind} {}{region_text} · {native_w}x{native_h} px{scaled}\n",
+        describe_surface(session, &surface)
+    );
+    let data = json!({
+        "surface": surface.label, "kind": kind, "pixels": rect,
+        "width": image.width, "height": image.height,
+    });
+    make_current(session, target, &surface);
+    Ok(Reply {
+        text,
+        outcome: Outcome::Observed,
+        image: Some(png),
+        data,
+    })
+}
+
+/// A resolved place: the pixel, and how to describe it in a reply.
+struct Located {
+    pixel: Point,
+    what: String,
+}
+
+impl Located {
+    fn describe(&self) -> String {
+        self.what.clone()
+    }
+}
+
+/// A ref's entry after checking it belongs to the call's surface and its window still exists.
+async fn ref_entry<B: Backend>(
+    backend: &B,
+    session: &mut Session,
+    target: Option<TargetId>,
+    id: RefId,
+) -> Result<(RefEntry, WindowInfo)> {
+    let (observation, entry) = session.resolve_ref(id)?;
+    let (observed_on, observed_label, entry) =
+        (observation.surface, observation.label.clone(), entry.clone());
+    if let Some(named) = target {
+        let surface = resolve(backend, session, Some(named)).await?;
+        if surface.key != observed_on {
+            return Err(Error::new(
+                ErrorKind::RefWrongSurface,
+                format!(
+                    "{id} was observed on {observed_label}, not on {named} ({}); observe {named} and use its refs, or leave out `target`",
+                    surface.label
+                ),
+            ));
+        }
+    }
+    match backend.window(entry.window).await? {
+        Some(window) => Ok((entry, window)),
+        None => Err(Error::new(
+            ErrorKind::SurfaceGone,
+            format!("{id} was in a window that is gone now; call `windows`, then observe the window you want"),
+        )),
+    }
+}
+
+fn ref_label(id: RefId, entry: &RefEntry) -> String {
+    if entry.name.is_empty() {
+        format!("{id} {}", entry.role.as_str())
+    } else {
+        format!("{id} {} \"{}\"", entry.role.as_str(), escape(&entry.name))
+    }
+}
+
+/// The current center of a ref's element, read again so a moved window is followed.
+async fn ref_center<B: Backend>(
+    backend: &B,
+    id: RefId,
+    entry: &RefEntry,
+    window: &WindowInfo,
+) -> Result<Point> {
+    match backend.element_bounds(window, &entry.handle).await? {
+        Some(bounds) if !bounds.is_empty() => Ok(bounds.center()),
+        _ => Err(Error::new(
+            ErrorKind::ElementGone,
+            format!(
+                "{} is no longer on screen (removed, hidden or zero-sized); call `observe` again",
+                ref_label(id, entry)
+            ),
+        )),
+    }
+}
+
+async fn locate<B: Backend>(
+    backend: &B,
+    session: &mut Session,
+    target: Option<TargetId>,
+    place: Place,
+) -> Result<Located> {
+    match place {
+        Place::Ref(id) => {
+            let (entry, window) = ref_entry(backend, session, target, id).await?;
+            let pixel = ref_center(backend, id, &entry, &window).await?;
+            Ok(Located {
+                pixel,
+                what: format!("{} (pixel {},{})", ref_label(id, &entry), pixel.x, pixel.y),
+            })
+        }
+        Place::Point { x, y } => {
+            let surface = resolve(backend, session, target).await?;
+            let pixel = to_pixel(&surface.rect, x, y);
+            Ok(Located {
+                pixel,
+                what: format!("{x},{y} of {} (pixel {},{})", surface.label, pixel.x, pixel.y),
+            })
+        }
+    }
+}
+
+fn click_verb(click: &ClickSpec) -> String {
+    let times = match click.count {
+        1 => "",
+        2 => "double-",
+        _ => "triple-",
+    };
+    let button = match click.button {
+        MouseButton::Left => "",
+        MouseButton::Middle => "middle-",
+        MouseButton::Right => "right-",
+    };
+    let held = if click.modifiers.is_empty() {
+        String::new()
+    } else {
+        let names: Vec<String> = click
+            .modifiers
+            .iter()
+            .filter_map(|m| serde_json::to_value(m).ok())
+            .filter_map(|v| v.as_str().map(str::to_owned))
+            .collect();
+        format!(" with {} held", names.join("+"))
+    };
+    format!("{button}{times}clicked{held}")
+}
+
+async fn click_at<B: Backend>(
+    backend: &B,
+    session: &mut Session,
+    target: Option<TargetId>,
+    place: Place,
+    click: ClickSpec,
+) -> Result<Reply> {
+    let verb = click_verb(&click);
+    if let Place::Ref(id) = place {
+        let (entry, window) = ref_entry(backend, session, target, id).await?;
+        if let (true, Some(action)) = (click.is_plain(), entry.click_action.as_deref()) {
+            backend.do_action(&entry.handle, action).await.map_err(|err| {
+                element_failure(err, &format!("{} could not be clicked", ref_label(id, &entry)))
+            })?;
+            return Ok(Reply::input(
+                InputOutcome::Done,
+                format!(
+                    "{verb} {} through its accessibility action \"{action}\" (pointer not moved)",
+                    ref_label(id, &entry)
+                ),
+                json!({"action": "click", "ref": id.to_string(), "path": "accessibility", "accessibility_action": action}),
+            ));
+        }
+        let pixel = ref_center(backend, id, &entry, &window).await?;
+        backend
+            .click(pixel, click.button, click.count, &click.modifiers)
+            .await?;
+        return Ok(Reply::input(
+            InputOutcome::Done,
+            format!(
+                "{verb} {} with the pointer at its center (pixel {},{})",
+                ref_label(id, &entry),
+                pixel.x,
+                pixel.y
+            ),
+            json!({"action": "click", "ref": id.to_string(), "path": "pointer", "pixel": pixel}),
+        ));
+    }
+    let spot = locate(backend, session, target, place).await?;
+    backend
+        .click(spot.pixel, click.button, click.count, &click.modifiers)
+        .await?;
+    Ok(Reply::input(
+        InputOutcome::Done,
+        format!("{verb} at {} with the pointer", spot.describe()),
+        json!({"action": "click", "path": "pointer", "pixel": spot.pixel}),
+    ))
+}
+
+/// A platform failure on one element most often means the element went away.
+fn element_failure(err: Error, what: &str) -> Error {
+    match err.kind {
+        ErrorKind::Platform => Error::new(
+            ErrorKind::ElementGone,
+            format!("{what}: {}; call `observe` again", err.message.trim_end_matches('.')),
+        ),
+        _ => err,
+    }
+}
+
+async fn type_text<B: Backend>(
+    backend: &B,
+    session: &mut Session,
+    target: Option<TargetId>,
+    text: &str,
+    element: Option<RefId>,
+) -> Result<Reply> {
+    let chars = text.chars().count();
+    let into = match element {
+        Some(id) => {
+            let (entry, _) = ref_entry(backend, session, target, id).await?;
+            backend.focus_element(&entry.handle).await.map_err(|err| {
+                element_failure(err, &format!("{} could not take keyboard focus", ref_label(id, &entry)))
+            })?;
+            ref_label(id, &entry)
+        }
+        None => "the focused element".to_string(),
+    };
+    // The text is never echoed: it may be a password.
+    let outcome = backend.type_text(text).await?;
+    Ok(Reply::input(
+        outcome,
+        format!("typed {} into {into}", plural(chars, "character", "characters")),
+        json!({"action": "type", "characters": chars}),
+    ))
+}

@@ -1,0 +1,92 @@
+//! Errors an agent sees: a stable kind plus one sentence saying what failed, why, and what next.
+
+use serde::Serialize;
+
+/// Stable failure kinds; the README lists them and agents may branch on them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
+pub enum ErrorKind {
+    /// The call's arguments are malformed or do not fit the action.
+    BadArgument,
+    /// The ref was issued by an observation that is no longer the latest.
+    RefExpired,
+    /// The ref was never issued in this session.
+    RefUnknown,
+    /// The ref belongs to another surface than the call's target.
+    RefWrongSurface,
+    /// The target window or application is gone.
+    SurfaceGone,
+    /// The element no longer exists or cannot be acted on.
+    ElementGone,
+    /// The accessibility bus cannot be reached or the app exposes no tree.
+    NoAccessibility,
+    /// No display server can be reached.
+    NoDisplay,
+    /// The platform did not answer within its deadline.
+    Timeout,
+    /// The platform refused or failed the request.
+    Platform,
+    /// This platform cannot do what was asked.
+    Unsupported,
+}
+
+impl ErrorKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorKind::BadArgument => "bad-argument",
+            ErrorKind::RefExpired => "ref-expired",
+            ErrorKind::RefUnknown => "ref-unknown",
+            ErrorKind::RefWrongSurface => "ref-wrong-surface",
+            ErrorKind::SurfaceGone => "surface-gone",
+            ErrorKind::ElementGone => "element-gone",
+            ErrorKind::NoAccessibility => "no-accessibility",
+            ErrorKind::NoDisplay => "no-display",
+            ErrorKind::Timeout => "timeout",
+            ErrorKind::Platform => "platform",
+            ErrorKind::Unsupported => "unsupported",
+        }
+    }
+
+    /// Every kind, for documentation and exhaustive tests.
+    pub const ALL: [ErrorKind; 11] = [
+        ErrorKind::BadArgument,
+        ErrorKind::RefExpired,
+        ErrorKind::RefUnknown,
+        ErrorKind::RefWrongSurface,
+        ErrorKind::SurfaceGone,
+        ErrorKind::ElementGone,
+        ErrorKind::NoAccessibility,
+        ErrorKind::NoDisplay,
+        ErrorKind::Timeout,
+        ErrorKind::Platform,
+        ErrorKind::Unsupported,
+    ];
+}
+
+/// A failed call: nothing happened. The message names the reason and the next step.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct Error {
+    pub kind: ErrorKind,
+    pub message: String,
+}
+
+impl Error {
+    pub fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
+        Self {
+            kind,
+            message: message.into(),
+        }
+    }
+
+    pub fn bad_argument(message: impl Into<String>) -> Self {
+        Self::new(ErrorKind::BadArgument, message)
+    }
+
+    pub fn platform(message: impl Into<String>) -> Self {
+        Self::new(ErrorKind::Platform, message)
+    }
+}
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -1,0 +1,304 @@
+//! The platform-free picture of a desktop: surfaces, windows, apps and accessible elements.
+
+use serde::{Deserialize, Serialize};
+
+/// A rectangle in physical screen pixels.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Rect {
+    pub x: i32,
+    pub y: i32,
+    pub width: u32,
+    pub height: u32,
+}
+
+impl Rect {
+    pub fn new(x: i32, y: i32, width: u32, height: u32) -> Self {
+        Self {
+            x,
+            y,
+            width,
+            height,
+        }
+    }
+
+    pub fn center(&self) -> Point {
+        Point {
+            x: self.x + (self.width / 2) as i32,
+            y: self.y + (self.height / 2) as i32,
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.width == 0 || self.height == 0
+    }
+
+    pub fn contains(&self, point: Point) -> bool {
+        point.x >= self.x
+            && point.y >= self.y
+            && point.x < self.x + self.width as i32
+            && point.y < self.y + self.height as i32
+    }
+
+    /// The part of `self` inside `bounds`, or `None` when they do not overlap.
+    pub fn intersect(&self, bounds: &Rect) -> Option<Rect> {
+        let x0 = self.x.max(bounds.x);
+        let y0 = self.y.max(bounds.y);
+        let x1 = (self.x + self.width as i32).min(bounds.x + bounds.width as i32);
+        let y1 = (self.y + self.height as i32).min(bounds.y + bounds.height as i32);
+        (x1 > x0 && y1 > y0).then(|| Rect::new(x0, y0, (x1 - x0) as u32, (y1 - y0) as u32))
+    }
+}
+
+/// A point in physical screen pixels.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Point {
+    pub x: i32,
+    pub y: i32,
+}
+
+/// A running application that owns at least one window.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AppInfo {
+    pub pid: u32,
+    pub name: String,
+    pub windows: usize,
+    pub focused: bool,
+}
+
+/// A top-level window as the window system reports it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WindowInfo {
+    /// The platform's own window id (an X window id on Linux).
+    pub handle: u64,
+    pub title: String,
+    pub pid: Option<u32>,
+    pub app_name: String,
+    /// The client area in screen pixels.
+    pub bounds: Rect,
+    pub focused: bool,
+    pub minimized: bool,
+}
+
+/// The platform's own name for one accessible element (bus name and object path on Linux).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct ElementHandle(pub String);
+
+/// Roles, reduced to what an agent needs to tell controls apart.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+#[non_exhaustive]
+pub enum Role {
+    Window,
+    Dialog,
+    Button,
+    Toggle,
+    Check,
+    Radio,
+    Text,
+    Password,
+    Label,
+    Link,
+    Image,
+    Menubar,
+    Menu,
+    Menuitem,
+    Combobox,
+    Slider,
+    Spin,
+    Scrollbar,
+    List,
+    Listitem,
+    Tree,
+    Treeitem,
+    Table,
+    Row,
+    Cell,
+    Header,
+    Tablist,
+    Tab,
+    Toolbar,
+    Statusbar,
+    Progress,
+    Separator,
+    Document,
+    Heading,
+    Paragraph,
+    Group,
+    Form,
+    Alert,
+    Tooltip,
+    Canvas,
+    Scrollpane,
+    /// Layout without meaning of its own: filler, panel, section with no name.
+    Generic,
+    Unknown,
+}
+
+impl Role {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Role::Window => "window",
+            Role::Dialog => "dialog",
+            Role::Button => "button",
+            Role::Toggle => "toggle",
+            Role::Check => "check",
+            Role::Radio => "radio",
+            Role::Text => "text",
+            Role::Password => "password",
+            Role::Label => "label",
+            Role::Link => "link",
+            Role::Image => "image",
+            Role::Menubar => "menubar",
+            Role::Menu => "menu",
+            Role::Menuitem => "menuitem",
+            Role::Combobox => "combobox",
+            Role::Slider => "slider",
+            Role::Spin => "spin",
+            Role::Scrollbar => "scrollbar",
+            Role::List => "list",
+            Role::Listitem => "listitem",
+            Role::Tree => "tree",
+            Role::Treeitem => "treeitem",
+            Role::Table => "table",
+            Role::Row => "row",
+            Role::Cell => "cell",
+            Role::Header => "header",
+            Role::Tablist => "tablist",
+            Role::Tab => "tab",
+            Role::Toolbar => "toolbar",
+            Role::Statusbar => "statusbar",
+            Role::Progress => "progress",
+            Role::Separator => "separator",
+            Role::Document => "document",
+            Role::Heading => "heading",
+            Role::Paragraph => "paragraph",
+            Role::Group => "group",
+            Role::Form => "form",
+            Role::Alert => "alert",
+            Role::Tooltip => "tooltip",
+            Role::Canvas => "canvas",
+            Role::Scrollpane => "scrollpane",
+            Role::Generic => "generic",
+            Role::Unknown => "unknown",
+        }
+    }
+
+    /// Roles an agent acts on; they are listed even when they carry no name.
+    pub fn is_control(self) -> bool {
+        matches!(
+            self,
+            Role::Button
+                | Role::Toggle
+                | Role::Check
+                | Role::Radio
+                | Role::Text
+                | Role::Password
+                | Role::Link
+                | Role::Menuitem
+                | Role::Combobox
+                | Role::Slider
+                | Role::Spin
+                | Role::Listitem
+                | Role::Treeitem
+                | Role::Cell
+                | Role::Tab
+                | Role::Canvas
+        )
+    }
+
+    /// Roles that only arrange other elements: printed only when they carry a name.
+    pub fn is_layout(self) -> bool {
+        matches!(
+            self,
+            Role::Generic
+                | Role::Group
+                | Role::Unknown
+                | Role::Scrollpane
+                | Role::Separator
+                | Role::Row
+                | Role::Form
+                | Role::Paragraph
+        )
+    }
+}
+
+/// Element states an agent needs to know before acting.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct States {
+    pub enabled: bool,
+    pub visible: bool,
+    pub focused: bool,
+    pub focusable: bool,
+    pub checked: bool,
+    pub checkable: bool,
+    pub selected: bool,
+    pub expanded: bool,
+    pub expandable: bool,
+    pub editable: bool,
+    pub pressed: bool,
+    pub modal: bool,
+}
+
+/// One accessible element and its subtree, with extents already in screen pixels.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Node {
+    pub handle: ElementHandle,
+    pub role: Role,
+    pub name: String,
+    /// `None` for password fields: their content is never read.
+    pub value: Option<String>,
+    pub states: States,
+    pub bounds: Option<Rect>,
+    /// The names of the element's accessibility actions, in the platform's order.
+    pub actions: Vec<String>,
+    pub children: Vec<Node>,
+}
+
+impl Node {
+    pub fn count(&self) -> usize {
+        1 + self.children.iter().map(Node::count).sum::<usize>()
+    }
+}
+
+/// The accessibility tree of one window.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Tree {
+    pub root: Node,
+    /// Why the tree is incomplete, when it is.
+    pub partial: Option<String>,
+}
+
+/// An RGB8 image, row-major.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RgbImage {
+    pub width: u32,
+    pub height: u32,
+    pub data: Vec<u8>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum MouseButton {
+    Left,
+    Middle,
+    Right,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Modifier {
+    Shift,
+    Ctrl,
+    Alt,
+    #[serde(alias = "meta", alias = "cmd", alias = "win")]
+    Super,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum ScrollDirection {
+    Up,
+    Down,
+    Left,
+    Right,
+}

@@ -1,0 +1,171 @@
+//! What one agent's session remembers between calls: ids for windows and apps, the ref table of
+//! the latest observation, and the current surface. Serializable so the CLI can keep it per display.
+
+use std::collections::{BTreeMap, HashMap};
+
+use serde::{Deserialize, Serialize};
+
+use crate::action::{RefId, TargetId};
+use crate::error::{Error, ErrorKind, Result};
+use crate::model::{ElementHandle, Rect, Role};
+
+/// A surface as the platform knows it, independent of how a call named it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum SurfaceKey {
+    Screen,
+    Window(u64),
+}
+
+/// What a ref stands for, kept from the observation that issued it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RefEntry {
+    pub handle: ElementHandle,
+    /// The platform handle of the window the element lives in.
+    pub window: u64,
+    pub role: Role,
+    pub name: String,
+    /// The accessibility action a plain click runs, when the element has one.
+    pub click_action: Option<String>,
+    pub bounds: Option<Rect>,
+}
+
+/// The refs of the latest observation and the surface it was of.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Observation {
+    pub surface: SurfaceKey,
+    /// How the header named it, e.g. `w3` or `screen`.
+    pub label: String,
+    pub refs: BTreeMap<u32, RefEntry>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Session {
+    /// `w{i+1}` names `window_handles[i]`; ids are never reused.
+    window_handles: Vec<u64>,
+    /// `a{i+1}` names the app with process id `app_pids[i]`.
+    app_pids: Vec<u32>,
+    /// An element keeps its number for the whole session; numbers are never reused.
+    element_numbers: HashMap<String, u32>,
+    last_ref: u32,
+    pub current: Option<TargetId>,
+    pub latest: Option<Observation>,
+}
+
+impl Session {
+    pub fn window_id(&mut self, handle: u64) -> u32 {
+        id_for(&mut self.window_handles, handle)
+    }
+
+    pub fn app_id(&mut self, pid: u32) -> u32 {
+        id_for(&mut self.app_pids, pid)
+    }
+
+    pub fn window_handle(&self, id: u32) -> Result<u64> {
+        lookup(&self.window_handles, id).ok_or_else(|| {
+            Error::bad_argument(format!(
+                "w{id} is not a window id of this session; call `windows` to list windows and their ids"
+            ))
+        })
+    }
+
+    pub fn app_pid(&self, id: u32) -> Result<u32> {
+        lookup(&self.app_pids, id).ok_or_else(|| {
+            Error::bad_argument(format!(
+                "a{id} is not an app id of this session; call `apps` to list applications and their ids"
+            ))
+        })
+    }
+
+    /// The session-wide number of an element, the same on every observation that shows it.
+    pub fn ref_number(&mut self, handle: &ElementHandle, role: Role) -> u32 {
+        // The role is part of the identity so a platform that recycles an object path for a
+        // different kind of element never inherits the old element's number.
+        let key = format!("{}|{}", handle.0, role.as_str());
+        if let Some(number) = self.element_numbers.get(&key) {
+            return *number;
+        }
+        self.last_ref += 1;
+        self.element_numbers.insert(key, self.last_ref);
+        self.last_ref
+    }
+
+    /// The entry for a ref, if it is in the latest observation; otherwise why not.
+    pub fn resolve_ref(&self, id: RefId) -> Result<(&Observation, &RefEntry)> {
+        let latest = self.latest.as_ref();
+        if let Some(entry) = latest.and_then(|o| o.refs.get(&id.0)) {
+            return Ok((latest.expect("checked above"), entry));
+        }
+        if id.0 == 0 || id.0 > self.last_ref {
+            return Err(Error::new(
+                ErrorKind::RefUnknown,
+                format!("{id} was never issued in this session; call `observe` and use a ref from its output"),
+            ));
+        }
+        let since = latest
+            .map(|o| format!(" with the observe of {}", o.label))
+            .unwrap_or_default();
+        Err(Error::new(
+            ErrorKind::RefExpired,
+            format!("{id} expired{since}: it is not in the latest observation; call `observe` again and use a ref from it"),
+        ))
+    }
+}
+
+fn id_for<T: PartialEq + Copy>(table: &mut Vec<T>, key: T) -> u32 {
+    let index = match table.iter().position(|k| *k == key) {
+        Some(index) => index,
+        None => {
+            table.push(key);
+            table.len() - 1
+        }
+    };
+    index as u32 + 1
+}
+
+fn lookup<T: Copy>(table: &[T], id: u32) -> Option<T> {
+    id.checked_sub(1).and_then(|i| table.get(i as usize)).copied()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_are_stable_and_never_reused() {
+        let mut session = Session::default();
+        assert_eq!(session.window_id(0x400001), 1);
+        assert_eq!(session.window_id(0x500001), 2);
+        assert_eq!(session.window_id(0x400001), 1);
+        assert_eq!(session.window_handle(2).unwrap(), 0x500001);
+        assert!(session.window_handle(3).is_err());
+        assert!(session.window_handle(0).is_err());
+    }
+
+    #[test]
+    fn ref_numbers_follow_the_element_not_the_slot() {
+        let mut session = Session::default();
+        let a = ElementHandle(":1.2/a".into());
+        let b = ElementHandle(":1.2/b".into());
+        assert_eq!(session.ref_number(&a, Role::Button), 1);
+        assert_eq!(session.ref_number(&b, Role::Button), 2);
+        assert_eq!(session.ref_number(&a, Role::Button), 1);
+        assert_eq!(session.ref_number(&a, Role::Label), 3);
+    }
+
+    #[test]
+    fn stale_and_unknown_refs_say_so() {
+        let mut session = Session::default();
+        let handle = ElementHandle("x".into());
+        let number = session.ref_number(&handle, Role::Button);
+        session.latest = Some(Observation {
+            surface: SurfaceKey::Window(1),
+            label: "w1".into(),
+            refs: BTreeMap::new(),
+        });
+        let err = session.resolve_ref(RefId(number)).unwrap_err();
+        assert_eq!(err.kind, ErrorKind::RefExpired);
+        assert!(err.message.contains("observe"));
+        let err = session.resolve_ref(RefId(99)).unwrap_err();
+        assert_eq!(err.kind, ErrorKind::RefUnknown);
+    }
+}
