@@ -498,7 +498,11 @@ mod tests {
         let err = parse(json!({"action": "observe", "bogus": 1})).unwrap_err();
         assert!(err.message.contains("bogus"), "{}", err.message);
         let err = parse(json!({"action": "press", "keys": "a", "text": "x"})).unwrap_err();
-        assert!(err.message.contains("does not take `text`"), "{}", err.message);
+        assert!(
+            err.message.contains("does not take `text`"),
+            "{}",
+            err.message
+        );
         let err = parse(json!({"action": "fly"})).unwrap_err();
         assert_eq!(err.kind, ErrorKind::BadArgument);
         let err = parse(json!({"action": "click", "x": "5", "y": 5})).unwrap_err();

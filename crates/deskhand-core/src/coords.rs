@@ -44,7 +44,12 @@ pub fn to_unit(surface: &Rect, point: Point) -> (u32, u32) {
 
 /// The pixel rectangle a normalized region names, at least one pixel each way.
 pub fn region_to_rect(surface: &Rect, region: [f64; 4]) -> Result<Rect> {
-    let names = ["region[0] (x0)", "region[1] (y0)", "region[2] (x1)", "region[3] (y1)"];
+    let names = [
+        "region[0] (x0)",
+        "region[1] (y0)",
+        "region[2] (x1)",
+        "region[3] (y1)",
+    ];
     for (value, name) in region.iter().zip(names) {
         check_unit(name, *value)?;
     }

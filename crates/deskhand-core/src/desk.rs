@@ -61,7 +61,7 @@ impl Reply {
     fn input(outcome: InputOutcome, did: String, data: serde_json::Value) -> Self {
         match outcome {
             InputOutcome::Done => Self {
-                text: format!("done: {did}"),
+                text: format!("done: {did}\n"),
                 outcome: Outcome::Done,
                 image: None,
                 data,
@@ -73,7 +73,7 @@ impl Reply {
                 reason,
             }) => Self {
                 text: format!(
-                    "applied but unconfirmed: only {sent} of {total} {unit} were sent before the input failed ({reason}); intended: {did}; check the target's state before acting again"
+                    "applied but unconfirmed: only {sent} of {total} {unit} were sent before the input failed ({reason}); intended: {did}; check the target's state before acting again\n"
                 ),
                 outcome: Outcome::Unconfirmed,
                 image: None,
@@ -138,7 +138,9 @@ pub async fn execute<B: Backend>(
                     .map(|l| format!("at {}", l.describe()))
                     .unwrap_or_else(|| "where the pointer is".into())
             );
-            backend.scroll(at.map(|l| l.pixel), direction, amount).await?;
+            backend
+                .scroll(at.map(|l| l.pixel), direction, amount)
+                .await?;
             Ok(Reply::input(
                 InputOutcome::Done,
                 did,
@@ -153,7 +155,9 @@ pub async fn execute<B: Backend>(
         } => {
             let start = locate(backend, session, target, from).await?;
             let end = locate(backend, session, target, to).await?;
-            backend.drag(start.pixel, end.pixel, button, &modifiers).await?;
+            backend
+                .drag(start.pixel, end.pixel, button, &modifiers)
+                .await?;
             Ok(Reply::input(
                 InputOutcome::Done,
                 format!("dragged from {} to {}", start.describe(), end.describe()),
@@ -204,7 +208,11 @@ async fn windows<B: Backend>(backend: &B, session: &mut Session) -> Result<Reply
             b.width,
             b.height,
             if window.focused { " · focused" } else { "" },
-            if window.minimized { " · minimized" } else { "" },
+            if window.minimized {
+                " · minimized"
+            } else {
+                ""
+            },
         ));
         listed.push(json!({
             "id": format!("w{id}"), "title": window.title, "app": window.app_name,
@@ -229,7 +237,9 @@ async fn resolve<B: Backend>(
                 Some(window) => Ok(window_surface(session, window)),
                 None => Err(Error::new(
                     ErrorKind::SurfaceGone,
-                    format!("w{id} is gone: that window was closed; call `windows` and pick another window"),
+                    format!(
+                        "w{id} is gone: that window was closed; call `windows` and pick another window"
+                    ),
                 )),
             }
         }
@@ -246,7 +256,9 @@ async fn resolve<B: Backend>(
                 Some(window) => Ok(window_surface(session, (*window).clone())),
                 None => Err(Error::new(
                     ErrorKind::SurfaceGone,
-                    format!("a{id} has no open window now (it quit or closed them all); call `apps` to see what is running"),
+                    format!(
+                        "a{id} has no open window now (it quit or closed them all); call `apps` to see what is running"
+                    ),
                 )),
             }
         }
@@ -331,9 +343,11 @@ async fn observe<B: Backend>(
         match backend.tree(window).await {
             Ok(tree) => trees.push((window, tree)),
             // A screen observation still shows the other windows when one app has no tree.
-            Err(err) if surface.window.is_none() => {
-                unreadable.push(format!("w{}: {}", session.window_id(window.handle), err.message))
-            }
+            Err(err) if surface.window.is_none() => unreadable.push(format!(
+                "w{}: {}",
+                session.window_id(window.handle),
+                err.message
+            )),
             Err(err) => return Err(err),
         }
     }
@@ -358,7 +372,10 @@ async fn observe<B: Backend>(
         surface.rect.height,
         rendered.summary()
     );
-    let partial: Vec<&str> = trees.iter().filter_map(|(_, t)| t.partial.as_deref()).collect();
+    let partial: Vec<&str> = trees
+        .iter()
+        .filter_map(|(_, t)| t.partial.as_deref())
+        .collect();
     if !partial.is_empty() {
         header.push_str(&format!(" · partial: {}", partial.join("; ")));
     }
@@ -450,8 +467,11 @@ async fn ref_entry<B: Backend>(
     id: RefId,
 ) -> Result<(RefEntry, WindowInfo)> {
     let (observation, entry) = session.resolve_ref(id)?;
-    let (observed_on, observed_label, entry) =
-        (observation.surface, observation.label.clone(), entry.clone());
+    let (observed_on, observed_label, entry) = (
+        observation.surface,
+        observation.label.clone(),
+        entry.clone(),
+    );
     if let Some(named) = target {
         let surface = resolve(backend, session, Some(named)).await?;
         if surface.key != observed_on {
@@ -468,7 +488,9 @@ async fn ref_entry<B: Backend>(
         Some(window) => Ok((entry, window)),
         None => Err(Error::new(
             ErrorKind::SurfaceGone,
-            format!("{id} was in a window that is gone now; call `windows`, then observe the window you want"),
+            format!(
+                "{id} was in a window that is gone now; call `windows`, then observe the window you want"
+            ),
         )),
     }
 }
@@ -520,7 +542,10 @@ async fn locate<B: Backend>(
             let pixel = to_pixel(&surface.rect, x, y);
             Ok(Located {
                 pixel,
-                what: format!("{x},{y} of {} (pixel {},{})", surface.label, pixel.x, pixel.y),
+                what: format!(
+                    "{x},{y} of {} (pixel {},{})",
+                    surface.label, pixel.x, pixel.y
+                ),
             })
         }
     }
@@ -562,9 +587,15 @@ async fn click_at<B: Backend>(
     if let Place::Ref(id) = place {
         let (entry, window) = ref_entry(backend, session, target, id).await?;
         if let (true, Some(action)) = (click.is_plain(), entry.click_action.as_deref()) {
-            backend.do_action(&entry.handle, action).await.map_err(|err| {
-                element_failure(err, &format!("{} could not be clicked", ref_label(id, &entry)))
-            })?;
+            backend
+                .do_action(&entry.handle, action)
+                .await
+                .map_err(|err| {
+                    element_failure(
+                        err,
+                        &format!("{} could not be clicked", ref_label(id, &entry)),
+                    )
+                })?;
             return Ok(Reply::input(
                 InputOutcome::Done,
                 format!(
@@ -605,7 +636,10 @@ fn element_failure(err: Error, what: &str) -> Error {
     match err.kind {
         ErrorKind::Platform => Error::new(
             ErrorKind::ElementGone,
-            format!("{what}: {}; call `observe` again", err.message.trim_end_matches('.')),
+            format!(
+                "{what}: {}; call `observe` again",
+                err.message.trim_end_matches('.')
+            ),
         ),
         _ => err,
     }
@@ -623,7 +657,10 @@ async fn type_text<B: Backend>(
         Some(id) => {
             let (entry, _) = ref_entry(backend, session, target, id).await?;
             backend.focus_element(&entry.handle).await.map_err(|err| {
-                element_failure(err, &format!("{} could not take keyboard focus", ref_label(id, &entry)))
+                element_failure(
+                    err,
+                    &format!("{} could not take keyboard focus", ref_label(id, &entry)),
+                )
             })?;
             ref_label(id, &entry)
         }
@@ -633,7 +670,10 @@ async fn type_text<B: Backend>(
     let outcome = backend.type_text(text).await?;
     Ok(Reply::input(
         outcome,
-        format!("typed {} into {into}", plural(chars, "character", "characters")),
+        format!(
+            "typed {} into {into}",
+            plural(chars, "character", "characters")
+        ),
         json!({"action": "type", "characters": chars}),
     ))
 }

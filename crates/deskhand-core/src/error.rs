@@ -87,6 +87,11 @@ impl Error {
     pub fn platform(message: impl Into<String>) -> Self {
         Self::new(ErrorKind::Platform, message)
     }
+
+    /// The text an agent sees for a failed call, the same from MCP and the CLI.
+    pub fn reply_text(&self) -> String {
+        format!("failed ({}): {}\n", self.kind.as_str(), self.message)
+    }
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;

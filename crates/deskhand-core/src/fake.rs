@@ -39,7 +39,10 @@ impl FakeDesktop {
     }
 
     pub fn close(&self, handle: u64) {
-        self.windows.lock().unwrap().retain(|(w, _)| w.handle != handle);
+        self.windows
+            .lock()
+            .unwrap()
+            .retain(|(w, _)| w.handle != handle);
     }
 
     pub fn received(&self) -> Vec<Received> {
@@ -88,7 +91,13 @@ impl Backend for FakeDesktop {
     }
 
     async fn windows(&self) -> Result<Vec<WindowInfo>> {
-        Ok(self.windows.lock().unwrap().iter().map(|(w, _)| w.clone()).collect())
+        Ok(self
+            .windows
+            .lock()
+            .unwrap()
+            .iter()
+            .map(|(w, _)| w.clone())
+            .collect())
     }
 
     async fn window(&self, handle: u64) -> Result<Option<WindowInfo>> {
@@ -115,7 +124,11 @@ impl Backend for FakeDesktop {
             .ok_or_else(|| Error::new(ErrorKind::SurfaceGone, "the window is gone"))
     }
 
-    async fn element_bounds(&self, _: &WindowInfo, element: &ElementHandle) -> Result<Option<Rect>> {
+    async fn element_bounds(
+        &self,
+        _: &WindowInfo,
+        element: &ElementHandle,
+    ) -> Result<Option<Rect>> {
         Ok(self.find(element).and_then(|n| n.bounds))
     }
 
@@ -132,12 +145,23 @@ impl Backend for FakeDesktop {
         Ok(())
     }
 
-    async fn click(&self, at: Point, button: MouseButton, count: u32, _: &[Modifier]) -> Result<()> {
+    async fn click(
+        &self,
+        at: Point,
+        button: MouseButton,
+        count: u32,
+        _: &[Modifier],
+    ) -> Result<()> {
         self.record(Received::Click(at, button, count));
         Ok(())
     }
 
-    async fn scroll(&self, at: Option<Point>, direction: ScrollDirection, amount: u32) -> Result<()> {
+    async fn scroll(
+        &self,
+        at: Option<Point>,
+        direction: ScrollDirection,
+        amount: u32,
+    ) -> Result<()> {
         self.record(Received::Scroll(at, direction, amount));
         Ok(())
     }

@@ -24,7 +24,8 @@ fn box_resize(src: &RgbImage, width: u32, height: u32) -> RgbImage {
         (0..to)
             .map(|i| {
                 let start = (i as u64 * from as u64 / to as u64) as usize;
-                let end = (((i as u64 + 1) * from as u64).div_ceil(to as u64) as usize).max(start + 1);
+                let end =
+                    (((i as u64 + 1) * from as u64).div_ceil(to as u64) as usize).max(start + 1);
                 (start, end.min(from as usize))
             })
             .collect()

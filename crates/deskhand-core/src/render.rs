@@ -60,7 +60,10 @@ impl Rendered {
     pub fn summary(&self) -> String {
         let mut parts = vec![plural(self.elements.len(), "element", "elements")];
         if self.names_cut > 0 {
-            parts.push(format!("{} cut to {MAX_NAME_CHARS} chars", plural(self.names_cut, "name", "names")));
+            parts.push(format!(
+                "{} cut to {MAX_NAME_CHARS} chars",
+                plural(self.names_cut, "name", "names")
+            ));
         }
         if self.values_cut > 0 {
             parts.push(format!(
@@ -107,7 +110,14 @@ struct Walk<'a, 'b> {
 }
 
 impl Walk<'_, '_> {
-    fn node(&mut self, node: &Node, depth: usize, parent_name: &str, label: Option<&str>, root: bool) {
+    fn node(
+        &mut self,
+        node: &Node,
+        depth: usize,
+        parent_name: &str,
+        label: Option<&str>,
+        root: bool,
+    ) {
         if !root && !node.states.visible {
             self.out.hidden += node.count();
             return;
@@ -174,7 +184,7 @@ impl Walk<'_, '_> {
                 window: self.window,
                 role: node.role,
                 name: truncate_chars(&node.name, 80),
-                click_action: click_action(&node.actions),
+                click_action: click_action(node.role, &node.actions),
                 bounds: node.bounds,
             },
         );
@@ -183,7 +193,11 @@ impl Walk<'_, '_> {
             depth,
             role: node.role.as_str(),
             name,
-            value: if node.role == Role::Password { None } else { value },
+            value: if node.role == Role::Password {
+                None
+            } else {
+                value
+            },
             states,
             point,
         });
@@ -194,6 +208,10 @@ fn is_meaningful(node: &Node, parent_name: &str) -> bool {
     let named = !node.name.trim().is_empty() && node.name != parent_name;
     if node.role.is_layout() {
         return named;
+    }
+    // A control's own caption adds nothing: the control line already carries it.
+    if node.role == Role::Label && parent_name.contains(node.name.as_str()) {
+        return false;
     }
     node.role.is_control()
         || !node.actions.is_empty()
@@ -230,7 +248,11 @@ fn states_of(node: &Node) -> Vec<&'static str> {
 }
 
 /// The action a plain click stands for; `None` means the pointer must do it.
-pub fn click_action(actions: &[String]) -> Option<String> {
+pub fn click_action(role: Role, actions: &[String]) -> Option<String> {
+    // A text field's "activate" submits it (Enter), which is not what clicking into it does.
+    if matches!(role, Role::Text | Role::Password) {
+        return None;
+    }
     CLICK_ACTIONS
         .iter()
         .find_map(|wanted| actions.iter().find(|a| a.eq_ignore_ascii_case(wanted)))
@@ -292,7 +314,10 @@ mod tests {
     }
 
     fn render_one(root: Node) -> Rendered {
-        let tree = Tree { root, partial: None };
+        let tree = Tree {
+            root,
+            partial: None,
+        };
         let mut next = 0;
         render(
             &[WindowTree {
@@ -310,16 +335,29 @@ mod tests {
 
     #[test]
     fn wrappers_vanish_and_children_lift() {
-        let mut save = node("b", Role::Button, "Save", vec![node("l", Role::Label, "Save", vec![])]);
+        let mut save = node(
+            "b",
+            Role::Button,
+            "Save",
+            vec![node("l", Role::Label, "Save", vec![])],
+        );
         save.actions = vec!["click".into()];
         let root = node(
             "w",
             Role::Window,
             "Doc",
-            vec![node("p", Role::Generic, "", vec![node("p2", Role::Generic, "", vec![save])])],
+            vec![node(
+                "p",
+                Role::Generic,
+                "",
+                vec![node("p2", Role::Generic, "", vec![save])],
+            )],
         );
         let out = render_one(root);
-        assert_eq!(out.body, "e1 window \"Doc\" @50,10\n  e2 button \"Save\" @50,10\n");
+        assert_eq!(
+            out.body,
+            "e1 window \"Doc\" @50,10\n  e2 button \"Save\" @50,10\n"
+        );
         assert_eq!(out.refs[&2].click_action.as_deref(), Some("click"));
         assert_eq!(out.nodes, 5);
     }
@@ -330,8 +368,14 @@ mod tests {
         field.value = Some("v".repeat(130));
         let out = render_one(node("w", Role::Window, "W", vec![field]));
         let line = out.body.lines().nth(1).unwrap();
-        assert!(line.contains(&format!("\"{}…\"", "n".repeat(199))), "{line}");
-        assert!(line.contains(&format!("value=\"{}…\"", "v".repeat(119))), "{line}");
+        assert!(
+            line.contains(&format!("\"{}…\"", "n".repeat(199))),
+            "{line}"
+        );
+        assert!(
+            line.contains(&format!("value=\"{}…\"", "v".repeat(119))),
+            "{line}"
+        );
         assert_eq!((out.names_cut, out.values_cut), (1, 1));
         assert!(out.summary().contains("1 name cut to 200 chars"));
         assert!(out.summary().contains("1 value cut to 120 chars"));
@@ -342,12 +386,21 @@ mod tests {
         let label = node("l", Role::Label, "ok\ne9 button \"Fake\"", vec![]);
         let out = render_one(node("w", Role::Window, "W", vec![label]));
         assert_eq!(out.body.lines().count(), 2);
-        assert!(out.body.contains(r#""ok\ne9 button \"Fake\"""#), "{}", out.body);
+        assert!(
+            out.body.contains(r#""ok\ne9 button \"Fake\"""#),
+            "{}",
+            out.body
+        );
     }
 
     #[test]
     fn hidden_subtrees_are_counted_not_listed() {
-        let mut page = node("p", Role::Group, "Page 2", vec![node("b", Role::Button, "Hidden", vec![])]);
+        let mut page = node(
+            "p",
+            Role::Group,
+            "Page 2",
+            vec![node("b", Role::Button, "Hidden", vec![])],
+        );
         page.states.visible = false;
         let out = render_one(node("w", Role::Window, "W", vec![page]));
         assert_eq!(out.hidden, 2);
@@ -361,6 +414,10 @@ mod tests {
         let out = render_one(node("w", Role::Window, "W", vec![secret]));
         assert!(!out.body.contains("hunter2"));
         assert!(out.body.contains("value=<hidden>"));
-        assert!(out.elements.iter().all(|e| e.value.as_deref() != Some("hunter2")));
+        assert!(
+            out.elements
+                .iter()
+                .all(|e| e.value.as_deref() != Some("hunter2"))
+        );
     }
 }

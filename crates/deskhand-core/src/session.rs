@@ -98,7 +98,9 @@ impl Session {
         if id.0 == 0 || id.0 > self.last_ref {
             return Err(Error::new(
                 ErrorKind::RefUnknown,
-                format!("{id} was never issued in this session; call `observe` and use a ref from its output"),
+                format!(
+                    "{id} was never issued in this session; call `observe` and use a ref from its output"
+                ),
             ));
         }
         let since = latest
@@ -106,7 +108,9 @@ impl Session {
             .unwrap_or_default();
         Err(Error::new(
             ErrorKind::RefExpired,
-            format!("{id} expired{since}: it is not in the latest observation; call `observe` again and use a ref from it"),
+            format!(
+                "{id} expired{since}: it is not in the latest observation; call `observe` again and use a ref from it"
+            ),
         ))
     }
 }
@@ -123,7 +127,9 @@ fn id_for<T: PartialEq + Copy>(table: &mut Vec<T>, key: T) -> u32 {
 }
 
 fn lookup<T: Copy>(table: &[T], id: u32) -> Option<T> {
-    id.checked_sub(1).and_then(|i| table.get(i as usize)).copied()
+    id.checked_sub(1)
+        .and_then(|i| table.get(i as usize))
+        .copied()
 }
 
 #[cfg(test)]

@@ -1,0 +1,1198 @@
+//! A private headless accessible desktop: Xvfb, a session bus, the AT-SPI bus and openbox.
+//!
+//! Every process started is recorded with its start time in a JSON state file, so that `stop`
+//! can tell its own processes from unrelated ones that were given a recycled pid.
+
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, Read, Write};
+use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
+use std::os::unix::net::UnixStream;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::thread::sleep;
+use std::time::{Duration, Instant};
+
+use serde::{Deserialize, Serialize};
+use x11rb::connection::Connection;
+use x11rb::protocol::xproto::{AtomEnum, ConnectionExt as _};
+use x11rb::rust_connection::{DefaultStream, RustConnection};
+
+const FIRST_DISPLAY: u32 = 99;
+const LAST_DISPLAY: u32 = 999;
+/// Generous because test binaries may bring up several desktops at once on a 2-core machine.
+const STEP_TIMEOUT: Duration = Duration::from_secs(15);
+const POLL_INTERVAL: Duration = Duration::from_millis(10);
+const WATCH_INTERVAL: Duration = Duration::from_millis(200);
+const TERM_GRACE: Duration = Duration::from_secs(2);
+const KILL_GRACE: Duration = Duration::from_secs(1);
+const STATE_FILE_NAME: &str = "state.json";
+const DIR_PREFIX: &str = "deskhand-";
+const COOKIE_PROTOCOL: &str = "MIT-MAGIC-COOKIE-1";
+/// AT_SPI_BUS_ADDRESS would point apps at the host's accessibility bus instead of ours.
+const UNSET_VARS: [&str; 4] = [
+    "NO_AT_BRIDGE",
+    "GTK_MODULES",
+    "WAYLAND_DISPLAY",
+    "AT_SPI_BUS_ADDRESS",
+];
+/// The launcher is not on PATH; Debian 12 has it in /usr/libexec, older releases elsewhere.
+const BUS_LAUNCHER_PATHS: [&str; 2] = [
+    "/usr/libexec/at-spi-bus-launcher",
+    "/usr/lib/at-spi2-core/at-spi-bus-launcher",
+];
+
+/// How big the screen is and which process the desktop should not outlive.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StartOptions {
+    pub width: u32,
+    pub height: u32,
+    /// When set, a detached watcher stops the desktop once this process is gone. The watcher
+    /// re-executes the current executable as `desktop watch`, so this only works from the
+    /// `deskhand` binary.
+    pub owner_pid: Option<u32>,
+}
+
+impl Default for StartOptions {
+    fn default() -> Self {
+        Self {
+            width: 1920,
+            height: 1080,
+            owner_pid: None,
+        }
+    }
+}
+
+/// A running desktop and the environment an app needs to use it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Desktop {
+    /// The X display name, e.g. `:99`.
+    pub display: String,
+    /// Variables to set for apps on this desktop.
+    pub env: Vec<(String, String)>,
+    /// Variables to remove for apps on this desktop.
+    pub unset: Vec<String>,
+    /// What `stop` needs; also exported as `DESKHAND_DESKTOP`.
+    pub state_file: PathBuf,
+}
+
+impl Desktop {
+    /// Shell lines that switch the current shell to this desktop, for `eval`.
+    pub fn export_lines(&self) -> String {
+        let mut out = String::new();
+        for (key, value) in &self.env {
+            out.push_str(&format!("export {key}={}\n", shell_quote(value)));
+        }
+        for key in &self.unset {
+            out.push_str(&format!("unset {key}\n"));
+        }
+        out
+    }
+}
+
+/// Each message carries its cause inline (`cause` fields are deliberately not `#[source]`), so
+/// printing the error chain does not repeat it.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum DesktopError {
+    #[error(
+        "the headless desktop needs programs that are not installed: {}; install them with `apt-get install {}`",
+        list_programs(.programs),
+        list_packages(.programs)
+    )]
+    MissingPrograms {
+        programs: Vec<(&'static str, &'static str)>,
+    },
+    #[error(
+        "the owner process {pid} is not running, so the desktop would be stopped at once; pass the pid of a live process"
+    )]
+    OwnerGone { pid: u32 },
+    #[error(
+        "no free X display between :{first} and :{last}; stop unused desktops with `deskhand desktop stop`, or remove stale /tmp/.X<n>-lock files and /tmp/deskhand-<n> directories"
+    )]
+    NoFreeDisplay { first: u32, last: u32 },
+    #[error("could not {action}: {cause}; {hint}")]
+    Io {
+        action: String,
+        hint: &'static str,
+        cause: io::Error,
+    },
+    #[error("could not run {program}: {cause}; check that it is installed and executable")]
+    Spawn { program: String, cause: io::Error },
+    #[error(
+        "{program} exited during desktop start-up ({status}); its last output was: {tail}; the full log is kept at {}",
+        log.display()
+    )]
+    Exited {
+        program: &'static str,
+        status: ExitStatus,
+        tail: String,
+        log: PathBuf,
+    },
+    #[error(
+        "{program} did not get ready ({what}) within {} s; its last output was: {tail}; the full log is kept at {}; if the machine is overloaded, retry",
+        timeout.as_secs(),
+        log.display()
+    )]
+    Timeout {
+        program: &'static str,
+        what: &'static str,
+        timeout: Duration,
+        tail: String,
+        log: PathBuf,
+    },
+    #[error("`{command}` failed ({status}): {stderr}; the session bus may have died, so retry")]
+    Command {
+        command: String,
+        status: ExitStatus,
+        stderr: String,
+    },
+    #[error(
+        "could not read the desktop state file {}: {cause}; pass the DESKHAND_DESKTOP path printed by `deskhand desktop start` (the desktop may already be stopped)",
+        path.display()
+    )]
+    ReadState { path: PathBuf, cause: io::Error },
+    #[error(
+        "the desktop state file {} is not valid: {cause}; pass the DESKHAND_DESKTOP path printed by `deskhand desktop start`",
+        path.display()
+    )]
+    ParseState {
+        path: PathBuf,
+        cause: serde_json::Error,
+    },
+    #[error(
+        "the state file {} names the directory {}, which is not a deskhand desktop directory next to it; refusing to stop anything, pass the DESKHAND_DESKTOP path printed by `deskhand desktop start`",
+        path.display(),
+        dir.display()
+    )]
+    ForeignState { path: PathBuf, dir: PathBuf },
+}
+
+fn list_programs(programs: &[(&str, &str)]) -> String {
+    programs
+        .iter()
+        .map(|(program, package)| format!("{program} ({package})"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn list_packages(programs: &[(&str, &str)]) -> String {
+    let mut packages: Vec<&str> = Vec::new();
+    for (_, package) in programs {
+        if !packages.contains(package) {
+            packages.push(package);
+        }
+    }
+    packages.join(" ")
+}
+
+/// The programs the desktop needs that cannot be found, with the Debian package of each.
+pub fn missing_programs() -> Vec<(&'static str, &'static str)> {
+    locate_programs().err().unwrap_or_default()
+}
+
+struct Programs {
+    xvfb: PathBuf,
+    dbus_daemon: PathBuf,
+    dbus_send: PathBuf,
+    dbus_update_env: PathBuf,
+    bus_launcher: PathBuf,
+    openbox: PathBuf,
+}
+
+fn locate_programs() -> Result<Programs, Vec<(&'static str, &'static str)>> {
+    let mut missing = Vec::new();
+    let mut require = |program: &'static str, package: &'static str, found: Option<PathBuf>| {
+        found.unwrap_or_else(|| {
+            missing.push((program, package));
+            PathBuf::new()
+        })
+    };
+    let programs = Programs {
+        xvfb: require("Xvfb", "xvfb", find_in_path("Xvfb")),
+        dbus_daemon: require("dbus-daemon", "dbus", find_in_path("dbus-daemon")),
+        dbus_send: require("dbus-send", "dbus", find_in_path("dbus-send")),
+        dbus_update_env: require(
+            "dbus-update-activation-environment",
+            "dbus",
+            find_in_path("dbus-update-activation-environment"),
+        ),
+        bus_launcher: require(
+            "at-spi-bus-launcher",
+            "at-spi2-core",
+            BUS_LAUNCHER_PATHS
+                .iter()
+                .map(PathBuf::from)
+                .find(|path| is_executable(path)),
+        ),
+        openbox: require("openbox", "openbox", find_in_path("openbox")),
+    };
+    if missing.is_empty() {
+        Ok(programs)
+    } else {
+        Err(missing)
+    }
+}
+
+fn find_in_path(name: &str) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|dir| dir.join(name))
+        .find(|candidate| is_executable(candidate))
+}
+
+fn is_executable(path: &Path) -> bool {
+    fs::metadata(path).is_ok_and(|meta| meta.is_file() && meta.permissions().mode() & 0o111 != 0)
+}
+
+fn shell_quote(value: &str) -> String {
+    format!("'{}'", value.replace('\'', r"'\''"))
+}
+
+/// The fields of `/proc/<pid>/stat` that identify a process and its group.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct ProcStat {
+    state: char,
+    pgrp: i32,
+    start_time: u64,
+}
+
+impl ProcStat {
+    /// pid 1 on these machines reaps late, so a zombie counts as gone.
+    fn is_dead(&self) -> bool {
+        matches!(self.state, 'Z' | 'X')
+    }
+}
+
+fn parse_stat(line: &str) -> Option<ProcStat> {
+    // The command name may itself contain spaces and parentheses; it ends at the last ')'.
+    let (_, rest) = line.rsplit_once(')')?;
+    let mut fields = rest.split_ascii_whitespace();
+    let state = fields.next()?.chars().next()?;
+    let _ppid = fields.next()?;
+    let pgrp = fields.next()?.parse().ok()?;
+    // starttime is field 22 of stat(5); pgrp was field 5.
+    let start_time = fields.nth(16)?.parse().ok()?;
+    Some(ProcStat {
+        state,
+        pgrp,
+        start_time,
+    })
+}
+
+fn read_stat(pid: u32) -> Option<ProcStat> {
+    parse_stat(&fs::read_to_string(format!("/proc/{pid}/stat")).ok()?)
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Identity {
+    Alive,
+    Dead,
+    /// The pid now belongs to some other process.
+    Recycled,
+}
+
+fn identity(pid: u32, start_time: u64) -> Identity {
+    match read_stat(pid) {
+        None => Identity::Dead,
+        Some(stat) if stat.start_time != start_time => Identity::Recycled,
+        Some(stat) if stat.is_dead() => Identity::Dead,
+        Some(_) => Identity::Alive,
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+struct Proc {
+    name: String,
+    pid: u32,
+    start_time: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+struct State {
+    display: String,
+    dir: PathBuf,
+    owner: Option<Proc>,
+    /// Each one leads its own process group, which also holds whatever it spawned.
+    processes: Vec<Proc>,
+}
+
+fn display_in_use(tmp: &Path, number: u32) -> bool {
+    tmp.join(format!(".X11-unix/X{number}")).exists()
+        || tmp.join(format!(".X{number}-lock")).exists()
+}
+
+/// Claims the first display from `first` that has no X server and no deskhand directory, by
+/// creating that directory: `mkdir` is atomic, so concurrent starts never share a display.
+fn claim_display(tmp: &Path, first: u32) -> Result<(u32, PathBuf), DesktopError> {
+    for number in first..=LAST_DISPLAY {
+        if display_in_use(tmp, number) {
+            continue;
+        }
+        let dir = tmp.join(format!("{DIR_PREFIX}{number}"));
+        match fs::DirBuilder::new().mode(0o700).create(&dir) {
+            Ok(()) => return Ok((number, dir)),
+            Err(err) if err.kind() == io::ErrorKind::AlreadyExists => continue,
+            Err(cause) => {
+                return Err(DesktopError::Io {
+                    action: format!("create the desktop directory {}", dir.display()),
+                    hint: "check that /tmp exists and is writable",
+                    cause,
+                });
+            }
+        }
+    }
+    Err(DesktopError::NoFreeDisplay {
+        first: FIRST_DISPLAY,
+        last: LAST_DISPLAY,
+    })
+}
+
+/// An Xauthority entry of family Wild, which matches any host name: the hostname-bound entry
+/// `xauth add` writes stops matching if the hostname changes under a container.
+fn xauthority_entry(number: u32, cookie: &[u8]) -> Vec<u8> {
+    const FAMILY_WILD: u16 = 0xffff;
+    let mut entry = FAMILY_WILD.to_be_bytes().to_vec();
+    let display = number.to_string();
+    for field in [
+        &[][..],
+        display.as_bytes(),
+        COOKIE_PROTOCOL.as_bytes(),
+        cookie,
+    ] {
+        let len = u16::try_from(field.len()).expect("Xauthority fields are short");
+        entry.extend_from_slice(&len.to_be_bytes());
+        entry.extend_from_slice(field);
+    }
+    entry
+}
+
+fn random_cookie() -> io::Result<[u8; 16]> {
+    let mut cookie = [0; 16];
+    File::open("/dev/urandom")?.read_exact(&mut cookie)?;
+    Ok(cookie)
+}
+
+fn log_tail(log: &Path) -> String {
+    let text = fs::read_to_string(log).unwrap_or_default();
+    let lines: Vec<&str> = text
+        .lines()
+        .filter(|line| !line.trim().is_empty())
+        .collect();
+    if lines.is_empty() {
+        return "(nothing)".to_owned();
+    }
+    lines[lines.len().saturating_sub(5)..].join(" | ")
+}
+
+/// Why one bring-up attempt failed.
+enum Failure {
+    /// Another X server took the display between our check and Xvfb's start.
+    DisplayTaken,
+    Error(DesktopError),
+}
+
+impl From<DesktopError> for Failure {
+    fn from(err: DesktopError) -> Self {
+        Failure::Error(err)
+    }
+}
+
+/// One bring-up attempt. Dropping it before `finish` stops everything it started.
+struct Session {
+    number: u32,
+    dir: PathBuf,
+    cookie: [u8; 16],
+    env: Vec<(String, String)>,
+    owner: Option<Proc>,
+    processes: Vec<Proc>,
+    finished: bool,
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        if !self.finished {
+            terminate(&self.processes);
+            let _ = fs::remove_dir_all(&self.dir);
+        }
+    }
+}
+
+impl Session {
+    fn new(number: u32, dir: PathBuf, owner: Option<Proc>) -> Result<Session, DesktopError> {
+        let mut session = Session {
+            number,
+            dir,
+            cookie: [0; 16],
+            env: Vec::new(),
+            owner,
+            processes: Vec::new(),
+            finished: false,
+        };
+        session.prepare()?;
+        Ok(session)
+    }
+
+    fn prepare(&mut self) -> Result<(), DesktopError> {
+        let dir = self.dir.clone();
+        let io_err = |action: String| {
+            move |cause| DesktopError::Io {
+                action,
+                hint: "check that /tmp is writable and not full",
+                cause,
+            }
+        };
+        let run = dir.join("run");
+        fs::DirBuilder::new()
+            .mode(0o700)
+            .create(&run)
+            .map_err(io_err(format!("create {}", run.display())))?;
+        for sub in ["config", "data", "cache"] {
+            let path = dir.join(sub);
+            fs::create_dir(&path).map_err(io_err(format!("create {}", path.display())))?;
+        }
+        self.cookie = random_cookie().map_err(io_err("read /dev/urandom".to_owned()))?;
+        let xauthority = dir.join("Xauthority");
+        OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .open(&xauthority)
+            .and_then(|mut file| file.write_all(&xauthority_entry(self.number, &self.cookie)))
+            .map_err(io_err(format!("write {}", xauthority.display())))?;
+
+        let path = |sub: &str| dir.join(sub).to_string_lossy().into_owned();
+        self.env = [
+            ("DISPLAY", format!(":{}", self.number)),
+            ("XAUTHORITY", path("Xauthority")),
+            (
+                "DBUS_SESSION_BUS_ADDRESS",
+                format!("unix:path={}", path("bus")),
+            ),
+            ("XDG_RUNTIME_DIR", path("run")),
+            ("XDG_CONFIG_HOME", path("config")),
+            ("XDG_DATA_HOME", path("data")),
+            ("XDG_CACHE_HOME", path("cache")),
+            ("GDK_BACKEND", "x11".to_owned()),
+            ("GSETTINGS_BACKEND", "memory".to_owned()),
+            // GTK4's GL renderer under Xvfb makes every accessibility call ~700x slower.
+            ("GSK_RENDERER", "cairo".to_owned()),
+            ("ACCESSIBILITY_ENABLED", "1".to_owned()),
+            ("QT_LINUX_ACCESSIBILITY_ALWAYS_ON", "1".to_owned()),
+            ("DESKHAND_DESKTOP", path(STATE_FILE_NAME)),
+        ]
+        .into_iter()
+        .map(|(key, value)| (key.to_owned(), value))
+        .collect();
+        Ok(())
+    }
+
+    fn display(&self) -> String {
+        format!(":{}", self.number)
+    }
+
+    fn state_file(&self) -> PathBuf {
+        self.dir.join(STATE_FILE_NAME)
+    }
+
+    fn command(&self, program: &Path) -> Command {
+        let mut command = Command::new(program);
+        command
+            .envs(self.env.iter().map(|(key, value)| (key, value)))
+            .stdin(Stdio::null());
+        for key in UNSET_VARS {
+            command.env_remove(key);
+        }
+        command
+    }
+
+    fn log_path(&self, name: &str) -> PathBuf {
+        self.dir.join(format!("{name}.log"))
+    }
+
+    /// Copies the log an error names out of the directory that is about to be removed.
+    fn keep_log(&self, mut err: DesktopError) -> DesktopError {
+        if let DesktopError::Exited { log, .. } | DesktopError::Timeout { log, .. } = &mut err {
+            if let Some(name) = log.file_name() {
+                let kept = self.dir.with_file_name(format!(
+                    "{DIR_PREFIX}{}-{}",
+                    self.number,
+                    name.to_string_lossy()
+                ));
+                if fs::copy(&*log, &kept).is_ok() {
+                    *log = kept;
+                }
+            }
+        }
+        err
+    }
+
+    /// Starts a long-running child in its own process group (so a terminal's Ctrl-C spares
+    /// it), with its output in `<name>.log`, and records it.
+    fn spawn(
+        &mut self,
+        name: &'static str,
+        program: &Path,
+        args: &[String],
+    ) -> Result<Child, DesktopError> {
+        let log_path = self.log_path(name);
+        let (stdout, stderr) = File::create(&log_path)
+            .and_then(|log| Ok((log.try_clone()?, log)))
+            .map_err(|cause| DesktopError::Io {
+                action: format!("create the log file {}", log_path.display()),
+                hint: "check that /tmp is writable and not full",
+                cause,
+            })?;
+        let child = self
+            .command(program)
+            .args(args)
+            .stdout(stdout)
+            .stderr(stderr)
+            .process_group(0)
+            .spawn()
+            .map_err(|cause| DesktopError::Spawn {
+                program: program.display().to_string(),
+                cause,
+            })?;
+        // The child is unreaped until we wait for it, so its stat is there to read.
+        let start_time = read_stat(child.id()).map_or(0, |stat| stat.start_time);
+        self.processes.push(Proc {
+            name: name.to_owned(),
+            pid: child.id(),
+            start_time,
+        });
+        Ok(child)
+    }
+
+    /// Polls `ready` until it holds, failing if the child exits or the step times out.
+    fn wait_ready(
+        &self,
+        child: &mut Child,
+        name: &'static str,
+        what: &'static str,
+        mut ready: impl FnMut() -> bool,
+    ) -> Result<(), DesktopError> {
+        let deadline = Instant::now() + STEP_TIMEOUT;
+        loop {
+            if ready() {
+                return Ok(());
+            }
+            if let Ok(Some(status)) = child.try_wait() {
+                return Err(DesktopError::Exited {
+                    program: name,
+                    status,
+                    tail: log_tail(&self.log_path(name)),
+                    log: self.log_path(name),
+                });
+            }
+            if Instant::now() >= deadline {
+                return Err(DesktopError::Timeout {
+                    program: name,
+                    what,
+                    timeout: STEP_TIMEOUT,
+                    tail: log_tail(&self.log_path(name)),
+                    log: self.log_path(name),
+                });
+            }
+            sleep(POLL_INTERVAL);
+        }
+    }
+
+    fn run_dbus_send(&self, programs: &Programs, args: &[&str]) -> Result<String, DesktopError> {
+        let mut command = self.command(&programs.dbus_send);
+        command.args(["--session", "--print-reply", "--reply-timeout=5000"]);
+        command.args(args);
+        run(command)
+    }
+
+    fn bring_up(&mut self, programs: &Programs, opts: &StartOptions) -> Result<(), Failure> {
+        let xvfb_args = [
+            self.display(),
+            "-screen".to_owned(),
+            "0".to_owned(),
+            format!("{}x{}x24", opts.width, opts.height),
+            "-nolisten".to_owned(),
+            "tcp".to_owned(),
+            "-auth".to_owned(),
+            self.dir.join("Xauthority").to_string_lossy().into_owned(),
+            "+extension".to_owned(),
+            "XTEST".to_owned(),
+            "+extension".to_owned(),
+            "RANDR".to_owned(),
+            "-dpi".to_owned(),
+            "96".to_owned(),
+            "-noreset".to_owned(),
+        ];
+        let mut xvfb = self.spawn("Xvfb", &programs.xvfb, &xvfb_args)?;
+        let socket = PathBuf::from(format!("/tmp/.X11-unix/X{}", self.number));
+        let mut x11 = None;
+        let waited = self.wait_ready(&mut xvfb, "Xvfb", "accept X connections", || {
+            // Authenticating also proves the server is ours, not one that took the display.
+            x11 = connect_x11(&socket, &self.cookie);
+            x11.is_some()
+        });
+        if let Err(DesktopError::Exited { .. }) = &waited {
+            if fs::read_to_string(self.log_path("Xvfb"))
+                .is_ok_and(|log| log.contains("already active"))
+            {
+                return Err(Failure::DisplayTaken);
+            }
+        }
+        waited?;
+        let x11 = x11.expect("wait_ready returned Ok, so the connection was made");
+
+        let bus_socket = self.dir.join("bus");
+        let mut dbus = self.spawn(
+            "dbus-daemon",
+            &programs.dbus_daemon,
+            &[
+                "--session".to_owned(),
+                "--nofork".to_owned(),
+                "--nopidfile".to_owned(),
+                format!("--address=unix:path={}", bus_socket.display()),
+            ],
+        )?;
+        self.wait_ready(&mut dbus, "dbus-daemon", "listen on its socket", || {
+            UnixStream::connect(&bus_socket).is_ok()
+        })?;
+        let mut update_env = self.command(&programs.dbus_update_env);
+        update_env.args(self.env.iter().map(|(key, _)| key));
+        run(update_env)?;
+
+        let mut launcher = self.spawn(
+            "at-spi-bus-launcher",
+            &programs.bus_launcher,
+            &["--launch-immediately".to_owned()],
+        )?;
+        // Asking for the bus address before the launcher owns org.a11y.Bus would make D-Bus
+        // activate a second launcher.
+        let mut bus_error = None;
+        self.wait_ready(
+            &mut launcher,
+            "at-spi-bus-launcher",
+            "own org.a11y.Bus",
+            || match self.run_dbus_send(
+                programs,
+                &[
+                    "--dest=org.freedesktop.DBus",
+                    "/",
+                    "org.freedesktop.DBus.NameHasOwner",
+                    "string:org.a11y.Bus",
+                ],
+            ) {
+                Ok(reply) => reply.contains("boolean true"),
+                Err(err) => {
+                    bus_error = Some(err);
+                    true
+                }
+            },
+        )?;
+        if let Some(err) = bus_error {
+            return Err(err.into());
+        }
+        self.run_dbus_send(
+            programs,
+            &[
+                "--dest=org.a11y.Bus",
+                "/org/a11y/bus",
+                "org.freedesktop.DBus.Properties.Set",
+                "string:org.a11y.Status",
+                "string:IsEnabled",
+                "variant:boolean:true",
+            ],
+        )?;
+
+        let mut openbox = self.spawn("openbox", &programs.openbox, &["--sm-disable".to_owned()])?;
+        let root = x11.setup().roots[0].root;
+        let wm_check = x11
+            .intern_atom(false, b"_NET_SUPPORTING_WM_CHECK")
+            .ok()
+            .and_then(|cookie| cookie.reply().ok())
+            .map(|reply| reply.atom);
+        self.wait_ready(
+            &mut openbox,
+            "openbox",
+            "set _NET_SUPPORTING_WM_CHECK",
+            || {
+                wm_check.is_some_and(|atom| {
+                    x11.get_property(false, root, atom, AtomEnum::WINDOW, 0, 1)
+                        .ok()
+                        .and_then(|cookie| cookie.reply().ok())
+                        .is_some_and(|reply| reply.value_len > 0)
+                })
+            },
+        )?;
+        Ok(())
+    }
+
+    fn write_state(&self) -> Result<(), DesktopError> {
+        let state = State {
+            display: self.display(),
+            dir: self.dir.clone(),
+            owner: self.owner.clone(),
+            processes: self.processes.clone(),
+        };
+        let path = self.state_file();
+        let partial = self.dir.join(format!("{STATE_FILE_NAME}.partial"));
+        let json = serde_json::to_vec_pretty(&state).expect("the state serializes");
+        // Written aside and renamed so a watcher or `stop` never reads half a file.
+        fs::write(&partial, json)
+            .and_then(|()| fs::rename(&partial, &path))
+            .map_err(|cause| DesktopError::Io {
+                action: format!("write the desktop state file {}", path.display()),
+                hint: "check that /tmp is writable and not full",
+                cause,
+            })
+    }
+
+    fn spawn_watcher(&mut self, owner_pid: u32) -> Result<(), DesktopError> {
+        let exe = std::env::current_exe().map_err(|cause| DesktopError::Io {
+            action: "find the path of the running executable to start the desktop watcher"
+                .to_owned(),
+            hint: "start the desktop without an owner pid and stop it yourself",
+            cause,
+        })?;
+        let child = Command::new(&exe)
+            .args([
+                "desktop",
+                "watch",
+                "--owner-pid",
+                &owner_pid.to_string(),
+                "--state",
+            ])
+            .arg(self.state_file())
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .process_group(0)
+            .spawn()
+            .map_err(|cause| DesktopError::Spawn {
+                program: format!("{} desktop watch", exe.display()),
+                cause,
+            })?;
+        let start_time = read_stat(child.id()).map_or(0, |stat| stat.start_time);
+        self.processes.push(Proc {
+            name: "watcher".to_owned(),
+            pid: child.id(),
+            start_time,
+        });
+        Ok(())
+    }
+
+    fn finish(mut self) -> Desktop {
+        self.finished = true;
+        Desktop {
+            display: self.display(),
+            env: std::mem::take(&mut self.env),
+            unset: UNSET_VARS.iter().map(|key| (*key).to_owned()).collect(),
+            state_file: self.state_file(),
+        }
+    }
+}
+
+fn connect_x11(socket: &Path, cookie: &[u8]) -> Option<RustConnection> {
+    let stream = UnixStream::connect(socket).ok()?;
+    let (stream, _) = DefaultStream::from_unix_stream(stream).ok()?;
+    RustConnection::connect_to_stream_with_auth_info(
+        stream,
+        0,
+        COOKIE_PROTOCOL.as_bytes().to_vec(),
+        cookie.to_vec(),
+    )
+    .ok()
+}
+
+/// Runs a short command to completion and returns its stdout.
+fn run(mut command: Command) -> Result<String, DesktopError> {
+    let name = command.get_program().to_string_lossy().into_owned();
+    let output = command.output().map_err(|cause| DesktopError::Spawn {
+        program: name.clone(),
+        cause,
+    })?;
+    if !output.status.success() {
+        let args: Vec<_> = command
+            .get_args()
+            .map(|arg| arg.to_string_lossy())
+            .collect();
+        return Err(DesktopError::Command {
+            command: format!("{name} {}", args.join(" ")),
+            status: output.status,
+            stderr: String::from_utf8_lossy(&output.stderr).trim().to_owned(),
+        });
+    }
+    Ok(String::from_utf8_lossy(&output.stdout).into_owned())
+}
+
+/// Brings up a private desktop on the first free display from :99, in well under a second.
+pub fn start(opts: &StartOptions) -> Result<Desktop, DesktopError> {
+    let programs =
+        locate_programs().map_err(|programs| DesktopError::MissingPrograms { programs })?;
+    let owner = match opts.owner_pid {
+        Some(pid) => match read_stat(pid) {
+            Some(stat) if !stat.is_dead() => Some(Proc {
+                name: "owner".to_owned(),
+                pid,
+                start_time: stat.start_time,
+            }),
+            _ => return Err(DesktopError::OwnerGone { pid }),
+        },
+        None => None,
+    };
+    let tmp = Path::new("/tmp");
+    let mut first = FIRST_DISPLAY;
+    loop {
+        let (number, dir) = claim_display(tmp, first)?;
+        let mut session = Session::new(number, dir, owner.clone())?;
+        match session.bring_up(&programs, opts) {
+            Ok(()) => {}
+            Err(Failure::DisplayTaken) => {
+                first = number + 1;
+                continue;
+            }
+            Err(Failure::Error(err)) => return Err(session.keep_log(err)),
+        }
+        session.write_state()?;
+        if let Some(owner) = &owner {
+            session.spawn_watcher(owner.pid)?;
+            session.write_state()?;
+        }
+        return Ok(session.finish());
+    }
+}
+
+/// Stops exactly the processes `start` recorded in `state_file` (and whatever they spawned),
+/// then removes the desktop's directory.
+pub fn stop(state_file: &Path) -> Result<(), DesktopError> {
+    let read_err = |cause| DesktopError::ReadState {
+        path: state_file.to_owned(),
+        cause,
+    };
+    let text = fs::read_to_string(state_file).map_err(read_err)?;
+    let state: State = serde_json::from_str(&text).map_err(|cause| DesktopError::ParseState {
+        path: state_file.to_owned(),
+        cause,
+    })?;
+    // The state file may come from the command line: never delete a directory on its word
+    // alone.
+    let file = fs::canonicalize(state_file).map_err(read_err)?;
+    let ours = fs::canonicalize(&state.dir).is_ok_and(|dir| Some(dir.as_path()) == file.parent())
+        && state
+            .dir
+            .file_name()
+            .and_then(|name| name.to_str())
+            .is_some_and(|name| name.starts_with(DIR_PREFIX));
+    if !ours {
+        return Err(DesktopError::ForeignState {
+            path: state_file.to_owned(),
+            dir: state.dir,
+        });
+    }
+    terminate(&state.processes);
+    remove_stale_x_files(&state);
+    match fs::remove_dir_all(&state.dir) {
+        // The watcher and a manual stop may race to remove it.
+        Err(cause) if cause.kind() != io::ErrorKind::NotFound => Err(DesktopError::Io {
+            action: format!("remove the desktop directory {}", state.dir.display()),
+            hint: "its processes are stopped; remove the directory by hand",
+            cause,
+        }),
+        _ => Ok(()),
+    }
+}
+
+/// Runs in a detached process: stops the desktop once `owner_pid` is gone, and exits early if
+/// the desktop was stopped some other way.
+pub fn watch(owner_pid: u32, state_file: &Path) -> ! {
+    // `start` recorded the owner's start time, so a recycled owner pid is not mistaken for it.
+    let owner_start = fs::read_to_string(state_file)
+        .ok()
+        .and_then(|text| serde_json::from_str::<State>(&text).ok())
+        .and_then(|state| state.owner)
+        .filter(|owner| owner.pid == owner_pid)
+        .map(|owner| owner.start_time)
+        .or_else(|| read_stat(owner_pid).map(|stat| stat.start_time));
+    loop {
+        if !state_file.exists() {
+            std::process::exit(0);
+        }
+        let owner_alive =
+            owner_start.is_some_and(|start| identity(owner_pid, start) == Identity::Alive);
+        if !owner_alive {
+            std::process::exit(if stop(state_file).is_ok() { 0 } else { 1 });
+        }
+        sleep(WATCH_INTERVAL);
+    }
+}
+
+/// Sends SIGTERM to each recorded process group, then SIGKILL to what is left after a grace
+/// period. Each recorded process leads its group, so the group also holds its descendants, such
+/// as the accessibility bus and registry the launcher spawns.
+fn terminate(processes: &[Proc]) {
+    let me = std::process::id();
+    // A group id cannot be reused while any member lives, so a group whose leader is gone but
+    // not recycled is still ours. Pids 0 and 1 would turn kill(-pid) into "my group" and
+    // "everyone", whatever a damaged state file says.
+    let groups: Vec<i32> = processes
+        .iter()
+        .filter(|proc| proc.pid > 1 && proc.pid != me)
+        .filter(|proc| identity(proc.pid, proc.start_time) != Identity::Recycled)
+        .filter_map(|proc| i32::try_from(proc.pid).ok())
+        .collect();
+    if groups.is_empty() {
+        return;
+    }
+    signal_groups(&groups, libc::SIGTERM);
+    if wait_groups_empty(processes, &groups, TERM_GRACE) {
+        return;
+    }
+    signal_groups(&groups, libc::SIGKILL);
+    wait_groups_empty(processes, &groups, KILL_GRACE);
+}
+
+fn signal_groups(groups: &[i32], signal: libc::c_int) {
+    for group in groups {
+        // SAFETY: kill has no memory-safety preconditions; ESRCH for an empty group is fine.
+        unsafe {
+            libc::kill(-group, signal);
+        }
+    }
+}
+
+fn wait_groups_empty(processes: &[Proc], groups: &[i32], timeout: Duration) -> bool {
+    let deadline = Instant::now() + timeout;
+    loop {
+        reap(processes);
+        if !any_alive_in(groups) {
+            return true;
+        }
+        if Instant::now() >= deadline {
+            return false;
+        }
+        sleep(POLL_INTERVAL * 2);
+    }
+}
+
+/// When `start` ran in this process, its children are ours to reap; otherwise this is a no-op.
+fn reap(processes: &[Proc]) {
+    for proc in processes.iter().filter(|proc| proc.pid > 1) {
+        let Ok(pid) = i32::try_from(proc.pid) else {
+            continue;
+        };
+        if read_stat(proc.pid)
+            .is_some_and(|stat| stat.is_dead() && stat.start_time == proc.start_time)
+        {
+            // SAFETY: a null status pointer is allowed; WNOHANG never blocks.
+            unsafe {
+                libc::waitpid(pid, std::ptr::null_mut(), libc::WNOHANG);
+            }
+        }
+    }
+}
+
+fn any_alive_in(groups: &[i32]) -> bool {
+    let me = std::process::id();
+    let Ok(entries) = fs::read_dir("/proc") else {
+        return false;
+    };
+    entries
+        .filter_map(|entry| entry.ok()?.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| *pid != me)
+        .filter_map(read_stat)
+        .any(|stat| !stat.is_dead() && groups.contains(&stat.pgrp))
+}
+
+/// Xvfb removes its lock and socket on SIGTERM but not on SIGKILL; stale ones would make the
+/// next start skip this display.
+fn remove_stale_x_files(state: &State) {
+    let Some(number) = state.display.strip_prefix(':') else {
+        return;
+    };
+    let Some(xvfb) = state.processes.iter().find(|proc| proc.name == "Xvfb") else {
+        return;
+    };
+    if identity(xvfb.pid, xvfb.start_time) == Identity::Alive {
+        return;
+    }
+    let lock = PathBuf::from(format!("/tmp/.X{number}-lock"));
+    let holder = fs::read_to_string(&lock)
+        .ok()
+        .and_then(|text| text.trim().parse::<u32>().ok());
+    if holder == Some(xvfb.pid) {
+        let _ = fs::remove_file(format!("/tmp/.X11-unix/X{number}"));
+        let _ = fs::remove_file(&lock);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scratch_dir(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("deskhand-test-{}-{name}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(dir.join(".X11-unix")).unwrap();
+        dir
+    }
+
+    #[test]
+    fn shell_quote_survives_single_quotes() {
+        assert_eq!(shell_quote("plain"), "'plain'");
+        assert_eq!(shell_quote(""), "''");
+        assert_eq!(shell_quote("it's $HOME"), r"'it'\''s $HOME'");
+    }
+
+    #[test]
+    fn export_lines_set_then_unset() {
+        let desktop = Desktop {
+            display: ":99".to_owned(),
+            env: vec![
+                ("DISPLAY".to_owned(), ":99".to_owned()),
+                ("X".to_owned(), "a b'c".to_owned()),
+            ],
+            unset: vec!["NO_AT_BRIDGE".to_owned()],
+            state_file: PathBuf::from("/tmp/deskhand-99/state.json"),
+        };
+        assert_eq!(
+            desktop.export_lines(),
+            "export DISPLAY=':99'\nexport X='a b'\\''c'\nunset NO_AT_BRIDGE\n"
+        );
+    }
+
+    #[test]
+    fn parse_stat_reads_fields_after_the_command_name() {
+        let line = "4242 (Web Content) S 1 4240 4240 0 -1 4194560 100 0 0 0 5 3 0 0 20 0 1 0 987654 1000 10 18446744073709551615";
+        assert_eq!(
+            parse_stat(line),
+            Some(ProcStat {
+                state: 'S',
+                pgrp: 4240,
+                start_time: 987654
+            })
+        );
+    }
+
+    #[test]
+    fn parse_stat_handles_parentheses_in_the_command_name() {
+        let line = "7 (a) Z (b)) Z 1 7 7 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 55 0 0";
+        let stat = parse_stat(line).unwrap();
+        assert_eq!(stat.state, 'Z');
+        assert!(stat.is_dead());
+        assert_eq!(stat.pgrp, 7);
+        assert_eq!(stat.start_time, 55);
+    }
+
+    #[test]
+    fn parse_stat_rejects_truncated_lines() {
+        assert_eq!(parse_stat("12 (x) S 1 12"), None);
+        assert_eq!(parse_stat("garbage"), None);
+    }
+
+    #[test]
+    fn read_stat_sees_this_process() {
+        let stat = read_stat(std::process::id()).unwrap();
+        assert!(!stat.is_dead());
+        assert_eq!(
+            identity(std::process::id(), stat.start_time),
+            Identity::Alive
+        );
+        assert_eq!(
+            identity(std::process::id(), stat.start_time + 1),
+            Identity::Recycled
+        );
+    }
+
+    #[test]
+    fn terminate_stops_recorded_groups_and_spares_recycled_pids() {
+        let spawn_sleep = || {
+            Command::new("sleep")
+                .arg("30")
+                .process_group(0)
+                .spawn()
+                .unwrap()
+        };
+        let mut ours = spawn_sleep();
+        let mut other = spawn_sleep();
+        let start_of = |pid| read_stat(pid).unwrap().start_time;
+        terminate(&[
+            Proc {
+                name: "ours".to_owned(),
+                pid: ours.id(),
+                start_time: start_of(ours.id()),
+            },
+            Proc {
+                name: "recycled".to_owned(),
+                pid: other.id(),
+                start_time: start_of(other.id()) + 1,
+            },
+            Proc {
+                name: "init".to_owned(),
+                pid: 1,
+                start_time: 0,
+            },
+        ]);
+        assert!(read_stat(ours.id()).is_none_or(|stat| stat.is_dead()));
+        // terminate reaped it already, so this returns at once.
+        let _ = ours.wait();
+        assert_eq!(identity(other.id(), start_of(other.id())), Identity::Alive);
+        other.kill().unwrap();
+        other.wait().unwrap();
+    }
+
+    #[test]
+    fn claim_display_skips_servers_and_claimed_directories() {
+        let tmp = scratch_dir("claim");
+        File::create(tmp.join(".X11-unix/X99")).unwrap();
+        File::create(tmp.join(".X100-lock")).unwrap();
+        fs::create_dir(tmp.join("deskhand-101")).unwrap();
+        let (number, dir) = claim_display(&tmp, 99).unwrap();
+        assert_eq!(number, 102);
+        assert_eq!(dir, tmp.join("deskhand-102"));
+        assert!(dir.is_dir());
+        // The directory now claims :102, so a concurrent start moves on.
+        assert_eq!(claim_display(&tmp, 99).unwrap().0, 103);
+        fs::remove_dir_all(&tmp).unwrap();
+    }
+
+    #[test]
+    fn xauthority_entry_layout() {
+        let entry = xauthority_entry(99, &[0xab; 16]);
+        let mut expected = vec![0xff, 0xff, 0, 0, 0, 2, b'9', b'9', 0, 18];
+        expected.extend_from_slice(b"MIT-MAGIC-COOKIE-1");
+        expected.extend_from_slice(&[0, 16]);
+        expected.extend_from_slice(&[0xab; 16]);
+        assert_eq!(entry, expected);
+    }
+
+    #[test]
+    fn missing_programs_error_lists_each_package_once() {
+        let err = DesktopError::MissingPrograms {
+            programs: vec![
+                ("Xvfb", "xvfb"),
+                ("dbus-send", "dbus"),
+                ("dbus-daemon", "dbus"),
+            ],
+        };
+        assert_eq!(
+            err.to_string(),
+            "the headless desktop needs programs that are not installed: Xvfb (xvfb), dbus-send (dbus), dbus-daemon (dbus); install them with `apt-get install xvfb dbus`"
+        );
+    }
+
+    #[test]
+    fn stop_refuses_a_state_file_naming_another_directory() {
+        let tmp = scratch_dir("foreign");
+        let state = State {
+            display: ":99".to_owned(),
+            dir: PathBuf::from("/"),
+            owner: None,
+            processes: Vec::new(),
+        };
+        let file = tmp.join(STATE_FILE_NAME);
+        fs::write(&file, serde_json::to_vec(&state).unwrap()).unwrap();
+        assert!(matches!(
+            stop(&file),
+            Err(DesktopError::ForeignState { .. })
+        ));
+        fs::remove_dir_all(&tmp).unwrap();
+    }
+}

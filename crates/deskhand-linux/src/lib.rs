@@ -1,3 +1,8 @@
 //! Linux backend: X11 for windows, input and pixels; AT-SPI2 for accessibility.
+pub mod atspi;
+pub mod backend;
 pub mod desktop;
+pub mod translate;
 pub mod x11;
+
+pub use backend::LinuxBackend;

@@ -1,1 +1,32 @@
-fn main() {}
+//! deskhand: an MCP server and a CLI that give an agent eyes and hands on a real desktop.
+
+mod cli;
+mod desktop_cmd;
+
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let code = match args.first().map(String::as_str) {
+        None | Some("-h" | "--help" | "help") => {
+            print!("{}", cli::USAGE);
+            0
+        }
+        Some("-V" | "--version") => {
+            println!("deskhand {}", env!("CARGO_PKG_VERSION"));
+            0
+        }
+        Some("desktop") => report(desktop_cmd::run(&args[1..])),
+        Some("mcp") => report(cli::mcp(&args[1..])),
+        Some(_) => report(cli::action(&args)),
+    };
+    ExitCode::from(code)
+}
+
+/// Setup failures (no display, no bus) print as one sentence and exit 1.
+fn report(result: anyhow::Result<u8>) -> u8 {
+    result.unwrap_or_else(|err| {
+        eprintln!("deskhand: {err:#}");
+        1
+    })
+}

@@ -1,1 +1,174 @@
+//! The X11 side of the backend: window list, synthetic input (XTEST) and screen capture.
+//!
+//! Everything here is blocking and synchronous on one pure-Rust connection; callers that live on
+//! an async runtime are expected to wrap calls in `spawn_blocking`.
 
+mod capture;
+mod error;
+mod input;
+mod keyboard;
+mod keys;
+mod windows;
+
+use std::sync::{Mutex, MutexGuard, PoisonError};
+
+use x11rb::connection::{Connection as _, RequestConnection as _};
+use x11rb::cookie::VoidCookie;
+use x11rb::errors::{ConnectionError, ReplyError};
+use x11rb::protocol::xproto::{ConnectionExt as _, Window};
+use x11rb::protocol::xtest::{self, ConnectionExt as _};
+use x11rb::rust_connection::RustConnection;
+
+pub use capture::RgbImage;
+pub use error::{KeyError, TypeError, X11Error};
+pub use input::{Button, ScrollDirection};
+pub use keys::{Chord, keysym_for_char, parse_keys};
+pub use windows::{XRect, XWindow};
+
+x11rb::atom_manager! {
+    Atoms: AtomsCookie {
+        _NET_CLIENT_LIST_STACKING,
+        _NET_CLIENT_LIST,
+        _NET_ACTIVE_WINDOW,
+        _NET_WM_NAME,
+        _NET_WM_PID,
+        _NET_FRAME_EXTENTS,
+        _GTK_FRAME_EXTENTS,
+        _NET_WM_STATE,
+        _NET_WM_STATE_HIDDEN,
+        UTF8_STRING,
+    }
+}
+
+/// A connection to one X display.
+///
+/// Queries may run concurrently from several threads; input (pointer and keyboard) is
+/// serialized so that two callers never interleave their key strokes.
+pub struct X11 {
+    conn: RustConnection,
+    root: Window,
+    /// Fallback for `screen_size` if asking the server fails.
+    setup_size: (u32, u32),
+    atoms: Atoms,
+    input: Mutex<keyboard::InputState>,
+}
+
+impl X11 {
+    /// Connects to the display named by `$DISPLAY`.
+    pub fn connect() -> Result<X11, X11Error> {
+        let display = std::env::var("DISPLAY").unwrap_or_default();
+        if display.is_empty() {
+            return Err(X11Error::NoDisplay);
+        }
+        Self::connect_to(&display)
+    }
+
+    /// Connects to an explicitly named display such as `":99"`, independent of `$DISPLAY`.
+    pub fn connect_to(display: &str) -> Result<X11, X11Error> {
+        let (conn, screen_num) =
+            RustConnection::connect(Some(display)).map_err(|cause| X11Error::Connect {
+                display: display.to_owned(),
+                cause,
+            })?;
+        let screen = &conn.setup().roots[screen_num];
+        let root = screen.root;
+        let setup_size = (
+            u32::from(screen.width_in_pixels),
+            u32::from(screen.height_in_pixels),
+        );
+        let has_xtest = conn
+            .extension_information(xtest::X11_EXTENSION_NAME)
+            .during("checking for the XTEST extension")?
+            .is_some();
+        if !has_xtest {
+            return Err(X11Error::NoXtest {
+                display: display.to_owned(),
+            });
+        }
+        let atoms = Atoms::new(&conn)
+            .during("interning atoms")?
+            .reply()
+            .during("interning atoms")?;
+        Ok(X11 {
+            conn,
+            root,
+            setup_size,
+            atoms,
+            input: Mutex::new(keyboard::InputState::default()),
+        })
+    }
+
+    /// The current size of the root window in pixels (follows RandR resizes).
+    pub fn screen_size(&self) -> (u32, u32) {
+        let geometry = self
+            .conn
+            .get_geometry(self.root)
+            .ok()
+            .and_then(|cookie| cookie.reply().ok());
+        match geometry {
+            Some(g) => (u32::from(g.width), u32::from(g.height)),
+            None => self.setup_size,
+        }
+    }
+
+    fn lock_input(&self) -> MutexGuard<'_, keyboard::InputState> {
+        // A panic while typing leaves nothing half-updated that later calls rely on: the
+        // keyboard map is re-read whenever it may have changed.
+        self.input.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// One synthetic XTEST event; `detail` is a keycode or button number.
+    fn fake(
+        &self,
+        kind: u8,
+        detail: u8,
+        (x, y): (i16, i16),
+        operation: &'static str,
+    ) -> Result<VoidCookie<'_, RustConnection>, X11Error> {
+        self.conn
+            .xtest_fake_input(kind, detail, x11rb::CURRENT_TIME, self.root, x, y, 0)
+            .during(operation)
+    }
+
+    /// Waits until the server has processed every request sent so far and reports the first
+    /// error among `cookies`.
+    fn check_all<'c>(
+        cookies: impl IntoIterator<Item = VoidCookie<'c, RustConnection>>,
+        operation: &'static str,
+    ) -> Result<(), X11Error> {
+        cookies
+            .into_iter()
+            .try_for_each(|cookie| cookie.check().during(operation))
+    }
+}
+
+/// Attaches the operation being attempted to low-level x11rb errors.
+trait During<T> {
+    fn during(self, operation: &'static str) -> Result<T, X11Error>;
+}
+
+impl<T> During<T> for Result<T, ConnectionError> {
+    fn during(self, operation: &'static str) -> Result<T, X11Error> {
+        self.map_err(|cause| X11Error::Connection { operation, cause })
+    }
+}
+
+impl<T> During<T> for Result<T, ReplyError> {
+    fn during(self, operation: &'static str) -> Result<T, X11Error> {
+        self.map_err(|err| match err {
+            ReplyError::ConnectionError(cause) => X11Error::Connection { operation, cause },
+            ReplyError::X11Error(cause) => X11Error::Request { operation, cause },
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::X11;
+
+    #[test]
+    fn x11_is_send_and_sync() {
+        fn assert_send_sync<T: Send + Sync>() {}
+        assert_send_sync::<X11>();
+    }
+}

@@ -1,0 +1,527 @@
+//! AT-SPI2 over D-Bus: applications, frames, trees and element actions.
+//!
+//! Calls go out many at once on one connection, each with a timeout, so one slow application
+//! costs its own deadline and never the server's.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use futures::future::{BoxFuture, FutureExt, join_all};
+use serde::de::DeserializeOwned;
+use tokio::sync::Semaphore;
+use zbus::zvariant::{DynamicType, OwnedObjectPath, OwnedValue, Type};
+
+use deskhand_core::model::{ElementHandle, Node, Rect, Role};
+
+use crate::translate;
+
+const REGISTRY: &str = "org.a11y.atspi.Registry";
+const ROOT_PATH: &str = "/org/a11y/atspi/accessible/root";
+const ACCESSIBLE: &str = "org.a11y.atspi.Accessible";
+const COMPONENT: &str = "org.a11y.atspi.Component";
+const ACTION: &str = "org.a11y.atspi.Action";
+const TEXT: &str = "org.a11y.atspi.Text";
+const VALUE: &str = "org.a11y.atspi.Value";
+const APPLICATION: &str = "org.a11y.atspi.Application";
+const COORD_SCREEN: u32 = 0;
+
+/// Why an AT-SPI request failed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum AtspiError {
+    #[error(
+        "the accessibility bus cannot be reached ({0}); start the desktop with `eval \"$(deskhand desktop start)\"` or make sure at-spi2-core is running"
+    )]
+    NoBus(String),
+    #[error("{what} did not answer within {ms} ms")]
+    Timeout { what: String, ms: u128 },
+    #[error("{what} failed: {source}")]
+    Call {
+        what: String,
+        #[source]
+        source: zbus::Error,
+    },
+}
+
+/// One accessible object: the bus name of its application and its object path.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct ObjectRef {
+    pub bus: String,
+    pub path: String,
+}
+
+impl ObjectRef {
+    pub fn handle(&self) -> ElementHandle {
+        ElementHandle(format!("{}|{}", self.bus, self.path))
+    }
+
+    pub fn from_handle(handle: &ElementHandle) -> Option<Self> {
+        let (bus, path) = handle.0.split_once('|')?;
+        Some(Self {
+            bus: bus.into(),
+            path: path.into(),
+        })
+    }
+}
+
+/// An application's root object as the registry lists it.
+#[derive(Debug, Clone)]
+pub struct Application {
+    pub root: ObjectRef,
+    pub pid: Option<u32>,
+    pub name: String,
+    pub toolkit: String,
+    pub toolkit_version: String,
+}
+
+/// A top-level accessible object of an application: a frame, window or dialog.
+#[derive(Debug, Clone)]
+pub struct Frame {
+    pub object: ObjectRef,
+    pub name: String,
+    pub extents: Option<Rect>,
+    pub active: bool,
+}
+
+/// Limits for one tree read.
+#[derive(Debug, Clone, Copy)]
+pub struct WalkLimits {
+    pub max_nodes: usize,
+    pub deadline: Duration,
+}
+
+/// How to read one application's tree.
+#[derive(Debug, Clone, Copy)]
+pub struct WalkStyle {
+    /// Added to every extent: moves window-relative extents (GTK4) to the screen.
+    pub offset: (i32, i32),
+    /// Whether the toolkit marks on-screen elements Showing (GTK 4.8 marks only its toplevel).
+    pub showing_reliable: bool,
+}
+
+impl Default for WalkLimits {
+    fn default() -> Self {
+        Self {
+            max_nodes: 5_000,
+            deadline: Duration::from_secs(5),
+        }
+    }
+}
+
+/// A tree read, with why it is incomplete when it is.
+pub struct Walked {
+    pub root: Node,
+    pub partial: Option<String>,
+}
+
+pub struct Atspi {
+    conn: zbus::Connection,
+    call_timeout: Duration,
+    in_flight: Arc<Semaphore>,
+    /// Bus name → (pid, name, toolkit, version): stable for the life of a connection.
+    apps: std::sync::Mutex<HashMap<String, Application>>,
+}
+
+/// Calls kept in flight at once: enough to hide the round trip, few enough not to flood an app.
+const MAX_IN_FLIGHT: usize = 64;
+
+impl Atspi {
+    pub async fn connect(call_timeout: Duration) -> Result<Self, AtspiError> {
+        let address = match std::env::var("AT_SPI_BUS_ADDRESS") {
+            Ok(address) if !address.is_empty() => address,
+            _ => bus_address(call_timeout).await?,
+        };
+        let conn = tokio::time::timeout(call_timeout * 2, async {
+            zbus::connection::Builder::address(address.as_str())?
+                .method_timeout(call_timeout)
+                .build()
+                .await
+        })
+        .await
+        .map_err(|_| AtspiError::NoBus(format!("connecting to {address} timed out")))?
+        .map_err(|err| AtspiError::NoBus(format!("connecting to {address}: {err}")))?;
+        Ok(Self {
+            conn,
+            call_timeout,
+            in_flight: Arc::new(Semaphore::new(MAX_IN_FLIGHT)),
+            apps: std::sync::Mutex::new(HashMap::new()),
+        })
+    }
+
+    async fn call<B, R>(
+        &self,
+        object: &ObjectRef,
+        interface: &str,
+        method: &str,
+        body: &B,
+    ) -> Result<R, AtspiError>
+    where
+        B: serde::Serialize + DynamicType,
+        R: DeserializeOwned + Type,
+    {
+        let what = || format!("{interface}.{method} on {}{}", object.bus, object.path);
+        let _permit = self.in_flight.acquire().await.expect("never closed");
+        let reply = tokio::time::timeout(
+            self.call_timeout,
+            self.conn.call_method(
+                Some(object.bus.as_str()),
+                object.path.as_str(),
+                Some(interface),
+                method,
+                body,
+            ),
+        )
+        .await
+        .map_err(|_| AtspiError::Timeout {
+            what: what(),
+            ms: self.call_timeout.as_millis(),
+        })?
+        .map_err(|source| AtspiError::Call {
+            what: what(),
+            source,
+        })?;
+        reply
+            .body()
+            .deserialize::<R>()
+            .map_err(|source| AtspiError::Call {
+                what: what(),
+                source,
+            })
+    }
+
+    async fn property(
+        &self,
+        object: &ObjectRef,
+        interface: &str,
+        name: &str,
+    ) -> Result<OwnedValue, AtspiError> {
+        self.call(
+            object,
+            "org.freedesktop.DBus.Properties",
+            "Get",
+            &(interface, name),
+        )
+        .await
+    }
+
+    async fn string_property(
+        &self,
+        object: &ObjectRef,
+        interface: &str,
+        name: &str,
+    ) -> Result<String, AtspiError> {
+        let value = self.property(object, interface, name).await?;
+        Ok(String::try_from(value).unwrap_or_default())
+    }
+
+    async fn children(&self, object: &ObjectRef) -> Result<Vec<ObjectRef>, AtspiError> {
+        let children: Vec<(String, OwnedObjectPath)> =
+            self.call(object, ACCESSIBLE, "GetChildren", &()).await?;
+        Ok(children
+            .into_iter()
+            .map(|(bus, path)| ObjectRef {
+                bus,
+                path: path.as_str().to_owned(),
+            })
+            // Applications report defunct children as a null path; they are not elements.
+            .filter(|o| o.path != "/org/a11y/atspi/null" && !o.bus.is_empty())
+            .collect())
+    }
+
+    /// Every application registered on the bus, with its process id.
+    pub async fn applications(&self) -> Result<Vec<Application>, AtspiError> {
+        let registry = ObjectRef {
+            bus: REGISTRY.into(),
+            path: ROOT_PATH.into(),
+        };
+        let roots = self.children(&registry).await?;
+        let known: HashMap<String, Application> = self.apps.lock().expect("not poisoned").clone();
+        let lookups = roots.into_iter().map(|root| {
+            let cached = known.get(&root.bus).cloned();
+            async move {
+                if let Some(app) = cached {
+                    return Some(app);
+                }
+                let dbus = ObjectRef {
+                    bus: "org.freedesktop.DBus".into(),
+                    path: "/org/freedesktop/DBus".into(),
+                };
+                let bus_name = (root.bus.clone(),);
+                let (pid, name, toolkit, version) = futures::join!(
+                    self.call::<_, u32>(
+                        &dbus,
+                        "org.freedesktop.DBus",
+                        "GetConnectionUnixProcessID",
+                        &bus_name
+                    ),
+                    self.string_property(&root, ACCESSIBLE, "Name"),
+                    self.string_property(&root, APPLICATION, "ToolkitName"),
+                    self.string_property(&root, APPLICATION, "Version"),
+                );
+                // An application that does not answer its name is hung or gone: leave it out.
+                let name = name.ok()?;
+                Some(Application {
+                    root,
+                    pid: pid.ok(),
+                    name,
+                    toolkit: toolkit.unwrap_or_default(),
+                    toolkit_version: version.unwrap_or_default(),
+                })
+            }
+        });
+        let apps: Vec<Application> = join_all(lookups).await.into_iter().flatten().collect();
+        let mut cache = self.apps.lock().expect("not poisoned");
+        cache.clear();
+        for app in &apps {
+            cache.insert(app.root.bus.clone(), app.clone());
+        }
+        Ok(apps)
+    }
+
+    /// The top-level objects of an application, with their names and extents.
+    pub async fn frames(&self, app: &Application) -> Result<Vec<Frame>, AtspiError> {
+        let children = self.children(&app.root).await?;
+        let frames = children.into_iter().map(|object| async move {
+            let (name, extents, state) = futures::join!(
+                self.string_property(&object, ACCESSIBLE, "Name"),
+                self.extents(&object),
+                self.call::<_, Vec<u32>>(&object, ACCESSIBLE, "GetState", &()),
+            );
+            let active = state
+                .map(|words| translate::state_set(&words).contains(atspi::State::Active))
+                .unwrap_or(false);
+            Some(Frame {
+                object,
+                name: name.ok()?,
+                extents: extents.ok().flatten(),
+                active,
+            })
+        });
+        Ok(join_all(frames).await.into_iter().flatten().collect())
+    }
+
+    /// The element's extents in the coordinates its toolkit reports for the screen.
+    pub async fn extents(&self, object: &ObjectRef) -> Result<Option<Rect>, AtspiError> {
+        let (x, y, w, h): (i32, i32, i32, i32) = self
+            .call(object, COMPONENT, "GetExtents", &(COORD_SCREEN,))
+            .await?;
+        Ok((w > 0 && h > 0).then(|| Rect::new(x, y, w as u32, h as u32)))
+    }
+
+    pub async fn action_names(&self, object: &ObjectRef) -> Result<Vec<String>, AtspiError> {
+        let actions: Vec<(String, String, String)> =
+            self.call(object, ACTION, "GetActions", &()).await?;
+        Ok(actions.into_iter().map(|(name, _, _)| name).collect())
+    }
+
+    /// Runs the named action; false when the element has no such action or refused it.
+    pub async fn do_action(&self, object: &ObjectRef, name: &str) -> Result<bool, AtspiError> {
+        let names = self.action_names(object).await?;
+        let Some(index) = names.iter().position(|n| n.eq_ignore_ascii_case(name)) else {
+            return Ok(false);
+        };
+        self.call(object, ACTION, "DoAction", &(index as i32)).await
+    }
+
+    /// All of an element's text. GTK4 answers an end offset of -1 with nothing, so an empty
+    /// answer is asked again with the real length.
+    pub async fn text(&self, object: &ObjectRef) -> Result<String, AtspiError> {
+        let text: String = self.call(object, TEXT, "GetText", &(0i32, -1i32)).await?;
+        if !text.is_empty() {
+            return Ok(text);
+        }
+        let count = self.property(object, TEXT, "CharacterCount").await?;
+        match i32::try_from(count) {
+            Ok(count) if count > 0 => self.call(object, TEXT, "GetText", &(0i32, count)).await,
+            _ => Ok(text),
+        }
+    }
+
+    pub async fn grab_focus(&self, object: &ObjectRef) -> Result<bool, AtspiError> {
+        self.call(object, COMPONENT, "GrabFocus", &()).await
+    }
+
+    pub async fn tree(
+        &self,
+        root: &ObjectRef,
+        style: WalkStyle,
+        limits: WalkLimits,
+    ) -> Result<Walked, AtspiError> {
+        let walk = Walk {
+            atspi: self,
+            style,
+            started: Instant::now(),
+            limits,
+            nodes: AtomicUsize::new(0),
+            failed: AtomicUsize::new(0),
+            cut: AtomicBool::new(false),
+        };
+        let root_node = walk.node(root.clone(), true).await?;
+        let nodes = walk.nodes.load(Ordering::Relaxed);
+        let failed = walk.failed.load(Ordering::Relaxed);
+        let partial = if walk.cut.load(Ordering::Relaxed) {
+            Some(format!(
+                "stopped after {:.1} s at {nodes} nodes (limit {} nodes, {} s)",
+                walk.started.elapsed().as_secs_f64(),
+                limits.max_nodes,
+                limits.deadline.as_secs()
+            ))
+        } else if failed > 0 {
+            Some(format!("{failed} elements did not answer and are missing"))
+        } else {
+            None
+        };
+        Ok(Walked {
+            root: root_node,
+            partial,
+        })
+    }
+}
+
+struct Walk<'a> {
+    atspi: &'a Atspi,
+    style: WalkStyle,
+    started: Instant,
+    limits: WalkLimits,
+    nodes: AtomicUsize,
+    failed: AtomicUsize,
+    cut: AtomicBool,
+}
+
+impl Walk<'_> {
+    fn over_budget(&self) -> bool {
+        let over = self.nodes.load(Ordering::Relaxed) >= self.limits.max_nodes
+            || self.started.elapsed() >= self.limits.deadline;
+        if over {
+            self.cut.store(true, Ordering::Relaxed);
+        }
+        over
+    }
+
+    fn node(&self, object: ObjectRef, is_root: bool) -> BoxFuture<'_, Result<Node, AtspiError>> {
+        async move {
+            self.nodes.fetch_add(1, Ordering::Relaxed);
+            let a = self.atspi;
+            let (role, state, interfaces, name, children) = futures::join!(
+                a.call::<_, u32>(&object, ACCESSIBLE, "GetRole", &()),
+                a.call::<_, Vec<u32>>(&object, ACCESSIBLE, "GetState", &()),
+                a.call::<_, Vec<String>>(&object, ACCESSIBLE, "GetInterfaces", &()),
+                a.string_property(&object, ACCESSIBLE, "Name"),
+                a.children(&object),
+            );
+            let role = translate::role(role?);
+            let set = translate::state_set(&state?);
+            let states = translate::states(set, role, self.style.showing_reliable);
+            let interfaces = interfaces.unwrap_or_default();
+            let has = |suffix: &str| interfaces.iter().any(|i| i.ends_with(suffix));
+            let name = match name.unwrap_or_default() {
+                name if self.style.showing_reliable => name,
+                name => translate::gtk4_name(name),
+            };
+            let children = children.unwrap_or_default();
+
+            let wants_text = role != Role::Password
+                && has(".Text")
+                && (states.editable || matches!(role, Role::Text | Role::Combobox));
+            let wants_value = role != Role::Password && has(".Value");
+            let (bounds, actions, text, value) = futures::join!(
+                async {
+                    if has(".Component") && (states.visible || is_root) {
+                        a.extents(&object).await.ok().flatten()
+                    } else {
+                        None
+                    }
+                },
+                async {
+                    if has(".Action") {
+                        a.action_names(&object).await.unwrap_or_default()
+                    } else {
+                        Vec::new()
+                    }
+                },
+                async {
+                    if wants_text {
+                        a.text(&object).await.ok()
+                    } else {
+                        None
+                    }
+                },
+                async {
+                    if wants_value {
+                        a.property(&object, VALUE, "CurrentValue")
+                            .await
+                            .ok()
+                            .and_then(|v| f64::try_from(v).ok())
+                    } else {
+                        None
+                    }
+                },
+            );
+            let (dx, dy) = self.style.offset;
+            let bounds = bounds.map(|b| Rect::new(b.x + dx, b.y + dy, b.width, b.height));
+            let value = text.or_else(|| value.map(format_number));
+
+            // Hidden subtrees are not read: the observation only counts them.
+            let children = if (states.visible || is_root) && !self.over_budget() {
+                let reads = children.into_iter().map(|child| self.node(child, false));
+                join_all(reads)
+                    .await
+                    .into_iter()
+                    .filter_map(|child| match child {
+                        Ok(node) => Some(node),
+                        Err(_) => {
+                            self.failed.fetch_add(1, Ordering::Relaxed);
+                            None
+                        }
+                    })
+                    .collect()
+            } else {
+                Vec::new()
+            };
+            Ok(Node {
+                handle: object.handle(),
+                role,
+                name,
+                value,
+                states,
+                bounds,
+                actions,
+                children,
+            })
+        }
+        .boxed()
+    }
+}
+
+/// A slider's value as a person would write it: no trailing ".0".
+fn format_number(value: f64) -> String {
+    if value.fract() == 0.0 && value.abs() < 1e15 {
+        format!("{}", value as i64)
+    } else {
+        format!("{value}")
+    }
+}
+
+/// Asks the session bus where the accessibility bus is.
+async fn bus_address(timeout: Duration) -> Result<String, AtspiError> {
+    let lookup = async {
+        let session = zbus::Connection::session().await?;
+        let reply = session
+            .call_method(
+                Some("org.a11y.Bus"),
+                "/org/a11y/bus",
+                Some("org.a11y.Bus"),
+                "GetAddress",
+                &(),
+            )
+            .await?;
+        reply.body().deserialize::<String>()
+    };
+    match tokio::time::timeout(timeout * 2, lookup).await {
+        Ok(Ok(address)) => Ok(address),
+        Ok(Err(err)) => Err(AtspiError::NoBus(err.to_string())),
+        Err(_) => Err(AtspiError::NoBus("the session bus did not answer".into())),
+    }
+}

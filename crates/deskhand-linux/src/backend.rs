@@ -1,0 +1,606 @@
+//! The Linux [`Backend`]: X11 for windows, input and pixels, AT-SPI2 for trees and actions.
+//!
+//! x11rb is blocking, so every X request runs on the blocking pool under a deadline; AT-SPI calls
+//! carry their own timeouts. No call can hang the server on one unresponsive application.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use deskhand_core::backend::{Backend, InputOutcome, Partial};
+use deskhand_core::error::{Error, ErrorKind, Result};
+use deskhand_core::model::{
+    AppInfo, ElementHandle, Modifier, MouseButton, Point, Rect, RgbImage, ScrollDirection, Tree,
+    WindowInfo,
+};
+use tokio::sync::OnceCell;
+
+use crate::atspi::{Application, Atspi, AtspiError, Frame, ObjectRef, WalkLimits, WalkStyle};
+use crate::x11::{self, X11, X11Error, XRect, XWindow};
+
+/// One X request round trip never takes this long on a live server.
+const X_DEADLINE: Duration = Duration::from_secs(5);
+/// A D-Bus call to one accessible object.
+const CALL_TIMEOUT: Duration = Duration::from_millis(1500);
+
+/// Where a toolkit's extents are measured from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Origin {
+    Screen,
+    /// GTK4 reports extents relative to its window; add the X window origin plus this inset.
+    Window {
+        dx: i32,
+        dy: i32,
+    },
+}
+
+pub struct LinuxBackend {
+    x11: Arc<X11>,
+    atspi: OnceCell<Arc<Atspi>>,
+    walk_limits: WalkLimits,
+    /// X window → how its toolkit's extents map to the screen, learned when its frame is matched.
+    origins: Mutex<HashMap<u64, Origin>>,
+}
+
+impl LinuxBackend {
+    /// Connects to the X server now; the accessibility bus is connected on first use.
+    pub fn connect() -> Result<Self> {
+        let x11 = X11::connect().map_err(x_error)?;
+        Ok(Self {
+            x11: Arc::new(x11),
+            atspi: OnceCell::new(),
+            walk_limits: WalkLimits::default(),
+            origins: Mutex::new(HashMap::new()),
+        })
+    }
+
+    async fn atspi(&self) -> Result<&Arc<Atspi>> {
+        self.atspi
+            .get_or_try_init(|| async { Atspi::connect(CALL_TIMEOUT).await.map(Arc::new) })
+            .await
+            .map_err(atspi_error)
+    }
+
+    /// Runs a blocking X request on the blocking pool, under a deadline.
+    async fn x<T, F>(&self, what: &'static str, deadline: Duration, work: F) -> Result<T>
+    where
+        T: Send + 'static,
+        F: FnOnce(&X11) -> std::result::Result<T, X11Error> + Send + 'static,
+    {
+        let x11 = Arc::clone(&self.x11);
+        let job = tokio::task::spawn_blocking(move || work(&x11));
+        match tokio::time::timeout(deadline, job).await {
+            Ok(Ok(result)) => result.map_err(x_error),
+            Ok(Err(join)) => Err(Error::platform(format!(
+                "the X request for {what} crashed ({join}); try again"
+            ))),
+            Err(_) => Err(Error::new(
+                ErrorKind::Timeout,
+                format!(
+                    "the X server did not answer {what} within {} s; check that the display is alive, then try again",
+                    deadline.as_secs()
+                ),
+            )),
+        }
+    }
+
+    async fn x_windows(&self) -> Result<(Vec<XWindow>, Option<u32>)> {
+        self.x("listing windows", X_DEADLINE, |x| {
+            Ok((x.windows()?, x.active_window()?))
+        })
+        .await
+    }
+
+    /// Application names by process id, from the accessibility bus where it answers.
+    async fn app_names(&self) -> HashMap<u32, String> {
+        let Ok(atspi) = self.atspi().await else {
+            return HashMap::new();
+        };
+        atspi
+            .applications()
+            .await
+            .unwrap_or_default()
+            .into_iter()
+            .filter_map(|app| Some((app.pid?, app.name)))
+            .filter(|(_, name)| !name.is_empty())
+            .collect()
+    }
+
+    fn window_info(
+        window: &XWindow,
+        active: Option<u32>,
+        names: &HashMap<u32, String>,
+    ) -> WindowInfo {
+        let app_name = window
+            .pid
+            .and_then(|pid| names.get(&pid).cloned())
+            .or_else(|| window.wm_class.clone())
+            .or_else(|| window.pid.and_then(process_name))
+            .unwrap_or_else(|| "unknown".into());
+        WindowInfo {
+            handle: window.id as u64,
+            title: window.title.clone(),
+            pid: window.pid,
+            app_name,
+            bounds: rect_of(window.rect),
+            focused: active == Some(window.id),
+            minimized: window.minimized,
+        }
+    }
+
+    /// The accessible frame that is this X window, and how its extents map to the screen.
+    async fn frame_of(&self, window: &WindowInfo) -> Result<(Frame, Origin)> {
+        let no_tree = |why: String| {
+            Error::new(
+                ErrorKind::NoAccessibility,
+                format!(
+                    "the window \"{}\" exposes no accessibility tree ({why}); use `screenshot` or `zoom` and act with x/y",
+                    window.title
+                ),
+            )
+        };
+        let pid = window
+            .pid
+            .ok_or_else(|| no_tree("it does not say which process owns it".into()))?;
+        let atspi = self.atspi().await?;
+        let apps: Vec<Application> = atspi
+            .applications()
+            .await
+            .map_err(atspi_error)?
+            .into_iter()
+            .filter(|app| app.pid == Some(pid))
+            .collect();
+        if apps.is_empty() {
+            return Err(no_tree(format!(
+                "process {pid} is not registered on the accessibility bus"
+            )));
+        }
+        let mut frames: Vec<(Frame, &Application)> = Vec::new();
+        for (app, result) in apps
+            .iter()
+            .zip(futures::future::join_all(apps.iter().map(|app| atspi.frames(app))).await)
+        {
+            frames.extend(result.map_err(atspi_error)?.into_iter().map(|f| (f, app)));
+        }
+        let (siblings, _) = self.x_windows().await?;
+        let siblings: Vec<WindowInfo> = siblings
+            .iter()
+            .filter(|w| w.pid == Some(pid))
+            .map(|w| Self::window_info(w, None, &HashMap::new()))
+            .collect();
+        let chosen = match_frame(window, &siblings, &frames).ok_or_else(|| {
+            no_tree(format!(
+                "none of process {pid}'s accessible frames matches it"
+            ))
+        })?;
+        let (frame, app) = &frames[chosen];
+        let origin = origin_for(app, frame, window);
+        self.origins
+            .lock()
+            .expect("not poisoned")
+            .insert(window.handle, origin);
+        Ok((frame.clone(), origin))
+    }
+
+    async fn origin_of(&self, window: &WindowInfo) -> Result<Origin> {
+        let known = self
+            .origins
+            .lock()
+            .expect("not poisoned")
+            .get(&window.handle)
+            .copied();
+        match known {
+            Some(origin) => Ok(origin),
+            None => Ok(self.frame_of(window).await?.1),
+        }
+    }
+
+    async fn input<F>(&self, what: &'static str, work: F) -> Result<()>
+    where
+        F: FnOnce(&X11) -> std::result::Result<(), X11Error> + Send + 'static,
+    {
+        self.x(what, X_DEADLINE, work).await
+    }
+}
+
+/// Picks, for one X window, the frame that is its own among the process's frames: each window of
+/// the process gets a different frame, matched on title first and geometry second.
+fn match_frame(
+    window: &WindowInfo,
+    siblings: &[WindowInfo],
+    frames: &[(Frame, &Application)],
+) -> Option<usize> {
+    let score = |w: &WindowInfo, frame: &Frame, app: &Application| -> i64 {
+        let title = if frame.name == w.title {
+            0
+        } else if !frame.name.is_empty() && w.title.contains(&frame.name) {
+            5_000
+        } else {
+            50_000
+        };
+        let geometry = match (frame.extents, origin_for(app, frame, w)) {
+            (Some(e), Origin::Screen) => {
+                let (fc, wc) = (e.center(), w.bounds.center());
+                ((fc.x - wc.x).abs() + (fc.y - wc.y).abs()) as i64
+                    + (e.width as i64 - w.bounds.width as i64).abs()
+                    + (e.height as i64 - w.bounds.height as i64).abs()
+            }
+            (Some(e), Origin::Window { .. }) => {
+                (e.width as i64 - w.bounds.width as i64).abs()
+                    + (e.height as i64 - w.bounds.height as i64).abs()
+            }
+            (None, _) => 20_000,
+        };
+        let active = if w.focused && frame.active { 0 } else { 100 };
+        title + geometry + active
+    };
+    let mut pairs: Vec<(i64, usize, usize)> = Vec::new();
+    for (wi, w) in siblings.iter().enumerate() {
+        for (fi, (frame, app)) in frames.iter().enumerate() {
+            pairs.push((score(w, frame, app), wi, fi));
+        }
+    }
+    if !siblings.iter().any(|w| w.handle == window.handle) {
+        return frames
+            .iter()
+            .enumerate()
+            .min_by_key(|(_, (f, a))| score(window, f, a))
+            .map(|(i, _)| i);
+    }
+    pairs.sort();
+    let mut used_windows = vec![false; siblings.len()];
+    let mut used_frames = vec![false; frames.len()];
+    for (_, wi, fi) in pairs {
+        if used_windows[wi] || used_frames[fi] {
+            continue;
+        }
+        used_windows[wi] = true;
+        used_frames[fi] = true;
+        if siblings[wi].handle == window.handle {
+            return Some(fi);
+        }
+    }
+    None
+}
+
+fn origin_for(app: &Application, frame: &Frame, window: &WindowInfo) -> Origin {
+    let gtk4 = app.toolkit.eq_ignore_ascii_case("gtk") && app.toolkit_version.starts_with('4');
+    match (gtk4, frame.extents) {
+        (true, Some(e)) => Origin::Window {
+            dx: (window.bounds.width as i32 - e.width as i32) / 2,
+            dy: (window.bounds.height as i32 - e.height as i32) / 2,
+        },
+        (true, None) => Origin::Window { dx: 0, dy: 0 },
+        (false, _) => Origin::Screen,
+    }
+}
+
+fn offset_of(origin: Origin, window: &WindowInfo) -> (i32, i32) {
+    match origin {
+        Origin::Screen => (0, 0),
+        Origin::Window { dx, dy } => (window.bounds.x + dx, window.bounds.y + dy),
+    }
+}
+
+fn rect_of(r: XRect) -> Rect {
+    Rect::new(r.x, r.y, r.width, r.height)
+}
+
+fn process_name(pid: u32) -> Option<String> {
+    std::fs::read_to_string(format!("/proc/{pid}/comm"))
+        .ok()
+        .map(|s| s.trim().to_owned())
+}
+
+fn x_error(err: X11Error) -> Error {
+    let kind = match err {
+        X11Error::NoDisplay | X11Error::Connect { .. } | X11Error::Connection { .. } => {
+            ErrorKind::NoDisplay
+        }
+        X11Error::NoXtest { .. } | X11Error::NoWindowManager => ErrorKind::Unsupported,
+        _ => ErrorKind::Platform,
+    };
+    Error::new(kind, err.to_string())
+}
+
+fn atspi_error(err: AtspiError) -> Error {
+    match err {
+        AtspiError::NoBus(_) => Error::new(ErrorKind::NoAccessibility, err.to_string()),
+        AtspiError::Timeout { .. } => Error::new(
+            ErrorKind::Timeout,
+            format!(
+                "{err}; the application may be busy or hung: try again, or use `screenshot` and act with x/y"
+            ),
+        ),
+        _ => Error::platform(format!("{err}; call `observe` again")),
+    }
+}
+
+fn x_button(button: MouseButton) -> x11::Button {
+    match button {
+        MouseButton::Left => x11::Button::Left,
+        MouseButton::Middle => x11::Button::Middle,
+        MouseButton::Right => x11::Button::Right,
+    }
+}
+
+fn modifier_keysyms(modifiers: &[Modifier]) -> Vec<u32> {
+    modifiers
+        .iter()
+        .map(|m| match m {
+            Modifier::Shift => 0xffe1,
+            Modifier::Ctrl => 0xffe3,
+            Modifier::Alt => 0xffe9,
+            Modifier::Super => 0xffeb,
+        })
+        .collect()
+}
+
+fn key_error(err: x11::KeyError) -> Error {
+    Error::bad_argument(err.to_string())
+}
+
+/// Typing takes time in proportion to its length; the deadline grows with it.
+fn typing_deadline(chars: usize) -> Duration {
+    X_DEADLINE + Duration::from_millis(5 * chars as u64)
+}
+
+impl Backend for LinuxBackend {
+    async fn apps(&self) -> Result<Vec<AppInfo>> {
+        let (listed, names) = tokio::join!(self.x_windows(), self.app_names());
+        let (windows, active) = listed?;
+        let mut apps: Vec<AppInfo> = Vec::new();
+        for window in &windows {
+            let Some(pid) = window.pid else { continue };
+            let info = Self::window_info(window, active, &names);
+            match apps.iter_mut().find(|a| a.pid == pid) {
+                Some(app) => {
+                    app.windows += 1;
+                    app.focused |= info.focused;
+                }
+                None => apps.push(AppInfo {
+                    pid,
+                    name: info.app_name,
+                    windows: 1,
+                    focused: info.focused,
+                }),
+            }
+        }
+        Ok(apps)
+    }
+
+    async fn windows(&self) -> Result<Vec<WindowInfo>> {
+        let (listed, names) = tokio::join!(self.x_windows(), self.app_names());
+        let (windows, active) = listed?;
+        Ok(windows
+            .iter()
+            .map(|w| Self::window_info(w, active, &names))
+            .collect())
+    }
+
+    async fn window(&self, handle: u64) -> Result<Option<WindowInfo>> {
+        let Ok(id) = u32::try_from(handle) else {
+            return Ok(None);
+        };
+        let (window, active) = self
+            .x("reading a window", X_DEADLINE, move |x| {
+                Ok((x.window(id)?, x.active_window()?))
+            })
+            .await?;
+        let Some(window) = window else {
+            return Ok(None);
+        };
+        let names = match window.pid {
+            Some(_) => self.app_names().await,
+            None => HashMap::new(),
+        };
+        Ok(Some(Self::window_info(&window, active, &names)))
+    }
+
+    async fn screen(&self) -> Result<Rect> {
+        let (width, height) = self
+            .x("reading the screen size", X_DEADLINE, |x| {
+                Ok(x.screen_size())
+            })
+            .await?;
+        Ok(Rect::new(0, 0, width, height))
+    }
+
+    async fn tree(&self, window: &WindowInfo) -> Result<Tree> {
+        let (frame, origin) = self.frame_of(window).await?;
+        let atspi = self.atspi().await?;
+        let walked = atspi
+            .tree(
+                &frame.object,
+                WalkStyle {
+                    offset: offset_of(origin, window),
+                    // Window-relative extents and toplevel-only Showing come together: GTK4.
+                    showing_reliable: origin == Origin::Screen,
+                },
+                self.walk_limits,
+            )
+            .await
+            .map_err(atspi_error)?;
+        Ok(Tree {
+            root: walked.root,
+            partial: walked.partial,
+        })
+    }
+
+    async fn element_bounds(
+        &self,
+        window: &WindowInfo,
+        element: &ElementHandle,
+    ) -> Result<Option<Rect>> {
+        let object = object_of(element)?;
+        let origin = self.origin_of(window).await?;
+        let atspi = self.atspi().await?;
+        let (dx, dy) = offset_of(origin, window);
+        match atspi.extents(&object).await {
+            Ok(extents) => Ok(extents.map(|e| Rect::new(e.x + dx, e.y + dy, e.width, e.height))),
+            Err(AtspiError::Call { .. }) => Ok(None),
+            Err(err) => Err(atspi_error(err)),
+        }
+    }
+
+    async fn do_action(&self, element: &ElementHandle, action: &str) -> Result<()> {
+        let object = object_of(element)?;
+        let done = self
+            .atspi()
+            .await?
+            .do_action(&object, action)
+            .await
+            .map_err(atspi_error)?;
+        if done {
+            Ok(())
+        } else {
+            Err(Error::platform(format!(
+                "the element refused its \"{action}\" action (it may be disabled or gone)"
+            )))
+        }
+    }
+
+    async fn focus_element(&self, element: &ElementHandle) -> Result<()> {
+        let object = object_of(element)?;
+        let focused = self
+            .atspi()
+            .await?
+            .grab_focus(&object)
+            .await
+            .map_err(atspi_error)?;
+        if focused {
+            Ok(())
+        } else {
+            Err(Error::platform("the element refused keyboard focus"))
+        }
+    }
+
+    async fn click(
+        &self,
+        at: Point,
+        button: MouseButton,
+        count: u32,
+        modifiers: &[Modifier],
+    ) -> Result<()> {
+        let held = modifier_keysyms(modifiers);
+        self.input("a click", move |x| {
+            x.click(at.x, at.y, x_button(button), count, &held)
+        })
+        .await
+    }
+
+    async fn scroll(
+        &self,
+        at: Option<Point>,
+        direction: ScrollDirection,
+        amount: u32,
+    ) -> Result<()> {
+        let direction = match direction {
+            ScrollDirection::Up => x11::ScrollDirection::Up,
+            ScrollDirection::Down => x11::ScrollDirection::Down,
+            ScrollDirection::Left => x11::ScrollDirection::Left,
+            ScrollDirection::Right => x11::ScrollDirection::Right,
+        };
+        self.input("a scroll", move |x| {
+            if let Some(at) = at {
+                x.move_pointer(at.x, at.y)?;
+            }
+            x.scroll(direction, amount)
+        })
+        .await
+    }
+
+    async fn drag(
+        &self,
+        from: Point,
+        to: Point,
+        button: MouseButton,
+        modifiers: &[Modifier],
+    ) -> Result<()> {
+        let held = modifier_keysyms(modifiers);
+        self.input("a drag", move |x| {
+            x.drag((from.x, from.y), (to.x, to.y), x_button(button), &held)
+        })
+        .await
+    }
+
+    fn check_keys(&self, keys: &str) -> Result<()> {
+        x11::parse_keys(keys).map(drop).map_err(key_error)
+    }
+
+    async fn press_keys(&self, keys: &str) -> Result<InputOutcome> {
+        let chords = x11::parse_keys(keys).map_err(key_error)?;
+        let total = chords.len();
+        let pressed = self
+            .x("pressing keys", X_DEADLINE, move |x| {
+                let mut pressed = 0;
+                for chord in &chords {
+                    if let Err(err) = x.press_chords(std::slice::from_ref(chord)) {
+                        return Ok((pressed, Some(err)));
+                    }
+                    pressed += 1;
+                }
+                Ok((pressed, None))
+            })
+            .await?;
+        match pressed {
+            (_, None) => Ok(InputOutcome::Done),
+            (0, Some(err)) => Err(x_error(err)),
+            (sent, Some(err)) => Ok(InputOutcome::Partial(Partial {
+                sent,
+                total,
+                unit: "key chords",
+                reason: err.to_string(),
+            })),
+        }
+    }
+
+    async fn type_text(&self, text: &str) -> Result<InputOutcome> {
+        let owned = text.to_owned();
+        let chars = text.chars().count();
+        let result = self
+            .x("typing", typing_deadline(chars), move |x| {
+                Ok(x.type_text(&owned))
+            })
+            .await?;
+        match result {
+            Ok(()) => Ok(InputOutcome::Done),
+            Err(err) if err.sent == 0 => Err(x_error(err.cause)),
+            Err(err) => Ok(InputOutcome::Partial(Partial {
+                sent: err.sent,
+                total: err.total,
+                unit: "characters",
+                reason: err.cause.to_string(),
+            })),
+        }
+    }
+
+    async fn capture(&self, rect: Rect) -> Result<RgbImage> {
+        let region = XRect {
+            x: rect.x,
+            y: rect.y,
+            width: rect.width,
+            height: rect.height,
+        };
+        let image = self
+            .x("a capture", X_DEADLINE, move |x| x.capture(region))
+            .await?;
+        Ok(RgbImage {
+            width: image.width,
+            height: image.height,
+            data: image.data,
+        })
+    }
+}
+
+fn object_of(element: &ElementHandle) -> Result<ObjectRef> {
+    ObjectRef::from_handle(element).ok_or_else(|| {
+        Error::new(
+            ErrorKind::ElementGone,
+            format!(
+                "element handle {:?} is not an accessible object; call `observe` again",
+                element.0
+            ),
+        )
+    })
+}

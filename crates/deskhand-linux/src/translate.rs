@@ -1,0 +1,173 @@
+//! Pure translation from AT-SPI's roles and states to the core model; no bus needed to test it.
+
+use atspi::{Role as A, State, StateSet};
+use deskhand_core::model::{Role, States};
+
+pub fn role(raw: u32) -> Role {
+    let Ok(role) = A::try_from(raw) else {
+        return Role::Unknown;
+    };
+    match role {
+        A::Frame | A::Window | A::InternalFrame | A::Application => Role::Window,
+        A::Dialog | A::FileChooser | A::ColorChooser | A::FontChooser | A::OptionPane => {
+            Role::Dialog
+        }
+        A::Button | A::PushButtonMenu => Role::Button,
+        A::ToggleButton => Role::Toggle,
+        A::CheckBox | A::CheckMenuItem => Role::Check,
+        A::RadioButton | A::RadioMenuItem => Role::Radio,
+        A::Text | A::Entry | A::Terminal | A::Editbar | A::DateEditor | A::Autocomplete => {
+            Role::Text
+        }
+        A::PasswordText => Role::Password,
+        A::Label | A::Static | A::AcceleratorLabel | A::Caption | A::Comment => Role::Label,
+        A::Link => Role::Link,
+        A::Image | A::Icon | A::DesktopIcon | A::Animation | A::ImageMap => Role::Image,
+        A::MenuBar => Role::Menubar,
+        A::Menu | A::PopupMenu => Role::Menu,
+        A::MenuItem | A::TearoffMenuItem => Role::Menuitem,
+        A::ComboBox => Role::Combobox,
+        A::Slider | A::Dial => Role::Slider,
+        A::SpinButton => Role::Spin,
+        A::ScrollBar => Role::Scrollbar,
+        A::List | A::ListBox | A::DescriptionList => Role::List,
+        A::ListItem | A::DescriptionTerm | A::DescriptionValue => Role::Listitem,
+        A::Tree | A::TreeTable => Role::Tree,
+        A::TreeItem => Role::Treeitem,
+        A::Table | A::DocumentSpreadsheet => Role::Table,
+        A::TableRow => Role::Row,
+        A::TableCell => Role::Cell,
+        A::ColumnHeader | A::RowHeader | A::TableColumnHeader | A::TableRowHeader | A::Header => {
+            Role::Header
+        }
+        A::PageTabList => Role::Tablist,
+        A::PageTab => Role::Tab,
+        A::ToolBar => Role::Toolbar,
+        A::StatusBar | A::InfoBar | A::Notification => Role::Statusbar,
+        A::ProgressBar | A::LevelBar => Role::Progress,
+        A::Separator => Role::Separator,
+        A::DocumentFrame
+        | A::DocumentWeb
+        | A::DocumentText
+        | A::DocumentEmail
+        | A::DocumentPresentation => Role::Document,
+        A::Heading => Role::Heading,
+        A::Paragraph | A::BlockQuote => Role::Paragraph,
+        A::Grouping | A::Section | A::Landmark | A::Article | A::Form => Role::Group,
+        A::Alert => Role::Alert,
+        A::ToolTip => Role::Tooltip,
+        A::Canvas | A::DrawingArea => Role::Canvas,
+        A::ScrollPane | A::Viewport => Role::Scrollpane,
+        A::Filler
+        | A::Panel
+        | A::RootPane
+        | A::LayeredPane
+        | A::GlassPane
+        | A::SplitPane
+        | A::HTMLContainer
+        | A::Embedded
+        | A::RedundantObject
+        | A::Page
+        | A::Footer => Role::Generic,
+        _ => Role::Unknown,
+    }
+}
+
+/// AT-SPI sends states as two 32-bit words, low word first.
+pub fn state_set(words: &[u32]) -> StateSet {
+    let low = words.first().copied().unwrap_or(0) as u64;
+    let high = words.get(1).copied().unwrap_or(0) as u64;
+    // Bits this crate version does not know are dropped, not fatal.
+    StateSet::from_bits(low | (high << 32)).unwrap_or_else(|err| StateSet::new(err.truncate()))
+}
+
+/// `showing_reliable` is false for toolkits (GTK 4.8) that set Showing on the toplevel only.
+pub fn states(set: StateSet, role: Role, showing_reliable: bool) -> States {
+    let has = |state: State| set.contains(state);
+    States {
+        enabled: has(State::Enabled) || has(State::Sensitive),
+        visible: has(State::Visible) && (has(State::Showing) || !showing_reliable),
+        focused: has(State::Focused),
+        focusable: has(State::Focusable),
+        checked: has(State::Checked),
+        checkable: has(State::Checkable),
+        selected: has(State::Selected) && role != Role::Window,
+        expanded: has(State::Expanded),
+        expandable: has(State::Expandable),
+        editable: has(State::Editable) && !has(State::ReadOnly),
+        pressed: has(State::Pressed),
+        modal: has(State::Modal),
+    }
+}
+
+/// GTK 4.8 names an unnamed widget after its class ("GtkMenuButton") and doubles a button's
+/// label into its name ("7 7"); neither is what a person reads on screen.
+pub fn gtk4_name(name: String) -> String {
+    let class_name = ["Gtk", "Adw"].iter().any(|prefix| {
+        name.strip_prefix(prefix).is_some_and(|rest| {
+            rest.starts_with(|c: char| c.is_ascii_uppercase())
+                && rest.chars().all(|c| c.is_ascii_alphanumeric())
+        })
+    });
+    if class_name {
+        return String::new();
+    }
+    let half = name.len() / 2;
+    if name.len() % 2 == 1
+        && name.is_char_boundary(half)
+        && name[half..].starts_with(' ')
+        && name[..half] == name[half + 1..]
+    {
+        return name[..half].to_owned();
+    }
+    name
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn roles_map_to_what_agents_act_on() {
+        assert_eq!(role(A::Button as u32), Role::Button);
+        assert_eq!(role(A::PasswordText as u32), Role::Password);
+        assert_eq!(role(A::Frame as u32), Role::Window);
+        assert_eq!(role(A::Filler as u32), Role::Generic);
+        assert_eq!(role(A::Entry as u32), Role::Text);
+        assert_eq!(role(9999), Role::Unknown);
+    }
+
+    #[test]
+    fn gtk4_names_lose_class_names_and_doubling() {
+        assert_eq!(gtk4_name("GtkMenuButton".into()), "");
+        assert_eq!(gtk4_name("AdwGizmo".into()), "");
+        assert_eq!(gtk4_name("7 7".into()), "7");
+        assert_eq!(gtk4_name("× ×".into()), "×");
+        assert_eq!(gtk4_name("mod mod".into()), "mod");
+        assert_eq!(gtk4_name("Gtk is fine".into()), "Gtk is fine");
+        assert_eq!(gtk4_name("New window".into()), "New window");
+        assert_eq!(gtk4_name("Undo".into()), "Undo");
+    }
+
+    #[test]
+    fn states_decode_from_both_words() {
+        let set: StateSet = [
+            State::Showing,
+            State::Visible,
+            State::Enabled,
+            State::Checked,
+        ]
+        .into_iter()
+        .collect();
+        let bits = set.bits();
+        let words = [bits as u32, (bits >> 32) as u32];
+        let states = states(state_set(&words), Role::Check, true);
+        assert!(states.visible && states.enabled && states.checked);
+        assert!(!states.focused);
+        let gtk4: StateSet = [State::Visible].into_iter().collect();
+        let bits = gtk4.bits();
+        let words = [bits as u32, (bits >> 32) as u32];
+        assert!(!super::states(state_set(&words), Role::Button, true).visible);
+        assert!(super::states(state_set(&words), Role::Button, false).visible);
+    }
+}

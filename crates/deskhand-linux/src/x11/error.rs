@@ -1,0 +1,133 @@
+use x11rb::errors::{ConnectError, ConnectionError};
+
+use super::windows::XRect;
+
+const START_DESKTOP: &str = "eval \"$(deskhand desktop start)\"";
+
+/// A failure talking to the X server.
+///
+/// Low-level causes are part of the message (and kept as typed fields) rather than exposed as
+/// `source()`, so that printing the error once says everything.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum X11Error {
+    #[error(
+        "DISPLAY is not set, so there is no X server to talk to; start the headless desktop \
+         with `{START_DESKTOP}` or export DISPLAY for a running X server"
+    )]
+    NoDisplay,
+
+    #[error(
+        "could not connect to the X server on display {display:?} ({cause}); check that it is \
+         running and that XAUTHORITY names its cookie file, or start the headless desktop with \
+         `{START_DESKTOP}`"
+    )]
+    Connect {
+        display: String,
+        cause: ConnectError,
+    },
+
+    #[error(
+        "the X server on display {display:?} lacks the XTEST extension, so no input can be \
+         synthesized; restart it with XTEST enabled (for Xvfb: `+extension XTEST`)"
+    )]
+    NoXtest { display: String },
+
+    #[error(
+        "the connection to the X server failed while {operation} ({cause}); the server has \
+         probably exited: check the desktop, restart it with `{START_DESKTOP}` if needed, and \
+         reconnect"
+    )]
+    Connection {
+        operation: &'static str,
+        cause: ConnectionError,
+    },
+
+    #[error(
+        "the X server refused a request while {operation} ({kind:?} error in {request}); a \
+         window may have vanished meanwhile, so retry, and restart the desktop if it keeps \
+         happening",
+        kind = cause.error_kind,
+        request = cause.request_name.unwrap_or("an unknown request")
+    )]
+    Request {
+        operation: &'static str,
+        cause: x11rb::x11_utils::X11Error,
+    },
+
+    #[error(
+        "the root window has neither _NET_CLIENT_LIST_STACKING nor _NET_CLIENT_LIST, so no \
+         EWMH window manager is running and top-level windows cannot be listed; start one \
+         (for example `openbox &`) or use `{START_DESKTOP}`"
+    )]
+    NoWindowManager,
+
+    #[error(
+        "the capture region {}x{} at ({}, {}) lies entirely outside the {}x{} screen; pass a \
+         region that overlaps the screen",
+        rect.width, rect.height, rect.x, rect.y, screen.0, screen.1
+    )]
+    CaptureOutsideScreen { rect: XRect, screen: (u32, u32) },
+
+    #[error(
+        "the screen's pixel format (depth {depth}, {bits_per_pixel} bits per pixel) cannot be \
+         decoded: capture needs 8-bit red, green and blue channels in 24 or 32 bits per pixel; \
+         run the X server at depth 24, e.g. `Xvfb :99 -screen 0 1920x1080x24`"
+    )]
+    UnsupportedPixelFormat { depth: u8, bits_per_pixel: u8 },
+
+    #[error(
+        "the X server returned {received} bytes of image data where the capture needs \
+         {expected}; retry, and restart the desktop if it keeps happening"
+    )]
+    MalformedImage { expected: usize, received: usize },
+
+    #[error(
+        "keysym {keysym:#x} is not on the keyboard map and no keycode is free to map it onto, \
+         so that key cannot be pressed; free a keycode (e.g. `xmodmap -e 'keycode 8 ='`) or \
+         enter the text through the accessibility API instead"
+    )]
+    NoSpareKeycode { keysym: u32 },
+}
+
+/// Typing failed part-way; `sent` characters reached the X server before the failure.
+#[derive(Debug, thiserror::Error)]
+#[error("typing failed after {sent} of {total} characters were sent: {cause}")]
+#[non_exhaustive]
+pub struct TypeError {
+    pub sent: usize,
+    pub total: usize,
+    pub cause: X11Error,
+}
+
+/// A key specification such as `"ctrl+shift+t"` could not be parsed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum KeyError {
+    #[error(
+        "the key specification is empty; pass one or more chords separated by spaces, such as \
+         \"ctrl+s\" or \"ctrl+a Delete\""
+    )]
+    Empty,
+
+    #[error(
+        "unknown key \"{token}\"; use a single character or a key name such as Return, Escape, \
+         Tab, BackSpace, Delete, Home, End, PageUp, PageDown, Up, Down, Left, Right, F1-F24, \
+         space or plus, joined to modifiers ctrl, alt, shift or super with '+' (e.g. \
+         \"ctrl+shift+t\")"
+    )]
+    UnknownKey { token: String },
+
+    #[error(
+        "\"{token}\" in \"{chord}\" is not a modifier: only the last part of a chord is a key \
+         and the parts before it must be ctrl, alt, shift or super; separate keys pressed one \
+         after another with spaces (e.g. \"ctrl+a Delete\")"
+    )]
+    NotAModifier { token: String, chord: String },
+
+    #[error(
+        "the chord \"{chord}\" has an empty part between '+' signs; write the plus key as \
+         \"plus\" (e.g. \"ctrl+plus\")"
+    )]
+    EmptyPart { chord: String },
+}

@@ -1,0 +1,467 @@
+//! Key strokes through XTEST, including keysyms that are not on the keyboard map.
+//!
+//! A keysym on the map is typed with its keycode (plus Shift if it sits in the shifted column).
+//! Any other keysym is put on a spare keycode (one with no symbols) for the duration of the call.
+//! Clients translate a key event with the keyboard map they fetch when they process it, not with
+//! the map at the time the event was sent, so a spare keycode must not get a new symbol until the
+//! client has caught up with every key already sent on it. Hence: each symbol keeps its spare for
+//! the whole call where possible, symbols are assigned in batches by looking ahead in the text,
+//! and reusing spares or restoring them at the end waits [`SETTLE`] first.
+
+use std::collections::{HashMap, HashSet};
+use std::thread::sleep;
+use std::time::Duration;
+
+use x11rb::connection::Connection as _;
+use x11rb::protocol::Event;
+use x11rb::protocol::xproto::{ConnectionExt as _, KEY_PRESS_EVENT, KEY_RELEASE_EVENT, Keycode};
+
+use super::error::{TypeError, X11Error};
+use super::keys::{Chord, keysym_for_char, sym};
+use super::{During as _, X11};
+
+/// How long a client gets to translate key events sent on spare keycodes before those keycodes
+/// are given other symbols. See the measurements in the module's integration test.
+const SETTLE: Duration = Duration::from_millis(50);
+
+const KEYMAP_OPERATION: &str = "reading the keyboard map";
+const REMAP_OPERATION: &str = "remapping a spare keycode";
+const KEY_OPERATION: &str = "sending a key event";
+
+/// Per-connection input state, behind the mutex that also serializes all synthetic input.
+#[derive(Default)]
+pub(super) struct InputState {
+    keymap: Option<Keymap>,
+}
+
+impl InputState {
+    /// The keyboard map, re-read if anyone (including us) changed it since it was last read.
+    fn keymap(&mut self, x11: &X11) -> Result<&Keymap, X11Error> {
+        // The server sends MappingNotify to every client unasked; draining here also keeps the
+        // otherwise unread event queue from growing.
+        while let Some(event) = x11.conn.poll_for_event().during(KEYMAP_OPERATION)? {
+            if matches!(event, Event::MappingNotify(_)) {
+                self.keymap = None;
+            }
+        }
+        match &mut self.keymap {
+            Some(keymap) => Ok(keymap),
+            slot => Ok(slot.insert(Keymap::load(x11)?)),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Stroke {
+    keycode: Keycode,
+    shift: bool,
+}
+
+struct Keymap {
+    keysyms_per_keycode: u8,
+    /// Where each keysym on the map is: the unshifted column wins, then the lowest keycode.
+    strokes: HashMap<u32, Stroke>,
+    /// Keycodes without any symbol and not bound to a modifier, in ascending order.
+    spares: Vec<Keycode>,
+}
+
+impl Keymap {
+    fn load(x11: &X11) -> Result<Keymap, X11Error> {
+        let setup = x11.conn.setup();
+        let (min, max) = (setup.min_keycode, setup.max_keycode);
+        let map_cookie = x11
+            .conn
+            .get_keyboard_mapping(min, max - min + 1)
+            .during(KEYMAP_OPERATION)?;
+        let modifiers_cookie = x11.conn.get_modifier_mapping().during(KEYMAP_OPERATION)?;
+        let map = map_cookie.reply().during(KEYMAP_OPERATION)?;
+        let modifier_keys = modifiers_cookie.reply().during(KEYMAP_OPERATION)?.keycodes;
+
+        let width = usize::from(map.keysyms_per_keycode);
+        let rows: Vec<(Keycode, &[u32])> = (min..=max).zip(map.keysyms.chunks(width)).collect();
+        let mut strokes = HashMap::new();
+        for column in [1, 0] {
+            for &(keycode, row) in rows.iter().rev() {
+                if let Some(&keysym) = row.get(column).filter(|&&k| k != 0) {
+                    let shift = column == 1;
+                    strokes.insert(keysym, Stroke { keycode, shift });
+                }
+            }
+        }
+        let spares = rows
+            .iter()
+            .filter(|(keycode, row)| {
+                row.iter().all(|&k| k == 0) && !modifier_keys.contains(keycode)
+            })
+            .map(|&(keycode, _)| keycode)
+            .collect();
+        Ok(Keymap {
+            keysyms_per_keycode: map.keysyms_per_keycode,
+            strokes,
+            spares,
+        })
+    }
+}
+
+/// Spare keycode assignments for the duration of one call.
+///
+/// Slot `k` is level `k / n` of spare `k % n` (n = number of spares): level 0 is typed plainly,
+/// level 1 with Shift.
+struct Remap<'a> {
+    x11: &'a X11,
+    keymap: &'a Keymap,
+    levels: usize,
+    /// The keysym in each slot, 0 when free.
+    slots: Vec<u32>,
+    /// Spares given symbols during this call, to be cleared again in `finish`.
+    written: Vec<bool>,
+    /// A key was sent on a spare since the spares were last settled.
+    unsettled: bool,
+}
+
+impl<'a> Remap<'a> {
+    /// `levels` is 2 when nothing but our own Shift can be held, 1 when the caller holds
+    /// modifiers (a held Shift would otherwise select a neighbouring symbol).
+    fn new(x11: &'a X11, keymap: &'a Keymap, levels: usize) -> Self {
+        let levels = levels.min(usize::from(keymap.keysyms_per_keycode));
+        let n = keymap.spares.len();
+        Remap {
+            x11,
+            keymap,
+            levels,
+            slots: vec![0; n * levels],
+            written: vec![false; n],
+            unsettled: false,
+        }
+    }
+
+    /// How to press `keysym`; `ahead` is what will be pressed next, starting with `keysym`, so
+    /// that spares can be assigned for many symbols with one mapping change.
+    fn stroke(&mut self, keysym: u32, ahead: &[u32]) -> Result<Stroke, X11Error> {
+        if let Some(&stroke) = self.keymap.strokes.get(&keysym) {
+            return Ok(stroke);
+        }
+        let slot = match self.slots.iter().position(|&s| s == keysym) {
+            Some(slot) => slot,
+            None => self.assign(keysym, ahead)?,
+        };
+        self.unsettled = true;
+        let n = self.keymap.spares.len();
+        Ok(Stroke {
+            keycode: self.keymap.spares[slot % n],
+            shift: slot >= n,
+        })
+    }
+
+    fn assign(&mut self, keysym: u32, ahead: &[u32]) -> Result<usize, X11Error> {
+        let capacity = self.slots.len();
+        if capacity == 0 {
+            return Err(X11Error::NoSpareKeycode { keysym });
+        }
+        let mut seen = HashSet::new();
+        let wanted: Vec<u32> = std::iter::once(keysym)
+            .chain(ahead.iter().copied())
+            .filter(|k| !self.keymap.strokes.contains_key(k) && seen.insert(*k))
+            .take(capacity)
+            .collect();
+        let mut changed = HashSet::new();
+        if !self.slots.contains(&0) {
+            // Every slot holds a symbol sent earlier in this call: let the client translate
+            // those keys before their keycodes change meaning, then keep only what is needed
+            // next.
+            self.settle();
+            for (k, slot) in self.slots.iter_mut().enumerate() {
+                if !wanted.contains(slot) {
+                    *slot = 0;
+                    changed.insert(k % self.keymap.spares.len());
+                }
+            }
+        }
+        let new: Vec<u32> = wanted
+            .into_iter()
+            .filter(|k| !self.slots.contains(k))
+            .collect();
+        let free: Vec<usize> = (0..capacity).filter(|&k| self.slots[k] == 0).collect();
+        for (&k, keysym) in free.iter().zip(new) {
+            self.slots[k] = keysym;
+            changed.insert(k % self.keymap.spares.len());
+        }
+        self.write(changed)?;
+        // `keysym` came first in `wanted`, so it got a slot.
+        Ok(self.slots.iter().position(|&s| s == keysym).unwrap_or(0))
+    }
+
+    fn settle(&mut self) {
+        if self.unsettled {
+            sleep(SETTLE);
+            self.unsettled = false;
+        }
+    }
+
+    /// The keyboard map row for spare `i`: each symbol on both levels when it is alone, so that
+    /// no case conversion applies (a lone `É` would otherwise type `é` unshifted).
+    fn row(&self, i: usize) -> Vec<u32> {
+        let n = self.keymap.spares.len();
+        let level0 = self.slots[i];
+        let level1 = if self.levels > 1 {
+            self.slots[n + i]
+        } else {
+            0
+        };
+        let pair = match (level0, level1) {
+            (0, 0) => [0, 0],
+            (a, 0) | (0, a) => [a, a],
+            (a, b) => [a, b],
+        };
+        let mut row = vec![0; usize::from(self.keymap.keysyms_per_keycode)];
+        for (cell, keysym) in row.iter_mut().zip(pair) {
+            *cell = keysym;
+        }
+        row
+    }
+
+    /// Sends the rows of the `changed` spares, one request per run of consecutive keycodes, and
+    /// waits until the server has applied them.
+    fn write(&mut self, changed: HashSet<usize>) -> Result<(), X11Error> {
+        let mut changed: Vec<usize> = changed.into_iter().collect();
+        changed.sort_unstable();
+        let spares = &self.keymap.spares;
+        let mut cookies = Vec::new();
+        let mut start = 0;
+        while start < changed.len() {
+            let mut end = start + 1;
+            while end < changed.len()
+                && u16::from(spares[changed[end]]) == u16::from(spares[changed[end - 1]]) + 1
+            {
+                end += 1;
+            }
+            let run = &changed[start..end];
+            let keysyms: Vec<u32> = run.iter().flat_map(|&i| self.row(i)).collect();
+            let count = u8::try_from(run.len()).unwrap_or(u8::MAX);
+            cookies.push(
+                self.x11
+                    .conn
+                    .change_keyboard_mapping(
+                        count,
+                        spares[run[0]],
+                        self.keymap.keysyms_per_keycode,
+                        &keysyms,
+                    )
+                    .during(REMAP_OPERATION)?,
+            );
+            for &i in run {
+                self.written[i] = true;
+            }
+            start = end;
+        }
+        X11::check_all(cookies, REMAP_OPERATION)
+    }
+
+    /// Clears every spare this call used, after giving the client time to translate the keys.
+    fn finish(mut self) -> Result<(), X11Error> {
+        if !self.written.contains(&true) {
+            return Ok(());
+        }
+        self.settle();
+        self.slots.fill(0);
+        let used = (0..self.written.len())
+            .filter(|&i| self.written[i])
+            .collect();
+        self.write(used)
+    }
+}
+
+/// Keys and a button held down by the current call, released by `release_all` whatever happens.
+#[derive(Default)]
+pub(super) struct Held {
+    keys: Vec<Keycode>,
+    pub(super) button: Option<u8>,
+}
+
+impl Held {
+    fn press_key(&mut self, x11: &X11, keycode: Keycode) -> Result<(), X11Error> {
+        self.keys.push(keycode);
+        x11.key_event(keycode, true)
+    }
+
+    fn holds(&self, keycode: Keycode) -> bool {
+        self.keys.contains(&keycode)
+    }
+
+    /// Releases everything, attempting each release even after one failed, and reports the
+    /// first failure.
+    fn release_all(mut self, x11: &X11) -> Result<(), X11Error> {
+        let mut first = match self.button.take() {
+            Some(button) => x11.button_event(button, false),
+            None => Ok(()),
+        };
+        for &keycode in self.keys.iter().rev() {
+            let released = x11.key_event(keycode, false);
+            first = first.and(released);
+        }
+        first
+    }
+}
+
+impl X11 {
+    /// Presses each chord in turn: its modifiers, then the key, then releases in reverse order.
+    /// Modifiers are released even if a later step fails.
+    pub fn press_chords(&self, chords: &[Chord]) -> Result<(), X11Error> {
+        let mut input = self.lock_input();
+        let keymap = input.keymap(self)?;
+        let ahead: Vec<u32> = chords
+            .iter()
+            .flat_map(|c| c.modifiers.iter().chain([&c.key]).copied())
+            .collect();
+        let mut remap = Remap::new(self, keymap, 1);
+        let mut position = 0;
+        let mut result = Ok(());
+        for chord in chords {
+            let mut held = Held::default();
+            let pressed = self.press_chord(&mut remap, &mut held, chord, &ahead[position..]);
+            position += chord.modifiers.len() + 1;
+            let released = held.release_all(self);
+            result = pressed.and(released);
+            if result.is_err() {
+                break;
+            }
+        }
+        result.and(remap.finish())
+    }
+
+    fn press_chord(
+        &self,
+        remap: &mut Remap<'_>,
+        held: &mut Held,
+        chord: &Chord,
+        ahead: &[u32],
+    ) -> Result<(), X11Error> {
+        self.hold_modifiers(remap, held, &chord.modifiers, ahead)?;
+        let key_ahead = &ahead[chord.modifiers.len()..];
+        let stroke = remap.stroke(chord.key, key_ahead)?;
+        let shift = remap.stroke(sym::SHIFT_L, &[sym::SHIFT_L])?.keycode;
+        let extra_shift = (stroke.shift && !held.holds(shift)).then_some(shift);
+        self.tap(stroke.keycode, extra_shift)
+    }
+
+    /// Types `text` key by key, as if on a keyboard: newlines press Return, capitals and other
+    /// shifted symbols press Shift, and characters not on the keyboard map are typed through a
+    /// temporarily remapped spare keycode. `\r\n` counts as one newline.
+    pub fn type_text(&self, text: &str) -> Result<(), TypeError> {
+        let keysyms: Vec<u32> = text
+            .replace("\r\n", "\n")
+            .chars()
+            .map(keysym_for_char)
+            .collect();
+        let total = keysyms.len();
+        let mut input = self.lock_input();
+        let keymap = input.keymap(self).map_err(|cause| TypeError {
+            sent: 0,
+            total,
+            cause,
+        })?;
+        let mut remap = Remap::new(self, keymap, 2);
+        let mut sent = 0;
+        let typed = self.type_keysyms(&mut remap, &keysyms, &mut sent);
+        typed
+            .and(remap.finish())
+            .map_err(|cause| TypeError { sent, total, cause })
+    }
+
+    fn type_keysyms(
+        &self,
+        remap: &mut Remap<'_>,
+        keysyms: &[u32],
+        sent: &mut usize,
+    ) -> Result<(), X11Error> {
+        for (i, &keysym) in keysyms.iter().enumerate() {
+            let stroke = remap.stroke(keysym, &keysyms[i..])?;
+            let shift = if stroke.shift {
+                Some(remap.stroke(sym::SHIFT_L, &[sym::SHIFT_L])?.keycode)
+            } else {
+                None
+            };
+            self.tap(stroke.keycode, shift)?;
+            *sent += 1;
+        }
+        Ok(())
+    }
+
+    /// Presses and releases `keycode`, inside Shift if given, and waits until the server has
+    /// processed the events so that later input cannot overtake them.
+    fn tap(&self, keycode: Keycode, shift: Option<Keycode>) -> Result<(), X11Error> {
+        let key = |code, press| {
+            let kind = if press {
+                KEY_PRESS_EVENT
+            } else {
+                KEY_RELEASE_EVENT
+            };
+            self.fake(kind, code, (0, 0), KEY_OPERATION)
+        };
+        let mut cookies = Vec::with_capacity(4);
+        if let Some(shift) = shift {
+            cookies.push(key(shift, true)?);
+        }
+        cookies.push(key(keycode, true)?);
+        cookies.push(key(keycode, false)?);
+        if let Some(shift) = shift {
+            cookies.push(key(shift, false)?);
+        }
+        Self::check_all(cookies, KEY_OPERATION)
+    }
+
+    fn key_event(&self, keycode: Keycode, press: bool) -> Result<(), X11Error> {
+        let kind = if press {
+            KEY_PRESS_EVENT
+        } else {
+            KEY_RELEASE_EVENT
+        };
+        let cookie = self.fake(kind, keycode, (0, 0), KEY_OPERATION)?;
+        Self::check_all([cookie], KEY_OPERATION)
+    }
+
+    /// Runs `f` with the `modifiers` keysyms held down, releasing them (and any button `f`
+    /// pressed) afterwards even if `f` fails.
+    pub(super) fn with_held<T>(
+        &self,
+        input: &mut InputState,
+        modifiers: &[u32],
+        f: impl FnOnce(&mut Held) -> Result<T, X11Error>,
+    ) -> Result<T, X11Error> {
+        if modifiers.is_empty() {
+            let mut held = Held::default();
+            let result = f(&mut held);
+            let released = held.release_all(self);
+            return result.and_then(|value| released.map(|()| value));
+        }
+        let keymap = input.keymap(self)?;
+        let mut remap = Remap::new(self, keymap, 1);
+        let mut held = Held::default();
+        let result = self
+            .hold_modifiers(&mut remap, &mut held, modifiers, modifiers)
+            .and_then(|()| f(&mut held));
+        let released = held.release_all(self);
+        let restored = remap.finish();
+        result.and_then(|value| released.and(restored).map(|()| value))
+    }
+
+    /// Presses `modifiers` and records them in `held`; `ahead` lists the keysyms still to be
+    /// pressed in this call, starting with the first modifier.
+    fn hold_modifiers(
+        &self,
+        remap: &mut Remap<'_>,
+        held: &mut Held,
+        modifiers: &[u32],
+        ahead: &[u32],
+    ) -> Result<(), X11Error> {
+        let shift = remap.stroke(sym::SHIFT_L, &[sym::SHIFT_L])?.keycode;
+        for (i, &modifier) in modifiers.iter().enumerate() {
+            let stroke = remap.stroke(modifier, &ahead[i..])?;
+            if stroke.shift && !held.holds(shift) {
+                held.press_key(self, shift)?;
+            }
+            held.press_key(self, stroke.keycode)?;
+        }
+        Ok(())
+    }
+}

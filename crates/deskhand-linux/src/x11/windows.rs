@@ -1,0 +1,210 @@
+//! Top-level windows as the EWMH window manager lists them.
+
+use x11rb::cookie::Cookie;
+use x11rb::errors::ReplyError;
+use x11rb::properties::{WmClass, WmClassCookie};
+use x11rb::protocol::ErrorKind;
+use x11rb::protocol::xproto::{
+    AtomEnum, ConnectionExt as _, GetGeometryReply, GetPropertyReply, TranslateCoordinatesReply,
+    Window,
+};
+use x11rb::rust_connection::RustConnection;
+
+use super::{During as _, X11, X11Error};
+
+/// A rectangle in root-window (screen) pixels.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+pub struct XRect {
+    pub x: i32,
+    pub y: i32,
+    pub width: u32,
+    pub height: u32,
+}
+
+/// A managed top-level window.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct XWindow {
+    pub id: u32,
+    pub title: String,
+    pub pid: Option<u32>,
+    /// The class part of WM_CLASS (e.g. "Mousepad").
+    pub wm_class: Option<String>,
+    /// The client area (without window-manager frame) in root coordinates.
+    pub rect: XRect,
+    /// `_NET_FRAME_EXTENTS`: left, right, top, bottom.
+    pub frame_extents: Option<[u32; 4]>,
+    /// `_GTK_FRAME_EXTENTS` (client-side shadows): left, right, top, bottom.
+    pub gtk_frame_extents: Option<[u32; 4]>,
+    /// `_NET_WM_STATE_HIDDEN`, i.e. minimized.
+    pub minimized: bool,
+}
+
+const LIST_OPERATION: &str = "reading the window list";
+const WINDOW_OPERATION: &str = "reading a window's properties";
+/// 64 KiB of title is more than any window shows.
+const MAX_TEXT_WORDS: u32 = 16 * 1024;
+
+/// Every request for one window, sent before any reply is awaited so that listing N windows
+/// costs one round trip rather than N × 9.
+struct Pending<'c> {
+    id: Window,
+    net_name: Cookie<'c, RustConnection, GetPropertyReply>,
+    name: Cookie<'c, RustConnection, GetPropertyReply>,
+    pid: Cookie<'c, RustConnection, GetPropertyReply>,
+    class: WmClassCookie<'c, RustConnection>,
+    geometry: Cookie<'c, RustConnection, GetGeometryReply>,
+    origin: Cookie<'c, RustConnection, TranslateCoordinatesReply>,
+    frame: Cookie<'c, RustConnection, GetPropertyReply>,
+    gtk_frame: Cookie<'c, RustConnection, GetPropertyReply>,
+    state: Cookie<'c, RustConnection, GetPropertyReply>,
+}
+
+impl X11 {
+    /// Managed top-level windows, bottom to top in stacking order when the window manager
+    /// provides it. Windows that disappear while being queried are left out.
+    pub fn windows(&self) -> Result<Vec<XWindow>, X11Error> {
+        let ids = self.client_list()?;
+        let pending = ids
+            .iter()
+            .map(|&id| self.request_window(id))
+            .collect::<Result<Vec<_>, _>>()?;
+        let mut windows = Vec::with_capacity(pending.len());
+        for p in pending {
+            if let Some(window) = self.collect_window(p)? {
+                windows.push(window);
+            }
+        }
+        Ok(windows)
+    }
+
+    /// The managed window `id`, or `None` if it no longer exists or is not a managed top-level.
+    pub fn window(&self, id: u32) -> Result<Option<XWindow>, X11Error> {
+        if !self.client_list()?.contains(&id) {
+            return Ok(None);
+        }
+        let pending = self.request_window(id)?;
+        self.collect_window(pending)
+    }
+
+    /// The window the window manager considers active (`_NET_ACTIVE_WINDOW`), if any.
+    pub fn active_window(&self) -> Result<Option<u32>, X11Error> {
+        const OPERATION: &str = "reading the active window";
+        let reply = self
+            .conn
+            .get_property(
+                false,
+                self.root,
+                self.atoms._NET_ACTIVE_WINDOW,
+                AtomEnum::WINDOW,
+                0,
+                1,
+            )
+            .during(OPERATION)?
+            .reply()
+            .during(OPERATION)?;
+        Ok(first_u32(&reply).filter(|&id| id != x11rb::NONE))
+    }
+
+    fn client_list(&self) -> Result<Vec<Window>, X11Error> {
+        for atom in [
+            self.atoms._NET_CLIENT_LIST_STACKING,
+            self.atoms._NET_CLIENT_LIST,
+        ] {
+            let reply = self
+                .conn
+                .get_property(false, self.root, atom, AtomEnum::WINDOW, 0, u32::MAX / 4)
+                .during(LIST_OPERATION)?
+                .reply()
+                .during(LIST_OPERATION)?;
+            if reply.type_ != x11rb::NONE {
+                return Ok(reply.value32().map(Iterator::collect).unwrap_or_default());
+            }
+        }
+        Err(X11Error::NoWindowManager)
+    }
+
+    fn request_window(&self, id: Window) -> Result<Pending<'_>, X11Error> {
+        let conn = &self.conn;
+        let atoms = &self.atoms;
+        let property = |atom: u32, kind: AtomEnum, words: u32| {
+            conn.get_property(false, id, atom, kind, 0, words)
+                .during(WINDOW_OPERATION)
+        };
+        Ok(Pending {
+            id,
+            net_name: property(atoms._NET_WM_NAME, AtomEnum::ANY, MAX_TEXT_WORDS)?,
+            name: property(AtomEnum::WM_NAME.into(), AtomEnum::ANY, MAX_TEXT_WORDS)?,
+            pid: property(atoms._NET_WM_PID, AtomEnum::CARDINAL, 1)?,
+            class: WmClassCookie::new(conn, id).during(WINDOW_OPERATION)?,
+            geometry: conn.get_geometry(id).during(WINDOW_OPERATION)?,
+            origin: conn
+                .translate_coordinates(id, self.root, 0, 0)
+                .during(WINDOW_OPERATION)?,
+            frame: property(atoms._NET_FRAME_EXTENTS, AtomEnum::CARDINAL, 4)?,
+            gtk_frame: property(atoms._GTK_FRAME_EXTENTS, AtomEnum::CARDINAL, 4)?,
+            state: property(atoms._NET_WM_STATE, AtomEnum::ATOM, 1024)?,
+        })
+    }
+
+    /// `None` if the window vanished after it was listed.
+    fn collect_window(&self, p: Pending<'_>) -> Result<Option<XWindow>, X11Error> {
+        let result = (|| {
+            let net_name = p.net_name.reply()?;
+            let name = p.name.reply()?;
+            let pid = p.pid.reply()?;
+            let class = p.class.reply()?;
+            let geometry = p.geometry.reply()?;
+            let origin = p.origin.reply()?;
+            let frame = p.frame.reply()?;
+            let gtk_frame = p.gtk_frame.reply()?;
+            let state = p.state.reply()?;
+            Ok::<_, ReplyError>(XWindow {
+                id: p.id,
+                title: title(&net_name, &name, self.atoms.UTF8_STRING),
+                pid: first_u32(&pid),
+                wm_class: class.map(|c: WmClass| String::from_utf8_lossy(c.class()).into_owned()),
+                rect: XRect {
+                    x: i32::from(origin.dst_x),
+                    y: i32::from(origin.dst_y),
+                    width: u32::from(geometry.width),
+                    height: u32::from(geometry.height),
+                },
+                frame_extents: extents(&frame),
+                gtk_frame_extents: extents(&gtk_frame),
+                minimized: state
+                    .value32()
+                    .is_some_and(|mut atoms| atoms.any(|a| a == self.atoms._NET_WM_STATE_HIDDEN)),
+            })
+        })();
+        match result {
+            Ok(window) => Ok(Some(window)),
+            Err(ReplyError::X11Error(e))
+                if matches!(e.error_kind, ErrorKind::Window | ErrorKind::Drawable) =>
+            {
+                Ok(None)
+            }
+            Err(e) => Err(e).during(WINDOW_OPERATION),
+        }
+    }
+}
+
+fn first_u32(reply: &GetPropertyReply) -> Option<u32> {
+    reply.value32().and_then(|mut values| values.next())
+}
+
+fn extents(reply: &GetPropertyReply) -> Option<[u32; 4]> {
+    let values: Vec<u32> = reply.value32()?.collect();
+    values.try_into().ok()
+}
+
+/// `_NET_WM_NAME` (UTF-8) if set, else `WM_NAME`, which is Latin-1 when typed STRING.
+fn title(net_name: &GetPropertyReply, name: &GetPropertyReply, utf8_string: u32) -> String {
+    if net_name.type_ == utf8_string && !net_name.value.is_empty() {
+        return String::from_utf8_lossy(&net_name.value).into_owned();
+    }
+    if name.type_ == u32::from(AtomEnum::STRING) {
+        name.value.iter().map(|&b| char::from(b)).collect()
+    } else {
+        String::from_utf8_lossy(&name.value).into_owned()
+    }
+}

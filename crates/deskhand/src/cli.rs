@@ -1,0 +1,317 @@
+//! The CLI face: `deskhand <action> ['<JSON args>']`, printing exactly what the MCP tool returns,
+//! with refs and the current surface kept per display between calls.
+
+use std::fs::{self, File, OpenOptions};
+use std::io::Write;
+use std::os::fd::AsRawFd;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use anyhow::{Context, bail};
+use serde_json::{Value, json};
+
+use deskhand_core::{Config, Error, Outcome, Reply, Session, execute, parse_call};
+use deskhand_linux::LinuxBackend;
+use deskhand_linux::desktop;
+use deskhand_mcp::DesktopServer;
+
+pub const USAGE: &str = "\
+deskhand: eyes and hands on a real desktop, for AI agents.
+
+Usage:
+  deskhand mcp [--headless]            serve the `desktop` MCP tool over stdio
+  deskhand <action> ['<JSON args>'] [--json] [--out FILE.png]
+                                       run one action, e.g. deskhand observe '{\"target\":\"w2\"}'
+  deskhand desktop start|stop          a private headless desktop: eval \"$(deskhand desktop start)\"
+
+Actions: apps, windows, observe, click, type, press, scroll, drag, screenshot, zoom.
+Exit status: 0 done, 1 the call failed (nothing happened), 2 usage error, 3 applied but unconfirmed.
+";
+
+const ACTIONS: [&str; 10] = [
+    "apps",
+    "windows",
+    "observe",
+    "click",
+    "type",
+    "press",
+    "scroll",
+    "drag",
+    "screenshot",
+    "zoom",
+];
+
+struct Invocation {
+    arguments: Value,
+    json: bool,
+    out: Option<PathBuf>,
+}
+
+fn usage_error(message: &str) -> anyhow::Result<u8> {
+    eprintln!("deskhand: {message}\n\n{USAGE}");
+    Ok(2)
+}
+
+fn parse_invocation(args: &[String]) -> Result<Invocation, String> {
+    let action = &args[0];
+    if !ACTIONS.contains(&action.as_str()) {
+        return Err(format!(
+            "unknown action {action:?}; actions are {}",
+            ACTIONS.join(", ")
+        ));
+    }
+    let mut json_out = false;
+    let mut out = None;
+    let mut object: Option<serde_json::Map<String, Value>> = None;
+    let mut rest = args[1..].iter();
+    while let Some(arg) = rest.next() {
+        match arg.as_str() {
+            "--json" => json_out = true,
+            "--out" => {
+                let path = rest.next().ok_or("--out needs a file path")?;
+                out = Some(PathBuf::from(path));
+            }
+            flag if flag.starts_with("--") => return Err(format!("unknown option {flag}")),
+            text if object.is_none() => match serde_json::from_str::<Value>(text) {
+                Ok(Value::Object(map)) => object = Some(map),
+                Ok(_) => return Err(format!("the arguments {text:?} are not a JSON object")),
+                Err(err) => {
+                    return Err(format!("the arguments {text:?} are not valid JSON: {err}"));
+                }
+            },
+            extra => {
+                return Err(format!(
+                    "unexpected argument {extra:?}; pass one JSON object"
+                ));
+            }
+        }
+    }
+    let mut object = object.unwrap_or_default();
+    if let Some(given) = object.get("action")
+        && given != &Value::String(action.clone())
+    {
+        return Err(format!(
+            "the JSON names action {given} but the command line names {action:?}"
+        ));
+    }
+    object.insert("action".into(), Value::String(action.clone()));
+    Ok(Invocation {
+        arguments: Value::Object(object),
+        json: json_out,
+        out,
+    })
+}
+
+/// One action from the command line.
+pub fn action(args: &[String]) -> anyhow::Result<u8> {
+    let invocation = match parse_invocation(args) {
+        Ok(invocation) => invocation,
+        Err(message) => return usage_error(&message),
+    };
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .context("starting the async runtime failed")?;
+    let reply = match parse_call(invocation.arguments) {
+        Ok(call) => runtime.block_on(async {
+            let backend = LinuxBackend::connect()?;
+            let store = SessionStore::open()?;
+            let mut session = store.load();
+            let reply = execute(&backend, &mut session, &Config::default(), call).await;
+            store.save(&session)?;
+            Ok::<_, Error>(reply)
+        }),
+        Err(err) => Ok(Err(err)),
+    };
+    let reply = reply.unwrap_or_else(Err);
+    print_reply(&reply, invocation.json, invocation.out.as_deref())
+}
+
+fn print_reply(
+    reply: &Result<Reply, Error>,
+    json_out: bool,
+    out: Option<&Path>,
+) -> anyhow::Result<u8> {
+    let mut stdout = std::io::stdout().lock();
+    match reply {
+        Ok(reply) => {
+            let image = match &reply.image {
+                Some(png) => Some(write_image(png, out)?),
+                None => None,
+            };
+            if json_out {
+                let doc = json!({
+                    "ok": true, "outcome": reply.outcome, "text": reply.text,
+                    "data": reply.data, "image": image,
+                });
+                writeln!(stdout, "{doc}")?;
+            } else {
+                write!(stdout, "{}", reply.text)?;
+                if let Some(path) = &image {
+                    writeln!(stdout, "image: {}", path.display())?;
+                }
+            }
+            Ok(match reply.outcome {
+                Outcome::Unconfirmed => 3,
+                Outcome::Observed | Outcome::Done => 0,
+            })
+        }
+        Err(err) => {
+            if json_out {
+                let doc = json!({"ok": false, "error": err.kind, "message": err.message});
+                writeln!(stdout, "{doc}")?;
+            } else {
+                write!(stdout, "{}", err.reply_text())?;
+            }
+            Ok(1)
+        }
+    }
+}
+
+fn write_image(png: &[u8], out: Option<&Path>) -> anyhow::Result<PathBuf> {
+    let path = match out {
+        Some(path) => path.to_path_buf(),
+        None => {
+            let stamp = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.as_millis())
+                .unwrap_or_default();
+            std::env::temp_dir().join(format!("deskhand-{}-{stamp}.png", std::process::id()))
+        }
+    };
+    fs::write(&path, png)
+        .with_context(|| format!("writing the image to {} failed", path.display()))?;
+    Ok(path)
+}
+
+/// The CLI's session for this display: refs, ids and the current surface, under a file lock so
+/// two shells never interleave their updates.
+struct SessionStore {
+    path: PathBuf,
+    _lock: File,
+}
+
+impl SessionStore {
+    fn open() -> Result<Self, Error> {
+        let display = std::env::var("DISPLAY").unwrap_or_default();
+        // The cookie file tells two X servers that reused one display number apart.
+        let server = std::env::var("XAUTHORITY").unwrap_or_default();
+        let dir = state_dir();
+        let fail = |err: std::io::Error| {
+            Error::platform(format!(
+                "the CLI session file in {} cannot be used ({err}); check the directory's permissions",
+                dir.display()
+            ))
+        };
+        fs::create_dir_all(&dir).map_err(fail)?;
+        let name = format!(
+            "session-{}-{:016x}",
+            display.replace(['/', ':', '.'], "_"),
+            fnv1a(server.as_bytes())
+        );
+        let lock = OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(dir.join(format!("{name}.lock")))
+            .map_err(fail)?;
+        // SAFETY: flock on a descriptor this function owns; it only blocks until the other CLI call ends.
+        let locked = unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_EX) };
+        if locked != 0 {
+            return Err(fail(std::io::Error::last_os_error()));
+        }
+        Ok(Self {
+            path: dir.join(format!("{name}.json")),
+            _lock: lock,
+        })
+    }
+
+    /// A missing or unreadable session starts afresh: old refs then fail as unknown, never wrongly.
+    fn load(&self) -> Session {
+        fs::read(&self.path)
+            .ok()
+            .and_then(|bytes| serde_json::from_slice(&bytes).ok())
+            .unwrap_or_default()
+    }
+
+    fn save(&self, session: &Session) -> Result<(), Error> {
+        let bytes = serde_json::to_vec(session).expect("a session always serializes");
+        let temp = self.path.with_extension("json.tmp");
+        fs::write(&temp, bytes)
+            .and_then(|()| fs::rename(&temp, &self.path))
+            .map_err(|err| {
+                Error::platform(format!(
+                    "saving the CLI session to {} failed ({err}); the action itself ran",
+                    self.path.display()
+                ))
+            })
+    }
+}
+
+fn state_dir() -> PathBuf {
+    match std::env::var_os("XDG_RUNTIME_DIR") {
+        Some(dir) if !dir.is_empty() => PathBuf::from(dir).join("deskhand"),
+        _ => std::env::temp_dir().join(format!("deskhand-{}", unsafe_free_uid())),
+    }
+}
+
+fn unsafe_free_uid() -> u32 {
+    fs::metadata("/proc/self")
+        .map(|m| std::os::unix::fs::MetadataExt::uid(&m))
+        .unwrap_or(0)
+}
+
+fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf29ce484222325, |hash, b| {
+        (hash ^ *b as u64).wrapping_mul(0x100000001b3)
+    })
+}
+
+/// `deskhand mcp [--headless]`.
+pub fn mcp(args: &[String]) -> anyhow::Result<u8> {
+    let mut headless = false;
+    for arg in args {
+        match arg.as_str() {
+            "--headless" => headless = true,
+            other => return usage_error(&format!("unknown option {other:?} for `deskhand mcp`")),
+        }
+    }
+    let no_display = std::env::var("DISPLAY")
+        .map(|d| d.is_empty())
+        .unwrap_or(true);
+    if headless && no_display {
+        let started = desktop::start(&desktop::StartOptions {
+            owner_pid: Some(std::process::id()),
+            ..desktop::StartOptions::default()
+        })
+        .context("starting the headless desktop for `deskhand mcp --headless` failed")?;
+        for name in &started.unset {
+            // SAFETY: still single-threaded: the async runtime starts below, after the environment is set.
+            unsafe { std::env::remove_var(name) };
+        }
+        for (key, value) in &started.env {
+            // SAFETY: as above, no other thread exists yet.
+            unsafe { std::env::set_var(key, value) };
+        }
+        eprintln!(
+            "deskhand: started a headless desktop on {}",
+            started.display
+        );
+    } else if no_display {
+        bail!(
+            "DISPLAY is not set, so there is no desktop to drive; run `deskhand mcp --headless` to start a private one, or export DISPLAY"
+        );
+    }
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("starting the async runtime failed")?;
+    runtime.block_on(async {
+        let backend = LinuxBackend::connect().map_err(|err| anyhow::anyhow!(err.message))?;
+        let server = DesktopServer::new(Arc::new(backend), Config::default());
+        deskhand_mcp::serve_stdio(server)
+            .await
+            .context("the MCP connection failed")
+    })?;
+    Ok(0)
+}
