@@ -300,6 +300,25 @@ impl DesktopArgs {
                 "`{action_name}` does not take `{extra}`; it takes {takes}"
             )));
         }
+        // A target only means something where the call acts at a place on it: typing and
+        // scrolling without one go to the focus and the pointer, whatever the target.
+        let placed = self.element.is_some() || self.x.is_some() || self.y.is_some();
+        if self.target.is_some() && matches!(name, ActionName::Type | ActionName::Scroll) && !placed
+        {
+            return Err(Error::bad_argument(format!(
+                "`{action_name}` takes `target` only together with `ref`{}; without them it goes to {}",
+                if name == ActionName::Scroll {
+                    " or `x`/`y`"
+                } else {
+                    ""
+                },
+                if name == ActionName::Scroll {
+                    "where the pointer is"
+                } else {
+                    "the focused element"
+                }
+            )));
+        }
         let target = self.target.as_deref().map(TargetId::parse).transpose()?;
         let element = self.element.as_deref().map(RefId::parse).transpose()?;
         let place = |required: bool| -> Result<Option<Place>> {

@@ -8,7 +8,7 @@ use crate::backend::{Backend, InputOutcome, Partial};
 use crate::coords::{region_to_rect, to_pixel};
 use crate::error::{Error, ErrorKind, Result};
 use crate::image::{DEFAULT_MAX_EDGE, encode_png, fit};
-use crate::model::{MouseButton, Point, Rect, WindowInfo};
+use crate::model::{MouseButton, Point, Rect, WindowInfo, WindowKey};
 use crate::render::{WindowTree, escape, plural, render};
 use crate::session::{Observation, RefEntry, Session, SurfaceKey};
 
@@ -193,7 +193,7 @@ async fn windows<B: Backend>(backend: &B, session: &mut Session) -> Result<Reply
     );
     let mut listed = Vec::new();
     for window in windows.iter().rev() {
-        let id = session.window_id(window.handle);
+        let id = session.window_id(window.key());
         let app = window
             .pid
             .map(|pid| format!("a{} ", session.app_id(pid)))
@@ -202,7 +202,7 @@ async fn windows<B: Backend>(backend: &B, session: &mut Session) -> Result<Reply
         text.push_str(&format!(
             "w{id} \"{}\" · app {app}{} · {},{} {}x{}{}{}\n",
             escape(&crate::render::cut(&window.title, crate::render::MAX_NAME_CHARS).0),
-            window.app_name,
+            escape(&window.app_name),
             b.x,
             b.y,
             b.width,
@@ -223,6 +223,15 @@ async fn windows<B: Backend>(backend: &B, session: &mut Session) -> Result<Reply
     Ok(Reply::observed(text, json!({"windows": listed})))
 }
 
+/// The window a key names, if it still exists: a window with the same handle in another process
+/// is a different window that reused a closed one's id.
+async fn live_window<B: Backend>(backend: &B, key: WindowKey) -> Result<Option<WindowInfo>> {
+    Ok(backend
+        .window(key.handle)
+        .await?
+        .filter(|window| window.pid == key.pid))
+}
+
 /// Resolves the named target, else the current surface, else the frontmost window.
 async fn resolve<B: Backend>(
     backend: &B,
@@ -232,8 +241,8 @@ async fn resolve<B: Backend>(
     match target.or(session.current) {
         Some(TargetId::Screen) => screen_surface(backend).await,
         Some(TargetId::Window(id)) => {
-            let handle = session.window_handle(id)?;
-            match backend.window(handle).await? {
+            let key = session.window_key(id)?;
+            match live_window(backend, key).await? {
                 Some(window) => Ok(window_surface(session, window)),
                 None => Err(Error::new(
                     ErrorKind::SurfaceGone,
@@ -287,20 +296,20 @@ async fn screen_surface<B: Backend>(backend: &B) -> Result<Surface> {
 
 fn window_surface(session: &mut Session, window: WindowInfo) -> Surface {
     Surface {
-        key: SurfaceKey::Window(window.handle),
-        label: format!("w{}", session.window_id(window.handle)),
+        key: SurfaceKey::Window(window.key()),
+        label: format!("w{}", session.window_id(window.key())),
         rect: window.bounds,
         window: Some(window),
     }
 }
 
-/// Makes the surface a successful read used the current one.
-fn make_current(session: &mut Session, target: Option<TargetId>, surface: &Surface) {
-    session.current = match (target, surface.key) {
-        (Some(named), _) => Some(named),
-        (None, SurfaceKey::Screen) => Some(TargetId::Screen),
-        (None, SurfaceKey::Window(handle)) => Some(TargetId::Window(session.window_id(handle))),
-    };
+/// Makes the surface a successful read used the current one. An app id is resolved to the window
+/// it named, so later calls act on what the agent saw even after the app's focus moves.
+fn make_current(session: &mut Session, surface: &Surface) {
+    session.current = Some(match surface.key {
+        SurfaceKey::Screen => TargetId::Screen,
+        SurfaceKey::Window(key) => TargetId::Window(session.window_id(key)),
+    });
 }
 
 fn describe_surface(session: &mut Session, surface: &Surface) -> String {
@@ -314,7 +323,7 @@ fn describe_surface(session: &mut Session, surface: &Surface) -> String {
                 "{} \"{}\" · app {app}{}",
                 surface.label,
                 escape(&crate::render::cut(&window.title, crate::render::MAX_NAME_CHARS).0),
-                window.app_name
+                escape(&window.app_name)
             )
         }
         None => "screen".into(),
@@ -345,7 +354,7 @@ async fn observe<B: Backend>(
             // A screen observation still shows the other windows when one app has no tree.
             Err(err) if surface.window.is_none() => unreadable.push(format!(
                 "w{}: {}",
-                session.window_id(window.handle),
+                session.window_id(window.key()),
                 err.message
             )),
             Err(err) => return Err(err),
@@ -355,11 +364,11 @@ async fn observe<B: Backend>(
         .iter()
         .map(|(window, tree)| WindowTree {
             tree,
-            window: window.handle,
+            window: window.key(),
             label: surface
                 .window
                 .is_none()
-                .then(|| format!("w{}", session.window_id(window.handle))),
+                .then(|| format!("w{}", session.window_id(window.key()))),
         })
         .collect();
     let rendered = render(&labelled, &surface.rect, &mut |node| {
@@ -372,9 +381,15 @@ async fn observe<B: Backend>(
         surface.rect.height,
         rendered.summary()
     );
-    let partial: Vec<&str> = trees
+    let partial: Vec<String> = trees
         .iter()
-        .filter_map(|(_, t)| t.partial.as_deref())
+        .filter_map(|(window, tree)| {
+            let why = tree.partial.as_deref()?;
+            Some(match surface.window {
+                Some(_) => why.to_owned(),
+                None => format!("w{}: {why}", session.window_id(window.key())),
+            })
+        })
         .collect();
     if !partial.is_empty() {
         header.push_str(&format!(" · partial: {}", partial.join("; ")));
@@ -398,7 +413,7 @@ async fn observe<B: Backend>(
         label: surface.label.clone(),
         refs: rendered.refs,
     });
-    make_current(session, target, &surface);
+    make_current(session, &surface);
     Ok(Reply::observed(text, data))
 }
 
@@ -438,7 +453,7 @@ async fn capture<B: Backend>(
         "surface": surface.label, "kind": kind, "pixels": rect,
         "width": image.width, "height": image.height,
     });
-    make_current(session, target, &surface);
+    make_current(session, &surface);
     Ok(Reply {
         text,
         outcome: Outcome::Observed,
@@ -478,13 +493,17 @@ async fn ref_entry<B: Backend>(
             return Err(Error::new(
                 ErrorKind::RefWrongSurface,
                 format!(
-                    "{id} was observed on {observed_label}, not on {named} ({}); observe {named} and use its refs, or leave out `target`",
-                    surface.label
+                    "{id} was observed on {observed_label}, not on {}; observe {named} and use its refs, or leave out `target`",
+                    if surface.label == named.to_string() {
+                        surface.label.clone()
+                    } else {
+                        format!("{named} ({})", surface.label)
+                    }
                 ),
             ));
         }
     }
-    match backend.window(entry.window).await? {
+    match live_window(backend, entry.window).await? {
         Some(window) => Ok((entry, window)),
         None => Err(Error::new(
             ErrorKind::SurfaceGone,

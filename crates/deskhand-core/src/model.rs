@@ -79,6 +79,23 @@ pub struct WindowInfo {
     pub minimized: bool,
 }
 
+/// What tells one window from every other for the whole session: the platform handle alone is not
+/// enough, since X reuses a closed client's window ids for the next client.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct WindowKey {
+    pub handle: u64,
+    pub pid: Option<u32>,
+}
+
+impl WindowInfo {
+    pub fn key(&self) -> WindowKey {
+        WindowKey {
+            handle: self.handle,
+            pid: self.pid,
+        }
+    }
+}
+
 /// The platform's own name for one accessible element (bus name and object path on Linux).
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct ElementHandle(pub String);

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use crate::coords::to_unit;
-use crate::model::{Node, Rect, Role, Tree};
+use crate::model::{Node, Rect, Role, Tree, WindowKey};
 use crate::session::RefEntry;
 
 pub const MAX_NAME_CHARS: usize = 200;
@@ -20,8 +20,7 @@ const CLICK_ACTIONS: [&str; 6] = ["click", "press", "activate", "toggle", "jump"
 /// One window's tree as it goes into an observation.
 pub struct WindowTree<'a> {
     pub tree: &'a Tree,
-    /// The platform handle of the window.
-    pub window: u64,
+    pub window: WindowKey,
     /// Shown on the window's root line when an observation covers several windows.
     pub label: Option<String>,
 }
@@ -97,16 +96,29 @@ pub fn render(
             number,
             out: &mut out,
         };
-        walk.node(&window.tree.root, 0, "", window.label.as_deref(), true);
+        walk.node(
+            &window.tree.root,
+            0,
+            Parent::default(),
+            window.label.as_deref(),
+            true,
+        );
     }
     out
 }
 
 struct Walk<'a, 'b> {
     surface: &'a Rect,
-    window: u64,
+    window: WindowKey,
     number: &'a mut dyn FnMut(&Node) -> u32,
     out: &'b mut Rendered,
+}
+
+/// The nearest listed ancestor, which decides what a child would only repeat.
+#[derive(Clone, Copy, Default)]
+struct Parent<'a> {
+    name: &'a str,
+    control: bool,
 }
 
 impl Walk<'_, '_> {
@@ -114,7 +126,7 @@ impl Walk<'_, '_> {
         &mut self,
         node: &Node,
         depth: usize,
-        parent_name: &str,
+        parent: Parent<'_>,
         label: Option<&str>,
         root: bool,
     ) {
@@ -122,12 +134,16 @@ impl Walk<'_, '_> {
             self.out.hidden += node.count();
             return;
         }
-        let listed = root || is_meaningful(node, parent_name);
+        let listed = root || is_meaningful(node, parent);
         let (child_depth, context) = if listed {
             self.line(node, depth, label);
-            (depth + 1, node.name.as_str())
+            let own = Parent {
+                name: node.name.as_str(),
+                control: node.role.is_control() || !node.actions.is_empty(),
+            };
+            (depth + 1, own)
         } else {
-            (depth, parent_name)
+            (depth, parent)
         };
         for child in &node.children {
             self.node(child, child_depth, context, None, false);
@@ -139,11 +155,15 @@ impl Walk<'_, '_> {
         let out = &mut *self.out;
         let (name, name_cut) = cut(&node.name, MAX_NAME_CHARS);
         out.names_cut += name_cut as usize;
-        let value = node.value.as_deref().filter(|v| !v.is_empty()).map(|v| {
-            let (value, value_cut) = cut(v, MAX_VALUE_CHARS);
-            out.values_cut += value_cut as usize;
-            value
-        });
+        let value = node
+            .value
+            .as_deref()
+            .filter(|v| !v.is_empty() && node.role != Role::Password)
+            .map(|v| {
+                let (value, value_cut) = cut(v, MAX_VALUE_CHARS);
+                out.values_cut += value_cut as usize;
+                value
+            });
         let states = states_of(node);
         let point = node
             .bounds
@@ -204,13 +224,13 @@ impl Walk<'_, '_> {
     }
 }
 
-fn is_meaningful(node: &Node, parent_name: &str) -> bool {
-    let named = !node.name.trim().is_empty() && node.name != parent_name;
+fn is_meaningful(node: &Node, parent: Parent<'_>) -> bool {
+    let named = !node.name.trim().is_empty() && node.name != parent.name;
     if node.role.is_layout() {
         return named;
     }
     // A control's own caption adds nothing: the control line already carries it.
-    if node.role == Role::Label && parent_name.contains(node.name.as_str()) {
+    if node.role == Role::Label && parent.control && parent.name.contains(node.name.as_str()) {
         return false;
     }
     node.role.is_control()
@@ -322,7 +342,10 @@ mod tests {
         render(
             &[WindowTree {
                 tree: &tree,
-                window: 7,
+                window: WindowKey {
+                    handle: 7,
+                    pid: Some(1),
+                },
                 label: None,
             }],
             &Rect::new(0, 0, 1000, 1000),

@@ -7,21 +7,21 @@ use serde::{Deserialize, Serialize};
 
 use crate::action::{RefId, TargetId};
 use crate::error::{Error, ErrorKind, Result};
-use crate::model::{ElementHandle, Rect, Role};
+use crate::model::{ElementHandle, Rect, Role, WindowKey};
 
 /// A surface as the platform knows it, independent of how a call named it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum SurfaceKey {
     Screen,
-    Window(u64),
+    Window(WindowKey),
 }
 
 /// What a ref stands for, kept from the observation that issued it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RefEntry {
     pub handle: ElementHandle,
-    /// The platform handle of the window the element lives in.
-    pub window: u64,
+    /// The window the element lives in.
+    pub window: WindowKey,
     pub role: Role,
     pub name: String,
     /// The accessibility action a plain click runs, when the element has one.
@@ -40,8 +40,8 @@ pub struct Observation {
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Session {
-    /// `w{i+1}` names `window_handles[i]`; ids are never reused.
-    window_handles: Vec<u64>,
+    /// `w{i+1}` names `windows[i]`; ids are never reused.
+    windows: Vec<WindowKey>,
     /// `a{i+1}` names the app with process id `app_pids[i]`.
     app_pids: Vec<u32>,
     /// An element keeps its number for the whole session; numbers are never reused.
@@ -52,16 +52,16 @@ pub struct Session {
 }
 
 impl Session {
-    pub fn window_id(&mut self, handle: u64) -> u32 {
-        id_for(&mut self.window_handles, handle)
+    pub fn window_id(&mut self, window: WindowKey) -> u32 {
+        id_for(&mut self.windows, window)
     }
 
     pub fn app_id(&mut self, pid: u32) -> u32 {
         id_for(&mut self.app_pids, pid)
     }
 
-    pub fn window_handle(&self, id: u32) -> Result<u64> {
-        lookup(&self.window_handles, id).ok_or_else(|| {
+    pub fn window_key(&self, id: u32) -> Result<WindowKey> {
+        lookup(&self.windows, id).ok_or_else(|| {
             Error::bad_argument(format!(
                 "w{id} is not a window id of this session; call `windows` to list windows and their ids"
             ))
@@ -139,12 +139,18 @@ mod tests {
     #[test]
     fn ids_are_stable_and_never_reused() {
         let mut session = Session::default();
-        assert_eq!(session.window_id(0x400001), 1);
-        assert_eq!(session.window_id(0x500001), 2);
-        assert_eq!(session.window_id(0x400001), 1);
-        assert_eq!(session.window_handle(2).unwrap(), 0x500001);
-        assert!(session.window_handle(3).is_err());
-        assert!(session.window_handle(0).is_err());
+        let key = |handle, pid| WindowKey {
+            handle,
+            pid: Some(pid),
+        };
+        assert_eq!(session.window_id(key(0x400001, 10)), 1);
+        assert_eq!(session.window_id(key(0x500001, 10)), 2);
+        assert_eq!(session.window_id(key(0x400001, 10)), 1);
+        // The same X id in another process is another window.
+        assert_eq!(session.window_id(key(0x400001, 11)), 3);
+        assert_eq!(session.window_key(2).unwrap(), key(0x500001, 10));
+        assert!(session.window_key(4).is_err());
+        assert!(session.window_key(0).is_err());
     }
 
     #[test]
@@ -164,7 +170,7 @@ mod tests {
         let handle = ElementHandle("x".into());
         let number = session.ref_number(&handle, Role::Button);
         session.latest = Some(Observation {
-            surface: SurfaceKey::Window(1),
+            surface: SurfaceKey::Screen,
             label: "w1".into(),
             refs: BTreeMap::new(),
         });

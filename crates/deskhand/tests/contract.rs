@@ -351,6 +351,17 @@ fn a_window_id_is_one_window_and_fails_as_surface_gone_once_closed() {
         other.lines().next().unwrap().contains("\"Gone\""),
         "{other}"
     );
+    // X hands a closed client's window ids to the next client; the old ids must stay gone.
+    drop(fixture);
+    let _next = desk.fixture("Gone Successor", 1);
+    for id in [&w1, &w2] {
+        let run = desk.act("observe", json!({"target": id}));
+        assert!(
+            run.stdout.starts_with("failed (surface-gone)"),
+            "{id}: {}",
+            run.stdout
+        );
+    }
 }
 
 #[test]

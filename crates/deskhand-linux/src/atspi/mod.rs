@@ -310,10 +310,13 @@ impl Atspi {
         Ok((w > 0 && h > 0).then(|| Rect::new(x, y, w as u32, h as u32)))
     }
 
+    /// The actions' programmatic names ("click", "press"), which do not change with the UI
+    /// language; `GetActions` gives translated names ("Klicken") and Chromium leaves them empty.
     pub async fn action_names(&self, object: &ObjectRef) -> Result<Vec<String>, AtspiError> {
-        let actions: Vec<(String, String, String)> =
-            self.call(object, ACTION, "GetActions", &()).await?;
-        Ok(actions.into_iter().map(|(name, _, _)| name).collect())
+        let count = i32::try_from(self.property(object, ACTION, "NActions").await?).unwrap_or(0);
+        let names = (0..count.clamp(0, 32))
+            .map(|index| async move { self.call(object, ACTION, "GetName", &(index,)).await });
+        join_all(names).await.into_iter().collect()
     }
 
     /// Runs the named action; false when the element has no such action or refused it.

@@ -34,6 +34,13 @@ pub enum X11Error {
     NoXtest { display: String },
 
     #[error(
+        "the X server on display {display:?} lacks the XKEYBOARD extension, which typing needs \
+         to put characters missing from the keyboard map on spare keys; use an X server with \
+         XKB (Xvfb and Xorg have it unless started with `-kb`)"
+    )]
+    NoXkb { display: String },
+
+    #[error(
         "the connection to the X server failed while {operation} ({cause}); the server has \
          probably exited: check the desktop, restart it with `{START_DESKTOP}` if needed, and \
          reconnect"
@@ -81,6 +88,29 @@ pub enum X11Error {
          {expected}; retry, and restart the desktop if it keeps happening"
     )]
     MalformedImage { expected: usize, received: usize },
+
+    #[error(
+        "the X server had not delivered the {} of mouse button {button} after {waited:?}: the \
+         pointer is frozen by another client's grab (an open menu or a stuck window-manager \
+         action, for instance); press Escape or restart the window manager, then retry",
+        if *press { "press" } else { "release" }
+    )]
+    PointerFrozen {
+        button: u8,
+        press: bool,
+        waited: std::time::Duration,
+    },
+
+    #[error(
+        "the focused window {window:#x} did not answer a _NET_WM_PING within {waited:?} after \
+         keys were sent to it, so it is busy or hung and has not yet read all of them; \
+         characters typed through remapped keycodes may come out wrong, so check the text once \
+         the application responds again"
+    )]
+    ClientNotResponding {
+        window: u32,
+        waited: std::time::Duration,
+    },
 
     #[error(
         "keysym {keysym:#x} is not on the keyboard map and no keycode is free to map it onto, \

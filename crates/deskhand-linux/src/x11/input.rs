@@ -1,10 +1,11 @@
 //! Synthetic pointer input through XTEST.
 
 use std::thread::sleep;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use x11rb::protocol::xproto::{
     BUTTON_PRESS_EVENT, BUTTON_RELEASE_EVENT, ConnectionExt as _, MOTION_NOTIFY_EVENT,
+    QueryPointerReply,
 };
 
 use super::keyboard::Held;
@@ -58,6 +59,8 @@ const DRAG_STEPS: i32 = 10;
 const DRAG_STEP_PAUSE: Duration = Duration::from_millis(15);
 /// Toolkits start a drag only after the button has been down for a moment.
 const DRAG_START_PAUSE: Duration = Duration::from_millis(50);
+/// How long a button event may sit in the server's queue before the pointer counts as frozen.
+const DELIVERY_TIMEOUT: Duration = Duration::from_secs(2);
 
 fn to_i16(v: i32) -> i16 {
     // The server confines the pointer to the screen anyway; only the wire type needs clamping.
@@ -67,13 +70,7 @@ fn to_i16(v: i32) -> i16 {
 impl X11 {
     /// The pointer position in root coordinates.
     pub fn pointer(&self) -> Result<(i32, i32), X11Error> {
-        const OPERATION: &str = "reading the pointer position";
-        let reply = self
-            .conn
-            .query_pointer(self.root)
-            .during(OPERATION)?
-            .reply()
-            .during(OPERATION)?;
+        let reply = self.query_pointer()?;
         Ok((i32::from(reply.root_x), i32::from(reply.root_y)))
     }
 
@@ -121,9 +118,8 @@ impl X11 {
             if i > 0 {
                 sleep(BETWEEN_SCROLL_STEPS);
             }
-            let press = self.button_cookie(direction.button(), true)?;
-            let release = self.button_cookie(direction.button(), false)?;
-            Self::check_all([press, release], "scrolling")?;
+            self.button_event(direction.button(), true)?;
+            self.button_event(direction.button(), false)?;
         }
         Ok(())
     }
@@ -159,23 +155,49 @@ impl X11 {
         Self::check_all([cookie], OPERATION)
     }
 
+    /// Sends a button event and waits until the server has processed it, not merely queued it.
+    ///
+    /// A window manager's passive grab (openbox's click-to-focus) freezes the pointer until the
+    /// manager replays the click, while key events pass freely: without this wait, text typed
+    /// right after a click can reach the client before the click does.
     pub(super) fn button_event(&self, button: u8, press: bool) -> Result<(), X11Error> {
-        let cookie = self.button_cookie(button, press)?;
-        Self::check_all([cookie], "pressing a mouse button")
-    }
-
-    fn button_cookie(
-        &self,
-        button: u8,
-        press: bool,
-    ) -> Result<x11rb::cookie::VoidCookie<'_, x11rb::rust_connection::RustConnection>, X11Error>
-    {
+        const OPERATION: &str = "pressing a mouse button";
         let kind = if press {
             BUTTON_PRESS_EVENT
         } else {
             BUTTON_RELEASE_EVENT
         };
-        self.fake(kind, button, (0, 0), "pressing a mouse button")
+        let cookie = self.fake(kind, button, (0, 0), OPERATION)?;
+        Self::check_all([cookie], OPERATION)?;
+        // The core protocol has state bits for buttons 1-5 only.
+        if !(1..=5).contains(&button) {
+            return Ok(());
+        }
+        let bit = 1u16 << (7 + button);
+        let deadline = Instant::now() + DELIVERY_TIMEOUT;
+        loop {
+            let mask = u16::from(self.query_pointer()?.mask);
+            if (mask & bit != 0) == press {
+                return Ok(());
+            }
+            if Instant::now() >= deadline {
+                return Err(X11Error::PointerFrozen {
+                    button,
+                    press,
+                    waited: DELIVERY_TIMEOUT,
+                });
+            }
+            sleep(Duration::from_millis(1));
+        }
+    }
+
+    fn query_pointer(&self) -> Result<QueryPointerReply, X11Error> {
+        const OPERATION: &str = "reading the pointer state";
+        self.conn
+            .query_pointer(self.root)
+            .during(OPERATION)?
+            .reply()
+            .during(OPERATION)
     }
 }
 

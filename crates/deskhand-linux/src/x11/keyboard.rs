@@ -2,27 +2,26 @@
 //!
 //! A keysym on the map is typed with its keycode (plus Shift if it sits in the shifted column).
 //! Any other keysym is put on a spare keycode (one with no symbols) for the duration of the call.
-//! Clients translate a key event with the keyboard map they fetch when they process it, not with
+//! Clients translate a key event with the keyboard map they fetch when they get to it, not with
 //! the map at the time the event was sent, so a spare keycode must not get a new symbol until the
 //! client has caught up with every key already sent on it. Hence: each symbol keeps its spare for
 //! the whole call where possible, symbols are assigned in batches by looking ahead in the text,
-//! and reusing spares or restoring them at the end waits [`SETTLE`] first.
+//! and reusing spares or restoring them at the end first waits for the focused client
+//! (see `client.rs`).
 
 use std::collections::{HashMap, HashSet};
-use std::thread::sleep;
-use std::time::Duration;
+use std::sync::atomic::Ordering;
 
 use x11rb::connection::Connection as _;
 use x11rb::protocol::Event;
+use x11rb::protocol::xkb::{
+    self, ConnectionExt as _, KeySymMap, MapPart, SetMapAux, SetMapFlags, VMod,
+};
 use x11rb::protocol::xproto::{ConnectionExt as _, KEY_PRESS_EVENT, KEY_RELEASE_EVENT, Keycode};
 
 use super::error::{TypeError, X11Error};
 use super::keys::{Chord, keysym_for_char, sym};
 use super::{During as _, X11};
-
-/// How long a client gets to translate key events sent on spare keycodes before those keycodes
-/// are given other symbols. See the measurements in the module's integration test.
-const SETTLE: Duration = Duration::from_millis(50);
 
 const KEYMAP_OPERATION: &str = "reading the keyboard map";
 const REMAP_OPERATION: &str = "remapping a spare keycode";
@@ -37,12 +36,15 @@ pub(super) struct InputState {
 impl InputState {
     /// The keyboard map, re-read if anyone (including us) changed it since it was last read.
     fn keymap(&mut self, x11: &X11) -> Result<&Keymap, X11Error> {
-        // The server sends MappingNotify to every client unasked; draining here also keeps the
+        // Map change events are the only ones that arrive unasked; draining here also keeps the
         // otherwise unread event queue from growing.
         while let Some(event) = x11.conn.poll_for_event().during(KEYMAP_OPERATION)? {
-            if matches!(event, Event::MappingNotify(_)) {
+            if matches!(event, Event::MappingNotify(_) | Event::XkbMapNotify(_)) {
                 self.keymap = None;
             }
+        }
+        if x11.mapping_notified.swap(false, Ordering::Relaxed) {
+            self.keymap = None;
         }
         match &mut self.keymap {
             Some(keymap) => Ok(keymap),
@@ -57,28 +59,64 @@ struct Stroke {
     shift: bool,
 }
 
+/// The XKB type index of TWO_LEVEL, fixed by the XKB protocol: Shift selects the second level,
+/// and no case conversion applies to it (unlike a core mapping, where a lone `É` becomes `é`).
+const TWO_LEVEL: u8 = 1;
+
 struct Keymap {
-    keysyms_per_keycode: u8,
     /// Where each keysym on the map is: the unshifted column wins, then the lowest keycode.
     strokes: HashMap<u32, Stroke>,
     /// Keycodes without any symbol and not bound to a modifier, in ascending order.
     spares: Vec<Keycode>,
+    /// XKB's own description of the symbols of every key from `min_keycode` on, written back
+    /// unchanged for the keys that lie between two spares in one request; empty if the server
+    /// did not describe them all, which disables remapping.
+    xkb_syms: Vec<KeySymMap>,
+    min_keycode: Keycode,
+    /// The key range of the XKB map, which a map change must repeat.
+    xkb_range: (Keycode, Keycode),
 }
 
 impl Keymap {
     fn load(x11: &X11) -> Result<Keymap, X11Error> {
         let setup = x11.conn.setup();
         let (min, max) = (setup.min_keycode, setup.max_keycode);
-        let map_cookie = x11
+        let count = max - min + 1;
+        let core_cookie = x11
             .conn
-            .get_keyboard_mapping(min, max - min + 1)
+            .get_keyboard_mapping(min, count)
             .during(KEYMAP_OPERATION)?;
         let modifiers_cookie = x11.conn.get_modifier_mapping().during(KEYMAP_OPERATION)?;
-        let map = map_cookie.reply().during(KEYMAP_OPERATION)?;
+        let xkb_cookie = x11
+            .conn
+            .xkb_get_map(
+                xkb::ID::USE_CORE_KBD.into(),
+                MapPart::default(),
+                MapPart::KEY_SYMS,
+                0,
+                0,
+                min,
+                count,
+                0,
+                0,
+                0,
+                0,
+                VMod::default(),
+                0,
+                0,
+                0,
+                0,
+                0,
+                0,
+            )
+            .during(KEYMAP_OPERATION)?;
+        let core = core_cookie.reply().during(KEYMAP_OPERATION)?;
         let modifier_keys = modifiers_cookie.reply().during(KEYMAP_OPERATION)?.keycodes;
+        let xkb = xkb_cookie.reply().during(KEYMAP_OPERATION)?;
+        let xkb_syms = xkb.map.syms_rtrn.unwrap_or_default();
 
-        let width = usize::from(map.keysyms_per_keycode);
-        let rows: Vec<(Keycode, &[u32])> = (min..=max).zip(map.keysyms.chunks(width)).collect();
+        let width = usize::from(core.keysyms_per_keycode);
+        let rows: Vec<(Keycode, &[u32])> = (min..=max).zip(core.keysyms.chunks(width)).collect();
         let mut strokes = HashMap::new();
         for column in [1, 0] {
             for &(keycode, row) in rows.iter().rev() {
@@ -88,25 +126,44 @@ impl Keymap {
                 }
             }
         }
+        let xkb_empty = |keycode: Keycode| {
+            usize::from(keycode)
+                .checked_sub(usize::from(xkb.first_key_sym))
+                .and_then(|i| xkb_syms.get(i))
+                .is_some_and(|m| m.syms.is_empty())
+        };
         let spares = rows
             .iter()
-            .filter(|(keycode, row)| {
-                row.iter().all(|&k| k == 0) && !modifier_keys.contains(keycode)
+            .filter(|&&(keycode, row)| {
+                row.iter().all(|&k| k == 0)
+                    && !modifier_keys.contains(&keycode)
+                    && xkb_empty(keycode)
             })
             .map(|&(keycode, _)| keycode)
             .collect();
+        let complete = xkb.first_key_sym == min && xkb_syms.len() == usize::from(count);
         Ok(Keymap {
-            keysyms_per_keycode: map.keysyms_per_keycode,
             strokes,
             spares,
+            xkb_syms: if complete { xkb_syms } else { Vec::new() },
+            min_keycode: min,
+            xkb_range: (xkb.min_key_code, xkb.max_key_code),
         })
+    }
+
+    /// The key's symbols as loaded; only called for keys from the first to the last spare.
+    fn original(&self, keycode: Keycode) -> KeySymMap {
+        self.xkb_syms[usize::from(keycode - self.min_keycode)].clone()
     }
 }
 
 /// Spare keycode assignments for the duration of one call.
 ///
-/// Slot `k` is level `k / n` of spare `k % n` (n = number of spares): level 0 is typed plainly,
-/// level 1 with Shift.
+/// Slot `k` is level `k % levels` of spare `k / levels`: level 0 is typed plainly, level 1 with
+/// Shift. Every change of the keyboard map costs: each makes every X client (the window manager
+/// included) re-read the map, and openbox then re-grabs all its key bindings, about 30 ms of CPU
+/// each time, during which clicks wait in its grab. So all changes of one batch go out in a
+/// single XKB request, and both levels of a keycode fill up before the next keycode is taken.
 struct Remap<'a> {
     x11: &'a X11,
     keymap: &'a Keymap,
@@ -123,7 +180,7 @@ impl<'a> Remap<'a> {
     /// `levels` is 2 when nothing but our own Shift can be held, 1 when the caller holds
     /// modifiers (a held Shift would otherwise select a neighbouring symbol).
     fn new(x11: &'a X11, keymap: &'a Keymap, levels: usize) -> Self {
-        let levels = levels.min(usize::from(keymap.keysyms_per_keycode));
+        let levels = levels.clamp(1, 2);
         let n = keymap.spares.len();
         Remap {
             x11,
@@ -146,16 +203,15 @@ impl<'a> Remap<'a> {
             None => self.assign(keysym, ahead)?,
         };
         self.unsettled = true;
-        let n = self.keymap.spares.len();
         Ok(Stroke {
-            keycode: self.keymap.spares[slot % n],
-            shift: slot >= n,
+            keycode: self.keymap.spares[slot / self.levels],
+            shift: slot % self.levels == 1,
         })
     }
 
     fn assign(&mut self, keysym: u32, ahead: &[u32]) -> Result<usize, X11Error> {
         let capacity = self.slots.len();
-        if capacity == 0 {
+        if capacity == 0 || self.keymap.xkb_syms.is_empty() {
             return Err(X11Error::NoSpareKeycode { keysym });
         }
         let mut seen = HashSet::new();
@@ -169,11 +225,11 @@ impl<'a> Remap<'a> {
             // Every slot holds a symbol sent earlier in this call: let the client translate
             // those keys before their keycodes change meaning, then keep only what is needed
             // next.
-            self.settle();
+            self.settle()?;
             for (k, slot) in self.slots.iter_mut().enumerate() {
                 if !wanted.contains(slot) {
                     *slot = 0;
-                    changed.insert(k % self.keymap.spares.len());
+                    changed.insert(k / self.levels);
                 }
             }
         }
@@ -184,90 +240,109 @@ impl<'a> Remap<'a> {
         let free: Vec<usize> = (0..capacity).filter(|&k| self.slots[k] == 0).collect();
         for (&k, keysym) in free.iter().zip(new) {
             self.slots[k] = keysym;
-            changed.insert(k % self.keymap.spares.len());
+            changed.insert(k / self.levels);
         }
-        self.write(changed)?;
+        self.write(&changed)?;
         // `keysym` came first in `wanted`, so it got a slot.
         Ok(self.slots.iter().position(|&s| s == keysym).unwrap_or(0))
     }
 
-    fn settle(&mut self) {
+    fn settle(&mut self) -> Result<(), X11Error> {
         if self.unsettled {
-            sleep(SETTLE);
+            self.x11.wait_for_focused_client()?;
             self.unsettled = false;
         }
+        Ok(())
     }
 
-    /// The keyboard map row for spare `i`: each symbol on both levels when it is alone, so that
-    /// no case conversion applies (a lone `É` would otherwise type `é` unshifted).
-    fn row(&self, i: usize) -> Vec<u32> {
-        let n = self.keymap.spares.len();
-        let level0 = self.slots[i];
-        let level1 = if self.levels > 1 {
-            self.slots[n + i]
-        } else {
-            0
-        };
+    /// XKB symbols for spare `i`: its original (empty) entry when no slot of it is in use.
+    fn symbols(&self, i: usize) -> KeySymMap {
+        let levels = &self.slots[i * self.levels..(i + 1) * self.levels];
+        let level0 = levels[0];
+        let level1 = levels.get(1).copied().unwrap_or(0);
         let pair = match (level0, level1) {
-            (0, 0) => [0, 0],
+            (0, 0) => return self.keymap.original(self.keymap.spares[i]),
             (a, 0) | (0, a) => [a, a],
             (a, b) => [a, b],
         };
-        let mut row = vec![0; usize::from(self.keymap.keysyms_per_keycode)];
-        for (cell, keysym) in row.iter_mut().zip(pair) {
-            *cell = keysym;
+        KeySymMap {
+            kt_index: [TWO_LEVEL, 0, 0, 0],
+            group_info: 1,
+            width: 2,
+            syms: pair.to_vec(),
         }
-        row
     }
 
-    /// Sends the rows of the `changed` spares, one request per run of consecutive keycodes, and
-    /// waits until the server has applied them.
-    fn write(&mut self, changed: HashSet<usize>) -> Result<(), X11Error> {
-        let mut changed: Vec<usize> = changed.into_iter().collect();
-        changed.sort_unstable();
+    /// Sends the symbols of the `changed` spares in one request, rewriting the keys between
+    /// them exactly as they were, and waits until the server has applied it.
+    fn write(&mut self, changed: &HashSet<usize>) -> Result<(), X11Error> {
         let spares = &self.keymap.spares;
-        let mut cookies = Vec::new();
-        let mut start = 0;
-        while start < changed.len() {
-            let mut end = start + 1;
-            while end < changed.len()
-                && u16::from(spares[changed[end]]) == u16::from(spares[changed[end - 1]]) + 1
-            {
-                end += 1;
-            }
-            let run = &changed[start..end];
-            let keysyms: Vec<u32> = run.iter().flat_map(|&i| self.row(i)).collect();
-            let count = u8::try_from(run.len()).unwrap_or(u8::MAX);
-            cookies.push(
-                self.x11
-                    .conn
-                    .change_keyboard_mapping(
-                        count,
-                        spares[run[0]],
-                        self.keymap.keysyms_per_keycode,
-                        &keysyms,
-                    )
-                    .during(REMAP_OPERATION)?,
-            );
-            for &i in run {
-                self.written[i] = true;
-            }
-            start = end;
+        let (Some(first), Some(last)) = (
+            changed.iter().map(|&i| spares[i]).min(),
+            changed.iter().map(|&i| spares[i]).max(),
+        ) else {
+            return Ok(());
+        };
+        let syms: Vec<KeySymMap> = (first..=last)
+            .map(|keycode| match spares.binary_search(&keycode) {
+                Ok(i) if changed.contains(&i) => self.symbols(i),
+                _ => self.keymap.original(keycode),
+            })
+            .collect();
+        let total_syms = syms.iter().map(|m| m.syms.len()).sum::<usize>();
+        let cookie = self
+            .x11
+            .conn
+            .xkb_set_map(
+                xkb::ID::USE_CORE_KBD.into(),
+                SetMapFlags::default(),
+                self.keymap.xkb_range.0,
+                self.keymap.xkb_range.1,
+                0,
+                0,
+                first,
+                last - first + 1,
+                u16::try_from(total_syms).unwrap_or(u16::MAX),
+                0,
+                0,
+                0,
+                0,
+                0,
+                0,
+                0,
+                0,
+                0,
+                0,
+                0,
+                0,
+                0,
+                0,
+                0,
+                VMod::default(),
+                &SetMapAux {
+                    syms: Some(syms),
+                    ..SetMapAux::default()
+                },
+            )
+            .during(REMAP_OPERATION)?;
+        for &i in changed {
+            self.written[i] = true;
         }
-        X11::check_all(cookies, REMAP_OPERATION)
+        X11::check_all([cookie], REMAP_OPERATION)
     }
 
-    /// Clears every spare this call used, after giving the client time to translate the keys.
+    /// Gives every spare this call used its original symbols back, after waiting for the client
+    /// to translate the keys; they are restored even if the client does not answer.
     fn finish(mut self) -> Result<(), X11Error> {
         if !self.written.contains(&true) {
             return Ok(());
         }
-        self.settle();
+        let settled = self.settle();
         self.slots.fill(0);
         let used = (0..self.written.len())
             .filter(|&i| self.written[i])
             .collect();
-        self.write(used)
+        settled.and(self.write(&used))
     }
 }
 

@@ -4,17 +4,20 @@
 //! an async runtime are expected to wrap calls in `spawn_blocking`.
 
 mod capture;
+mod client;
 mod error;
 mod input;
 mod keyboard;
 mod keys;
 mod windows;
 
+use std::sync::atomic::{AtomicBool, AtomicU32};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use x11rb::connection::{Connection as _, RequestConnection as _};
 use x11rb::cookie::VoidCookie;
 use x11rb::errors::{ConnectionError, ReplyError};
+use x11rb::protocol::xkb::{self, ConnectionExt as _, EventType, MapPart, SelectEventsAux};
 use x11rb::protocol::xproto::{ConnectionExt as _, Window};
 use x11rb::protocol::xtest::{self, ConnectionExt as _};
 use x11rb::rust_connection::RustConnection;
@@ -29,6 +32,7 @@ x11rb::atom_manager! {
     Atoms: AtomsCookie {
         _NET_CLIENT_LIST_STACKING,
         _NET_CLIENT_LIST,
+        _NET_SUPPORTING_WM_CHECK,
         _NET_ACTIVE_WINDOW,
         _NET_WM_NAME,
         _NET_WM_PID,
@@ -36,6 +40,8 @@ x11rb::atom_manager! {
         _GTK_FRAME_EXTENTS,
         _NET_WM_STATE,
         _NET_WM_STATE_HIDDEN,
+        _NET_WM_PING,
+        WM_PROTOCOLS,
         UTF8_STRING,
     }
 }
@@ -51,6 +57,10 @@ pub struct X11 {
     setup_size: (u32, u32),
     atoms: Atoms,
     input: Mutex<keyboard::InputState>,
+    /// Serial number of the next `_NET_WM_PING` we send.
+    pings: AtomicU32,
+    /// A MappingNotify was taken off the event queue while waiting for something else.
+    mapping_notified: AtomicBool,
 }
 
 impl X11 {
@@ -85,6 +95,31 @@ impl X11 {
                 display: display.to_owned(),
             });
         }
+        // Keys not on the keyboard map are typed by changing the map through XKB.
+        let xkb = conn
+            .xkb_use_extension(1, 0)
+            .during("initializing the XKEYBOARD extension")?
+            .reply()
+            .during("initializing the XKEYBOARD extension")?;
+        if !xkb.supported {
+            return Err(X11Error::NoXkb {
+                display: display.to_owned(),
+            });
+        }
+        // Once XKB is in use the server sends map changes only to those who select them; the
+        // keyboard map cache depends on hearing of every change.
+        let map_parts = MapPart::KEY_TYPES | MapPart::KEY_SYMS | MapPart::MODIFIER_MAP;
+        conn.xkb_select_events(
+            xkb::ID::USE_CORE_KBD.into(),
+            EventType::default(),
+            EventType::MAP_NOTIFY,
+            map_parts,
+            map_parts,
+            &SelectEventsAux::default(),
+        )
+        .during("initializing the XKEYBOARD extension")?
+        .check()
+        .during("initializing the XKEYBOARD extension")?;
         let atoms = Atoms::new(&conn)
             .during("interning atoms")?
             .reply()
@@ -95,6 +130,8 @@ impl X11 {
             setup_size,
             atoms,
             input: Mutex::new(keyboard::InputState::default()),
+            pings: AtomicU32::new(1),
+            mapping_notified: AtomicBool::new(false),
         })
     }
 

@@ -120,6 +120,23 @@ impl X11 {
                 return Ok(reply.value32().map(Iterator::collect).unwrap_or_default());
             }
         }
+        // Some window managers publish no client list until they manage a first window.
+        let check = self
+            .conn
+            .get_property(
+                false,
+                self.root,
+                self.atoms._NET_SUPPORTING_WM_CHECK,
+                AtomEnum::WINDOW,
+                0,
+                1,
+            )
+            .during(LIST_OPERATION)?
+            .reply()
+            .during(LIST_OPERATION)?;
+        if first_u32(&check).is_some_and(|id| id != x11rb::NONE) {
+            return Ok(Vec::new());
+        }
         Err(X11Error::NoWindowManager)
     }
 

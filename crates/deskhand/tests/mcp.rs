@@ -1,0 +1,234 @@
+//! The real binary over stdio, driven by a real MCP client, against a real window.
+
+mod common;
+
+use common::{BIN, desktop, ref_of};
+use rmcp::ServiceExt;
+use rmcp::model::{CallToolRequestParams, CallToolResult};
+use rmcp::transport::TokioChildProcess;
+use serde_json::{Value, json};
+
+fn arguments(value: Value) -> serde_json::Map<String, Value> {
+    value.as_object().expect("an object").clone()
+}
+
+fn text_of(result: &CallToolResult) -> String {
+    result
+        .content
+        .iter()
+        .filter_map(|c| c.as_text().map(|t| t.text.clone()))
+        .collect()
+}
+
+/// Tests take turns on the shared desktop; the turn is held outside the async runtime.
+fn block_on<F: std::future::Future>(future: F) -> F::Output {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("a tokio runtime")
+        .block_on(future)
+}
+
+#[test]
+fn an_mcp_client_drives_a_window_through_the_desktop_tool() {
+    let (_turn, desk) = desktop();
+    block_on(drive_a_window(desk));
+}
+
+async fn drive_a_window(desk: &common::Desktop) {
+    let fixture = desk.fixture("MCP Fixture", 1);
+    desk.activate("MCP Fixture");
+
+    let mut command = tokio::process::Command::from(desk.command(BIN));
+    command.arg("mcp");
+    let client =
+        ().serve(TokioChildProcess::new(command).expect("spawning deskhand mcp"))
+            .await
+            .expect("MCP handshake");
+    let info = client.peer_info().expect("server info");
+    assert_eq!(
+        info.server_info.as_ref().expect("server identity").name,
+        "deskhand"
+    );
+
+    let tools = client.list_all_tools().await.expect("tools/list");
+    assert_eq!(tools.len(), 1);
+    let tool = &tools[0];
+    assert_eq!(tool.name, "desktop");
+    assert!(
+        tool.description
+            .as_deref()
+            .unwrap()
+            .contains("refs expire on the next observe")
+    );
+    let properties = tool.input_schema["properties"]
+        .as_object()
+        .expect("properties");
+    for name in [
+        "action",
+        "target",
+        "ref",
+        "x",
+        "y",
+        "region",
+        "text",
+        "keys",
+        "direction",
+        "amount",
+        "from",
+        "to",
+        "button",
+        "count",
+        "modifiers",
+    ] {
+        let described = properties[name]["description"].as_str().unwrap_or_default();
+        assert!(!described.is_empty(), "parameter {name} has no description");
+    }
+    let annotations = tool.annotations.as_ref().expect("annotations");
+    assert_eq!(annotations.read_only_hint, Some(false));
+    assert_eq!(annotations.destructive_hint, Some(true));
+
+    let call = |args: Value| {
+        let client = &client;
+        async move {
+            client
+                .call_tool(CallToolRequestParams::new("desktop").with_arguments(arguments(args)))
+                .await
+                .expect("tools/call")
+        }
+    };
+
+    let windows = call(json!({"action": "windows"})).await;
+    let listed = text_of(&windows);
+    let w = listed
+        .lines()
+        .find(|l| l.contains("\"MCP Fixture\""))
+        .and_then(|l| l.split(' ').next())
+        .expect("the fixture window is listed")
+        .to_owned();
+
+    let observed = call(json!({"action": "observe", "target": w})).await;
+    assert_ne!(observed.is_error, Some(true));
+    let tree = text_of(&observed);
+    assert!(
+        tree.starts_with(&format!("observe {w} \"MCP Fixture\"")),
+        "{tree}"
+    );
+    let structured = observed
+        .structured_content
+        .as_ref()
+        .expect("structured content");
+    assert_eq!(structured["outcome"], "observed");
+    assert!(structured["elements"].as_array().unwrap().len() >= 10);
+
+    let press = ref_of(&tree, &["button \"Press me\""]);
+    let before = fixture.events().len();
+    let clicked = call(json!({"action": "click", "ref": press})).await;
+    assert!(
+        text_of(&clicked).starts_with("done: clicked"),
+        "{}",
+        text_of(&clicked)
+    );
+    assert_eq!(
+        clicked.structured_content.as_ref().unwrap()["path"],
+        "accessibility"
+    );
+    fixture.wait_for("the click", |e| e["event"] == "clicked");
+    assert!(fixture.events().len() > before);
+
+    // The CLI prints exactly the text the MCP tool returns.
+    let same_from_cli = desk.act("observe", json!({"target": w})).ok();
+    let header = |text: &str| text.lines().next().unwrap().to_owned();
+    assert_eq!(
+        header(&same_from_cli),
+        header(&text_of(
+            &call(json!({"action": "observe", "target": w})).await
+        ))
+    );
+
+    let shot = call(json!({"action": "screenshot", "target": w})).await;
+    let image = shot
+        .content
+        .iter()
+        .find_map(|c| c.as_image().cloned())
+        .expect("an image block");
+    assert_eq!(image.mime_type, "image/png");
+    use base64::Engine;
+    let png = base64::engine::general_purpose::STANDARD
+        .decode(&image.data)
+        .unwrap();
+    assert_eq!(&png[1..4], b"PNG");
+
+    // A failed call is a tool result with isError, not a protocol error, and names its kind.
+    let failed = call(json!({"action": "click", "ref": "e99999999"})).await;
+    assert_eq!(failed.is_error, Some(true));
+    assert!(
+        text_of(&failed).starts_with("failed (ref-unknown): "),
+        "{}",
+        text_of(&failed)
+    );
+    let failed = call(json!({"action": "observe", "nonsense": 1})).await;
+    assert_eq!(failed.is_error, Some(true));
+    assert_eq!(
+        failed.structured_content.as_ref().unwrap()["error"],
+        "bad-argument"
+    );
+
+    client.cancel().await.expect("clean shutdown");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn mcp_headless_brings_up_its_own_desktop_and_takes_it_down() {
+    use tokio::io::AsyncBufReadExt;
+    let mut command = tokio::process::Command::new(BIN);
+    command.args(["mcp", "--headless"]);
+    for name in [
+        "DISPLAY",
+        "XAUTHORITY",
+        "DBUS_SESSION_BUS_ADDRESS",
+        "AT_SPI_BUS_ADDRESS",
+        "DESKHAND_DESKTOP",
+    ] {
+        command.env_remove(name);
+    }
+    let (transport, stderr) = TokioChildProcess::builder(command)
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawning deskhand mcp --headless");
+    let client = ().serve(transport).await.expect("MCP handshake");
+    let mut lines = tokio::io::BufReader::new(stderr.expect("piped stderr")).lines();
+    let announced = lines.next_line().await.unwrap().expect("a line on stderr");
+    let display = announced
+        .rsplit(' ')
+        .next()
+        .and_then(|d| d.strip_prefix(':'))
+        .expect("the display it started")
+        .to_owned();
+    let socket = std::path::PathBuf::from(format!("/tmp/.X11-unix/X{display}"));
+    assert!(socket.exists(), "{announced}");
+
+    let result = client
+        .call_tool(
+            CallToolRequestParams::new("desktop")
+                .with_arguments(arguments(json!({"action": "windows"}))),
+        )
+        .await
+        .unwrap();
+    assert_eq!(text_of(&result), "windows · 0 windows · top first\n");
+    let shot = client
+        .call_tool(
+            CallToolRequestParams::new("desktop").with_arguments(arguments(
+                json!({"action": "zoom", "target": "screen", "region": [0, 0, 100, 100]}),
+            )),
+        )
+        .await
+        .unwrap();
+    assert_eq!(shot.structured_content.as_ref().unwrap()["width"], 192);
+
+    client.cancel().await.expect("clean shutdown");
+    let gone = common::wait_until(std::time::Duration::from_secs(10), || {
+        (!socket.exists()).then_some(())
+    });
+    assert!(gone.is_some(), "the headless desktop outlived its server");
+}
