@@ -13,6 +13,11 @@ use crate::model::{Modifier, MouseButton, ScrollDirection};
 pub const MAX_TEXT_CHARS: usize = 10_000;
 pub const MAX_SCROLL: u32 = 50;
 pub const MAX_CLICKS: u32 = 3;
+/// `observe` lists at most this many elements unless `limit` says otherwise.
+pub const DEFAULT_LIMIT: u32 = 300;
+pub const MAX_LIMIT: u32 = 5_000;
+pub const MAX_DEPTH: u32 = 100;
+pub const MAX_QUERY_CHARS: usize = 200;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
@@ -102,6 +107,21 @@ pub struct DesktopArgs {
     /// click/drag: keys held during the action: shift, ctrl, alt, super.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub modifiers: Option<Vec<Modifier>>,
+    /// observe: list at most this many elements, 1–5000 (default 300).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub limit: Option<u32>,
+    /// observe: list only elements whose name, role or value contains this text (any case), with their ancestors.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub query: Option<String>,
+    /// observe: list elements at most this deep, 0–100 (0: only the window).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_depth: Option<u32>,
+    /// observe: true to list hidden elements too, marked hidden.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hidden: Option<bool>,
+    /// observe: true to print only what changed since the last observe of the same surface (+ added, - removed, ~ changed); refs of unchanged elements stay valid.
+    #[serde(alias = "diff", skip_serializing_if = "Option::is_none")]
+    pub since: Option<bool>,
 }
 
 /// A validated reference to an element, `eN`.
@@ -190,12 +210,38 @@ impl ClickSpec {
     }
 }
 
+/// What an `observe` lists, and how.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ObserveSpec {
+    /// At most this many lines.
+    pub limit: usize,
+    /// Text an element's name, role or value must contain, in any case; ancestors come along.
+    pub query: Option<String>,
+    pub max_depth: Option<usize>,
+    /// List hidden elements too.
+    pub hidden: bool,
+    /// Print only the changes since the last observe of the same surface.
+    pub since: bool,
+}
+
+impl Default for ObserveSpec {
+    fn default() -> Self {
+        Self {
+            limit: DEFAULT_LIMIT as usize,
+            query: None,
+            max_depth: None,
+            hidden: false,
+            since: false,
+        }
+    }
+}
+
 /// A fully validated call.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Action {
     Apps,
     Windows,
-    Observe,
+    Observe(ObserveSpec),
     Click {
         place: Place,
         click: ClickSpec,
@@ -236,7 +282,7 @@ impl Call {
         match self.action {
             Action::Apps => "apps",
             Action::Windows => "windows",
-            Action::Observe => "observe",
+            Action::Observe(_) => "observe",
             Action::Click { .. } => "click",
             Action::Type { .. } => "type",
             Action::Press { .. } => "press",
@@ -262,11 +308,24 @@ impl Call {
 
 /// Parses raw JSON arguments: unknown keys and wrong types are bad arguments, not protocol errors.
 pub fn parse_call(arguments: serde_json::Value) -> Result<Call> {
-    let args: DesktopArgs = serde_json::from_value(arguments).map_err(|err| {
-        Error::bad_argument(format!(
-            "the arguments do not fit the desktop tool: {err}; see the tool's input schema"
-        ))
-    })?;
+    let args: DesktopArgs = match serde_json::from_value(arguments.clone()) {
+        Ok(args) => args,
+        Err(err) => {
+            // serde does not say which key was wrong; every key alone tells.
+            let key = arguments.as_object().and_then(|map| {
+                map.iter()
+                    .find(|(key, value)| {
+                        let alone = serde_json::json!({ key.as_str(): value });
+                        serde_json::from_value::<DesktopArgs>(alone).is_err()
+                    })
+                    .map(|(key, _)| format!("`{key}`: "))
+            });
+            return Err(Error::bad_argument(format!(
+                "the arguments do not fit the desktop tool: {}{err}; see the tool's input schema",
+                key.unwrap_or_default()
+            )));
+        }
+    };
     args.validate()
 }
 
@@ -282,7 +341,8 @@ impl DesktopArgs {
         let present = self.present_fields();
         let allowed: &[&str] = match name {
             ActionName::Apps | ActionName::Windows => &[],
-            ActionName::Observe | ActionName::Screenshot => &["target"],
+            ActionName::Observe => &["target", "limit", "query", "max_depth", "hidden", "since"],
+            ActionName::Screenshot => &["target"],
             ActionName::Click => &["target", "ref", "x", "y", "button", "count", "modifiers"],
             ActionName::Type => &["target", "ref", "text"],
             ActionName::Press => &["keys"],
@@ -344,7 +404,7 @@ impl DesktopArgs {
         let action = match name {
             ActionName::Apps => Action::Apps,
             ActionName::Windows => Action::Windows,
-            ActionName::Observe => Action::Observe,
+            ActionName::Observe => Action::Observe(self.observe_spec()?),
             ActionName::Screenshot => Action::Screenshot,
             ActionName::Click => {
                 let count = self.count.unwrap_or(1);
@@ -443,6 +503,44 @@ impl DesktopArgs {
         Ok(Call { action, target })
     }
 
+    fn observe_spec(&self) -> Result<ObserveSpec> {
+        let limit = self.limit.unwrap_or(DEFAULT_LIMIT);
+        if !(1..=MAX_LIMIT).contains(&limit) {
+            return Err(Error::bad_argument(format!(
+                "`limit` is {limit}; give 1–{MAX_LIMIT} elements (default {DEFAULT_LIMIT}), or a `query` to list only what you look for"
+            )));
+        }
+        if let Some(depth) = self.max_depth.filter(|d| *d > MAX_DEPTH) {
+            return Err(Error::bad_argument(format!(
+                "`max_depth` is {depth}; give 0–{MAX_DEPTH} (0 lists only the window itself), or leave it out to list every depth"
+            )));
+        }
+        let query = match self.query.as_deref().map(str::trim) {
+            None => None,
+            Some("") => {
+                return Err(Error::bad_argument(
+                    "`query` is empty; give text to find in element names, roles or values, or leave it out to list everything",
+                ));
+            }
+            Some(text) => {
+                let chars = text.chars().count();
+                if chars > MAX_QUERY_CHARS {
+                    return Err(Error::bad_argument(format!(
+                        "`query` has {chars} characters, more than {MAX_QUERY_CHARS}; give a shorter part of the text you look for"
+                    )));
+                }
+                Some(text.to_string())
+            }
+        };
+        Ok(ObserveSpec {
+            limit: limit as usize,
+            query,
+            max_depth: self.max_depth.map(|d| d as usize),
+            hidden: self.hidden.unwrap_or(false),
+            since: self.since.unwrap_or(false),
+        })
+    }
+
     fn present_fields(&self) -> Vec<&'static str> {
         [
             ("target", self.target.is_some()),
@@ -459,6 +557,11 @@ impl DesktopArgs {
             ("button", self.button.is_some()),
             ("count", self.count.is_some()),
             ("modifiers", self.modifiers.is_some()),
+            ("limit", self.limit.is_some()),
+            ("query", self.query.is_some()),
+            ("max_depth", self.max_depth.is_some()),
+            ("hidden", self.hidden.is_some()),
+            ("since", self.since.is_some()),
         ]
         .into_iter()
         .filter_map(|(name, present)| present.then_some(name))

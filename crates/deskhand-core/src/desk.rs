@@ -3,7 +3,7 @@
 use serde::Serialize;
 use serde_json::json;
 
-use crate::action::{Action, Call, ClickSpec, Place, RefId, TargetId};
+use crate::action::{Action, Call, ClickSpec, ObserveSpec, Place, RefId, TargetId};
 use crate::backend::{Backend, InputOutcome, Partial};
 use crate::coords::{region_to_rect, to_pixel};
 use crate::error::{Error, ErrorKind, Result};
@@ -104,7 +104,7 @@ pub async fn execute<B: Backend>(
     match call.action {
         Action::Apps => apps(backend, session).await,
         Action::Windows => windows(backend, session).await,
-        Action::Observe => observe(backend, session, target).await,
+        Action::Observe(spec) => observe(backend, session, target, &spec).await,
         Action::Screenshot => capture(backend, session, config, target, None).await,
         Action::Zoom { region } => capture(backend, session, config, target, Some(region)).await,
         Action::Click { place, click } => click_at(backend, session, target, place, click).await,
@@ -334,6 +334,7 @@ async fn observe<B: Backend>(
     backend: &B,
     session: &mut Session,
     target: Option<TargetId>,
+    spec: &ObserveSpec,
 ) -> Result<Reply> {
     let surface = resolve(backend, session, target).await?;
     let windows: Vec<WindowInfo> = match &surface.window {
@@ -371,15 +372,15 @@ async fn observe<B: Backend>(
                 .then(|| format!("w{}", session.window_id(window.key()))),
         })
         .collect();
-    let rendered = render(&labelled, &surface.rect, &mut |node| {
-        session.ref_number(&node.handle, node.role)
-    });
+    // Taken out now and put back below: nothing fails from here on.
+    let previous = session.take_seen(surface.key);
+    let mut rendered = render(&labelled, &surface.rect, spec, previous.as_deref(), session);
     let mut header = format!(
         "observe {} · {}x{} px · {}",
         describe_surface(session, &surface),
         surface.rect.width,
         surface.rect.height,
-        rendered.summary()
+        rendered.summary(&surface.label)
     );
     let partial: Vec<String> = trees
         .iter()
@@ -397,7 +398,7 @@ async fn observe<B: Backend>(
     if !unreadable.is_empty() {
         header.push_str(&format!(" · unreadable: {}", unreadable.join("; ")));
     }
-    let data = json!({
+    let mut data = json!({
         "surface": surface.label,
         "bounds": surface.rect,
         "nodes": rendered.nodes,
@@ -407,7 +408,28 @@ async fn observe<B: Backend>(
         "partial": partial,
         "elements": rendered.elements,
     });
+    // Only what a call asked for, or a cut, adds fields: the common reply stays as short.
+    if rendered.total > rendered.elements.len() {
+        data["elements_total"] = json!(rendered.total);
+        data["limit"] = json!(rendered.limit);
+    }
+    if let Some((query, matches)) = &rendered.query {
+        data["query"] = json!(query);
+        data["matches"] = json!(matches);
+    }
+    if rendered.below_depth > 0 {
+        data["below_depth"] = json!(rendered.below_depth);
+    }
+    if let Some(since) = rendered.since {
+        data["since"] = match since {
+            Some(changes) => {
+                json!({"previous": true, "added": changes.added, "removed": changes.removed, "changed": changes.changed})
+            }
+            None => json!({"previous": false}),
+        };
+    }
     let text = format!("{header}\n{}", rendered.body);
+    session.remember(surface.key, std::mem::take(&mut rendered.seen));
     session.latest = Some(Observation {
         surface: surface.key,
         label: surface.label.clone(),

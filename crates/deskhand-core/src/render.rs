@@ -2,20 +2,42 @@
 //!
 //! Only what carries meaning is listed: controls, named content and values. Layout wrappers
 //! without a name are dropped and their children lifted, so a chain of panels costs nothing.
+//!
+//! Rendering runs in two steps: every element the trees hold is found first (hidden ones
+//! included and flagged), then an [`ObserveSpec`] picks what is listed: at most `limit` lines,
+//! only down to `max_depth`, only what a `query` matches (with its ancestors), or only what
+//! changed `since` the last observe of the surface.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use serde::Serialize;
 
+use crate::action::ObserveSpec;
 use crate::coords::to_unit;
-use crate::model::{Node, Rect, Role, Tree, WindowKey};
-use crate::session::RefEntry;
+use crate::model::{ElementHandle, Node, Rect, Role, Tree, WindowKey};
+use crate::session::{RefEntry, Seen, element_key};
 
 pub const MAX_NAME_CHARS: usize = 200;
 pub const MAX_VALUE_CHARS: usize = 120;
+/// The old name or value of a changed element shows at most this many characters.
+pub const MAX_WAS_CHARS: usize = 40;
 
 /// Action names that stand for a plain click, best first.
 const CLICK_ACTIONS: [&str; 6] = ["click", "press", "activate", "toggle", "jump", "open"];
+
+/// Every state a line can show.
+const STATE_NAMES: [&str; 10] = [
+    "disabled",
+    "focused",
+    "checked",
+    "unchecked",
+    "pressed",
+    "selected",
+    "expanded",
+    "collapsed",
+    "modal",
+    "hidden",
+];
 
 /// One window's tree as it goes into an observation.
 pub struct WindowTree<'a> {
@@ -25,11 +47,45 @@ pub struct WindowTree<'a> {
     pub label: Option<String>,
 }
 
+/// How an element changed since the last observe of its surface.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Change {
+    Added,
+    Removed,
+    Changed,
+}
+
+impl Change {
+    fn prefix(self) -> &'static str {
+        match self {
+            Change::Added => "+ ",
+            Change::Removed => "- ",
+            Change::Changed => "~ ",
+        }
+    }
+}
+
+/// What a changed element showed before, field by field; only the fields that changed.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Was {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// `Some(None)`: it had no value.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub value: Option<Option<String>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub states: Option<Vec<&'static str>>,
+}
+
 /// An element as the structured (JSON) form of an observation lists it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ListedElement {
-    #[serde(rename = "ref")]
-    pub reference: String,
+    /// `None` only for a removed element that was never listed.
+    #[serde(rename = "ref", skip_serializing_if = "Option::is_none")]
+    pub reference: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub change: Option<Change>,
     pub depth: usize,
     pub role: &'static str,
     pub name: String,
@@ -40,24 +96,111 @@ pub struct ListedElement {
     /// Center, 0–1000 of the surface.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub point: Option<[u32; 2]>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub was: Option<Was>,
+}
+
+/// Gives elements their session-wide ref numbers.
+pub trait Numbers {
+    /// The element's number, issued now if it has none yet.
+    fn number(&mut self, handle: &ElementHandle, role: Role) -> u32;
+    /// The number issued earlier under this [`element_key`], if any; issues none.
+    fn known(&self, key: &str) -> Option<u32>;
+}
+
+/// The counts of a `since` observation.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct Changes {
+    pub added: usize,
+    pub removed: usize,
+    pub changed: usize,
+}
+
+impl Changes {
+    fn total(&self) -> usize {
+        self.added + self.removed + self.changed
+    }
 }
 
 #[derive(Debug, Default)]
 pub struct Rendered {
     /// The element lines, without the header.
     pub body: String,
+    /// The refs this observation issued: the listed elements, or with `since` the whole tree.
     pub refs: BTreeMap<u32, RefEntry>,
+    /// One per line of the body.
     pub elements: Vec<ListedElement>,
     pub names_cut: usize,
     pub values_cut: usize,
+    /// Nodes in hidden subtrees that are not listed.
     pub hidden: usize,
     pub nodes: usize,
+    /// Elements that had a ref issued: listed, or with `since` the whole tree.
+    pub issued: usize,
+    /// Lines there were before `limit` cut them.
+    pub total: usize,
+    pub limit: usize,
+    pub max_depth: Option<usize>,
+    /// Elements (with a query, matches; with `since`, changes) deeper than `max_depth`.
+    pub below_depth: usize,
+    /// The query as given and how many elements it matched.
+    pub query: Option<(String, usize)>,
+    /// `since`: `Some(None)` when there was no earlier observe of the surface to compare with.
+    pub since: Option<Option<Changes>>,
+    /// The whole tree as this observation saw it, for the next `since`.
+    pub seen: Vec<Seen>,
 }
 
 impl Rendered {
-    /// The header's counts: `41 elements · 1 value cut · 12 hidden not listed`.
-    pub fn summary(&self) -> String {
-        let mut parts = vec![plural(self.elements.len(), "element", "elements")];
+    /// The header's counts, e.g. `41 elements · 1 value cut to 120 chars · 12 hidden not
+    /// listed`; `surface` names the surface as the header does (`w3`, `screen`).
+    pub fn summary(&self, surface: &str) -> String {
+        let mut parts = Vec::new();
+        if let Some((query, matches)) = &self.query {
+            parts.push(format!(
+                "query \"{}\": {}",
+                escape(query),
+                plural(*matches, "match", "matches")
+            ));
+        }
+        let changes = self.since.flatten();
+        if changes.is_none() && self.total > self.elements.len() {
+            parts.push(format!(
+                "{} of {} elements listed (limit {}; pass limit or query to see more)",
+                thousands(self.elements.len()),
+                thousands(self.total),
+                thousands(self.limit)
+            ));
+        } else {
+            parts.push(plural(self.issued, "element", "elements"));
+        }
+        match self.since {
+            Some(Some(changes)) if changes.total() == 0 => {
+                parts.push(format!("no changes since the last observe of {surface}"));
+            }
+            Some(Some(changes)) => {
+                let mut text = format!(
+                    "changes since the last observe of {surface}: {} added, {} removed, {} changed",
+                    changes.added, changes.removed, changes.changed
+                );
+                if self.total > self.elements.len() {
+                    text.push_str(&format!(
+                        "; first {} listed (limit {})",
+                        thousands(self.elements.len()),
+                        thousands(self.limit)
+                    ));
+                }
+                parts.push(text);
+            }
+            Some(None) => parts.push(format!("no earlier observe of {surface} to compare with")),
+            None => {}
+        }
+        if let (Some(depth), true) = (self.max_depth, self.below_depth > 0) {
+            parts.push(format!(
+                "{} below depth {depth} not listed",
+                thousands(self.below_depth)
+            ));
+        }
         if self.names_cut > 0 {
             parts.push(format!(
                 "{} cut to {MAX_NAME_CHARS} chars",
@@ -71,30 +214,229 @@ impl Rendered {
             ));
         }
         if self.hidden > 0 {
-            parts.push(format!("{} hidden not listed", self.hidden));
+            parts.push(format!("{} hidden not listed", thousands(self.hidden)));
         }
         parts.join(" · ")
     }
 }
 
 pub fn plural(n: usize, one: &str, many: &str) -> String {
-    format!("{n} {}", if n == 1 { one } else { many })
+    format!("{} {}", thousands(n), if n == 1 { one } else { many })
 }
 
-/// Renders the windows' trees; `number` gives each listed element its session-wide ref number.
+/// `1240` as `1,240`.
+pub fn thousands(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, digit) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(digit);
+    }
+    out
+}
+
+/// What a line shows of one element, whether found now or seen by an earlier observe.
+#[derive(Debug, Clone, PartialEq)]
+struct Line {
+    key: String,
+    depth: usize,
+    role: Role,
+    name: String,
+    value: Option<String>,
+    states: Vec<&'static str>,
+    label: Option<String>,
+    point: Option<[u32; 2]>,
+}
+
+impl Line {
+    fn hidden(&self) -> bool {
+        self.states.contains(&"hidden")
+    }
+
+    fn from_seen(seen: &Seen) -> Self {
+        Line {
+            key: seen.key.clone(),
+            depth: seen.depth,
+            role: seen.role,
+            name: seen.name.clone(),
+            value: seen.value.clone(),
+            states: seen
+                .states
+                .iter()
+                .filter_map(|s| STATE_NAMES.iter().find(|n| *n == s).copied())
+                .collect(),
+            label: seen.label.clone(),
+            point: None,
+        }
+    }
+
+    fn to_seen(&self) -> Seen {
+        Seen {
+            key: self.key.clone(),
+            depth: self.depth,
+            role: self.role,
+            name: self.name.clone(),
+            value: self.value.clone(),
+            states: self.states.iter().map(|s| s.to_string()).collect(),
+            label: self.label.clone(),
+        }
+    }
+
+    /// Whether the query (lowercase) is in what the line shows.
+    fn shows(&self, query: &str) -> bool {
+        self.role.as_str().contains(query)
+            || self.name.to_lowercase().contains(query)
+            || self
+                .value
+                .as_deref()
+                .is_some_and(|v| v.to_lowercase().contains(query))
+    }
+
+    /// What changed from `old`, if anything a line shows did; old text is cut short, the line
+    /// itself shows what is there now.
+    fn changed_from(&self, old: &Line) -> Option<Was> {
+        let was = Was {
+            name: (self.name != old.name).then(|| cut(&old.name, MAX_WAS_CHARS).0),
+            value: (self.value != old.value)
+                .then(|| old.value.as_deref().map(|v| cut(v, MAX_WAS_CHARS).0)),
+            states: (self.states != old.states).then(|| old.states.clone()),
+        };
+        (was != Was::default()).then_some(was)
+    }
+
+    /// Writes `e4 button "Save" value="…" focused @50,10` after `prefix`.
+    fn write(&self, text: &mut String, prefix: &str, number: Option<u32>) {
+        text.push_str(prefix);
+        if let Some(number) = number {
+            text.push_str(&format!("e{number} "));
+        }
+        text.push_str(self.role.as_str());
+        if !self.name.is_empty() {
+            text.push_str(&format!(" \"{}\"", escape(&self.name)));
+        }
+        if let Some(label) = &self.label {
+            text.push_str(&format!(" [{label}]"));
+        }
+        if self.role == Role::Password {
+            text.push_str(" value=<hidden>");
+        } else if let Some(value) = &self.value {
+            text.push_str(&format!(" value=\"{}\"", escape(value)));
+        }
+        for state in &self.states {
+            text.push(' ');
+            text.push_str(state);
+        }
+        if let Some([x, y]) = self.point {
+            text.push_str(&format!(" @{x},{y}"));
+        }
+    }
+
+    fn listed(
+        &self,
+        number: Option<u32>,
+        change: Option<Change>,
+        was: Option<Was>,
+    ) -> ListedElement {
+        ListedElement {
+            reference: number.map(|n| format!("e{n}")),
+            change,
+            depth: self.depth,
+            role: self.role.as_str(),
+            name: self.name.clone(),
+            value: self.value.clone(),
+            states: self.states.clone(),
+            point: self.point,
+            was,
+        }
+    }
+}
+
+/// ` (was "Save" value="7" no states)`: the old side of a changed line.
+fn write_was(text: &mut String, was: &Was) {
+    let mut parts = Vec::new();
+    if let Some(name) = &was.name {
+        parts.push(if name.is_empty() {
+            "no name".to_string()
+        } else {
+            format!("\"{}\"", escape(name))
+        });
+    }
+    if let Some(value) = &was.value {
+        parts.push(match value {
+            Some(value) => format!("value=\"{}\"", escape(value)),
+            None => "no value".to_string(),
+        });
+    }
+    if let Some(states) = &was.states {
+        parts.push(if states.is_empty() {
+            "no states".to_string()
+        } else {
+            states.join(" ")
+        });
+    }
+    text.push_str(&format!(" (was {})", parts.join(" ")));
+}
+
+/// An element found in the current trees.
+struct Found<'a> {
+    node: &'a Node,
+    window: WindowKey,
+    line: Line,
+    name_cut: bool,
+    value_cut: bool,
+}
+
+impl Found<'_> {
+    /// Whether the query (lowercase) is in the element's full name, role or value; a
+    /// password's value is never looked at.
+    fn matches(&self, query: &str) -> bool {
+        let node = self.node;
+        node.role.as_str().contains(query)
+            || node.name.to_lowercase().contains(query)
+            || (node.role != Role::Password
+                && node
+                    .value
+                    .as_deref()
+                    .is_some_and(|v| v.to_lowercase().contains(query)))
+    }
+
+    fn entry(&self) -> RefEntry {
+        let node = self.node;
+        RefEntry {
+            handle: node.handle.clone(),
+            window: self.window,
+            role: node.role,
+            name: truncate_chars(&node.name, 80),
+            click_action: click_action(node.role, &node.actions),
+            bounds: node.bounds,
+        }
+    }
+}
+
+/// Renders the windows' trees as `spec` asks; `previous` is what the last observe of the same
+/// surface saw, for `since`.
 pub fn render(
     windows: &[WindowTree<'_>],
     surface: &Rect,
-    number: &mut dyn FnMut(&Node) -> u32,
+    spec: &ObserveSpec,
+    previous: Option<&[Seen]>,
+    numbers: &mut dyn Numbers,
 ) -> Rendered {
-    let mut out = Rendered::default();
+    let mut out = Rendered {
+        limit: spec.limit,
+        max_depth: spec.max_depth,
+        ..Rendered::default()
+    };
+    let mut found = Vec::new();
     for window in windows {
         out.nodes += window.tree.root.count();
         let mut walk = Walk {
             surface,
             window: window.window,
-            number,
-            out: &mut out,
+            found: &mut found,
+            hidden_nodes: 0,
         };
         walk.node(
             &window.tree.root,
@@ -102,16 +444,241 @@ pub fn render(
             Parent::default(),
             window.label.as_deref(),
             true,
+            false,
         );
+        out.hidden += walk.hidden_nodes;
+    }
+    out.seen = found.iter().map(|f| f.line.to_seen()).collect();
+    let view: Vec<&Found<'_>> = found
+        .iter()
+        .filter(|f| spec.hidden || !f.line.hidden())
+        .collect();
+    if spec.hidden {
+        out.hidden = 0;
+    }
+    let query = spec.query.as_deref().map(str::to_lowercase);
+    if let Some(query) = &query {
+        let matches = view
+            .iter()
+            .filter(|f| spec.max_depth.is_none_or(|d| f.line.depth <= d) && f.matches(query))
+            .count();
+        out.query = Some((spec.query.clone().unwrap_or_default(), matches));
+    }
+    match (spec.since, previous) {
+        (true, Some(previous)) => {
+            changes(&mut out, &view, previous, spec, query.as_deref(), numbers)
+        }
+        (since, _) => {
+            if since {
+                out.since = Some(None);
+            }
+            listing(&mut out, &view, spec, query.as_deref(), numbers)
+        }
     }
     out
 }
 
-struct Walk<'a, 'b> {
+/// The plain listing: down to `max_depth`, what the query matches with its ancestors, the
+/// first `limit` in tree order. Ancestors come before their descendants in tree order, so the
+/// first `limit` keep every listed element's ancestors.
+fn listing(
+    out: &mut Rendered,
+    view: &[&Found<'_>],
+    spec: &ObserveSpec,
+    query: Option<&str>,
+    numbers: &mut dyn Numbers,
+) {
+    let shallow: Vec<&Found<'_>> = match spec.max_depth {
+        Some(depth) => {
+            // With a query, what it matched deeper down: the rest was never going to be listed.
+            out.below_depth = view
+                .iter()
+                .filter(|f| f.line.depth > depth && query.is_none_or(|q| f.matches(q)))
+                .count();
+            view.iter()
+                .copied()
+                .filter(|f| f.line.depth <= depth)
+                .collect()
+        }
+        None => view.to_vec(),
+    };
+    let selected = match query {
+        Some(query) => with_ancestors(&shallow, |f| f.matches(query)),
+        None => shallow,
+    };
+    out.total = selected.len();
+    for found in selected.into_iter().take(spec.limit) {
+        let number = numbers.number(&found.node.handle, found.node.role);
+        issue(out, found, number);
+        count_cuts(out, found);
+        found
+            .line
+            .write(&mut out.body, &"  ".repeat(found.line.depth), Some(number));
+        out.body.push('\n');
+        out.elements
+            .push(found.line.listed(Some(number), None, None));
+    }
+    out.issued = out.elements.len();
+}
+
+/// The elements `hit` picks, each with its ancestors, in tree order.
+fn with_ancestors<'f, 'a>(
+    view: &[&'f Found<'a>],
+    hit: impl Fn(&Found<'a>) -> bool,
+) -> Vec<&'f Found<'a>> {
+    let mut keep = vec![false; view.len()];
+    let mut ancestors: Vec<usize> = Vec::new();
+    for (i, found) in view.iter().enumerate() {
+        while ancestors
+            .last()
+            .is_some_and(|&a| view[a].line.depth >= found.line.depth)
+        {
+            ancestors.pop();
+        }
+        if hit(found) {
+            keep[i] = true;
+            // A kept ancestor already has its own ancestors kept.
+            for &a in ancestors.iter().rev() {
+                if std::mem::replace(&mut keep[a], true) {
+                    break;
+                }
+            }
+        }
+        ancestors.push(i);
+    }
+    view.iter()
+        .zip(keep)
+        .filter_map(|(found, keep)| keep.then_some(*found))
+        .collect()
+}
+
+fn issue(out: &mut Rendered, found: &Found<'_>, number: u32) {
+    out.refs.insert(number, found.entry());
+}
+
+fn count_cuts(out: &mut Rendered, found: &Found<'_>) {
+    out.names_cut += found.name_cut as usize;
+    out.values_cut += found.value_cut as usize;
+}
+
+/// `since`: refs for the whole tree, lines only for what was added, removed or changed since
+/// `previous`. A removed line sits after the element that preceded it before.
+fn changes(
+    out: &mut Rendered,
+    view: &[&Found<'_>],
+    previous: &[Seen],
+    spec: &ObserveSpec,
+    query: Option<&str>,
+    numbers: &mut dyn Numbers,
+) {
+    let mut current_numbers = Vec::with_capacity(view.len());
+    for found in view {
+        let number = numbers.number(&found.node.handle, found.node.role);
+        issue(out, found, number);
+        current_numbers.push(number);
+    }
+    out.issued = view.len();
+
+    let old: Vec<Line> = previous
+        .iter()
+        .map(Line::from_seen)
+        .filter(|line| spec.hidden || !line.hidden())
+        .collect();
+    let old_by_key: HashMap<&str, &Line> = old.iter().map(|l| (l.key.as_str(), l)).collect();
+    let current_keys: HashSet<&str> = view.iter().map(|f| f.line.key.as_str()).collect();
+    // Each removed line goes after the last element before it that is still there.
+    let mut removed_after: HashMap<Option<&str>, Vec<&Line>> = HashMap::new();
+    let mut anchor = None;
+    for line in &old {
+        if current_keys.contains(line.key.as_str()) {
+            anchor = Some(line.key.as_str());
+        } else {
+            removed_after.entry(anchor).or_default().push(line);
+        }
+    }
+
+    enum Entry<'l, 'a> {
+        Now(&'l Found<'a>, u32, Change, Option<Was>),
+        Gone(&'l Line),
+    }
+    let mut entries: Vec<(Entry<'_, '_>, bool)> = Vec::new();
+    let gone = |line: &Line| query.is_none_or(|q| line.shows(q));
+    for line in removed_after.get(&None).into_iter().flatten() {
+        entries.push((Entry::Gone(line), gone(line)));
+    }
+    for (found, number) in view.iter().zip(&current_numbers) {
+        let line = &found.line;
+        let entry = match old_by_key.get(line.key.as_str()) {
+            None => Some((Change::Added, None, query.is_none_or(|q| found.matches(q)))),
+            Some(old) => line.changed_from(old).map(|was| {
+                let hit = query.is_none_or(|q| found.matches(q) || old.shows(q));
+                (Change::Changed, Some(was), hit)
+            }),
+        };
+        if let Some((change, was, hit)) = entry {
+            entries.push((Entry::Now(found, *number, change, was), hit));
+        }
+        for line in removed_after
+            .get(&Some(line.key.as_str()))
+            .into_iter()
+            .flatten()
+        {
+            entries.push((Entry::Gone(line), gone(line)));
+        }
+    }
+
+    let mut counts = Changes::default();
+    let mut shown = Vec::new();
+    for (entry, hit) in entries {
+        if !hit {
+            continue;
+        }
+        let (line, change) = match &entry {
+            Entry::Now(found, _, change, _) => (&found.line, *change),
+            Entry::Gone(line) => (*line, Change::Removed),
+        };
+        if spec.max_depth.is_some_and(|d| line.depth > d) {
+            out.below_depth += 1;
+            continue;
+        }
+        match change {
+            Change::Added => counts.added += 1,
+            Change::Removed => counts.removed += 1,
+            Change::Changed => counts.changed += 1,
+        }
+        shown.push(entry);
+    }
+    out.total = shown.len();
+    out.since = Some(Some(counts));
+    for entry in shown.into_iter().take(spec.limit) {
+        match entry {
+            Entry::Now(found, number, change, was) => {
+                count_cuts(out, found);
+                let line = &found.line;
+                line.write(&mut out.body, change.prefix(), Some(number));
+                if let Some(was) = &was {
+                    write_was(&mut out.body, was);
+                }
+                out.body.push('\n');
+                out.elements
+                    .push(line.listed(Some(number), Some(change), was));
+            }
+            Entry::Gone(line) => {
+                let number = numbers.known(&line.key);
+                line.write(&mut out.body, Change::Removed.prefix(), number);
+                out.body.push('\n');
+                out.elements
+                    .push(line.listed(number, Some(Change::Removed), None));
+            }
+        }
+    }
+}
+
+struct Walk<'a, 'f, 't> {
     surface: &'a Rect,
     window: WindowKey,
-    number: &'a mut dyn FnMut(&Node) -> u32,
-    out: &'b mut Rendered,
+    found: &'f mut Vec<Found<'t>>,
+    hidden_nodes: usize,
 }
 
 /// The nearest listed ancestor, which decides what a child would only repeat.
@@ -121,22 +688,23 @@ struct Parent<'a> {
     control: bool,
 }
 
-impl Walk<'_, '_> {
+impl<'t> Walk<'_, '_, 't> {
     fn node(
         &mut self,
-        node: &Node,
+        node: &'t Node,
         depth: usize,
-        parent: Parent<'_>,
+        parent: Parent<'t>,
         label: Option<&str>,
         root: bool,
+        hidden_above: bool,
     ) {
-        if !root && !node.states.visible {
-            self.out.hidden += node.count();
-            return;
+        let hidden = hidden_above || (!root && !node.states.visible);
+        if hidden && !hidden_above {
+            self.hidden_nodes += node.count();
         }
         let listed = root || is_meaningful(node, parent);
         let (child_depth, context) = if listed {
-            self.line(node, depth, label);
+            self.found(node, depth, label, hidden);
             let own = Parent {
                 name: node.name.as_str(),
                 control: node.role.is_control() || !node.actions.is_empty(),
@@ -146,25 +714,27 @@ impl Walk<'_, '_> {
             (depth, parent)
         };
         for child in &node.children {
-            self.node(child, child_depth, context, None, false);
+            self.node(child, child_depth, context, None, false, hidden);
         }
     }
 
-    fn line(&mut self, node: &Node, depth: usize, label: Option<&str>) {
-        let number = (self.number)(node);
-        let out = &mut *self.out;
+    fn found(&mut self, node: &'t Node, depth: usize, label: Option<&str>, hidden: bool) {
         let (name, name_cut) = cut(&node.name, MAX_NAME_CHARS);
-        out.names_cut += name_cut as usize;
-        let value = node
+        let (value, value_cut) = match node
             .value
             .as_deref()
             .filter(|v| !v.is_empty() && node.role != Role::Password)
-            .map(|v| {
+        {
+            Some(v) => {
                 let (value, value_cut) = cut(v, MAX_VALUE_CHARS);
-                out.values_cut += value_cut as usize;
-                value
-            });
-        let states = states_of(node);
+                (Some(value), value_cut)
+            }
+            None => (None, false),
+        };
+        let mut states = states_of(node);
+        if hidden {
+            states.push("hidden");
+        }
         let point = node
             .bounds
             .filter(|b| !b.is_empty())
@@ -173,53 +743,21 @@ impl Walk<'_, '_> {
                 let (x, y) = to_unit(self.surface, b.center());
                 [x, y]
             });
-
-        let text = &mut out.body;
-        text.push_str(&"  ".repeat(depth));
-        text.push_str(&format!("e{number} {}", node.role.as_str()));
-        if !name.is_empty() {
-            text.push_str(&format!(" \"{}\"", escape(&name)));
-        }
-        if let Some(label) = label {
-            text.push_str(&format!(" [{label}]"));
-        }
-        if node.role == Role::Password {
-            text.push_str(" value=<hidden>");
-        } else if let Some(value) = &value {
-            text.push_str(&format!(" value=\"{}\"", escape(value)));
-        }
-        for state in &states {
-            text.push(' ');
-            text.push_str(state);
-        }
-        if let Some([x, y]) = point {
-            text.push_str(&format!(" @{x},{y}"));
-        }
-        text.push('\n');
-
-        out.refs.insert(
-            number,
-            RefEntry {
-                handle: node.handle.clone(),
-                window: self.window,
+        self.found.push(Found {
+            node,
+            window: self.window,
+            line: Line {
+                key: element_key(&node.handle, node.role),
+                depth,
                 role: node.role,
-                name: truncate_chars(&node.name, 80),
-                click_action: click_action(node.role, &node.actions),
-                bounds: node.bounds,
+                name,
+                value,
+                states,
+                label: label.map(str::to_owned),
+                point,
             },
-        );
-        out.elements.push(ListedElement {
-            reference: format!("e{number}"),
-            depth,
-            role: node.role.as_str(),
-            name,
-            value: if node.role == Role::Password {
-                None
-            } else {
-                value
-            },
-            states,
-            point,
+            name_cut,
+            value_cut,
         });
     }
 }
@@ -314,7 +852,7 @@ pub fn escape(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{ElementHandle, States};
+    use crate::model::States;
 
     fn node(id: &str, role: Role, name: &str, children: Vec<Node>) -> Node {
         Node {
@@ -333,12 +871,26 @@ mod tests {
         }
     }
 
-    fn render_one(root: Node) -> Rendered {
+    /// Numbers in the order they are asked for, like a fresh session.
+    #[derive(Default)]
+    struct Counter(HashMap<String, u32>);
+
+    impl Numbers for Counter {
+        fn number(&mut self, handle: &ElementHandle, role: Role) -> u32 {
+            let next = self.0.len() as u32 + 1;
+            *self.0.entry(element_key(handle, role)).or_insert(next)
+        }
+
+        fn known(&self, key: &str) -> Option<u32> {
+            self.0.get(key).copied()
+        }
+    }
+
+    fn render_with(root: &Node, spec: &ObserveSpec, previous: Option<&[Seen]>) -> Rendered {
         let tree = Tree {
-            root,
+            root: root.clone(),
             partial: None,
         };
-        let mut next = 0;
         render(
             &[WindowTree {
                 tree: &tree,
@@ -349,11 +901,14 @@ mod tests {
                 label: None,
             }],
             &Rect::new(0, 0, 1000, 1000),
-            &mut |_| {
-                next += 1;
-                next
-            },
+            spec,
+            previous,
+            &mut Counter::default(),
         )
+    }
+
+    fn render_one(root: Node) -> Rendered {
+        render_with(&root, &ObserveSpec::default(), None)
     }
 
     #[test]
@@ -400,8 +955,8 @@ mod tests {
             "{line}"
         );
         assert_eq!((out.names_cut, out.values_cut), (1, 1));
-        assert!(out.summary().contains("1 name cut to 200 chars"));
-        assert!(out.summary().contains("1 value cut to 120 chars"));
+        assert!(out.summary("w1").contains("1 name cut to 200 chars"));
+        assert!(out.summary("w1").contains("1 value cut to 120 chars"));
     }
 
     #[test]
@@ -442,5 +997,76 @@ mod tests {
                 .iter()
                 .all(|e| e.value.as_deref() != Some("hunter2"))
         );
+    }
+
+    #[test]
+    fn counts_have_thousands_separators() {
+        assert_eq!(thousands(0), "0");
+        assert_eq!(thousands(999), "999");
+        assert_eq!(thousands(1240), "1,240");
+        assert_eq!(thousands(1_234_567), "1,234,567");
+        assert_eq!(plural(5000, "element", "elements"), "5,000 elements");
+    }
+
+    #[test]
+    fn hidden_true_lists_hidden_subtrees_marked_hidden() {
+        let mut page = node(
+            "p",
+            Role::Group,
+            "Page 2",
+            vec![node("b", Role::Button, "Next", vec![])],
+        );
+        page.states.visible = false;
+        let root = node("w", Role::Window, "W", vec![page]);
+        let spec = ObserveSpec {
+            hidden: true,
+            ..ObserveSpec::default()
+        };
+        let out = render_with(&root, &spec, None);
+        assert_eq!(out.hidden, 0);
+        assert_eq!(
+            out.body,
+            "e1 window \"W\" @50,10\n  e2 group \"Page 2\" hidden @50,10\n    e3 button \"Next\" hidden @50,10\n"
+        );
+        assert!(
+            !out.summary("w1").contains("hidden"),
+            "{}",
+            out.summary("w1")
+        );
+    }
+
+    #[test]
+    fn a_query_keeps_ancestors_between_matches_once() {
+        // window > list "A" > (item "x1", item "y") ; list "B" > item "x2"
+        let root = node(
+            "w",
+            Role::Window,
+            "W",
+            vec![
+                node(
+                    "a",
+                    Role::List,
+                    "A",
+                    vec![
+                        node("x1", Role::Listitem, "x one", vec![]),
+                        node("y", Role::Listitem, "y", vec![]),
+                    ],
+                ),
+                node(
+                    "b",
+                    Role::List,
+                    "B",
+                    vec![node("x2", Role::Listitem, "X two", vec![])],
+                ),
+            ],
+        );
+        let spec = ObserveSpec {
+            query: Some("X".into()),
+            ..ObserveSpec::default()
+        };
+        let out = render_with(&root, &spec, None);
+        let names: Vec<&str> = out.elements.iter().map(|e| e.name.as_str()).collect();
+        assert_eq!(names, ["W", "A", "x one", "B", "X two"]);
+        assert_eq!(out.query, Some(("X".into(), 2)));
     }
 }

@@ -29,6 +29,38 @@ pub struct RefEntry {
     pub bounds: Option<Rect>,
 }
 
+/// How many surfaces keep their latest observation for `since`; the least recent is dropped.
+pub const REMEMBERED_SURFACES: usize = 8;
+
+/// One element as an observation saw it, kept so the next observe of the surface can say what
+/// changed. Short field names: the CLI writes the session to disk after every call.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Seen {
+    /// The element's identity, the key its ref number is kept under.
+    #[serde(rename = "k")]
+    pub key: String,
+    #[serde(rename = "d")]
+    pub depth: usize,
+    #[serde(rename = "r")]
+    pub role: Role,
+    /// As rendered: cut, never a password's value.
+    #[serde(rename = "n", default, skip_serializing_if = "String::is_empty")]
+    pub name: String,
+    #[serde(rename = "v", default, skip_serializing_if = "Option::is_none")]
+    pub value: Option<String>,
+    #[serde(rename = "s", default, skip_serializing_if = "Vec::is_empty")]
+    pub states: Vec<String>,
+    #[serde(rename = "l", default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
+}
+
+/// The elements of the latest observe of one surface, hidden ones included.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+struct SurfaceSeen {
+    surface: SurfaceKey,
+    elements: Vec<Seen>,
+}
+
 /// The refs of the latest observation and the surface it was of.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Observation {
@@ -49,6 +81,16 @@ pub struct Session {
     last_ref: u32,
     pub current: Option<TargetId>,
     pub latest: Option<Observation>,
+    /// The latest observe of each recently observed surface, most recent last.
+    #[serde(default)]
+    seen: Vec<SurfaceSeen>,
+}
+
+/// What an element's ref number is kept under. The role is part of the identity so a platform
+/// that recycles an object path for a different kind of element never inherits the old
+/// element's number.
+pub fn element_key(handle: &ElementHandle, role: Role) -> String {
+    format!("{}|{}", handle.0, role.as_str())
 }
 
 impl Session {
@@ -78,15 +120,33 @@ impl Session {
 
     /// The session-wide number of an element, the same on every observation that shows it.
     pub fn ref_number(&mut self, handle: &ElementHandle, role: Role) -> u32 {
-        // The role is part of the identity so a platform that recycles an object path for a
-        // different kind of element never inherits the old element's number.
-        let key = format!("{}|{}", handle.0, role.as_str());
+        let key = element_key(handle, role);
         if let Some(number) = self.element_numbers.get(&key) {
             return *number;
         }
         self.last_ref += 1;
         self.element_numbers.insert(key, self.last_ref);
         self.last_ref
+    }
+
+    /// The number an element was given earlier, if any, without issuing one.
+    pub fn known_number(&self, key: &str) -> Option<u32> {
+        self.element_numbers.get(key).copied()
+    }
+
+    /// Takes out what the latest observe of `surface` saw; [`Session::remember`] puts it back.
+    pub fn take_seen(&mut self, surface: SurfaceKey) -> Option<Vec<Seen>> {
+        let index = self.seen.iter().position(|s| s.surface == surface)?;
+        Some(self.seen.remove(index).elements)
+    }
+
+    /// Keeps what an observe of `surface` saw, for the next `since`; only the latest observe of
+    /// the last [`REMEMBERED_SURFACES`] surfaces is kept.
+    pub fn remember(&mut self, surface: SurfaceKey, elements: Vec<Seen>) {
+        self.seen.retain(|s| s.surface != surface);
+        self.seen.push(SurfaceSeen { surface, elements });
+        let extra = self.seen.len().saturating_sub(REMEMBERED_SURFACES);
+        self.seen.drain(..extra);
     }
 
     /// The entry for a ref, if it is in the latest observation; otherwise why not.
@@ -112,6 +172,16 @@ impl Session {
                 "{id} expired{since}: it is not in the latest observation; call `observe` again and use a ref from it"
             ),
         ))
+    }
+}
+
+impl crate::render::Numbers for Session {
+    fn number(&mut self, handle: &ElementHandle, role: Role) -> u32 {
+        self.ref_number(handle, role)
+    }
+
+    fn known(&self, key: &str) -> Option<u32> {
+        self.known_number(key)
     }
 }
 
@@ -162,6 +232,45 @@ mod tests {
         assert_eq!(session.ref_number(&b, Role::Button), 2);
         assert_eq!(session.ref_number(&a, Role::Button), 1);
         assert_eq!(session.ref_number(&a, Role::Label), 3);
+    }
+
+    #[test]
+    fn only_the_latest_observe_of_the_last_surfaces_is_remembered() {
+        let mut session = Session::default();
+        let surface = |handle| {
+            SurfaceKey::Window(WindowKey {
+                handle,
+                pid: Some(1),
+            })
+        };
+        let seen = |name: &str| {
+            vec![Seen {
+                key: "x|button".into(),
+                depth: 0,
+                role: Role::Button,
+                name: name.into(),
+                value: None,
+                states: vec![],
+                label: None,
+            }]
+        };
+        for handle in 0..=REMEMBERED_SURFACES as u64 {
+            session.remember(surface(handle), seen("first"));
+        }
+        session.remember(surface(1), seen("second"));
+        assert_eq!(session.seen.len(), REMEMBERED_SURFACES);
+        assert_eq!(session.take_seen(surface(0)), None, "the oldest is dropped");
+        assert_eq!(session.take_seen(surface(1)), Some(seen("second")));
+        assert_eq!(session.take_seen(surface(1)), None, "taken out");
+        assert!(session.take_seen(surface(2)).is_some());
+
+        // A session file written before `seen` existed still loads.
+        let mut old = serde_json::to_value(Session::default()).unwrap();
+        old.as_object_mut().unwrap().remove("seen");
+        assert_eq!(
+            serde_json::from_value::<Session>(old).unwrap(),
+            Session::default()
+        );
     }
 
     #[test]

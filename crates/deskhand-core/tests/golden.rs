@@ -328,3 +328,53 @@ async fn apps_and_windows_listings() {
     let windows = d.ok(json!({"action": "windows"})).await;
     golden("listings.txt", &format!("{}{}", apps.text, windows.text));
 }
+
+#[tokio::test]
+async fn observe_with_a_query() {
+    let mut d = desk();
+    d.ok(json!({"action": "windows"})).await;
+    // The full observation first: the query's lines keep the numbers it gave.
+    d.ok(json!({"action": "observe", "target": "w2"})).await;
+    let reply = d
+        .ok(json!({"action": "observe", "target": "w2", "query": "LUNCH"}))
+        .await;
+    check_invariants(&reply);
+    golden("observe_query.txt", &reply.text);
+}
+
+#[tokio::test]
+async fn observe_since_the_last_observe() {
+    let mut d = desk();
+    d.ok(json!({"action": "windows"})).await;
+    d.ok(json!({"action": "observe", "target": "w2"})).await;
+    d.edit_tree(MAIL, |root| {
+        let main = &mut root.children[0].children[0];
+        let toolbar = &mut main.children[1];
+        toolbar.children[1].states.enabled = true;
+        toolbar.children[2].states.checked = false;
+        toolbar.children[2].states.pressed = false;
+        let messages = &mut main.children[2].children[0].children[0];
+        messages.children.pop();
+        messages.children.insert(
+            0,
+            el(
+                ":1.50/26",
+                Role::Listitem,
+                "Carol Diaz — Standup notes",
+                (0, 64, 400, 60),
+            )
+            .actions(&["activate"]),
+        );
+        main.children[2].children[1].children[3].value =
+            Some("Sounds good! See you at 12:30.".into());
+        main.children[4].children[1].value = Some("80%".into());
+    });
+    let reply = d
+        .ok(json!({"action": "observe", "target": "w2", "since": true}))
+        .await;
+    check_invariants(&reply);
+    golden("observe_since.txt", &reply.text);
+    let data = compact_json(&reply.data);
+    assert_eq!(serde_json::from_str::<Value>(&data).unwrap(), reply.data);
+    golden("observe_since.json", &data);
+}

@@ -38,6 +38,7 @@ pub struct LinuxBackend {
     x11: Arc<X11>,
     atspi: OnceCell<Arc<Atspi>>,
     walk_limits: WalkLimits,
+    use_cache: bool,
     /// X window → how its toolkit's extents map to the screen, learned when its frame is matched.
     origins: Mutex<HashMap<u64, Origin>>,
 }
@@ -50,8 +51,21 @@ impl LinuxBackend {
             x11: Arc::new(x11),
             atspi: OnceCell::new(),
             walk_limits: WalkLimits::default(),
+            use_cache: true,
             origins: Mutex::new(HashMap::new()),
         })
+    }
+
+    /// Reads every element one call at a time instead of starting from the applications' caches:
+    /// the slow reference the fast path is checked against.
+    pub fn without_cache(mut self) -> Self {
+        self.use_cache = false;
+        self
+    }
+
+    /// D-Bus calls made to the accessibility bus so far.
+    pub fn accessibility_calls(&self) -> usize {
+        self.atspi.get().map_or(0, |atspi| atspi.calls())
     }
 
     async fn atspi(&self) -> Result<&Arc<Atspi>> {
@@ -416,6 +430,7 @@ impl Backend for LinuxBackend {
                     offset: offset_of(origin, window),
                     // Window-relative extents and toplevel-only Showing come together: GTK4.
                     showing_reliable: origin == Origin::Screen,
+                    use_cache: self.use_cache,
                 },
                 self.walk_limits,
             )

@@ -99,7 +99,49 @@ pub struct WalkStyle {
     pub offset: (i32, i32),
     /// Whether the toolkit marks on-screen elements Showing (GTK 4.8 marks only its toplevel).
     pub showing_reliable: bool,
+    /// Take what the application's `Cache.GetItems` already knows (one call for the whole app)
+    /// and ask each element only for what the cache lacks. Off: ask every element everything.
+    pub use_cache: bool,
 }
+
+/// What an application's accessibility cache says about one object.
+struct Cached {
+    role: u32,
+    states: Vec<u32>,
+    interfaces: Vec<String>,
+    name: String,
+    child_count: i32,
+}
+
+/// One `Cache.GetItems` answer, indexed for the walk.
+#[derive(Default)]
+struct Snapshot {
+    items: HashMap<ObjectRef, Cached>,
+    children: HashMap<ObjectRef, Vec<(i32, ObjectRef)>>,
+}
+
+impl Snapshot {
+    /// The children the cache knows, when it knows all of them; the cache of a toolkit that
+    /// creates accessibles lazily misses the ones nobody asked for yet.
+    fn children_of(&self, parent: &ObjectRef) -> Option<Vec<ObjectRef>> {
+        let expected = usize::try_from(self.items.get(parent)?.child_count).ok()?;
+        let known = self.children.get(parent).map(Vec::as_slice).unwrap_or_default();
+        (known.len() == expected).then(|| known.iter().map(|(_, child)| child.clone()).collect())
+    }
+}
+
+type CacheRow = (
+    (String, OwnedObjectPath),
+    (String, OwnedObjectPath),
+    (String, OwnedObjectPath),
+    i32,
+    i32,
+    Vec<String>,
+    String,
+    u32,
+    String,
+    Vec<u32>,
+);
 
 impl Default for WalkLimits {
     fn default() -> Self {
@@ -120,6 +162,8 @@ pub struct Atspi {
     conn: zbus::Connection,
     call_timeout: Duration,
     in_flight: Arc<Semaphore>,
+    /// D-Bus calls made so far: the cost figure the benchmark reports.
+    calls: AtomicUsize,
     /// Bus name → (pid, name, toolkit, version): stable for the life of a connection.
     apps: std::sync::Mutex<HashMap<String, Application>>,
 }
@@ -142,12 +186,44 @@ impl Atspi {
         .await
         .map_err(|_| AtspiError::NoBus(format!("connecting to {address} timed out")))?
         .map_err(|err| AtspiError::NoBus(format!("connecting to {address}: {err}")))?;
-        Ok(Self {
+        let atspi = Self {
             conn,
             call_timeout,
             in_flight: Arc::new(Semaphore::new(MAX_IN_FLIGHT)),
+            calls: AtomicUsize::new(0),
             apps: std::sync::Mutex::new(HashMap::new()),
-        })
+        };
+        atspi.listen_for_changes().await;
+        Ok(atspi)
+    }
+
+    /// How many D-Bus calls this connection has made.
+    pub fn calls(&self) -> usize {
+        self.calls.load(Ordering::Relaxed)
+    }
+
+    /// GTK3 and Chromium keep `Cache.GetItems` filled only while some client listens for
+    /// changes. No match rule is added, so no event is ever delivered to this connection.
+    async fn listen_for_changes(&self) {
+        let registry = ObjectRef {
+            bus: REGISTRY.into(),
+            path: "/org/a11y/atspi/registry".into(),
+        };
+        let event = "object:children-changed";
+        let registered: Result<(), _> = self
+            .call(&registry, "org.a11y.atspi.Registry", "RegisterEvent", &(event,))
+            .await;
+        if registered.is_err() {
+            // Newer registries take the properties to cache and an application filter too.
+            let _: Result<(), _> = self
+                .call(
+                    &registry,
+                    "org.a11y.atspi.Registry",
+                    "RegisterEvent",
+                    &(event, Vec::<String>::new(), ""),
+                )
+                .await;
+        }
     }
 
     async fn call<B, R>(
@@ -163,6 +239,7 @@ impl Atspi {
     {
         let what = || format!("{interface}.{method} on {}{}", object.bus, object.path);
         let _permit = self.in_flight.acquire().await.expect("never closed");
+        self.calls.fetch_add(1, Ordering::Relaxed);
         let reply = tokio::time::timeout(
             self.call_timeout,
             self.conn.call_method(
@@ -342,6 +419,47 @@ impl Atspi {
         }
     }
 
+    /// Everything the application's own cache holds, or an empty snapshot when it has none.
+    async fn snapshot(&self, bus: &str) -> Snapshot {
+        let cache = ObjectRef {
+            bus: bus.to_owned(),
+            path: "/org/a11y/atspi/cache".into(),
+        };
+        let Ok(rows) = self
+            .call::<_, Vec<CacheRow>>(&cache, "org.a11y.atspi.Cache", "GetItems", &())
+            .await
+        else {
+            return Snapshot::default();
+        };
+        let mut snapshot = Snapshot::default();
+        let to_ref = |(bus, path): (String, OwnedObjectPath)| ObjectRef {
+            bus,
+            path: path.as_str().to_owned(),
+        };
+        for (object, _app, parent, index, child_count, interfaces, name, role, _, states) in rows {
+            let object = to_ref(object);
+            snapshot
+                .children
+                .entry(to_ref(parent))
+                .or_default()
+                .push((index, object.clone()));
+            snapshot.items.insert(
+                object,
+                Cached {
+                    role,
+                    states,
+                    interfaces,
+                    name,
+                    child_count,
+                },
+            );
+        }
+        for children in snapshot.children.values_mut() {
+            children.sort_by_key(|(index, _)| *index);
+        }
+        snapshot
+    }
+
     pub async fn grab_focus(&self, object: &ObjectRef) -> Result<bool, AtspiError> {
         self.call(object, COMPONENT, "GrabFocus", &()).await
     }
@@ -352,8 +470,14 @@ impl Atspi {
         style: WalkStyle,
         limits: WalkLimits,
     ) -> Result<Walked, AtspiError> {
+        let snapshot = if style.use_cache {
+            self.snapshot(&root.bus).await
+        } else {
+            Snapshot::default()
+        };
         let walk = Walk {
             atspi: self,
+            snapshot,
             style,
             started: Instant::now(),
             limits,
@@ -385,6 +509,7 @@ impl Atspi {
 
 struct Walk<'a> {
     atspi: &'a Atspi,
+    snapshot: Snapshot,
     style: WalkStyle,
     started: Instant,
     limits: WalkLimits,
@@ -403,42 +528,80 @@ impl Walk<'_> {
         over
     }
 
+    /// Role, states, interfaces, name and children: from the cache where it has them.
+    async fn basics(
+        &self,
+        object: &ObjectRef,
+    ) -> Result<(u32, Vec<u32>, Vec<String>, String, Vec<ObjectRef>), AtspiError> {
+        let a = self.atspi;
+        let known_children = self.snapshot.children_of(object);
+        let children = async {
+            match &known_children {
+                Some(children) => Ok(children.clone()),
+                None => a.children(object).await,
+            }
+        };
+        if let Some(cached) = self.snapshot.items.get(object) {
+            let children = children.await.unwrap_or_default();
+            return Ok((
+                cached.role,
+                cached.states.clone(),
+                cached.interfaces.clone(),
+                cached.name.clone(),
+                children,
+            ));
+        }
+        let (role, state, interfaces, name, children) = futures::join!(
+            a.call::<_, u32>(object, ACCESSIBLE, "GetRole", &()),
+            a.call::<_, Vec<u32>>(object, ACCESSIBLE, "GetState", &()),
+            a.call::<_, Vec<String>>(object, ACCESSIBLE, "GetInterfaces", &()),
+            a.string_property(object, ACCESSIBLE, "Name"),
+            children,
+        );
+        Ok((
+            role?,
+            state?,
+            interfaces.unwrap_or_default(),
+            name.unwrap_or_default(),
+            children.unwrap_or_default(),
+        ))
+    }
+
     fn node(&self, object: ObjectRef, is_root: bool) -> BoxFuture<'_, Result<Node, AtspiError>> {
         async move {
             self.nodes.fetch_add(1, Ordering::Relaxed);
             let a = self.atspi;
-            let (role, state, interfaces, name, children) = futures::join!(
-                a.call::<_, u32>(&object, ACCESSIBLE, "GetRole", &()),
-                a.call::<_, Vec<u32>>(&object, ACCESSIBLE, "GetState", &()),
-                a.call::<_, Vec<String>>(&object, ACCESSIBLE, "GetInterfaces", &()),
-                a.string_property(&object, ACCESSIBLE, "Name"),
-                a.children(&object),
+            let (role, states, interfaces, name, children) = self.basics(&object).await?;
+            let role = translate::role(role);
+            let states = translate::states(
+                translate::state_set(&states),
+                role,
+                self.style.showing_reliable,
             );
-            let role = translate::role(role?);
-            let set = translate::state_set(&state?);
-            let states = translate::states(set, role, self.style.showing_reliable);
-            let interfaces = interfaces.unwrap_or_default();
             let has = |suffix: &str| interfaces.iter().any(|i| i.ends_with(suffix));
-            let name = match name.unwrap_or_default() {
-                name if self.style.showing_reliable => name,
-                name => translate::gtk4_name(name),
+            let name = if self.style.showing_reliable {
+                name
+            } else {
+                translate::gtk4_name(name)
             };
-            let children = children.unwrap_or_default();
+            // Hidden elements are only counted, so nothing more is asked of them.
+            let shown = states.visible || is_root;
 
-            let wants_text = role != Role::Password
+            let wants_text = shown
+                && role != Role::Password
                 && has(".Text")
                 && (states.editable || matches!(role, Role::Text | Role::Combobox));
-            let wants_value = role != Role::Password && has(".Value");
+            let wants_value = shown && role != Role::Password && has(".Value");
             let (bounds, actions, text, value) = futures::join!(
                 async {
-                    if has(".Component") && (states.visible || is_root) {
+                    if shown && has(".Component") {
                         a.extents(&object).await.ok().flatten()
                     } else {
                         None
                     }
                 },
                 async {
-                    if has(".Action") {
+                    if shown && has(".Action") {
                         a.action_names(&object).await.unwrap_or_default()
                     } else {
                         Vec::new()
@@ -467,7 +630,7 @@ impl Walk<'_> {
             let value = text.or_else(|| value.map(format_number));
 
             // Hidden subtrees are not read: the observation only counts them.
-            let children = if (states.visible || is_root) && !self.over_budget() {
+            let children = if shown && !self.over_budget() {
                 let reads = children.into_iter().map(|child| self.node(child, false));
                 join_all(reads)
                     .await
