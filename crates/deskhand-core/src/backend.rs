@@ -43,11 +43,17 @@ pub trait Backend: Send + Sync + 'static {
         window: &WindowInfo,
         element: &ElementHandle,
     ) -> impl Future<Output = Result<Option<Rect>>> + Send;
-    /// Runs one of the element's own accessibility actions by name.
+    /// The programmatic names of the element's accessibility actions ("click", "press"), which
+    /// do not change with the interface language.
+    fn action_names(
+        &self,
+        element: &ElementHandle,
+    ) -> impl Future<Output = Result<Vec<String>>> + Send;
+    /// Runs the element's accessibility action at `index` of [`Backend::action_names`].
     fn do_action(
         &self,
         element: &ElementHandle,
-        action: &str,
+        index: usize,
     ) -> impl Future<Output = Result<()>> + Send;
     /// Moves keyboard focus to the element.
     fn focus_element(&self, element: &ElementHandle) -> impl Future<Output = Result<()>> + Send;

@@ -9,7 +9,7 @@ use crate::coords::{region_to_rect, to_pixel};
 use crate::error::{Error, ErrorKind, Result};
 use crate::image::{DEFAULT_MAX_EDGE, encode_png, fit};
 use crate::model::{MouseButton, Point, Rect, WindowInfo, WindowKey};
-use crate::render::{WindowTree, escape, plural, render};
+use crate::render::{WindowTree, click_action, escape, plural, render};
 use crate::session::{Observation, RefEntry, Session, SurfaceKey};
 
 #[derive(Debug, Clone)]
@@ -627,16 +627,23 @@ async fn click_at<B: Backend>(
     let verb = click_verb(&click);
     if let Place::Ref(id) = place {
         let (entry, window) = ref_entry(backend, session, target, id).await?;
-        if let (true, Some(action)) = (click.is_plain(), entry.click_action.as_deref()) {
+        let failed = |err| {
+            element_failure(
+                err,
+                &format!("{} could not be clicked", ref_label(id, &entry)),
+            )
+        };
+        let names = if click.is_plain() && entry.actionable {
+            backend.action_names(&entry.handle).await.map_err(failed)?
+        } else {
+            Vec::new()
+        };
+        if let Some(index) = click_action(entry.role, &names) {
+            let action = &names[index];
             backend
-                .do_action(&entry.handle, action)
+                .do_action(&entry.handle, index)
                 .await
-                .map_err(|err| {
-                    element_failure(
-                        err,
-                        &format!("{} could not be clicked", ref_label(id, &entry)),
-                    )
-                })?;
+                .map_err(failed)?;
             return Ok(Reply::input(
                 InputOutcome::Done,
                 format!(

@@ -132,11 +132,18 @@ impl Backend for FakeDesktop {
         Ok(self.find(element).and_then(|n| n.bounds))
     }
 
-    async fn do_action(&self, element: &ElementHandle, action: &str) -> Result<()> {
-        if self.find(element).is_none() {
-            return Err(Error::platform("the element is gone"));
-        }
-        self.record(Received::Action(element.clone(), action.into()));
+    async fn action_names(&self, element: &ElementHandle) -> Result<Vec<String>> {
+        self.find(element)
+            .map(|node| node.actions)
+            .ok_or_else(|| Error::platform("the element is gone"))
+    }
+
+    async fn do_action(&self, element: &ElementHandle, index: usize) -> Result<()> {
+        let names = self.action_names(element).await?;
+        let name = names
+            .get(index)
+            .ok_or_else(|| Error::platform("the element has no such action"))?;
+        self.record(Received::Action(element.clone(), name.clone()));
         Ok(())
     }
 

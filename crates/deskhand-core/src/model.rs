@@ -266,7 +266,8 @@ pub struct Node {
     pub value: Option<String>,
     pub states: States,
     pub bounds: Option<Rect>,
-    /// The names of the element's accessibility actions, in the platform's order.
+    /// The element's accessibility actions as the platform lists them cheaply (names may be
+    /// translated or empty); what a click runs is decided from their programmatic names.
     pub actions: Vec<String>,
     pub children: Vec<Node>,
 }

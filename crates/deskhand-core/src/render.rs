@@ -409,7 +409,7 @@ impl Found<'_> {
             window: self.window,
             role: node.role,
             name: truncate_chars(&node.name, 80),
-            click_action: click_action(node.role, &node.actions),
+            actionable: !node.actions.is_empty(),
             bounds: node.bounds,
         }
     }
@@ -805,16 +805,16 @@ fn states_of(node: &Node) -> Vec<&'static str> {
     states
 }
 
-/// The action a plain click stands for; `None` means the pointer must do it.
-pub fn click_action(role: Role, actions: &[String]) -> Option<String> {
+/// Which of the element's actions (by programmatic name) a plain click stands for; `None`
+/// means the pointer must do it.
+pub fn click_action(role: Role, actions: &[String]) -> Option<usize> {
     // A text field's "activate" submits it (Enter), which is not what clicking into it does.
     if matches!(role, Role::Text | Role::Password) {
         return None;
     }
     CLICK_ACTIONS
         .iter()
-        .find_map(|wanted| actions.iter().find(|a| a.eq_ignore_ascii_case(wanted)))
-        .cloned()
+        .find_map(|wanted| actions.iter().position(|a| a.eq_ignore_ascii_case(wanted)))
 }
 
 /// Cuts to `max` characters, the last being an ellipsis; says whether it cut.
@@ -936,7 +936,7 @@ mod tests {
             out.body,
             "e1 window \"Doc\" @50,10\n  e2 button \"Save\" @50,10\n"
         );
-        assert_eq!(out.refs[&2].click_action.as_deref(), Some("click"));
+        assert!(out.refs[&2].actionable);
         assert_eq!(out.nodes, 5);
     }
 

@@ -24,8 +24,8 @@ pub struct RefEntry {
     pub window: WindowKey,
     pub role: Role,
     pub name: String,
-    /// The accessibility action a plain click runs, when the element has one.
-    pub click_action: Option<String>,
+    /// Whether the element has accessibility actions a plain click may run.
+    pub actionable: bool,
     pub bounds: Option<Rect>,
 }
 

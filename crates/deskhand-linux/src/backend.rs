@@ -458,20 +458,29 @@ impl Backend for LinuxBackend {
         }
     }
 
-    async fn do_action(&self, element: &ElementHandle, action: &str) -> Result<()> {
+    async fn action_names(&self, element: &ElementHandle) -> Result<Vec<String>> {
+        let object = object_of(element)?;
+        self.atspi()
+            .await?
+            .action_names(&object)
+            .await
+            .map_err(atspi_error)
+    }
+
+    async fn do_action(&self, element: &ElementHandle, index: usize) -> Result<()> {
         let object = object_of(element)?;
         let done = self
             .atspi()
             .await?
-            .do_action(&object, action)
+            .do_action(&object, index)
             .await
             .map_err(atspi_error)?;
         if done {
             Ok(())
         } else {
-            Err(Error::platform(format!(
-                "the element refused its \"{action}\" action (it may be disabled or gone)"
-            )))
+            Err(Error::platform(
+                "the element refused its accessibility action (it may be disabled or gone)",
+            ))
         }
     }
 

@@ -115,7 +115,7 @@ pub fn action(args: &[String]) -> anyhow::Result<u8> {
         .context("starting the async runtime failed")?;
     let reply = match parse_call(invocation.arguments) {
         Ok(call) => runtime.block_on(async {
-            let backend = LinuxBackend::connect()?;
+            let backend = connect_backend()?;
             let store = SessionStore::open()?;
             let mut session = store.load();
             let reply = execute(&backend, &mut session, &Config::default(), call).await;
@@ -267,6 +267,16 @@ fn fnv1a(bytes: &[u8]) -> u64 {
     })
 }
 
+/// `DESKHAND_TREE_READER=plain` reads every element one call at a time instead of starting from
+/// the applications' caches: slower, and the reference the fast reader is tested against.
+fn connect_backend() -> Result<LinuxBackend, Error> {
+    let backend = LinuxBackend::connect()?;
+    Ok(match std::env::var("DESKHAND_TREE_READER").as_deref() {
+        Ok("plain") => backend.without_cache(),
+        _ => backend,
+    })
+}
+
 /// `deskhand mcp [--headless]`.
 pub fn mcp(args: &[String]) -> anyhow::Result<u8> {
     let mut headless = false;
@@ -307,7 +317,7 @@ pub fn mcp(args: &[String]) -> anyhow::Result<u8> {
         .build()
         .context("starting the async runtime failed")?;
     runtime.block_on(async {
-        let backend = LinuxBackend::connect().map_err(|err| anyhow::anyhow!(err.message))?;
+        let backend = connect_backend().map_err(|err| anyhow::anyhow!(err.message))?;
         let server = DesktopServer::new(Arc::new(backend), Config::default());
         deskhand_mcp::serve_stdio(server)
             .await

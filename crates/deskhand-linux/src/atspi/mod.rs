@@ -121,12 +121,23 @@ struct Snapshot {
 }
 
 impl Snapshot {
-    /// The children the cache knows, when it knows all of them; the cache of a toolkit that
-    /// creates accessibles lazily misses the ones nobody asked for yet.
+    /// The children the cache knows, when it knows all of them in order; the cache of a toolkit
+    /// that creates accessibles lazily misses the ones nobody asked for yet, and some
+    /// containers (GTK3's scrolled window) report indexes that disagree with their child order,
+    /// so the order is trusted only when the indexes are exactly 0..n.
     fn children_of(&self, parent: &ObjectRef) -> Option<Vec<ObjectRef>> {
         let expected = usize::try_from(self.items.get(parent)?.child_count).ok()?;
-        let known = self.children.get(parent).map(Vec::as_slice).unwrap_or_default();
-        (known.len() == expected).then(|| known.iter().map(|(_, child)| child.clone()).collect())
+        let known = self
+            .children
+            .get(parent)
+            .map(Vec::as_slice)
+            .unwrap_or_default();
+        let in_order = known
+            .iter()
+            .enumerate()
+            .all(|(position, (index, _))| usize::try_from(*index) == Ok(position));
+        (known.len() == expected && in_order)
+            .then(|| known.iter().map(|(_, child)| child.clone()).collect())
     }
 }
 
@@ -211,7 +222,12 @@ impl Atspi {
         };
         let event = "object:children-changed";
         let registered: Result<(), _> = self
-            .call(&registry, "org.a11y.atspi.Registry", "RegisterEvent", &(event,))
+            .call(
+                &registry,
+                "org.a11y.atspi.Registry",
+                "RegisterEvent",
+                &(event,),
+            )
             .await;
         if registered.is_err() {
             // Newer registries take the properties to cache and an application filter too.
@@ -396,13 +412,18 @@ impl Atspi {
         join_all(names).await.into_iter().collect()
     }
 
-    /// Runs the named action; false when the element has no such action or refused it.
-    pub async fn do_action(&self, object: &ObjectRef, name: &str) -> Result<bool, AtspiError> {
-        let names = self.action_names(object).await?;
-        let Some(index) = names.iter().position(|n| n.eq_ignore_ascii_case(name)) else {
-            return Ok(false);
-        };
-        self.call(object, ACTION, "DoAction", &(index as i32)).await
+    /// All actions in one call, as the element lists them for people: translated, and empty in
+    /// Chromium. Enough to know an element can be acted on; not to choose which action to run.
+    pub async fn listed_actions(&self, object: &ObjectRef) -> Result<Vec<String>, AtspiError> {
+        let actions: Vec<(String, String, String)> =
+            self.call(object, ACTION, "GetActions", &()).await?;
+        Ok(actions.into_iter().map(|(name, _, _)| name).collect())
+    }
+
+    /// Runs the action at `index`; false when the element refused it.
+    pub async fn do_action(&self, object: &ObjectRef, index: usize) -> Result<bool, AtspiError> {
+        let index = i32::try_from(index).unwrap_or(i32::MAX);
+        self.call(object, ACTION, "DoAction", &(index,)).await
     }
 
     /// All of an element's text. GTK4 answers an end offset of -1 with nothing, so an empty
@@ -584,25 +605,28 @@ impl Walk<'_> {
             } else {
                 translate::gtk4_name(name)
             };
-            // Hidden elements are only counted, so nothing more is asked of them.
+            // Hidden elements are only counted, and an unnamed layout wrapper is never listed,
+            // so nothing more is asked of either.
             let shown = states.visible || is_root;
+            let listable = is_root || !role.is_layout() || !name.trim().is_empty();
+            let detailed = shown && listable;
 
-            let wants_text = shown
+            let wants_text = detailed
                 && role != Role::Password
                 && has(".Text")
                 && (states.editable || matches!(role, Role::Text | Role::Combobox));
-            let wants_value = shown && role != Role::Password && has(".Value");
+            let wants_value = detailed && role != Role::Password && has(".Value");
             let (bounds, actions, text, value) = futures::join!(
                 async {
-                    if shown && has(".Component") {
+                    if detailed && has(".Component") {
                         a.extents(&object).await.ok().flatten()
                     } else {
                         None
                     }
                 },
                 async {
-                    if shown && has(".Action") {
-                        a.action_names(&object).await.unwrap_or_default()
+                    if detailed && has(".Action") {
+                        a.listed_actions(&object).await.unwrap_or_default()
                     } else {
                         Vec::new()
                     }

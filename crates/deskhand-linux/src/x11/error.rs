@@ -91,8 +91,9 @@ pub enum X11Error {
 
     #[error(
         "the X server had not delivered the {} of mouse button {button} after {waited:?}: the \
-         pointer is frozen by another client's grab (an open menu or a stuck window-manager \
-         action, for instance); press Escape or restart the window manager, then retry",
+         pointer is frozen by another client's grab, usually the window manager's \
+         click-to-focus grab while it is busy or hung, or an open menu's; retry in a moment, \
+         press Escape, or restart the window manager",
         if *press { "press" } else { "release" }
     )]
     PointerFrozen {
@@ -113,7 +114,8 @@ pub enum X11Error {
     },
 
     #[error(
-        "keysym {keysym:#x} is not on the keyboard map and no keycode is free to map it onto, \
+        "keysym {keysym:#x} is not on the keyboard map and there is no spare keycode to put \
+         it on (every keycode carries symbols, or the server did not describe its XKB keymap), \
          so that key cannot be pressed; free a keycode (e.g. `xmodmap -e 'keycode 8 ='`) or \
          enter the text through the accessibility API instead"
     )]

@@ -8,7 +8,7 @@ use x11rb::protocol::xproto::{
     QueryPointerReply,
 };
 
-use super::keyboard::Held;
+use super::keyboard::{Held, InputState};
 use super::{During as _, X11, X11Error};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
@@ -59,8 +59,19 @@ const DRAG_STEPS: i32 = 10;
 const DRAG_STEP_PAUSE: Duration = Duration::from_millis(15);
 /// Toolkits start a drag only after the button has been down for a moment.
 const DRAG_START_PAUSE: Duration = Duration::from_millis(50);
+/// Apps count a press as the next click of a multi-click when it follows the previous release
+/// within their double-click time (400 ms in GTK and Qt, 500 ms in Chromium). GTK3 even loses a
+/// double-click that follows a click elsewhere within that time. So that separate calls never
+/// merge into one multi-click, a new press waits until this long after the last release.
+const CLICK_SEPARATION: Duration = Duration::from_millis(550);
 /// How long a button event may sit in the server's queue before the pointer counts as frozen.
-const DELIVERY_TIMEOUT: Duration = Duration::from_secs(2);
+const DELIVERY_TIMEOUT: Duration = Duration::from_secs(5);
+
+fn separate_from_last_click(input: &InputState) {
+    if let Some(since) = input.last_release.map(|t| t.elapsed()) {
+        sleep(CLICK_SEPARATION.saturating_sub(since));
+    }
+}
 
 fn to_i16(v: i32) -> i16 {
     // The server confines the pointer to the screen anyway; only the wire type needs clamping.
@@ -81,8 +92,15 @@ impl X11 {
 
     /// Presses or releases `button` wherever the pointer is.
     pub fn button(&self, button: Button, press: bool) -> Result<(), X11Error> {
-        let _input = self.lock_input();
-        self.button_event(button.number(), press)
+        let mut input = self.lock_input();
+        if press {
+            separate_from_last_click(&input);
+        }
+        let result = self.button_event(button.number(), press);
+        if !press {
+            input.last_release = Some(Instant::now());
+        }
+        result
     }
 
     /// Moves to (`x`, `y`) and clicks `count` times (2 = double-click) while holding
@@ -98,7 +116,8 @@ impl X11 {
         let mut input = self.lock_input();
         self.motion(x, y)?;
         sleep(AFTER_MOVE);
-        self.with_held(&mut input, modifiers, |held| {
+        separate_from_last_click(&input);
+        let result = self.with_held(&mut input, modifiers, |held| {
             for i in 0..count {
                 if i > 0 {
                     sleep(BETWEEN_CLICKS);
@@ -108,7 +127,9 @@ impl X11 {
                 held.release_button(self)?;
             }
             Ok(())
-        })
+        });
+        input.last_release = Some(Instant::now());
+        result
     }
 
     /// `clicks` wheel steps at the current pointer position.
@@ -136,7 +157,8 @@ impl X11 {
         let mut input = self.lock_input();
         self.motion(from.0, from.1)?;
         sleep(AFTER_MOVE);
-        self.with_held(&mut input, modifiers, |held| {
+        separate_from_last_click(&input);
+        let result = self.with_held(&mut input, modifiers, |held| {
             held.press_button(self, button.number())?;
             sleep(DRAG_START_PAUSE);
             for step in 1..=DRAG_STEPS {
@@ -146,7 +168,9 @@ impl X11 {
                 sleep(DRAG_STEP_PAUSE);
             }
             held.release_button(self)
-        })
+        });
+        input.last_release = Some(Instant::now());
+        result
     }
 
     pub(super) fn motion(&self, x: i32, y: i32) -> Result<(), X11Error> {
@@ -159,7 +183,9 @@ impl X11 {
     ///
     /// A window manager's passive grab (openbox's click-to-focus) freezes the pointer until the
     /// manager replays the click, while key events pass freely: without this wait, text typed
-    /// right after a click can reach the client before the click does.
+    /// right after a click can reach the client before the click does. A press changes the
+    /// button state before the freeze takes hold, so it is the wait for the release that covers
+    /// the window manager's part.
     pub(super) fn button_event(&self, button: u8, press: bool) -> Result<(), X11Error> {
         const OPERATION: &str = "pressing a mouse button";
         let kind = if press {

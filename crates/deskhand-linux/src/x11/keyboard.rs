@@ -1,7 +1,8 @@
 //! Key strokes through XTEST, including keysyms that are not on the keyboard map.
 //!
 //! A keysym on the map is typed with its keycode (plus Shift if it sits in the shifted column).
-//! Any other keysym is put on a spare keycode (one with no symbols) for the duration of the call.
+//! Any other keysym is put on a spare keycode (one with no symbols) for the duration of the call,
+//! through XKB rather than the core protocol: see `Remap` for why.
 //! Clients translate a key event with the keyboard map they fetch when they get to it, not with
 //! the map at the time the event was sent, so a spare keycode must not get a new symbol until the
 //! client has caught up with every key already sent on it. Hence: each symbol keeps its spare for
@@ -11,6 +12,7 @@
 
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::Ordering;
+use std::time::Instant;
 
 use x11rb::connection::Connection as _;
 use x11rb::protocol::Event;
@@ -31,13 +33,15 @@ const KEY_OPERATION: &str = "sending a key event";
 #[derive(Default)]
 pub(super) struct InputState {
     keymap: Option<Keymap>,
+    /// When a mouse button was last released (see `input.rs`).
+    pub(super) last_release: Option<Instant>,
 }
 
 impl InputState {
     /// The keyboard map, re-read if anyone (including us) changed it since it was last read.
     fn keymap(&mut self, x11: &X11) -> Result<&Keymap, X11Error> {
-        // Map change events are the only ones that arrive unasked; draining here also keeps the
-        // otherwise unread event queue from growing.
+        // Outside `client.rs` map changes are the only events this connection receives; draining
+        // them here also keeps the otherwise unread event queue from growing.
         while let Some(event) = x11.conn.poll_for_event().during(KEYMAP_OPERATION)? {
             if matches!(event, Event::MappingNotify(_) | Event::XkbMapNotify(_)) {
                 self.keymap = None;
@@ -69,8 +73,8 @@ struct Keymap {
     /// Keycodes without any symbol and not bound to a modifier, in ascending order.
     spares: Vec<Keycode>,
     /// XKB's own description of the symbols of every key from `min_keycode` on, written back
-    /// unchanged for the keys that lie between two spares in one request; empty if the server
-    /// did not describe them all, which disables remapping.
+    /// unchanged for the keys that lie between two spares in one request. If the server did
+    /// not describe every key, this is empty and there are no spares.
     xkb_syms: Vec<KeySymMap>,
     min_keycode: Keycode,
     /// The key range of the XKB map, which a map change must repeat.
@@ -113,7 +117,10 @@ impl Keymap {
         let core = core_cookie.reply().during(KEYMAP_OPERATION)?;
         let modifier_keys = modifiers_cookie.reply().during(KEYMAP_OPERATION)?.keycodes;
         let xkb = xkb_cookie.reply().during(KEYMAP_OPERATION)?;
-        let xkb_syms = xkb.map.syms_rtrn.unwrap_or_default();
+        let xkb_syms = match xkb.map.syms_rtrn {
+            Some(syms) if xkb.first_key_sym == min && syms.len() == usize::from(count) => syms,
+            _ => Vec::new(),
+        };
 
         let width = usize::from(core.keysyms_per_keycode);
         let rows: Vec<(Keycode, &[u32])> = (min..=max).zip(core.keysyms.chunks(width)).collect();
@@ -126,26 +133,20 @@ impl Keymap {
                 }
             }
         }
-        let xkb_empty = |keycode: Keycode| {
-            usize::from(keycode)
-                .checked_sub(usize::from(xkb.first_key_sym))
-                .and_then(|i| xkb_syms.get(i))
-                .is_some_and(|m| m.syms.is_empty())
-        };
         let spares = rows
             .iter()
-            .filter(|&&(keycode, row)| {
+            .zip(&xkb_syms)
+            .filter(|&(&(keycode, row), xkb_row)| {
                 row.iter().all(|&k| k == 0)
+                    && xkb_row.syms.is_empty()
                     && !modifier_keys.contains(&keycode)
-                    && xkb_empty(keycode)
             })
-            .map(|&(keycode, _)| keycode)
+            .map(|(&(keycode, _), _)| keycode)
             .collect();
-        let complete = xkb.first_key_sym == min && xkb_syms.len() == usize::from(count);
         Ok(Keymap {
             strokes,
             spares,
-            xkb_syms: if complete { xkb_syms } else { Vec::new() },
+            xkb_syms,
             min_keycode: min,
             xkb_range: (xkb.min_key_code, xkb.max_key_code),
         })
@@ -211,7 +212,7 @@ impl<'a> Remap<'a> {
 
     fn assign(&mut self, keysym: u32, ahead: &[u32]) -> Result<usize, X11Error> {
         let capacity = self.slots.len();
-        if capacity == 0 || self.keymap.xkb_syms.is_empty() {
+        if capacity == 0 {
             return Err(X11Error::NoSpareKeycode { keysym });
         }
         let mut seen = HashSet::new();
@@ -273,8 +274,9 @@ impl<'a> Remap<'a> {
         }
     }
 
-    /// Sends the symbols of the `changed` spares in one request, rewriting the keys between
-    /// them exactly as they were, and waits until the server has applied it.
+    /// Sends the symbols of the `changed` spares in one request that rewrites every key between
+    /// them as it is (other spares as currently assigned, all else as loaded), and waits until
+    /// the server has applied it.
     fn write(&mut self, changed: &HashSet<usize>) -> Result<(), X11Error> {
         let spares = &self.keymap.spares;
         let (Some(first), Some(last)) = (
@@ -285,8 +287,8 @@ impl<'a> Remap<'a> {
         };
         let syms: Vec<KeySymMap> = (first..=last)
             .map(|keycode| match spares.binary_search(&keycode) {
-                Ok(i) if changed.contains(&i) => self.symbols(i),
-                _ => self.keymap.original(keycode),
+                Ok(i) => self.symbols(i),
+                Err(_) => self.keymap.original(keycode),
             })
             .collect();
         let total_syms = syms.iter().map(|m| m.syms.len()).sum::<usize>();
@@ -422,6 +424,10 @@ impl X11 {
     /// Types `text` key by key, as if on a keyboard: newlines press Return, capitals and other
     /// shifted symbols press Shift, and characters not on the keyboard map are typed through a
     /// temporarily remapped spare keycode. `\r\n` counts as one newline.
+    ///
+    /// Returns once the server has every key event. If spare keycodes were used it also waits
+    /// until the focused application has read them (a `_NET_WM_PING` round trip; a fixed 100 ms
+    /// for applications without it), since the spares are restored afterwards.
     pub fn type_text(&self, text: &str) -> Result<(), TypeError> {
         let keysyms: Vec<u32> = text
             .replace("\r\n", "\n")

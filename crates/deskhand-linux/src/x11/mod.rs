@@ -201,11 +201,26 @@ impl<T> During<T> for Result<T, ReplyError> {
 
 #[cfg(test)]
 mod tests {
-    use super::X11;
+    use super::{X11, X11Error};
 
     #[test]
     fn x11_is_send_and_sync() {
         fn assert_send_sync<T: Send + Sync>() {}
         assert_send_sync::<X11>();
+    }
+
+    #[test]
+    fn connection_errors_say_how_to_start_a_desktop() {
+        let start = "eval \"$(deskhand desktop start)\"";
+        assert!(X11Error::NoDisplay.to_string().contains(start));
+        // No server listens this high (and x11rb overflows its TCP port above :59535).
+        let Err(error) = X11::connect_to(":59000") else {
+            panic!("connected to :59000");
+        };
+        let message = error.to_string();
+        assert!(
+            message.contains("\":59000\"") && message.contains(start),
+            "{message}"
+        );
     }
 }

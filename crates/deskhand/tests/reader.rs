@@ -1,0 +1,101 @@
+//! The fast tree reader (the application's cache first, then only what it lacks) lists exactly
+//! what a plain element-by-element walk lists, on every kind of app the tests drive.
+
+mod common;
+
+use common::{Desktop, desktop, wait_until};
+use serde_json::{Value, json};
+use std::time::Duration;
+
+/// The listed elements of one observation, without refs (the two readers share a session, so
+/// refs match too, but the comparison should not depend on it).
+fn listing(desk: &Desktop, w: &str, plain: bool) -> Vec<Value> {
+    let mut command = desk.command(common::BIN);
+    command.args([
+        "observe",
+        &json!({"target": w, "limit": 5000}).to_string(),
+        "--json",
+    ]);
+    if plain {
+        command.env("DESKHAND_TREE_READER", "plain");
+    }
+    let output = command.output().expect("running deskhand");
+    let doc: Value = serde_json::from_slice(&output.stdout).expect("JSON reply");
+    assert_eq!(doc["ok"], true, "{doc}");
+    assert!(
+        doc["data"]["partial"].as_array().unwrap().is_empty(),
+        "{doc}"
+    );
+    doc["data"]["elements"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            json!({"depth": e["depth"], "role": e["role"], "name": e["name"], "value": e["value"],
+                   "states": e["states"], "point": e["point"]})
+        })
+        .collect()
+}
+
+fn same_listing(desk: &Desktop, title: &str) {
+    let w = desk.window_id(title);
+    // Let the app finish building its tree, then compare while nothing changes.
+    let settled = wait_until(Duration::from_secs(20), || {
+        let first = listing(desk, &w, false);
+        (first.len() > 3 && first == listing(desk, &w, false)).then_some(first)
+    })
+    .unwrap_or_else(|| panic!("{title} never settled"));
+    let plain = listing(desk, &w, true);
+    let fast = listing(desk, &w, false);
+    assert_eq!(fast, settled, "{title} changed while it was compared");
+    assert_eq!(
+        fast.len(),
+        plain.len(),
+        "{title}: the fast reader listed {} elements, the plain walk {}",
+        fast.len(),
+        plain.len()
+    );
+    for (f, p) in fast.iter().zip(&plain) {
+        assert_eq!(f, p, "{title}: the readers disagree");
+    }
+}
+
+#[test]
+fn fast_and_plain_readers_list_the_same_elements() {
+    let (_turn, desk) = desktop();
+    let _fixture = desk.fixture("Reader Fixture", 1);
+    same_listing(desk, "Reader Fixture");
+
+    let _gtk3 = desk.spawn("gtk3-widget-factory", &[]);
+    same_listing(desk, "gtk3-widget-factory");
+
+    let _calculator = desk.spawn("gnome-calculator", &[]);
+    same_listing(desk, "Calculator");
+
+    let file = desk.scratch("reader-notes.txt");
+    std::fs::write(&file, "fast and plain\n").unwrap();
+    let _mousepad = desk.spawn("mousepad", &[file.to_str().unwrap()]);
+    same_listing(desk, &format!("{} - Mousepad", file.display()));
+
+    let profile = desk.scratch("reader-chromium");
+    let form =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/form.html");
+    let _chromium = desk.spawn(
+        "chromium",
+        &[
+            "--force-renderer-accessibility",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--no-first-run",
+            "--no-default-browser-check",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--password-store=basic",
+            &format!("--user-data-dir={}", profile.display()),
+            "--window-size=900,700",
+            &format!("file://{}", form.canonicalize().unwrap().display()),
+        ],
+    );
+    same_listing(desk, "Deskhand Form - Chromium");
+}
