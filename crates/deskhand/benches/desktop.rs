@@ -1,0 +1,982 @@
+//! `cargo bench -p deskhand --bench desktop`: what deskhand costs on real apps, in one command.
+//!
+//! The bench brings up its own private headless desktop (`deskhand desktop start --owner-pid`,
+//! so the desktop goes when the bench process does), starts GTK3, GTK4 and Chromium apps in it,
+//! and measures the executor in-process (one runtime, one `LinuxBackend`, one `Session`):
+//! `observe` per app (latency, nodes walked, elements listed, o200k_base tokens of the reply),
+//! where an observation's time goes, `screenshot`, `zoom`, a click by ref and typing 1,000
+//! characters of mixed Unicode. It prints figures only: targets live in the issue, not here.
+//!
+//! `DESKHAND_BENCH_ROWS` overrides the number of list items of the generated Chromium page
+//! (800: about 5,000 accessible objects in Chromium 156).
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use deskhand_core::model::WindowInfo;
+use deskhand_core::{Backend, Config, Outcome, Reply, Session, execute, parse_call};
+use deskhand_linux::LinuxBackend;
+use deskhand_linux::atspi::Atspi;
+use serde_json::{Value, json};
+use std::os::unix::process::CommandExt;
+
+const BIN: &str = env!("CARGO_BIN_EXE_deskhand");
+/// Measured runs of each timed call, after the warm-up runs.
+const RUNS: usize = 11;
+const WARM_UP: usize = 2;
+/// Typing is slow (about a character per X round trip), so fewer runs.
+const TYPE_RUNS: usize = 3;
+const TYPED_CHARS: usize = 1_000;
+const DEFAULT_ROWS: usize = 800;
+const GTK_START: Duration = Duration::from_secs(30);
+const CHROMIUM_START: Duration = Duration::from_secs(60);
+
+/// The environment `deskhand desktop start --json` hands back.
+struct DesktopEnv {
+    env: Vec<(String, String)>,
+    unset: Vec<String>,
+    display: String,
+}
+
+fn start_desktop() -> DesktopEnv {
+    let output = Command::new(BIN)
+        .args(["desktop", "start", "--json", "--owner-pid"])
+        .arg(std::process::id().to_string())
+        .stdin(Stdio::null())
+        .output()
+        .expect("running deskhand desktop start");
+    assert!(
+        output.status.success(),
+        "deskhand desktop start failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let doc: Value = serde_json::from_slice(&output.stdout).expect("desktop start --json");
+    DesktopEnv {
+        env: doc["env"]
+            .as_object()
+            .expect("env object")
+            .iter()
+            .map(|(k, v)| (k.clone(), v.as_str().expect("string").to_owned()))
+            .collect(),
+        unset: doc["unset"]
+            .as_array()
+            .expect("unset array")
+            .iter()
+            .map(|v| v.as_str().expect("string").to_owned())
+            .collect(),
+        display: doc["display"].as_str().unwrap_or_default().to_owned(),
+    }
+}
+
+/// A started app, killed with its whole process group when dropped.
+struct App {
+    child: Child,
+}
+
+impl App {
+    fn spawn(program: &str, args: &[&str]) -> std::io::Result<App> {
+        let child = Command::new(program)
+            .args(args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            // Its own process group, so Chromium's helpers go with it.
+            .process_group(0)
+            .spawn()?;
+        Ok(App { child })
+    }
+}
+
+impl Drop for App {
+    fn drop(&mut self) {
+        if let Ok(pgid) = i32::try_from(self.child.id()) {
+            // SAFETY: kill(2) with the negated id of a process group this bench created.
+            unsafe {
+                libc::kill(-pgid, libc::SIGKILL);
+            }
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A scratch directory removed when dropped.
+struct Scratch(PathBuf);
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn command_line(program: &str, args: &[&str]) -> String {
+    Command::new(program)
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned())
+        .unwrap_or_default()
+}
+
+/// The Chromium page: `rows` list items, each a link, a button and plain text.
+fn big_page(rows: usize) -> String {
+    let mut html = String::from(
+        "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
+         <title>Deskhand Big Page</title></head>\n<body>\n<h1>Inventory</h1>\n<ul>\n",
+    );
+    for i in 1..=rows {
+        html.push_str(&format!(
+            "<li><a href=\"#item-{i}\">Item {i}</a> <button type=\"button\">Open {i}</button> \
+             stock {} units, shelf {}</li>\n",
+            (i * 37) % 500,
+            i % 40
+        ));
+    }
+    html.push_str("</ul>\n</body></html>\n");
+    html
+}
+
+/// 1,000 characters of ASCII, accented Latin, Greek, CJK and symbols; `shift` rotates the start
+/// so a stale clipboard from an earlier run can never pass for this one.
+fn mixed_text(shift: usize) -> String {
+    const POOL: &str = "The quick brown fox jumps over 13 lazy dogs; \
+        déjà vu à la façade, naïve señor, smörgåsbord Ærø Łódź; \
+        Ελληνικά: αβγδε ΩΣΠ; 日本語の文章、中文字符と한국어; \
+        → ✓ € © ½ ≠ ∞ ★ ¿¡ «»; ";
+    POOL.chars().cycle().skip(shift).take(TYPED_CHARS).collect()
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}
+
+fn median(samples: &[f64]) -> f64 {
+    let mut s = samples.to_vec();
+    s.sort_by(f64::total_cmp);
+    match s.len() {
+        0 => f64::NAN,
+        n if n % 2 == 1 => s[n / 2],
+        n => (s[n / 2 - 1] + s[n / 2]) / 2.0,
+    }
+}
+
+/// Nearest-rank 90th percentile.
+fn p90(samples: &[f64]) -> f64 {
+    let mut s = samples.to_vec();
+    s.sort_by(f64::total_cmp);
+    if s.is_empty() {
+        return f64::NAN;
+    }
+    let rank = ((0.9 * s.len() as f64).ceil() as usize).clamp(1, s.len());
+    s[rank - 1]
+}
+
+/// The one backend, session and config every timed call goes through, as the MCP server has.
+struct Desk {
+    backend: LinuxBackend,
+    session: Session,
+    config: Config,
+}
+
+impl Desk {
+    async fn call(&mut self, args: Value) -> Result<Reply, String> {
+        let call = parse_call(args).map_err(|e| e.reply_text())?;
+        execute(&self.backend, &mut self.session, &self.config, call)
+            .await
+            .map_err(|e| e.reply_text().trim_end().to_owned())
+    }
+
+    async fn timed(&mut self, args: Value) -> Result<(Reply, f64), String> {
+        let started = Instant::now();
+        let reply = self.call(args).await?;
+        Ok((reply, ms(started.elapsed())))
+    }
+
+    /// The `w` id and the window whose title satisfies `wanted`, waiting for it to appear.
+    async fn window(
+        &mut self,
+        limit: Duration,
+        wanted: &dyn Fn(&str) -> bool,
+    ) -> Result<(String, WindowInfo), String> {
+        let started = Instant::now();
+        loop {
+            let listed = self.call(json!({"action": "windows"})).await?;
+            let found = listed.data["windows"].as_array().and_then(|all| {
+                all.iter().find_map(|w| {
+                    let title = w["title"].as_str()?;
+                    let id = w["id"].as_str()?;
+                    wanted(title).then(|| (id.to_owned(), title.to_owned()))
+                })
+            });
+            if let Some((id, title)) = found {
+                let windows = self.backend.windows().await.map_err(|e| e.message)?;
+                if let Some(info) = windows.into_iter().find(|w| w.title == title) {
+                    return Ok((id, info));
+                }
+            }
+            if started.elapsed() > limit {
+                return Err(format!("no window appeared within {} s", limit.as_secs()));
+            }
+            tokio::time::sleep(Duration::from_millis(250)).await;
+        }
+    }
+
+    /// Observes until the walked node and element counts hold still for three reads in a row
+    /// with at least `min_elements` listed: the app has finished building its tree.
+    async fn settle(
+        &mut self,
+        id: &str,
+        min_elements: usize,
+        limit: Duration,
+    ) -> Result<(), String> {
+        let started = Instant::now();
+        let mut last = (0, 0);
+        let mut same = 0;
+        loop {
+            let counts = match self.call(json!({"action": "observe", "target": id})).await {
+                Ok(reply) => (
+                    reply.data["nodes"].as_u64().unwrap_or(0),
+                    reply.data["elements"].as_array().map_or(0, Vec::len),
+                ),
+                Err(_) => (0, 0),
+            };
+            if counts == last && counts.1 >= min_elements {
+                same += 1;
+                if same >= 2 {
+                    return Ok(());
+                }
+            } else {
+                same = 0;
+            }
+            last = counts;
+            if started.elapsed() > limit {
+                return Err(format!(
+                    "its tree never settled within {} s (last {} nodes, {} elements)",
+                    limit.as_secs(),
+                    last.0,
+                    last.1
+                ));
+            }
+            tokio::time::sleep(Duration::from_millis(400)).await;
+        }
+    }
+}
+
+struct Spec {
+    label: &'static str,
+    program: &'static str,
+    args: Vec<String>,
+    title: Box<dyn Fn(&str) -> bool>,
+    min_elements: usize,
+    start: Duration,
+}
+
+/// One app's observe figures.
+struct Observed {
+    label: &'static str,
+    median: f64,
+    p90: f64,
+    nodes: u64,
+    elements: usize,
+    tokens: usize,
+    partial: String,
+    breakdown: Breakdown,
+}
+
+/// Where one observation's time goes, medians in ms.
+struct Breakdown {
+    windows: f64,
+    window: f64,
+    frames: f64,
+    tree: f64,
+    observe: f64,
+    /// observe - window() - tree(), paired per round: rendering, refs, the reply.
+    rest: f64,
+}
+
+/// A window found and settled, ready to measure.
+struct Ready {
+    spec_index: usize,
+    id: String,
+    info: WindowInfo,
+}
+
+async fn observe_app(
+    desk: &mut Desk,
+    atspi: &Atspi,
+    tokenizer: &tiktoken_rs::CoreBPE,
+    label: &'static str,
+    ready: &Ready,
+) -> Result<Observed, String> {
+    let args = json!({"action": "observe", "target": ready.id});
+    for _ in 0..WARM_UP {
+        desk.call(args.clone()).await?;
+    }
+    let mut times = Vec::with_capacity(RUNS);
+    let mut last = None;
+    for _ in 0..RUNS {
+        let (reply, took) = desk.timed(args.clone()).await?;
+        times.push(took);
+        last = Some(reply);
+    }
+    let reply = last.expect("at least one run");
+    let partial = reply.data["partial"]
+        .as_array()
+        .map(|why| {
+            why.iter()
+                .filter_map(Value::as_str)
+                .collect::<Vec<_>>()
+                .join("; ")
+        })
+        .filter(|why| !why.is_empty())
+        .map_or_else(|| "no".to_owned(), |why| format!("yes: {why}"));
+    let breakdown = breakdown(desk, atspi, &ready.info, &ready.id).await?;
+    Ok(Observed {
+        label,
+        median: median(&times),
+        p90: p90(&times),
+        nodes: reply.data["nodes"].as_u64().unwrap_or(0),
+        elements: reply.data["elements"].as_array().map_or(0, Vec::len),
+        tokens: tokenizer.encode_ordinary(&reply.text).len(),
+        partial,
+        breakdown,
+    })
+}
+
+/// Times the parts of an observation separately, in rounds: the observe itself, listing windows,
+/// re-reading the one window (what resolving a target does), the accessibility registry plus the
+/// process's frames (the D-Bus part of matching the window to its frame, on a second bus
+/// connection) and the backend's tree (frame match + walk).
+async fn breakdown(
+    desk: &mut Desk,
+    atspi: &Atspi,
+    info: &WindowInfo,
+    id: &str,
+) -> Result<Breakdown, String> {
+    let (mut windows, mut window, mut frames, mut tree, mut observe, mut rest) = (
+        Vec::new(),
+        Vec::new(),
+        Vec::new(),
+        Vec::new(),
+        Vec::new(),
+        Vec::new(),
+    );
+    for round in 0..WARM_UP + RUNS {
+        let (_, observed) = desk
+            .timed(json!({"action": "observe", "target": id}))
+            .await?;
+
+        let (_, listed) = desk.timed(json!({"action": "windows"})).await?;
+
+        let started = Instant::now();
+        desk.backend
+            .window(info.handle)
+            .await
+            .map_err(|e| e.message)?;
+        let reread = ms(started.elapsed());
+
+        let started = Instant::now();
+        let apps = atspi.applications().await.map_err(|e| e.to_string())?;
+        for app in apps.iter().filter(|a| a.pid.is_some() && a.pid == info.pid) {
+            atspi.frames(app).await.map_err(|e| e.to_string())?;
+        }
+        let framed = ms(started.elapsed());
+
+        let started = Instant::now();
+        desk.backend.tree(info).await.map_err(|e| e.message)?;
+        let walked = ms(started.elapsed());
+
+        if round >= WARM_UP {
+            observe.push(observed);
+            windows.push(listed);
+            window.push(reread);
+            frames.push(framed);
+            tree.push(walked);
+            rest.push(observed - reread - walked);
+        }
+    }
+    Ok(Breakdown {
+        windows: median(&windows),
+        window: median(&window),
+        frames: median(&frames),
+        tree: median(&tree),
+        observe: median(&observe),
+        rest: median(&rest),
+    })
+}
+
+/// How many accessible objects the window's frame really has, off-screen content included,
+/// counted with nothing but `GetChildren` on a bus connection of its own (independent of
+/// deskhand's walk, which does not descend into hidden or off-screen subtrees); and how long
+/// that takes.
+async fn count_all(atspi: &Atspi, info: &WindowInfo) -> Result<(usize, f64), String> {
+    let apps = atspi.applications().await.map_err(|e| e.to_string())?;
+    let mut root = None;
+    for app in apps.iter().filter(|a| a.pid.is_some() && a.pid == info.pid) {
+        let frames = atspi.frames(app).await.map_err(|e| e.to_string())?;
+        if let Some(frame) = frames.into_iter().find(|f| f.name == info.title) {
+            root = Some(frame.object);
+        }
+    }
+    let root = root.ok_or("no accessible frame has the window's title")?;
+    let session = zbus::Connection::session()
+        .await
+        .map_err(|e| e.to_string())?;
+    let address: String = session
+        .call_method(
+            Some("org.a11y.Bus"),
+            "/org/a11y/bus",
+            Some("org.a11y.Bus"),
+            "GetAddress",
+            &(),
+        )
+        .await
+        .and_then(|reply| reply.body().deserialize())
+        .map_err(|e| e.to_string())?;
+    let bus = zbus::connection::Builder::address(address.as_str())
+        .map(|b| b.method_timeout(Duration::from_secs(5)))
+        .map_err(|e| e.to_string())?
+        .build()
+        .await
+        .map_err(|e| e.to_string())?;
+    let started = Instant::now();
+    let mut count = 0;
+    let mut level = vec![(root.bus, root.path)];
+    while !level.is_empty() {
+        count += level.len();
+        let mut next = Vec::new();
+        for chunk in level.chunks(64) {
+            let replies = futures::future::join_all(chunk.iter().map(|(name, path)| {
+                bus.call_method(
+                    Some(name.as_str()),
+                    path.as_str(),
+                    Some("org.a11y.atspi.Accessible"),
+                    "GetChildren",
+                    &(),
+                )
+            }))
+            .await;
+            for reply in replies.into_iter().flatten() {
+                let children: Vec<(String, zbus::zvariant::OwnedObjectPath)> =
+                    reply.body().deserialize().unwrap_or_default();
+                next.extend(
+                    children
+                        .into_iter()
+                        .filter(|(name, path)| {
+                            !name.is_empty() && path.as_str() != "/org/a11y/atspi/null"
+                        })
+                        .map(|(name, path)| (name, path.as_str().to_owned())),
+                );
+            }
+        }
+        level = next;
+    }
+    Ok((count, ms(started.elapsed())))
+}
+
+/// Reads the clipboard of the desktop, as a person pasting would.
+fn clipboard() -> Option<String> {
+    let output = Command::new("timeout")
+        .args(["5", "xclip", "-o", "-selection", "clipboard"])
+        .stdin(Stdio::null())
+        .stderr(Stdio::null())
+        .output()
+        .ok()?;
+    output
+        .status
+        .success()
+        .then(|| String::from_utf8_lossy(&output.stdout).into_owned())
+}
+
+/// The characters `wanted` has more of than `got`, with how many are short: `ε×12 ω×3`.
+fn missing(wanted: &str, got: &str) -> String {
+    let mut short: Vec<(char, i64)> = Vec::new();
+    for c in wanted.chars() {
+        match short.iter_mut().find(|(k, _)| *k == c) {
+            Some((_, n)) => *n += 1,
+            None => short.push((c, 1)),
+        }
+    }
+    for c in got.chars() {
+        if let Some((_, n)) = short.iter_mut().find(|(k, _)| *k == c) {
+            *n -= 1;
+        }
+    }
+    let listed: Vec<String> = short
+        .iter()
+        .filter(|(_, n)| *n > 0)
+        .map(|(c, n)| format!("{c}×{n}"))
+        .collect();
+    if listed.is_empty() {
+        "none (order or extra characters differ)".to_owned()
+    } else {
+        listed.join(" ")
+    }
+}
+
+fn activate(title: &str) -> bool {
+    Command::new("wmctrl")
+        .args(["-F", "-a", title])
+        .stdin(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+/// Raises and focuses the window, as a person would before typing into it.
+async fn focus(desk: &Desk, handle: u64) -> Result<(), String> {
+    for _ in 0..40 {
+        let Some(now) = desk.backend.window(handle).await.map_err(|e| e.message)? else {
+            return Err("mousepad's window is gone".to_owned());
+        };
+        if now.focused {
+            return Ok(());
+        }
+        activate(&now.title);
+        tokio::time::sleep(Duration::from_millis(150)).await;
+    }
+    Err("mousepad's window never took the focus".to_owned())
+}
+
+struct Typed {
+    times: Vec<f64>,
+    exact: usize,
+    notes: Vec<String>,
+}
+
+/// Types 1,000 mixed characters into mousepad `TYPE_RUNS` times, reading each back through the
+/// clipboard and clearing the editor between runs.
+async fn typing(desk: &mut Desk, info: &WindowInfo) -> Result<Typed, String> {
+    focus(desk, info.handle).await?;
+    desk.call(json!({"action": "press", "keys": "ctrl+a Delete"}))
+        .await?;
+    let mut typed = Typed {
+        times: Vec::new(),
+        exact: 0,
+        notes: Vec::new(),
+    };
+    for run in 0..TYPE_RUNS {
+        focus(desk, info.handle).await?;
+        let text = mixed_text(run * 7);
+        let (reply, took) = desk.timed(json!({"action": "type", "text": text})).await?;
+        typed.times.push(took);
+        if reply.outcome != Outcome::Done {
+            typed
+                .notes
+                .push(format!("run {}: {}", run + 1, reply.text.trim_end()));
+        }
+        desk.call(json!({"action": "press", "keys": "ctrl+a ctrl+c"}))
+            .await?;
+        let mut got = None;
+        for _ in 0..20 {
+            tokio::time::sleep(Duration::from_millis(250)).await;
+            got = clipboard();
+            if got.as_deref() == Some(text.as_str()) {
+                break;
+            }
+        }
+        match got {
+            Some(got) if got == text => typed.exact += 1,
+            Some(got) => {
+                let at = got
+                    .chars()
+                    .zip(text.chars())
+                    .position(|(a, b)| a != b)
+                    .unwrap_or_else(|| got.chars().count().min(text.chars().count()));
+                typed.notes.push(format!(
+                    "run {}: {} chars back, first difference at char {at} (wanted {:?}, got {:?}); wanted but missing: {}",
+                    run + 1,
+                    got.chars().count(),
+                    text.chars().nth(at).unwrap_or(' '),
+                    got.chars().nth(at).unwrap_or(' '),
+                    missing(&text, &got)
+                ));
+            }
+            None => typed
+                .notes
+                .push(format!("run {}: the clipboard could not be read", run + 1)),
+        }
+        desk.call(json!({"action": "press", "keys": "ctrl+a Delete"}))
+            .await?;
+    }
+    Ok(typed)
+}
+
+fn main() {
+    let started_at = command_line("date", &["-u", "+%Y-%m-%d %H:%M UTC"]);
+    let load = std::fs::read_to_string("/proc/loadavg")
+        .map(|l| l.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+        .unwrap_or_else(|_| "?".into());
+    let nproc = command_line("nproc", &[]);
+    let cpu = std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|info| {
+            info.lines()
+                .find(|l| l.starts_with("model name"))
+                .and_then(|l| l.split_once(':'))
+                .map(|(_, name)| name.trim().to_owned())
+        })
+        .unwrap_or_default();
+
+    let desktop = start_desktop();
+    // SAFETY: nothing but this main thread exists yet (no runtime, no thread spawned), so no
+    // other thread can read the environment while it changes.
+    unsafe {
+        for name in &desktop.unset {
+            std::env::remove_var(name);
+        }
+        for (key, value) in &desktop.env {
+            std::env::set_var(key, value);
+        }
+    }
+
+    let scratch =
+        Scratch(std::env::temp_dir().join(format!("deskhand-bench-{}", std::process::id())));
+    std::fs::create_dir_all(&scratch.0).expect("scratch dir");
+    let rows = std::env::var("DESKHAND_BENCH_ROWS")
+        .ok()
+        .and_then(|r| r.parse().ok())
+        .unwrap_or(DEFAULT_ROWS);
+    let page = scratch.0.join("big_page.html");
+    std::fs::write(&page, big_page(rows)).expect("writing the page");
+    let profile = scratch.0.join("chromium-profile");
+    std::fs::create_dir_all(&profile).expect("profile dir");
+    let editor_file = scratch.0.join("bench-typing.txt");
+
+    println!("# deskhand desktop bench");
+    println!(
+        "{started_at} · nproc {nproc} · load average at start {load} · {cpu} · display {} (Xvfb 1920x1080 + openbox) · bench profile (release)",
+        desktop.display
+    );
+    println!();
+
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("tokio runtime");
+    runtime.block_on(run(&page, &profile, &editor_file, rows));
+    drop(runtime);
+    drop(scratch);
+}
+
+fn specs(page: &Path, profile: &Path, editor_file: &Path) -> Vec<Spec> {
+    let editor_name = editor_file
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or_default()
+        .to_owned();
+    vec![
+        Spec {
+            label: "gtk3-widget-factory (GTK3)",
+            program: "gtk3-widget-factory",
+            args: vec![],
+            title: Box::new(|t| t == "gtk3-widget-factory"),
+            min_elements: 20,
+            start: GTK_START,
+        },
+        Spec {
+            label: "gnome-calculator (GTK4)",
+            program: "gnome-calculator",
+            args: vec![],
+            title: Box::new(|t| t == "Calculator"),
+            min_elements: 20,
+            start: GTK_START,
+        },
+        Spec {
+            label: "gtk4-widget-factory (GTK4)",
+            program: "gtk4-widget-factory",
+            args: vec![],
+            title: Box::new(|t| t == "GTK Widget Factory"),
+            min_elements: 50,
+            start: GTK_START,
+        },
+        Spec {
+            label: "mousepad (GTK3)",
+            program: "mousepad",
+            args: vec![editor_file.to_string_lossy().into_owned()],
+            title: Box::new(move |t| t.contains(&editor_name) && t.ends_with("Mousepad")),
+            min_elements: 5,
+            start: GTK_START,
+        },
+        Spec {
+            label: "chromium, big page",
+            program: "chromium",
+            args: [
+                "--force-renderer-accessibility",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--no-first-run",
+                "--no-default-browser-check",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--disable-backgrounding-occluded-windows",
+                "--password-store=basic",
+            ]
+            .iter()
+            .map(|s| s.to_string())
+            .chain([
+                format!("--user-data-dir={}", profile.display()),
+                "--window-size=1200,900".to_owned(),
+                format!("file://{}", page.display()),
+            ])
+            .collect(),
+            title: Box::new(|t| t == "Deskhand Big Page - Chromium"),
+            min_elements: 100,
+            start: CHROMIUM_START,
+        },
+    ]
+}
+
+async fn run(page: &Path, profile: &Path, editor_file: &Path, rows: usize) {
+    let specs = specs(page, profile, editor_file);
+    let tokenizer = tiktoken_rs::o200k_base().expect("the o200k_base vocabulary");
+    let mut desk = Desk {
+        backend: LinuxBackend::connect().expect("connecting to the bench desktop"),
+        session: Session::default(),
+        config: Config::default(),
+    };
+    let atspi = Atspi::connect(Duration::from_millis(1500))
+        .await
+        .expect("connecting to the accessibility bus");
+
+    // Every app is started first, so none starts while another is measured.
+    let mut apps = Vec::new();
+    let mut ready = Vec::new();
+    let mut failed: Vec<(usize, String)> = Vec::new();
+    for (i, spec) in specs.iter().enumerate() {
+        let args: Vec<&str> = spec.args.iter().map(String::as_str).collect();
+        match App::spawn(spec.program, &args) {
+            Ok(app) => apps.push(app),
+            Err(err) => failed.push((i, format!("could not start {}: {err}", spec.program))),
+        }
+    }
+    for (i, spec) in specs.iter().enumerate() {
+        if failed.iter().any(|(f, _)| *f == i) {
+            continue;
+        }
+        let found = async {
+            let (id, info) = desk.window(spec.start, &*spec.title).await?;
+            desk.settle(&id, spec.min_elements, spec.start).await?;
+            Ok::<_, String>(Ready {
+                spec_index: i,
+                id,
+                info,
+            })
+        }
+        .await;
+        match found {
+            Ok(r) => ready.push(r),
+            Err(err) => failed.push((i, err)),
+        }
+    }
+
+    let mut observed = Vec::new();
+    for r in &ready {
+        let spec = &specs[r.spec_index];
+        match observe_app(&mut desk, &atspi, &tokenizer, spec.label, r).await {
+            Ok(o) => observed.push(o),
+            Err(err) => failed.push((r.spec_index, err)),
+        }
+    }
+
+    println!(
+        "## observe ({WARM_UP} warm-up + {RUNS} runs per app, in-process: one runtime, one LinuxBackend, one Session)"
+    );
+    println!();
+    println!(
+        "| app | median ms | p90 ms | nodes walked | elements listed | tokens (o200k) | tokens/element | partial |"
+    );
+    println!("|---|---:|---:|---:|---:|---:|---:|---|");
+    for o in &observed {
+        println!(
+            "| {} | {:.1} | {:.1} | {} | {} | {} | {:.1} | {} |",
+            o.label,
+            o.median,
+            o.p90,
+            o.nodes,
+            o.elements,
+            o.tokens,
+            o.tokens as f64 / o.elements.max(1) as f64,
+            o.partial
+        );
+    }
+    for (i, err) in &failed {
+        println!("| {} | failed: {err} | | | | | | |", specs[*i].label);
+    }
+    println!();
+    println!("## where an observe's time goes (medians of {RUNS} rounds, ms)");
+    println!();
+    println!(
+        "Each round times, back to back: `observe`; the `windows` action (X listing + app names from the \
+         accessibility registry); `window()`, re-reading the one window as resolving a target does; `frames`, \
+         the registry plus the process's frames (the D-Bus part of matching the window to its frame); \
+         `tree()`, the backend's frame match + walk; `rest` = observe - window() - tree() in the same round \
+         (rendering, refs, the reply; noise can make it negative)."
+    );
+    println!();
+    println!("| app | observe | windows | window() | frames | tree() | rest |");
+    println!("|---|---:|---:|---:|---:|---:|---:|");
+    for o in &observed {
+        let b = &o.breakdown;
+        println!(
+            "| {} | {:.1} | {:.1} | {:.1} | {:.1} | {:.1} | {:.1} |",
+            o.label, b.observe, b.windows, b.window, b.frames, b.tree, b.rest
+        );
+    }
+    println!();
+
+    if let Some((r, o)) = ready
+        .iter()
+        .find(|r| specs[r.spec_index].program == "chromium")
+        .map(|r| {
+            (
+                r,
+                observed
+                    .iter()
+                    .find(|o| o.label == specs[r.spec_index].label),
+            )
+        })
+    {
+        match count_all(&atspi, &r.info).await {
+            Ok((nodes, took)) => println!(
+                "Chromium page: {rows} list items (a link, a button and text each). Its window has {nodes} accessible objects in all \
+                 (GetChildren alone, off-screen included, {took:.0} ms); observe walked {} of them: off-screen items are counted, not descended into.",
+                o.map_or_else(|| "?".to_owned(), |o| o.nodes.to_string())
+            ),
+            Err(err) => {
+                println!("Chromium page: {rows} list items; counting its objects failed: {err}")
+            }
+        }
+    }
+
+    // Pixels.
+    let mut shots = Vec::new();
+    let mut shot_facts = String::new();
+    let mut zooms = Vec::new();
+    for round in 0..WARM_UP + RUNS {
+        match desk
+            .timed(json!({"action": "screenshot", "target": "screen"}))
+            .await
+        {
+            Ok((reply, took)) => {
+                if round >= WARM_UP {
+                    shots.push(took);
+                }
+                shot_facts = format!(
+                    "PNG {} bytes · scaled to {}x{}",
+                    reply.image.as_ref().map_or(0, Vec::len),
+                    reply.data["width"],
+                    reply.data["height"]
+                );
+            }
+            Err(err) => shot_facts = format!("failed: {err}"),
+        }
+        // 300x200 px of the 1920x1080 screen.
+        match desk
+            .timed(json!({"action": "zoom", "target": "screen", "region": [100.0, 100.0, 256.25, 285.19]}))
+            .await
+        {
+            Ok((reply, took)) => {
+                if round >= WARM_UP {
+                    zooms.push(took);
+                }
+                if round == 0 {
+                    shot_facts.push_str(&format!(
+                        " · zoom region {}x{} px, PNG {} bytes",
+                        reply.data["width"],
+                        reply.data["height"],
+                        reply.image.as_ref().map_or(0, Vec::len)
+                    ));
+                }
+            }
+            Err(err) => shot_facts.push_str(&format!(" · zoom failed: {err}")),
+        }
+    }
+    println!();
+    println!("## actions (medians of {RUNS} runs after {WARM_UP} warm-up)");
+    println!();
+    println!("| action | median ms | p90 ms | notes |");
+    println!("|---|---:|---:|---|");
+    println!(
+        "| screenshot, 1920x1080 screen | {:.1} | {:.1} | {shot_facts} |",
+        median(&shots),
+        p90(&shots)
+    );
+    println!(
+        "| zoom, 300x200 px region | {:.1} | {:.1} | native resolution |",
+        median(&zooms),
+        p90(&zooms)
+    );
+
+    // Click by ref on the calculator's "7".
+    match ready
+        .iter()
+        .find(|r| specs[r.spec_index].program == "gnome-calculator")
+    {
+        Some(r) => match click_seven(&mut desk, &r.id).await {
+            Ok((times, path)) => println!(
+                "| click by ref, gnome-calculator \"7\" | {:.1} | {:.1} | path: {path} |",
+                median(&times),
+                p90(&times)
+            ),
+            Err(err) => println!("| click by ref | – | – | failed: {err} |"),
+        },
+        None => println!("| click by ref | – | – | gnome-calculator did not start |"),
+    }
+
+    // Typing into mousepad.
+    match ready
+        .iter()
+        .find(|r| specs[r.spec_index].program == "mousepad")
+    {
+        Some(r) => match typing(&mut desk, &r.info).await {
+            Ok(typed) => {
+                let m = median(&typed.times);
+                println!(
+                    "| type {TYPED_CHARS} mixed-Unicode chars into mousepad ({TYPE_RUNS} runs) | {m:.0} | {:.0} | {:.0} chars/s · arrived exactly (read back via the clipboard): {}/{TYPE_RUNS} |",
+                    p90(&typed.times),
+                    TYPED_CHARS as f64 / (m / 1000.0),
+                    typed.exact,
+                );
+                if !typed.notes.is_empty() {
+                    println!();
+                    for note in &typed.notes {
+                        println!("- typing {note}");
+                    }
+                }
+            }
+            Err(err) => println!("| type into mousepad | – | – | failed: {err} |"),
+        },
+        None => println!("| type into mousepad | – | – | mousepad did not start |"),
+    }
+    println!();
+    drop(apps);
+}
+
+/// Observes the calculator once, then times plain clicks on its "7" button by ref.
+async fn click_seven(desk: &mut Desk, id: &str) -> Result<(Vec<f64>, String), String> {
+    let reply = desk
+        .call(json!({"action": "observe", "target": id}))
+        .await?;
+    let seven = reply.data["elements"]
+        .as_array()
+        .and_then(|all| {
+            all.iter()
+                .find(|e| e["role"] == "button" && e["name"] == "7")
+                .and_then(|e| e["ref"].as_str())
+        })
+        .ok_or("no button \"7\" in the calculator's observation")?
+        .to_owned();
+    let mut times = Vec::new();
+    let mut path = String::new();
+    for round in 0..1 + RUNS {
+        let (reply, took) = desk.timed(json!({"action": "click", "ref": seven})).await?;
+        if round >= 1 {
+            times.push(took);
+        }
+        path = reply.data["path"].as_str().unwrap_or("?").to_owned();
+    }
+    Ok((times, path))
+}
