@@ -86,4 +86,6 @@ pub trait Backend: Send + Sync + 'static {
     fn type_text(&self, text: &str) -> impl Future<Output = Result<InputOutcome>> + Send;
     /// Pixels of a screen rectangle, clipped to the screen.
     fn capture(&self, rect: Rect) -> impl Future<Output = Result<RgbImage>> + Send;
+    /// Where the pointer is now, in screen pixels: the kill switch reads it before every action.
+    fn pointer(&self) -> impl Future<Output = Result<Point>> + Send;
 }

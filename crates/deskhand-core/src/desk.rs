@@ -4,24 +4,32 @@ use serde::Serialize;
 use serde_json::json;
 
 use crate::action::{Action, Call, ClickSpec, ObserveSpec, Place, RefId, TargetId};
+use crate::audit::AuditLog;
 use crate::backend::{Backend, InputOutcome, Partial};
 use crate::coords::{region_to_rect, to_pixel};
 use crate::error::{Error, ErrorKind, Result};
 use crate::image::{DEFAULT_MAX_EDGE, encode_png, fit};
 use crate::model::{MouseButton, Point, Rect, WindowInfo, WindowKey};
-use crate::render::{WindowTree, click_action, escape, plural, render};
+use crate::policy::Policy;
+use crate::render::{FENCE, WindowTree, click_action, escape, plural, render};
 use crate::session::{Observation, RefEntry, Session, SurfaceKey};
 
 #[derive(Debug, Clone)]
 pub struct Config {
     /// Screenshots are scaled down so their long edge is at most this many pixels.
     pub max_image_edge: u32,
+    /// What the user allows, fixed when the server or CLI starts. Default: everything.
+    pub policy: Policy,
+    /// Where every action is recorded. Default: nowhere.
+    pub audit: AuditLog,
 }
 
 impl Default for Config {
     fn default() -> Self {
         Self {
             max_image_edge: DEFAULT_MAX_EDGE,
+            policy: Policy::default(),
+            audit: AuditLog::default(),
         }
     }
 }
@@ -85,16 +93,30 @@ impl Reply {
 
 /// A surface resolved to pixels at the moment of the call.
 #[derive(Debug, Clone)]
-struct Surface {
+pub(crate) struct Surface {
     key: SurfaceKey,
     /// `w3` or `screen`: the id a header or error names.
-    label: String,
-    rect: Rect,
-    window: Option<WindowInfo>,
+    pub(crate) label: String,
+    pub(crate) rect: Rect,
+    pub(crate) window: Option<WindowInfo>,
 }
 
-/// Runs one validated call against the backend, updating the session.
+/// Runs one validated call against the backend, updating the session. An action (click, type,
+/// press, scroll, drag) first passes the kill switch and the policy, and is audited.
 pub async fn execute<B: Backend>(
+    backend: &B,
+    session: &mut Session,
+    config: &Config,
+    call: Call,
+) -> Result<Reply> {
+    if call.actuates() {
+        return crate::safety::guarded(backend, session, config, call).await;
+    }
+    perform(backend, session, config, call).await
+}
+
+/// Runs one call, unguarded.
+pub(crate) async fn perform<B: Backend>(
     backend: &B,
     session: &mut Session,
     config: &Config,
@@ -233,7 +255,7 @@ async fn live_window<B: Backend>(backend: &B, key: WindowKey) -> Result<Option<W
 }
 
 /// Resolves the named target, else the current surface, else the frontmost window.
-async fn resolve<B: Backend>(
+pub(crate) async fn resolve<B: Backend>(
     backend: &B,
     session: &mut Session,
     target: Option<TargetId>,
@@ -428,7 +450,8 @@ async fn observe<B: Backend>(
             None => json!({"previous": false}),
         };
     }
-    let text = format!("{header}\n{}", rendered.body);
+    // App text is fenced: the line after the header says quoted text is data.
+    let text = format!("{header}\n{FENCE}\n{}", rendered.body);
     session.remember(surface.key, std::mem::take(&mut rendered.seen));
     session.latest = Some(Observation {
         surface: surface.key,
@@ -497,7 +520,7 @@ impl Located {
 }
 
 /// A ref's entry after checking it belongs to the call's surface and its window still exists.
-async fn ref_entry<B: Backend>(
+pub(crate) async fn ref_entry<B: Backend>(
     backend: &B,
     session: &mut Session,
     target: Option<TargetId>,
@@ -633,7 +656,7 @@ async fn click_at<B: Backend>(
                 &format!("{} could not be clicked", ref_label(id, &entry)),
             )
         };
-        let names = if click.is_plain() && entry.actionable {
+        let names = if click.is_plain() {
             backend.action_names(&entry.handle).await.map_err(failed)?
         } else {
             Vec::new()

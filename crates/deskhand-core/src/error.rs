@@ -29,6 +29,10 @@ pub enum ErrorKind {
     Platform,
     /// This platform cannot do what was asked.
     Unsupported,
+    /// The user put the pointer in the top-left corner: the kill switch refuses actions.
+    Stopped,
+    /// The policy file the server started with forbids the call.
+    Denied,
 }
 
 impl ErrorKind {
@@ -45,11 +49,13 @@ impl ErrorKind {
             ErrorKind::Timeout => "timeout",
             ErrorKind::Platform => "platform",
             ErrorKind::Unsupported => "unsupported",
+            ErrorKind::Stopped => "stopped",
+            ErrorKind::Denied => "denied",
         }
     }
 
     /// Every kind, for documentation and exhaustive tests.
-    pub const ALL: [ErrorKind; 11] = [
+    pub const ALL: [ErrorKind; 13] = [
         ErrorKind::BadArgument,
         ErrorKind::RefExpired,
         ErrorKind::RefUnknown,
@@ -61,6 +67,8 @@ impl ErrorKind {
         ErrorKind::Timeout,
         ErrorKind::Platform,
         ErrorKind::Unsupported,
+        ErrorKind::Stopped,
+        ErrorKind::Denied,
     ];
 }
 

@@ -27,6 +27,8 @@ pub struct FakeDesktop {
     /// Windows bottom to top, each with its tree.
     pub windows: Mutex<Vec<(WindowInfo, Tree)>>,
     pub received: Mutex<Vec<Received>>,
+    /// Where the pointer is; starts at the center of the screen.
+    pub pointer: Mutex<Point>,
 }
 
 impl FakeDesktop {
@@ -35,7 +37,13 @@ impl FakeDesktop {
             screen,
             windows: Mutex::new(windows),
             received: Mutex::new(Vec::new()),
+            pointer: Mutex::new(screen.center()),
         }
+    }
+
+    /// Moves the pointer the way a person would, without recording an input.
+    pub fn move_pointer(&self, to: Point) {
+        *self.pointer.lock().unwrap() = to;
     }
 
     pub fn close(&self, handle: u64) {
@@ -201,5 +209,9 @@ impl Backend for FakeDesktop {
             height: rect.height,
             data: vec![128; (rect.width * rect.height * 3) as usize],
         })
+    }
+
+    async fn pointer(&self) -> Result<Point> {
+        Ok(*self.pointer.lock().unwrap())
     }
 }

@@ -2,6 +2,7 @@
 #![forbid(unsafe_code)]
 
 pub mod action;
+pub mod audit;
 pub mod backend;
 pub mod coords;
 pub mod desk;
@@ -9,7 +10,9 @@ pub mod error;
 pub mod fake;
 pub mod image;
 pub mod model;
+pub mod policy;
 pub mod render;
+pub mod safety;
 pub mod session;
 
 pub use action::{Call, DesktopArgs, parse_call};

@@ -21,11 +21,20 @@ impl Rect {
         }
     }
 
+    /// Saturating: an application may report any extents, however absurd.
     pub fn center(&self) -> Point {
         Point {
-            x: self.x + (self.width / 2) as i32,
-            y: self.y + (self.height / 2) as i32,
+            x: self.x.saturating_add((self.width / 2) as i32),
+            y: self.y.saturating_add((self.height / 2) as i32),
         }
+    }
+
+    /// The right and bottom edges, exclusive, where `i32` may not hold them.
+    fn ends(&self) -> (i64, i64) {
+        (
+            self.x as i64 + self.width as i64,
+            self.y as i64 + self.height as i64,
+        )
     }
 
     pub fn is_empty(&self) -> bool {
@@ -33,19 +42,24 @@ impl Rect {
     }
 
     pub fn contains(&self, point: Point) -> bool {
+        let (right, bottom) = self.ends();
         point.x >= self.x
             && point.y >= self.y
-            && point.x < self.x + self.width as i32
-            && point.y < self.y + self.height as i32
+            && (point.x as i64) < right
+            && (point.y as i64) < bottom
     }
 
     /// The part of `self` inside `bounds`, or `None` when they do not overlap.
     pub fn intersect(&self, bounds: &Rect) -> Option<Rect> {
         let x0 = self.x.max(bounds.x);
         let y0 = self.y.max(bounds.y);
-        let x1 = (self.x + self.width as i32).min(bounds.x + bounds.width as i32);
-        let y1 = (self.y + self.height as i32).min(bounds.y + bounds.height as i32);
-        (x1 > x0 && y1 > y0).then(|| Rect::new(x0, y0, (x1 - x0) as u32, (y1 - y0) as u32))
+        let (right, bottom) = self.ends();
+        let (bounds_right, bounds_bottom) = bounds.ends();
+        let x1 = right.min(bounds_right);
+        let y1 = bottom.min(bounds_bottom);
+        // Both sides fit: x1 - x0 is at most one of the widths.
+        (x1 > x0 as i64 && y1 > y0 as i64)
+            .then(|| Rect::new(x0, y0, (x1 - x0 as i64) as u32, (y1 - y0 as i64) as u32))
     }
 }
 
@@ -267,7 +281,9 @@ pub struct Node {
     pub states: States,
     pub bounds: Option<Rect>,
     /// The element's accessibility actions as the platform lists them cheaply (names may be
-    /// translated or empty); what a click runs is decided from their programmatic names.
+    /// translated or empty). They only decide whether an unnamed element is listed, so a reader
+    /// may leave them out for controls and named elements; what a click runs is asked at click
+    /// time from the programmatic names.
     pub actions: Vec<String>,
     pub children: Vec<Node>,
 }

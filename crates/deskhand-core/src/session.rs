@@ -24,8 +24,6 @@ pub struct RefEntry {
     pub window: WindowKey,
     pub role: Role,
     pub name: String,
-    /// Whether the element has accessibility actions a plain click may run.
-    pub actionable: bool,
     pub bounds: Option<Rect>,
 }
 
@@ -84,6 +82,10 @@ pub struct Session {
     /// The latest observe of each recently observed surface, most recent last.
     #[serde(default)]
     seen: Vec<SurfaceSeen>,
+    /// The kill switch refused an action of this session; the first action that succeeds after
+    /// the pointer left the corner clears it and its reply says deskhand had been stopped.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub stopped: bool,
 }
 
 /// What an element's ref number is kept under. The role is part of the identity so a platform

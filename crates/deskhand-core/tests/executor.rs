@@ -953,7 +953,8 @@ async fn a_label_with_a_newline_stays_on_its_own_line() {
     let main = d.window_id(MAIN_TITLE).await;
     let reply = d.ok(json!({"action": "observe", "target": main})).await;
     let listed = elements(&reply).len();
-    assert_eq!(reply.text.lines().count(), 1 + listed, "{}", reply.text);
+    // The header, the fence line, then one line per element.
+    assert_eq!(reply.text.lines().count(), 2 + listed, "{}", reply.text);
     assert!(
         reply.text.contains(r#"label "Line one\nLine two""#),
         "{}",
@@ -998,7 +999,7 @@ async fn an_app_name_with_a_newline_cannot_forge_a_line() {
     let windows = d.ok(json!({"action": "windows"})).await;
     assert_eq!(windows.text.lines().count(), 2, "{}", windows.text);
     let observed = d.ok(json!({"action": "observe", "target": "w1"})).await;
-    assert_eq!(observed.text.lines().count(), 3, "{}", observed.text);
+    assert_eq!(observed.text.lines().count(), 4, "{}", observed.text);
     let shot = d.ok(json!({"action": "screenshot", "target": "w1"})).await;
     assert_eq!(shot.text.lines().count(), 1, "{}", shot.text);
 }

@@ -287,8 +287,14 @@ fn check_invariants(reply: &Reply) {
     let listed = reply.data["elements"].as_array().unwrap().len();
     assert_eq!(
         reply.text.lines().count(),
-        1 + listed,
-        "one header line, then one line per element:\n{}",
+        2 + listed,
+        "one header line, the fence line, then one line per element:\n{}",
+        reply.text
+    );
+    assert_eq!(
+        reply.text.lines().nth(1),
+        Some(deskhand_core::render::FENCE),
+        "{}",
         reply.text
     );
     assert!(reply.text.ends_with('\n'));

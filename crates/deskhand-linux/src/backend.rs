@@ -22,6 +22,8 @@ use crate::x11::{self, X11, X11Error, XRect, XWindow};
 const X_DEADLINE: Duration = Duration::from_secs(5);
 /// A D-Bus call to one accessible object.
 const CALL_TIMEOUT: Duration = Duration::from_millis(1500);
+/// How long `focus_element` waits for a background window to become active.
+const FOCUS_SETTLE: Duration = Duration::from_secs(1);
 
 /// Where a toolkit's extents are measured from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -149,7 +151,7 @@ impl LinuxBackend {
                 ErrorKind::NoAccessibility,
                 format!(
                     "the window \"{}\" exposes no accessibility tree ({why}); use `screenshot` or `zoom` and act with x/y",
-                    window.title
+                    deskhand_core::render::escape(&window.title)
                 ),
             )
         };
@@ -169,6 +171,17 @@ impl LinuxBackend {
                 "process {pid} is not registered on the accessibility bus"
             )));
         }
+        if apps.iter().all(|app| !app.answering) {
+            return Err(Error::new(
+                ErrorKind::Timeout,
+                format!(
+                    "the application of the window \"{}\" (process {pid}) did not answer the accessibility bus within {} ms; it may be busy or hung: try again, or use `screenshot` and act with x/y",
+                    deskhand_core::render::escape(&window.title),
+                    CALL_TIMEOUT.as_millis()
+                ),
+            ));
+        }
+        let apps: Vec<Application> = apps.into_iter().filter(|app| app.answering).collect();
         let mut frames: Vec<(Frame, &Application)> = Vec::new();
         for (app, result) in apps
             .iter()
@@ -319,7 +332,10 @@ fn x_error(err: X11Error) -> Error {
 
 fn atspi_error(err: AtspiError) -> Error {
     match err {
-        AtspiError::NoBus(_) => Error::new(ErrorKind::NoAccessibility, err.to_string()),
+        AtspiError::NoBus(_) => Error::new(
+            ErrorKind::NoAccessibility,
+            format!("{err}; meanwhile use `screenshot` or `zoom` and act with x/y"),
+        ),
         AtspiError::Timeout { .. } => Error::new(
             ErrorKind::Timeout,
             format!(
@@ -460,11 +476,12 @@ impl Backend for LinuxBackend {
 
     async fn action_names(&self, element: &ElementHandle) -> Result<Vec<String>> {
         let object = object_of(element)?;
-        self.atspi()
-            .await?
-            .action_names(&object)
-            .await
-            .map_err(atspi_error)
+        match self.atspi().await?.action_names(&object).await {
+            Ok(names) => Ok(names),
+            // An element without the Action interface answers with an error: it has no actions.
+            Err(AtspiError::Call { .. }) => Ok(Vec::new()),
+            Err(err) => Err(atspi_error(err)),
+        }
     }
 
     async fn do_action(&self, element: &ElementHandle, index: usize) -> Result<()> {
@@ -486,17 +503,21 @@ impl Backend for LinuxBackend {
 
     async fn focus_element(&self, element: &ElementHandle) -> Result<()> {
         let object = object_of(element)?;
-        let focused = self
-            .atspi()
-            .await?
-            .grab_focus(&object)
-            .await
-            .map_err(atspi_error)?;
-        if focused {
-            Ok(())
-        } else {
-            Err(Error::platform("the element refused keyboard focus"))
+        let atspi = self.atspi().await?;
+        let focused = atspi.grab_focus(&object).await.map_err(atspi_error)?;
+        if !focused {
+            return Err(Error::platform("the element refused keyboard focus"));
         }
+        // In a window in the background, the toolkit only asks the window manager to activate
+        // it: keys sent before it is active go to the window that still has the focus. Wait
+        // until the element reports the focus (toolkits set it only in the active window).
+        let settle = tokio::time::Instant::now() + FOCUS_SETTLE;
+        while !atspi.has_focus(&object).await.unwrap_or(true)
+            && tokio::time::Instant::now() < settle
+        {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        Ok(())
     }
 
     async fn click(
@@ -614,6 +635,13 @@ impl Backend for LinuxBackend {
             height: image.height,
             data: image.data,
         })
+    }
+
+    async fn pointer(&self) -> Result<Point> {
+        let (x, y) = self
+            .x("reading the pointer position", X_DEADLINE, |x| x.pointer())
+            .await?;
+        Ok(Point { x, y })
     }
 }
 

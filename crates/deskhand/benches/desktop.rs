@@ -279,6 +279,8 @@ struct Observed {
     p90: f64,
     nodes: u64,
     elements: usize,
+    /// What the tree had to list, when a listing limit cut the elements short.
+    elements_total: Option<u64>,
     tokens: usize,
     partial: String,
     breakdown: Breakdown,
@@ -338,6 +340,7 @@ async fn observe_app(
         p90: p90(&times),
         nodes: reply.data["nodes"].as_u64().unwrap_or(0),
         elements: reply.data["elements"].as_array().map_or(0, Vec::len),
+        elements_total: reply.data["elements_total"].as_u64(),
         tokens: tokenizer.encode_ordinary(&reply.text).len(),
         partial,
         breakdown,
@@ -796,7 +799,10 @@ async fn run(page: &Path, profile: &Path, editor_file: &Path, rows: usize) {
             o.median,
             o.p90,
             o.nodes,
-            o.elements,
+            o.elements_total.map_or_else(
+                || o.elements.to_string(),
+                |total| format!("{} of {total}", o.elements)
+            ),
             o.tokens,
             o.tokens as f64 / o.elements.max(1) as f64,
             o.partial

@@ -15,17 +15,23 @@ use deskhand_linux::LinuxBackend;
 use deskhand_linux::desktop;
 use deskhand_mcp::DesktopServer;
 
+use crate::safety::{self, SafetyFlags};
+
 pub const USAGE: &str = "\
 deskhand: eyes and hands on a real desktop, for AI agents.
 
 Usage:
-  deskhand mcp [--headless]            serve the `desktop` MCP tool over stdio
-  deskhand <action> ['<JSON args>'] [--json] [--out FILE.png]
+  deskhand mcp [--headless] [--policy FILE] [--audit FILE|off]
+                                       serve the `desktop` MCP tool over stdio
+  deskhand <action> ['<JSON args>'] [--json] [--out FILE.png] [--policy FILE] [--audit FILE|off]
                                        run one action, e.g. deskhand observe '{\"target\":\"w2\"}'
   deskhand desktop start|stop          a private headless desktop: eval \"$(deskhand desktop start)\"
 
 Actions: apps, windows, observe, click, type, press, scroll, drag, screenshot, zoom.
 Exit status: 0 done, 1 the call failed (nothing happened), 2 usage error, 3 applied but unconfirmed.
+Safety: the pointer in the top-left corner of the screen stops every action until it leaves.
+  Policy: --policy FILE, else $DESKHAND_POLICY, else $XDG_CONFIG_HOME/deskhand/policy.toml.
+  Audit log: --audit FILE|off, else $DESKHAND_AUDIT, else $XDG_STATE_HOME/deskhand/audit.jsonl.
 ";
 
 const ACTIONS: [&str; 10] = [
@@ -45,6 +51,7 @@ struct Invocation {
     arguments: Value,
     json: bool,
     out: Option<PathBuf>,
+    safety: SafetyFlags,
 }
 
 fn usage_error(message: &str) -> anyhow::Result<u8> {
@@ -63,8 +70,12 @@ fn parse_invocation(args: &[String]) -> Result<Invocation, String> {
     let mut json_out = false;
     let mut out = None;
     let mut object: Option<serde_json::Map<String, Value>> = None;
+    let mut safety = SafetyFlags::default();
     let mut rest = args[1..].iter();
     while let Some(arg) = rest.next() {
+        if safety.take(arg, &mut rest)? {
+            continue;
+        }
         match arg.as_str() {
             "--json" => json_out = true,
             "--out" => {
@@ -99,6 +110,7 @@ fn parse_invocation(args: &[String]) -> Result<Invocation, String> {
         arguments: Value::Object(object),
         json: json_out,
         out,
+        safety,
     })
 }
 
@@ -107,6 +119,13 @@ pub fn action(args: &[String]) -> anyhow::Result<u8> {
     let invocation = match parse_invocation(args) {
         Ok(invocation) => invocation,
         Err(message) => return usage_error(&message),
+    };
+    // Loaded before anything else, once: no call can change them.
+    let (policy, audit) = safety::load(&invocation.safety)?;
+    let config = Config {
+        policy,
+        audit,
+        ..Config::default()
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
@@ -118,7 +137,7 @@ pub fn action(args: &[String]) -> anyhow::Result<u8> {
             let backend = connect_backend()?;
             let store = SessionStore::open()?;
             let mut session = store.load();
-            let reply = execute(&backend, &mut session, &Config::default(), call).await;
+            let reply = execute(&backend, &mut session, &config, call).await;
             store.save(&session)?;
             Ok::<_, Error>(reply)
         }),
@@ -277,15 +296,25 @@ fn connect_backend() -> Result<LinuxBackend, Error> {
     })
 }
 
-/// `deskhand mcp [--headless]`.
+/// `deskhand mcp [--headless] [--policy FILE] [--audit FILE|off]`.
 pub fn mcp(args: &[String]) -> anyhow::Result<u8> {
     let mut headless = false;
-    for arg in args {
+    let mut safety = SafetyFlags::default();
+    let mut rest = args.iter();
+    while let Some(arg) = rest.next() {
+        match safety.take(arg, &mut rest) {
+            Ok(true) => continue,
+            Ok(false) => {}
+            Err(message) => return usage_error(&message),
+        }
         match arg.as_str() {
             "--headless" => headless = true,
             other => return usage_error(&format!("unknown option {other:?} for `deskhand mcp`")),
         }
     }
+    // Before a headless desktop replaces XDG_CONFIG_HOME with its own, and once for the whole
+    // server: no tool call can change the policy.
+    let (policy, audit) = safety::load(&safety)?;
     let no_display = std::env::var("DISPLAY")
         .map(|d| d.is_empty())
         .unwrap_or(true);
@@ -318,7 +347,12 @@ pub fn mcp(args: &[String]) -> anyhow::Result<u8> {
         .context("starting the async runtime failed")?;
     runtime.block_on(async {
         let backend = connect_backend().map_err(|err| anyhow::anyhow!(err.message))?;
-        let server = DesktopServer::new(Arc::new(backend), Config::default());
+        let config = Config {
+            policy,
+            audit,
+            ..Config::default()
+        };
+        let server = DesktopServer::new(Arc::new(backend), config);
         deskhand_mcp::serve_stdio(server)
             .await
             .context("the MCP connection failed")

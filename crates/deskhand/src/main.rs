@@ -2,6 +2,7 @@
 
 mod cli;
 mod desktop_cmd;
+mod safety;
 
 use std::process::ExitCode;
 

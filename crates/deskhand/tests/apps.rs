@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{App, Desktop, desktop, ref_of, wait_until};
+use common::{App, Desktop, desktop, element_lines, ref_of, wait_until};
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -23,16 +23,14 @@ fn header(text: &str) -> &str {
 
 /// The observation line of the element `reference`.
 fn line_of<'a>(text: &'a str, reference: &str) -> &'a str {
-    text.lines()
-        .skip(1)
+    element_lines(text)
         .find(|l| l.trim_start().split(' ').next() == Some(reference))
         .unwrap_or_else(|| panic!("no line for {reference} in:\n{text}"))
 }
 
 /// The ref of the first element with `role`.
 fn first_of_role(text: &str, role: &str) -> String {
-    text.lines()
-        .skip(1)
+    element_lines(text)
         .find(|l| l.trim_start().split(' ').nth(1) == Some(role))
         .and_then(|l| l.trim_start().split(' ').next())
         .unwrap_or_else(|| panic!("no {role} element in:\n{text}"))
@@ -130,8 +128,7 @@ fn window_where(
 
 /// The ref of the widget factory's first sensitive check box (it also has disabled ones).
 fn enabled_check(text: &str) -> String {
-    text.lines()
-        .skip(1)
+    element_lines(text)
         .find(|l| l.contains("check \"checkbutton\"") && !has_state(l, "disabled"))
         .and_then(|l| l.trim_start().split(' ').next())
         .unwrap_or_else(|| panic!("no enabled check box in:\n{text}"))
@@ -291,9 +288,7 @@ fn mousepad_gtk3_takes_unicode_text_exactly_and_clears() {
         t.contains("mousepad-unicode.txt") && t.ends_with("Mousepad")
     });
     let text = observe_until(desk, &w, GTK_START, "the editor", |t| {
-        t.lines()
-            .skip(1)
-            .any(|l| l.trim_start().split(' ').nth(1) == Some("text"))
+        element_lines(t).any(|l| l.trim_start().split(' ').nth(1) == Some("text"))
     });
     let head = header(&text);
     assert!(head.starts_with(&format!("observe {w} \"")), "{text}");
@@ -510,8 +505,7 @@ fn each_window_of_one_chromium_process_is_its_own_surface() {
     });
 
     let refs = |text: &str| -> Vec<String> {
-        text.lines()
-            .skip(1)
+        element_lines(text)
             .filter_map(|l| l.trim_start().split(' ').next().map(str::to_owned))
             .collect()
     };
@@ -529,15 +523,14 @@ fn each_window_of_one_chromium_process_is_its_own_surface() {
             "{other}"
         );
         assert!(
-            form.lines()
-                .nth(1)
+            element_lines(&form)
+                .next()
                 .is_some_and(|l| l.contains(&format!("window \"{form_title}\""))),
             "{form}"
         );
         assert!(
-            other
-                .lines()
-                .nth(1)
+            element_lines(&other)
+                .next()
                 .is_some_and(|l| l.contains(&format!("window \"{second_title}\""))),
             "{other}"
         );
@@ -579,7 +572,7 @@ fn a_screen_observation_lists_each_windows_root_with_its_id() {
     assert!(header(&text).starts_with("observe screen · "), "{text}");
     // The tree of each window, from its root line (not indented) to the next root.
     let mut roots: Vec<(&str, String)> = Vec::new();
-    for line in text.lines().skip(1) {
+    for line in element_lines(&text) {
         if line.starts_with(' ') {
             if let Some((_, body)) = roots.last_mut() {
                 body.push_str(line);

@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{desktop, ref_of, wait_until};
+use common::{desktop, element_lines, ref_of, wait_until};
 use serde_json::json;
 use std::time::Duration;
 
@@ -98,8 +98,7 @@ fn refs_expire_on_the_next_observe_and_numbers_are_never_reused() {
         "a number was reused for another element"
     );
     let refs = |text: &str| -> Vec<String> {
-        text.lines()
-            .skip(1)
+        element_lines(text)
             .map(|l| l.trim_start().split(' ').next().unwrap().to_owned())
             .collect()
     };

@@ -45,6 +45,35 @@ pub enum AtspiError {
     },
 }
 
+impl AtspiError {
+    /// Whether the application never answered: it timed out, or left the bus without replying.
+    /// Other errors (an element that vanished, an interface it does not implement) are normal.
+    pub fn unanswered(&self) -> bool {
+        const GONE: [&str; 3] = [
+            "org.freedesktop.DBus.Error.NoReply",
+            "org.freedesktop.DBus.Error.ServiceUnknown",
+            "org.freedesktop.DBus.Error.NameHasNoOwner",
+        ];
+        match self {
+            AtspiError::Timeout { .. } => true,
+            AtspiError::Call {
+                source: zbus::Error::MethodError(name, _, _),
+                ..
+            } => GONE.contains(&name.as_str()),
+            AtspiError::Call {
+                source: zbus::Error::FDO(err),
+                ..
+            } => matches!(
+                **err,
+                zbus::fdo::Error::NoReply(_)
+                    | zbus::fdo::Error::ServiceUnknown(_)
+                    | zbus::fdo::Error::NameHasNoOwner(_)
+            ),
+            _ => false,
+        }
+    }
+}
+
 /// One accessible object: the bus name of its application and its object path.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct ObjectRef {
@@ -74,6 +103,9 @@ pub struct Application {
     pub name: String,
     pub toolkit: String,
     pub toolkit_version: String,
+    /// False when the application did not answer within the call timeout: it is registered but
+    /// hung or busy, and its name and toolkit are unknown.
+    pub answering: bool,
 }
 
 /// A top-level accessible object of an application: a frame, window or dialog.
@@ -271,9 +303,31 @@ impl Atspi {
             what: what(),
             ms: self.call_timeout.as_millis(),
         })?
-        .map_err(|source| AtspiError::Call {
-            what: what(),
-            source,
+        .map_err(|source| match &source {
+            // The connection's own method timeout (the same length) usually fires first.
+            zbus::Error::InputOutput(io) if io.kind() == std::io::ErrorKind::TimedOut => {
+                AtspiError::Timeout {
+                    what: what(),
+                    ms: self.call_timeout.as_millis(),
+                }
+            }
+            // The bus itself went away: no call on this connection can work any more.
+            zbus::Error::InputOutput(io)
+                if matches!(
+                    io.kind(),
+                    std::io::ErrorKind::BrokenPipe
+                        | std::io::ErrorKind::ConnectionReset
+                        | std::io::ErrorKind::ConnectionAborted
+                        | std::io::ErrorKind::NotConnected
+                        | std::io::ErrorKind::UnexpectedEof
+                ) =>
+            {
+                AtspiError::NoBus(format!("the connection was lost: {io}"))
+            }
+            _ => AtspiError::Call {
+                what: what(),
+                source,
+            },
         })?;
         reply
             .body()
@@ -353,21 +407,28 @@ impl Atspi {
                     self.string_property(&root, APPLICATION, "ToolkitName"),
                     self.string_property(&root, APPLICATION, "Version"),
                 );
-                // An application that does not answer its name is hung or gone: leave it out.
-                let name = name.ok()?;
+                let (name, answering) = match name {
+                    Ok(name) => (name, true),
+                    // Hung or busy: listed, so a caller can say so instead of "not registered".
+                    Err(AtspiError::Timeout { .. }) => (String::new(), false),
+                    // Gone since the registry listed it.
+                    Err(_) => return None,
+                };
                 Some(Application {
                     root,
                     pid: pid.ok(),
                     name,
                     toolkit: toolkit.unwrap_or_default(),
                     toolkit_version: version.unwrap_or_default(),
+                    answering,
                 })
             }
         });
         let apps: Vec<Application> = join_all(lookups).await.into_iter().flatten().collect();
         let mut cache = self.apps.lock().expect("not poisoned");
         cache.clear();
-        for app in &apps {
+        // A hung application is asked again next time.
+        for app in apps.iter().filter(|app| app.answering) {
             cache.insert(app.root.bus.clone(), app.clone());
         }
         Ok(apps)
@@ -485,6 +546,12 @@ impl Atspi {
         self.call(object, COMPONENT, "GrabFocus", &()).await
     }
 
+    /// Whether the element has keyboard focus now: focused within a window that is active.
+    pub async fn has_focus(&self, object: &ObjectRef) -> Result<bool, AtspiError> {
+        let words: Vec<u32> = self.call(object, ACCESSIBLE, "GetState", &()).await?;
+        Ok(translate::state_set(&words).contains(atspi::State::Focused))
+    }
+
     pub async fn tree(
         &self,
         root: &ObjectRef,
@@ -504,12 +571,24 @@ impl Atspi {
             limits,
             nodes: AtomicUsize::new(0),
             failed: AtomicUsize::new(0),
+            unanswered: AtomicUsize::new(0),
             cut: AtomicBool::new(false),
         };
         let root_node = walk.node(root.clone(), true).await?;
         let nodes = walk.nodes.load(Ordering::Relaxed);
         let failed = walk.failed.load(Ordering::Relaxed);
-        let partial = if walk.cut.load(Ordering::Relaxed) {
+        let unanswered = walk.unanswered.load(Ordering::Relaxed);
+        let partial = if unanswered > 0 {
+            Some(format!(
+                "the app stopped answering ({unanswered} {} no answer within {} ms), so elements, values or points are missing",
+                if unanswered == 1 {
+                    "request got"
+                } else {
+                    "requests got"
+                },
+                self.call_timeout.as_millis()
+            ))
+        } else if walk.cut.load(Ordering::Relaxed) {
             Some(format!(
                 "stopped after {:.1} s at {nodes} nodes (limit {} nodes, {} s)",
                 walk.started.elapsed().as_secs_f64(),
@@ -536,6 +615,8 @@ struct Walk<'a> {
     limits: WalkLimits,
     nodes: AtomicUsize,
     failed: AtomicUsize,
+    /// Calls the application did not answer: it is hung, busy or gone.
+    unanswered: AtomicUsize,
     cut: AtomicBool,
 }
 
@@ -546,7 +627,18 @@ impl Walk<'_> {
         if over {
             self.cut.store(true, Ordering::Relaxed);
         }
-        over
+        // An application that let one call time out serves no other either (its main loop
+        // answers them all): going deeper would cost a timeout per level.
+        over || self.unanswered.load(Ordering::Relaxed) > 0
+    }
+
+    /// The answer, if there was one; a call the application did not answer (hung or gone)
+    /// makes the tree partial.
+    fn answered<T>(&self, result: Result<T, AtspiError>) -> Option<T> {
+        if result.as_ref().is_err_and(AtspiError::unanswered) {
+            self.unanswered.fetch_add(1, Ordering::Relaxed);
+        }
+        result.ok()
     }
 
     /// Role, states, interfaces, name and children: from the cache where it has them.
@@ -563,7 +655,7 @@ impl Walk<'_> {
             }
         };
         if let Some(cached) = self.snapshot.items.get(object) {
-            let children = children.await.unwrap_or_default();
+            let children = self.answered(children.await).unwrap_or_default();
             return Ok((
                 cached.role,
                 cached.states.clone(),
@@ -582,9 +674,9 @@ impl Walk<'_> {
         Ok((
             role?,
             state?,
-            interfaces.unwrap_or_default(),
-            name.unwrap_or_default(),
-            children.unwrap_or_default(),
+            self.answered(interfaces).unwrap_or_default(),
+            self.answered(name).unwrap_or_default(),
+            self.answered(children).unwrap_or_default(),
         ))
     }
 
@@ -619,30 +711,29 @@ impl Walk<'_> {
             let (bounds, actions, text, value) = futures::join!(
                 async {
                     if detailed && has(".Component") {
-                        a.extents(&object).await.ok().flatten()
+                        self.answered(a.extents(&object).await).flatten()
                     } else {
                         None
                     }
                 },
                 async {
-                    if detailed && has(".Action") {
-                        a.listed_actions(&object).await.unwrap_or_default()
+                    if detailed && has(".Action") && !role.is_control() && name.trim().is_empty() {
+                        self.answered(a.listed_actions(&object).await)
+                            .unwrap_or_default()
                     } else {
                         Vec::new()
                     }
                 },
                 async {
                     if wants_text {
-                        a.text(&object).await.ok()
+                        self.answered(a.text(&object).await)
                     } else {
                         None
                     }
                 },
                 async {
                     if wants_value {
-                        a.property(&object, VALUE, "CurrentValue")
-                            .await
-                            .ok()
+                        self.answered(a.property(&object, VALUE, "CurrentValue").await)
                             .and_then(|v| f64::try_from(v).ok())
                     } else {
                         None
@@ -661,7 +752,8 @@ impl Walk<'_> {
                     .into_iter()
                     .filter_map(|child| match child {
                         Ok(node) => Some(node),
-                        Err(_) => {
+                        Err(err) => {
+                            self.answered::<()>(Err(err));
                             self.failed.fetch_add(1, Ordering::Relaxed);
                             None
                         }

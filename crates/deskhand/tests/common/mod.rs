@@ -72,6 +72,8 @@ impl Desktop {
         }
         command.env_remove("DISPLAY");
         command.envs(self.env.iter().map(|(k, v)| (k, v)));
+        // Test actions are audited here, not in the user's own log.
+        command.env("DESKHAND_AUDIT", self.scratch("audit.jsonl"));
         command
     }
 
@@ -275,13 +277,201 @@ fn now_ms() -> u128 {
         .unwrap_or_default()
 }
 
+/// The lines of an observation before its element lines: the header and the fence line.
+pub const HEAD_LINES: usize = 2;
+
+/// An observation's element lines, without the header and the fence line.
+pub fn element_lines(observation: &str) -> impl Iterator<Item = &str> {
+    observation.lines().skip(HEAD_LINES)
+}
+
 /// The ref of the first observation line that contains every one of `needles`.
 pub fn ref_of(observation: &str, needles: &[&str]) -> String {
-    observation
-        .lines()
-        .skip(1)
+    element_lines(observation)
         .find(|line| needles.iter().all(|n| line.contains(n)))
         .and_then(|line| line.trim_start().split(' ').next())
         .unwrap_or_else(|| panic!("no line with {needles:?} in:\n{observation}"))
         .to_owned()
+}
+
+impl Desktop {
+    /// A private desktop for this caller alone, not the shared one: for tests that break it
+    /// (kill its X server or accessibility bus). Its watcher stops it when the test process
+    /// exits; [`Desktop::stop`] stops it sooner.
+    pub fn start_own() -> Desktop {
+        Desktop::start()
+    }
+
+    /// Stops this desktop's processes, as `deskhand desktop stop` does.
+    pub fn stop(&self) -> Run {
+        self.run(&["desktop", "stop"])
+    }
+
+    /// The processes `desktop start` recorded, by name (`Xvfb`, `dbus-daemon`,
+    /// `at-spi-bus-launcher`, `openbox`, `watcher`) and pid; each leads its own process group.
+    pub fn processes(&self) -> Vec<(String, u32)> {
+        let state = self
+            .env
+            .iter()
+            .find(|(k, _)| k == "DESKHAND_DESKTOP")
+            .map(|(_, v)| v.clone())
+            .expect("DESKHAND_DESKTOP in the desktop's environment");
+        let doc: Value =
+            serde_json::from_str(&std::fs::read_to_string(&state).expect("the state file"))
+                .expect("the state file is JSON");
+        doc["processes"]
+            .as_array()
+            .expect("processes")
+            .iter()
+            .map(|p| {
+                (
+                    p["name"].as_str().expect("name").to_owned(),
+                    p["pid"].as_u64().expect("pid") as u32,
+                )
+            })
+            .collect()
+    }
+
+    /// `deskhand mcp` on this desktop, driven by a real MCP client.
+    pub fn mcp(&self) -> Mcp {
+        self.mcp_with(&[])
+    }
+
+    /// `deskhand mcp` with extra environment variables.
+    pub fn mcp_with(&self, env: &[(&str, &str)]) -> Mcp {
+        use rmcp::ServiceExt;
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .expect("a tokio runtime");
+        let mut command = self.command(BIN);
+        command.arg("mcp").envs(env.iter().copied());
+        let _inside = runtime.enter();
+        let transport =
+            rmcp::transport::TokioChildProcess::new(tokio::process::Command::from(command))
+                .expect("spawning deskhand mcp");
+        let pid = transport.id().expect("the server's pid");
+        let client = runtime
+            .block_on(().serve(transport))
+            .expect("MCP handshake");
+        Mcp {
+            runtime,
+            client: Some(client),
+            pid,
+        }
+    }
+}
+
+/// A `deskhand mcp` child process and the client session with it; calls block.
+pub struct Mcp {
+    runtime: tokio::runtime::Runtime,
+    client: Option<rmcp::service::RunningService<rmcp::RoleClient, ()>>,
+    pub pid: u32,
+}
+
+/// One `desktop` tool result.
+#[derive(Debug, Clone)]
+pub struct McpReply {
+    pub is_error: bool,
+    pub text: String,
+    pub data: Value,
+    /// The PNG of a screenshot or zoom, decoded.
+    pub image: Option<Vec<u8>>,
+    pub took: Duration,
+}
+
+impl McpReply {
+    /// The kind of a failure, from the structured content.
+    pub fn kind(&self) -> Option<&str> {
+        self.is_error.then(|| self.data["error"].as_str()).flatten()
+    }
+}
+
+impl Mcp {
+    /// Calls the `desktop` tool; a protocol error panics.
+    pub fn call(&self, args: Value) -> McpReply {
+        self.try_call("desktop", args)
+            .unwrap_or_else(|err| panic!("tools/call failed: {err}"))
+    }
+
+    /// Calls a tool by name; a protocol error is returned.
+    pub fn try_call(&self, tool: &str, args: Value) -> Result<McpReply, String> {
+        use base64::Engine;
+        use rmcp::model::CallToolRequestParams;
+        let client = self.client.as_ref().expect("connected");
+        let arguments = args.as_object().expect("an object").clone();
+        let started = Instant::now();
+        let result =
+            self.runtime
+                .block_on(client.call_tool(
+                    CallToolRequestParams::new(tool.to_owned()).with_arguments(arguments),
+                ))
+                .map_err(|err| err.to_string())?;
+        let took = started.elapsed();
+        let text = result
+            .content
+            .iter()
+            .filter_map(|c| c.as_text().map(|t| t.text.clone()))
+            .collect();
+        let image = result.content.iter().find_map(|c| {
+            c.as_image().map(|i| {
+                base64::engine::general_purpose::STANDARD
+                    .decode(&i.data)
+                    .expect("base64 image")
+            })
+        });
+        Ok(McpReply {
+            is_error: result.is_error == Some(true),
+            text,
+            data: result.structured_content.unwrap_or(Value::Null),
+            image,
+            took,
+        })
+    }
+
+    /// A field of the server's `/proc/<pid>/status` in its own unit (kB for `VmRSS`).
+    pub fn status(&self, field: &str) -> u64 {
+        proc_status(self.pid, field)
+            .unwrap_or_else(|| panic!("no {field} in /proc/{}/status", self.pid))
+    }
+
+    /// Whether the server process is still running.
+    pub fn alive(&self) -> bool {
+        std::fs::read_to_string(format!("/proc/{}/stat", self.pid))
+            .ok()
+            .and_then(|stat| stat.rsplit_once(") ")?.1.chars().next())
+            .is_some_and(|state| !matches!(state, 'Z' | 'X'))
+    }
+
+    /// Ends the session; the server exits when its stdin closes.
+    pub fn close(mut self) {
+        self.shutdown();
+    }
+
+    fn shutdown(&mut self) {
+        if let Some(client) = self.client.take() {
+            let _ = self.runtime.block_on(async {
+                tokio::time::timeout(Duration::from_secs(10), client.cancel()).await
+            });
+        }
+    }
+}
+
+impl Drop for Mcp {
+    fn drop(&mut self) {
+        self.shutdown();
+    }
+}
+
+/// A numeric field of `/proc/<pid>/status` (`VmRSS` in kB, `Threads`, …).
+pub fn proc_status(pid: u32, field: &str) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    status
+        .lines()
+        .find_map(|line| line.strip_prefix(field)?.strip_prefix(':'))?
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()
 }

@@ -1,0 +1,310 @@
+//! The audit log: one JSON line per action (click, type, press, scroll, drag), whatever its
+//! result, appended to a file the user chose. It never holds typed text (only its length),
+//! characters sent with `press`, or anything of a password field but its role.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use serde::Serialize;
+
+use crate::action::{Action, Call, Place};
+use crate::model::{Modifier, MouseButton, Role, ScrollDirection};
+use crate::session::Session;
+
+/// Where audit lines go.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum AuditLog {
+    /// Nothing is logged (`--audit off`, and unit tests).
+    #[default]
+    Off,
+    File(PathBuf),
+}
+
+/// Why the audit log cannot be used; the server or CLI does not start.
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "the audit log {} cannot be written: {source}; give another file with --audit PATH (or DESKHAND_AUDIT), or turn it off with --audit off",
+    path.display()
+)]
+pub struct AuditError {
+    pub path: PathBuf,
+    pub source: std::io::Error,
+}
+
+impl AuditLog {
+    /// Opens (creating it and its directory, readable only by the user) the log at `path`, so a
+    /// log that cannot be written stops deskhand at startup rather than at the first action.
+    pub fn open(path: &Path) -> Result<AuditLog, AuditError> {
+        let fail = |source| AuditError {
+            path: path.to_path_buf(),
+            source,
+        };
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            create_private_dir(dir).map_err(fail)?;
+        }
+        open_append(path).map_err(fail)?;
+        Ok(AuditLog::File(path.to_path_buf()))
+    }
+
+    pub fn path(&self) -> Option<&Path> {
+        match self {
+            AuditLog::Off => None,
+            AuditLog::File(path) => Some(path),
+        }
+    }
+
+    /// Appends one line; the error says why it could not be written.
+    pub fn append(&self, entry: &AuditEntry) -> Result<(), String> {
+        let AuditLog::File(path) = self else {
+            return Ok(());
+        };
+        let mut line = serde_json::to_string(entry).map_err(|err| err.to_string())?;
+        line.push('\n');
+        // One write of the whole line, on a file opened for appending: concurrent CLI calls
+        // never interleave within a line.
+        open_append(path)
+            .and_then(|mut file| file.write_all(line.as_bytes()))
+            .map_err(|err| err.to_string())
+    }
+}
+
+fn open_append(path: &Path) -> std::io::Result<std::fs::File> {
+    let mut options = std::fs::OpenOptions::new();
+    options.create(true).append(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    options.open(path)
+}
+
+fn create_private_dir(dir: &Path) -> std::io::Result<()> {
+    let mut builder = std::fs::DirBuilder::new();
+    builder.recursive(true);
+    #[cfg(unix)]
+    std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+    builder.create(dir)
+}
+
+/// One action as the log records it.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct AuditEntry {
+    /// UTC, RFC 3339 with milliseconds: `2026-12-01T09:30:00.123Z`.
+    pub ts: String,
+    pub action: &'static str,
+    /// The surface the action went to: `w3`, `screen`, an app `a2` as the call named it, or
+    /// `focused` / `pointer` for keys and scrolls that go wherever focus or pointer are.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub target: Option<String>,
+    /// The application of that surface, when it was known before acting.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub app: Option<String>,
+    #[serde(rename = "ref", skip_serializing_if = "Option::is_none")]
+    pub element: Option<String>,
+    /// The role as observations show it: `button`, `password`, …
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub role: Option<&'static str>,
+    /// The element's accessible name, never that of a password field.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// A point `[x, y]`, 0–1000 of the surface.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub point: Option<[f64; 2]>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub button: Option<MouseButton>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub count: Option<u32>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub modifiers: Vec<Modifier>,
+    /// `type`: how many characters, never which.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub characters: Option<usize>,
+    /// `press`: the chords, with every one that types a character shown as `<char>`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub keys: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub direction: Option<ScrollDirection>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub amount: Option<u32>,
+    /// `drag`: each end, a ref `e4` or a point `[x, y]`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub from: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub to: Option<String>,
+    /// `done`, `unconfirmed` or `failed`.
+    pub result: &'static str,
+    /// For a failure: its kind, e.g. `denied`, `stopped`, `ref-expired`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub kind: Option<&'static str>,
+    /// For `denied` and `stopped`: the message, which names the rule.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+    /// The action ran after the kill switch had stopped this session.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub resumed: bool,
+}
+
+impl AuditEntry {
+    /// What the call says about itself, before anything is resolved or sent.
+    pub fn of(call: &Call, session: &Session) -> AuditEntry {
+        let mut entry = AuditEntry {
+            ts: utc_timestamp(SystemTime::now()),
+            action: call.name(),
+            target: call.target.map(|t| t.to_string()),
+            result: "failed",
+            ..AuditEntry::default()
+        };
+        let place = |entry: &mut AuditEntry, place: &Place| match *place {
+            Place::Ref(id) => entry.describe_ref(id, session),
+            Place::Point { x, y } => {
+                entry.point = Some([x, y]);
+                if entry.target.is_none() {
+                    entry.target = session.current.map(|t| t.to_string());
+                }
+            }
+        };
+        match &call.action {
+            Action::Click { place: at, click } => {
+                place(&mut entry, at);
+                entry.button = Some(click.button);
+                entry.count = Some(click.count);
+                entry.modifiers = click.modifiers.clone();
+            }
+            Action::Type { text, element } => {
+                entry.characters = Some(text.chars().count());
+                match element {
+                    Some(id) => entry.describe_ref(*id, session),
+                    None => entry.target = Some("focused".into()),
+                }
+            }
+            Action::Press { keys } => {
+                entry.keys = Some(redact_keys(keys));
+                entry.target = Some("focused".into());
+            }
+            Action::Scroll {
+                place: at,
+                direction,
+                amount,
+            } => {
+                match at {
+                    Some(at) => place(&mut entry, at),
+                    None => entry.target = Some("pointer".into()),
+                }
+                entry.direction = Some(*direction);
+                entry.amount = Some(*amount);
+            }
+            Action::Drag {
+                from,
+                to,
+                button,
+                modifiers,
+            } => {
+                let end = |place: &Place| match place {
+                    Place::Ref(id) => id.to_string(),
+                    Place::Point { x, y } => format!("[{x}, {y}]"),
+                };
+                entry.from = Some(end(from));
+                entry.to = Some(end(to));
+                if let Place::Ref(id) = from {
+                    entry.describe_ref(*id, session);
+                } else if entry.target.is_none() {
+                    entry.target = session.current.map(|t| t.to_string());
+                }
+                entry.button = Some(*button);
+                entry.modifiers = modifiers.clone();
+            }
+            Action::Apps
+            | Action::Windows
+            | Action::Observe(_)
+            | Action::Screenshot
+            | Action::Zoom { .. } => {}
+        }
+        entry
+    }
+
+    fn describe_ref(&mut self, id: crate::action::RefId, session: &Session) {
+        self.element = Some(id.to_string());
+        if let Ok((observation, found)) = session.resolve_ref(id) {
+            if self.target.is_none() {
+                self.target = Some(observation.label.clone());
+            }
+            self.role = Some(found.role.as_str());
+            if found.role != Role::Password {
+                self.name = Some(found.name.clone());
+            }
+        }
+    }
+}
+
+/// Key chords with every one that would type a character replaced by `<char>`: `press` can
+/// spell out a password one key at a time, and the log must not keep it.
+pub fn redact_keys(keys: &str) -> String {
+    keys.split_whitespace()
+        .map(|chord| {
+            let (modifiers, key) = if chord == "+" {
+                ("", "+")
+            } else if let Some(rest) = chord.strip_suffix("++") {
+                (rest, "+")
+            } else {
+                chord.rsplit_once('+').unwrap_or(("", chord))
+            };
+            let shift_only = modifiers
+                .split('+')
+                .all(|m| m.is_empty() || m.eq_ignore_ascii_case("shift"));
+            if key.chars().count() == 1 && shift_only {
+                "<char>"
+            } else {
+                chord
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// `2026-12-01T09:30:00.123Z`: UTC, without a date library.
+pub fn utc_timestamp(at: SystemTime) -> String {
+    let since = at.duration_since(UNIX_EPOCH).unwrap_or_default();
+    let secs = since.as_secs();
+    let (days, rest) = ((secs / 86_400) as i64, secs % 86_400);
+    // Howard Hinnant's days-to-civil algorithm.
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{:03}Z",
+        rest / 3_600,
+        rest / 60 % 60,
+        rest % 60,
+        since.subsec_millis()
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[test]
+    fn timestamps_are_utc_rfc3339() {
+        let at = |secs: u64, millis: u64| {
+            utc_timestamp(UNIX_EPOCH + Duration::from_secs(secs) + Duration::from_millis(millis))
+        };
+        assert_eq!(at(0, 0), "1970-01-01T00:00:00.000Z");
+        assert_eq!(at(951_782_400, 5), "2000-02-29T00:00:00.005Z");
+        assert_eq!(at(1_796_131_845, 123), "2026-12-01T13:30:45.123Z");
+        assert_eq!(at(4_107_542_399, 999), "2100-02-28T23:59:59.999Z");
+    }
+
+    #[test]
+    fn keys_that_type_characters_are_redacted() {
+        assert_eq!(
+            redact_keys("h u n t e r 2 shift+X ctrl+a Delete + ctrl++ Return"),
+            "<char> <char> <char> <char> <char> <char> <char> <char> ctrl+a Delete <char> ctrl++ Return"
+        );
+    }
+}

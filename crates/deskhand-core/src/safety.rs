@@ -1,0 +1,252 @@
+//! What every action (click, type, press, scroll, drag) passes before anything is sent: the
+//! kill switch, then the policy. Whatever the result, the action leaves one audit line.
+//!
+//! The kill switch is the real pointer in the top-left corner of the screen. Deskhand's own
+//! pointer input can put it there too: a click or drag that ends at pixel 0,0 stops the next
+//! action exactly as the user would, which errs on the safe side.
+
+use serde_json::json;
+
+use crate::action::{Action, Call, Place, RefId, TargetId};
+use crate::audit::AuditEntry;
+use crate::backend::Backend;
+use crate::coords::to_pixel;
+use crate::desk::{Config, Outcome, Reply, perform, ref_entry, resolve};
+use crate::error::{Error, ErrorKind, Result};
+use crate::model::Point;
+use crate::policy::Subject;
+use crate::session::Session;
+
+/// The pointer at most this many pixels from the left and the top edge stops deskhand.
+pub const CORNER_PIXELS: i32 = 2;
+
+/// The reply to an action refused by the kill switch.
+pub const STOPPED_MESSAGE: &str = "the user moved the pointer to the top-left corner of the screen to stop deskhand; nothing was done; ask the user before continuing: deskhand resumes once the pointer leaves the corner";
+
+/// The first line of the reply to the first action that succeeds after a stop.
+pub const RESUMED_NOTE: &str = "note: deskhand was stopped by the pointer in the top-left corner; it resumed because the pointer left it";
+
+/// Whether the pointer is where the user puts it to stop deskhand.
+pub fn in_corner(pointer: Point) -> bool {
+    pointer.x <= CORNER_PIXELS && pointer.y <= CORNER_PIXELS
+}
+
+/// Runs an action behind the kill switch and the policy, and audits it.
+pub(crate) async fn guarded<B: Backend>(
+    backend: &B,
+    session: &mut Session,
+    config: &Config,
+    call: Call,
+) -> Result<Reply> {
+    let mut entry = AuditEntry::of(&call, session);
+    let mut result = checked(backend, session, config, call, &mut entry).await;
+    match &result {
+        Ok(reply) => {
+            entry.result = match reply.outcome {
+                Outcome::Unconfirmed => "unconfirmed",
+                Outcome::Done | Outcome::Observed => "done",
+            }
+        }
+        Err(err) => {
+            entry.kind = Some(err.kind.as_str());
+            if matches!(err.kind, ErrorKind::Denied | ErrorKind::Stopped) {
+                entry.message = Some(err.message.clone());
+            }
+        }
+    }
+    if let Err(why) = config.audit.append(&entry) {
+        let path = config
+            .audit
+            .path()
+            .map(|p| p.display().to_string())
+            .unwrap_or_default();
+        let note = format!(
+            "the audit log {path} could not be written ({why}), so this call is missing from it; tell the user"
+        );
+        match &mut result {
+            Ok(reply) => reply.text.push_str(&format!("note: {note}\n")),
+            Err(err) => err.message.push_str(&format!("; also, {note}")),
+        }
+    }
+    result
+}
+
+async fn checked<B: Backend>(
+    backend: &B,
+    session: &mut Session,
+    config: &Config,
+    call: Call,
+    entry: &mut AuditEntry,
+) -> Result<Reply> {
+    let pointer = backend.pointer().await.map_err(|err| {
+        Error::new(
+            err.kind,
+            format!(
+                "the kill switch could not read where the pointer is ({}); nothing was done; try again",
+                err.message.trim_end_matches('.')
+            ),
+        )
+    })?;
+    if in_corner(pointer) {
+        session.stopped = true;
+        return Err(Error::new(ErrorKind::Stopped, STOPPED_MESSAGE));
+    }
+    let policy = &config.policy;
+    policy.check_call(&call)?;
+    match subjects(backend, session, &call, pointer).await {
+        Ok(subjects) => {
+            if let Some(first) = subjects.first() {
+                entry.target = Some(first.surface.clone());
+                entry.app = first.app.clone();
+            }
+            for subject in &subjects {
+                policy.check_subject(subject)?;
+            }
+        }
+        // Without a rule on apps the action itself reports what could not be resolved.
+        Err(err) if policy.judges_apps() => return Err(err),
+        Err(_) => {}
+    }
+    let resumed = session.stopped;
+    let mut reply = perform(backend, session, config, call).await?;
+    if resumed {
+        session.stopped = false;
+        entry.resumed = true;
+        reply.text = format!("{RESUMED_NOTE}\n{}", reply.text);
+        if let Some(data) = reply.data.as_object_mut() {
+            data.insert("resumed_after_stop".into(), json!(true));
+        }
+    }
+    Ok(reply)
+}
+
+/// The applications an action would reach, as far as they can be known before acting.
+async fn subjects<B: Backend>(
+    backend: &B,
+    session: &mut Session,
+    call: &Call,
+    pointer: Point,
+) -> Result<Vec<Subject>> {
+    let target = call.target;
+    let mut found = Vec::new();
+    match &call.action {
+        Action::Click { place, .. }
+        | Action::Scroll {
+            place: Some(place), ..
+        } => {
+            found.extend(place_subjects(backend, session, target, *place).await?);
+        }
+        Action::Drag { from, to, .. } => {
+            found.extend(place_subjects(backend, session, target, *from).await?);
+            found.extend(place_subjects(backend, session, target, *to).await?);
+        }
+        Action::Type {
+            element: Some(id), ..
+        } => found.push(ref_subject(backend, session, target, *id).await?),
+        Action::Type { element: None, .. } | Action::Press { .. } => {
+            let windows = backend.windows().await?;
+            found.push(match windows.iter().find(|w| w.focused) {
+                Some(window) => {
+                    let id = session.window_id(window.key());
+                    Subject {
+                        surface: format!("w{id}"),
+                        label: format!("the focused window w{id}"),
+                        app: Some(window.app_name.clone()),
+                    }
+                }
+                None => Subject {
+                    surface: "focused".into(),
+                    label: "the focused window (no window has focus)".into(),
+                    app: None,
+                },
+            });
+        }
+        Action::Scroll { place: None, .. } => {
+            found.push(Subject {
+                surface: "screen".into(),
+                label: format!(
+                    "wherever the pointer is (pixel {},{})",
+                    pointer.x, pointer.y
+                ),
+                app: None,
+            });
+            found.extend(top_window_at(backend, session, pointer).await?);
+        }
+        Action::Apps
+        | Action::Windows
+        | Action::Observe(_)
+        | Action::Screenshot
+        | Action::Zoom { .. } => {}
+    }
+    Ok(found)
+}
+
+async fn ref_subject<B: Backend>(
+    backend: &B,
+    session: &mut Session,
+    target: Option<TargetId>,
+    id: RefId,
+) -> Result<Subject> {
+    let (_, window) = ref_entry(backend, session, target, id).await?;
+    let surface = format!("w{}", session.window_id(window.key()));
+    Ok(Subject {
+        label: format!("{id} in {surface}"),
+        surface,
+        app: Some(window.app_name),
+    })
+}
+
+/// A ref reaches its element's window. A point reaches its surface, and whatever window is on
+/// top there: both must pass. A point of "screen" names no application.
+async fn place_subjects<B: Backend>(
+    backend: &B,
+    session: &mut Session,
+    target: Option<TargetId>,
+    place: Place,
+) -> Result<Vec<Subject>> {
+    let (x, y) = match place {
+        Place::Ref(id) => return Ok(vec![ref_subject(backend, session, target, id).await?]),
+        Place::Point { x, y } => (x, y),
+    };
+    let surface = resolve(backend, session, target).await?;
+    let pixel = to_pixel(&surface.rect, x, y);
+    let mut found = vec![Subject {
+        surface: surface.label.clone(),
+        label: if surface.window.is_some() {
+            surface.label.clone()
+        } else {
+            format!(
+                "the point {x},{y} of screen (pixel {},{})",
+                pixel.x, pixel.y
+            )
+        },
+        app: surface.window.as_ref().map(|w| w.app_name.clone()),
+    }];
+    if let Some(top) = top_window_at(backend, session, pixel).await?
+        && top.surface != surface.label
+    {
+        found.push(top);
+    }
+    Ok(found)
+}
+
+/// The window on top at a pixel, from the window stack: what a pointer action there reaches.
+async fn top_window_at<B: Backend>(
+    backend: &B,
+    session: &mut Session,
+    pixel: Point,
+) -> Result<Option<Subject>> {
+    let windows = backend.windows().await?;
+    Ok(windows
+        .iter()
+        .rev()
+        .find(|w| !w.minimized && w.bounds.contains(pixel))
+        .map(|window| {
+            let id = session.window_id(window.key());
+            Subject {
+                surface: format!("w{id}"),
+                label: format!("w{id}, the window on top at pixel {},{}", pixel.x, pixel.y),
+                app: Some(window.app_name.clone()),
+            }
+        }))
+}

@@ -1,0 +1,224 @@
+//! The policy and the audit log the CLI and `deskhand mcp` start with: found from the flags,
+//! then the environment, then the XDG directories, and loaded once before anything runs.
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+
+use deskhand_core::audit::AuditLog;
+use deskhand_core::policy::Policy;
+
+/// `--policy FILE` and `--audit FILE|off` as given on the command line.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SafetyFlags {
+    pub policy: Option<PathBuf>,
+    pub audit: Option<String>,
+}
+
+impl SafetyFlags {
+    /// Takes `--policy` or `--audit` and its value from `args`; `Ok(false)` for any other flag.
+    pub fn take<'a>(
+        &mut self,
+        flag: &str,
+        args: &mut impl Iterator<Item = &'a String>,
+    ) -> Result<bool, String> {
+        match flag {
+            "--policy" => {
+                let path = args.next().ok_or("--policy needs a file path")?;
+                self.policy = Some(PathBuf::from(path));
+            }
+            "--audit" => {
+                let path = args.next().ok_or("--audit needs a file path, or off")?;
+                self.audit = Some(path.clone());
+            }
+            _ => return Ok(false),
+        }
+        Ok(true)
+    }
+}
+
+/// Where the policy comes from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum PolicySource {
+    /// Named by `--policy` or `DESKHAND_POLICY`: it must exist.
+    Named(PathBuf),
+    /// The XDG default: no file there means no policy.
+    Default(PathBuf),
+    None,
+}
+
+type Env<'a> = &'a dyn Fn(&str) -> Option<OsString>;
+
+fn var(env: Env<'_>, name: &str) -> Option<OsString> {
+    env(name).filter(|value| !value.is_empty())
+}
+
+/// An XDG base directory: the variable when it holds an absolute path, else `$HOME/<fallback>`.
+fn xdg_dir(env: Env<'_>, name: &str, fallback: &str) -> Option<PathBuf> {
+    var(env, name)
+        .map(PathBuf::from)
+        .filter(|dir| dir.is_absolute())
+        .or_else(|| var(env, "HOME").map(|home| PathBuf::from(home).join(fallback)))
+}
+
+fn policy_source(flags: &SafetyFlags, env: Env<'_>) -> PolicySource {
+    if let Some(path) = &flags.policy {
+        return PolicySource::Named(path.clone());
+    }
+    if let Some(path) = var(env, "DESKHAND_POLICY") {
+        return PolicySource::Named(path.into());
+    }
+    match xdg_dir(env, "XDG_CONFIG_HOME", ".config") {
+        Some(dir) => PolicySource::Default(dir.join("deskhand/policy.toml")),
+        None => PolicySource::None,
+    }
+}
+
+/// The audit log's path, or `None` when it is off.
+fn audit_path(flags: &SafetyFlags, env: Env<'_>) -> Result<Option<PathBuf>, String> {
+    let named = flags
+        .audit
+        .clone()
+        .map(OsString::from)
+        .or_else(|| var(env, "DESKHAND_AUDIT"));
+    if let Some(named) = named {
+        return Ok((named != "off").then(|| named.into()));
+    }
+    xdg_dir(env, "XDG_STATE_HOME", ".local/state")
+        .map(|dir| Some(dir.join("deskhand/audit.jsonl")))
+        .ok_or_else(|| {
+            "the audit log has no place: neither XDG_STATE_HOME nor HOME is set; give --audit FILE (or DESKHAND_AUDIT), or --audit off".into()
+        })
+}
+
+fn absolute(path: &Path) -> PathBuf {
+    std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf())
+}
+
+/// Loads the policy and opens the audit log; any problem is a startup error naming the file.
+pub fn load(flags: &SafetyFlags) -> anyhow::Result<(Policy, AuditLog)> {
+    load_with(flags, &|name| std::env::var_os(name))
+}
+
+fn load_with(flags: &SafetyFlags, env: Env<'_>) -> anyhow::Result<(Policy, AuditLog)> {
+    let policy = match policy_source(flags, env) {
+        PolicySource::Named(path) => Policy::load(&absolute(&path))?,
+        PolicySource::Default(path) if path.exists() => Policy::load(&path)?,
+        PolicySource::Default(_) | PolicySource::None => Policy::default(),
+    };
+    let audit = match audit_path(flags, env).map_err(anyhow::Error::msg)? {
+        Some(path) => AuditLog::open(&absolute(&path))?,
+        None => AuditLog::Off,
+    };
+    Ok((policy, audit))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    fn env(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<OsString> {
+        let map: HashMap<String, OsString> = pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), OsString::from(v)))
+            .collect();
+        move |name| map.get(name).cloned()
+    }
+
+    #[test]
+    fn the_policy_comes_from_the_flag_then_the_environment_then_xdg() {
+        let flags = SafetyFlags {
+            policy: Some("/flag.toml".into()),
+            audit: None,
+        };
+        let all = env(&[
+            ("DESKHAND_POLICY", "/env.json"),
+            ("XDG_CONFIG_HOME", "/xdg"),
+            ("HOME", "/home/u"),
+        ]);
+        assert_eq!(
+            policy_source(&flags, &all),
+            PolicySource::Named("/flag.toml".into())
+        );
+        let none = SafetyFlags::default();
+        assert_eq!(
+            policy_source(&none, &all),
+            PolicySource::Named("/env.json".into())
+        );
+        assert_eq!(
+            policy_source(
+                &none,
+                &env(&[("XDG_CONFIG_HOME", "/xdg"), ("DESKHAND_POLICY", "")])
+            ),
+            PolicySource::Default("/xdg/deskhand/policy.toml".into())
+        );
+        // A relative XDG directory is ignored, as the specification says.
+        assert_eq!(
+            policy_source(
+                &none,
+                &env(&[("XDG_CONFIG_HOME", "rel"), ("HOME", "/home/u")])
+            ),
+            PolicySource::Default("/home/u/.config/deskhand/policy.toml".into())
+        );
+        assert_eq!(policy_source(&none, &env(&[])), PolicySource::None);
+    }
+
+    #[test]
+    fn the_audit_log_comes_from_the_flag_then_the_environment_then_xdg() {
+        let none = SafetyFlags::default();
+        let off = SafetyFlags {
+            policy: None,
+            audit: Some("off".into()),
+        };
+        let home = env(&[("HOME", "/home/u"), ("DESKHAND_AUDIT", "/env.jsonl")]);
+        assert_eq!(audit_path(&off, &home), Ok(None));
+        assert_eq!(audit_path(&none, &home), Ok(Some("/env.jsonl".into())));
+        assert_eq!(
+            audit_path(&none, &env(&[("HOME", "/home/u")])),
+            Ok(Some("/home/u/.local/state/deskhand/audit.jsonl".into()))
+        );
+        assert_eq!(
+            audit_path(
+                &none,
+                &env(&[("XDG_STATE_HOME", "/state"), ("HOME", "/home/u")])
+            ),
+            Ok(Some("/state/deskhand/audit.jsonl".into()))
+        );
+        assert_eq!(
+            audit_path(&none, &env(&[("DESKHAND_AUDIT", "off")])),
+            Ok(None)
+        );
+        assert!(
+            audit_path(&none, &env(&[]))
+                .unwrap_err()
+                .contains("--audit off")
+        );
+    }
+
+    #[test]
+    fn no_default_policy_file_means_no_policy_but_a_named_one_must_exist() {
+        let dir = std::env::temp_dir().join(format!("deskhand-safety-{}", std::process::id()));
+        let config = dir.join("config");
+        let vars = [
+            ("XDG_CONFIG_HOME", config.to_str().unwrap()),
+            ("DESKHAND_AUDIT", "off"),
+        ];
+        let (policy, audit) = load_with(&SafetyFlags::default(), &env(&vars)).unwrap();
+        assert_eq!(policy, Policy::default());
+        assert_eq!(audit, AuditLog::Off);
+
+        std::fs::create_dir_all(config.join("deskhand")).unwrap();
+        std::fs::write(config.join("deskhand/policy.toml"), "read_only = true\n").unwrap();
+        let (policy, _) = load_with(&SafetyFlags::default(), &env(&vars)).unwrap();
+        assert!(policy.read_only);
+        assert_eq!(policy.source, Some(config.join("deskhand/policy.toml")));
+
+        let missing = SafetyFlags {
+            policy: Some(dir.join("missing.toml")),
+            audit: None,
+        };
+        let err = load_with(&missing, &env(&vars)).unwrap_err().to_string();
+        assert!(err.contains("missing.toml cannot be read"), "{err}");
+        let _ = std::fs::remove_dir_all(dir);
+    }
+}
