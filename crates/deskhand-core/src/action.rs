@@ -35,6 +35,19 @@ pub enum ActionName {
 }
 
 impl ActionName {
+    pub const ALL: [ActionName; 10] = [
+        ActionName::Apps,
+        ActionName::Windows,
+        ActionName::Observe,
+        ActionName::Click,
+        ActionName::Type,
+        ActionName::Press,
+        ActionName::Scroll,
+        ActionName::Drag,
+        ActionName::Screenshot,
+        ActionName::Zoom,
+    ];
+
     pub fn as_str(self) -> &'static str {
         match self {
             ActionName::Apps => "apps",

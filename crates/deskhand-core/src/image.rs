@@ -45,10 +45,13 @@ fn box_resize(src: &RgbImage, width: u32, height: u32) -> RgbImage {
         let rows = (y1 - y0) as u32;
         for &(x0, x1) in &xs {
             let count = rows * (x1 - x0) as u32;
-            for channel in 0..3 {
-                let total: u32 = (x0..x1).map(|x| row_sums[x * 3 + channel]).sum();
-                data.push(((total + count / 2) / count) as u8);
+            let mut total = [0u32; 3];
+            for pixel in row_sums[x0 * 3..x1 * 3].chunks_exact(3) {
+                total[0] += pixel[0];
+                total[1] += pixel[1];
+                total[2] += pixel[2];
             }
+            data.extend(total.map(|sum| ((sum + count / 2) / count) as u8));
         }
     }
     RgbImage {

@@ -10,6 +10,7 @@ use std::sync::Arc;
 use anyhow::{Context, bail};
 use serde_json::{Value, json};
 
+use deskhand_core::action::ActionName;
 use deskhand_core::{Config, Error, Outcome, Reply, Session, execute, parse_call};
 use deskhand_linux::LinuxBackend;
 use deskhand_linux::desktop;
@@ -34,19 +35,6 @@ Safety: the pointer in the top-left corner of the screen stops every action unti
   Audit log: --audit FILE|off, else $DESKHAND_AUDIT, else $XDG_STATE_HOME/deskhand/audit.jsonl.
 ";
 
-const ACTIONS: [&str; 10] = [
-    "apps",
-    "windows",
-    "observe",
-    "click",
-    "type",
-    "press",
-    "scroll",
-    "drag",
-    "screenshot",
-    "zoom",
-];
-
 struct Invocation {
     arguments: Value,
     json: bool,
@@ -61,10 +49,10 @@ fn usage_error(message: &str) -> anyhow::Result<u8> {
 
 fn parse_invocation(args: &[String]) -> Result<Invocation, String> {
     let action = &args[0];
-    if !ACTIONS.contains(&action.as_str()) {
+    if !ActionName::ALL.iter().any(|known| known.as_str() == action) {
         return Err(format!(
             "unknown action {action:?}; actions are {}",
-            ACTIONS.join(", ")
+            ActionName::ALL.map(ActionName::as_str).join(", ")
         ));
     }
     let mut json_out = false;
