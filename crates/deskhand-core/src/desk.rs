@@ -11,7 +11,7 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::image::{DEFAULT_MAX_EDGE, encode_png, fit};
 use crate::model::{MouseButton, Point, Rect, WindowInfo, WindowKey};
 use crate::policy::Policy;
-use crate::render::{FENCE, WindowTree, click_action, escape, plural, render};
+use crate::render::{FENCE, WindowTree, click_action, escape, one_line, plural, render};
 use crate::session::{Observation, RefEntry, Session, SurfaceKey};
 
 #[derive(Debug, Clone)]
@@ -375,10 +375,11 @@ async fn observe<B: Backend>(
         match backend.tree(window).await {
             Ok(tree) => trees.push((window, tree)),
             // A screen observation still shows the other windows when one app has no tree.
+            // Its reason may quote the app (a D-Bus error it sent): kept on one line.
             Err(err) if surface.window.is_none() => unreadable.push(format!(
                 "w{}: {}",
                 session.window_id(window.key()),
-                err.message
+                one_line(&err.message)
             )),
             Err(err) => return Err(err),
         }
@@ -409,8 +410,8 @@ async fn observe<B: Backend>(
         .filter_map(|(window, tree)| {
             let why = tree.partial.as_deref()?;
             Some(match surface.window {
-                Some(_) => why.to_owned(),
-                None => format!("w{}: {why}", session.window_id(window.key())),
+                Some(_) => one_line(why),
+                None => format!("w{}: {}", session.window_id(window.key()), one_line(why)),
             })
         })
         .collect();

@@ -858,6 +858,20 @@ pub fn escape(text: &str) -> String {
     out
 }
 
+/// Platform text that may carry app text (an error from an app, a reason) on one line: line
+/// breaks, control and bidi-override characters become `\u{…}`; quotes stay as they are.
+pub fn one_line(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if c.is_control() || breaks_or_reorders(c) {
+            out.push_str(&format!("\\u{{{:x}}}", c as u32));
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
 /// U+2028 LINE SEPARATOR, U+2029 PARAGRAPH SEPARATOR (not control characters, yet many readers
 /// break lines there), and U+202A–U+202E, U+2066–U+2069, which make text display in another
 /// order than it is written.
@@ -998,6 +1012,10 @@ mod tests {
             assert!(!out.body.contains(separator), "{:?}", out.body);
         }
         assert_eq!(escape("a\u{202e}b\u{2067}c"), r"a\u{202e}b\u{2067}c");
+        assert_eq!(
+            one_line("app said \"no\"\ne9 button\u{2028}x"),
+            r#"app said "no"\u{a}e9 button\u{2028}x"#
+        );
         // Marks and joiners that real text uses stay as they are.
         assert_eq!(
             escape("שלום\u{200f} 👩\u{200d}💻"),

@@ -194,11 +194,12 @@ fn types_clicks_and_captures_on_a_real_gtk_entry() {
         }
     });
 
-    let window: XWindow = poll("the GTK window", Duration::from_secs(20), || {
+    // Openbox sets the frame extents a moment after the window is listed.
+    let window: XWindow = poll("the GTK window, framed", Duration::from_secs(20), || {
         x11.windows()
             .unwrap()
             .into_iter()
-            .find(|w| w.title == title)
+            .find(|w| w.title == title && w.frame_extents.is_some())
     });
     assert_eq!(window.pid, Some(pid));
     assert!(window.wm_class.is_some(), "{window:?}");

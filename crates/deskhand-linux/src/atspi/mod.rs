@@ -443,17 +443,36 @@ impl Atspi {
                 self.extents(&object),
                 self.call::<_, Vec<u32>>(&object, ACCESSIBLE, "GetState", &()),
             );
-            let active = state
-                .map(|words| translate::state_set(&words).contains(atspi::State::Active))
-                .unwrap_or(false);
-            Some(Frame {
+            // An application that stops answering here cannot be matched to its windows: say
+            // so, rather than that it has no such frame.
+            let name = match name {
+                Ok(name) => name,
+                Err(err) if err.unanswered() => return Err(err),
+                // Gone since the application listed it.
+                Err(_) => return Ok(None),
+            };
+            let extents = match extents {
+                Ok(extents) => extents,
+                Err(err) if err.unanswered() => return Err(err),
+                Err(_) => None,
+            };
+            let active = match state {
+                Ok(words) => translate::state_set(&words).contains(atspi::State::Active),
+                Err(err) if err.unanswered() => return Err(err),
+                Err(_) => false,
+            };
+            Ok(Some(Frame {
                 object,
-                name: name.ok()?,
-                extents: extents.ok().flatten(),
+                name,
+                extents,
                 active,
-            })
+            }))
         });
-        Ok(join_all(frames).await.into_iter().flatten().collect())
+        join_all(frames)
+            .await
+            .into_iter()
+            .filter_map(Result::transpose)
+            .collect()
     }
 
     /// The element's extents in the coordinates its toolkit reports for the screen.
