@@ -222,7 +222,7 @@ async fn windows<B: Backend>(backend: &B, session: &mut Session) -> Result<Reply
             .unwrap_or_default();
         let b = window.bounds;
         text.push_str(&format!(
-            "w{id} \"{}\" · app {app}{} · {},{} {}x{}{}{}\n",
+            "w{id} \"{}\" · app {app}\"{}\" · {},{} {}x{}{}{}\n",
             escape(&crate::render::cut(&window.title, crate::render::MAX_NAME_CHARS).0),
             escape(&window.app_name),
             b.x,
@@ -342,7 +342,7 @@ fn describe_surface(session: &mut Session, surface: &Surface) -> String {
                 .map(|pid| format!("a{} ", session.app_id(pid)))
                 .unwrap_or_default();
             format!(
-                "{} \"{}\" · app {app}{}",
+                "{} \"{}\" · app {app}\"{}\"",
                 surface.label,
                 escape(&crate::render::cut(&window.title, crate::render::MAX_NAME_CHARS).0),
                 escape(&window.app_name)

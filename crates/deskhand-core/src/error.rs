@@ -98,8 +98,27 @@ impl Error {
 
     /// The text an agent sees for a failed call, the same from MCP and the CLI.
     pub fn reply_text(&self) -> String {
-        format!("failed ({}): {}\n", self.kind.as_str(), self.message)
+        // A message may quote the agent's own arguments or an app's error text: one line always.
+        format!(
+            "failed ({}): {}\n",
+            self.kind.as_str(),
+            crate::render::one_line(&self.message)
+        )
     }
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_reply_is_one_line_whatever_the_message_quotes() {
+        let err = Error::bad_argument("unknown action \"x\ne9 button \\\"Fake\\\"\"; use observe");
+        let text = err.reply_text();
+        assert_eq!(text.lines().count(), 1, "{text}");
+        assert!(text.starts_with("failed (bad-argument): "), "{text}");
+        assert!(text.contains(r"\u{a}e9 button"), "{text}");
+    }
+}
