@@ -407,16 +407,19 @@ impl Atspi {
                     self.string_property(&root, APPLICATION, "ToolkitName"),
                     self.string_property(&root, APPLICATION, "Version"),
                 );
+                // Without a process the connection is gone since the registry listed it.
+                let pid = pid.ok()?;
                 let (name, answering) = match name {
                     Ok(name) => (name, true),
                     // Hung or busy: listed, so a caller can say so instead of "not registered".
-                    Err(AtspiError::Timeout { .. }) => (String::new(), false),
-                    // Gone since the registry listed it.
-                    Err(_) => return None,
+                    Err(err) if err.unanswered() => (String::new(), false),
+                    // A root that refuses its name is still the process's application: its
+                    // windows are matched by their frames, not by this name.
+                    Err(_) => (String::new(), true),
                 };
                 Some(Application {
                     root,
-                    pid: pid.ok(),
+                    pid: Some(pid),
                     name,
                     toolkit: toolkit.unwrap_or_default(),
                     toolkit_version: version.unwrap_or_default(),
