@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{App, Desktop, desktop, element_lines, ref_of, wait_until};
+use common::{App, Desktop, chromium, desktop, element_lines, ref_of, wait_until};
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -178,29 +178,6 @@ fn fresh_profile(desk: &Desktop, name: &str) -> PathBuf {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("profile dir");
     dir
-}
-
-/// Starts Chromium with renderer accessibility on, `url` in a 900x700 window.
-fn chromium(desk: &Desktop, profile: &Path, extra: &[&str], url: &str) -> App {
-    let profile = format!("--user-data-dir={}", profile.to_str().expect("utf-8 path"));
-    let mut args = vec![
-        "--force-renderer-accessibility",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--no-first-run",
-        "--no-default-browser-check",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        // A covered window keeps running its page, as it does for a person on a composited desktop.
-        "--disable-backgrounding-occluded-windows",
-        "--password-store=basic",
-        profile.as_str(),
-        "--window-size=900,700",
-    ];
-    args.extend_from_slice(extra);
-    args.push(url);
-    desk.spawn("chromium", &args)
 }
 
 /// Starts Chromium on the sign-up form and waits until its page tree shows; returns the window.

@@ -80,22 +80,7 @@ fn fast_and_plain_readers_list_the_same_elements() {
     let profile = desk.scratch("reader-chromium");
     let form =
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/form.html");
-    let _chromium = desk.spawn(
-        "chromium",
-        &[
-            "--force-renderer-accessibility",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--no-first-run",
-            "--no-default-browser-check",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            "--password-store=basic",
-            &format!("--user-data-dir={}", profile.display()),
-            "--window-size=900,700",
-            &format!("file://{}", form.canonicalize().unwrap().display()),
-        ],
-    );
+    let url = format!("file://{}", form.canonicalize().unwrap().display());
+    let _chromium = common::chromium(desk, &profile, &[], &url);
     same_listing(desk, "Deskhand Form - Chromium");
 }
