@@ -39,17 +39,6 @@ impl Drop for Stopped {
     }
 }
 
-fn window_id(mcp: &Mcp, title: &str) -> String {
-    wait_until(Duration::from_secs(20), || {
-        let listed = mcp.call(json!({"action": "windows"}));
-        listed.data["windows"]
-            .as_array()?
-            .iter()
-            .find_map(|w| (w["title"] == title).then(|| w["id"].as_str().expect("id").to_owned()))
-    })
-    .unwrap_or_else(|| panic!("no window titled {title:?}"))
-}
-
 fn observe(mcp: &Mcp, w: &str) -> McpReply {
     mcp.call(json!({"action": "observe", "target": w}))
 }
@@ -135,8 +124,8 @@ fn a_stopped_app_times_out_and_the_next_call_to_a_healthy_app_works() {
     let hung = desk.fixture("Hung Fixture", 1);
     let _healthy = desk.fixture("Healthy Fixture", 1);
     let mcp = desk.mcp();
-    let hung_w = window_id(&mcp, "Hung Fixture");
-    let healthy_w = window_id(&mcp, "Healthy Fixture");
+    let hung_w = mcp.window_id("Hung Fixture", Duration::from_secs(20));
+    let healthy_w = mcp.window_id("Healthy Fixture", Duration::from_secs(20));
     let before = observe(&mcp, &hung_w);
     assert!(!before.is_error, "{}", before.text);
     let press = common::ref_of(&before.text, &["button \"Press me\""]);
@@ -195,8 +184,8 @@ fn an_app_stopped_mid_walk_gives_a_partial_tree_never_a_silently_short_one() {
     let app = desk.fixture("Stall Fixture", 1);
     let _other = desk.fixture("Stall Other", 1);
     let mcp = desk.mcp();
-    let w = window_id(&mcp, "Stall Fixture");
-    let other = window_id(&mcp, "Stall Other");
+    let w = mcp.window_id("Stall Fixture", Duration::from_secs(20));
+    let other = mcp.window_id("Stall Other", Duration::from_secs(20));
     let complete = healthy(&mcp, &w);
     let walk = (0..3).map(|_| healthy(&mcp, &w).took).min().unwrap();
     let complete = complete.data["elements"].clone();
@@ -234,7 +223,7 @@ fn an_app_killed_mid_walk_fails_or_is_partial_and_healthy_calls_go_on() {
     let (_turn, desk) = desktop();
     let _healthy = desk.fixture("Survivor Fixture", 1);
     let mcp = desk.mcp();
-    let survivor = window_id(&mcp, "Survivor Fixture");
+    let survivor = mcp.window_id("Survivor Fixture", Duration::from_secs(20));
     // `platform`: the bus answered that the app disconnected without replying.
     let kinds = [
         "timeout",
@@ -247,7 +236,7 @@ fn an_app_killed_mid_walk_fails_or_is_partial_and_healthy_calls_go_on() {
     for trial in 0..4u32 {
         let title = format!("Doomed Fixture {trial}");
         let doomed: Fixture = desk.fixture(&title, 1);
-        let w = window_id(&mcp, &title);
+        let w = mcp.window_id(&title, Duration::from_secs(20));
         let complete = healthy(&mcp, &w);
         let walk = complete.took;
         let complete = complete.data["elements"].clone();
@@ -312,7 +301,7 @@ fn without_the_accessibility_bus_observe_fails_fast_and_pixels_still_work() {
     let desk = Desktop::start_own();
     let _fixture = desk.fixture("Busless Fixture", 1);
     let mcp = desk.mcp();
-    let w = window_id(&mcp, "Busless Fixture");
+    let w = mcp.window_id("Busless Fixture", Duration::from_secs(20));
     healthy(&mcp, &w);
     let cli_w = desk.window_id("Busless Fixture");
 
@@ -371,7 +360,7 @@ fn without_the_x_server_calls_fail_as_no_display_and_the_server_exits_cleanly() 
     let desk = Desktop::start_own();
     let _fixture = desk.fixture("Xless Fixture", 1);
     let mcp = desk.mcp();
-    let w = window_id(&mcp, "Xless Fixture");
+    let w = mcp.window_id("Xless Fixture", Duration::from_secs(20));
     healthy(&mcp, &w);
 
     kill_group(process_of(&desk, "Xvfb"));
@@ -431,8 +420,8 @@ fn two_hundred_stalled_observes_leak_no_threads_or_memory() {
     let hung = desk.fixture("Leak Hung", 1);
     let _healthy = desk.fixture("Leak Healthy", 1);
     let mcp = desk.mcp();
-    let hung_w = window_id(&mcp, "Leak Hung");
-    let healthy_w = window_id(&mcp, "Leak Healthy");
+    let hung_w = mcp.window_id("Leak Hung", Duration::from_secs(20));
+    let healthy_w = mcp.window_id("Leak Healthy", Duration::from_secs(20));
     healthy(&mcp, &hung_w);
     healthy(&mcp, &healthy_w);
 

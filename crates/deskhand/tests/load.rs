@@ -35,17 +35,6 @@ fn checked_observation(reply: &McpReply, w: &str, title: &str) -> Vec<Value> {
     elements
 }
 
-fn window_id(mcp: &common::Mcp, title: &str) -> String {
-    wait_until(Duration::from_secs(30), || {
-        let listed = mcp.call(json!({"action": "windows"}));
-        listed.data["windows"]
-            .as_array()?
-            .iter()
-            .find_map(|w| (w["title"] == title).then(|| w["id"].as_str().expect("id").to_owned()))
-    })
-    .unwrap_or_else(|| panic!("no window titled {title:?}"))
-}
-
 #[test]
 fn a_thousand_mixed_calls_are_all_right_and_memory_stays_flat() {
     let (_turn, desk) = desktop();
@@ -53,8 +42,8 @@ fn a_thousand_mixed_calls_are_all_right_and_memory_stays_flat() {
     let _factory = desk.spawn("gtk3-widget-factory", &[]);
     let fixture = desk.fixture(TITLE, 1);
     let mcp = desk.mcp();
-    let factory = window_id(&mcp, "gtk3-widget-factory");
-    let w = window_id(&mcp, TITLE);
+    let factory = mcp.window_id("gtk3-widget-factory", Duration::from_secs(30));
+    let w = mcp.window_id(TITLE, Duration::from_secs(30));
     // The widget factory builds its tree after its window shows.
     let factory_size = wait_until(Duration::from_secs(30), || {
         let reply = mcp.call(json!({"action": "observe", "target": factory}));
@@ -237,7 +226,7 @@ fn typing_by_ref_into_a_background_window_lands_there_and_nowhere_else() {
     let back = desk.fixture("Typing Back", 1);
     let front = desk.fixture("Typing Front", 1);
     let mcp = desk.mcp();
-    let w = window_id(&mcp, "Typing Back");
+    let w = mcp.window_id("Typing Back", Duration::from_secs(30));
     for round in 0..3 {
         desk.activate("Typing Front");
         let observed = mcp.call(json!({"action": "observe", "target": w}));

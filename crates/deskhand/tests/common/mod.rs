@@ -389,6 +389,17 @@ impl McpReply {
 }
 
 impl Mcp {
+    /// The `w` id of the window titled exactly `title`, waiting up to `limit` for it to appear.
+    pub fn window_id(&self, title: &str, limit: Duration) -> String {
+        wait_until(limit, || {
+            let listed = self.call(serde_json::json!({"action": "windows"}));
+            listed.data["windows"].as_array()?.iter().find_map(|w| {
+                (w["title"] == title).then(|| w["id"].as_str().expect("id").to_owned())
+            })
+        })
+        .unwrap_or_else(|| panic!("no window titled {title:?}"))
+    }
+
     /// Calls the `desktop` tool; a protocol error panics.
     pub fn call(&self, args: Value) -> McpReply {
         self.try_call("desktop", args)
