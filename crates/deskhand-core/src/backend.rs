@@ -5,8 +5,8 @@ use std::future::Future;
 
 use crate::error::Result;
 use crate::model::{
-    AppInfo, ElementHandle, Modifier, MouseButton, Point, Rect, RgbImage, ScrollDirection, Tree,
-    WindowInfo,
+    AppInfo, ClipboardContent, ElementHandle, InstalledApp, Modifier, MouseButton, Point, Rect,
+    RgbImage, ScrollDirection, Tree, WindowChange, WindowInfo,
 };
 
 /// Input that stopped part-way: how much of it the system took before the failure.
@@ -71,13 +71,6 @@ pub trait Backend: Send + Sync + 'static {
         direction: ScrollDirection,
         amount: u32,
     ) -> impl Future<Output = Result<()>> + Send;
-    fn drag(
-        &self,
-        from: Point,
-        to: Point,
-        button: MouseButton,
-        modifiers: &[Modifier],
-    ) -> impl Future<Output = Result<()>> + Send;
     /// Checks a key spec without sending anything; the error names the unknown key.
     fn check_keys(&self, keys: &str) -> Result<()>;
     /// Presses key chords in order, to whatever has keyboard focus.
@@ -88,4 +81,58 @@ pub trait Backend: Send + Sync + 'static {
     fn capture(&self, rect: Rect) -> impl Future<Output = Result<RgbImage>> + Send;
     /// Where the pointer is now, in screen pixels: the kill switch reads it before every action.
     fn pointer(&self) -> impl Future<Output = Result<Point>> + Send;
+
+    /// Moves the pointer without pressing anything.
+    fn move_pointer(&self, to: Point) -> impl Future<Output = Result<()>> + Send;
+    /// Presses (`down`) or releases a button where the pointer is, with `modifiers` held down
+    /// from a press until its release.
+    fn button(
+        &self,
+        button: MouseButton,
+        down: bool,
+        modifiers: &[Modifier],
+    ) -> impl Future<Output = Result<()>> + Send;
+    /// Presses at the first point, moves through the others over `duration`, releases at the last.
+    fn drag_path(
+        &self,
+        points: &[Point],
+        button: MouseButton,
+        modifiers: &[Modifier],
+        duration: std::time::Duration,
+    ) -> impl Future<Output = Result<()>> + Send;
+    /// Raises the window and gives it keyboard focus; an error when it did not take focus.
+    fn activate(&self, window: &WindowInfo) -> impl Future<Output = Result<()>> + Send;
+    /// Asks the window to close, as its close button would; the app may ask the user first.
+    fn close(&self, window: &WindowInfo) -> impl Future<Output = Result<()>> + Send;
+    /// Ends a process at once.
+    fn kill(&self, pid: u32) -> impl Future<Output = Result<()>> + Send;
+    /// Asks the window manager for the change; the caller reads the window back to verify it.
+    fn change_window(
+        &self,
+        window: &WindowInfo,
+        change: WindowChange,
+    ) -> impl Future<Output = Result<()>> + Send;
+    fn read_clipboard(&self) -> impl Future<Output = Result<ClipboardContent>> + Send;
+    /// Owns the clipboard with `text` until another program takes it, after this call returns.
+    fn write_clipboard(&self, text: &str) -> impl Future<Output = Result<()>> + Send;
+    /// Applications that can be started, sorted by name.
+    fn installed(&self) -> impl Future<Output = Result<Vec<InstalledApp>>> + Send;
+    /// Starts an installed app (by its id) detached from deskhand; returns its process id.
+    fn launch(&self, id: &str) -> impl Future<Output = Result<u32>> + Send;
+    /// Whether process `pid` is `ancestor` or was started by it (a launcher script's child).
+    fn descends_from(&self, pid: u32, ancestor: u32) -> bool;
+    /// Replaces an editable text's whole content through accessibility.
+    fn set_text(&self, element: &ElementHandle, text: &str)
+    -> impl Future<Output = Result<()>> + Send;
+    /// Sets a slider's or spin button's number through accessibility.
+    fn set_number(
+        &self,
+        element: &ElementHandle,
+        value: f64,
+    ) -> impl Future<Output = Result<()>> + Send;
+    /// The element's value read now, as an observation shows it (`None`: it has none).
+    fn element_value(
+        &self,
+        element: &ElementHandle,
+    ) -> impl Future<Output = Result<Option<String>>> + Send;
 }

@@ -178,7 +178,12 @@ pub(crate) async fn perform<B: Backend>(
             let start = locate(backend, session, target, from).await?;
             let end = locate(backend, session, target, to).await?;
             backend
-                .drag(start.pixel, end.pixel, button, &modifiers)
+                .drag_path(
+                    &[start.pixel, end.pixel],
+                    button,
+                    &modifiers,
+                    std::time::Duration::ZERO,
+                )
                 .await?;
             Ok(Reply::input(
                 InputOutcome::Done,

@@ -5,8 +5,8 @@ use std::sync::Mutex;
 use crate::backend::{Backend, InputOutcome};
 use crate::error::{Error, ErrorKind, Result};
 use crate::model::{
-    AppInfo, ElementHandle, Modifier, MouseButton, Node, Point, Rect, RgbImage, ScrollDirection,
-    Tree, WindowInfo,
+    AppInfo, ClipboardContent, ElementHandle, InstalledApp, Modifier, MouseButton, Node, Point,
+    Rect, RgbImage, ScrollDirection, Tree, WindowChange, WindowInfo,
 };
 
 /// One input the fake desktop received.
@@ -16,9 +16,18 @@ pub enum Received {
     Focus(ElementHandle),
     Click(Point, MouseButton, u32),
     Scroll(Option<Point>, ScrollDirection, u32),
-    Drag(Point, Point),
+    Drag(Vec<Point>),
+    Move(Point),
+    Button(MouseButton, bool),
     Keys(String),
     Text(String),
+    Activate(u64),
+    Close(u64),
+    Kill(u32),
+    Change(u64, WindowChange),
+    SetText(ElementHandle, String),
+    SetNumber(ElementHandle, f64),
+    Launch(String),
 }
 
 #[derive(Debug)]
@@ -29,6 +38,10 @@ pub struct FakeDesktop {
     pub received: Mutex<Vec<Received>>,
     /// Where the pointer is; starts at the center of the screen.
     pub pointer: Mutex<Point>,
+    pub clipboard: Mutex<ClipboardContent>,
+    /// What `set_text` and `set_number` store, read back by `element_value`; an element absent
+    /// here reads back the value its node has.
+    pub values: Mutex<Vec<(ElementHandle, String)>>,
 }
 
 impl FakeDesktop {
@@ -38,6 +51,8 @@ impl FakeDesktop {
             windows: Mutex::new(windows),
             received: Mutex::new(Vec::new()),
             pointer: Mutex::new(screen.center()),
+            clipboard: Mutex::new(ClipboardContent::default()),
+            values: Mutex::new(Vec::new()),
         }
     }
 
@@ -59,6 +74,12 @@ impl FakeDesktop {
 
     fn record(&self, input: Received) {
         self.received.lock().unwrap().push(input);
+    }
+
+    fn store_value(&self, element: &ElementHandle, value: String) {
+        let mut values = self.values.lock().unwrap();
+        values.retain(|(h, _)| h != element);
+        values.push((element.clone(), value));
     }
 
     fn find(&self, handle: &ElementHandle) -> Option<Node> {
@@ -181,8 +202,14 @@ impl Backend for FakeDesktop {
         Ok(())
     }
 
-    async fn drag(&self, from: Point, to: Point, _: MouseButton, _: &[Modifier]) -> Result<()> {
-        self.record(Received::Drag(from, to));
+    async fn drag_path(
+        &self,
+        points: &[Point],
+        _: MouseButton,
+        _: &[Modifier],
+        _: std::time::Duration,
+    ) -> Result<()> {
+        self.record(Received::Drag(points.to_vec()));
         Ok(())
     }
 
@@ -213,5 +240,123 @@ impl Backend for FakeDesktop {
 
     async fn pointer(&self) -> Result<Point> {
         Ok(*self.pointer.lock().unwrap())
+    }
+
+    async fn move_pointer(&self, to: Point) -> Result<()> {
+        self.record(Received::Move(to));
+        *self.pointer.lock().unwrap() = to;
+        Ok(())
+    }
+
+    async fn button(&self, button: MouseButton, down: bool, _: &[Modifier]) -> Result<()> {
+        self.record(Received::Button(button, down));
+        Ok(())
+    }
+
+    async fn activate(&self, window: &WindowInfo) -> Result<()> {
+        self.record(Received::Activate(window.handle));
+        let mut windows = self.windows.lock().unwrap();
+        let index = windows
+            .iter()
+            .position(|(w, _)| w.handle == window.handle)
+            .ok_or_else(|| Error::new(ErrorKind::SurfaceGone, "the window is gone"))?;
+        let mut entry = windows.remove(index);
+        for (w, _) in windows.iter_mut() {
+            w.focused = false;
+        }
+        entry.0.focused = true;
+        entry.0.minimized = false;
+        windows.push(entry);
+        Ok(())
+    }
+
+    async fn close(&self, window: &WindowInfo) -> Result<()> {
+        self.record(Received::Close(window.handle));
+        self.close(window.handle);
+        Ok(())
+    }
+
+    async fn kill(&self, pid: u32) -> Result<()> {
+        self.record(Received::Kill(pid));
+        self.windows
+            .lock()
+            .unwrap()
+            .retain(|(w, _)| w.pid != Some(pid));
+        Ok(())
+    }
+
+    async fn change_window(&self, window: &WindowInfo, change: WindowChange) -> Result<()> {
+        self.record(Received::Change(window.handle, change));
+        let mut windows = self.windows.lock().unwrap();
+        if let Some((w, _)) = windows.iter_mut().find(|(w, _)| w.handle == window.handle) {
+            match change {
+                WindowChange::Move { x, y } => (w.bounds.x, w.bounds.y) = (x, y),
+                WindowChange::Resize { width, height } => {
+                    (w.bounds.width, w.bounds.height) = (width, height)
+                }
+                WindowChange::Minimize => w.minimized = true,
+                WindowChange::Maximize => w.bounds = self.screen,
+                WindowChange::Restore => w.minimized = false,
+            }
+        }
+        Ok(())
+    }
+
+    async fn read_clipboard(&self) -> Result<ClipboardContent> {
+        Ok(self.clipboard.lock().unwrap().clone())
+    }
+
+    async fn write_clipboard(&self, text: &str) -> Result<()> {
+        *self.clipboard.lock().unwrap() = ClipboardContent {
+            text: Some(text.into()),
+            types: vec!["UTF8_STRING".into(), "text/plain;charset=utf-8".into()],
+        };
+        Ok(())
+    }
+
+    async fn installed(&self) -> Result<Vec<InstalledApp>> {
+        Ok(vec![InstalledApp {
+            id: "org.example.Editor".into(),
+            name: "Editor".into(),
+            command: "editor".into(),
+        }])
+    }
+
+    async fn launch(&self, id: &str) -> Result<u32> {
+        self.record(Received::Launch(id.into()));
+        Ok(4242)
+    }
+
+    fn descends_from(&self, pid: u32, ancestor: u32) -> bool {
+        pid == ancestor
+    }
+
+    async fn set_text(&self, element: &ElementHandle, text: &str) -> Result<()> {
+        self.record(Received::SetText(element.clone(), text.into()));
+        self.store_value(element, text.into());
+        Ok(())
+    }
+
+    async fn set_number(&self, element: &ElementHandle, value: f64) -> Result<()> {
+        self.record(Received::SetNumber(element.clone(), value));
+        self.store_value(element, value.to_string());
+        Ok(())
+    }
+
+    async fn element_value(&self, element: &ElementHandle) -> Result<Option<String>> {
+        let stored = self
+            .values
+            .lock()
+            .unwrap()
+            .iter()
+            .find(|(h, _)| h == element)
+            .map(|(_, v)| v.clone());
+        match stored {
+            Some(value) => Ok(Some(value)),
+            None => self
+                .find(element)
+                .map(|node| node.value)
+                .ok_or_else(|| Error::platform("the element is gone")),
+        }
     }
 }

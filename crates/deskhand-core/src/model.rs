@@ -336,3 +336,33 @@ pub enum ScrollDirection {
     Left,
     Right,
 }
+
+/// A change to a window's place, size or state. Pixels are screen pixels of the client area.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum WindowChange {
+    Move { x: i32, y: i32 },
+    Resize { width: u32, height: u32 },
+    Minimize,
+    Maximize,
+    /// Back to normal from minimized or maximized.
+    Restore,
+}
+
+/// What the clipboard holds now.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ClipboardContent {
+    /// The text, when the owner offers text.
+    pub text: Option<String>,
+    /// The formats the owner offers (MIME types or X target names), as it names them.
+    pub types: Vec<String>,
+}
+
+/// An application the system can start.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct InstalledApp {
+    /// The desktop-file id, e.g. "org.gnome.Calculator".
+    pub id: String,
+    pub name: String,
+    /// The command line the system runs, for display.
+    pub command: String,
+}

@@ -649,10 +649,10 @@ async fn points_land_on_the_first_and_last_pixel_of_the_window() {
         .await;
     assert_eq!(
         d.take(),
-        vec![Received::Drag(
+        vec![Received::Drag(vec![
             Point { x: 100, y: 50 },
             Point { x: 899, y: 649 }
-        )]
+        ])]
     );
 }
 

@@ -10,8 +10,8 @@ use std::time::Duration;
 use deskhand_core::backend::{Backend, InputOutcome, Partial};
 use deskhand_core::error::{Error, ErrorKind, Result};
 use deskhand_core::model::{
-    AppInfo, ElementHandle, Modifier, MouseButton, Point, Rect, RgbImage, ScrollDirection, Tree,
-    WindowInfo,
+    AppInfo, ClipboardContent, ElementHandle, InstalledApp, Modifier, MouseButton, Point, Rect,
+    RgbImage, ScrollDirection, Tree, WindowChange, WindowInfo,
 };
 use tokio::sync::OnceCell;
 
@@ -555,14 +555,17 @@ impl Backend for LinuxBackend {
         .await
     }
 
-    async fn drag(
+    async fn drag_path(
         &self,
-        from: Point,
-        to: Point,
+        points: &[Point],
         button: MouseButton,
         modifiers: &[Modifier],
+        _duration: std::time::Duration,
     ) -> Result<()> {
         let held = modifier_keysyms(modifiers);
+        let (Some(from), Some(to)) = (points.first().copied(), points.last().copied()) else {
+            return Ok(());
+        };
         self.input("a drag", move |x| {
             x.drag((from.x, from.y), (to.x, to.y), x_button(button), &held)
         })
@@ -642,6 +645,62 @@ impl Backend for LinuxBackend {
             .x("reading the pointer position", X_DEADLINE, |x| x.pointer())
             .await?;
         Ok(Point { x, y })
+    }
+
+    async fn move_pointer(&self, _to: Point) -> Result<()> {
+        Err(Error::platform("PENDING move_pointer"))
+    }
+
+    async fn button(&self, _button: MouseButton, _down: bool, _modifiers: &[Modifier]) -> Result<()> {
+        Err(Error::platform("PENDING button"))
+    }
+
+    async fn activate(&self, _window: &WindowInfo) -> Result<()> {
+        Err(Error::platform("PENDING activate"))
+    }
+
+    async fn close(&self, _window: &WindowInfo) -> Result<()> {
+        Err(Error::platform("PENDING close"))
+    }
+
+    async fn kill(&self, _pid: u32) -> Result<()> {
+        Err(Error::platform("PENDING kill"))
+    }
+
+    async fn change_window(&self, _window: &WindowInfo, _change: WindowChange) -> Result<()> {
+        Err(Error::platform("PENDING change_window"))
+    }
+
+    async fn read_clipboard(&self) -> Result<ClipboardContent> {
+        Err(Error::platform("PENDING read_clipboard"))
+    }
+
+    async fn write_clipboard(&self, _text: &str) -> Result<()> {
+        Err(Error::platform("PENDING write_clipboard"))
+    }
+
+    async fn installed(&self) -> Result<Vec<InstalledApp>> {
+        Err(Error::platform("PENDING installed"))
+    }
+
+    async fn launch(&self, _id: &str) -> Result<u32> {
+        Err(Error::platform("PENDING launch"))
+    }
+
+    fn descends_from(&self, pid: u32, ancestor: u32) -> bool {
+        pid == ancestor
+    }
+
+    async fn set_text(&self, _element: &ElementHandle, _text: &str) -> Result<()> {
+        Err(Error::platform("PENDING set_text"))
+    }
+
+    async fn set_number(&self, _element: &ElementHandle, _value: f64) -> Result<()> {
+        Err(Error::platform("PENDING set_number"))
+    }
+
+    async fn element_value(&self, _element: &ElementHandle) -> Result<Option<String>> {
+        Err(Error::platform("PENDING element_value"))
     }
 }
 

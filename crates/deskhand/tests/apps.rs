@@ -94,17 +94,27 @@ fn element(desk: &Desktop, target: &str, reference: &str) -> Value {
 }
 
 /// Waits until the value of `reference` on `target` is `wanted` (`None`: no value, or empty).
-fn wait_for_value(desk: &Desktop, target: &str, reference: &str, wanted: Option<&str>) {
+/// A failure names the windows then open and how `app` fared, so a vanished window is explained.
+fn wait_for_value(
+    desk: &Desktop,
+    app: &mut App,
+    target: &str,
+    reference: &str,
+    wanted: Option<&str>,
+) {
     let mut last = Value::Null;
     let found = wait_until(SETTLE, || {
         last = element(desk, target, reference);
         let value = last["value"].as_str().filter(|v| !v.is_empty());
         (last["ok"] != false && value == wanted).then_some(())
     });
-    assert!(
-        found.is_some(),
-        "{reference} on {target} never had the value {wanted:?}; last: {last}"
-    );
+    if found.is_none() {
+        let windows = desk.act("windows", json!({})).stdout;
+        panic!(
+            "{reference} on {target} never had the value {wanted:?}; last: {last}\nwindows:\n{windows}app: {}",
+            app.report()
+        );
+    }
 }
 
 /// The `w` id and title of the first window whose title satisfies `wanted`, waiting for it.
@@ -198,7 +208,7 @@ fn chromium_form(desk: &Desktop, profile: &Path) -> (App, String, String) {
 #[test]
 fn gnome_calculator_gtk4_by_accessibility_action_and_by_point() {
     let (_turn, desk) = desktop();
-    let _calculator = desk.spawn("gnome-calculator", &[]);
+    let mut calculator = desk.spawn("gnome-calculator", &[]);
     let (w, _) = window_where(desk, GTK_START, "gnome-calculator", |t| t == "Calculator");
     let text = observe_until(desk, &w, GTK_START, "the keypad", |t| {
         t.contains("button \"7\"") && t.contains("button \"=\"")
@@ -220,7 +230,7 @@ fn gnome_calculator_gtk4_by_accessibility_action_and_by_point() {
 
     desk.activate("Calculator");
     desk.act("press", json!({"keys": "Escape"})).ok();
-    wait_for_value(desk, &w, &display, None);
+    wait_for_value(desk, &mut calculator, &w, &display, None);
 
     for (r, label) in [(&seven, "7"), (&times, "×"), (&two, "2")] {
         let reply = desk.act("click", json!({"ref": r})).ok();
@@ -232,9 +242,9 @@ fn gnome_calculator_gtk4_by_accessibility_action_and_by_point() {
         );
         assert!(reply.contains("pointer not moved"), "{reply}");
     }
-    wait_for_value(desk, &w, &display, Some("7×2"));
+    wait_for_value(desk, &mut calculator, &w, &display, Some("7×2"));
     desk.act("press", json!({"keys": "Return"})).ok();
-    wait_for_value(desk, &w, &display, Some("14"));
+    wait_for_value(desk, &mut calculator, &w, &display, Some("14"));
     let text = desk.act("observe", json!({"target": w})).ok();
     assert!(
         line_of(&text, &display).contains("text value=\"14\""),
@@ -244,17 +254,17 @@ fn gnome_calculator_gtk4_by_accessibility_action_and_by_point() {
     // A pointer click at the reported point of "7": GTK4 reports extents relative to its
     // window, so this only lands on "7" if they were mapped to the screen correctly.
     desk.act("press", json!({"keys": "Escape"})).ok();
-    wait_for_value(desk, &w, &display, None);
+    wait_for_value(desk, &mut calculator, &w, &display, None);
     let text = desk.act("observe", json!({"target": w})).ok();
     let (x, y) = point_of(line_of(&text, &seven));
     let reply = desk.act("click", json!({"target": w, "x": x, "y": y})).ok();
     assert!(reply.starts_with("done: clicked at"), "{reply}");
     assert!(reply.contains("with the pointer"), "{reply}");
-    wait_for_value(desk, &w, &display, Some("7"));
+    wait_for_value(desk, &mut calculator, &w, &display, Some("7"));
     // And the operator at its point, to rule out a lucky landing.
     let (x, y) = point_of(line_of(&text, &times));
     desk.act("click", json!({"target": w, "x": x, "y": y})).ok();
-    wait_for_value(desk, &w, &display, Some("7×"));
+    wait_for_value(desk, &mut calculator, &w, &display, Some("7×"));
 }
 
 #[test]
@@ -262,7 +272,7 @@ fn mousepad_gtk3_takes_unicode_text_exactly_and_clears() {
     let (_turn, desk) = desktop();
     let file = desk.scratch("mousepad-unicode.txt");
     let _ = std::fs::remove_file(&file);
-    let _mousepad = desk.spawn("mousepad", &[file.to_str().expect("utf-8 path")]);
+    let mut mousepad = desk.spawn("mousepad", &[file.to_str().expect("utf-8 path")]);
     // The title is "<path> - Mousepad", with a leading "*" while the new file is unsaved.
     let (w, _) = window_where(desk, GTK_START, "mousepad's editor", |t| {
         t.contains("mousepad-unicode.txt") && t.ends_with("Mousepad")
@@ -283,7 +293,7 @@ fn mousepad_gtk3_takes_unicode_text_exactly_and_clears() {
         .expect("title")
         .to_owned();
     desk.activate(&title);
-    wait_for_value(desk, &w, &editor, None);
+    wait_for_value(desk, &mut mousepad, &w, &editor, None);
 
     let wanted = "héllo wörld → 世界 ✓";
     let reply = desk.act("type", json!({"text": wanted})).ok();
@@ -291,7 +301,7 @@ fn mousepad_gtk3_takes_unicode_text_exactly_and_clears() {
         reply,
         "done: typed 18 characters into the focused element\n"
     );
-    wait_for_value(desk, &w, &editor, Some(wanted));
+    wait_for_value(desk, &mut mousepad, &w, &editor, Some(wanted));
     let text = desk.act("observe", json!({"target": w})).ok();
     assert!(
         line_of(&text, &editor).contains(&format!("text value=\"{wanted}\"")),
@@ -301,7 +311,7 @@ fn mousepad_gtk3_takes_unicode_text_exactly_and_clears() {
     let reply = desk.act("press", json!({"keys": "ctrl+a"})).ok();
     assert_eq!(reply, "done: pressed ctrl+a in the focused application\n");
     desk.act("press", json!({"keys": "BackSpace"})).ok();
-    wait_for_value(desk, &w, &editor, None);
+    wait_for_value(desk, &mut mousepad, &w, &editor, None);
 }
 
 #[test]
@@ -359,7 +369,7 @@ fn gtk3_widget_factory_lists_its_controls_and_a_check_box_flips_by_ref() {
 fn chromium_form_hides_the_password_and_takes_a_ref_click_typing_and_submit() {
     let (_turn, desk) = desktop();
     let profile = fresh_profile(desk, "form");
-    let (_chromium, w, title) = chromium_form(desk, &profile);
+    let (mut chromium, w, title) = chromium_form(desk, &profile);
     let text = desk.act("observe", json!({"target": w})).ok();
     assert!(
         header(&text).starts_with(&format!("observe {w} \"{title}\" · app a")),
@@ -410,7 +420,7 @@ fn chromium_form_hides_the_password_and_takes_a_ref_click_typing_and_submit() {
             address.chars().count()
         )
     );
-    wait_for_value(desk, &w, &email, Some(address));
+    wait_for_value(desk, &mut chromium, &w, &email, Some(address));
 
     let text = desk.act("observe", json!({"target": w})).ok();
     assert!(text.contains("\"Waiting\""), "{text}");
@@ -642,16 +652,11 @@ fn ref_clicks_use_the_accessibility_action_whatever_the_ui_language() {
     let (_turn, desk) = desktop();
     // The same widget factory with a German UI: its actions' localized names are "Klicken", their
     // names (what `Action.GetName` returns) are still "click".
-    let child = desk
-        .command("gtk3-widget-factory")
-        .env("LC_ALL", "C.UTF-8")
-        .env("LANGUAGE", "de")
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .expect("starting gtk3-widget-factory");
-    let _factory = App { child };
+    let _factory = desk.spawn_with_env(
+        "gtk3-widget-factory",
+        &[],
+        &[("LC_ALL", "C.UTF-8"), ("LANGUAGE", "de")],
+    );
     let (w, _) = window_where(desk, GTK_START, "gtk3-widget-factory", |t| {
         t == "gtk3-widget-factory"
     });

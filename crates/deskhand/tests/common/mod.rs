@@ -109,16 +109,28 @@ impl Desktop {
     }
 
     /// Starts a program in this desktop; it is killed when the returned guard drops.
+    /// Its standard error goes to a scratch file, so a failing test can say how the app ended.
     pub fn spawn(&self, program: &str, args: &[&str]) -> App {
+        self.spawn_with_env(program, args, &[])
+    }
+
+    /// [`Desktop::spawn`] with extra environment variables.
+    pub fn spawn_with_env(&self, program: &str, args: &[&str], env: &[(&str, &str)]) -> App {
+        let name = Path::new(program)
+            .file_name()
+            .map_or_else(|| program.to_owned(), |n| n.to_string_lossy().into_owned());
+        let stderr_path = self.scratch(&format!("{name}-{}.stderr", now_ms()));
+        let stderr = std::fs::File::create(&stderr_path).expect("app stderr file");
         let child = self
             .command(program)
             .args(args)
+            .envs(env.iter().copied())
             .stdin(Stdio::null())
             .stdout(Stdio::null())
-            .stderr(Stdio::null())
+            .stderr(stderr)
             .spawn()
             .unwrap_or_else(|err| panic!("starting {program}: {err}"));
-        App { child }
+        App { child, stderr_path }
     }
 
     /// Starts the fixture app with its own oracle log; waits until it is ready.
@@ -200,9 +212,29 @@ impl Run {
 
 pub struct App {
     pub child: Child,
+    stderr_path: PathBuf,
 }
 
 impl App {
+    /// Whether the app still runs, and the end of what it wrote to standard error: evidence for
+    /// a failure message when a window vanished.
+    pub fn report(&mut self) -> String {
+        let status = match self.child.try_wait() {
+            Ok(None) => "still running".to_owned(),
+            Ok(Some(status)) => format!("exited: {status}"),
+            Err(err) => format!("status unknown: {err}"),
+        };
+        let stderr = std::fs::read_to_string(&self.stderr_path).unwrap_or_default();
+        let tail: Vec<&str> = stderr.lines().rev().take(30).collect();
+        let tail: Vec<&str> = tail.into_iter().rev().collect();
+        format!(
+            "pid {} {status}; stderr ({}):\n{}",
+            self.pid(),
+            self.stderr_path.display(),
+            tail.join("\n")
+        )
+    }
+
     pub fn pid(&self) -> u32 {
         self.child.id()
     }
