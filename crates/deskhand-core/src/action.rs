@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::coords::check_unit;
 use crate::error::{Error, Result};
-use crate::model::{Modifier, MouseButton, ScrollDirection};
+use crate::model::{Modifier, MouseButton, Role, ScrollDirection};
 
 /// Typed text longer than this is refused: an agent that means more should send it in parts.
 pub const MAX_TEXT_CHARS: usize = 10_000;
@@ -18,9 +18,22 @@ pub const DEFAULT_LIMIT: u32 = 300;
 pub const MAX_LIMIT: u32 = 5_000;
 pub const MAX_DEPTH: u32 = 100;
 pub const MAX_QUERY_CHARS: usize = 200;
+pub const MAX_VIA: usize = 50;
+pub const MAX_DRAG_MS: u32 = 10_000;
+pub const MAX_MENU_DEPTH: usize = 8;
+pub const MAX_WINDOW_PIXELS: u32 = 16_384;
+pub const MAX_CLIPBOARD_CHARS: usize = 1_000_000;
+pub const MAX_CONDITIONS: usize = 10;
+pub const DEFAULT_WAIT_MS: u32 = 10_000;
+pub const MAX_WAIT_MS: u32 = 30_000;
+pub const DEFAULT_INTERVAL_MS: u32 = 200;
+pub const MIN_INTERVAL_MS: u32 = 50;
+pub const MAX_INTERVAL_MS: u32 = 5_000;
+pub const MAX_STEPS: usize = 50;
+pub const MAX_STABLE_MS: u32 = 10_000;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "lowercase")]
+#[serde(rename_all = "snake_case")]
 pub enum ActionName {
     Apps,
     Windows,
@@ -32,10 +45,23 @@ pub enum ActionName {
     Drag,
     Screenshot,
     Zoom,
+    Hover,
+    Down,
+    Up,
+    Wait,
+    Batch,
+    SetValue,
+    Select,
+    Launch,
+    Focus,
+    Close,
+    Kill,
+    Window,
+    Clipboard,
 }
 
 impl ActionName {
-    pub const ALL: [ActionName; 10] = [
+    pub const ALL: [ActionName; 23] = [
         ActionName::Apps,
         ActionName::Windows,
         ActionName::Observe,
@@ -46,6 +72,19 @@ impl ActionName {
         ActionName::Drag,
         ActionName::Screenshot,
         ActionName::Zoom,
+        ActionName::Hover,
+        ActionName::Down,
+        ActionName::Up,
+        ActionName::Wait,
+        ActionName::Batch,
+        ActionName::SetValue,
+        ActionName::Select,
+        ActionName::Launch,
+        ActionName::Focus,
+        ActionName::Close,
+        ActionName::Kill,
+        ActionName::Window,
+        ActionName::Clipboard,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -60,6 +99,19 @@ impl ActionName {
             ActionName::Drag => "drag",
             ActionName::Screenshot => "screenshot",
             ActionName::Zoom => "zoom",
+            ActionName::Hover => "hover",
+            ActionName::Down => "down",
+            ActionName::Up => "up",
+            ActionName::Wait => "wait",
+            ActionName::Batch => "batch",
+            ActionName::SetValue => "set_value",
+            ActionName::Select => "select",
+            ActionName::Launch => "launch",
+            ActionName::Focus => "focus",
+            ActionName::Close => "close",
+            ActionName::Kill => "kill",
+            ActionName::Window => "window",
+            ActionName::Clipboard => "clipboard",
         }
     }
 }
@@ -76,7 +128,7 @@ pub enum Spot {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct DesktopArgs {
-    /// What to do: apps, windows, observe, click, type, press, scroll, drag, screenshot, zoom.
+    /// What to do.
     pub action: Option<ActionName>,
     /// Surface: "screen", a window id "w3" or an app id "a2". Omit to use the current surface.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -135,6 +187,125 @@ pub struct DesktopArgs {
     /// observe: true to print only what changed since the last observe of the same surface (+ added, - removed, ~ changed); refs of unchanged elements stay valid.
     #[serde(alias = "diff", skip_serializing_if = "Option::is_none")]
     pub since: Option<bool>,
+    /// Instead of `ref`: the element by what it shows, {"name": "Save", "role": "button"}, looked up in the surface's tree at call time; an exact name (any case) wins over a partial one, several matches fail and list them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub find: Option<FindArgs>,
+    /// drag: points [x, y] (0–1000) passed through between `from` and `to`, at most 50.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub via: Option<Vec<[f64; 2]>>,
+    /// drag: how long the move takes, 0–10000 ms (default: as fast as the app follows).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub duration_ms: Option<u32>,
+    /// set_value: the text or number to set (read back before `done`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub value: Option<ValueArg>,
+    /// select: a menu path, e.g. ["File", "Save As…"], opened level by level.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub path: Option<Vec<String>>,
+    /// launch: an installed app's desktop-file id or name (see apps {"installed": true}).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub app: Option<String>,
+    /// launch: false to keep the focus where it is (default true).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub focus: Option<bool>,
+    /// apps: true to list installed applications that `launch` can start.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub installed: Option<bool>,
+    /// window: normal, minimized or maximized.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub state: Option<WindowState>,
+    /// window: the top-left corner of its content, [x, y] in screen pixels as `windows` lists them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub position: Option<[i32; 2]>,
+    /// window: the size of its content, [width, height] in screen pixels.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub size: Option<[u32; 2]>,
+    /// wait: a condition or a list of conditions that must all hold, each one of: an element {"name", "role" or "ref", optionally "is": present (default) | absent | enabled | focused, or "value": equals, or "value_not": differs from}; {"title": text the surface's title contains}; {"new_window": true}; {"gone": true} (the surface closed); {"stable_ms": N} (the tree unchanged for N ms), with "region" [x0,y0,x1,y1] the pixels there instead.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub until: Option<Conditions>,
+    /// wait: give up after this many ms, 1–30000 (default 10000).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub timeout_ms: Option<u32>,
+    /// wait: look again every this many ms, 50–5000 (default 200).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub interval_ms: Option<u32>,
+    /// batch: 1–50 steps, each the arguments of one action ({"action": "click", "find": {...}}); all are checked before any runs, they run in order and stop at the first failure.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub steps: Option<Vec<serde_json::Value>>,
+}
+
+/// An element named by what it shows.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct FindArgs {
+    /// The element's name, any case.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// The role as observe prints it, e.g. "button", "text", "menuitem".
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub role: Option<String>,
+}
+
+/// A value to set: text, or a number for sliders and spin buttons.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum ValueArg {
+    Number(f64),
+    Text(String),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum WindowState {
+    Normal,
+    Minimized,
+    Maximized,
+}
+
+/// What an element condition asks of the elements it names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum ElementIs {
+    Present,
+    Absent,
+    Enabled,
+    Focused,
+}
+
+/// One `wait` condition as given.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ConditionArgs {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub role: Option<String>,
+    #[serde(rename = "ref", skip_serializing_if = "Option::is_none")]
+    pub element: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub is: Option<ElementIs>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub value: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub value_not: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub new_window: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gone: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stable_ms: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub region: Option<[f64; 4]>,
+}
+
+/// One condition, or several that must all hold.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum Conditions {
+    One(ConditionArgs),
+    All(Vec<ConditionArgs>),
 }
 
 /// A validated reference to an element, `eN`.
@@ -203,10 +374,72 @@ impl std::fmt::Display for TargetId {
 }
 
 /// Where a pointer action lands.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum Place {
     Ref(RefId),
     Point { x: f64, y: f64 },
+    Find(Find),
+}
+
+/// An element named by its name and role, looked up when the call runs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Find {
+    pub name: Option<String>,
+    pub role: Option<Role>,
+}
+
+impl std::fmt::Display for Find {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match (&self.role, &self.name) {
+            (Some(role), Some(name)) => write!(f, "{} \"{}\"", role.as_str(), crate::render::escape(name)),
+            (Some(role), None) => f.write_str(role.as_str()),
+            (None, Some(name)) => write!(f, "\"{}\"", crate::render::escape(name)),
+            (None, None) => f.write_str("any element"),
+        }
+    }
+}
+
+/// Which elements an element condition is about.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ElementMatch {
+    Ref(RefId),
+    Find(Find),
+}
+
+/// What must be true of the matched elements.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Check {
+    Present,
+    Absent,
+    Enabled,
+    Focused,
+    ValueEquals(String),
+    ValueNot(String),
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Condition {
+    Element { which: ElementMatch, check: Check },
+    TitleContains(String),
+    NewWindow,
+    Gone,
+    TreeStable { ms: u32 },
+    PixelsStable { region: [f64; 4], ms: u32 },
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct WaitSpec {
+    pub conditions: Vec<Condition>,
+    pub timeout_ms: u32,
+    pub interval_ms: u32,
+}
+
+/// What `window` changes, in the order it is applied.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WindowSpec {
+    pub state: Option<WindowState>,
+    pub position: Option<[i32; 2]>,
+    pub size: Option<[u32; 2]>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -259,9 +492,10 @@ pub enum Action {
         place: Place,
         click: ClickSpec,
     },
+    /// Typed where `place` is, else into the target's focused element, else the focus.
     Type {
         text: String,
-        element: Option<RefId>,
+        place: Option<Place>,
     },
     Press {
         keys: String,
@@ -274,12 +508,46 @@ pub enum Action {
     Drag {
         from: Place,
         to: Place,
+        via: Vec<[f64; 2]>,
+        duration_ms: u32,
         button: MouseButton,
         modifiers: Vec<Modifier>,
     },
     Screenshot,
     Zoom {
         region: [f64; 4],
+    },
+    Hover {
+        place: Place,
+    },
+    /// `down: false` releases.
+    Button {
+        down: bool,
+        place: Option<Place>,
+        button: MouseButton,
+        modifiers: Vec<Modifier>,
+    },
+    Wait(WaitSpec),
+    Batch(Vec<Call>),
+    SetValue {
+        place: Place,
+        value: ValueArg,
+    },
+    Select {
+        path: Vec<String>,
+    },
+    Installed,
+    Launch {
+        app: String,
+        focus: bool,
+    },
+    Focus,
+    Close,
+    Kill,
+    Window(WindowSpec),
+    ReadClipboard,
+    WriteClipboard {
+        text: String,
     },
 }
 
@@ -292,8 +560,8 @@ pub struct Call {
 
 impl Call {
     pub fn name(&self) -> &'static str {
-        match self.action {
-            Action::Apps => "apps",
+        match &self.action {
+            Action::Apps | Action::Installed => "apps",
             Action::Windows => "windows",
             Action::Observe(_) => "observe",
             Action::Click { .. } => "click",
@@ -303,19 +571,195 @@ impl Call {
             Action::Drag { .. } => "drag",
             Action::Screenshot => "screenshot",
             Action::Zoom { .. } => "zoom",
+            Action::Hover { .. } => "hover",
+            Action::Button { down: true, .. } => "down",
+            Action::Button { down: false, .. } => "up",
+            Action::Wait(_) => "wait",
+            Action::Batch(_) => "batch",
+            Action::SetValue { .. } => "set_value",
+            Action::Select { .. } => "select",
+            Action::Launch { .. } => "launch",
+            Action::Focus => "focus",
+            Action::Close => "close",
+            Action::Kill => "kill",
+            Action::Window(_) => "window",
+            Action::ReadClipboard | Action::WriteClipboard { .. } => "clipboard",
         }
     }
 
-    /// Whether the call changes anything on the desktop.
+    /// Whether the call changes anything on the desktop. A batch is judged step by step.
     pub fn actuates(&self) -> bool {
-        matches!(
+        !matches!(
             self.action,
-            Action::Click { .. }
-                | Action::Type { .. }
-                | Action::Press { .. }
-                | Action::Scroll { .. }
-                | Action::Drag { .. }
+            Action::Apps
+                | Action::Installed
+                | Action::Windows
+                | Action::Observe(_)
+                | Action::Screenshot
+                | Action::Zoom { .. }
+                | Action::Wait(_)
+                | Action::Batch(_)
+                | Action::ReadClipboard
         )
+    }
+}
+
+/// Text to type: not empty, not enormous, no control characters but newline and tab.
+fn checked_text(text: String) -> Result<String> {
+    if text.is_empty() {
+        return Err(Error::bad_argument(
+            "`type` needs a non-empty `text`; to press keys such as Return use `press`",
+        ));
+    }
+    let chars = text.chars().count();
+    if chars > MAX_TEXT_CHARS {
+        return Err(Error::bad_argument(format!(
+            "`text` has {chars} characters, more than {MAX_TEXT_CHARS}; type it in parts"
+        )));
+    }
+    if let Some(bad) = text
+        .chars()
+        .find(|c| c.is_control() && !matches!(c, '\n' | '\t'))
+    {
+        return Err(Error::bad_argument(format!(
+            "`text` contains the control character U+{:04X}; only newline and tab can be typed, use `press` for other keys",
+            bad as u32
+        )));
+    }
+    Ok(text)
+}
+
+/// A role as observe prints it.
+fn parse_role(text: &str) -> Result<Role> {
+    serde_json::from_value(serde_json::Value::String(text.trim().to_lowercase())).map_err(|_| {
+        Error::bad_argument(format!(
+            "`role` {text:?} is not a role; give one as observe prints it, e.g. button, text, check, menuitem, combobox, slider, label"
+        ))
+    })
+}
+
+impl FindArgs {
+    pub fn validate(&self) -> Result<Find> {
+        let name = self
+            .name
+            .as_deref()
+            .map(str::trim)
+            .filter(|n| !n.is_empty())
+            .map(str::to_owned);
+        if name.as_ref().is_some_and(|n| n.chars().count() > MAX_QUERY_CHARS) {
+            return Err(Error::bad_argument(format!(
+                "`find` name is longer than {MAX_QUERY_CHARS} characters; give a shorter part of it"
+            )));
+        }
+        let role = self.role.as_deref().map(parse_role).transpose()?;
+        if name.is_none() && role.is_none() {
+            return Err(Error::bad_argument(
+                "`find` needs a non-empty `name`, a `role`, or both, e.g. {\"name\": \"Save\", \"role\": \"button\"}",
+            ));
+        }
+        Ok(Find { name, role })
+    }
+}
+
+impl ConditionArgs {
+    fn validate(&self) -> Result<Condition> {
+        let element = self.name.is_some() || self.role.is_some() || self.element.is_some();
+        let kinds = [
+            element,
+            self.title.is_some(),
+            self.new_window.is_some(),
+            self.gone.is_some(),
+            self.stable_ms.is_some(),
+        ];
+        let element_only = self.is.is_some() || self.value.is_some() || self.value_not.is_some();
+        if kinds.iter().filter(|k| **k).count() != 1 {
+            return Err(Error::bad_argument(
+                "give exactly one kind of condition: an element (`name`, `role` or `ref`), `title`, `new_window`, `gone` or `stable_ms`; list several conditions to combine them",
+            ));
+        }
+        if element_only && !element {
+            return Err(Error::bad_argument(
+                "`is`, `value` and `value_not` need the element they are about: `name`, `role` or `ref`",
+            ));
+        }
+        if self.region.is_some() && self.stable_ms.is_none() {
+            return Err(Error::bad_argument(
+                "`region` goes with `stable_ms`: the pixels there must stay the same that long",
+            ));
+        }
+        if element {
+            let which = match &self.element {
+                Some(_) if self.name.is_some() || self.role.is_some() => {
+                    return Err(Error::bad_argument(
+                        "give either `ref` or `name`/`role`, not both",
+                    ));
+                }
+                Some(text) => ElementMatch::Ref(RefId::parse(text)?),
+                None => ElementMatch::Find(
+                    FindArgs {
+                        name: self.name.clone(),
+                        role: self.role.clone(),
+                    }
+                    .validate()?,
+                ),
+            };
+            let given = [
+                self.is.is_some_and(|is| is != ElementIs::Present),
+                self.value.is_some(),
+                self.value_not.is_some(),
+            ];
+            if given.iter().filter(|g| **g).count() > 1 {
+                return Err(Error::bad_argument(
+                    "give one of `is`, `value` or `value_not` per condition; list several conditions to combine them",
+                ));
+            }
+            let check = match (&self.is, &self.value, &self.value_not) {
+                (_, Some(value), _) => Check::ValueEquals(value.clone()),
+                (_, _, Some(value)) => Check::ValueNot(value.clone()),
+                (Some(ElementIs::Absent), _, _) => Check::Absent,
+                (Some(ElementIs::Enabled), _, _) => Check::Enabled,
+                (Some(ElementIs::Focused), _, _) => Check::Focused,
+                _ => Check::Present,
+            };
+            return Ok(Condition::Element { which, check });
+        }
+        if let Some(title) = &self.title {
+            if title.is_empty() {
+                return Err(Error::bad_argument(
+                    "`title` is empty; give text the window's title will contain",
+                ));
+            }
+            return Ok(Condition::TitleContains(title.clone()));
+        }
+        if let Some(flag) = self.new_window {
+            return match flag {
+                true => Ok(Condition::NewWindow),
+                false => Err(Error::bad_argument(
+                    "`new_window` can only be true; leave it out otherwise",
+                )),
+            };
+        }
+        if let Some(flag) = self.gone {
+            return match flag {
+                true => Ok(Condition::Gone),
+                false => Err(Error::bad_argument(
+                    "`gone` can only be true; to wait while a window is open, wait on one of its elements",
+                )),
+            };
+        }
+        let ms = self.stable_ms.unwrap_or_default();
+        if !(1..=MAX_STABLE_MS).contains(&ms) {
+            return Err(Error::bad_argument(format!(
+                "`stable_ms` is {ms}; give 1–{MAX_STABLE_MS}"
+            )));
+        }
+        match self.region {
+            Some(region) => {
+                crate::coords::check_region(region)?;
+                Ok(Condition::PixelsStable { region, ms })
+            }
+            None => Ok(Condition::TreeStable { ms }),
+        }
     }
 }
 
@@ -346,22 +790,53 @@ impl DesktopArgs {
     /// Checks that the action has what it needs and nothing it would ignore.
     pub fn validate(self) -> Result<Call> {
         let Some(name) = self.action else {
-            return Err(Error::bad_argument(
-                "`action` is missing; give one of apps, windows, observe, click, type, press, scroll, drag, screenshot, zoom",
-            ));
+            return Err(Error::bad_argument(format!(
+                "`action` is missing; give one of {}",
+                ActionName::ALL.map(ActionName::as_str).join(", ")
+            )));
         };
         let action_name = name.as_str();
         let present = self.present_fields();
         let allowed: &[&str] = match name {
-            ActionName::Apps | ActionName::Windows => &[],
+            ActionName::Apps => &["installed"],
+            ActionName::Windows => &[],
             ActionName::Observe => &["target", "limit", "query", "max_depth", "hidden", "since"],
             ActionName::Screenshot => &["target"],
-            ActionName::Click => &["target", "ref", "x", "y", "button", "count", "modifiers"],
-            ActionName::Type => &["target", "ref", "text"],
+            ActionName::Click => &[
+                "target",
+                "ref",
+                "find",
+                "x",
+                "y",
+                "button",
+                "count",
+                "modifiers",
+            ],
+            ActionName::Type => &["target", "ref", "find", "text"],
             ActionName::Press => &["keys"],
-            ActionName::Scroll => &["target", "ref", "x", "y", "direction", "amount"],
-            ActionName::Drag => &["target", "from", "to", "button", "modifiers"],
+            ActionName::Scroll => &["target", "ref", "find", "x", "y", "direction", "amount"],
+            ActionName::Drag => &[
+                "target",
+                "from",
+                "to",
+                "via",
+                "duration_ms",
+                "button",
+                "modifiers",
+            ],
             ActionName::Zoom => &["target", "region"],
+            ActionName::Hover => &["target", "ref", "find", "x", "y"],
+            ActionName::Down | ActionName::Up => {
+                &["target", "ref", "find", "x", "y", "button", "modifiers"]
+            }
+            ActionName::Wait => &["target", "until", "timeout_ms", "interval_ms"],
+            ActionName::Batch => &["steps"],
+            ActionName::SetValue => &["target", "ref", "find", "value"],
+            ActionName::Select => &["target", "path"],
+            ActionName::Launch => &["app", "focus"],
+            ActionName::Focus | ActionName::Close | ActionName::Kill => &["target"],
+            ActionName::Window => &["target", "state", "position", "size"],
+            ActionName::Clipboard => &["text"],
         };
         if let Some(extra) = present.iter().find(|field| !allowed.contains(field)) {
             let takes = if allowed.is_empty() {
@@ -373,48 +848,50 @@ impl DesktopArgs {
                 "`{action_name}` does not take `{extra}`; it takes {takes}"
             )));
         }
-        // A target only means something where the call acts at a place on it: typing and
-        // scrolling without one go to the focus and the pointer, whatever the target.
-        let placed = self.element.is_some() || self.x.is_some() || self.y.is_some();
-        if self.target.is_some() && matches!(name, ActionName::Type | ActionName::Scroll) && !placed
-        {
-            return Err(Error::bad_argument(format!(
-                "`{action_name}` takes `target` only together with `ref`{}; without them it goes to {}",
-                if name == ActionName::Scroll {
-                    " or `x`/`y`"
-                } else {
-                    ""
-                },
-                if name == ActionName::Scroll {
-                    "where the pointer is"
-                } else {
-                    "the focused element"
-                }
-            )));
+        // Scrolling without a place goes where the pointer is, whatever the target.
+        let placed =
+            self.element.is_some() || self.find.is_some() || self.x.is_some() || self.y.is_some();
+        if self.target.is_some() && name == ActionName::Scroll && !placed {
+            return Err(Error::bad_argument(
+                "`scroll` takes `target` only together with `ref`, `find` or `x`/`y`; without them it goes where the pointer is",
+            ));
         }
         let target = self.target.as_deref().map(TargetId::parse).transpose()?;
         let element = self.element.as_deref().map(RefId::parse).transpose()?;
+        let find = self.find.as_ref().map(FindArgs::validate).transpose()?;
         let place = |required: bool| -> Result<Option<Place>> {
-            match (element, self.x, self.y) {
-                (Some(_), Some(_), _) | (Some(_), _, Some(_)) => Err(Error::bad_argument(format!(
-                    "`{action_name}` takes either `ref` or `x`/`y`, not both"
-                ))),
-                (Some(r), None, None) => Ok(Some(Place::Ref(r))),
-                (None, Some(x), Some(y)) => Ok(Some(Place::Point {
+            let point = self.x.is_some() || self.y.is_some();
+            if [element.is_some(), find.is_some(), point]
+                .iter()
+                .filter(|given| **given)
+                .count()
+                > 1
+            {
+                return Err(Error::bad_argument(format!(
+                    "`{action_name}` takes one of `ref`, `find` or `x`/`y`, not several"
+                )));
+            }
+            match (element, &find, self.x, self.y) {
+                (Some(r), _, _, _) => Ok(Some(Place::Ref(r))),
+                (_, Some(find), _, _) => Ok(Some(Place::Find(find.clone()))),
+                (None, None, Some(x), Some(y)) => Ok(Some(Place::Point {
                     x: check_unit("x", x)?,
                     y: check_unit("y", y)?,
                 })),
-                (None, Some(_), None) | (None, None, Some(_)) => Err(Error::bad_argument(format!(
-                    "`{action_name}` needs both `x` and `y` (0–1000 of the surface)"
+                (None, None, Some(_), None) | (None, None, None, Some(_)) => {
+                    Err(Error::bad_argument(format!(
+                        "`{action_name}` needs both `x` and `y` (0–1000 of the surface)"
+                    )))
+                }
+                (None, None, None, None) if required => Err(Error::bad_argument(format!(
+                    "`{action_name}` needs a `ref` from observe, a `find` {{\"name\", \"role\"}}, or `x` and `y` (0–1000 of the surface)"
                 ))),
-                (None, None, None) if required => Err(Error::bad_argument(format!(
-                    "`{action_name}` needs a `ref` from observe, or `x` and `y` (0–1000 of the surface)"
-                ))),
-                (None, None, None) => Ok(None),
+                (None, None, None, None) => Ok(None),
             }
         };
         let modifiers = self.modifiers.clone().unwrap_or_default();
         let action = match name {
+            ActionName::Apps if self.installed == Some(true) => Action::Installed,
             ActionName::Apps => Action::Apps,
             ActionName::Windows => Action::Windows,
             ActionName::Observe => Action::Observe(self.observe_spec()?),
@@ -435,30 +912,10 @@ impl DesktopArgs {
                     },
                 }
             }
-            ActionName::Type => {
-                let text = self.text.clone().unwrap_or_default();
-                if text.is_empty() {
-                    return Err(Error::bad_argument(
-                        "`type` needs a non-empty `text`; to press keys such as Return use `press`",
-                    ));
-                }
-                let chars = text.chars().count();
-                if chars > MAX_TEXT_CHARS {
-                    return Err(Error::bad_argument(format!(
-                        "`text` has {chars} characters, more than {MAX_TEXT_CHARS}; type it in parts"
-                    )));
-                }
-                if let Some(bad) = text
-                    .chars()
-                    .find(|c| c.is_control() && !matches!(c, '\n' | '\t'))
-                {
-                    return Err(Error::bad_argument(format!(
-                        "`text` contains the control character U+{:04X}; only newline and tab can be typed, use `press` for other keys",
-                        bad as u32
-                    )));
-                }
-                Action::Type { text, element }
-            }
+            ActionName::Type => Action::Type {
+                text: checked_text(self.text.clone().unwrap_or_default())?,
+                place: place(false)?,
+            },
             ActionName::Press => {
                 let keys = self.keys.clone().unwrap_or_default();
                 if keys.trim().is_empty() {
@@ -497,9 +954,28 @@ impl DesktopArgs {
                         }),
                     }
                 };
+                let via = self.via.clone().unwrap_or_default();
+                if via.len() > MAX_VIA {
+                    return Err(Error::bad_argument(format!(
+                        "`via` has {} points, more than {MAX_VIA}; give fewer points along the path",
+                        via.len()
+                    )));
+                }
+                for (i, [x, y]) in via.iter().enumerate() {
+                    check_unit(&format!("via[{i}][0]"), *x)?;
+                    check_unit(&format!("via[{i}][1]"), *y)?;
+                }
+                let duration_ms = self.duration_ms.unwrap_or(0);
+                if duration_ms > MAX_DRAG_MS {
+                    return Err(Error::bad_argument(format!(
+                        "`duration_ms` is {duration_ms}; give 0–{MAX_DRAG_MS}"
+                    )));
+                }
                 Action::Drag {
                     from: spot("from", &self.from)?,
                     to: spot("to", &self.to)?,
+                    via,
+                    duration_ms,
                     button: self.button.unwrap_or(MouseButton::Left),
                     modifiers,
                 }
@@ -512,8 +988,197 @@ impl DesktopArgs {
                 })?;
                 Action::Zoom { region }
             }
+            ActionName::Hover => Action::Hover {
+                place: place(true)?.expect("required place"),
+            },
+            ActionName::Down | ActionName::Up => Action::Button {
+                down: name == ActionName::Down,
+                place: place(false)?,
+                button: self.button.unwrap_or(MouseButton::Left),
+                modifiers,
+            },
+            ActionName::Wait => Action::Wait(self.wait_spec(target)?),
+            ActionName::Batch => Action::Batch(self.batch_steps()?),
+            ActionName::SetValue => {
+                let value = self.value.clone().ok_or_else(|| {
+                    Error::bad_argument(
+                        "`set_value` needs `value`: text for a text field or combo box, a number for a slider or spin button",
+                    )
+                })?;
+                let place = place(true)?.expect("required place");
+                if matches!(place, Place::Point { .. }) {
+                    return Err(Error::bad_argument(
+                        "`set_value` needs the element as `ref` or `find`, not a point; to type at a point, click it and use `type`",
+                    ));
+                }
+                if let ValueArg::Text(text) = &value
+                    && text.chars().count() > MAX_TEXT_CHARS
+                {
+                    return Err(Error::bad_argument(format!(
+                        "`value` has more than {MAX_TEXT_CHARS} characters; set a shorter text"
+                    )));
+                }
+                Action::SetValue { place, value }
+            }
+            ActionName::Select => {
+                let path = self.path.clone().unwrap_or_default();
+                if path.is_empty() || path.len() > MAX_MENU_DEPTH {
+                    return Err(Error::bad_argument(format!(
+                        "`select` needs `path`: 1–{MAX_MENU_DEPTH} menu item names from the menu bar down, e.g. [\"File\", \"Save As…\"]"
+                    )));
+                }
+                if let Some(i) = path.iter().position(|p| p.trim().is_empty()) {
+                    return Err(Error::bad_argument(format!(
+                        "`path[{i}]` is empty; give each menu item's name as observe shows it"
+                    )));
+                }
+                Action::Select { path }
+            }
+            ActionName::Launch => {
+                let app = self.app.clone().unwrap_or_default();
+                if app.trim().is_empty() {
+                    return Err(Error::bad_argument(
+                        "`launch` needs `app`: a desktop-file id or a name from apps {\"installed\": true}",
+                    ));
+                }
+                Action::Launch {
+                    app: app.trim().to_owned(),
+                    focus: self.focus.unwrap_or(true),
+                }
+            }
+            ActionName::Focus => Action::Focus,
+            ActionName::Close => Action::Close,
+            ActionName::Kill => Action::Kill,
+            ActionName::Window => {
+                if self.state.is_none() && self.position.is_none() && self.size.is_none() {
+                    return Err(Error::bad_argument(
+                        "`window` needs `state` (normal, minimized, maximized), `position` [x, y] or `size` [width, height]",
+                    ));
+                }
+                if let Some([w, h]) = self.size
+                    && (w == 0 || h == 0 || w > MAX_WINDOW_PIXELS || h > MAX_WINDOW_PIXELS)
+                {
+                    return Err(Error::bad_argument(format!(
+                        "`size` is [{w}, {h}]; give a width and height of 1–{MAX_WINDOW_PIXELS} pixels"
+                    )));
+                }
+                if self.state == Some(WindowState::Minimized)
+                    && (self.position.is_some() || self.size.is_some())
+                {
+                    return Err(Error::bad_argument(
+                        "a minimized window cannot be moved or resized; give `state` \"normal\" with `position` or `size`",
+                    ));
+                }
+                Action::Window(WindowSpec {
+                    state: self.state,
+                    position: self.position,
+                    size: self.size,
+                })
+            }
+            ActionName::Clipboard => match self.text.clone() {
+                None => Action::ReadClipboard,
+                Some(text) => {
+                    if text.chars().count() > MAX_CLIPBOARD_CHARS {
+                        return Err(Error::bad_argument(format!(
+                            "`text` has more than {MAX_CLIPBOARD_CHARS} characters; put less on the clipboard"
+                        )));
+                    }
+                    Action::WriteClipboard { text }
+                }
+            },
         };
+        let needs_window = matches!(
+            action,
+            Action::Focus | Action::Close | Action::Kill | Action::Window(_)
+        );
+        if needs_window && !matches!(target, Some(TargetId::Window(_) | TargetId::App(_))) {
+            return Err(Error::bad_argument(format!(
+                "`{action_name}` needs `target`: a window id \"wN\" from `windows` or an app id \"aN\" from `apps`"
+            )));
+        }
         Ok(Call { action, target })
+    }
+
+    fn wait_spec(&self, target: Option<TargetId>) -> Result<WaitSpec> {
+        let conditions = match self.until.clone() {
+            None => {
+                return Err(Error::bad_argument(
+                    "`wait` needs `until`: e.g. {\"name\": \"Save\", \"role\": \"button\"}, {\"title\": \"Done\"}, {\"new_window\": true} or {\"stable_ms\": 500}",
+                ));
+            }
+            Some(Conditions::One(one)) => vec![one],
+            Some(Conditions::All(all)) => all,
+        };
+        if conditions.is_empty() || conditions.len() > MAX_CONDITIONS {
+            return Err(Error::bad_argument(format!(
+                "`until` has {} conditions; give 1–{MAX_CONDITIONS}",
+                conditions.len()
+            )));
+        }
+        let conditions = conditions
+            .iter()
+            .enumerate()
+            .map(|(i, c)| {
+                c.validate().map_err(|err| {
+                    Error::bad_argument(format!("`until` condition {}: {}", i + 1, err.message))
+                })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        if target == Some(TargetId::Screen)
+            && conditions
+                .iter()
+                .any(|c| matches!(c, Condition::TitleContains(_) | Condition::Gone))
+        {
+            return Err(Error::bad_argument(
+                "the screen has no title and cannot close; wait on a window (`target` \"wN\")",
+            ));
+        }
+        let timeout_ms = self.timeout_ms.unwrap_or(DEFAULT_WAIT_MS);
+        if !(1..=MAX_WAIT_MS).contains(&timeout_ms) {
+            return Err(Error::bad_argument(format!(
+                "`timeout_ms` is {timeout_ms}; give 1–{MAX_WAIT_MS} (default {DEFAULT_WAIT_MS}); for longer, wait again"
+            )));
+        }
+        let interval_ms = self.interval_ms.unwrap_or(DEFAULT_INTERVAL_MS);
+        if !(MIN_INTERVAL_MS..=MAX_INTERVAL_MS).contains(&interval_ms) {
+            return Err(Error::bad_argument(format!(
+                "`interval_ms` is {interval_ms}; give {MIN_INTERVAL_MS}–{MAX_INTERVAL_MS} (default {DEFAULT_INTERVAL_MS})"
+            )));
+        }
+        Ok(WaitSpec {
+            conditions,
+            timeout_ms,
+            interval_ms,
+        })
+    }
+
+    /// Every step is parsed before any runs: one bad step and nothing runs.
+    fn batch_steps(&self) -> Result<Vec<Call>> {
+        let steps = self.steps.clone().unwrap_or_default();
+        if steps.is_empty() || steps.len() > MAX_STEPS {
+            return Err(Error::bad_argument(format!(
+                "`steps` has {} steps; give 1–{MAX_STEPS}, each the arguments of one action",
+                steps.len()
+            )));
+        }
+        steps
+            .into_iter()
+            .enumerate()
+            .map(|(i, step)| {
+                let call = parse_call(step).map_err(|err| {
+                    Error::bad_argument(format!(
+                        "step {i} is not valid, so no step ran: {}",
+                        err.message
+                    ))
+                })?;
+                if matches!(call.action, Action::Batch(_)) {
+                    return Err(Error::bad_argument(format!(
+                        "step {i} is a batch, so no step ran; a batch cannot contain a batch: list its steps instead"
+                    )));
+                }
+                Ok(call)
+            })
+            .collect()
     }
 
     fn observe_spec(&self) -> Result<ObserveSpec> {
@@ -575,6 +1240,21 @@ impl DesktopArgs {
             ("max_depth", self.max_depth.is_some()),
             ("hidden", self.hidden.is_some()),
             ("since", self.since.is_some()),
+            ("find", self.find.is_some()),
+            ("via", self.via.is_some()),
+            ("duration_ms", self.duration_ms.is_some()),
+            ("value", self.value.is_some()),
+            ("path", self.path.is_some()),
+            ("app", self.app.is_some()),
+            ("focus", self.focus.is_some()),
+            ("installed", self.installed.is_some()),
+            ("state", self.state.is_some()),
+            ("position", self.position.is_some()),
+            ("size", self.size.is_some()),
+            ("until", self.until.is_some()),
+            ("timeout_ms", self.timeout_ms.is_some()),
+            ("interval_ms", self.interval_ms.is_some()),
+            ("steps", self.steps.is_some()),
         ]
         .into_iter()
         .filter_map(|(name, present)| present.then_some(name))
@@ -661,6 +1341,8 @@ mod tests {
             Action::Drag {
                 from: Place::Ref(RefId(2)),
                 to: Place::Point { x: 10.0, y: 990.0 },
+                via: vec![],
+                duration_ms: 0,
                 button: MouseButton::Left,
                 modifiers: vec![],
             }

@@ -130,6 +130,9 @@ pub struct AuditEntry {
     pub from: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub to: Option<String>,
+    /// What else names the action: a `find`, a menu path, the app launched, a window change.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
     /// `done`, `unconfirmed` or `failed`.
     pub result: &'static str,
     /// For a failure: its kind, e.g. `denied`, `stopped`, `ref-expired`.
@@ -153,9 +156,11 @@ impl AuditEntry {
             result: "failed",
             ..AuditEntry::default()
         };
-        let place = |entry: &mut AuditEntry, place: &Place| match *place {
-            Place::Ref(id) => entry.describe_ref(id, session),
+        let place = |entry: &mut AuditEntry, place: &Place| match place {
+            Place::Ref(id) => entry.describe_ref(*id, session),
+            Place::Find(find) => entry.detail = Some(format!("find {find}")),
             Place::Point { x, y } => {
+                let (x, y) = (*x, *y);
                 entry.point = Some([x, y]);
                 if entry.target.is_none() {
                     entry.target = session.current.map(|t| t.to_string());
@@ -169,13 +174,48 @@ impl AuditEntry {
                 entry.count = Some(click.count);
                 entry.modifiers = click.modifiers.clone();
             }
-            Action::Type { text, element } => {
+            Action::Type { text, place: at } => {
                 entry.characters = Some(text.chars().count());
-                match element {
-                    Some(id) => entry.describe_ref(*id, session),
+                match at {
+                    Some(at) => place(&mut entry, at),
+                    None if entry.target.is_some() => {}
                     None => entry.target = Some("focused".into()),
                 }
             }
+            Action::Hover { place: at } => place(&mut entry, at),
+            Action::Button {
+                place: at,
+                button,
+                modifiers,
+                ..
+            } => {
+                match at {
+                    Some(at) => place(&mut entry, at),
+                    None => entry.target = Some("pointer".into()),
+                }
+                entry.button = Some(*button);
+                entry.modifiers = modifiers.clone();
+            }
+            Action::SetValue { place: at, value } => {
+                place(&mut entry, at);
+                // How much was set, never what: the field may hold a secret.
+                entry.characters = Some(match value {
+                    crate::action::ValueArg::Text(text) => text.chars().count(),
+                    crate::action::ValueArg::Number(number) => number.to_string().len(),
+                });
+            }
+            Action::Select { path } => entry.detail = Some(format!("path {path:?}")),
+            Action::Launch { app, focus } => {
+                entry.detail = Some(format!("app {app:?}, focus {focus}"));
+            }
+            Action::Window(spec) => {
+                entry.detail = Some(format!(
+                    "state {:?}, position {:?}, size {:?}",
+                    spec.state, spec.position, spec.size
+                ));
+            }
+            Action::WriteClipboard { text } => entry.characters = Some(text.chars().count()),
+            Action::Focus | Action::Close | Action::Kill => {}
             Action::Press { keys } => {
                 entry.keys = Some(redact_keys(keys));
                 entry.target = Some("focused".into());
@@ -197,9 +237,11 @@ impl AuditEntry {
                 to,
                 button,
                 modifiers,
+                ..
             } => {
                 let end = |place: &Place| match place {
                     Place::Ref(id) => id.to_string(),
+                    Place::Find(find) => format!("find {find}"),
                     Place::Point { x, y } => format!("[{x}, {y}]"),
                 };
                 entry.from = Some(end(from));
@@ -213,10 +255,14 @@ impl AuditEntry {
                 entry.modifiers = modifiers.clone();
             }
             Action::Apps
+            | Action::Installed
             | Action::Windows
             | Action::Observe(_)
             | Action::Screenshot
-            | Action::Zoom { .. } => {}
+            | Action::Zoom { .. }
+            | Action::Wait(_)
+            | Action::Batch(_)
+            | Action::ReadClipboard => {}
         }
         entry
     }

@@ -42,8 +42,8 @@ pub fn to_unit(surface: &Rect, point: Point) -> (u32, u32) {
     )
 }
 
-/// The pixel rectangle a normalized region names, at least one pixel each way.
-pub fn region_to_rect(surface: &Rect, region: [f64; 4]) -> Result<Rect> {
+/// Checks a normalized region: four values 0–1000, not empty.
+pub fn check_region(region: [f64; 4]) -> Result<()> {
     let names = [
         "region[0] (x0)",
         "region[1] (y0)",
@@ -59,6 +59,13 @@ pub fn region_to_rect(surface: &Rect, region: [f64; 4]) -> Result<Rect> {
             "region [{x0}, {y0}, {x1}, {y1}] is empty; give [x0, y0, x1, y1] with x1 > x0 and y1 > y0, 0–1000 of the surface"
         )));
     }
+    Ok(())
+}
+
+/// The pixel rectangle a normalized region names, at least one pixel each way.
+pub fn region_to_rect(surface: &Rect, region: [f64; 4]) -> Result<Rect> {
+    check_region(region)?;
+    let [x0, y0, x1, y1] = region;
     let left = surface.x as f64 + x0 / SCALE * surface.width as f64;
     let top = surface.y as f64 + y0 / SCALE * surface.height as f64;
     let right = surface.x as f64 + x1 / SCALE * surface.width as f64;

@@ -5,13 +5,15 @@ use serde_json::json;
 
 use crate::action::{Action, Call, ClickSpec, ObserveSpec, Place, RefId, TargetId};
 use crate::audit::AuditLog;
+use crate::control::Control;
+use crate::find::{SurfaceTrees, find_one};
 use crate::backend::{Backend, InputOutcome, Partial};
 use crate::coords::{region_to_rect, to_pixel};
 use crate::error::{Error, ErrorKind, Result};
 use crate::image::{DEFAULT_MAX_EDGE, encode_png, fit};
 use crate::model::{MouseButton, Point, Rect, WindowInfo, WindowKey};
 use crate::policy::Policy;
-use crate::render::{FENCE, WindowTree, click_action, escape, one_line, plural, render};
+use crate::render::{FENCE, click_action, escape, one_line, plural, render};
 use crate::session::{Observation, RefEntry, Session, SurfaceKey};
 
 #[derive(Debug, Clone)]
@@ -44,6 +46,8 @@ pub enum Outcome {
     Done,
     /// Part of the input may have landed.
     Unconfirmed,
+    /// A wait that timed out, or a batch that stopped before anything changed: nothing was done.
+    Failed,
 }
 
 #[derive(Debug, Clone)]
@@ -94,7 +98,7 @@ impl Reply {
 /// A surface resolved to pixels at the moment of the call.
 #[derive(Debug, Clone)]
 pub(crate) struct Surface {
-    key: SurfaceKey,
+    pub(crate) key: SurfaceKey,
     /// `w3` or `screen`: the id a header or error names.
     pub(crate) label: String,
     pub(crate) rect: Rect,
@@ -102,17 +106,28 @@ pub(crate) struct Surface {
 }
 
 /// Runs one validated call against the backend, updating the session. An action (click, type,
-/// press, scroll, drag) first passes the kill switch and the policy, and is audited.
+/// press, scroll, drag, …) first passes the kill switch and the policy, and is audited.
 pub async fn execute<B: Backend>(
     backend: &B,
     session: &mut Session,
     config: &Config,
     call: Call,
 ) -> Result<Reply> {
+    execute_with(backend, session, config, call, &Control::default()).await
+}
+
+/// [`execute`] for a caller that can cancel the call and hear its progress.
+pub async fn execute_with<B: Backend>(
+    backend: &B,
+    session: &mut Session,
+    config: &Config,
+    call: Call,
+    control: &Control,
+) -> Result<Reply> {
     if call.actuates() {
-        return crate::safety::guarded(backend, session, config, call).await;
+        return crate::safety::guarded(backend, session, config, call, control).await;
     }
-    perform(backend, session, config, call).await
+    perform(backend, session, config, call, control).await
 }
 
 /// Runs one call, unguarded.
@@ -121,16 +136,75 @@ pub(crate) async fn perform<B: Backend>(
     session: &mut Session,
     config: &Config,
     call: Call,
+    control: &Control,
 ) -> Result<Reply> {
     let target = call.target;
     match call.action {
         Action::Apps => apps(backend, session).await,
+        Action::Installed => crate::manage::installed(backend).await,
         Action::Windows => windows(backend, session).await,
         Action::Observe(spec) => observe(backend, session, target, &spec).await,
         Action::Screenshot => capture(backend, session, config, target, None).await,
         Action::Zoom { region } => capture(backend, session, config, target, Some(region)).await,
         Action::Click { place, click } => click_at(backend, session, target, place, click).await,
-        Action::Type { text, element } => type_text(backend, session, target, &text, element).await,
+        Action::Type { text, place } => type_text(backend, session, target, &text, place).await,
+        Action::Hover { place } => {
+            let spot = locate(backend, session, target, &place).await?;
+            backend.move_pointer(spot.pixel).await?;
+            Ok(Reply::input(
+                InputOutcome::Done,
+                format!("moved the pointer to {} without clicking", spot.describe()),
+                json!({"action": "hover", "pixel": spot.pixel}),
+            ))
+        }
+        Action::Button {
+            down,
+            place,
+            button,
+            modifiers,
+        } => {
+            let mut at = String::from("where the pointer is");
+            if let Some(place) = &place {
+                let spot = locate(backend, session, target, place).await?;
+                backend.move_pointer(spot.pixel).await?;
+                at = format!("at {}", spot.describe());
+            }
+            backend.button(button, down, &modifiers).await?;
+            let verb = if down { "pressed" } else { "released" };
+            let button_name = serde_json::to_value(button)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_owned))
+                .unwrap_or_default();
+            Ok(Reply::input(
+                InputOutcome::Done,
+                format!(
+                    "{verb} the {button_name} button {at}{}",
+                    if down {
+                        "; it stays down until `up`"
+                    } else {
+                        ""
+                    }
+                ),
+                json!({"action": if down { "down" } else { "up" }, "button": button}),
+            ))
+        }
+        Action::Wait(spec) => crate::wait::wait(backend, session, target, &spec, control).await,
+        Action::Batch(steps) => {
+            Ok(crate::batch::batch(backend, session, config, steps, control).await)
+        }
+        Action::SetValue { place, value } => {
+            crate::values::set_value(backend, session, target, &place, &value).await
+        }
+        Action::Select { path } => crate::values::select(backend, session, target, &path).await,
+        Action::Launch { app, focus } => {
+            crate::manage::launch(backend, session, &app, focus, control).await
+        }
+        Action::Focus => crate::manage::focus(backend, session, target).await,
+        Action::Close => crate::manage::close(backend, session, target).await,
+        Action::Kill => crate::manage::kill(backend, session, target).await,
+        Action::Window(spec) => crate::manage::arrange(backend, session, target, &spec).await,
+        Action::ReadClipboard => crate::manage::read_clipboard(backend).await,
+        Action::WriteClipboard { text } => crate::manage::write_clipboard(backend, &text).await,
         Action::Press { keys } => {
             backend.check_keys(&keys)?;
             let outcome = backend.press_keys(&keys).await?;
@@ -145,7 +219,7 @@ pub(crate) async fn perform<B: Backend>(
             direction,
             amount,
         } => {
-            let at = match place {
+            let at = match &place {
                 Some(place) => Some(locate(backend, session, target, place).await?),
                 None => None,
             };
@@ -172,23 +246,39 @@ pub(crate) async fn perform<B: Backend>(
         Action::Drag {
             from,
             to,
+            via,
+            duration_ms,
             button,
             modifiers,
         } => {
-            let start = locate(backend, session, target, from).await?;
-            let end = locate(backend, session, target, to).await?;
+            let start = locate(backend, session, target, &from).await?;
+            let end = locate(backend, session, target, &to).await?;
+            let mut points = vec![start.pixel];
+            if !via.is_empty() {
+                let surface = resolve(backend, session, target).await?;
+                points.extend(via.iter().map(|[x, y]| to_pixel(&surface.rect, *x, *y)));
+            }
+            points.push(end.pixel);
             backend
                 .drag_path(
-                    &[start.pixel, end.pixel],
+                    &points,
                     button,
                     &modifiers,
-                    std::time::Duration::ZERO,
+                    std::time::Duration::from_millis(u64::from(duration_ms)),
                 )
                 .await?;
+            let through = match via.len() {
+                0 => String::new(),
+                n => format!(" through {}", plural(n, "point", "points")),
+            };
             Ok(Reply::input(
                 InputOutcome::Done,
-                format!("dragged from {} to {}", start.describe(), end.describe()),
-                json!({"action": "drag", "from": start.pixel, "to": end.pixel}),
+                format!(
+                    "dragged from {} to {}{through}",
+                    start.describe(),
+                    end.describe()
+                ),
+                json!({"action": "drag", "from": start.pixel, "to": end.pixel, "points": points.len()}),
             ))
         }
     }
@@ -363,43 +453,9 @@ async fn observe<B: Backend>(
     target: Option<TargetId>,
     spec: &ObserveSpec,
 ) -> Result<Reply> {
-    let surface = resolve(backend, session, target).await?;
-    let windows: Vec<WindowInfo> = match &surface.window {
-        Some(window) => vec![window.clone()],
-        None => backend
-            .windows()
-            .await?
-            .into_iter()
-            .rev()
-            .filter(|w| !w.minimized)
-            .collect(),
-    };
-    let mut trees = Vec::with_capacity(windows.len());
-    let mut unreadable = Vec::new();
-    for window in &windows {
-        match backend.tree(window).await {
-            Ok(tree) => trees.push((window, tree)),
-            // A screen observation still shows the other windows when one app has no tree.
-            // Its reason may quote the app (a D-Bus error it sent): kept on one line.
-            Err(err) if surface.window.is_none() => unreadable.push(format!(
-                "w{}: {}",
-                session.window_id(window.key()),
-                one_line(&err.message)
-            )),
-            Err(err) => return Err(err),
-        }
-    }
-    let labelled: Vec<WindowTree<'_>> = trees
-        .iter()
-        .map(|(window, tree)| WindowTree {
-            tree,
-            window: window.key(),
-            label: surface
-                .window
-                .is_none()
-                .then(|| format!("w{}", session.window_id(window.key()))),
-        })
-        .collect();
+    let read = SurfaceTrees::read(backend, session, target).await?;
+    let labelled = read.labelled(session);
+    let (surface, trees, unreadable) = (&read.surface, &read.trees, &read.unreadable);
     // Taken out now and put back below: nothing fails from here on.
     let previous = session.take_seen(surface.key);
     let mut rendered = render(&labelled, &surface.rect, spec, previous.as_deref(), session);
@@ -592,33 +648,68 @@ async fn ref_center<B: Backend>(
     }
 }
 
+/// An element a call names, by ref or by `find`.
+pub(crate) struct Named {
+    pub(crate) id: RefId,
+    pub(crate) entry: RefEntry,
+    pub(crate) window: WindowInfo,
+}
+
+impl Named {
+    pub(crate) fn label(&self) -> String {
+        ref_label(self.id, &self.entry)
+    }
+}
+
+/// The element a place names; `None` for a point.
+pub(crate) async fn named<B: Backend>(
+    backend: &B,
+    session: &mut Session,
+    target: Option<TargetId>,
+    place: &Place,
+) -> Result<Option<Named>> {
+    match place {
+        Place::Ref(id) => {
+            let (entry, window) = ref_entry(backend, session, target, *id).await?;
+            Ok(Some(Named {
+                id: *id,
+                entry,
+                window,
+            }))
+        }
+        Place::Find(find) => {
+            let (id, entry, window) = find_one(backend, session, target, find).await?;
+            Ok(Some(Named { id, entry, window }))
+        }
+        Place::Point { .. } => Ok(None),
+    }
+}
+
 async fn locate<B: Backend>(
     backend: &B,
     session: &mut Session,
     target: Option<TargetId>,
-    place: Place,
+    place: &Place,
 ) -> Result<Located> {
-    match place {
-        Place::Ref(id) => {
-            let (entry, window) = ref_entry(backend, session, target, id).await?;
-            let pixel = ref_center(backend, id, &entry, &window).await?;
-            Ok(Located {
-                pixel,
-                what: format!("{} (pixel {},{})", ref_label(id, &entry), pixel.x, pixel.y),
-            })
-        }
-        Place::Point { x, y } => {
-            let surface = resolve(backend, session, target).await?;
-            let pixel = to_pixel(&surface.rect, x, y);
-            Ok(Located {
-                pixel,
-                what: format!(
-                    "{x},{y} of {} (pixel {},{})",
-                    surface.label, pixel.x, pixel.y
-                ),
-            })
-        }
+    if let Some(element) = named(backend, session, target, place).await? {
+        let pixel = ref_center(backend, element.id, &element.entry, &element.window).await?;
+        return Ok(Located {
+            pixel,
+            what: format!("{} (pixel {},{})", element.label(), pixel.x, pixel.y),
+        });
     }
+    let Place::Point { x, y } = *place else {
+        unreachable!("a place that names no element is a point")
+    };
+    let surface = resolve(backend, session, target).await?;
+    let pixel = to_pixel(&surface.rect, x, y);
+    Ok(Located {
+        pixel,
+        what: format!(
+            "{x},{y} of {} (pixel {},{})",
+            surface.label, pixel.x, pixel.y
+        ),
+    })
 }
 
 fn click_verb(click: &ClickSpec) -> String {
@@ -654,50 +745,46 @@ async fn click_at<B: Backend>(
     click: ClickSpec,
 ) -> Result<Reply> {
     let verb = click_verb(&click);
-    if let Place::Ref(id) = place {
-        let (entry, window) = ref_entry(backend, session, target, id).await?;
-        let failed = |err| {
-            element_failure(
-                err,
-                &format!("{} could not be clicked", ref_label(id, &entry)),
-            )
-        };
+    if let Some(element) = named(backend, session, target, &place).await? {
+        let label = element.label();
+        let failed = |err| element_failure(err, &format!("{label} could not be clicked"));
         let names = if click.is_plain() {
-            backend.action_names(&entry.handle).await.map_err(failed)?
+            backend
+                .action_names(&element.entry.handle)
+                .await
+                .map_err(failed)?
         } else {
             Vec::new()
         };
-        if let Some(index) = click_action(entry.role, &names) {
+        let reference = element.id.to_string();
+        if let Some(index) = click_action(element.entry.role, &names) {
             let action = &names[index];
             backend
-                .do_action(&entry.handle, index)
+                .do_action(&element.entry.handle, index)
                 .await
                 .map_err(failed)?;
             return Ok(Reply::input(
                 InputOutcome::Done,
                 format!(
-                    "{verb} {} through its accessibility action \"{action}\" (pointer not moved)",
-                    ref_label(id, &entry)
+                    "{verb} {label} through its accessibility action \"{action}\" (pointer not moved)"
                 ),
-                json!({"action": "click", "ref": id.to_string(), "path": "accessibility", "accessibility_action": action}),
+                json!({"action": "click", "ref": reference, "path": "accessibility", "accessibility_action": action}),
             ));
         }
-        let pixel = ref_center(backend, id, &entry, &window).await?;
+        let pixel = ref_center(backend, element.id, &element.entry, &element.window).await?;
         backend
             .click(pixel, click.button, click.count, &click.modifiers)
             .await?;
         return Ok(Reply::input(
             InputOutcome::Done,
             format!(
-                "{verb} {} with the pointer at its center (pixel {},{})",
-                ref_label(id, &entry),
-                pixel.x,
-                pixel.y
+                "{verb} {label} with the pointer at its center (pixel {},{})",
+                pixel.x, pixel.y
             ),
-            json!({"action": "click", "ref": id.to_string(), "path": "pointer", "pixel": pixel}),
+            json!({"action": "click", "ref": reference, "path": "pointer", "pixel": pixel}),
         ));
     }
-    let spot = locate(backend, session, target, place).await?;
+    let spot = locate(backend, session, target, &place).await?;
     backend
         .click(spot.pixel, click.button, click.count, &click.modifiers)
         .await?;
@@ -709,7 +796,7 @@ async fn click_at<B: Backend>(
 }
 
 /// A platform failure on one element most often means the element went away.
-fn element_failure(err: Error, what: &str) -> Error {
+pub(crate) fn element_failure(err: Error, what: &str) -> Error {
     match err.kind {
         ErrorKind::Platform => Error::new(
             ErrorKind::ElementGone,
@@ -722,26 +809,64 @@ fn element_failure(err: Error, what: &str) -> Error {
     }
 }
 
+/// Raises and focuses the window unless it already has the focus: keys go to the focused
+/// window, so typing "into" anything starts here.
+pub(crate) async fn ensure_focused<B: Backend>(backend: &B, window: &WindowInfo) -> Result<()> {
+    let now = backend.window(window.handle).await?;
+    if now.as_ref().is_some_and(|w| w.focused) {
+        return Ok(());
+    }
+    backend.activate(window).await
+}
+
 async fn type_text<B: Backend>(
     backend: &B,
     session: &mut Session,
     target: Option<TargetId>,
     text: &str,
-    element: Option<RefId>,
+    place: Option<Place>,
 ) -> Result<Reply> {
     let chars = text.chars().count();
-    let into = match element {
-        Some(id) => {
-            let (entry, _) = ref_entry(backend, session, target, id).await?;
-            backend.focus_element(&entry.handle).await.map_err(|err| {
-                element_failure(
-                    err,
-                    &format!("{} could not take keyboard focus", ref_label(id, &entry)),
-                )
-            })?;
-            ref_label(id, &entry)
+    // Focusing and typing happen in one call, so nothing can take the focus in between.
+    let into = match &place {
+        Some(place @ (Place::Ref(_) | Place::Find(_))) => {
+            let element = named(backend, session, target, place)
+                .await?
+                .expect("a ref or find names an element");
+            let label = element.label();
+            ensure_focused(backend, &element.window).await?;
+            backend
+                .focus_element(&element.entry.handle)
+                .await
+                .map_err(|err| {
+                    element_failure(err, &format!("{label} could not take keyboard focus"))
+                })?;
+            label
         }
-        None => "the focused element".to_string(),
+        Some(place @ Place::Point { .. }) => {
+            let spot = locate(backend, session, target, place).await?;
+            let surface = resolve(backend, session, target).await?;
+            if let Some(window) = &surface.window {
+                ensure_focused(backend, window).await?;
+            }
+            backend
+                .click(spot.pixel, MouseButton::Left, 1, &[])
+                .await?;
+            format!("what was clicked at {}", spot.describe())
+        }
+        None => match target {
+            Some(named_target) => {
+                let surface = resolve(backend, session, Some(named_target)).await?;
+                let Some(window) = &surface.window else {
+                    return Err(Error::bad_argument(
+                        "`type` cannot focus the whole screen; give a window (`target` \"wN\") or an element (`ref`, `find`)",
+                    ));
+                };
+                ensure_focused(backend, window).await?;
+                format!("the focused element of {}", surface.label)
+            }
+            None => "the focused element".to_string(),
+        },
     };
     // The text is never echoed: it may be a password.
     let outcome = backend.type_text(text).await?;

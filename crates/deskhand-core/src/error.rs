@@ -33,6 +33,14 @@ pub enum ErrorKind {
     Stopped,
     /// The policy file the server started with forbids the call.
     Denied,
+    /// Nothing matched what the call named by text: an element, a menu item, an app.
+    NotFound,
+    /// Several things matched where one was needed; the message lists them.
+    Ambiguous,
+    /// The element is there but disabled.
+    Disabled,
+    /// The client cancelled the call; the message says how far it got.
+    Cancelled,
 }
 
 impl ErrorKind {
@@ -51,11 +59,15 @@ impl ErrorKind {
             ErrorKind::Unsupported => "unsupported",
             ErrorKind::Stopped => "stopped",
             ErrorKind::Denied => "denied",
+            ErrorKind::NotFound => "not-found",
+            ErrorKind::Ambiguous => "ambiguous",
+            ErrorKind::Disabled => "disabled",
+            ErrorKind::Cancelled => "cancelled",
         }
     }
 
     /// Every kind, for documentation and exhaustive tests.
-    pub const ALL: [ErrorKind; 13] = [
+    pub const ALL: [ErrorKind; 17] = [
         ErrorKind::BadArgument,
         ErrorKind::RefExpired,
         ErrorKind::RefUnknown,
@@ -69,6 +81,10 @@ impl ErrorKind {
         ErrorKind::Unsupported,
         ErrorKind::Stopped,
         ErrorKind::Denied,
+        ErrorKind::NotFound,
+        ErrorKind::Ambiguous,
+        ErrorKind::Disabled,
+        ErrorKind::Cancelled,
     ];
 }
 

@@ -295,8 +295,8 @@ impl Backend for FakeDesktop {
                     (w.bounds.width, w.bounds.height) = (width, height)
                 }
                 WindowChange::Minimize => w.minimized = true,
-                WindowChange::Maximize => w.bounds = self.screen,
-                WindowChange::Restore => w.minimized = false,
+                WindowChange::Maximize => (w.bounds, w.maximized) = (self.screen, true),
+                WindowChange::Restore => (w.minimized, w.maximized) = (false, false),
             }
         }
         Ok(())

@@ -4,19 +4,26 @@
 pub mod action;
 pub mod audit;
 pub mod backend;
+mod batch;
+pub mod control;
 pub mod coords;
 pub mod desk;
 pub mod error;
 pub mod fake;
+mod find;
 pub mod image;
+mod manage;
 pub mod model;
 pub mod policy;
 pub mod render;
 pub mod safety;
 pub mod session;
+mod values;
+mod wait;
 
 pub use action::{Call, DesktopArgs, parse_call};
 pub use backend::Backend;
-pub use desk::{Config, Outcome, Reply, execute};
+pub use control::{CancellationToken, Control, Progress};
+pub use desk::{Config, Outcome, Reply, execute, execute_with};
 pub use error::{Error, ErrorKind, Result};
 pub use session::Session;

@@ -91,6 +91,8 @@ pub struct WindowInfo {
     pub bounds: Rect,
     pub focused: bool,
     pub minimized: bool,
+    /// Maximized both ways (a window maximized in one direction only counts as not maximized).
+    pub maximized: bool,
 }
 
 /// What tells one window from every other for the whole session: the platform handle alone is not

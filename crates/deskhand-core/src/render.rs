@@ -480,6 +480,52 @@ pub fn render(
     out
 }
 
+/// The elements an observation would list, hidden ones left out, that `accept` takes: flat
+/// lines with refs, what `find` and `wait` show as evidence. `seen` holds the whole tree.
+pub fn pick(
+    windows: &[WindowTree<'_>],
+    surface: &Rect,
+    accept: &dyn Fn(&Node) -> bool,
+    numbers: &mut dyn Numbers,
+) -> Rendered {
+    let mut out = Rendered::default();
+    let mut found = Vec::new();
+    for window in windows {
+        out.nodes += window.tree.root.count();
+        let mut walk = Walk {
+            surface,
+            window: window.window,
+            found: &mut found,
+            hidden_nodes: 0,
+        };
+        walk.node(
+            &window.tree.root,
+            0,
+            Parent::default(),
+            window.label.as_deref(),
+            true,
+            false,
+        );
+        out.hidden += walk.hidden_nodes;
+    }
+    out.seen = found.iter().map(|f| f.line.to_seen()).collect();
+    for found in found
+        .iter()
+        .filter(|f| !f.line.hidden() && accept(f.node))
+    {
+        let number = numbers.number(&found.node.handle, found.node.role);
+        issue(&mut out, found, number);
+        count_cuts(&mut out, found);
+        found.line.write(&mut out.body, "", Some(number));
+        out.body.push('\n');
+        out.elements
+            .push(found.line.listed(Some(number), None, None));
+    }
+    out.total = out.elements.len();
+    out.issued = out.elements.len();
+    out
+}
+
 /// The plain listing: down to `max_depth`, what the query matches with its ancestors, the
 /// first `limit` in tree order. Ancestors come before their descendants in tree order, so the
 /// first `limit` keep every listed element's ancestors.

@@ -7,11 +7,12 @@
 
 use serde_json::json;
 
-use crate::action::{Action, Call, Place, RefId, TargetId};
+use crate::action::{Action, Call, Place, TargetId};
 use crate::audit::AuditEntry;
 use crate::backend::Backend;
 use crate::coords::to_pixel;
-use crate::desk::{Config, Outcome, Reply, perform, ref_entry, resolve};
+use crate::control::Control;
+use crate::desk::{Config, Outcome, Reply, named, perform, resolve};
 use crate::error::{Error, ErrorKind, Result};
 use crate::model::Point;
 use crate::policy::Subject;
@@ -37,13 +38,15 @@ pub(crate) async fn guarded<B: Backend>(
     session: &mut Session,
     config: &Config,
     call: Call,
+    control: &Control,
 ) -> Result<Reply> {
     let mut entry = AuditEntry::of(&call, session);
-    let mut result = checked(backend, session, config, call, &mut entry).await;
+    let mut result = checked(backend, session, config, call, &mut entry, control).await;
     match &result {
         Ok(reply) => {
             entry.result = match reply.outcome {
                 Outcome::Unconfirmed => "unconfirmed",
+                Outcome::Failed => "failed",
                 Outcome::Done | Outcome::Observed => "done",
             }
         }
@@ -77,6 +80,7 @@ async fn checked<B: Backend>(
     config: &Config,
     call: Call,
     entry: &mut AuditEntry,
+    control: &Control,
 ) -> Result<Reply> {
     let pointer = backend.pointer().await.map_err(|err| {
         Error::new(
@@ -108,7 +112,7 @@ async fn checked<B: Backend>(
         Err(_) => {}
     }
     let resumed = session.stopped;
-    let mut reply = perform(backend, session, config, call).await?;
+    let mut reply = perform(backend, session, config, call, control).await?;
     if resumed {
         session.stopped = false;
         entry.resumed = true;
@@ -131,19 +135,39 @@ async fn subjects<B: Backend>(
     let mut found = Vec::new();
     match &call.action {
         Action::Click { place, .. }
+        | Action::Hover { place }
+        | Action::SetValue { place, .. }
+        | Action::Type {
+            place: Some(place), ..
+        }
+        | Action::Button {
+            place: Some(place), ..
+        }
         | Action::Scroll {
             place: Some(place), ..
         } => {
-            found.extend(place_subjects(backend, session, target, *place).await?);
+            found.extend(place_subjects(backend, session, target, place).await?);
         }
         Action::Drag { from, to, .. } => {
-            found.extend(place_subjects(backend, session, target, *from).await?);
-            found.extend(place_subjects(backend, session, target, *to).await?);
+            found.extend(place_subjects(backend, session, target, from).await?);
+            found.extend(place_subjects(backend, session, target, to).await?);
         }
-        Action::Type {
-            element: Some(id), ..
-        } => found.push(ref_subject(backend, session, target, *id).await?),
-        Action::Type { element: None, .. } | Action::Press { .. } => {
+        Action::Type { place: None, .. } if target.is_some() => {
+            found.push(surface_subject(backend, session, target).await?);
+        }
+        Action::Select { .. }
+        | Action::Focus
+        | Action::Close
+        | Action::Kill
+        | Action::Window(_) => {
+            found.push(surface_subject(backend, session, target).await?);
+        }
+        Action::Launch { app, .. } => found.push(Subject {
+            surface: "new".into(),
+            label: format!("the app it starts, {app:?}"),
+            app: Some(app.clone()),
+        }),
+        Action::Type { place: None, .. } | Action::Press { .. } => {
             let windows = backend.windows().await?;
             found.push(match windows.iter().find(|w| w.focused) {
                 Some(window) => {
@@ -161,7 +185,7 @@ async fn subjects<B: Backend>(
                 },
             });
         }
-        Action::Scroll { place: None, .. } => {
+        Action::Scroll { place: None, .. } | Action::Button { place: None, .. } => {
             found.push(Subject {
                 surface: "screen".into(),
                 label: format!(
@@ -173,40 +197,51 @@ async fn subjects<B: Backend>(
             found.extend(top_window_at(backend, session, pointer).await?);
         }
         Action::Apps
+        | Action::Installed
         | Action::Windows
         | Action::Observe(_)
         | Action::Screenshot
-        | Action::Zoom { .. } => {}
+        | Action::Zoom { .. }
+        | Action::Wait(_)
+        | Action::Batch(_)
+        | Action::ReadClipboard
+        | Action::WriteClipboard { .. } => {}
     }
     Ok(found)
 }
 
-async fn ref_subject<B: Backend>(
+/// The surface a call names, as a subject: its window's app.
+async fn surface_subject<B: Backend>(
     backend: &B,
     session: &mut Session,
     target: Option<TargetId>,
-    id: RefId,
 ) -> Result<Subject> {
-    let (_, window) = ref_entry(backend, session, target, id).await?;
-    let surface = format!("w{}", session.window_id(window.key()));
+    let surface = resolve(backend, session, target).await?;
     Ok(Subject {
-        label: format!("{id} in {surface}"),
-        surface,
-        app: Some(window.app_name),
+        surface: surface.label.clone(),
+        label: surface.label.clone(),
+        app: surface.window.as_ref().map(|w| w.app_name.clone()),
     })
 }
 
-/// A ref reaches its element's window. A point reaches its surface, and whatever window is on
-/// top there: both must pass. A point of "screen" names no application.
+/// A ref or find reaches its element's window. A point reaches its surface, and whatever
+/// window is on top there: both must pass. A point of "screen" names no application.
 async fn place_subjects<B: Backend>(
     backend: &B,
     session: &mut Session,
     target: Option<TargetId>,
-    place: Place,
+    place: &Place,
 ) -> Result<Vec<Subject>> {
-    let (x, y) = match place {
-        Place::Ref(id) => return Ok(vec![ref_subject(backend, session, target, id).await?]),
-        Place::Point { x, y } => (x, y),
+    if let Some(element) = named(backend, session, target, place).await? {
+        let surface = format!("w{}", session.window_id(element.window.key()));
+        return Ok(vec![Subject {
+            label: format!("{} in {surface}", element.id),
+            surface,
+            app: Some(element.window.app_name),
+        }]);
+    }
+    let Place::Point { x, y } = *place else {
+        unreachable!("a place that names no element is a point")
     };
     let surface = resolve(backend, session, target).await?;
     let pixel = to_pixel(&surface.rect, x, y);

@@ -151,6 +151,24 @@ impl Session {
         self.seen.drain(..extra);
     }
 
+    /// Lets a ref issued outside an observe (a `find`, a wait's evidence) be used like the
+    /// latest observation's own, when that observation is of the same surface or there is none.
+    pub fn adopt(&mut self, surface: SurfaceKey, label: &str, number: u32, entry: &RefEntry) {
+        match &mut self.latest {
+            Some(latest) if latest.surface == surface => {
+                latest.refs.insert(number, entry.clone());
+            }
+            Some(_) => {}
+            None => {
+                self.latest = Some(Observation {
+                    surface,
+                    label: label.to_owned(),
+                    refs: BTreeMap::from([(number, entry.clone())]),
+                })
+            }
+        }
+    }
+
     /// The entry for a ref, if it is in the latest observation; otherwise why not.
     pub fn resolve_ref(&self, id: RefId) -> Result<(&Observation, &RefEntry)> {
         let latest = self.latest.as_ref();

@@ -45,6 +45,29 @@ const KEYS: &[&str] = &[
     "hidden",
     "since",
     "diff",
+    "find",
+    "name",
+    "role",
+    "via",
+    "duration_ms",
+    "value",
+    "path",
+    "app",
+    "focus",
+    "installed",
+    "state",
+    "position",
+    "size",
+    "until",
+    "is",
+    "value_not",
+    "title",
+    "new_window",
+    "gone",
+    "stable_ms",
+    "timeout_ms",
+    "interval_ms",
+    "steps",
     "Action",
     "ref ",
     "",
@@ -64,6 +87,19 @@ const WORDS: &[&str] = &[
     "drag",
     "screenshot",
     "zoom",
+    "hover",
+    "down",
+    "up",
+    "wait",
+    "batch",
+    "set_value",
+    "select",
+    "launch",
+    "focus",
+    "close",
+    "kill",
+    "window",
+    "clipboard",
     "fly",
     "Observe",
     "screen",
@@ -176,7 +212,7 @@ fn json_value() -> impl Strategy<Value = Value> {
 fn call_object() -> impl Strategy<Value = Value> {
     (
         prop_oneof![
-            3 => prop::sample::select(&WORDS[..12]).prop_map(Value::from),
+            3 => prop::sample::select(&WORDS[..25]).prop_map(Value::from),
             1 => json_value(),
         ],
         prop::collection::vec((prop::sample::select(KEYS), json_value()), 0..5),
@@ -197,6 +233,7 @@ fn check_accepted(call: &deskhand_core::Call) -> Result<(), TestCaseError> {
     let place_ok = |place: &Place| match place {
         Place::Ref(id) => id.0 > 0,
         Place::Point { x, y } => unit(*x) && unit(*y),
+        Place::Find(find) => find.name.as_ref().is_none_or(|n| !n.trim().is_empty()) && (find.name.is_some() || find.role.is_some()),
     };
     match &call.action {
         Action::Click { place, click } => {
@@ -216,9 +253,40 @@ fn check_accepted(call: &deskhand_core::Call) -> Result<(), TestCaseError> {
             prop_assert!(place.as_ref().is_none_or(place_ok));
             prop_assert!((1..=MAX_SCROLL).contains(amount));
         }
-        Action::Drag { from, to, .. } => {
+        Action::Drag {
+            from,
+            to,
+            via,
+            duration_ms,
+            ..
+        } => {
             prop_assert!(place_ok(from) && place_ok(to));
+            prop_assert!(via.len() <= 50 && via.iter().all(|[x, y]| unit(*x) && unit(*y)));
+            prop_assert!(*duration_ms <= 10_000);
         }
+        Action::Hover { place } | Action::SetValue { place, .. } => prop_assert!(place_ok(place)),
+        Action::Button { place, .. } => prop_assert!(place.as_ref().is_none_or(place_ok)),
+        Action::Wait(spec) => {
+            prop_assert!((1..=10).contains(&spec.conditions.len()));
+            prop_assert!((1..=30_000).contains(&spec.timeout_ms));
+            prop_assert!((50..=5_000).contains(&spec.interval_ms));
+        }
+        Action::Batch(steps) => {
+            prop_assert!((1..=50).contains(&steps.len()));
+            for step in steps {
+                prop_assert!(!matches!(step.action, Action::Batch(_)));
+                check_accepted(step)?;
+            }
+        }
+        Action::Select { path } => {
+            prop_assert!((1..=8).contains(&path.len()));
+            prop_assert!(path.iter().all(|p| !p.trim().is_empty()));
+        }
+        Action::Launch { app, .. } => prop_assert!(!app.trim().is_empty()),
+        Action::Focus | Action::Close | Action::Kill | Action::Window(_) => {
+            prop_assert!(call.target.is_some_and(|t| t != deskhand_core::action::TargetId::Screen));
+        }
+        Action::Installed | Action::ReadClipboard | Action::WriteClipboard { .. } => {}
         Action::Observe(spec) => {
             prop_assert!((1..=MAX_LIMIT as usize).contains(&spec.limit));
             prop_assert!(spec.max_depth.is_none_or(|d| d <= 100));
@@ -491,6 +559,7 @@ fn scene() -> impl Strategy<Value = Scene> {
                     bounds: Rect::new(40 * i as i32, 30 * i as i32, 800, 600),
                     focused: i == 0,
                     minimized: false,
+                    maximized: false,
                 };
                 listed.push((
                     info,

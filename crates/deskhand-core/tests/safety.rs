@@ -306,7 +306,11 @@ async fn an_allow_list_refuses_other_apps_and_points_whose_app_is_unknown() {
         .await;
     d.ok(json!({"action": "click", "target": editor, "x": 100, "y": 100}))
         .await;
-    assert_eq!(d.take().len(), 4, "action, focus, text, click");
+    assert_eq!(
+        d.take().len(),
+        5,
+        "action, window activation, element focus, text, click"
+    );
 
     let err = d
         .fail(json!({"action": "click", "target": "screen", "x": 200, "y": 200}))
@@ -327,7 +331,8 @@ async fn an_allow_list_refuses_other_apps_and_points_whose_app_is_unknown() {
         "{}",
         err.message
     );
-    // The vault has focus.
+    // Typing into the editor's field raised it; the vault takes the focus back.
+    d.focus(VAULT);
     let err = d.fail(json!({"action": "press", "keys": "Return"})).await;
     assert!(
         err.message.contains(

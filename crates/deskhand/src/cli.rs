@@ -149,7 +149,7 @@ fn print_reply(
             };
             if json_out {
                 let doc = json!({
-                    "ok": true, "outcome": reply.outcome, "text": reply.text,
+                    "ok": reply.outcome != Outcome::Failed, "outcome": reply.outcome, "text": reply.text,
                     "data": reply.data, "image": image,
                 });
                 writeln!(stdout, "{doc}")?;
@@ -161,6 +161,7 @@ fn print_reply(
             }
             Ok(match reply.outcome {
                 Outcome::Unconfirmed => 3,
+                Outcome::Failed => 1,
                 Outcome::Observed | Outcome::Done => 0,
             })
         }

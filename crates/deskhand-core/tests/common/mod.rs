@@ -77,6 +77,7 @@ pub fn window(
         bounds,
         focused,
         minimized: false,
+        maximized: false,
     }
 }
 

@@ -1,0 +1,203 @@
+//! Elements named by what they show (`find`) instead of a ref number, looked up in the surface's
+//! tree at call time: what lets a batch act on a dialog its own earlier step opened.
+
+use crate::action::{Find, RefId, TargetId};
+use crate::backend::Backend;
+use crate::desk::{Surface, resolve};
+use crate::error::{Error, ErrorKind, Result};
+use crate::model::{Node, Tree, WindowInfo};
+use crate::render::{Rendered, WindowTree, escape, one_line, pick};
+use crate::session::{RefEntry, Session};
+
+/// The trees of a surface read now: its window's, or every shown window's for the screen.
+pub(crate) struct SurfaceTrees {
+    pub(crate) surface: Surface,
+    pub(crate) trees: Vec<(WindowInfo, Tree)>,
+    /// Windows of a screen surface whose tree could not be read, with why.
+    pub(crate) unreadable: Vec<String>,
+}
+
+impl SurfaceTrees {
+    pub(crate) async fn read<B: Backend>(
+        backend: &B,
+        session: &mut Session,
+        target: Option<TargetId>,
+    ) -> Result<Self> {
+        let surface = resolve(backend, session, target).await?;
+        Self::of(backend, session, surface).await
+    }
+
+    pub(crate) async fn of<B: Backend>(
+        backend: &B,
+        session: &mut Session,
+        surface: Surface,
+    ) -> Result<Self> {
+        let windows: Vec<WindowInfo> = match &surface.window {
+            Some(window) => vec![window.clone()],
+            None => backend
+                .windows()
+                .await?
+                .into_iter()
+                .rev()
+                .filter(|w| !w.minimized)
+                .collect(),
+        };
+        let mut trees = Vec::with_capacity(windows.len());
+        let mut unreadable = Vec::new();
+        for window in windows {
+            match backend.tree(&window).await {
+                Ok(tree) => trees.push((window, tree)),
+                // A screen still shows the other windows when one app has no tree. Its reason
+                // may quote the app (a D-Bus error it sent): kept on one line.
+                Err(err) if surface.window.is_none() => unreadable.push(format!(
+                    "w{}: {}",
+                    session.window_id(window.key()),
+                    one_line(&err.message)
+                )),
+                Err(err) => return Err(err),
+            }
+        }
+        Ok(Self {
+            surface,
+            trees,
+            unreadable,
+        })
+    }
+
+    /// The trees as an observation renders them.
+    pub(crate) fn labelled(&self, session: &mut Session) -> Vec<WindowTree<'_>> {
+        self.trees
+            .iter()
+            .map(|(window, tree)| WindowTree {
+                tree,
+                window: window.key(),
+                label: self
+                    .surface
+                    .window
+                    .is_none()
+                    .then(|| format!("w{}", session.window_id(window.key()))),
+            })
+            .collect()
+    }
+
+    /// The listed elements `find` names that `also` accepts. Names are exact (any case) when
+    /// any element has the exact name, else partial: a partial match never stands in for an
+    /// exact one that fails `also`.
+    pub(crate) fn matching(
+        &self,
+        session: &mut Session,
+        find: &Find,
+        also: &dyn Fn(&Node) -> bool,
+    ) -> Rendered {
+        let role = |node: &Node| find.role.is_none_or(|role| node.role == role);
+        let exact = |node: &Node| {
+            role(node)
+                && find
+                    .name
+                    .as_deref()
+                    .is_none_or(|name| normalize(&node.name) == normalize(name))
+        };
+        let labelled = self.labelled(session);
+        let any_exact = find.name.is_none()
+            || self
+                .trees
+                .iter()
+                .any(|(_, tree)| any_node(&tree.root, &exact));
+        if any_exact {
+            return pick(
+                &labelled,
+                &self.surface.rect,
+                &|node: &Node| exact(node) && also(node),
+                session,
+            );
+        }
+        let partial = |node: &Node| {
+            role(node)
+                && find
+                    .name
+                    .as_deref()
+                    .is_some_and(|name| normalize(&node.name).contains(&normalize(name)))
+                && also(node)
+        };
+        pick(&labelled, &self.surface.rect, &partial, session)
+    }
+}
+
+fn any_node(node: &Node, test: &dyn Fn(&Node) -> bool) -> bool {
+    test(node) || node.children.iter().any(|child| any_node(child, test))
+}
+
+/// Names compare in any case, with "…" and "..." the same and outer spaces ignored.
+pub(crate) fn normalize(text: &str) -> String {
+    text.trim().replace('…', "...").to_lowercase()
+}
+
+/// The one element `find` names on the call's surface, with a ref issued for it.
+pub(crate) async fn find_one<B: Backend>(
+    backend: &B,
+    session: &mut Session,
+    target: Option<TargetId>,
+    find: &Find,
+) -> Result<(RefId, RefEntry, WindowInfo)> {
+    let trees = SurfaceTrees::read(backend, session, target).await?;
+    let found = trees.matching(session, find, &|_| true);
+    let label = trees.surface.label.clone();
+    match found.refs.len() {
+        0 => Err(Error::new(
+            ErrorKind::NotFound,
+            format!(
+                "no shown element on {label} matches {find}{}; call `observe` to see what is there, or `wait` for it to appear",
+                unreadable_note(&trees)
+            ),
+        )),
+        1 => {
+            let (number, entry) = found.refs.into_iter().next().expect("one ref");
+            let window = trees
+                .trees
+                .iter()
+                .find(|(w, _)| w.key() == entry.window)
+                .map(|(w, _)| w.clone())
+                .expect("the element came from one of the trees");
+            session.adopt(trees.surface.key, &label, number, &entry);
+            Ok((RefId(number), entry, window))
+        }
+        n => Err(Error::new(
+            ErrorKind::Ambiguous,
+            format!(
+                "{n} shown elements on {label} match {find}: {}; use one of their refs, or a fuller name or a role",
+                candidates(&found)
+            ),
+        )),
+    }
+}
+
+/// The lines of a pick, joined for a one-line message, at most ten.
+pub(crate) fn candidates(found: &Rendered) -> String {
+    let lines: Vec<&str> = found.body.lines().collect();
+    let mut text = lines
+        .iter()
+        .take(10)
+        .copied()
+        .collect::<Vec<_>>()
+        .join("; ");
+    if lines.len() > 10 {
+        text.push_str(&format!("; and {} more", lines.len() - 10));
+    }
+    text
+}
+
+fn unreadable_note(trees: &SurfaceTrees) -> String {
+    if trees.unreadable.is_empty() {
+        String::new()
+    } else {
+        format!(
+            " (unreadable: {})",
+            trees
+                .unreadable
+                .iter()
+                .map(|u| escape(u))
+                .collect::<Vec<_>>()
+                .join("; ")
+        )
+    }
+}

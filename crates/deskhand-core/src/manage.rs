@@ -1,0 +1,371 @@
+//! Apps and windows as wholes: launch, focus, close, kill, place and size, and the clipboard.
+//! Each change is read back before it is called done.
+
+use std::collections::HashSet;
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+
+use crate::action::{TargetId, WindowSpec, WindowState};
+use crate::backend::Backend;
+use crate::control::Control;
+use crate::desk::{Outcome, Reply, Surface, resolve};
+use crate::error::{Error, ErrorKind, Result};
+use crate::model::{WindowChange, WindowInfo};
+use crate::render::{FENCE, escape, plural};
+use crate::session::Session;
+
+/// How long a launched app has to show its first window.
+const LAUNCH_TIMEOUT: Duration = Duration::from_secs(20);
+/// How long a window has to show a requested change or to close.
+const SETTLE_TIMEOUT: Duration = Duration::from_secs(3);
+const POLL: Duration = Duration::from_millis(50);
+
+/// The window a window action names: `wN`, or the window `aN` resolves to.
+async fn target_window<B: Backend>(
+    backend: &B,
+    session: &mut Session,
+    target: Option<TargetId>,
+) -> Result<(Surface, WindowInfo)> {
+    let surface = resolve(backend, session, target).await?;
+    let window = surface
+        .window
+        .clone()
+        .ok_or_else(|| Error::bad_argument("this action needs a window, not the screen"))?;
+    Ok((surface, window))
+}
+
+fn done(did: String, data: serde_json::Value) -> Reply {
+    Reply {
+        text: format!("done: {did}\n"),
+        outcome: Outcome::Done,
+        image: None,
+        data,
+    }
+}
+
+fn unconfirmed(text: String, data: serde_json::Value) -> Reply {
+    Reply {
+        text: format!("applied but unconfirmed: {text}\n"),
+        outcome: Outcome::Unconfirmed,
+        image: None,
+        data,
+    }
+}
+
+/// Reads the window again until `test` holds or the time is up; `None` once the window is gone.
+async fn settle<B: Backend>(
+    backend: &B,
+    window: &WindowInfo,
+    test: impl Fn(&WindowInfo) -> bool,
+) -> Result<(bool, Option<WindowInfo>)> {
+    let started = Instant::now();
+    loop {
+        let now = backend
+            .window(window.handle)
+            .await?
+            .filter(|w| w.pid == window.pid);
+        match now {
+            Some(now) if test(&now) => return Ok((true, Some(now))),
+            None => return Ok((false, None)),
+            Some(now) if started.elapsed() >= SETTLE_TIMEOUT => return Ok((false, Some(now))),
+            Some(_) => tokio::time::sleep(POLL).await,
+        }
+    }
+}
+
+pub(crate) async fn focus<B: Backend>(
+    backend: &B,
+    session: &mut Session,
+    target: Option<TargetId>,
+) -> Result<Reply> {
+    let (surface, window) = target_window(backend, session, target).await?;
+    backend.activate(&window).await?;
+    Ok(done(
+        format!(
+            "{} \"{}\" is raised and has the keyboard focus",
+            surface.label,
+            escape(&window.title)
+        ),
+        json!({"action": "focus", "window": surface.label}),
+    ))
+}
+
+pub(crate) async fn close<B: Backend>(
+    backend: &B,
+    session: &mut Session,
+    target: Option<TargetId>,
+) -> Result<Reply> {
+    let (surface, window) = target_window(backend, session, target).await?;
+    backend.close(&window).await?;
+    let (_, still) = settle(backend, &window, |_| false).await?;
+    let data = json!({"action": "close", "window": surface.label, "closed": still.is_none()});
+    Ok(match still {
+        None => done(format!("closed {}", surface.label), data),
+        Some(_) => unconfirmed(
+            format!(
+                "asked {} to close, and it is still open after {} s: the app may be asking something (unsaved changes?); observe it, or `kill` its app if the user wants that",
+                surface.label,
+                SETTLE_TIMEOUT.as_secs()
+            ),
+            data,
+        ),
+    })
+}
+
+pub(crate) async fn kill<B: Backend>(
+    backend: &B,
+    session: &mut Session,
+    target: Option<TargetId>,
+) -> Result<Reply> {
+    let pid = match target {
+        Some(TargetId::App(id)) => session.app_pid(id)?,
+        _ => {
+            let (_, window) = target_window(backend, session, target).await?;
+            window.pid.ok_or_else(|| {
+                Error::new(
+                    ErrorKind::Unsupported,
+                    "the window does not say which process owns it, so its app cannot be killed; use `close`",
+                )
+            })?
+        }
+    };
+    let app = format!("a{}", session.app_id(pid));
+    backend.kill(pid).await?;
+    Ok(done(
+        format!("killed {app} (process {pid}); its unsaved work is lost"),
+        json!({"action": "kill", "app": app, "pid": pid}),
+    ))
+}
+
+pub(crate) async fn arrange<B: Backend>(
+    backend: &B,
+    session: &mut Session,
+    target: Option<TargetId>,
+    spec: &WindowSpec,
+) -> Result<Reply> {
+    let (surface, window) = target_window(backend, session, target).await?;
+    let screen = backend.screen().await?;
+    let mut changes = Vec::new();
+    match spec.state {
+        Some(WindowState::Minimized) => changes.push(WindowChange::Minimize),
+        Some(WindowState::Maximized) => changes.push(WindowChange::Maximize),
+        Some(WindowState::Normal) => changes.push(WindowChange::Restore),
+        None => {}
+    }
+    if let Some([x, y]) = spec.position {
+        changes.push(WindowChange::Move { x, y });
+    }
+    if let Some([width, height]) = spec.size {
+        changes.push(WindowChange::Resize { width, height });
+    }
+    let mut unmet = Vec::new();
+    let mut current = window.clone();
+    for change in changes {
+        backend.change_window(&current, change).await?;
+        let (met, now) = settle(backend, &window, |w| shows(w, change, &screen)).await?;
+        let Some(now) = now else {
+            return Err(Error::new(
+                ErrorKind::SurfaceGone,
+                format!(
+                    "{} closed while it was being changed; call `windows`",
+                    surface.label
+                ),
+            ));
+        };
+        if !met {
+            unmet.push(change_text(change));
+        }
+        current = now;
+    }
+    let b = current.bounds;
+    let state = if current.minimized {
+        "minimized"
+    } else if current.maximized {
+        "maximized"
+    } else {
+        "normal"
+    };
+    let now = format!("{},{} {}x{} {state}", b.x, b.y, b.width, b.height);
+    let data = json!({"action": "window", "window": surface.label, "bounds": b, "state": state});
+    Ok(if unmet.is_empty() {
+        done(format!("{} is now {now}", surface.label), data)
+    } else {
+        unconfirmed(
+            format!(
+                "the window manager did not show {} for {}; it is now {now}",
+                unmet.join(", "),
+                surface.label
+            ),
+            data,
+        )
+    })
+}
+
+/// Whether the window shows the change. Window managers may adjust a size to the app's
+/// size steps or the screen, so sizes and places are checked within a few pixels.
+fn shows(window: &WindowInfo, change: WindowChange, screen: &crate::model::Rect) -> bool {
+    let near = |a: i64, b: i64, slack: i64| (a - b).abs() <= slack;
+    match change {
+        WindowChange::Move { x, y } => {
+            near(window.bounds.x.into(), x.into(), 2) && near(window.bounds.y.into(), y.into(), 2)
+        }
+        WindowChange::Resize { width, height } => {
+            let fits_w = width.min(screen.width);
+            let fits_h = height.min(screen.height);
+            near(window.bounds.width.into(), fits_w.into(), 16)
+                && near(window.bounds.height.into(), fits_h.into(), 16)
+        }
+        WindowChange::Minimize => window.minimized,
+        WindowChange::Maximize => window.maximized,
+        WindowChange::Restore => !window.minimized && !window.maximized,
+    }
+}
+
+fn change_text(change: WindowChange) -> String {
+    match change {
+        WindowChange::Move { x, y } => format!("the move to {x},{y}"),
+        WindowChange::Resize { width, height } => format!("the size {width}x{height}"),
+        WindowChange::Minimize => "minimized".into(),
+        WindowChange::Maximize => "maximized".into(),
+        WindowChange::Restore => "the normal state".into(),
+    }
+}
+
+pub(crate) async fn installed<B: Backend>(backend: &B) -> Result<Reply> {
+    let apps = backend.installed().await?;
+    let mut text = format!(
+        "installed · {} · launch one with {{\"action\": \"launch\", \"app\": id}}\n{FENCE}\n",
+        plural(apps.len(), "app", "apps")
+    );
+    for app in &apps {
+        text.push_str(&format!("{} \"{}\"\n", escape(&app.id), escape(&app.name)));
+    }
+    Ok(Reply {
+        text,
+        outcome: Outcome::Observed,
+        image: None,
+        data: json!({"installed": apps}),
+    })
+}
+
+pub(crate) async fn launch<B: Backend>(
+    backend: &B,
+    session: &mut Session,
+    app: &str,
+    focus: bool,
+    control: &Control,
+) -> Result<Reply> {
+    let before: Vec<WindowInfo> = backend.windows().await?;
+    let known: HashSet<_> = before.iter().map(|w| w.key()).collect();
+    let focused_before = before.iter().find(|w| w.focused).cloned();
+    let pid = backend.launch(app).await?;
+    let started = Instant::now();
+    let window = loop {
+        let windows = backend.windows().await?;
+        let mine = windows.iter().rev().find(|w| {
+            !known.contains(&w.key()) && w.pid.is_some_and(|p| backend.descends_from(p, pid))
+        });
+        if let Some(window) = mine {
+            break window.clone();
+        }
+        if started.elapsed() >= LAUNCH_TIMEOUT {
+            return Ok(unconfirmed(
+                format!(
+                    "started {app} (process {pid}) but no window of it appeared within {} s; it may still be starting or may have handed over to a running instance: call `windows`, or `wait` with {{\"new_window\": true}}",
+                    LAUNCH_TIMEOUT.as_secs()
+                ),
+                json!({"action": "launch", "app": app, "pid": pid}),
+            ));
+        }
+        if !control.sleep(POLL * 2).await {
+            return Err(Error::new(
+                ErrorKind::Cancelled,
+                format!(
+                    "the launch was cancelled while waiting for a window; {app} was started (process {pid}) and keeps running"
+                ),
+            ));
+        }
+    };
+    let mut note = String::new();
+    if !focus
+        && let Some(previous) = &focused_before
+        && backend
+            .window(window.handle)
+            .await?
+            .is_some_and(|w| w.focused)
+    {
+        // The window manager gave the new window the focus: it goes back where it was.
+        match backend.activate(previous).await {
+            Ok(()) => note = format!("; the focus stayed on w{}", session.window_id(previous.key())),
+            Err(err) => {
+                note = format!(
+                    "; it took the focus and giving it back failed ({})",
+                    err.message.trim_end_matches('.')
+                )
+            }
+        }
+    } else if focus && !window.focused {
+        backend.activate(&window).await?;
+    }
+    let window_id = format!("w{}", session.window_id(window.key()));
+    let app_id = format!("a{}", session.app_id(window.pid.unwrap_or(pid)));
+    session.current = Some(TargetId::Window(session.window_id(window.key())));
+    Ok(Reply {
+        text: format!(
+            "done: launched {app} as {app_id} with window {window_id} \"{}\" after {:.1} s{note}\n",
+            escape(&window.title),
+            started.elapsed().as_secs_f64()
+        ),
+        outcome: Outcome::Done,
+        image: None,
+        data: json!({"action": "launch", "app": app_id, "window": window_id, "pid": pid, "title": window.title}),
+    })
+}
+
+pub(crate) async fn read_clipboard<B: Backend>(backend: &B) -> Result<Reply> {
+    let content = backend.read_clipboard().await?;
+    let types = if content.types.is_empty() {
+        "no types".to_string()
+    } else {
+        content.types.join(", ")
+    };
+    let text = match &content.text {
+        Some(text) => format!(
+            "clipboard · {} · types: {types}\n{FENCE}\n\"{}\"\n",
+            plural(text.chars().count(), "character", "characters"),
+            escape(text)
+        ),
+        None if content.types.is_empty() => "clipboard · empty\n".to_string(),
+        None => format!("clipboard · no text · types: {types}\n"),
+    };
+    Ok(Reply {
+        text,
+        outcome: Outcome::Observed,
+        image: None,
+        data: json!({"text": content.text, "types": content.types}),
+    })
+}
+
+pub(crate) async fn write_clipboard<B: Backend>(backend: &B, text: &str) -> Result<Reply> {
+    backend.write_clipboard(text).await?;
+    let back = backend.read_clipboard().await?;
+    let chars = text.chars().count();
+    let data = json!({"action": "clipboard", "characters": chars});
+    // The text is not echoed: it may be a secret the user asked to paste.
+    Ok(if back.text.as_deref() == Some(text) {
+        done(
+            format!(
+                "the clipboard holds {} (read back)",
+                plural(chars, "character", "characters")
+            ),
+            data,
+        )
+    } else {
+        unconfirmed(
+            "the clipboard was written but reads back differently: another program may have taken it; read it with `clipboard`".into(),
+            data,
+        )
+    })
+}
+

@@ -1,0 +1,448 @@
+//! `set_value` and `select`: changes made through the accessibility interface rather than by
+//! input events, each read back or checked level by level so they fail closed.
+
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+
+use crate::action::{Place, TargetId, ValueArg};
+use crate::backend::Backend;
+use crate::desk::{Outcome, Reply, element_failure, named, resolve};
+use crate::error::{Error, ErrorKind, Result};
+use crate::find::normalize;
+use crate::model::{ElementHandle, Node, Role};
+use crate::render::{click_action, escape};
+use crate::session::Session;
+
+/// How long an opened menu has to show the next level's items.
+const MENU_OPEN_TIMEOUT: Duration = Duration::from_secs(2);
+const POLL: Duration = Duration::from_millis(60);
+/// How long a set value has to read back as asked (apps may apply it on the next frame).
+const READ_BACK_TIMEOUT: Duration = Duration::from_millis(1500);
+
+pub(crate) async fn set_value<B: Backend>(
+    backend: &B,
+    session: &mut Session,
+    target: Option<TargetId>,
+    place: &Place,
+    value: &ValueArg,
+) -> Result<Reply> {
+    let element = named(backend, session, target, place)
+        .await?
+        .expect("set_value names an element");
+    let label = element.label();
+    let role = element.entry.role;
+    let handle = element.entry.handle.clone();
+    let failed = |err| element_failure(err, &format!("{label} could not be set"));
+    let wanted = match (role, value) {
+        (Role::Slider | Role::Spin | Role::Scrollbar | Role::Progress, _) => {
+            let number = match value {
+                ValueArg::Number(n) => *n,
+                ValueArg::Text(text) => text.trim().parse::<f64>().map_err(|_| {
+                    Error::bad_argument(format!(
+                        "{label} takes a number, and \"{}\" is not one",
+                        escape(text)
+                    ))
+                })?,
+            };
+            backend.set_number(&handle, number).await.map_err(failed)?;
+            Wanted::Number(number)
+        }
+        (Role::Combobox, _) => {
+            let text = value_text(value);
+            choose_in_combo(backend, &element.window, &handle, &label, &text).await?;
+            Wanted::Text(text)
+        }
+        _ => {
+            let text = value_text(value);
+            backend.set_text(&handle, &text).await.map_err(failed)?;
+            if role == Role::Password {
+                // Its content is never read, so it cannot be read back.
+                return Ok(Reply {
+                    text: format!(
+                        "applied but unconfirmed: set {label}; a password field's content is never read back, so it was not checked\n"
+                    ),
+                    outcome: Outcome::Unconfirmed,
+                    image: None,
+                    data: json!({"action": "set_value", "ref": element.id.to_string(), "confirmed": false}),
+                });
+            }
+            Wanted::Text(text)
+        }
+    };
+    let started = Instant::now();
+    let read = loop {
+        let read = match role {
+            // A combo box shows its choice as its name in some toolkits, as a value in others.
+            Role::Combobox => combo_choice(backend, &element.window, &handle).await?,
+            _ => backend.element_value(&handle).await.map_err(failed)?,
+        };
+        if wanted.matches(read.as_deref()) || started.elapsed() >= READ_BACK_TIMEOUT {
+            break read;
+        }
+        tokio::time::sleep(POLL).await;
+    };
+    let shown = wanted.to_string();
+    let data = json!({
+        "action": "set_value", "ref": element.id.to_string(),
+        "value": read, "confirmed": wanted.matches(read.as_deref()),
+    });
+    Ok(if wanted.matches(read.as_deref()) {
+        Reply {
+            text: format!("done: set {label} to \"{}\" (read back)\n", escape(&shown)),
+            outcome: Outcome::Done,
+            image: None,
+            data,
+        }
+    } else {
+        Reply {
+            text: format!(
+                "applied but unconfirmed: set {label} to \"{}\", but it reads back {}; the app may round, limit or refuse the value: observe it before trying again\n",
+                escape(&shown),
+                match &read {
+                    Some(read) => format!("\"{}\"", escape(read)),
+                    None => "no value".into(),
+                }
+            ),
+            outcome: Outcome::Unconfirmed,
+            image: None,
+            data,
+        }
+    })
+}
+
+enum Wanted {
+    Text(String),
+    Number(f64),
+}
+
+impl Wanted {
+    fn matches(&self, read: Option<&str>) -> bool {
+        match (self, read) {
+            (Wanted::Text(text), Some(read)) => read == text,
+            (Wanted::Text(text), None) => text.is_empty(),
+            (Wanted::Number(number), Some(read)) => read
+                .trim()
+                .parse::<f64>()
+                .is_ok_and(|r| (r - number).abs() <= 1e-9_f64.max(number.abs() * 1e-9)),
+            (Wanted::Number(_), None) => false,
+        }
+    }
+}
+
+impl std::fmt::Display for Wanted {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Wanted::Text(text) => f.write_str(text),
+            Wanted::Number(number) => write!(f, "{number}"),
+        }
+    }
+}
+
+fn value_text(value: &ValueArg) -> String {
+    match value {
+        ValueArg::Text(text) => text.clone(),
+        ValueArg::Number(number) => number.to_string(),
+    }
+}
+
+fn find_node<'t>(node: &'t Node, handle: &ElementHandle) -> Option<&'t Node> {
+    if &node.handle == handle {
+        return Some(node);
+    }
+    node.children.iter().find_map(|c| find_node(c, handle))
+}
+
+/// The nearest descendants of `scope` named `name`: a same-named item deeper down (in a
+/// submenu) does not compete with one nearer.
+fn nearest_named<'t>(scope: &'t Node, name: &str, accept: &dyn Fn(&Node) -> bool) -> Vec<&'t Node> {
+    let wanted = normalize(name);
+    let mut level: Vec<&Node> = scope.children.iter().collect();
+    while !level.is_empty() {
+        let hits: Vec<&Node> = level
+            .iter()
+            .copied()
+            .filter(|n| accept(n) && normalize(&n.name) == wanted)
+            .collect();
+        if !hits.is_empty() {
+            return hits;
+        }
+        level = level.iter().flat_map(|n| n.children.iter()).collect();
+    }
+    Vec::new()
+}
+
+/// Named choices under `scope` an agent could have meant, for an error message.
+fn choices(scope: &Node, accept: &dyn Fn(&Node) -> bool) -> String {
+    let mut names = Vec::new();
+    let mut stack: Vec<&Node> = scope.children.iter().rev().collect();
+    while let Some(node) = stack.pop() {
+        if accept(node) && !node.name.trim().is_empty() && !names.contains(&node.name) {
+            names.push(node.name.clone());
+        }
+        stack.extend(node.children.iter().rev());
+    }
+    if names.is_empty() {
+        return "none shown".into();
+    }
+    let shown: Vec<String> = names
+        .iter()
+        .take(20)
+        .map(|n| format!("\"{}\"", escape(n)))
+        .collect();
+    let more = names.len().saturating_sub(20);
+    if more > 0 {
+        format!("{}, and {more} more", shown.join(", "))
+    } else {
+        shown.join(", ")
+    }
+}
+
+fn is_menu_entry(node: &Node) -> bool {
+    matches!(
+        node.role,
+        Role::Menu
+            | Role::Menuitem
+            | Role::Check
+            | Role::Radio
+            | Role::Toggle
+            | Role::Button
+            | Role::Listitem
+    )
+}
+
+/// Runs an element's own click action; fails closed when it has none.
+async fn invoke<B: Backend>(backend: &B, node: &Node, what: &str) -> Result<()> {
+    let names = backend
+        .action_names(&node.handle)
+        .await
+        .map_err(|err| element_failure(err, &format!("{what} could not be read")))?;
+    let index = click_action(node.role, &names).ok_or_else(|| {
+        Error::new(
+            ErrorKind::Unsupported,
+            format!(
+                "{what} has no accessibility action to invoke it (it offers: {}); click it by ref with the pointer instead",
+                if names.is_empty() { "none".to_string() } else { names.join(", ") }
+            ),
+        )
+    })?;
+    backend
+        .do_action(&node.handle, index)
+        .await
+        .map_err(|err| element_failure(err, &format!("{what} could not be invoked")))
+}
+
+async fn choose_in_combo<B: Backend>(
+    backend: &B,
+    window: &crate::model::WindowInfo,
+    combo: &ElementHandle,
+    label: &str,
+    text: &str,
+) -> Result<()> {
+    let tree = backend.tree(window).await?;
+    let node = find_node(&tree.root, combo).ok_or_else(|| {
+        Error::new(
+            ErrorKind::ElementGone,
+            format!("{label} is no longer in its window; call `observe` again"),
+        )
+    })?;
+    let hits = nearest_named(node, text, &is_menu_entry);
+    match hits.as_slice() {
+        [item] => {
+            if !item.states.enabled {
+                return Err(Error::new(
+                    ErrorKind::Disabled,
+                    format!("\"{}\" in {label} is disabled; pick another choice", escape(text)),
+                ));
+            }
+            invoke(backend, item, &format!("\"{}\" in {label}", escape(text))).await
+        }
+        [] => Err(Error::new(
+            ErrorKind::NotFound,
+            format!(
+                "{label} has no choice \"{}\"; its choices: {}",
+                escape(text),
+                choices(node, &is_menu_entry)
+            ),
+        )),
+        many => Err(Error::new(
+            ErrorKind::Ambiguous,
+            format!(
+                "{label} has {} choices named \"{}\"; pick one by ref after observing the open list",
+                many.len(),
+                escape(text)
+            ),
+        )),
+    }
+}
+
+/// What a combo box shows as chosen: its value, else its name, else its selected item's name.
+async fn combo_choice<B: Backend>(
+    backend: &B,
+    window: &crate::model::WindowInfo,
+    combo: &ElementHandle,
+) -> Result<Option<String>> {
+    if let Some(value) = backend.element_value(combo).await?.filter(|v| !v.is_empty()) {
+        return Ok(Some(value));
+    }
+    let tree = backend.tree(window).await?;
+    let Some(node) = find_node(&tree.root, combo) else {
+        return Ok(None);
+    };
+    if !node.name.is_empty() {
+        return Ok(Some(node.name.clone()));
+    }
+    fn selected(node: &Node) -> Option<&Node> {
+        node.children
+            .iter()
+            .find_map(|c| if c.states.selected { Some(c) } else { selected(c) })
+    }
+    Ok(selected(node).map(|n| n.name.clone()))
+}
+
+pub(crate) async fn select<B: Backend>(
+    backend: &B,
+    session: &mut Session,
+    target: Option<TargetId>,
+    path: &[String],
+) -> Result<Reply> {
+    let surface = resolve(backend, session, target).await?;
+    let window = surface.window.clone().ok_or_else(|| {
+        Error::bad_argument("`select` needs a window: give `target` \"wN\" (menus belong to windows)")
+    })?;
+    let label = surface.label.clone();
+    let mut tree = backend.tree(&window).await?;
+    // The element the next segment is looked for under; the window's root at first.
+    let mut scope = tree.root.handle.clone();
+    let mut walked: Vec<String> = Vec::new();
+    for (level, segment) in path.iter().enumerate() {
+        let last = level + 1 == path.len();
+        let mut opened = false;
+        let started = Instant::now();
+        let item = loop {
+            let scope_node = find_node(&tree.root, &scope).ok_or_else(|| {
+                Error::new(
+                    ErrorKind::ElementGone,
+                    format!(
+                        "the menu \"{}\" closed or went away while selecting; observe {label} and try again",
+                        escape(walked.last().map(String::as_str).unwrap_or_default())
+                    ),
+                )
+            })?;
+            let hits = nearest_named(scope_node, segment, &is_menu_entry);
+            match hits.as_slice() {
+                [item] => break (*item).clone(),
+                [] if level > 0 && started.elapsed() < MENU_OPEN_TIMEOUT => {
+                    // Toolkits that build a menu's items only when it opens: open it, then look.
+                    if !opened {
+                        invoke(backend, scope_node, &menu_label(&walked)).await?;
+                        opened = true;
+                    }
+                    tokio::time::sleep(POLL).await;
+                    tree = backend.tree(&window).await?;
+                }
+                [] => {
+                    return Err(Error::new(
+                        ErrorKind::NotFound,
+                        format!(
+                            "{} has no item \"{}\"; the items there: {}; nothing was selected",
+                            if level == 0 { label.clone() } else { menu_label(&walked) },
+                            escape(segment),
+                            choices(scope_node, &is_menu_entry)
+                        ),
+                    ));
+                }
+                many => {
+                    let roles: Vec<&str> = many.iter().map(|n| n.role.as_str()).collect();
+                    return Err(Error::new(
+                        ErrorKind::Ambiguous,
+                        format!(
+                            "{} has {} items named \"{}\" ({}); nothing was selected; select by ref after observing",
+                            if level == 0 { label.clone() } else { menu_label(&walked) },
+                            many.len(),
+                            escape(segment),
+                            roles.join(", ")
+                        ),
+                    ));
+                }
+            }
+        };
+        walked.push(item.name.clone());
+        if !item.states.enabled {
+            return Err(Error::new(
+                ErrorKind::Disabled,
+                format!(
+                    "{} is disabled; nothing was selected{}",
+                    menu_label(&walked),
+                    if level > 0 {
+                        " (its menu may be left open: press Escape)"
+                    } else {
+                        ""
+                    }
+                ),
+            ));
+        }
+        if last {
+            invoke(backend, &item, &menu_label(&walked)).await?;
+        }
+        scope = item.handle.clone();
+    }
+    Ok(Reply {
+        text: format!(
+            "done: selected {} in {label} through accessibility\n",
+            menu_label(&walked)
+        ),
+        outcome: Outcome::Done,
+        image: None,
+        data: json!({"action": "select", "window": label, "path": walked}),
+    })
+}
+
+/// `"File" > "Save As…"`.
+fn menu_label(walked: &[String]) -> String {
+    walked
+        .iter()
+        .map(|s| format!("\"{}\"", escape(s)))
+        .collect::<Vec<_>>()
+        .join(" > ")
+}
+
+#[cfg(test)]
+fn node(role: Role, name: &str, children: Vec<Node>) -> Node {
+    Node {
+        handle: ElementHandle(format!("{}:{name}", role.as_str())),
+        role,
+        name: name.into(),
+        value: None,
+        states: crate::model::States {
+            enabled: true,
+            visible: true,
+            ..Default::default()
+        },
+        bounds: None,
+        actions: vec!["click".into()],
+        children,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_nearer_item_wins_over_a_same_named_one_in_a_submenu() {
+        let menu = node(
+            Role::Menu,
+            "File",
+            vec![
+                node(Role::Menuitem, "Open…", vec![]),
+                node(Role::Menu, "Recent", vec![node(Role::Menuitem, "Open...", vec![])]),
+            ],
+        );
+        let hits = nearest_named(&menu, "open...", &is_menu_entry);
+        assert_eq!(hits.len(), 1);
+        assert_eq!(hits[0].name, "Open…");
+        assert!(nearest_named(&menu, "Close", &is_menu_entry).is_empty());
+        assert_eq!(choices(&menu, &is_menu_entry), "\"Open…\", \"Recent\", \"Open...\"");
+    }
+}

@@ -1,0 +1,440 @@
+//! `wait`: look again and again, changing nothing, until every condition holds or time is up.
+//! A read that fails ends the wait with its error: a failed read is never taken as absence.
+
+use std::collections::HashSet;
+use std::hash::{Hash, Hasher};
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+
+use crate::action::{Check, Condition, ElementMatch, TargetId, WaitSpec};
+use crate::backend::Backend;
+use crate::control::{Control, Progress};
+use crate::coords::region_to_rect;
+use crate::desk::{Outcome, Reply, Surface, resolve};
+use crate::error::{Error, ErrorKind, Result};
+use crate::find::SurfaceTrees;
+use crate::model::{ElementHandle, Node, WindowKey};
+use crate::render::{FENCE, escape, one_line, pick};
+use crate::safety::{STOPPED_MESSAGE, in_corner};
+use crate::session::{Seen, Session};
+
+/// How long since something last changed, for `stable_ms`.
+#[derive(Default)]
+struct Settling {
+    last: Option<u64>,
+    since: Option<Instant>,
+}
+
+impl Settling {
+    /// Records what is there now; returns how long it has been the same.
+    fn observe(&mut self, fingerprint: u64, now: Instant) -> Duration {
+        if self.last != Some(fingerprint) {
+            self.last = Some(fingerprint);
+            self.since = Some(now);
+        }
+        now - self.since.unwrap_or(now)
+    }
+}
+
+fn fingerprint(value: &impl Hash) -> u64 {
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    value.hash(&mut hasher);
+    hasher.finish()
+}
+
+/// One look at the surface: whether each condition held, and the lines that show it.
+struct Look {
+    held: Vec<bool>,
+    /// Per condition, what was seen.
+    evidence: Vec<String>,
+    new_window: Option<String>,
+}
+
+struct Waiter<'a> {
+    surface: Surface,
+    spec: &'a WaitSpec,
+    /// Windows there before the wait began, for `new_window`.
+    before: HashSet<WindowKey>,
+    /// A ref condition's element, looked up once at the start.
+    handles: Vec<Option<ElementHandle>>,
+    tree_settling: Settling,
+    pixel_settling: Vec<Settling>,
+}
+
+pub(crate) async fn wait<B: Backend>(
+    backend: &B,
+    session: &mut Session,
+    target: Option<TargetId>,
+    spec: &WaitSpec,
+    control: &Control,
+) -> Result<Reply> {
+    let started = Instant::now();
+    let surface = match resolve(backend, session, target).await {
+        Ok(surface) => surface,
+        // Waiting for a window to close that is closed already: held at once.
+        Err(err)
+            if err.kind == ErrorKind::SurfaceGone
+                && spec.conditions.iter().all(|c| *c == Condition::Gone) =>
+        {
+            return Ok(held_reply(
+                target.map(|t| t.to_string()).unwrap_or_default(),
+                started.elapsed(),
+                1,
+                &["the window is gone".to_string()],
+                json!({}),
+            ));
+        }
+        Err(err) => return Err(err),
+    };
+    let mut handles = Vec::new();
+    for condition in &spec.conditions {
+        handles.push(match condition {
+            Condition::Element {
+                which: ElementMatch::Ref(id),
+                ..
+            } => Some(session.resolve_ref(*id)?.1.handle.clone()),
+            _ => None,
+        });
+    }
+    let before = backend
+        .windows()
+        .await?
+        .iter()
+        .map(|w| w.key())
+        .collect();
+    let mut waiter = Waiter {
+        surface,
+        spec,
+        before,
+        handles,
+        tree_settling: Settling::default(),
+        pixel_settling: spec.conditions.iter().map(|_| Settling::default()).collect(),
+    };
+    let timeout = Duration::from_millis(u64::from(spec.timeout_ms));
+    let interval = Duration::from_millis(u64::from(spec.interval_ms));
+    let label = waiter.surface.label.clone();
+    let mut looks = 0u32;
+    let mut reported = 0u64;
+    loop {
+        let pointer = backend.pointer().await?;
+        if in_corner(pointer) {
+            session.stopped = true;
+            return Err(Error::new(
+                ErrorKind::Stopped,
+                format!(
+                    "the wait on {label} stopped after {:.1} s: {STOPPED_MESSAGE}",
+                    started.elapsed().as_secs_f64()
+                ),
+            ));
+        }
+        let look = waiter.look(backend, session).await?;
+        looks += 1;
+        let elapsed = started.elapsed();
+        if look.held.iter().all(|h| *h) {
+            let data = json!({"new_window": look.new_window});
+            return Ok(held_reply(label, elapsed, looks, &look.evidence, data));
+        }
+        if elapsed >= timeout {
+            return Ok(timeout_reply(&label, elapsed, looks, spec, &look));
+        }
+        let seconds = elapsed.as_secs();
+        if seconds >= 1 && seconds > reported {
+            reported = seconds;
+            control.report(Progress {
+                done: seconds as u32,
+                total: Some(spec.timeout_ms.div_ceil(1000)),
+                message: format!("waiting on {label}: {seconds} s of {} ms", spec.timeout_ms),
+            });
+        }
+        let pause = interval.min(timeout.saturating_sub(elapsed));
+        if !control.sleep(pause).await {
+            return Err(Error::new(
+                ErrorKind::Cancelled,
+                format!(
+                    "the wait on {label} was cancelled after {:.1} s and {looks} looks; nothing was changed",
+                    elapsed.as_secs_f64()
+                ),
+            ));
+        }
+    }
+}
+
+impl Waiter<'_> {
+    async fn look<B: Backend>(&mut self, backend: &B, session: &mut Session) -> Result<Look> {
+        let now = Instant::now();
+        let conditions = &self.spec.conditions;
+        let mut look = Look {
+            held: Vec::with_capacity(conditions.len()),
+            evidence: Vec::with_capacity(conditions.len()),
+            new_window: None,
+        };
+        // A window that is gone holds `gone` and fails every other condition with an error.
+        let live = match &self.surface.window {
+            Some(window) => {
+                let live = backend
+                    .window(window.handle)
+                    .await?
+                    .filter(|w| w.pid == window.pid);
+                if live.is_none() {
+                    if conditions.iter().all(|c| *c == Condition::Gone) {
+                        look.held = vec![true; conditions.len()];
+                        look.evidence = vec![format!("{} is gone", self.surface.label)];
+                        return Ok(look);
+                    }
+                    return Err(Error::new(
+                        ErrorKind::SurfaceGone,
+                        format!(
+                            "{} closed while waiting; call `windows` and wait on another window",
+                            self.surface.label
+                        ),
+                    ));
+                }
+                live
+            }
+            None => None,
+        };
+        let needs_tree = conditions.iter().any(|c| {
+            matches!(
+                c,
+                Condition::Element { .. } | Condition::TreeStable { .. }
+            )
+        });
+        let trees = if needs_tree {
+            let mut surface = self.surface.clone();
+            if let Some(window) = &live {
+                surface.rect = window.bounds;
+                surface.window = Some(window.clone());
+            }
+            Some(SurfaceTrees::of(backend, session, surface).await?)
+        } else {
+            None
+        };
+        let partial = trees.as_ref().is_some_and(|t| {
+            t.trees.iter().any(|(_, tree)| tree.partial.is_some()) || !t.unreadable.is_empty()
+        });
+        for (index, condition) in conditions.iter().enumerate() {
+            let (held, evidence) = match condition {
+                Condition::Gone => (false, format!("{} is still open", self.surface.label)),
+                Condition::TitleContains(text) => {
+                    let title = live.as_ref().map(|w| w.title.as_str()).unwrap_or_default();
+                    (
+                        title.to_lowercase().contains(&text.to_lowercase()),
+                        format!("title \"{}\"", escape(title)),
+                    )
+                }
+                Condition::NewWindow => {
+                    let windows = backend.windows().await?;
+                    match windows.iter().rev().find(|w| !self.before.contains(&w.key())) {
+                        Some(window) => {
+                            let id = format!("w{}", session.window_id(window.key()));
+                            let line = format!("new window {id} \"{}\"", escape(&window.title));
+                            look.new_window = Some(id);
+                            (true, line)
+                        }
+                        None => (false, "no new window".to_string()),
+                    }
+                }
+                Condition::PixelsStable { region, ms } => {
+                    let rect = region_to_rect(
+                        &live.as_ref().map_or(self.surface.rect, |w| w.bounds),
+                        *region,
+                    )?;
+                    let image = backend.capture(rect).await?;
+                    let same_for =
+                        self.pixel_settling[index].observe(fingerprint(&image.data), now);
+                    (
+                        same_for >= Duration::from_millis(u64::from(*ms)),
+                        format!("pixels unchanged for {} ms", same_for.as_millis()),
+                    )
+                }
+                Condition::TreeStable { ms } => {
+                    let trees = trees.as_ref().expect("read above");
+                    let labelled = trees.labelled(session);
+                    let seen = pick(&labelled, &trees.surface.rect, &|_| false, session).seen;
+                    let same_for = self.tree_settling.observe(fingerprint(&SeenList(&seen)), now);
+                    (
+                        same_for >= Duration::from_millis(u64::from(*ms)) && !partial,
+                        format!("tree unchanged for {} ms", same_for.as_millis()),
+                    )
+                }
+                Condition::Element { which, check } => {
+                    let trees = trees.as_ref().expect("read above");
+                    let handle = self.handles[index].as_ref();
+                    let names = |node: &Node| handle.is_none_or(|h| &node.handle == h);
+                    let holds = |node: &Node| names(node) && check_holds(check, node);
+                    let found = match which {
+                        ElementMatch::Find(find) => match check {
+                            Check::Absent => trees.matching(session, find, &|_| true),
+                            _ => trees.matching(session, find, &holds),
+                        },
+                        ElementMatch::Ref(_) => {
+                            let labelled = trees.labelled(session);
+                            let accept: &dyn Fn(&Node) -> bool = match check {
+                                Check::Absent => &names,
+                                _ => &holds,
+                            };
+                            pick(&labelled, &trees.surface.rect, accept, session)
+                        }
+                    };
+                    for (number, entry) in &found.refs {
+                        session.adopt(trees.surface.key, &trees.surface.label, *number, entry);
+                    }
+                    let what = describe(which, check);
+                    match check {
+                        // An incomplete tree cannot prove that something is not there.
+                        Check::Absent if found.elements.is_empty() && !partial => {
+                            (true, format!("no shown element is {what}"))
+                        }
+                        Check::Absent if found.elements.is_empty() => (
+                            false,
+                            format!("the tree was incomplete, so {what} may still be there"),
+                        ),
+                        Check::Absent => (false, found.body.trim_end().to_string()),
+                        _ if found.elements.is_empty() => {
+                            (false, last_seen(trees, session, which, &what))
+                        }
+                        _ => (true, found.body.trim_end().to_string()),
+                    }
+                }
+            };
+            look.held.push(held);
+            look.evidence.push(evidence);
+        }
+        Ok(look)
+    }
+}
+
+/// `Seen` has no `Hash`; the fields a line shows are what stability is about.
+struct SeenList<'a>(&'a [Seen]);
+
+impl Hash for SeenList<'_> {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        for seen in self.0 {
+            (&seen.key, seen.depth, &seen.name, &seen.value, &seen.states).hash(state);
+        }
+    }
+}
+
+fn check_holds(check: &Check, node: &Node) -> bool {
+    let value = node.value.as_deref().unwrap_or_default();
+    match check {
+        Check::Present | Check::Absent => true,
+        Check::Enabled => node.states.enabled,
+        Check::Focused => node.states.focused,
+        Check::ValueEquals(wanted) => node.value.is_some() && value.trim() == wanted.trim(),
+        Check::ValueNot(old) => node.value.is_some() && value.trim() != old.trim(),
+    }
+}
+
+fn describe(which: &ElementMatch, check: &Check) -> String {
+    let element = match which {
+        ElementMatch::Ref(id) => id.to_string(),
+        ElementMatch::Find(find) => find.to_string(),
+    };
+    match check {
+        Check::Present | Check::Absent => element,
+        Check::Enabled => format!("{element} enabled"),
+        Check::Focused => format!("{element} focused"),
+        Check::ValueEquals(v) => format!("{element} with value \"{}\"", escape(v)),
+        Check::ValueNot(v) => format!("{element} with a value other than \"{}\"", escape(v)),
+    }
+}
+
+/// What the elements a failed condition names look like now, without its check.
+fn last_seen(
+    trees: &SurfaceTrees,
+    session: &mut Session,
+    which: &ElementMatch,
+    what: &str,
+) -> String {
+    let found = match which {
+        ElementMatch::Find(find) => trees.matching(session, find, &|_| true),
+        ElementMatch::Ref(id) => {
+            let handle = session.resolve_ref(*id).ok().map(|(_, e)| e.handle.clone());
+            let labelled = trees.labelled(session);
+            pick(
+                &labelled,
+                &trees.surface.rect,
+                &|node: &Node| handle.as_ref() == Some(&node.handle),
+                session,
+            )
+        }
+    };
+    if found.elements.is_empty() {
+        format!("no shown element is {what}")
+    } else {
+        found.body.trim_end().to_string()
+    }
+}
+
+fn held_reply(
+    label: String,
+    elapsed: Duration,
+    looks: u32,
+    evidence: &[String],
+    mut data: serde_json::Value,
+) -> Reply {
+    let text = format!(
+        "wait {label} · held after {:.1} s ({looks} {})\n{FENCE}\n{}\n",
+        elapsed.as_secs_f64(),
+        if looks == 1 { "look" } else { "looks" },
+        evidence.join("\n")
+    );
+    if let Some(map) = data.as_object_mut() {
+        map.insert("held".into(), json!(true));
+        map.insert("elapsed_ms".into(), json!(elapsed.as_millis() as u64));
+        map.insert("evidence".into(), json!(evidence));
+    }
+    Reply {
+        text,
+        outcome: Outcome::Observed,
+        image: None,
+        data,
+    }
+}
+
+fn timeout_reply(
+    label: &str,
+    elapsed: Duration,
+    looks: u32,
+    spec: &WaitSpec,
+    look: &Look,
+) -> Reply {
+    let unmet: Vec<String> = spec
+        .conditions
+        .iter()
+        .zip(&look.held)
+        .filter(|(_, held)| !**held)
+        .map(|(condition, _)| one_line(&condition_text(condition)))
+        .collect();
+    let text = format!(
+        "timeout: waited {:.1} s on {label} ({looks} looks); not met: {}; what was there at the last look follows; wait again, or observe to see why\n{FENCE}\n{}\n",
+        elapsed.as_secs_f64(),
+        unmet.join("; "),
+        look.evidence.join("\n")
+    );
+    Reply {
+        text,
+        outcome: Outcome::Failed,
+        image: None,
+        data: json!({
+            "held": false, "elapsed_ms": elapsed.as_millis() as u64,
+            "not_met": unmet, "evidence": look.evidence,
+        }),
+    }
+}
+
+fn condition_text(condition: &Condition) -> String {
+    match condition {
+        Condition::Element { which, check } => match check {
+            Check::Absent => format!("{} absent", describe(which, check)),
+            _ => describe(which, check),
+        },
+        Condition::TitleContains(text) => format!("title containing \"{}\"", escape(text)),
+        Condition::NewWindow => "a new window".into(),
+        Condition::Gone => "the window gone".into(),
+        Condition::TreeStable { ms } => format!("the tree unchanged for {ms} ms"),
+        Condition::PixelsStable { ms, .. } => format!("the region's pixels unchanged for {ms} ms"),
+    }
+}
