@@ -15,7 +15,10 @@ use deskhand_core::model::{
 };
 use tokio::sync::OnceCell;
 
-use crate::atspi::{Application, Atspi, AtspiError, Frame, ObjectRef, WalkLimits, WalkStyle};
+use crate::atspi::{
+    self as a11y, Application, Atspi, AtspiError, Frame, ObjectRef, WalkLimits, WalkStyle,
+};
+use crate::launch::{self, AppDirs, Entry, LaunchError};
 use crate::x11::{self, X11, X11Error, XRect, XWindow};
 
 /// One X request round trip never takes this long on a live server.
@@ -326,6 +329,37 @@ fn x_error(err: X11Error) -> Error {
         }
         X11Error::NoXtest { .. } | X11Error::NoWindowManager => ErrorKind::Unsupported,
         _ => ErrorKind::Platform,
+    };
+    Error::new(kind, err.to_string())
+}
+
+/// A failed read of what an element is: the element, or its whole application, is gone.
+fn element_error(err: AtspiError) -> Error {
+    match err {
+        AtspiError::Call { .. } => Error::new(
+            ErrorKind::ElementGone,
+            format!("the element is gone ({err}); call `observe` again"),
+        ),
+        err => atspi_error(err),
+    }
+}
+
+/// GTK3 lets accessibility change a disabled field or slider, which no person could do; the app
+/// does not expect it then.
+fn refuse_disabled(enabled: std::result::Result<bool, AtspiError>, what: &str) -> Result<()> {
+    if enabled.map_err(element_error)? {
+        Ok(())
+    } else {
+        Err(Error::platform(format!(
+            "the element is disabled, so {what}; `wait` until it is enabled, or act on another element"
+        )))
+    }
+}
+
+fn launch_error(err: LaunchError) -> Error {
+    let kind = match err {
+        LaunchError::NotFound(_) | LaunchError::Ambiguous { .. } => ErrorKind::BadArgument,
+        LaunchError::Spawn { .. } => ErrorKind::Platform,
     };
     Error::new(kind, err.to_string())
 }
@@ -680,27 +714,109 @@ impl Backend for LinuxBackend {
     }
 
     async fn installed(&self) -> Result<Vec<InstalledApp>> {
-        Err(Error::platform("PENDING installed"))
+        let entries = tokio::task::spawn_blocking(|| AppDirs::from_env().entries())
+            .await
+            .map_err(|join| {
+                Error::platform(format!(
+                    "reading the installed applications crashed ({join}); try again"
+                ))
+            })?;
+        Ok(entries.iter().map(Entry::installed_app).collect())
     }
 
-    async fn launch(&self, _id: &str) -> Result<u32> {
-        Err(Error::platform("PENDING launch"))
+    async fn launch(&self, id: &str) -> Result<u32> {
+        let query = id.to_owned();
+        tokio::task::spawn_blocking(move || launch::spawn(&AppDirs::from_env().find(&query)?))
+            .await
+            .map_err(|join| {
+                Error::platform(format!(
+                    "starting the application crashed ({join}); try again"
+                ))
+            })?
+            .map_err(launch_error)
     }
 
     fn descends_from(&self, pid: u32, ancestor: u32) -> bool {
         pid == ancestor
     }
 
-    async fn set_text(&self, _element: &ElementHandle, _text: &str) -> Result<()> {
-        Err(Error::platform("PENDING set_text"))
+    async fn set_text(&self, element: &ElementHandle, text: &str) -> Result<()> {
+        let object = object_of(element)?;
+        let atspi = self.atspi().await?;
+        let (interfaces, enabled) = tokio::join!(atspi.interfaces(&object), atspi.enabled(&object));
+        if !interfaces
+            .map_err(element_error)?
+            .iter()
+            .any(|i| i == a11y::EDITABLE_TEXT)
+        {
+            return Err(Error::new(
+                ErrorKind::Unsupported,
+                "the element's text cannot be replaced through accessibility: it does not implement EditableText (Chromium's fields and read-only texts do not); click it, `press` \"ctrl+a\" and `type` the text instead",
+            ));
+        }
+        refuse_disabled(enabled, "its text cannot be replaced")?;
+        // Errors name the call and the element, never the text: it may be a password.
+        if atspi
+            .set_text_contents(&object, text)
+            .await
+            .map_err(atspi_error)?
+        {
+            Ok(())
+        } else {
+            Err(Error::platform(
+                "the element refused to have its text replaced (it may be read-only); check its states with `observe`, or click it and `type` the text",
+            ))
+        }
     }
 
-    async fn set_number(&self, _element: &ElementHandle, _value: f64) -> Result<()> {
-        Err(Error::platform("PENDING set_number"))
+    async fn set_number(&self, element: &ElementHandle, value: f64) -> Result<()> {
+        let object = object_of(element)?;
+        let atspi = self.atspi().await?;
+        let (interfaces, enabled, min, max) = tokio::join!(
+            atspi.interfaces(&object),
+            atspi.enabled(&object),
+            atspi.number(&object, "MinimumValue"),
+            atspi.number(&object, "MaximumValue"),
+        );
+        if !interfaces
+            .map_err(element_error)?
+            .iter()
+            .any(|i| i == a11y::VALUE)
+        {
+            return Err(Error::new(
+                ErrorKind::Unsupported,
+                "the element has no number to set: it does not implement Value (sliders and spin buttons do); set a text `value` on a text field, or click or `press` keys",
+            ));
+        }
+        refuse_disabled(enabled, "its value cannot be set")?;
+        // A toolkit that reports no usable range (minimum above maximum) leaves the check to it.
+        if let (Some(min), Some(max)) = (min.map_err(atspi_error)?, max.map_err(atspi_error)?) {
+            if min <= max && !(min..=max).contains(&value) {
+                let (min, max) = (a11y::format_number(min), a11y::format_number(max));
+                return Err(Error::bad_argument(format!(
+                    "{} is outside the element's range {min} to {max}; pass a number from {min} to {max}",
+                    a11y::format_number(value)
+                )));
+            }
+        }
+        atspi
+            .set_current_value(&object, value)
+            .await
+            .map_err(|err| match err {
+                AtspiError::Call { .. } => Error::platform(format!(
+                    "the application refused to set the value through accessibility ({err}); drag or click the control, or focus it and `press` arrow keys"
+                )),
+                err => atspi_error(err),
+            })
     }
 
-    async fn element_value(&self, _element: &ElementHandle) -> Result<Option<String>> {
-        Err(Error::platform("PENDING element_value"))
+    async fn element_value(&self, element: &ElementHandle) -> Result<Option<String>> {
+        let object = object_of(element)?;
+        self.atspi()
+            .await?
+            .element_value(&object)
+            .await
+            .map_err(element_error)
     }
 }
 

@@ -2,6 +2,7 @@
 pub mod atspi;
 pub mod backend;
 pub mod desktop;
+pub mod launch;
 pub mod translate;
 pub mod x11;
 

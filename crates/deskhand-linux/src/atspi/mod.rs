@@ -23,7 +23,8 @@ const ACCESSIBLE: &str = "org.a11y.atspi.Accessible";
 const COMPONENT: &str = "org.a11y.atspi.Component";
 const ACTION: &str = "org.a11y.atspi.Action";
 const TEXT: &str = "org.a11y.atspi.Text";
-const VALUE: &str = "org.a11y.atspi.Value";
+pub const EDITABLE_TEXT: &str = "org.a11y.atspi.EditableText";
+pub const VALUE: &str = "org.a11y.atspi.Value";
 const APPLICATION: &str = "org.a11y.atspi.Application";
 const COORD_SCREEN: u32 = 0;
 
@@ -134,6 +135,32 @@ pub struct WalkStyle {
     /// Take what the application's `Cache.GetItems` already knows (one call for the whole app)
     /// and ask each element only for what the cache lacks. Off: ask every element everything.
     pub use_cache: bool,
+}
+
+/// Which readings make an element's value in an observation: its text where a person edits it
+/// (or a text or combo box shows it), else its number. A password field is never read.
+#[derive(Debug, Clone, Copy)]
+struct ValueReads {
+    text: bool,
+    number: bool,
+}
+
+impl ValueReads {
+    const NONE: Self = Self {
+        text: false,
+        number: false,
+    };
+
+    fn of(role: Role, editable: bool, interfaces: &[String]) -> Self {
+        let has = |suffix: &str| interfaces.iter().any(|i| i.ends_with(suffix));
+        let readable = role != Role::Password;
+        Self {
+            text: readable
+                && has(".Text")
+                && (editable || matches!(role, Role::Text | Role::Combobox)),
+            number: readable && has(".Value"),
+        }
+    }
 }
 
 /// What an application's accessibility cache says about one object.
@@ -523,6 +550,90 @@ impl Atspi {
         }
     }
 
+    /// A `Value` property (`CurrentValue`, `MinimumValue`, `MaximumValue`); `None` when it is not
+    /// a number.
+    pub async fn number(&self, object: &ObjectRef, name: &str) -> Result<Option<f64>, AtspiError> {
+        Ok(f64::try_from(self.property(object, VALUE, name).await?).ok())
+    }
+
+    /// The value an observation shows: the text where it is wanted, else the number. Only a
+    /// read the application left unanswered is an error (a walk counts it); a reading that
+    /// failed otherwise (an interface the element lacks) is just absent.
+    async fn value(
+        &self,
+        object: &ObjectRef,
+        reads: ValueReads,
+    ) -> Result<Option<String>, AtspiError> {
+        let (text, number) = futures::join!(
+            async {
+                if reads.text {
+                    Some(self.text(object).await)
+                } else {
+                    None
+                }
+            },
+            async {
+                if reads.number {
+                    Some(self.number(object, "CurrentValue").await)
+                } else {
+                    None
+                }
+            },
+        );
+        let text = answered(text)?;
+        let number = answered(number)?.flatten();
+        Ok(text.or_else(|| number.map(format_number)))
+    }
+
+    /// The element's value read now, exactly as the tree walk reads it.
+    pub async fn element_value(&self, object: &ObjectRef) -> Result<Option<String>, AtspiError> {
+        let (role, state, interfaces) = futures::join!(
+            self.call::<_, u32>(object, ACCESSIBLE, "GetRole", &()),
+            self.call::<_, Vec<u32>>(object, ACCESSIBLE, "GetState", &()),
+            self.interfaces(object),
+        );
+        let role = translate::role(role?);
+        // Whether Showing is reliable only changes visibility, which does not decide the value.
+        let states = translate::states(translate::state_set(&state?), role, true);
+        self.value(object, ValueReads::of(role, states.editable, &interfaces?))
+            .await
+    }
+
+    /// Whether the element is enabled, as an observation says it.
+    pub async fn enabled(&self, object: &ObjectRef) -> Result<bool, AtspiError> {
+        let words: Vec<u32> = self.call(object, ACCESSIBLE, "GetState", &()).await?;
+        // Role and Showing decide other states, not this one.
+        Ok(translate::states(translate::state_set(&words), Role::Unknown, true).enabled)
+    }
+
+    pub async fn interfaces(&self, object: &ObjectRef) -> Result<Vec<String>, AtspiError> {
+        self.call(object, ACCESSIBLE, "GetInterfaces", &()).await
+    }
+
+    /// Replaces all of an editable text; false when the element refused.
+    pub async fn set_text_contents(
+        &self,
+        object: &ObjectRef,
+        text: &str,
+    ) -> Result<bool, AtspiError> {
+        self.call(object, EDITABLE_TEXT, "SetTextContents", &(text,))
+            .await
+    }
+
+    pub async fn set_current_value(
+        &self,
+        object: &ObjectRef,
+        value: f64,
+    ) -> Result<(), AtspiError> {
+        self.call(
+            object,
+            "org.freedesktop.DBus.Properties",
+            "Set",
+            &(VALUE, "CurrentValue", zbus::zvariant::Value::F64(value)),
+        )
+        .await
+    }
+
     /// Everything the application's own cache holds, or an empty snapshot when it has none.
     async fn snapshot(&self, bus: &str) -> Snapshot {
         let cache = ObjectRef {
@@ -689,7 +800,7 @@ impl Walk<'_> {
         let (role, state, interfaces, name, children) = futures::join!(
             a.call::<_, u32>(object, ACCESSIBLE, "GetRole", &()),
             a.call::<_, Vec<u32>>(object, ACCESSIBLE, "GetState", &()),
-            a.call::<_, Vec<String>>(object, ACCESSIBLE, "GetInterfaces", &()),
+            a.interfaces(object),
             a.string_property(object, ACCESSIBLE, "Name"),
             children,
         );
@@ -725,12 +836,12 @@ impl Walk<'_> {
             let listable = is_root || !role.is_layout() || !name.trim().is_empty();
             let detailed = shown && listable;
 
-            let wants_text = detailed
-                && role != Role::Password
-                && has(".Text")
-                && (states.editable || matches!(role, Role::Text | Role::Combobox));
-            let wants_value = detailed && role != Role::Password && has(".Value");
-            let (bounds, actions, text, value) = futures::join!(
+            let reads = if detailed {
+                ValueReads::of(role, states.editable, &interfaces)
+            } else {
+                ValueReads::NONE
+            };
+            let (bounds, actions, value) = futures::join!(
                 async {
                     if detailed && has(".Component") {
                         self.answered(a.extents(&object).await).flatten()
@@ -746,25 +857,10 @@ impl Walk<'_> {
                         Vec::new()
                     }
                 },
-                async {
-                    if wants_text {
-                        self.answered(a.text(&object).await)
-                    } else {
-                        None
-                    }
-                },
-                async {
-                    if wants_value {
-                        self.answered(a.property(&object, VALUE, "CurrentValue").await)
-                            .and_then(|v| f64::try_from(v).ok())
-                    } else {
-                        None
-                    }
-                },
+                async { self.answered(a.value(&object, reads).await).flatten() },
             );
             let (dx, dy) = self.style.offset;
             let bounds = bounds.map(|b| Rect::new(b.x + dx, b.y + dy, b.width, b.height));
-            let value = text.or_else(|| value.map(format_number));
 
             // Hidden subtrees are not read: the observation only counts them.
             let children = if shown && !self.over_budget() {
@@ -799,8 +895,16 @@ impl Walk<'_> {
     }
 }
 
+/// The reading, if one was asked for and answered; an unanswered one is the error.
+fn answered<T>(reading: Option<Result<T, AtspiError>>) -> Result<Option<T>, AtspiError> {
+    match reading {
+        Some(Err(err)) if err.unanswered() => Err(err),
+        reading => Ok(reading.and_then(Result::ok)),
+    }
+}
+
 /// A slider's value as a person would write it: no trailing ".0".
-fn format_number(value: f64) -> String {
+pub fn format_number(value: f64) -> String {
     if value.fract() == 0.0 && value.abs() < 1e15 {
         format!("{}", value as i64)
     } else {
