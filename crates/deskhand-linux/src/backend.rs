@@ -350,15 +350,19 @@ fn refuse_disabled(enabled: std::result::Result<bool, AtspiError>, what: &str) -
     if enabled.map_err(element_error)? {
         Ok(())
     } else {
-        Err(Error::platform(format!(
-            "the element is disabled, so {what}; `wait` until it is enabled, or act on another element"
-        )))
+        Err(Error::new(
+            ErrorKind::Disabled,
+            format!(
+                "the element is disabled, so {what}; `wait` until it is enabled, or act on another element"
+            ),
+        ))
     }
 }
 
 fn launch_error(err: LaunchError) -> Error {
     let kind = match err {
-        LaunchError::NotFound(_) | LaunchError::Ambiguous { .. } => ErrorKind::BadArgument,
+        LaunchError::NotFound(_) => ErrorKind::NotFound,
+        LaunchError::Ambiguous { .. } => ErrorKind::Ambiguous,
         LaunchError::Spawn { .. } => ErrorKind::Platform,
     };
     Error::new(kind, err.to_string())
@@ -763,7 +767,8 @@ impl Backend for LinuxBackend {
         {
             Ok(())
         } else {
-            Err(Error::platform(
+            Err(Error::new(
+                ErrorKind::Unsupported,
                 "the element refused to have its text replaced (it may be read-only); check its states with `observe`, or click it and `type` the text",
             ))
         }
@@ -803,9 +808,12 @@ impl Backend for LinuxBackend {
             .set_current_value(&object, value)
             .await
             .map_err(|err| match err {
-                AtspiError::Call { .. } => Error::platform(format!(
-                    "the application refused to set the value through accessibility ({err}); drag or click the control, or focus it and `press` arrow keys"
-                )),
+                AtspiError::Call { .. } => Error::new(
+                    ErrorKind::Unsupported,
+                    format!(
+                        "the application refused to set the value through accessibility ({err}); drag or click the control, or focus it and `press` arrow keys"
+                    ),
+                ),
                 err => atspi_error(err),
             })
     }
