@@ -239,44 +239,70 @@ async fn choose_in_combo<B: Backend>(
     label: &str,
     text: &str,
 ) -> Result<()> {
-    let tree = backend.tree(window).await?;
-    let node = find_node(&tree.root, combo).ok_or_else(|| {
+    let gone = || {
         Error::new(
             ErrorKind::ElementGone,
             format!("{label} is no longer in its window; call `observe` again"),
         )
-    })?;
-    let hits = nearest_named(node, text, &is_menu_entry);
-    match hits.as_slice() {
-        [item] => {
-            if !item.states.enabled {
+    };
+    let mut tree = backend.tree(window).await?;
+    let mut opened = false;
+    let started = Instant::now();
+    loop {
+        let node = find_node(&tree.root, combo).ok_or_else(gone)?;
+        let hits = nearest_named(node, text, &is_menu_entry);
+        match hits.as_slice() {
+            [item] => {
+                if !item.states.enabled {
+                    return Err(Error::new(
+                        ErrorKind::Disabled,
+                        format!(
+                            "\"{}\" in {label} is disabled; pick another choice",
+                            escape(text)
+                        ),
+                    ));
+                }
+                return invoke(backend, item, &format!("\"{}\" in {label}", escape(text)))
+                    .await;
+            }
+            // Toolkits that list a combo box's choices only while its list is open.
+            [] if started.elapsed() < MENU_OPEN_TIMEOUT => {
+                if !opened {
+                    invoke(backend, node, &label.to_string()).await?;
+                    opened = true;
+                }
+                tokio::time::sleep(POLL).await;
+                tree = backend.tree(window).await?;
+            }
+            [] => {
+                let listed = choices(node, &is_menu_entry);
+                if opened {
+                    // The list it opened is closed again, leaving the choice as it was.
+                    let _ = backend.press_keys("Escape").await;
+                }
                 return Err(Error::new(
-                    ErrorKind::Disabled,
-                    format!("\"{}\" in {label} is disabled; pick another choice", escape(text)),
+                    ErrorKind::NotFound,
+                    format!(
+                        "{label} has no choice \"{}\"; its choices: {listed}; nothing was changed",
+                        escape(text)
+                    ),
                 ));
             }
-            invoke(backend, item, &format!("\"{}\" in {label}", escape(text))).await
+            many => {
+                return Err(Error::new(
+                    ErrorKind::Ambiguous,
+                    format!(
+                        "{label} has {} choices named \"{}\"; pick one by ref after observing the open list",
+                        many.len(),
+                        escape(text)
+                    ),
+                ));
+            }
         }
-        [] => Err(Error::new(
-            ErrorKind::NotFound,
-            format!(
-                "{label} has no choice \"{}\"; its choices: {}",
-                escape(text),
-                choices(node, &is_menu_entry)
-            ),
-        )),
-        many => Err(Error::new(
-            ErrorKind::Ambiguous,
-            format!(
-                "{label} has {} choices named \"{}\"; pick one by ref after observing the open list",
-                many.len(),
-                escape(text)
-            ),
-        )),
     }
 }
 
-/// What a combo box shows as chosen: its value, else its name, else its selected item's name.
+/// What a combo box shows as chosen: its value, else its selected item's name, else its name.
 async fn combo_choice<B: Backend>(
     backend: &B,
     window: &crate::model::WindowInfo,
@@ -289,15 +315,15 @@ async fn combo_choice<B: Backend>(
     let Some(node) = find_node(&tree.root, combo) else {
         return Ok(None);
     };
-    if !node.name.is_empty() {
-        return Ok(Some(node.name.clone()));
-    }
     fn selected(node: &Node) -> Option<&Node> {
         node.children
             .iter()
             .find_map(|c| if c.states.selected { Some(c) } else { selected(c) })
     }
-    Ok(selected(node).map(|n| n.name.clone()))
+    // An app may name the combo box itself ("Color"): its chosen item says more.
+    Ok(selected(node)
+        .map(|n| n.name.clone())
+        .or_else(|| (!node.name.is_empty()).then(|| node.name.clone())))
 }
 
 pub(crate) async fn select<B: Backend>(
@@ -315,17 +341,19 @@ pub(crate) async fn select<B: Backend>(
     // The element the next segment is looked for under; the window's root at first.
     let mut scope = tree.root.handle.clone();
     let mut walked: Vec<String> = Vec::new();
+    // The items walked so far, and whether each was opened: a toolkit may list a menu's items
+    // only once the menu and every menu above it are open.
+    let mut levels: Vec<(ElementHandle, bool)> = Vec::new();
     for (level, segment) in path.iter().enumerate() {
         let last = level + 1 == path.len();
-        let mut opened = false;
         let started = Instant::now();
         let item = loop {
             let scope_node = find_node(&tree.root, &scope).ok_or_else(|| {
                 Error::new(
                     ErrorKind::ElementGone,
                     format!(
-                        "the menu \"{}\" closed or went away while selecting; observe {label} and try again",
-                        escape(walked.last().map(String::as_str).unwrap_or_default())
+                        "the menu {} closed or went away while selecting; observe {label} and try again",
+                        menu_label(&walked)
                     ),
                 )
             })?;
@@ -333,10 +361,17 @@ pub(crate) async fn select<B: Backend>(
             match hits.as_slice() {
                 [item] => break (*item).clone(),
                 [] if level > 0 && started.elapsed() < MENU_OPEN_TIMEOUT => {
-                    // Toolkits that build a menu's items only when it opens: open it, then look.
-                    if !opened {
-                        invoke(backend, scope_node, &menu_label(&walked)).await?;
-                        opened = true;
+                    for index in 0..levels.len() {
+                        if levels[index].1 {
+                            continue;
+                        }
+                        let Some(node) = find_node(&tree.root, &levels[index].0) else {
+                            break;
+                        };
+                        invoke(backend, node, &menu_label(&walked[..=index])).await?;
+                        levels[index].1 = true;
+                        tokio::time::sleep(POLL).await;
+                        tree = backend.tree(&window).await?;
                     }
                     tokio::time::sleep(POLL).await;
                     tree = backend.tree(&window).await?;
@@ -345,10 +380,15 @@ pub(crate) async fn select<B: Backend>(
                     return Err(Error::new(
                         ErrorKind::NotFound,
                         format!(
-                            "{} has no item \"{}\"; the items there: {}; nothing was selected",
-                            if level == 0 { label.clone() } else { menu_label(&walked) },
+                            "{} has no item \"{}\"; the items there: {}; nothing was selected{}",
+                            if level == 0 {
+                                label.clone()
+                            } else {
+                                menu_label(&walked)
+                            },
                             escape(segment),
-                            choices(scope_node, &is_menu_entry)
+                            choices(scope_node, &is_menu_entry),
+                            left_open(&levels)
                         ),
                     ));
                 }
@@ -357,11 +397,16 @@ pub(crate) async fn select<B: Backend>(
                     return Err(Error::new(
                         ErrorKind::Ambiguous,
                         format!(
-                            "{} has {} items named \"{}\" ({}); nothing was selected; select by ref after observing",
-                            if level == 0 { label.clone() } else { menu_label(&walked) },
+                            "{} has {} items named \"{}\" ({}); nothing was selected; select by ref after observing{}",
+                            if level == 0 {
+                                label.clone()
+                            } else {
+                                menu_label(&walked)
+                            },
                             many.len(),
                             escape(segment),
-                            roles.join(", ")
+                            roles.join(", "),
+                            left_open(&levels)
                         ),
                     ));
                 }
@@ -374,17 +419,14 @@ pub(crate) async fn select<B: Backend>(
                 format!(
                     "{} is disabled; nothing was selected{}",
                     menu_label(&walked),
-                    if level > 0 {
-                        " (its menu may be left open: press Escape)"
-                    } else {
-                        ""
-                    }
+                    left_open(&levels)
                 ),
             ));
         }
         if last {
             invoke(backend, &item, &menu_label(&walked)).await?;
         }
+        levels.push((item.handle.clone(), false));
         scope = item.handle.clone();
     }
     Ok(Reply {
@@ -396,6 +438,15 @@ pub(crate) async fn select<B: Backend>(
         image: None,
         data: json!({"action": "select", "window": label, "path": walked}),
     })
+}
+
+/// What a failure leaves behind when it opened menus on the way.
+fn left_open(levels: &[(ElementHandle, bool)]) -> &'static str {
+    if levels.iter().any(|(_, opened)| *opened) {
+        " (a menu it opened may still be open: press Escape)"
+    } else {
+        ""
+    }
 }
 
 /// `"File" > "Save As…"`.

@@ -6,14 +6,17 @@ use base64::Engine;
 use rmcp::handler::server::ServerHandler;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ErrorData,
-    Implementation, JsonObject, ListToolsResult, PaginatedRequestParams, ServerCapabilities,
-    ServerConfig, Tool, ToolAnnotations,
+    Implementation, JsonObject, ListToolsResult, PaginatedRequestParams,
+    ProgressNotificationParam, ServerCapabilities, ServerConfig, Tool, ToolAnnotations,
 };
 use rmcp::service::{RequestContext, RoleServer};
 use serde_json::json;
 use tokio::sync::Mutex;
 
-use deskhand_core::{Backend, Config, DesktopArgs, Error, Reply, Session, execute, parse_call};
+use deskhand_core::{
+    Backend, Config, Control, DesktopArgs, Error, Outcome, Progress, Reply, Session, execute_with,
+    parse_call,
+};
 
 pub const TOOL_NAME: &str = "desktop";
 
@@ -23,7 +26,8 @@ Observe and act on the local GUI: read accessibility trees, click, type, press, 
 Which action: `apps`, then `windows`, picks a target; `observe` reads its tree and gives element refs (e1, e2, …). Act by `ref` where the tree shows the control, by `x`/`y` where it does not; refs expire on the next observe. Use `screenshot` or `zoom` where the tree cannot show what you need. Values show at most 120 characters, names and titles 200, cut with … and counted in the header. observe lists at most `limit` (300) elements: narrow it with `query` or `max_depth`; `since: true` shows only what changed since the last observe of that surface.
 Which surface: with no `target` a call uses the surface last observed or captured, before that the focused window of the frontmost app. A successful observe/screenshot/zoom naming a target makes it current; a failed one changes nothing. `wN` is exactly one window and fails as surface-gone once it closes; `aN` is that app's focused window at call time; \"screen\" is the whole desktop. A ref belongs to the surface it was observed on.
 Points and regions are 0–1000 of the named surface; region is [x0,y0,x1,y1]; zoom returns native pixels. `press` goes to the focused app, a coordinate click lands on whatever is under it, scroll without x/y goes where the pointer is; none of them raises a window.
-Results: actions answer `done` when the system took the input (not checked further) or `applied but unconfirmed` when part may have landed: check before repeating, a repeated click is a second click. `failed (kind)` means nothing happened; the message says why and what to call next.";
+Results: actions answer `done` when the system took the input (not checked further) or `applied but unconfirmed` when part may have landed: check before repeating, a repeated click is a second click. `failed (kind)` means nothing happened; the message says why and what to call next.
+More: `find` {name, role} instead of `ref` names an element by what it shows, looked up at call time. `wait` reads (never acts) until `until` holds: evidence lines, or `timeout` with what was there. `batch` runs 1–50 steps in one call, all checked first, stopping at the first failure. `set_value` (read back), `select` a menu path, `launch`, `focus`, `close`, `kill`, `window` (state, position, size), `clipboard` (read, or write `text`), `hover`, `down`/`up`.";
 
 /// Serves the `desktop` tool for one agent session.
 pub struct DesktopServer<B> {
@@ -43,9 +47,25 @@ impl<B: Backend> DesktopServer<B> {
 
     /// Runs one call from raw arguments; calls of one session run one at a time.
     pub async fn call(&self, arguments: serde_json::Value) -> Result<Reply, Error> {
+        self.call_with(arguments, &Control::default()).await
+    }
+
+    /// [`DesktopServer::call`] that the client can cancel and that reports progress.
+    pub async fn call_with(
+        &self,
+        arguments: serde_json::Value,
+        control: &Control,
+    ) -> Result<Reply, Error> {
         let call = parse_call(arguments)?;
         let mut session = self.session.lock().await;
-        execute(self.backend.as_ref(), &mut session, &self.config, call).await
+        execute_with(
+            self.backend.as_ref(),
+            &mut session,
+            &self.config,
+            call,
+            control,
+        )
+        .await
     }
 }
 
@@ -77,7 +97,15 @@ pub fn to_result(reply: Result<Reply, Error>) -> CallToolResult {
                     "image/png",
                 ));
             }
-            let mut result = CallToolResult::success(content);
+            // A wait that timed out or a batch that stopped is a result the agent must not
+            // mistake for success, though it carries evidence.
+            let stopped = reply.outcome == Outcome::Failed
+                || reply.data.get("failed_index").is_some_and(|i| !i.is_null());
+            let mut result = if stopped {
+                CallToolResult::error(content)
+            } else {
+                CallToolResult::success(content)
+            };
             let mut data = reply.data;
             if let Some(map) = data.as_object_mut() {
                 map.insert("outcome".into(), json!(reply.outcome));
@@ -117,7 +145,7 @@ impl<B: Backend> ServerHandler for DesktopServer<B> {
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         if request.name != TOOL_NAME {
             return Err(ErrorData::invalid_params(
@@ -128,8 +156,29 @@ impl<B: Backend> ServerHandler for DesktopServer<B> {
                 None,
             ));
         }
+        let token = request
+            .meta
+            .as_ref()
+            .and_then(|meta| meta.get_progress_token())
+            .or_else(|| context.meta.get_progress_token());
+        let mut control = Control::new(context.ct.clone());
+        if let Some(token) = token {
+            let peer = context.peer.clone();
+            control = control.with_progress(move |progress: Progress| {
+                let mut param = ProgressNotificationParam::new(token.clone(), f64::from(progress.done))
+                    .with_message(progress.message);
+                if let Some(total) = progress.total {
+                    param = param.with_total(f64::from(total));
+                }
+                let peer = peer.clone();
+                // A slow client must not hold up the call it is watching.
+                tokio::spawn(async move {
+                    let _ = peer.notify_progress(param).await;
+                });
+            });
+        }
         let arguments = serde_json::Value::Object(request.arguments.unwrap_or_default());
-        Ok(to_result(self.call(arguments).await).into())
+        Ok(to_result(self.call_with(arguments, &control).await).into())
     }
 }
 

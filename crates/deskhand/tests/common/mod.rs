@@ -135,6 +135,12 @@ impl Desktop {
 
     /// Starts the fixture app with its own oracle log; waits until it is ready.
     pub fn fixture(&self, title: &str, windows: u32) -> Fixture {
+        self.fixture_with(title, windows, &[])
+    }
+
+    /// [`Desktop::fixture`] with extra arguments, e.g. `--kit` for its menus, slider, spin
+    /// button, combo box and delayed buttons.
+    pub fn fixture_with(&self, title: &str, windows: u32, extra: &[&str]) -> Fixture {
         let log = self.scratch(&format!(
             "oracle-{}-{}.jsonl",
             title.replace(' ', "_"),
@@ -142,18 +148,18 @@ impl Desktop {
         ));
         let script =
             Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/fixture_app.py");
-        let app = self.spawn(
-            "/usr/bin/python3",
-            &[
-                script.to_str().expect("utf-8 path"),
-                "--log",
-                log.to_str().expect("utf-8 path"),
-                "--title",
-                title,
-                "--windows",
-                &windows.to_string(),
-            ],
-        );
+        let windows = windows.to_string();
+        let mut args = vec![
+            script.to_str().expect("utf-8 path"),
+            "--log",
+            log.to_str().expect("utf-8 path"),
+            "--title",
+            title,
+            "--windows",
+            &windows,
+        ];
+        args.extend_from_slice(extra);
+        let app = self.spawn("/usr/bin/python3", &args);
         let fixture = Fixture { app, log };
         fixture.wait_for("the fixture to be ready", |e| e["event"] == "ready");
         fixture
