@@ -167,7 +167,7 @@ impl Policy {
         if self.read_only && call.actuates() {
             return Err(self.denied(
                 "read_only = true".into(),
-                "this deskhand may only read the desktop (apps, windows, observe, screenshot, zoom); tell the user what you wanted to do",
+                "this deskhand may only read the desktop (apps, windows, observe, screenshot, zoom, wait, reading the clipboard); tell the user what you wanted to do",
             ));
         }
         if let Action::Press { keys } = &call.action {
