@@ -461,7 +461,7 @@ async fn observe<B: Backend>(
     let mut rendered = render(&labelled, &surface.rect, spec, previous.as_deref(), session);
     let mut header = format!(
         "observe {} · {}x{} px · {}",
-        describe_surface(session, &surface),
+        describe_surface(session, surface),
         surface.rect.width,
         surface.rect.height,
         rendered.summary(&surface.label)
@@ -520,7 +520,7 @@ async fn observe<B: Backend>(
         label: surface.label.clone(),
         refs: rendered.refs,
     });
-    make_current(session, &surface);
+    make_current(session, surface);
     Ok(Reply::observed(text, data))
 }
 

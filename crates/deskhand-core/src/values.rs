@@ -268,7 +268,7 @@ async fn choose_in_combo<B: Backend>(
             // Toolkits that list a combo box's choices only while its list is open.
             [] if started.elapsed() < MENU_OPEN_TIMEOUT => {
                 if !opened {
-                    invoke(backend, node, &label.to_string()).await?;
+                    invoke(backend, node, label).await?;
                     opened = true;
                 }
                 tokio::time::sleep(POLL).await;

@@ -1003,3 +1003,71 @@ async fn an_app_name_with_a_newline_cannot_forge_a_line() {
     let shot = d.ok(json!({"action": "screenshot", "target": "w1"})).await;
     assert_eq!(shot.text.lines().count(), 1, "{}", shot.text);
 }
+
+#[tokio::test]
+async fn a_cancelled_wait_stops_at_once_and_says_how_far_it_got() {
+    use deskhand_core::{CancellationToken, Control, execute_with, parse_call};
+    let mut d = desk();
+    let cancel = CancellationToken::new();
+    let control = Control::new(cancel.clone());
+    let call = parse_call(json!({
+        "action": "wait", "target": "w1",
+        "until": {"name": "Never there"}, "timeout_ms": 30000, "interval_ms": 100,
+    }))
+    .unwrap();
+    d.ok(json!({"action": "windows"})).await;
+    let started = std::time::Instant::now();
+    let canceller = tokio::spawn(async move {
+        tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+        cancel.cancel();
+    });
+    let err = execute_with(&d.fake, &mut d.session, &d.config, call, &control)
+        .await
+        .unwrap_err();
+    canceller.await.unwrap();
+    assert_eq!(err.kind, ErrorKind::Cancelled, "{}", err.message);
+    assert!(
+        err.message.contains("nothing was changed"),
+        "{}",
+        err.message
+    );
+    assert!(started.elapsed() < std::time::Duration::from_secs(5));
+    assert_eq!(d.take(), vec![]);
+}
+
+#[tokio::test]
+async fn the_kill_switch_stops_a_wait_and_a_batch() {
+    let mut d = desk();
+    d.ok(json!({"action": "windows"})).await;
+    d.fake.move_pointer(Point { x: 0, y: 1 });
+    let err = d
+        .fail(json!({"action": "wait", "target": "w1", "until": {"name": "Never there"}}))
+        .await;
+    assert_eq!(err.kind, ErrorKind::Stopped, "{}", err.message);
+    let reply = d
+        .ok(json!({"action": "batch", "steps": [{"action": "windows"}, {"action": "press", "keys": "a"}]}))
+        .await;
+    assert_eq!(reply.outcome, Outcome::Failed, "{}", reply.text);
+    assert!(
+        reply.text.contains("[0] failed (stopped)"),
+        "{}",
+        reply.text
+    );
+    assert_eq!(d.take(), vec![]);
+}
+
+#[tokio::test]
+async fn wait_evidence_never_shows_a_password() {
+    let mut d = desk();
+    d.ok(json!({"action": "windows"})).await;
+    let reply = d
+        .ok(json!({"action": "wait", "target": "w1", "until": {"role": "password"}}))
+        .await;
+    assert!(
+        reply.text.contains("password \"Password\" value=<hidden>"),
+        "{}",
+        reply.text
+    );
+    assert!(!reply.text.contains(SECRET), "{}", reply.text);
+    assert!(!reply.data.to_string().contains(SECRET));
+}
