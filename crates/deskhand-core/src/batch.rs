@@ -5,7 +5,7 @@ use std::time::Instant;
 
 use serde_json::json;
 
-use crate::action::Call;
+use crate::action::{Action, Call, Condition};
 use crate::backend::Backend;
 use crate::control::{Control, Progress};
 use crate::desk::{Config, Outcome, Reply, execute_with};
@@ -28,8 +28,21 @@ pub(crate) async fn batch<B: Backend>(
     let mut changed_something = false;
     let mut last_outcome = Outcome::Observed;
     let mut image = None;
+    let opens_window: Vec<bool> = steps
+        .iter()
+        .map(|step| match &step.action {
+            Action::Wait(spec) => spec.conditions.contains(&Condition::NewWindow),
+            _ => false,
+        })
+        .collect();
     for (index, step) in steps.into_iter().enumerate() {
         let name = step.name();
+        if opens_window.get(index + 1).copied().unwrap_or(false) {
+            session.windows_before_step = match backend.windows().await {
+                Ok(windows) => Some(windows.iter().map(|w| w.key()).collect()),
+                Err(_) => None,
+            };
+        }
         let actuates = step.actuates();
         let result = if control.is_cancelled() {
             Err(crate::Error::new(
@@ -93,6 +106,7 @@ pub(crate) async fn batch<B: Backend>(
             });
         }
     }
+    session.windows_before_step = None;
     let completed = match failed_index {
         Some(index) => index,
         None => total,

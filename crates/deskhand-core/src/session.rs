@@ -86,6 +86,10 @@ pub struct Session {
     /// the pointer left the corner clears it and its reply says deskhand had been stopped.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub stopped: bool,
+    /// The windows there before a batch step whose next step waits for a new window, so a
+    /// window the step opens at once still counts as new.
+    #[serde(skip)]
+    pub(crate) windows_before_step: Option<Vec<WindowKey>>,
 }
 
 /// What an element's ref number is kept under. The role is part of the identity so a platform

@@ -97,12 +97,15 @@ pub(crate) async fn wait<B: Backend>(
             _ => None,
         });
     }
-    let before = backend
-        .windows()
-        .await?
-        .iter()
-        .map(|w| w.key())
-        .collect();
+    let before = match session.windows_before_step.take() {
+        Some(before) => before.into_iter().collect(),
+        None => backend
+            .windows()
+            .await?
+            .iter()
+            .map(|w| w.key())
+            .collect(),
+    };
     let mut waiter = Waiter {
         surface,
         spec,
