@@ -27,6 +27,16 @@ const X_DEADLINE: Duration = Duration::from_secs(5);
 const CALL_TIMEOUT: Duration = Duration::from_millis(1500);
 /// How long `focus_element` waits for a background window to become active.
 const FOCUS_SETTLE: Duration = Duration::from_secs(1);
+/// How long `activate` waits for the window manager to hand the window the focus.
+const ACTIVATE_WAIT: Duration = Duration::from_millis(1500);
+/// How long `change_window` waits for the window manager to apply a change.
+const CHANGE_SETTLE: Duration = Duration::from_secs(1);
+/// Between two reads of a window that is expected to change.
+const WINDOW_POLL: Duration = Duration::from_millis(20);
+/// A window that has not moved for this long is no longer being animated.
+const STILL_FOR: Duration = Duration::from_millis(60);
+/// Longer than any minimize animation (openbox's takes about 150 ms).
+const ANIMATION_LIMIT: Duration = Duration::from_millis(600);
 
 /// Where a toolkit's extents are measured from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -144,6 +154,7 @@ impl LinuxBackend {
             bounds: rect_of(window.rect),
             focused: active == Some(window.id),
             minimized: window.minimized,
+            maximized: window.maximized,
         }
     }
 
@@ -222,6 +233,62 @@ impl LinuxBackend {
         match known {
             Some(origin) => Ok(origin),
             None => Ok(self.frame_of(window).await?.1),
+        }
+    }
+
+    /// Returns once window `id` has stopped moving (or is gone). Window managers animate
+    /// minimizing and un-minimizing by moving the frame, so a read during the animation reports
+    /// a place the window is only passing through.
+    async fn wait_until_still(&self, id: u32) -> Result<()> {
+        let until = tokio::time::Instant::now() + ANIMATION_LIMIT;
+        let mut last: Option<(XRect, tokio::time::Instant)> = None;
+        loop {
+            let Some(now) = self
+                .x("reading a window", X_DEADLINE, move |x| x.window(id))
+                .await?
+            else {
+                return Ok(());
+            };
+            match last {
+                Some((rect, since)) if rect == now.rect => {
+                    if since.elapsed() >= STILL_FOR {
+                        return Ok(());
+                    }
+                }
+                _ => last = Some((now.rect, tokio::time::Instant::now())),
+            }
+            if tokio::time::Instant::now() >= until {
+                return Ok(());
+            }
+            tokio::time::sleep(WINDOW_POLL).await;
+        }
+    }
+
+    /// Why `window` did not become active while `active` is: window managers focus a modal
+    /// dialog instead of the window it belongs to.
+    async fn not_activated(&self, window: &WindowInfo, active: Option<u32>) -> Error {
+        let title = deskhand_core::render::escape(&window.title);
+        let waited = ACTIVATE_WAIT.as_millis();
+        let holder = match active {
+            Some(other) => self
+                .x("reading the active window", X_DEADLINE, move |x| {
+                    x.window(other)
+                })
+                .await
+                .ok()
+                .flatten(),
+            None => None,
+        };
+        match holder {
+            Some(holder) if holder.pid.is_some() && holder.pid == window.pid => {
+                Error::platform(format!(
+                    "the window manager did not give the window \"{title}\" the focus within {waited} ms and focused \"{}\" of the same application instead, probably a dialog that must be answered first; observe that window and answer it, then call `activate` again",
+                    deskhand_core::render::escape(&holder.title)
+                ))
+            }
+            _ => Error::platform(format!(
+                "the window manager did not give the window \"{title}\" the focus within {waited} ms of being asked; it may refuse to focus that window: click into the window, or call `activate` again"
+            )),
         }
     }
 
@@ -327,7 +394,11 @@ fn x_error(err: X11Error) -> Error {
         X11Error::NoDisplay | X11Error::Connect { .. } | X11Error::Connection { .. } => {
             ErrorKind::NoDisplay
         }
-        X11Error::NoXtest { .. } | X11Error::NoWindowManager => ErrorKind::Unsupported,
+        X11Error::NoXtest { .. }
+        | X11Error::NoWindowManager
+        | X11Error::CannotClose { .. }
+        | X11Error::ModifierNotOnKeyboard { .. } => ErrorKind::Unsupported,
+        X11Error::WindowGone { .. } => ErrorKind::SurfaceGone,
         _ => ErrorKind::Platform,
     };
     Error::new(kind, err.to_string())
@@ -402,6 +473,37 @@ fn modifier_keysyms(modifiers: &[Modifier]) -> Vec<u32> {
             Modifier::Super => 0xffeb,
         })
         .collect()
+}
+
+/// The X id of a window this backend listed.
+fn x_id(window: &WindowInfo) -> Result<u32> {
+    u32::try_from(window.handle).map_err(|_| {
+        Error::new(
+            ErrorKind::SurfaceGone,
+            format!(
+                "{:#x} is not an X window id; call `windows` to see the open windows",
+                window.handle
+            ),
+        )
+    })
+}
+
+/// Whether a window read after `change` shows that the window manager has acted on it: it is
+/// as asked, or at least no longer as it was (a size below the window's minimum is refused).
+fn change_applied(before: &XWindow, now: &XWindow, change: WindowChange) -> bool {
+    match change {
+        WindowChange::Move { x, y } => {
+            (now.rect.x, now.rect.y) == (x, y)
+                || (now.rect.x, now.rect.y) != (before.rect.x, before.rect.y)
+        }
+        WindowChange::Resize { width, height } => {
+            (now.rect.width, now.rect.height) == (width, height)
+                || (now.rect.width, now.rect.height) != (before.rect.width, before.rect.height)
+        }
+        WindowChange::Minimize => now.minimized,
+        WindowChange::Maximize => now.maximized,
+        WindowChange::Restore => !now.minimized && !now.maximized,
+    }
 }
 
 fn key_error(err: x11::KeyError) -> Error {
@@ -598,14 +700,18 @@ impl Backend for LinuxBackend {
         points: &[Point],
         button: MouseButton,
         modifiers: &[Modifier],
-        _duration: std::time::Duration,
+        duration: std::time::Duration,
     ) -> Result<()> {
-        let held = modifier_keysyms(modifiers);
-        let (Some(from), Some(to)) = (points.first().copied(), points.last().copied()) else {
-            return Ok(());
+        let Some((from, rest)) = points.split_first() else {
+            return Err(Error::bad_argument(
+                "a drag needs at least one point: where to press, then the points to move through, the last one where to release",
+            ));
         };
-        self.input("a drag", move |x| {
-            x.drag((from.x, from.y), (to.x, to.y), x_button(button), &held)
+        let from = (from.x, from.y);
+        let path: Vec<(i32, i32)> = rest.iter().map(|p| (p.x, p.y)).collect();
+        let held = modifier_keysyms(modifiers);
+        self.x("a drag", X_DEADLINE + duration, move |x| {
+            x.drag(from, &path, x_button(button), &held, duration)
         })
         .await
     }
@@ -685,28 +791,98 @@ impl Backend for LinuxBackend {
         Ok(Point { x, y })
     }
 
-    async fn move_pointer(&self, _to: Point) -> Result<()> {
-        Err(Error::platform("PENDING move_pointer"))
+    async fn move_pointer(&self, to: Point) -> Result<()> {
+        self.input("moving the pointer", move |x| x.move_pointer(to.x, to.y))
+            .await
     }
 
-    async fn button(&self, _button: MouseButton, _down: bool, _modifiers: &[Modifier]) -> Result<()> {
-        Err(Error::platform("PENDING button"))
+    async fn button(&self, button: MouseButton, down: bool, modifiers: &[Modifier]) -> Result<()> {
+        let held = modifier_keysyms(modifiers);
+        let what = if down {
+            "a button press"
+        } else {
+            "a button release"
+        };
+        self.input(what, move |x| x.button(x_button(button), down, &held))
+            .await
     }
 
-    async fn activate(&self, _window: &WindowInfo) -> Result<()> {
-        Err(Error::platform("PENDING activate"))
+    async fn activate(&self, window: &WindowInfo) -> Result<()> {
+        let id = x_id(window)?;
+        let was_minimized = self
+            .x("activating a window", X_DEADLINE, move |x| {
+                let before = x.window(id)?.ok_or(X11Error::WindowGone { window: id })?;
+                x.activate(id)?;
+                Ok(before.minimized)
+            })
+            .await?;
+        let until = tokio::time::Instant::now() + ACTIVATE_WAIT;
+        loop {
+            let active = self
+                .x("reading the active window", X_DEADLINE, |x| {
+                    x.active_window()
+                })
+                .await?;
+            if active == Some(id) {
+                if was_minimized {
+                    self.wait_until_still(id).await?;
+                }
+                return Ok(());
+            }
+            if tokio::time::Instant::now() >= until {
+                return Err(self.not_activated(window, active).await);
+            }
+            tokio::time::sleep(WINDOW_POLL).await;
+        }
     }
 
-    async fn close(&self, _window: &WindowInfo) -> Result<()> {
-        Err(Error::platform("PENDING close"))
+    async fn close(&self, window: &WindowInfo) -> Result<()> {
+        let id = x_id(window)?;
+        self.x("closing a window", X_DEADLINE, move |x| x.close(id))
+            .await
     }
 
-    async fn kill(&self, _pid: u32) -> Result<()> {
-        Err(Error::platform("PENDING kill"))
+    async fn kill(&self, pid: u32) -> Result<()> {
+        crate::process::kill(pid).await
     }
 
-    async fn change_window(&self, _window: &WindowInfo, _change: WindowChange) -> Result<()> {
-        Err(Error::platform("PENDING change_window"))
+    async fn change_window(&self, window: &WindowInfo, change: WindowChange) -> Result<()> {
+        let id = x_id(window)?;
+        let before = self
+            .x("changing a window", X_DEADLINE, move |x| {
+                let before = x.window(id)?.ok_or(X11Error::WindowGone { window: id })?;
+                match change {
+                    WindowChange::Move { x: left, y: top } => x.move_window(id, left, top)?,
+                    WindowChange::Resize { width, height } => x.resize_window(id, width, height)?,
+                    WindowChange::Minimize => x.minimize(id)?,
+                    WindowChange::Maximize => x.set_maximized(id, true)?,
+                    WindowChange::Restore => {
+                        // Also undoes a maximization in one direction only.
+                        x.set_maximized(id, false)?;
+                        if before.minimized {
+                            x.activate(id)?;
+                        }
+                    }
+                }
+                Ok(before)
+            })
+            .await?;
+        // The window manager acts a moment later; wait for it so that the caller's read shows
+        // the result rather than the window as it was.
+        let until = tokio::time::Instant::now() + CHANGE_SETTLE;
+        while tokio::time::Instant::now() < until {
+            tokio::time::sleep(WINDOW_POLL).await;
+            let now = self
+                .x("reading a window", X_DEADLINE, move |x| x.window(id))
+                .await?;
+            if now.is_none_or(|now| change_applied(&before, &now, change)) {
+                break;
+            }
+        }
+        if change == WindowChange::Minimize || before.minimized {
+            self.wait_until_still(id).await?;
+        }
+        Ok(())
     }
 
     async fn read_clipboard(&self) -> Result<ClipboardContent> {
@@ -741,7 +917,7 @@ impl Backend for LinuxBackend {
     }
 
     fn descends_from(&self, pid: u32, ancestor: u32) -> bool {
-        pid == ancestor
+        crate::process::descends_from(pid, ancestor)
     }
 
     async fn set_text(&self, element: &ElementHandle, text: &str) -> Result<()> {

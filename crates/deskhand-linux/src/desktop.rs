@@ -249,17 +249,18 @@ fn shell_quote(value: &str) -> String {
     format!("'{}'", value.replace('\'', r"'\''"))
 }
 
-/// The fields of `/proc/<pid>/stat` that identify a process and its group.
+/// The fields of `/proc/<pid>/stat` that identify a process, its parent and its group.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct ProcStat {
+pub(crate) struct ProcStat {
     state: char,
+    pub(crate) ppid: u32,
     pgrp: i32,
     start_time: u64,
 }
 
 impl ProcStat {
     /// pid 1 on these machines reaps late, so a zombie counts as gone.
-    fn is_dead(&self) -> bool {
+    pub(crate) fn is_dead(&self) -> bool {
         matches!(self.state, 'Z' | 'X')
     }
 }
@@ -269,18 +270,19 @@ fn parse_stat(line: &str) -> Option<ProcStat> {
     let (_, rest) = line.rsplit_once(')')?;
     let mut fields = rest.split_ascii_whitespace();
     let state = fields.next()?.chars().next()?;
-    let _ppid = fields.next()?;
+    let ppid = fields.next()?.parse().ok()?;
     let pgrp = fields.next()?.parse().ok()?;
     // starttime is field 22 of stat(5); pgrp was field 5.
     let start_time = fields.nth(16)?.parse().ok()?;
     Some(ProcStat {
         state,
+        ppid,
         pgrp,
         start_time,
     })
 }
 
-fn read_stat(pid: u32) -> Option<ProcStat> {
+pub(crate) fn read_stat(pid: u32) -> Option<ProcStat> {
     parse_stat(&fs::read_to_string(format!("/proc/{pid}/stat")).ok()?)
 }
 
@@ -1065,6 +1067,7 @@ mod tests {
             parse_stat(line),
             Some(ProcStat {
                 state: 'S',
+                ppid: 1,
                 pgrp: 4240,
                 start_time: 987654
             })
@@ -1077,6 +1080,7 @@ mod tests {
         let stat = parse_stat(line).unwrap();
         assert_eq!(stat.state, 'Z');
         assert!(stat.is_dead());
+        assert_eq!(stat.ppid, 1);
         assert_eq!(stat.pgrp, 7);
         assert_eq!(stat.start_time, 55);
     }

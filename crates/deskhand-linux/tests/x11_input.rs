@@ -290,8 +290,14 @@ fn types_clicks_and_captures_on_a_real_gtk_entry() {
     // Dragging across the entry selects everything.
     x11.type_text(" and more").unwrap();
     assert_eq!(entry_text(&lines, &mut last, "S and more"), "S and more");
-    x11.drag((rect.x + 12, cy), (right, cy), Button::Left, &[])
-        .unwrap();
+    x11.drag(
+        (rect.x + 12, cy),
+        &[(right, cy)],
+        Button::Left,
+        &[],
+        Duration::ZERO,
+    )
+    .unwrap();
     x11.type_text("D").unwrap();
     assert_eq!(entry_text(&lines, &mut last, "D"), "D");
     x11.scroll(ScrollDirection::Down, 2).unwrap();

@@ -59,7 +59,7 @@ impl X11 {
             focus
         };
         while window != self.root && window != x11rb::NONE {
-            match self.supports_ping(window) {
+            match self.has_protocol(window, self.atoms._NET_WM_PING) {
                 Ok(true) => return Ok(Some(window)),
                 Ok(false) => {}
                 Err(ReplyError::X11Error(e)) if e.error_kind == ErrorKind::Window => {
@@ -78,7 +78,8 @@ impl X11 {
         Ok(None)
     }
 
-    fn supports_ping(&self, window: Window) -> Result<bool, ReplyError> {
+    /// Whether the window lists `protocol` in its WM_PROTOCOLS.
+    pub(super) fn has_protocol(&self, window: Window, protocol: u32) -> Result<bool, ReplyError> {
         let protocols = self
             .conn
             .get_property(
@@ -92,7 +93,7 @@ impl X11 {
             .reply()?;
         Ok(protocols
             .value32()
-            .is_some_and(|mut atoms| atoms.any(|a| a == self.atoms._NET_WM_PING)))
+            .is_some_and(|mut atoms| atoms.any(|a| a == protocol)))
     }
 
     fn ping(&self, window: Window) -> Result<(), X11Error> {

@@ -120,6 +120,26 @@ pub enum X11Error {
          enter the text through the accessibility API instead"
     )]
     NoSpareKeycode { keysym: u32 },
+
+    #[error(
+        "modifier keysym {keysym:#x} is on no key of the keyboard map, so it cannot be held from \
+         a button press until its release; hold it within one click or drag instead, or put it \
+         on a key (e.g. `xmodmap -e 'keycode 133 = Super_L'`)"
+    )]
+    ModifierNotOnKeyboard { keysym: u32 },
+
+    #[error(
+        "window {window:#x} is no longer managed by the window manager (it was closed or \
+         withdrawn); list the windows again to see what is open"
+    )]
+    WindowGone { window: u32 },
+
+    #[error(
+        "window {window:#x} cannot be asked to close: the window manager lacks \
+         _NET_CLOSE_WINDOW and the window does not take WM_DELETE_WINDOW; end its process \
+         instead"
+    )]
+    CannotClose { window: u32 },
 }
 
 /// Typing failed part-way; `sent` characters reached the X server before the failure.

@@ -55,8 +55,13 @@ const HOLD: Duration = Duration::from_millis(10);
 /// Between clicks of a multi-click: far below the 400 ms GTK double-click time.
 const BETWEEN_CLICKS: Duration = Duration::from_millis(40);
 const BETWEEN_SCROLL_STEPS: Duration = Duration::from_millis(10);
-const DRAG_STEPS: i32 = 10;
-const DRAG_STEP_PAUSE: Duration = Duration::from_millis(15);
+/// A drag moves at least this many times: toolkits need a few motion events to start a drag
+/// and to find the drop target.
+const DRAG_STEPS: f64 = 10.0;
+/// The longest single move of a drag, in pixels, so that the pointer slides rather than jumps.
+const MAX_DRAG_STEP: f64 = 10.0;
+/// How long a drag's moves take when the caller does not say.
+const DRAG_MOTION: Duration = Duration::from_millis(150);
 /// Toolkits start a drag only after the button has been down for a moment.
 const DRAG_START_PAUSE: Duration = Duration::from_millis(50);
 /// Apps count a press as the next click of a multi-click when it follows the previous release
@@ -71,6 +76,31 @@ fn separate_from_last_click(input: &InputState) {
     if let Some(since) = input.last_release.map(|t| t.elapsed()) {
         sleep(CLICK_SEPARATION.saturating_sub(since));
     }
+}
+
+/// The points a drag moves through after `from`: each point of `path`, with steps between them
+/// at most `MAX_DRAG_STEP` pixels apart, and at least `DRAG_STEPS` of them over the whole path.
+fn drag_steps(from: (i32, i32), path: &[(i32, i32)]) -> Vec<(i32, i32)> {
+    let segments: Vec<((i32, i32), (i32, i32))> = std::iter::once(from)
+        .chain(path.iter().copied())
+        .zip(path.iter().copied())
+        .collect();
+    let length = |(a, b): ((i32, i32), (i32, i32))| {
+        (f64::from(b.0) - f64::from(a.0)).hypot(f64::from(b.1) - f64::from(a.1))
+    };
+    let total: f64 = segments.iter().copied().map(length).sum();
+    let spacing = (total / DRAG_STEPS).clamp(1.0, MAX_DRAG_STEP);
+    let mut steps = Vec::new();
+    for segment @ (a, b) in segments {
+        let count = (length(segment) / spacing).ceil() as i64;
+        for k in 1..=count {
+            let along = |from: i32, to: i32| {
+                (i64::from(from) + (i64::from(to) - i64::from(from)) * k / count) as i32
+            };
+            steps.push((along(a.0, b.0), along(a.1, b.1)));
+        }
+    }
+    steps
 }
 
 fn to_i16(v: i32) -> i16 {
@@ -90,17 +120,66 @@ impl X11 {
         self.motion(x, y)
     }
 
-    /// Presses or releases `button` wherever the pointer is.
-    pub fn button(&self, button: Button, press: bool) -> Result<(), X11Error> {
+    /// Presses or releases `button` wherever the pointer is. A press first holds down
+    /// `modifiers` (keysyms) and leaves them down; the release lets go of them after the button.
+    /// A press that fails releases whatever it pressed.
+    pub fn button(&self, button: Button, press: bool, modifiers: &[u32]) -> Result<(), X11Error> {
         let mut input = self.lock_input();
-        if press {
-            separate_from_last_click(&input);
-        }
-        let result = self.button_event(button.number(), press);
         if !press {
-            input.last_release = Some(Instant::now());
+            return self.release_gesture(&mut input, button, modifiers);
         }
-        result
+        separate_from_last_click(&input);
+        let keys = input.modifier_keys(self, modifiers)?;
+        let mut held = Held::default();
+        let pressed = keys
+            .iter()
+            .try_for_each(|&key| held.press_key(self, key))
+            .and_then(|()| held.press_button(self, button.number()));
+        if let Err(err) = pressed {
+            // Already failing: the press's error says more than a failed release would.
+            let _ = held.release_all(self);
+            input.last_release = Some(Instant::now());
+            return Err(err);
+        }
+        for key in held.keys {
+            if !input.gesture_keys.contains(&key) {
+                input.gesture_keys.push(key);
+            }
+        }
+        Ok(())
+    }
+
+    /// Releases `button`, then the keys a press in this process left down and those that
+    /// `modifiers` name: a press in another process (the CLI runs one per call) holds them too,
+    /// and releasing a key that is up does nothing.
+    fn release_gesture(
+        &self,
+        input: &mut InputState,
+        button: Button,
+        modifiers: &[u32],
+    ) -> Result<(), X11Error> {
+        let mut held = Held {
+            keys: std::mem::take(&mut input.gesture_keys),
+            button: Some(button.number()),
+        };
+        let mut looked_up = Ok(());
+        for &modifier in modifiers {
+            match input.modifier_keys(self, &[modifier]) {
+                Ok(keys) => {
+                    for key in keys {
+                        if !held.keys.contains(&key) {
+                            held.keys.push(key);
+                        }
+                    }
+                }
+                // Such a modifier cannot have been pressed by `button` either.
+                Err(X11Error::ModifierNotOnKeyboard { .. }) => {}
+                Err(err) => looked_up = looked_up.and(Err(err)),
+            }
+        }
+        let released = held.release_all(self);
+        input.last_release = Some(Instant::now());
+        released.and(looked_up)
     }
 
     /// Moves to (`x`, `y`) and clicks `count` times (2 = double-click) while holding
@@ -145,15 +224,24 @@ impl X11 {
         Ok(())
     }
 
-    /// Presses `button` at `from`, moves to `to` in small steps and releases it there, holding
-    /// `modifiers` throughout. Button and modifiers are released even if a step fails.
+    /// Presses `button` at `from`, moves through every point of `path` in small steps spread
+    /// over `duration` (150 ms when zero) and releases it at the last point (at `from` when
+    /// `path` is empty), holding `modifiers` throughout. Button and modifiers are released even
+    /// if a step fails.
     pub fn drag(
         &self,
         from: (i32, i32),
-        to: (i32, i32),
+        path: &[(i32, i32)],
         button: Button,
         modifiers: &[u32],
+        duration: Duration,
     ) -> Result<(), X11Error> {
+        let steps = drag_steps(from, path);
+        let motion = if duration.is_zero() {
+            DRAG_MOTION
+        } else {
+            duration
+        };
         let mut input = self.lock_input();
         self.motion(from.0, from.1)?;
         sleep(AFTER_MOVE);
@@ -161,11 +249,15 @@ impl X11 {
         let result = self.with_held(&mut input, modifiers, |held| {
             held.press_button(self, button.number())?;
             sleep(DRAG_START_PAUSE);
-            for step in 1..=DRAG_STEPS {
-                let x = from.0 + (to.0 - from.0) * step / DRAG_STEPS;
-                let y = from.1 + (to.1 - from.1) * step / DRAG_STEPS;
+            let start = Instant::now();
+            let count = steps.len() as f64;
+            for (i, &(x, y)) in steps.iter().enumerate() {
                 self.motion(x, y)?;
-                sleep(DRAG_STEP_PAUSE);
+                // Each move waits for the server; pacing by the clock keeps those waits inside
+                // `duration`. The pause after the last move lets the target see the pointer
+                // arrive before the release.
+                let due = start + motion.mul_f64((i + 1) as f64 / count);
+                sleep(due.saturating_duration_since(Instant::now()));
             }
             held.release_button(self)
         });
@@ -238,5 +330,57 @@ impl Held {
             Some(button) => x11.button_event(button, false),
             None => Ok(()),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn gap(a: (i32, i32), b: (i32, i32)) -> f64 {
+        f64::from(b.0 - a.0).hypot(f64::from(b.1 - a.1))
+    }
+
+    #[test]
+    fn a_long_drag_moves_in_steps_of_at_most_ten_pixels_through_every_point() {
+        let path = [(500, 100), (500, 400), (137, 401)];
+        let steps = drag_steps((100, 100), &path);
+        assert_eq!(steps.last(), Some(&(137, 401)));
+        for point in path {
+            assert!(steps.contains(&point), "{point:?} missing from {steps:?}");
+        }
+        let mut previous = (100, 100);
+        for &step in &steps {
+            // Rounding to whole pixels may add up to one pixel on each axis.
+            assert!(
+                gap(previous, step) <= MAX_DRAG_STEP + 2.0,
+                "{previous:?} -> {step:?}"
+            );
+            previous = step;
+        }
+        // 400 + 300 + 363 px in steps of 10 px.
+        assert!((106..=110).contains(&steps.len()), "{}", steps.len());
+    }
+
+    #[test]
+    fn a_short_drag_still_moves_ten_times() {
+        let steps = drag_steps((10, 10), &[(40, 10)]);
+        assert_eq!(steps.len(), 10);
+        assert_eq!(steps[0], (13, 10));
+        assert_eq!(steps.last(), Some(&(40, 10)));
+        let steps = drag_steps((10, 10), &[(13, 14)]);
+        assert_eq!(steps.len(), 5);
+        assert_eq!(steps.last(), Some(&(13, 14)));
+    }
+
+    #[test]
+    fn a_drag_that_goes_nowhere_has_no_moves() {
+        assert!(drag_steps((10, 10), &[]).is_empty());
+        assert!(drag_steps((10, 10), &[(10, 10), (10, 10)]).is_empty());
+        // A point it is already at adds nothing, and the way back is walked in full.
+        let steps = drag_steps((0, 0), &[(0, 0), (100, 0), (0, 0)]);
+        assert_eq!(steps.len(), 20);
+        assert_eq!(steps[9], (100, 0));
+        assert_eq!(steps.last(), Some(&(0, 0)));
     }
 }

@@ -35,6 +35,8 @@ pub(super) struct InputState {
     keymap: Option<Keymap>,
     /// When a mouse button was last released (see `input.rs`).
     pub(super) last_release: Option<Instant>,
+    /// Modifier keys a button press left down for its release (see `input.rs`).
+    pub(super) gesture_keys: Vec<Keycode>,
 }
 
 impl InputState {
@@ -54,6 +56,35 @@ impl InputState {
             Some(keymap) => Ok(keymap),
             slot => Ok(slot.insert(Keymap::load(x11)?)),
         }
+    }
+
+    /// The keys that hold `modifiers` (keysyms) down, Shift first for a modifier in a shifted
+    /// column. Unlike a chord's modifiers these are never put on spare keycodes: a spare's
+    /// symbol is restored when the call ends, while these may stay down past it.
+    pub(super) fn modifier_keys(
+        &mut self,
+        x11: &X11,
+        modifiers: &[u32],
+    ) -> Result<Vec<Keycode>, X11Error> {
+        let keymap = self.keymap(x11)?;
+        let find = |keysym| {
+            keymap
+                .strokes
+                .get(&keysym)
+                .copied()
+                .ok_or(X11Error::ModifierNotOnKeyboard { keysym })
+        };
+        let mut keys = Vec::new();
+        for &modifier in modifiers {
+            let stroke = find(modifier)?;
+            if stroke.shift {
+                keys.push(find(sym::SHIFT_L)?.keycode);
+            }
+            keys.push(stroke.keycode);
+        }
+        let mut seen = HashSet::new();
+        keys.retain(|&key| seen.insert(key));
+        Ok(keys)
     }
 }
 
@@ -351,12 +382,12 @@ impl<'a> Remap<'a> {
 /// Keys and a button held down by the current call, released by `release_all` whatever happens.
 #[derive(Default)]
 pub(super) struct Held {
-    keys: Vec<Keycode>,
+    pub(super) keys: Vec<Keycode>,
     pub(super) button: Option<u8>,
 }
 
 impl Held {
-    fn press_key(&mut self, x11: &X11, keycode: Keycode) -> Result<(), X11Error> {
+    pub(super) fn press_key(&mut self, x11: &X11, keycode: Keycode) -> Result<(), X11Error> {
         self.keys.push(keycode);
         x11.key_event(keycode, true)
     }
@@ -367,7 +398,7 @@ impl Held {
 
     /// Releases everything, attempting each release even after one failed, and reports the
     /// first failure.
-    fn release_all(mut self, x11: &X11) -> Result<(), X11Error> {
+    pub(super) fn release_all(mut self, x11: &X11) -> Result<(), X11Error> {
         let mut first = match self.button.take() {
             Some(button) => x11.button_event(button, false),
             None => Ok(()),

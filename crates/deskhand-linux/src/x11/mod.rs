@@ -10,15 +10,18 @@ mod input;
 mod keyboard;
 mod keys;
 mod windows;
+mod wm;
 
 use std::sync::atomic::{AtomicBool, AtomicU32};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use x11rb::connection::{Connection as _, RequestConnection as _};
 use x11rb::cookie::VoidCookie;
-use x11rb::errors::{ConnectionError, ReplyError};
+use x11rb::errors::{ConnectionError, ReplyError, ReplyOrIdError};
 use x11rb::protocol::xkb::{self, ConnectionExt as _, EventType, MapPart, SelectEventsAux};
-use x11rb::protocol::xproto::{ConnectionExt as _, Window};
+use x11rb::protocol::xproto::{
+    ConnectionExt as _, CreateWindowAux, EventMask, Window, WindowClass,
+};
 use x11rb::protocol::xtest::{self, ConnectionExt as _};
 use x11rb::rust_connection::RustConnection;
 
@@ -40,9 +43,17 @@ x11rb::atom_manager! {
         _GTK_FRAME_EXTENTS,
         _NET_WM_STATE,
         _NET_WM_STATE_HIDDEN,
+        _NET_WM_STATE_MAXIMIZED_VERT,
+        _NET_WM_STATE_MAXIMIZED_HORZ,
         _NET_WM_PING,
+        _NET_SUPPORTED,
+        _NET_CLOSE_WINDOW,
+        _NET_MOVERESIZE_WINDOW,
         WM_PROTOCOLS,
+        WM_DELETE_WINDOW,
+        WM_CHANGE_STATE,
         UTF8_STRING,
+        _DESKHAND_TIME,
     }
 }
 
@@ -56,6 +67,8 @@ pub struct X11 {
     /// Fallback for `screen_size` if asking the server fails.
     setup_size: (u32, u32),
     atoms: Atoms,
+    /// An unmapped window of ours whose property changes tell the server's current time.
+    time_window: Window,
     input: Mutex<keyboard::InputState>,
     /// Serial number of the next `_NET_WM_PING` we send.
     pings: AtomicU32,
@@ -124,11 +137,27 @@ impl X11 {
             .during("interning atoms")?
             .reply()
             .during("interning atoms")?;
+        let time_window = conn.generate_id().during("creating a helper window")?;
+        conn.create_window(
+            0,
+            time_window,
+            root,
+            -1,
+            -1,
+            1,
+            1,
+            0,
+            WindowClass::INPUT_ONLY,
+            x11rb::COPY_FROM_PARENT,
+            &CreateWindowAux::new().event_mask(EventMask::PROPERTY_CHANGE),
+        )
+        .during("creating a helper window")?;
         Ok(X11 {
             conn,
             root,
             setup_size,
             atoms,
+            time_window,
             input: Mutex::new(keyboard::InputState::default()),
             pings: AtomicU32::new(1),
             mapping_notified: AtomicBool::new(false),
@@ -195,6 +224,20 @@ impl<T> During<T> for Result<T, ReplyError> {
         self.map_err(|err| match err {
             ReplyError::ConnectionError(cause) => X11Error::Connection { operation, cause },
             ReplyError::X11Error(cause) => X11Error::Request { operation, cause },
+        })
+    }
+}
+
+impl<T> During<T> for Result<T, ReplyOrIdError> {
+    fn during(self, operation: &'static str) -> Result<T, X11Error> {
+        self.map_err(|err| match err {
+            ReplyOrIdError::ConnectionError(cause) => X11Error::Connection { operation, cause },
+            ReplyOrIdError::X11Error(cause) => X11Error::Request { operation, cause },
+            // Only a long-lived connection can run out of ids; treat it as a broken one.
+            ReplyOrIdError::IdsExhausted => X11Error::Connection {
+                operation,
+                cause: ConnectionError::UnknownError,
+            },
         })
     }
 }

@@ -37,6 +37,8 @@ pub struct XWindow {
     pub gtk_frame_extents: Option<[u32; 4]>,
     /// `_NET_WM_STATE_HIDDEN`, i.e. minimized.
     pub minimized: bool,
+    /// Both `_NET_WM_STATE_MAXIMIZED_VERT` and `_HORZ`.
+    pub maximized: bool,
 }
 
 const LIST_OPERATION: &str = "reading the window list";
@@ -105,7 +107,7 @@ impl X11 {
         Ok(first_u32(&reply).filter(|&id| id != x11rb::NONE))
     }
 
-    fn client_list(&self) -> Result<Vec<Window>, X11Error> {
+    pub(super) fn client_list(&self) -> Result<Vec<Window>, X11Error> {
         for atom in [
             self.atoms._NET_CLIENT_LIST_STACKING,
             self.atoms._NET_CLIENT_LIST,
@@ -175,6 +177,11 @@ impl X11 {
             let frame = p.frame.reply()?;
             let gtk_frame = p.gtk_frame.reply()?;
             let state = p.state.reply()?;
+            let has_state = |atom| {
+                state
+                    .value32()
+                    .is_some_and(|mut atoms| atoms.any(|a| a == atom))
+            };
             Ok::<_, ReplyError>(XWindow {
                 id: p.id,
                 title: title(&net_name, &name, self.atoms.UTF8_STRING),
@@ -188,9 +195,9 @@ impl X11 {
                 },
                 frame_extents: extents(&frame),
                 gtk_frame_extents: extents(&gtk_frame),
-                minimized: state
-                    .value32()
-                    .is_some_and(|mut atoms| atoms.any(|a| a == self.atoms._NET_WM_STATE_HIDDEN)),
+                minimized: has_state(self.atoms._NET_WM_STATE_HIDDEN),
+                maximized: has_state(self.atoms._NET_WM_STATE_MAXIMIZED_VERT)
+                    && has_state(self.atoms._NET_WM_STATE_MAXIMIZED_HORZ),
             })
         })();
         match result {

@@ -1,0 +1,183 @@
+//! Ending an application's process, and telling which process started which.
+
+use std::time::Duration;
+
+use deskhand_core::error::{Error, ErrorKind, Result};
+
+use crate::desktop::read_stat;
+
+/// How long a process may take to exit on SIGTERM before it gets SIGKILL.
+const TERM_GRACE: Duration = Duration::from_secs(2);
+/// SIGKILL is not instant either: the process must leave the kernel first.
+const KILL_GRACE: Duration = Duration::from_secs(1);
+const POLL: Duration = Duration::from_millis(20);
+/// Deeper than any real process tree; stops a walk that a racing fork/exit sent in circles.
+const MAX_ANCESTRY: usize = 256;
+
+/// Asks process `pid` to exit (SIGTERM), and forces it (SIGKILL) if it has not after
+/// `TERM_GRACE`. Refuses the kernel's and init's pids and deskhand's own.
+pub(crate) async fn kill(pid: u32) -> Result<()> {
+    let refuse = |why: &str| {
+        Error::bad_argument(format!(
+            "process {pid} is {why} and is never ended; pass the pid of an application (see `apps`)"
+        ))
+    };
+    if pid == 0 {
+        return Err(refuse("not a process"));
+    }
+    if pid == 1 {
+        return Err(refuse("init"));
+    }
+    if pid == std::process::id() {
+        return Err(refuse("deskhand itself"));
+    }
+    // A negative pid_t would signal a whole process group.
+    let Ok(target) = i32::try_from(pid) else {
+        return Err(Error::bad_argument(format!(
+            "{pid} is not a valid process id; pass the pid of an application (see `apps`)"
+        )));
+    };
+    signal(pid, target, libc::SIGTERM)?;
+    if exited_within(pid, TERM_GRACE).await {
+        return Ok(());
+    }
+    signal(pid, target, libc::SIGKILL)?;
+    if exited_within(pid, KILL_GRACE).await {
+        return Ok(());
+    }
+    Err(Error::platform(format!(
+        "process {pid} ignored SIGTERM for {} s and was still there {} s after SIGKILL; it is \
+         probably stuck in the kernel (uninterruptible I/O): check `cat /proc/{pid}/status`, \
+         wait, and call `kill` again",
+        TERM_GRACE.as_secs(),
+        KILL_GRACE.as_secs()
+    )))
+}
+
+fn signal(pid: u32, target: i32, signal: libc::c_int) -> Result<()> {
+    // SAFETY: kill has no memory-safety preconditions; `target` is positive, so it names one
+    // process.
+    if unsafe { libc::kill(target, signal) } == 0 {
+        return Ok(());
+    }
+    let err = std::io::Error::last_os_error();
+    match err.raw_os_error() {
+        // Gone between two signals counts as ended; gone before the first means a wrong pid.
+        Some(libc::ESRCH) if signal == libc::SIGKILL => Ok(()),
+        Some(libc::ESRCH) => Err(Error::new(
+            ErrorKind::SurfaceGone,
+            format!(
+                "there is no process {pid} (it may have exited already); call `apps` to see what runs"
+            ),
+        )),
+        Some(libc::EPERM) => Err(Error::platform(format!(
+            "deskhand may not signal process {pid} ({err}): it belongs to another user; end it as that user"
+        ))),
+        _ => Err(Error::platform(format!(
+            "signalling process {pid} failed ({err}); try again"
+        ))),
+    }
+}
+
+async fn exited_within(pid: u32, grace: Duration) -> bool {
+    let deadline = tokio::time::Instant::now() + grace;
+    loop {
+        // A zombie has exited: it waits only for its parent to collect its status.
+        if read_stat(pid).is_none_or(|stat| stat.is_dead()) {
+            return true;
+        }
+        if tokio::time::Instant::now() >= deadline {
+            return false;
+        }
+        tokio::time::sleep(POLL).await;
+    }
+}
+
+/// Whether `pid` is `ancestor` or one of its descendants, by the parent links in `/proc`.
+pub(crate) fn descends_from(pid: u32, ancestor: u32) -> bool {
+    descends_through(pid, ancestor, |p| read_stat(p).map(|stat| stat.ppid))
+}
+
+fn descends_through(pid: u32, ancestor: u32, parent: impl Fn(u32) -> Option<u32>) -> bool {
+    let mut current = pid;
+    for _ in 0..MAX_ANCESTRY {
+        if current == ancestor {
+            return true;
+        }
+        match parent(current) {
+            Some(next) if next != 0 && next != current => current = next,
+            _ => return false,
+        }
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tree(p: u32) -> Option<u32> {
+        // 1 ← 10 ← 20 ← 30, and 40 whose parent is unknown.
+        match p {
+            1 => Some(0),
+            10 => Some(1),
+            20 => Some(10),
+            30 => Some(20),
+            _ => None,
+        }
+    }
+
+    #[test]
+    fn a_process_descends_from_itself_and_every_ancestor() {
+        assert!(descends_through(30, 30, tree));
+        assert!(descends_through(30, 20, tree));
+        assert!(descends_through(30, 10, tree));
+        assert!(descends_through(30, 1, tree));
+        assert!(!descends_through(20, 30, tree));
+        assert!(!descends_through(40, 10, tree));
+        assert!(!descends_through(30, 0, tree));
+    }
+
+    #[test]
+    fn a_parent_loop_ends_the_walk() {
+        assert!(!descends_through(5, 9, |p| Some(if p == 5 {
+            6
+        } else {
+            5
+        })));
+    }
+
+    #[test]
+    fn this_test_descends_from_its_parent() {
+        let me = std::process::id();
+        let parent = read_stat(me).unwrap().ppid;
+        assert!(descends_from(me, parent));
+        assert!(descends_from(me, 1));
+        assert!(!descends_from(parent, me));
+    }
+
+    #[tokio::test]
+    async fn kill_refuses_init_and_itself() {
+        for pid in [0, 1, std::process::id(), u32::MAX] {
+            let err = kill(pid).await.unwrap_err();
+            assert_eq!(err.kind, ErrorKind::BadArgument, "{pid}: {err}");
+        }
+    }
+
+    #[tokio::test]
+    async fn kill_ends_a_process_that_ignores_sigterm() {
+        let mut child = std::process::Command::new("sh")
+            .args(["-c", "trap '' TERM; while :; do sleep 0.05; done"])
+            .spawn()
+            .unwrap();
+        // Give the shell time to install its trap.
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        let started = std::time::Instant::now();
+        kill(child.id()).await.unwrap();
+        assert!(started.elapsed() >= TERM_GRACE, "{:?}", started.elapsed());
+        let status = child.wait().unwrap();
+        assert!(!status.success());
+        let err = kill(child.id()).await.unwrap_err();
+        assert_eq!(err.kind, ErrorKind::SurfaceGone, "{err}");
+    }
+}
