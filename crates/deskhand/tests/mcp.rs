@@ -232,3 +232,117 @@ async fn mcp_headless_brings_up_its_own_desktop_and_takes_it_down() {
     });
     assert!(gone.is_some(), "the headless desktop outlived its server");
 }
+
+/// A client that hands every progress notification it receives to the test.
+struct ProgressWatcher(tokio::sync::mpsc::UnboundedSender<rmcp::model::ProgressNotificationParam>);
+
+impl rmcp::ClientHandler for ProgressWatcher {
+    async fn on_progress(
+        &self,
+        params: rmcp::model::ProgressNotificationParam,
+        _context: rmcp::service::NotificationContext<rmcp::RoleClient>,
+    ) {
+        let _ = self.0.send(params);
+    }
+}
+
+#[test]
+fn a_cancelled_wait_reports_progress_then_stops_and_the_connection_answers_at_once() {
+    let (_turn, desk) = desktop();
+    block_on(cancel_a_wait(desk));
+}
+
+async fn cancel_a_wait(desk: &common::Desktop) {
+    use rmcp::model::{CallToolRequest, ClientRequest};
+    use rmcp::service::PeerRequestOptions;
+    use std::time::{Duration, Instant};
+
+    let mut command = tokio::process::Command::from(desk.command(BIN));
+    command.arg("mcp");
+    let (sender, mut progress) = tokio::sync::mpsc::unbounded_channel();
+    let client = ProgressWatcher(sender)
+        .serve(TokioChildProcess::new(command).expect("spawning deskhand mcp"))
+        .await
+        .expect("MCP handshake");
+
+    // A condition that never holds, with a long timeout: only the cancel can end it soon.
+    let wait = CallToolRequestParams::new("desktop").with_arguments(arguments(json!({
+        "action": "wait",
+        "target": "screen",
+        "until": {"name": "deskhand never shows this", "role": "button"},
+        "timeout_ms": 20000,
+    })));
+    let sent = Instant::now();
+    // rmcp puts a progress token in every request's `_meta`; the handle knows which.
+    let handle = client
+        .send_cancellable_request(
+            ClientRequest::CallToolRequest(CallToolRequest::new(wait)),
+            PeerRequestOptions::no_options(),
+        )
+        .await
+        .expect("tools/call sent");
+    let token = handle.progress_token.clone();
+    // The wait reports once a second; allow for a slow start on a loaded machine.
+    let first = tokio::time::timeout(Duration::from_secs(15), async {
+        loop {
+            let note = progress.recv().await.expect("the client still runs");
+            if note.progress_token == token {
+                return note;
+            }
+        }
+    })
+    .await
+    .expect("no progress notification for the wait within 15 s");
+    let message = first.message.clone().unwrap_or_default();
+    assert!(
+        message.starts_with("waiting on screen: "),
+        "progress message: {message:?}"
+    );
+    assert!(first.progress >= 1.0, "{first:?}");
+    assert_eq!(first.total, Some(20.0), "{first:?}");
+    let cancelled_after = sent.elapsed();
+    assert!(
+        cancelled_after < Duration::from_secs(12),
+        "the first progress came too late to prove anything: {cancelled_after:?}"
+    );
+
+    handle
+        .cancel(Some("the test cancels the wait".into()))
+        .await
+        .expect("notifications/cancelled sent");
+    // Calls of one session run one at a time: `windows` can only answer once the wait is over.
+    let asked = Instant::now();
+    let windows = tokio::time::timeout(
+        Duration::from_secs(30),
+        client.call_tool(
+            CallToolRequestParams::new("desktop")
+                .with_arguments(arguments(json!({"action": "windows"}))),
+        ),
+    )
+    .await
+    .expect("windows never answered")
+    .expect("tools/call windows");
+    let answered = asked.elapsed();
+    eprintln!(
+        "first progress after {} ms; windows answered {} ms after the cancel",
+        cancelled_after.as_millis(),
+        answered.as_millis()
+    );
+    assert_ne!(windows.is_error, Some(true), "{}", text_of(&windows));
+    assert!(
+        text_of(&windows).starts_with("windows · "),
+        "{}",
+        text_of(&windows)
+    );
+    assert!(
+        answered < Duration::from_secs(10),
+        "windows took {answered:?} after the cancel: the wait kept running"
+    );
+    // Had the wait run on, nothing on this connection could answer before its 20 s were up.
+    assert!(
+        sent.elapsed() < Duration::from_secs(19),
+        "windows answered {:?} after the wait was sent: the wait ran to its timeout",
+        sent.elapsed()
+    );
+    client.cancel().await.expect("clean shutdown");
+}
