@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::coords::check_unit;
 use crate::error::{Error, Result};
+use crate::memory::Recall;
 use crate::model::{Modifier, MouseButton, Role, ScrollDirection};
 
 /// Typed text longer than this is refused: an agent that means more should send it in parts.
@@ -58,10 +59,12 @@ pub enum ActionName {
     Kill,
     Window,
     Clipboard,
+    Recall,
+    Forget,
 }
 
 impl ActionName {
-    pub const ALL: [ActionName; 23] = [
+    pub const ALL: [ActionName; 25] = [
         ActionName::Apps,
         ActionName::Windows,
         ActionName::Observe,
@@ -85,6 +88,8 @@ impl ActionName {
         ActionName::Kill,
         ActionName::Window,
         ActionName::Clipboard,
+        ActionName::Recall,
+        ActionName::Forget,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -112,6 +117,8 @@ impl ActionName {
             ActionName::Kill => "kill",
             ActionName::Window => "window",
             ActionName::Clipboard => "clipboard",
+            ActionName::Recall => "recall",
+            ActionName::Forget => "forget",
         }
     }
 }
@@ -220,7 +227,7 @@ pub struct DesktopArgs {
     /// window: the size of its content, [width, height] in screen pixels.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub size: Option<[u32; 2]>,
-    /// wait: a condition or a list of conditions that must all hold, each one of: an element {"name", "role" or "ref", optionally "is": present (default) | absent | enabled | focused, or "value": equals, or "value_not": differs from}; {"title": text the surface's title contains}; {"new_window": true}; {"gone": true} (the surface closed); {"stable_ms": N} (the tree unchanged for N ms), with "region" [x0,y0,x1,y1] the pixels there instead.
+    /// wait: a condition or a list of conditions that must all hold, each one of: an element {"name", "role" or "ref", optionally "is": present (default) | absent | enabled | focused, or "value": equals, or "value_not": differs from}; {"title": text the surface's title contains}; {"window": text some open window's title contains}; {"new_window": true}; {"gone": true} (the surface closed); {"stable_ms": N} (the tree unchanged for N ms), with "region" [x0,y0,x1,y1] the pixels there instead.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub until: Option<Conditions>,
     /// wait: give up after this many ms, 1–30000 (default 10000).
@@ -229,6 +236,12 @@ pub struct DesktopArgs {
     /// wait: look again every this many ms, 50–5000 (default 200).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub interval_ms: Option<u32>,
+    /// recall: a piece of a remembered window's title, or its id "#3", with `app`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub window: Option<String>,
+    /// forget: true to forget everything (otherwise give `app`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub all: Option<bool>,
     /// batch: 1–50 steps, each the arguments of one action ({"action": "click", "find": {...}}); all are checked before any runs, they run in order and stop at the first failure.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub steps: Option<Vec<serde_json::Value>>,
@@ -290,6 +303,8 @@ pub struct ConditionArgs {
     pub value_not: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub title: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub window: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub new_window: Option<bool>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -391,7 +406,9 @@ pub struct Find {
 impl std::fmt::Display for Find {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match (&self.role, &self.name) {
-            (Some(role), Some(name)) => write!(f, "{} \"{}\"", role.as_str(), crate::render::escape(name)),
+            (Some(role), Some(name)) => {
+                write!(f, "{} \"{}\"", role.as_str(), crate::render::escape(name))
+            }
             (Some(role), None) => f.write_str(role.as_str()),
             (None, Some(name)) => write!(f, "\"{}\"", crate::render::escape(name)),
             (None, None) => f.write_str("any element"),
@@ -419,12 +436,22 @@ pub enum Check {
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum Condition {
-    Element { which: ElementMatch, check: Check },
+    Element {
+        which: ElementMatch,
+        check: Check,
+    },
     TitleContains(String),
+    /// A window whose title contains the text is open, on any surface.
+    WindowOpen(String),
     NewWindow,
     Gone,
-    TreeStable { ms: u32 },
-    PixelsStable { region: [f64; 4], ms: u32 },
+    TreeStable {
+        ms: u32,
+    },
+    PixelsStable {
+        region: [f64; 4],
+        ms: u32,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -549,6 +576,11 @@ pub enum Action {
     WriteClipboard {
         text: String,
     },
+    Recall(Recall),
+    /// `None`: everything.
+    Forget {
+        app: Option<String>,
+    },
 }
 
 /// A validated call: the action and the surface it names, if any.
@@ -584,6 +616,8 @@ impl Call {
             Action::Kill => "kill",
             Action::Window(_) => "window",
             Action::ReadClipboard | Action::WriteClipboard { .. } => "clipboard",
+            Action::Recall(_) => "recall",
+            Action::Forget { .. } => "forget",
         }
     }
 
@@ -600,6 +634,8 @@ impl Call {
                 | Action::Wait(_)
                 | Action::Batch(_)
                 | Action::ReadClipboard
+                | Action::Recall(_)
+                | Action::Forget { .. }
         )
     }
 }
@@ -646,7 +682,10 @@ impl FindArgs {
             .map(str::trim)
             .filter(|n| !n.is_empty())
             .map(str::to_owned);
-        if name.as_ref().is_some_and(|n| n.chars().count() > MAX_QUERY_CHARS) {
+        if name
+            .as_ref()
+            .is_some_and(|n| n.chars().count() > MAX_QUERY_CHARS)
+        {
             return Err(Error::bad_argument(format!(
                 "`find` name is longer than {MAX_QUERY_CHARS} characters; give a shorter part of it"
             )));
@@ -667,6 +706,7 @@ impl ConditionArgs {
         let kinds = [
             element,
             self.title.is_some(),
+            self.window.is_some(),
             self.new_window.is_some(),
             self.gone.is_some(),
             self.stable_ms.is_some(),
@@ -674,7 +714,7 @@ impl ConditionArgs {
         let element_only = self.is.is_some() || self.value.is_some() || self.value_not.is_some();
         if kinds.iter().filter(|k| **k).count() != 1 {
             return Err(Error::bad_argument(
-                "give exactly one kind of condition: an element (`name`, `role` or `ref`), `title`, `new_window`, `gone` or `stable_ms`; list several conditions to combine them",
+                "give exactly one kind of condition: an element (`name`, `role` or `ref`), `title`, `window`, `new_window`, `gone` or `stable_ms`; list several conditions to combine them",
             ));
         }
         if element_only && !element {
@@ -730,6 +770,14 @@ impl ConditionArgs {
                 ));
             }
             return Ok(Condition::TitleContains(title.clone()));
+        }
+        if let Some(title) = &self.window {
+            if title.trim().is_empty() {
+                return Err(Error::bad_argument(
+                    "`window` is empty; give text the window's title will contain",
+                ));
+            }
+            return Ok(Condition::WindowOpen(title.trim().to_owned()));
         }
         if let Some(flag) = self.new_window {
             return match flag {
@@ -837,6 +885,8 @@ impl DesktopArgs {
             ActionName::Focus | ActionName::Close | ActionName::Kill => &["target"],
             ActionName::Window => &["target", "state", "position", "size"],
             ActionName::Clipboard => &["text"],
+            ActionName::Recall => &["app", "window", "query"],
+            ActionName::Forget => &["app", "all"],
         };
         if let Some(extra) = present.iter().find(|field| !allowed.contains(field)) {
             let takes = if allowed.is_empty() {
@@ -1075,6 +1125,42 @@ impl DesktopArgs {
                     size: self.size,
                 })
             }
+            ActionName::Recall => {
+                let clean = |field: &str, text: &Option<String>| -> Result<Option<String>> {
+                    match text.as_deref().map(str::trim) {
+                        None => Ok(None),
+                        Some("") => Err(Error::bad_argument(format!(
+                            "`{field}` is empty; leave it out to recall more widely"
+                        ))),
+                        Some(t) if t.chars().count() > MAX_QUERY_CHARS => Err(Error::bad_argument(
+                            format!("`{field}` is longer than {MAX_QUERY_CHARS} characters"),
+                        )),
+                        Some(t) => Ok(Some(t.to_owned())),
+                    }
+                };
+                let recall = Recall {
+                    app: clean("app", &self.app)?,
+                    window: clean("window", &self.window)?,
+                    query: clean("query", &self.query)?,
+                };
+                if recall.window.is_some() && recall.app.is_none() {
+                    return Err(Error::bad_argument(
+                        "`window` goes with `app`: recall {\"app\": \"Mousepad\", \"window\": \"Preferences\"}",
+                    ));
+                }
+                Action::Recall(recall)
+            }
+            ActionName::Forget => match (self.app.as_deref().map(str::trim), self.all) {
+                (Some(app), None) if !app.is_empty() => Action::Forget {
+                    app: Some(app.to_owned()),
+                },
+                (None, Some(true)) => Action::Forget { app: None },
+                _ => {
+                    return Err(Error::bad_argument(
+                        "`forget` needs either `app` (an app's name as recall lists it) or `all: true`, not both",
+                    ));
+                }
+            },
             ActionName::Clipboard => match self.text.clone() {
                 None => Action::ReadClipboard,
                 Some(text) => {
@@ -1255,6 +1341,8 @@ impl DesktopArgs {
             ("timeout_ms", self.timeout_ms.is_some()),
             ("interval_ms", self.interval_ms.is_some()),
             ("steps", self.steps.is_some()),
+            ("window", self.window.is_some()),
+            ("all", self.all.is_some()),
         ]
         .into_iter()
         .filter_map(|(name, present)| present.then_some(name))

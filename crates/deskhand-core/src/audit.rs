@@ -262,7 +262,9 @@ impl AuditEntry {
             | Action::Zoom { .. }
             | Action::Wait(_)
             | Action::Batch(_)
-            | Action::ReadClipboard => {}
+            | Action::ReadClipboard
+            | Action::Recall(_)
+            | Action::Forget { .. } => {}
         }
         entry
     }

@@ -122,8 +122,11 @@ pub trait Backend: Send + Sync + 'static {
     /// Whether process `pid` is `ancestor` or was started by it (a launcher script's child).
     fn descends_from(&self, pid: u32, ancestor: u32) -> bool;
     /// Replaces an editable text's whole content through accessibility.
-    fn set_text(&self, element: &ElementHandle, text: &str)
-    -> impl Future<Output = Result<()>> + Send;
+    fn set_text(
+        &self,
+        element: &ElementHandle,
+        text: &str,
+    ) -> impl Future<Output = Result<()>> + Send;
     /// Sets a slider's or spin button's number through accessibility.
     fn set_number(
         &self,

@@ -143,7 +143,13 @@ fn indent(text: &str) -> String {
     let lines: Vec<String> = text
         .lines()
         .enumerate()
-        .map(|(i, line)| if i == 0 { line.to_owned() } else { format!("    {line}") })
+        .map(|(i, line)| {
+            if i == 0 {
+                line.to_owned()
+            } else {
+                format!("    {line}")
+            }
+        })
         .collect();
     lines.join("\n") + "\n"
 }

@@ -5,11 +5,11 @@ use serde_json::json;
 
 use crate::action::{Action, Call, ClickSpec, ObserveSpec, Place, RefId, TargetId};
 use crate::audit::AuditLog;
-use crate::control::Control;
-use crate::find::{SurfaceTrees, find_one};
 use crate::backend::{Backend, InputOutcome, Partial};
+use crate::control::Control;
 use crate::coords::{region_to_rect, to_pixel};
 use crate::error::{Error, ErrorKind, Result};
+use crate::find::{SurfaceTrees, find_one};
 use crate::image::{DEFAULT_MAX_EDGE, encode_png, fit};
 use crate::model::{MouseButton, Point, Rect, WindowInfo, WindowKey};
 use crate::policy::Policy;
@@ -24,6 +24,8 @@ pub struct Config {
     pub policy: Policy,
     /// Where every action is recorded. Default: nowhere.
     pub audit: AuditLog,
+    /// What deskhand remembers across sessions. Default: nothing.
+    pub memory: Option<std::sync::Arc<dyn crate::memory::Memory>>,
 }
 
 impl Default for Config {
@@ -32,6 +34,7 @@ impl Default for Config {
             max_image_edge: DEFAULT_MAX_EDGE,
             policy: Policy::default(),
             audit: AuditLog::default(),
+            memory: None,
         }
     }
 }
@@ -143,10 +146,12 @@ pub(crate) async fn perform<B: Backend>(
         Action::Apps => apps(backend, session).await,
         Action::Installed => crate::manage::installed(backend).await,
         Action::Windows => windows(backend, session).await,
-        Action::Observe(spec) => observe(backend, session, target, &spec).await,
+        Action::Observe(spec) => observe(backend, session, config, target, &spec).await,
         Action::Screenshot => capture(backend, session, config, target, None).await,
         Action::Zoom { region } => capture(backend, session, config, target, Some(region)).await,
-        Action::Click { place, click } => click_at(backend, session, target, place, click).await,
+        Action::Click { place, click } => {
+            click_at(backend, session, config, target, place, click).await
+        }
         Action::Type { text, place } => type_text(backend, session, target, &text, place).await,
         Action::Hover { place } => {
             let spot = locate(backend, session, target, &place).await?;
@@ -195,7 +200,9 @@ pub(crate) async fn perform<B: Backend>(
         Action::SetValue { place, value } => {
             crate::values::set_value(backend, session, target, &place, &value).await
         }
-        Action::Select { path } => crate::values::select(backend, session, target, &path).await,
+        Action::Select { path } => {
+            crate::values::select(backend, session, config, target, &path).await
+        }
         Action::Launch { app, focus } => {
             crate::manage::launch(backend, session, &app, focus, control).await
         }
@@ -204,6 +211,26 @@ pub(crate) async fn perform<B: Backend>(
         Action::Kill => crate::manage::kill(backend, session, target).await,
         Action::Window(spec) => crate::manage::arrange(backend, session, target, &spec).await,
         Action::ReadClipboard => crate::manage::read_clipboard(backend).await,
+        Action::Recall(request) => {
+            let recalled = memory(config)?.recall(&request, std::time::SystemTime::now())?;
+            Ok(Reply::observed(recalled.text, recalled.data))
+        }
+        Action::Forget { app } => {
+            let windows = memory(config)?.forget(app.as_deref())?;
+            let what = match &app {
+                Some(app) => format!("what it knew of \"{}\"", escape(app)),
+                None => "everything it knew".to_string(),
+            };
+            Ok(Reply {
+                text: format!(
+                    "done: memory forgot {what} ({})\n",
+                    plural(windows, "window", "windows")
+                ),
+                outcome: Outcome::Done,
+                image: None,
+                data: json!({"action": "forget", "app": app, "windows": windows}),
+            })
+        }
         Action::WriteClipboard { text } => crate::manage::write_clipboard(backend, &text).await,
         Action::Press { keys } => {
             backend.check_keys(&keys)?;
@@ -282,6 +309,15 @@ pub(crate) async fn perform<B: Backend>(
             ))
         }
     }
+}
+
+fn memory(config: &Config) -> Result<&dyn crate::memory::Memory> {
+    config.memory.as_deref().ok_or_else(|| {
+        Error::new(
+            ErrorKind::Unsupported,
+            "memory is off for this deskhand (started with `--memory off`); observe instead, or ask the user to turn memory on",
+        )
+    })
 }
 
 async fn apps<B: Backend>(backend: &B, session: &mut Session) -> Result<Reply> {
@@ -450,6 +486,7 @@ fn describe_surface(session: &mut Session, surface: &Surface) -> String {
 async fn observe<B: Backend>(
     backend: &B,
     session: &mut Session,
+    config: &Config,
     target: Option<TargetId>,
     spec: &ObserveSpec,
 ) -> Result<Reply> {
@@ -513,7 +550,15 @@ async fn observe<B: Backend>(
         };
     }
     // App text is fenced: the line after the header says quoted text is data.
-    let text = format!("{header}\n{FENCE}\n{}", rendered.body);
+    let mut text = format!("{header}\n{FENCE}\n{}", rendered.body);
+    let single = surface.window.is_some();
+    for (window, tree) in trees {
+        if let Some(note) = crate::learn::observed(config, session, window, tree, single) {
+            text.push_str(&note);
+            text.push('\n');
+            break;
+        }
+    }
     session.remember(surface.key, std::mem::take(&mut rendered.seen));
     session.latest = Some(Observation {
         surface: surface.key,
@@ -740,6 +785,7 @@ fn click_verb(click: &ClickSpec) -> String {
 async fn click_at<B: Backend>(
     backend: &B,
     session: &mut Session,
+    config: &Config,
     target: Option<TargetId>,
     place: Place,
     click: ClickSpec,
@@ -747,6 +793,7 @@ async fn click_at<B: Backend>(
     let verb = click_verb(&click);
     if let Some(element) = named(backend, session, target, &place).await? {
         let label = element.label();
+        crate::learn::before(backend, config, session, &element.window).await;
         let failed = |err| element_failure(err, &format!("{label} could not be clicked"));
         let names = if click.is_plain() {
             backend
@@ -763,6 +810,7 @@ async fn click_at<B: Backend>(
                 .do_action(&element.entry.handle, index)
                 .await
                 .map_err(failed)?;
+            learn_click(config, session, &element, &click);
             return Ok(Reply::input(
                 InputOutcome::Done,
                 format!(
@@ -775,6 +823,7 @@ async fn click_at<B: Backend>(
         backend
             .click(pixel, click.button, click.count, &click.modifiers)
             .await?;
+        learn_click(config, session, &element, &click);
         return Ok(Reply::input(
             InputOutcome::Done,
             format!(
@@ -793,6 +842,22 @@ async fn click_at<B: Backend>(
         format!("{verb} at {} with the pointer", spot.describe()),
         json!({"action": "click", "path": "pointer", "pixel": spot.pixel}),
     ))
+}
+
+/// A plain click on a named control is a step memory can learn the effect of.
+fn learn_click(config: &Config, session: &mut Session, element: &Named, click: &ClickSpec) {
+    if click.is_plain() && !element.entry.name.is_empty() {
+        let control = crate::memory::Control {
+            role: element.entry.role,
+            name: element.entry.name.clone(),
+        };
+        crate::learn::acted(
+            config,
+            session,
+            &element.window,
+            crate::memory::Step::Click(control),
+        );
+    }
 }
 
 /// A platform failure on one element most often means the element went away.
@@ -849,9 +914,7 @@ async fn type_text<B: Backend>(
             if let Some(window) = &surface.window {
                 ensure_focused(backend, window).await?;
             }
-            backend
-                .click(spot.pixel, MouseButton::Left, 1, &[])
-                .await?;
+            backend.click(spot.pixel, MouseButton::Left, 1, &[]).await?;
             format!("what was clicked at {}", spot.describe())
         }
         None => match target {

@@ -297,7 +297,12 @@ pub(crate) async fn launch<B: Backend>(
     {
         // The window manager gave the new window the focus: it goes back where it was.
         match backend.activate(previous).await {
-            Ok(()) => note = format!("; the focus stayed on w{}", session.window_id(previous.key())),
+            Ok(()) => {
+                note = format!(
+                    "; the focus stayed on w{}",
+                    session.window_id(previous.key())
+                )
+            }
             Err(err) => {
                 note = format!(
                     "; it took the focus and giving it back failed ({})",
@@ -368,4 +373,3 @@ pub(crate) async fn write_clipboard<B: Backend>(backend: &B, text: &str) -> Resu
         )
     })
 }
-

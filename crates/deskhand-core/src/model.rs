@@ -117,7 +117,7 @@ impl WindowInfo {
 pub struct ElementHandle(pub String);
 
 /// Roles, reduced to what an agent needs to tell controls apart.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 #[non_exhaustive]
 pub enum Role {
@@ -342,8 +342,14 @@ pub enum ScrollDirection {
 /// A change to a window's place, size or state. Pixels are screen pixels of the client area.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum WindowChange {
-    Move { x: i32, y: i32 },
-    Resize { width: u32, height: u32 },
+    Move {
+        x: i32,
+        y: i32,
+    },
+    Resize {
+        width: u32,
+        height: u32,
+    },
     Minimize,
     Maximize,
     /// Back to normal from minimized or maximized.

@@ -509,10 +509,7 @@ pub fn pick(
         out.hidden += walk.hidden_nodes;
     }
     out.seen = found.iter().map(|f| f.line.to_seen()).collect();
-    for found in found
-        .iter()
-        .filter(|f| !f.line.hidden() && accept(f.node))
-    {
+    for found in found.iter().filter(|f| !f.line.hidden() && accept(f.node)) {
         let number = numbers.number(&found.node.handle, found.node.role);
         issue(&mut out, found, number);
         count_cuts(&mut out, found);

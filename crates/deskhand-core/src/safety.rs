@@ -10,8 +10,8 @@ use serde_json::json;
 use crate::action::{Action, Call, Place, TargetId};
 use crate::audit::AuditEntry;
 use crate::backend::Backend;
-use crate::coords::to_pixel;
 use crate::control::Control;
+use crate::coords::to_pixel;
 use crate::desk::{Config, Outcome, Reply, named, perform, resolve};
 use crate::error::{Error, ErrorKind, Result};
 use crate::model::Point;
@@ -205,7 +205,9 @@ async fn subjects<B: Backend>(
         | Action::Wait(_)
         | Action::Batch(_)
         | Action::ReadClipboard
-        | Action::WriteClipboard { .. } => {}
+        | Action::WriteClipboard { .. }
+        | Action::Recall(_)
+        | Action::Forget { .. } => {}
     }
     Ok(found)
 }

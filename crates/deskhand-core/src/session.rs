@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::action::{RefId, TargetId};
 use crate::error::{Error, ErrorKind, Result};
+use crate::memory::{Sighting, Step};
 use crate::model::{ElementHandle, Rect, Role, WindowKey};
 
 /// A surface as the platform knows it, independent of how a call named it.
@@ -90,7 +91,26 @@ pub struct Session {
     /// window the step opens at once still counts as new.
     #[serde(skip)]
     pub(crate) windows_before_step: Option<Vec<WindowKey>>,
+    /// What memory last saw of recently observed windows, most recent last: an action's
+    /// "before" when memory learns what it led to.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(crate) sightings: Vec<(WindowKey, Sighting)>,
+    /// The last step on a named control, until an observation shows what it led to.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) pending_step: Option<PendingStep>,
 }
+
+/// A step memory has not yet seen the effect of.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub(crate) struct PendingStep {
+    pub(crate) window: WindowKey,
+    pub(crate) step: Step,
+    /// Unix milliseconds: the CLI keeps the session between processes.
+    pub(crate) at_ms: u64,
+}
+
+/// How many windows keep their latest sighting.
+const REMEMBERED_SIGHTINGS: usize = 6;
 
 /// What an element's ref number is kept under. The role is part of the identity so a platform
 /// that recycles an object path for a different kind of element never inherits the old
@@ -153,6 +173,21 @@ impl Session {
         self.seen.push(SurfaceSeen { surface, elements });
         let extra = self.seen.len().saturating_sub(REMEMBERED_SURFACES);
         self.seen.drain(..extra);
+    }
+
+    pub(crate) fn sighting_of(&self, window: WindowKey) -> Option<&Sighting> {
+        self.sightings
+            .iter()
+            .rev()
+            .find(|(key, _)| *key == window)
+            .map(|(_, s)| s)
+    }
+
+    pub(crate) fn remember_sighting(&mut self, window: WindowKey, sighting: Sighting) {
+        self.sightings.retain(|(key, _)| *key != window);
+        self.sightings.push((window, sighting));
+        let extra = self.sightings.len().saturating_sub(REMEMBERED_SIGHTINGS);
+        self.sightings.drain(..extra);
     }
 
     /// Lets a ref issued outside an observe (a `find`, a wait's evidence) be used like the

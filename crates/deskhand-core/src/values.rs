@@ -7,9 +7,10 @@ use serde_json::json;
 
 use crate::action::{Place, TargetId, ValueArg};
 use crate::backend::Backend;
-use crate::desk::{Outcome, Reply, element_failure, named, resolve};
+use crate::desk::{Config, Outcome, Reply, element_failure, named, resolve};
 use crate::error::{Error, ErrorKind, Result};
 use crate::find::normalize;
+use crate::memory::Step;
 use crate::model::{ElementHandle, Node, Role};
 use crate::render::{click_action, escape};
 use crate::session::Session;
@@ -262,8 +263,7 @@ async fn choose_in_combo<B: Backend>(
                         ),
                     ));
                 }
-                return invoke(backend, item, &format!("\"{}\" in {label}", escape(text)))
-                    .await;
+                return invoke(backend, item, &format!("\"{}\" in {label}", escape(text))).await;
             }
             // Toolkits that list a combo box's choices only while its list is open.
             [] if started.elapsed() < MENU_OPEN_TIMEOUT => {
@@ -308,7 +308,11 @@ async fn combo_choice<B: Backend>(
     window: &crate::model::WindowInfo,
     combo: &ElementHandle,
 ) -> Result<Option<String>> {
-    if let Some(value) = backend.element_value(combo).await?.filter(|v| !v.is_empty()) {
+    if let Some(value) = backend
+        .element_value(combo)
+        .await?
+        .filter(|v| !v.is_empty())
+    {
         return Ok(Some(value));
     }
     let tree = backend.tree(window).await?;
@@ -316,9 +320,13 @@ async fn combo_choice<B: Backend>(
         return Ok(None);
     };
     fn selected(node: &Node) -> Option<&Node> {
-        node.children
-            .iter()
-            .find_map(|c| if c.states.selected { Some(c) } else { selected(c) })
+        node.children.iter().find_map(|c| {
+            if c.states.selected {
+                Some(c)
+            } else {
+                selected(c)
+            }
+        })
     }
     // An app may name the combo box itself ("Color"): its chosen item says more.
     Ok(selected(node)
@@ -329,14 +337,18 @@ async fn combo_choice<B: Backend>(
 pub(crate) async fn select<B: Backend>(
     backend: &B,
     session: &mut Session,
+    config: &Config,
     target: Option<TargetId>,
     path: &[String],
 ) -> Result<Reply> {
     let surface = resolve(backend, session, target).await?;
     let window = surface.window.clone().ok_or_else(|| {
-        Error::bad_argument("`select` needs a window: give `target` \"wN\" (menus belong to windows)")
+        Error::bad_argument(
+            "`select` needs a window: give `target` \"wN\" (menus belong to windows)",
+        )
     })?;
     let label = surface.label.clone();
+    crate::learn::before(backend, config, session, &window).await;
     let mut tree = backend.tree(&window).await?;
     // The element the next segment is looked for under; the window's root at first.
     let mut scope = tree.root.handle.clone();
@@ -429,6 +441,7 @@ pub(crate) async fn select<B: Backend>(
         levels.push((item.handle.clone(), false));
         scope = item.handle.clone();
     }
+    crate::learn::acted(config, session, &window, Step::Select(walked.clone()));
     Ok(Reply {
         text: format!(
             "done: selected {} in {label} through accessibility\n",
@@ -487,13 +500,20 @@ mod tests {
             "File",
             vec![
                 node(Role::Menuitem, "Open…", vec![]),
-                node(Role::Menu, "Recent", vec![node(Role::Menuitem, "Open...", vec![])]),
+                node(
+                    Role::Menu,
+                    "Recent",
+                    vec![node(Role::Menuitem, "Open...", vec![])],
+                ),
             ],
         );
         let hits = nearest_named(&menu, "open...", &is_menu_entry);
         assert_eq!(hits.len(), 1);
         assert_eq!(hits[0].name, "Open…");
         assert!(nearest_named(&menu, "Close", &is_menu_entry).is_empty());
-        assert_eq!(choices(&menu, &is_menu_entry), "\"Open…\", \"Recent\", \"Open...\"");
+        assert_eq!(
+            choices(&menu, &is_menu_entry),
+            "\"Open…\", \"Recent\", \"Open...\""
+        );
     }
 }

@@ -49,6 +49,8 @@ struct Look {
     /// Per condition, what was seen.
     evidence: Vec<String>,
     new_window: Option<String>,
+    /// A window a window condition found: the call makes it current.
+    window: Option<String>,
 }
 
 struct Waiter<'a> {
@@ -99,12 +101,7 @@ pub(crate) async fn wait<B: Backend>(
     }
     let before = match session.windows_before_step.take() {
         Some(before) => before.into_iter().collect(),
-        None => backend
-            .windows()
-            .await?
-            .iter()
-            .map(|w| w.key())
-            .collect(),
+        None => backend.windows().await?.iter().map(|w| w.key()).collect(),
     };
     let mut waiter = Waiter {
         surface,
@@ -112,7 +109,11 @@ pub(crate) async fn wait<B: Backend>(
         before,
         handles,
         tree_settling: Settling::default(),
-        pixel_settling: spec.conditions.iter().map(|_| Settling::default()).collect(),
+        pixel_settling: spec
+            .conditions
+            .iter()
+            .map(|_| Settling::default())
+            .collect(),
     };
     let timeout = Duration::from_millis(u64::from(spec.timeout_ms));
     let interval = Duration::from_millis(u64::from(spec.interval_ms));
@@ -135,7 +136,11 @@ pub(crate) async fn wait<B: Backend>(
         looks += 1;
         let elapsed = started.elapsed();
         if look.held.iter().all(|h| *h) {
-            let data = json!({"new_window": look.new_window});
+            // Waiting for a window means working in it next.
+            if let Some(id) = look.window.as_deref().and_then(|w| TargetId::parse(w).ok()) {
+                session.current = Some(id);
+            }
+            let data = json!({"new_window": look.new_window, "window": look.window});
             return Ok(held_reply(label, elapsed, looks, &look.evidence, data));
         }
         if elapsed >= timeout {
@@ -171,6 +176,7 @@ impl Waiter<'_> {
             held: Vec::with_capacity(conditions.len()),
             evidence: Vec::with_capacity(conditions.len()),
             new_window: None,
+            window: None,
         };
         // A window that is gone holds `gone` and fails every other condition with an error.
         let live = match &self.surface.window {
@@ -197,12 +203,9 @@ impl Waiter<'_> {
             }
             None => None,
         };
-        let needs_tree = conditions.iter().any(|c| {
-            matches!(
-                c,
-                Condition::Element { .. } | Condition::TreeStable { .. }
-            )
-        });
+        let needs_tree = conditions
+            .iter()
+            .any(|c| matches!(c, Condition::Element { .. } | Condition::TreeStable { .. }));
         let trees = if needs_tree {
             let mut surface = self.surface.clone();
             if let Some(window) = &live {
@@ -226,13 +229,38 @@ impl Waiter<'_> {
                         format!("title \"{}\"", escape(title)),
                     )
                 }
+                Condition::WindowOpen(text) => {
+                    let windows = backend.windows().await?;
+                    let wanted = text.to_lowercase();
+                    match windows
+                        .iter()
+                        .rev()
+                        .find(|w| w.title.to_lowercase().contains(&wanted))
+                    {
+                        Some(window) => {
+                            let id = format!("w{}", session.window_id(window.key()));
+                            let line = format!("window {id} \"{}\"", escape(&window.title));
+                            look.window = Some(id);
+                            (true, line)
+                        }
+                        None => (
+                            false,
+                            format!("no open window's title contains \"{}\"", escape(text)),
+                        ),
+                    }
+                }
                 Condition::NewWindow => {
                     let windows = backend.windows().await?;
-                    match windows.iter().rev().find(|w| !self.before.contains(&w.key())) {
+                    match windows
+                        .iter()
+                        .rev()
+                        .find(|w| !self.before.contains(&w.key()))
+                    {
                         Some(window) => {
                             let id = format!("w{}", session.window_id(window.key()));
                             let line = format!("new window {id} \"{}\"", escape(&window.title));
-                            look.new_window = Some(id);
+                            look.new_window = Some(id.clone());
+                            look.window = Some(id);
                             (true, line)
                         }
                         None => (false, "no new window".to_string()),
@@ -255,7 +283,9 @@ impl Waiter<'_> {
                     let trees = trees.as_ref().expect("read above");
                     let labelled = trees.labelled(session);
                     let seen = pick(&labelled, &trees.surface.rect, &|_| false, session).seen;
-                    let same_for = self.tree_settling.observe(fingerprint(&SeenList(&seen)), now);
+                    let same_for = self
+                        .tree_settling
+                        .observe(fingerprint(&SeenList(&seen)), now);
                     (
                         same_for >= Duration::from_millis(u64::from(*ms)) && !partial,
                         format!("tree unchanged for {} ms", same_for.as_millis()),
@@ -435,6 +465,7 @@ fn condition_text(condition: &Condition) -> String {
             _ => describe(which, check),
         },
         Condition::TitleContains(text) => format!("title containing \"{}\"", escape(text)),
+        Condition::WindowOpen(text) => format!("a window titled with \"{}\"", escape(text)),
         Condition::NewWindow => "a new window".into(),
         Condition::Gone => "the window gone".into(),
         Condition::TreeStable { ms } => format!("the tree unchanged for {ms} ms"),

@@ -1071,3 +1071,85 @@ async fn wait_evidence_never_shows_a_password() {
     assert!(!reply.text.contains(SECRET), "{}", reply.text);
     assert!(!reply.data.to_string().contains(SECRET));
 }
+
+/// A memory that keeps what it was told, to check what the executor teaches it.
+#[derive(Debug, Default)]
+struct Notebook {
+    sightings: std::sync::Mutex<Vec<deskhand_core::memory::Sighting>>,
+    transitions: std::sync::Mutex<Vec<deskhand_core::memory::Transition>>,
+}
+
+impl deskhand_core::memory::Memory for Notebook {
+    fn saw(
+        &self,
+        sighting: &deskhand_core::memory::Sighting,
+        _: std::time::SystemTime,
+    ) -> deskhand_core::Result<()> {
+        self.sightings.lock().unwrap().push(sighting.clone());
+        Ok(())
+    }
+
+    fn learned(
+        &self,
+        transition: &deskhand_core::memory::Transition,
+        _: std::time::SystemTime,
+    ) -> deskhand_core::Result<()> {
+        self.transitions.lock().unwrap().push(transition.clone());
+        Ok(())
+    }
+
+    fn recall(
+        &self,
+        _: &deskhand_core::memory::Recall,
+        _: std::time::SystemTime,
+    ) -> deskhand_core::Result<deskhand_core::memory::Recalled> {
+        Ok(deskhand_core::memory::Recalled {
+            text: format!("{} windows\n", self.sightings.lock().unwrap().len()),
+            data: json!({}),
+        })
+    }
+
+    fn forget(&self, _: Option<&str>) -> deskhand_core::Result<usize> {
+        Ok(0)
+    }
+}
+
+#[tokio::test]
+async fn memory_learns_what_a_click_on_a_named_control_led_to_without_values() {
+    use deskhand_core::memory::{Control, Effect, Step};
+    let notebook = std::sync::Arc::new(Notebook::default());
+    let mut d = desk();
+    d.config.memory = Some(notebook.clone());
+    let main = d.window_id(MAIN_TITLE).await;
+    let prefs = d.window_id(PREFS_TITLE).await;
+    let first = d.ok(json!({"action": "observe", "target": main})).await;
+    let save = ref_named(&first, "Save");
+    d.ok(json!({"action": "click", "ref": save})).await;
+    d.ok(json!({"action": "observe", "target": prefs})).await;
+    let transitions = notebook.transitions.lock().unwrap().clone();
+    assert_eq!(transitions.len(), 1, "{transitions:?}");
+    assert_eq!(transitions[0].from.title, MAIN_TITLE);
+    assert_eq!(
+        transitions[0].step,
+        Step::Click(Control {
+            role: Role::Button,
+            name: "Save".into()
+        })
+    );
+    assert!(
+        matches!(&transitions[0].effect, Effect::Window(w) if w.title == PREFS_TITLE),
+        "{transitions:?}"
+    );
+    // Values never reach memory: the login window's password is not in any sighting.
+    let login = d.window_id(LOGIN_TITLE).await;
+    d.ok(json!({"action": "observe", "target": login})).await;
+    let everything = format!("{:?}", notebook.sightings.lock().unwrap());
+    assert!(!everything.contains(SECRET), "{everything}");
+    assert!(!everything.contains("alice"), "{everything}");
+    let recalled = d.ok(json!({"action": "recall"})).await;
+    assert_eq!(recalled.text, "3 windows\n");
+
+    let mut off = desk();
+    let err = off.fail(json!({"action": "recall"})).await;
+    assert_eq!(err.kind, ErrorKind::Unsupported, "{}", err.message);
+}

@@ -68,6 +68,8 @@ const KEYS: &[&str] = &[
     "timeout_ms",
     "interval_ms",
     "steps",
+    "window",
+    "all",
     "Action",
     "ref ",
     "",
@@ -100,6 +102,8 @@ const WORDS: &[&str] = &[
     "kill",
     "window",
     "clipboard",
+    "recall",
+    "forget",
     "fly",
     "Observe",
     "screen",
@@ -212,7 +216,7 @@ fn json_value() -> impl Strategy<Value = Value> {
 fn call_object() -> impl Strategy<Value = Value> {
     (
         prop_oneof![
-            3 => prop::sample::select(&WORDS[..25]).prop_map(Value::from),
+            3 => prop::sample::select(&WORDS[..27]).prop_map(Value::from),
             1 => json_value(),
         ],
         prop::collection::vec((prop::sample::select(KEYS), json_value()), 0..5),
@@ -286,6 +290,10 @@ fn check_accepted(call: &deskhand_core::Call) -> Result<(), TestCaseError> {
         Action::Focus | Action::Close | Action::Kill | Action::Window(_) => {
             prop_assert!(call.target.is_some_and(|t| t != deskhand_core::action::TargetId::Screen));
         }
+        Action::Recall(recall) => {
+            prop_assert!(recall.window.is_none() || recall.app.is_some());
+        }
+        Action::Forget { app } => prop_assert!(app.as_ref().is_none_or(|a| !a.trim().is_empty())),
         Action::Installed | Action::ReadClipboard | Action::WriteClipboard { .. } => {}
         Action::Observe(spec) => {
             prop_assert!((1..=MAX_LIMIT as usize).contains(&spec.limit));
