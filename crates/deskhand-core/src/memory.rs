@@ -83,7 +83,8 @@ pub trait Memory: Send + Sync + std::fmt::Debug {
 }
 
 /// Roles that make up a window's structure. Content (list items, cells, links in a page's
-/// text, labels) changes with what the window shows and is left out.
+/// text, labels) changes with what the window shows and is left out, and so are combo boxes,
+/// which toolkits name after their current choice.
 fn is_structural(role: Role) -> bool {
     matches!(
         role,
@@ -95,7 +96,6 @@ fn is_structural(role: Role) -> bool {
             | Role::Password
             | Role::Menu
             | Role::Menuitem
-            | Role::Combobox
             | Role::Slider
             | Role::Spin
             | Role::Tab

@@ -424,7 +424,7 @@ pub(crate) async fn select<B: Backend>(
                 }
             }
         };
-        walked.push(item.name.clone());
+        walked.push(item.name.trim().to_owned());
         if !item.states.enabled {
             return Err(Error::new(
                 ErrorKind::Disabled,
