@@ -175,13 +175,22 @@ fn focus(desk: &Desktop, w: &str) {
 }
 
 /// A process `launch` started: not a child of the test, so it is killed by pid when this drops
-/// (a test that failed before its own `kill` leaves nothing behind on the shared desktop).
-struct Launched(u32);
+/// (a test that failed before its own `kill` leaves nothing behind on the shared desktop), and
+/// only while that pid is still the program launched, never a process that reused the pid.
+struct Launched {
+    pid: u32,
+    program: &'static str,
+}
 
 impl Drop for Launched {
     fn drop(&mut self) {
-        if let Ok(pid) = i32::try_from(self.0) {
-            // SAFETY: kill(2) with a pid this test launched; no memory is involved.
+        let comm = std::fs::read_to_string(format!("/proc/{}/comm", self.pid)).unwrap_or_default();
+        // The kernel keeps at most 15 bytes of the name.
+        if comm.trim_end() != &self.program[..self.program.len().min(15)] {
+            return;
+        }
+        if let Ok(pid) = i32::try_from(self.pid) {
+            // SAFETY: kill(2) on a pid this test launched; no memory is involved.
             unsafe {
                 libc::kill(pid, libc::SIGKILL);
             }
@@ -225,8 +234,12 @@ fn calculator_batch_clicks_by_find_and_waits_for_the_result_then_stops_at_a_miss
     let started = Instant::now();
     let (code, doc) = act_coded(desk, "batch", json!({"steps": steps}));
     let took = started.elapsed();
-    eprintln!("the six-step batch took {} ms", took.as_millis());
     let data = &doc["data"];
+    eprintln!(
+        "the six-step batch took {} ms, its wait {} ms",
+        took.as_millis(),
+        data["steps"][5]["data"]["elapsed_ms"]
+    );
     assert_eq!(code, 0, "{doc}");
     assert_eq!(data["completed"], 6, "{doc}");
     assert!(data["failed_index"].is_null(), "{doc}");
@@ -468,7 +481,10 @@ fn installed_apps_launch_with_and_without_focus_and_kill_removes_their_windows()
         assert_eq!(code, 0, "{doc}");
         let data = &doc["data"];
         let pid = data["pid"].as_u64().expect("pid") as u32;
-        launched.push(Launched(pid));
+        launched.push(Launched {
+            pid,
+            program: "gnome-calculator",
+        });
         let w = data["window"].as_str().expect("window").to_owned();
         let a = data["app"].as_str().expect("app").to_owned();
         assert!(!before.contains(&w), "{w} was there before the launch");
