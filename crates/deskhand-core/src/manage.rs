@@ -20,6 +20,8 @@ const LAUNCH_TIMEOUT: Duration = Duration::from_secs(20);
 /// How long a window has to show a requested change or to close.
 const SETTLE_TIMEOUT: Duration = Duration::from_secs(3);
 const POLL: Duration = Duration::from_millis(50);
+/// How long after its window appears a launched app may still take the focus.
+const FOCUS_SETTLE: Duration = Duration::from_millis(1500);
 
 /// The window a window action names: `wN`, or the window `aN` resolves to.
 async fn target_window<B: Backend>(
@@ -287,45 +289,64 @@ pub(crate) async fn launch<B: Backend>(
             ));
         }
     };
-    let mut note = String::new();
-    if !focus
-        && let Some(previous) = &focused_before
-        && backend
-            .window(window.handle)
-            .await?
-            .is_some_and(|w| w.focused)
-    {
-        // The window manager gave the new window the focus: it goes back where it was.
-        match backend.activate(previous).await {
-            Ok(()) => {
-                note = format!(
-                    "; the focus stayed on w{}",
-                    session.window_id(previous.key())
-                )
-            }
-            Err(err) => {
-                note = format!(
-                    "; it took the focus and giving it back failed ({})",
-                    err.message.trim_end_matches('.')
-                )
-            }
-        }
-    } else if focus && !window.focused {
+    let (mut note, mut kept) = (String::new(), true);
+    if focus {
         backend.activate(&window).await?;
+    } else if let Some(previous) = &focused_before {
+        (kept, note) = keep_focus(backend, session, &window, previous).await?;
     }
     let window_id = format!("w{}", session.window_id(window.key()));
     let app_id = format!("a{}", session.app_id(window.pid.unwrap_or(pid)));
     session.current = Some(TargetId::Window(session.window_id(window.key())));
     Ok(Reply {
         text: format!(
-            "done: launched {app} as {app_id} with window {window_id} \"{}\" after {:.1} s{note}\n",
+            "{}: launched {app} as {app_id} with window {window_id} \"{}\" after {:.1} s{note}\n",
+            if kept {
+                "done"
+            } else {
+                "applied but unconfirmed"
+            },
             escape(&window.title),
             started.elapsed().as_secs_f64()
         ),
-        outcome: Outcome::Done,
+        outcome: if kept {
+            Outcome::Done
+        } else {
+            Outcome::Unconfirmed
+        },
         image: None,
         data: json!({"action": "launch", "app": app_id, "window": window_id, "pid": pid, "title": window.title}),
     })
+}
+
+/// Window managers focus a new window a moment after it maps: for a while the focus is given
+/// back each time the new window takes it, and the reply says where it ended.
+async fn keep_focus<B: Backend>(
+    backend: &B,
+    session: &mut Session,
+    new: &WindowInfo,
+    previous: &WindowInfo,
+) -> Result<(bool, String)> {
+    let started = Instant::now();
+    let mut gave_back = false;
+    while started.elapsed() < FOCUS_SETTLE {
+        if backend.window(new.handle).await?.is_some_and(|w| w.focused) {
+            backend.activate(previous).await?;
+            gave_back = true;
+        }
+        tokio::time::sleep(POLL * 2).await;
+    }
+    let kept = backend
+        .window(previous.handle)
+        .await?
+        .is_some_and(|w| w.focused && w.pid == previous.pid);
+    let id = session.window_id(previous.key());
+    let note = match (kept, gave_back) {
+        (true, true) => format!("; the focus was given back to w{id}"),
+        (true, false) => format!("; the focus stayed on w{id}"),
+        (false, _) => format!("; but the focus could not be kept on w{id}: check `windows`"),
+    };
+    Ok((kept, note))
 }
 
 pub(crate) async fn read_clipboard<B: Backend>(backend: &B) -> Result<Reply> {
