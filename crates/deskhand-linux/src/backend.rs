@@ -4,8 +4,9 @@
 //! carry their own timeouts. No call can hang the server on one unresponsive application.
 
 use std::collections::HashMap;
+use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use deskhand_core::backend::{Backend, InputOutcome, Partial};
 use deskhand_core::error::{Error, ErrorKind, Result};
@@ -19,6 +20,7 @@ use crate::atspi::{
     self as a11y, Application, Atspi, AtspiError, Frame, ObjectRef, WalkLimits, WalkStyle,
 };
 use crate::launch::{self, AppDirs, Entry, LaunchError};
+use crate::x11::clipboard::{self, ClipboardError};
 use crate::x11::{self, X11, X11Error, XRect, XWindow};
 
 /// One X request round trip never takes this long on a live server.
@@ -56,6 +58,8 @@ pub struct LinuxBackend {
     use_cache: bool,
     /// X window → how its toolkit's extents map to the screen, learned when its frame is matched.
     origins: Mutex<HashMap<u64, Origin>>,
+    /// The deskhand binary that holds written clipboard text; `None`: the running one.
+    clipboard_holder: Option<PathBuf>,
 }
 
 impl LinuxBackend {
@@ -68,7 +72,15 @@ impl LinuxBackend {
             walk_limits: WalkLimits::default(),
             use_cache: true,
             origins: Mutex::new(HashMap::new()),
+            clipboard_holder: None,
         })
+    }
+
+    /// Names the deskhand binary that holds text written to the clipboard, for callers that are
+    /// not that binary themselves (tests, benches).
+    pub fn with_clipboard_holder(mut self, program: impl Into<PathBuf>) -> Self {
+        self.clipboard_holder = Some(program.into());
+        self
     }
 
     /// Reads every element one call at a time instead of starting from the applications' caches:
@@ -402,6 +414,16 @@ fn x_error(err: X11Error) -> Error {
         _ => ErrorKind::Platform,
     };
     Error::new(kind, err.to_string())
+}
+
+fn clipboard_error(err: ClipboardError) -> Error {
+    match err {
+        ClipboardError::X(err) => x_error(err),
+        ClipboardError::OwnerTimeout { .. }
+        | ClipboardError::ServerSilent { .. }
+        | ClipboardError::HolderTimeout { .. } => Error::new(ErrorKind::Timeout, err.to_string()),
+        _ => Error::platform(err.to_string()),
+    }
 }
 
 /// A failed read of what an element is: the element, or its whole application, is gone.
@@ -886,11 +908,46 @@ impl Backend for LinuxBackend {
     }
 
     async fn read_clipboard(&self) -> Result<ClipboardContent> {
-        Err(Error::platform("PENDING read_clipboard"))
+        // A thread of its own rather than the blocking pool: the read bounds its waits on the
+        // owner itself, and should the X server stop answering, an abandoned thread does not
+        // hold up the runtime's shutdown as an unfinished blocking task would.
+        let (sender, receiver) = tokio::sync::oneshot::channel();
+        std::thread::Builder::new()
+            .name("clipboard-read".into())
+            .spawn(move || {
+                let _ = sender.send(clipboard::read(Instant::now() + clipboard::READ_DEADLINE));
+            })
+            .map_err(|err| {
+                Error::platform(format!(
+                    "no thread could be started to read the clipboard ({err}); try again"
+                ))
+            })?;
+        let deadline = clipboard::READ_DEADLINE + X_DEADLINE;
+        let read = match tokio::time::timeout(deadline, receiver).await {
+            Ok(Ok(read)) => read.map_err(clipboard_error)?,
+            Ok(Err(_)) => {
+                return Err(Error::platform("reading the clipboard crashed; try again"));
+            }
+            Err(_) => {
+                return Err(Error::new(
+                    ErrorKind::Timeout,
+                    format!(
+                        "the X server did not answer reading the clipboard within {} s; check that the display is alive, then try again",
+                        deadline.as_secs()
+                    ),
+                ));
+            }
+        };
+        Ok(ClipboardContent {
+            text: read.text,
+            types: read.types,
+        })
     }
 
-    async fn write_clipboard(&self, _text: &str) -> Result<()> {
-        Err(Error::platform("PENDING write_clipboard"))
+    async fn write_clipboard(&self, text: &str) -> Result<()> {
+        clipboard::start_holder(self.clipboard_holder.as_deref(), text)
+            .await
+            .map_err(clipboard_error)
     }
 
     async fn installed(&self) -> Result<Vec<InstalledApp>> {

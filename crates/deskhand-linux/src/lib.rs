@@ -8,3 +8,4 @@ pub mod translate;
 pub mod x11;
 
 pub use backend::LinuxBackend;
+pub use x11::clipboard::{HOLDER_ARG as CLIPBOARD_HOLDER_ARG, serve_clipboard};

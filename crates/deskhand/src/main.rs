@@ -19,6 +19,12 @@ fn main() -> ExitCode {
         }
         Some("desktop") => report(desktop_cmd::run(&args[1..])),
         Some("mcp") => report(cli::mcp(&args[1..])),
+        // Not a user command: `write_clipboard` runs the binary this way to hold the text.
+        Some(deskhand_linux::CLIPBOARD_HOLDER_ARG) => report(
+            deskhand_linux::serve_clipboard()
+                .map(|()| 0)
+                .map_err(Into::into),
+        ),
         Some(_) => report(cli::action(&args)),
     };
     ExitCode::from(code)

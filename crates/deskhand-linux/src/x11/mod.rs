@@ -5,6 +5,7 @@
 
 mod capture;
 mod client;
+pub mod clipboard;
 mod error;
 mod input;
 mod keyboard;
