@@ -840,12 +840,12 @@ impl Backend for LinuxBackend {
             .await?;
         let until = tokio::time::Instant::now() + ACTIVATE_WAIT;
         loop {
-            let active = self
-                .x("reading the active window", X_DEADLINE, |x| {
-                    x.active_window()
+            let (active, focused) = self
+                .x("reading the active window", X_DEADLINE, move |x| {
+                    Ok((x.active_window()?, x.holds_input_focus(id)?))
                 })
                 .await?;
-            if active == Some(id) {
+            if active == Some(id) && focused {
                 if was_minimized {
                     self.wait_until_still(id).await?;
                 }

@@ -43,6 +43,38 @@ impl X11 {
         )
     }
 
+    /// Whether the keyboard focus is in `window` or one of its children: where typed keys go.
+    /// The window manager names the active window before the server has moved the focus.
+    pub fn holds_input_focus(&self, window: Window) -> Result<bool, X11Error> {
+        const OPERATION: &str = "reading the keyboard focus";
+        let mut focus = self
+            .conn
+            .get_input_focus()
+            .during(OPERATION)?
+            .reply()
+            .during(OPERATION)?
+            .focus;
+        // Nesting deeper than this is no application's window.
+        for _ in 0..64 {
+            if focus == window {
+                return Ok(true);
+            }
+            // None, PointerRoot, or the root itself: the focus is in no client.
+            if focus == x11rb::NONE || focus == 1 || focus == self.root {
+                return Ok(false);
+            }
+            let tree = match self.conn.query_tree(focus).during(OPERATION)?.reply() {
+                Ok(tree) => tree,
+                Err(ReplyError::X11Error(e)) if e.error_kind == ErrorKind::Window => {
+                    return Ok(false);
+                }
+                Err(e) => return Err(e).during(OPERATION),
+            };
+            focus = tree.parent;
+        }
+        Ok(false)
+    }
+
     /// Asks `window` to close, as its close button would: the application may ask the user
     /// first, or refuse.
     pub fn close(&self, window: Window) -> Result<(), X11Error> {
