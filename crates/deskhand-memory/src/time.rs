@@ -1,0 +1,96 @@
+//! Times as the store keeps them (UTC unix milliseconds) and as an agent reads them.
+
+use std::time::{SystemTime, UNIX_EPOCH};
+
+pub(crate) fn millis(at: SystemTime) -> i64 {
+    match at.duration_since(UNIX_EPOCH) {
+        Ok(after) => i64::try_from(after.as_millis()).unwrap_or(i64::MAX),
+        Err(before) => -i64::try_from(before.duration().as_millis()).unwrap_or(i64::MAX),
+    }
+}
+
+/// `2026-11-30 04:12 UTC`.
+pub(crate) fn utc(ms: i64) -> String {
+    let (y, mo, d, h, mi, _) = civil(ms);
+    format!("{y:04}-{mo:02}-{d:02} {h:02}:{mi:02} UTC")
+}
+
+/// `2026-11-30T04:12:31Z`, for the structured form.
+pub(crate) fn iso(ms: i64) -> String {
+    let (y, mo, d, h, mi, s) = civil(ms);
+    format!("{y:04}-{mo:02}-{d:02}T{h:02}:{mi:02}:{s:02}Z")
+}
+
+/// `3 min ago`, `2 h ago`, `5 d ago`, floored. A time after `now` (a clock set back) reads as
+/// `just now` rather than as a negative age.
+pub(crate) fn ago(ms: i64, now: i64) -> String {
+    let seconds = now.saturating_sub(ms) / 1000;
+    match seconds {
+        ..60 => "just now".to_owned(),
+        60..3_600 => format!("{} min ago", seconds / 60),
+        3_600..86_400 => format!("{} h ago", seconds / 3_600),
+        _ => format!("{} d ago", seconds / 86_400),
+    }
+}
+
+/// `2026-11-30 04:12 UTC (3 min ago)`.
+pub(crate) fn when(ms: i64, now: i64) -> String {
+    format!("{} ({})", utc(ms), ago(ms, now))
+}
+
+/// Year, month, day, hour, minute, second of a UTC instant (proleptic Gregorian calendar,
+/// after Howard Hinnant's `civil_from_days`).
+fn civil(ms: i64) -> (i64, i64, i64, i64, i64, i64) {
+    let seconds = ms.div_euclid(1000);
+    let days = seconds.div_euclid(86_400);
+    let of_day = seconds.rem_euclid(86_400);
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    (
+        year,
+        month,
+        day,
+        of_day / 3_600,
+        of_day % 3_600 / 60,
+        of_day % 60,
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[test]
+    fn dates_read_as_utc_calendar_days() {
+        assert_eq!(utc(0), "1970-01-01 00:00 UTC");
+        // 2026-11-30 04:12:31 UTC
+        let ms = 1_796_011_951_000;
+        assert_eq!(utc(ms), "2026-11-30 04:12 UTC");
+        assert_eq!(iso(ms), "2026-11-30T04:12:31Z");
+        assert_eq!(iso(951_782_400_000), "2000-02-29T00:00:00Z");
+        assert_eq!(utc(-1), "1969-12-31 23:59 UTC");
+        let at = UNIX_EPOCH + Duration::from_millis(ms as u64);
+        assert_eq!(millis(at), ms);
+        assert_eq!(millis(UNIX_EPOCH - Duration::from_secs(1)), -1000);
+    }
+
+    #[test]
+    fn ages_are_floored_to_one_unit() {
+        let now = 1_796_011_951_000;
+        assert_eq!(ago(now, now), "just now");
+        assert_eq!(ago(now + 90_000, now), "just now");
+        assert_eq!(ago(now - 59_999, now), "just now");
+        assert_eq!(ago(now - 3 * 60_000 - 5_000, now), "3 min ago");
+        assert_eq!(ago(now - 2 * 3_600_000 - 1, now), "2 h ago");
+        assert_eq!(ago(now - 5 * 86_400_000, now), "5 d ago");
+        assert_eq!(when(now - 180_000, now), "2026-11-30 04:09 UTC (3 min ago)");
+    }
+}
