@@ -105,18 +105,23 @@ fn fill(memory: &SqliteMemory) -> (Duration, usize) {
     (started.elapsed(), writes)
 }
 
-fn median(memory: &SqliteMemory, request: &Recall) -> (Duration, usize) {
+/// The median time, the answer's length in characters and its hit count (for a query).
+fn median(memory: &SqliteMemory, request: &Recall) -> (Duration, usize, Option<u64>) {
     let now = at(100_000);
     let mut times = Vec::with_capacity(RUNS);
-    let mut chars = 0;
+    let mut answer = None;
     for _ in 0..RUNS {
         let started = Instant::now();
-        let answer = memory.recall(request, now).unwrap();
+        answer = Some(memory.recall(request, now).unwrap());
         times.push(started.elapsed());
-        chars = answer.text.chars().count();
     }
     times.sort();
-    (times[RUNS / 2], chars)
+    let answer = answer.unwrap();
+    (
+        times[RUNS / 2],
+        answer.text.chars().count(),
+        answer.data["hits_total"].as_u64(),
+    )
 }
 
 fn main() {
@@ -144,20 +149,21 @@ fn main() {
             ask(Some("app-07"), Some("Window 31 "), None),
         ),
         (
-            "query, 1 hit",
+            "query, all apps",
             ask(None, None, Some("option 17 of window 31")),
         ),
         (
-            "query, 1 app",
+            "query in one app",
             ask(Some("app-07"), None, Some("pane button 4")),
         ),
-        ("query, 1,000+ hits", ask(None, None, Some("ok"))),
+        ("query, common name", ask(None, None, Some("ok"))),
     ];
     println!("recall median of {RUNS} runs:");
     for (name, request) in &cases {
-        let (time, chars) = median(&memory, request);
+        let (time, chars, hits) = median(&memory, request);
+        let hits = hits.map_or_else(String::new, |hits| format!(", {hits} hits"));
         println!(
-            "  {name:<20} {:>7.3} ms  ({chars} chars of text)",
+            "  {name:<20} {:>7.3} ms  ({chars} chars of text{hits})",
             time.as_secs_f64() * 1e3
         );
     }
