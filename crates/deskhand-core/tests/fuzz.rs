@@ -237,7 +237,10 @@ fn check_accepted(call: &deskhand_core::Call) -> Result<(), TestCaseError> {
     let place_ok = |place: &Place| match place {
         Place::Ref(id) => id.0 > 0,
         Place::Point { x, y } => unit(*x) && unit(*y),
-        Place::Find(find) => find.name.as_ref().is_none_or(|n| !n.trim().is_empty()) && (find.name.is_some() || find.role.is_some()),
+        Place::Find(find) => {
+            find.name.as_ref().is_none_or(|n| !n.trim().is_empty())
+                && (find.name.is_some() || find.role.is_some())
+        }
     };
     match &call.action {
         Action::Click { place, click } => {
@@ -288,7 +291,10 @@ fn check_accepted(call: &deskhand_core::Call) -> Result<(), TestCaseError> {
         }
         Action::Launch { app, .. } => prop_assert!(!app.trim().is_empty()),
         Action::Focus | Action::Close | Action::Kill | Action::Window(_) => {
-            prop_assert!(call.target.is_some_and(|t| t != deskhand_core::action::TargetId::Screen));
+            prop_assert!(
+                call.target
+                    .is_some_and(|t| t != deskhand_core::action::TargetId::Screen)
+            );
         }
         Action::Recall(recall) => {
             prop_assert!(recall.window.is_none() || recall.app.is_some());

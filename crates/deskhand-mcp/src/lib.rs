@@ -6,8 +6,8 @@ use base64::Engine;
 use rmcp::handler::server::ServerHandler;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ErrorData,
-    Implementation, JsonObject, ListToolsResult, PaginatedRequestParams,
-    ProgressNotificationParam, ServerCapabilities, ServerConfig, Tool, ToolAnnotations,
+    Implementation, JsonObject, ListToolsResult, PaginatedRequestParams, ProgressNotificationParam,
+    ServerCapabilities, ServerConfig, Tool, ToolAnnotations,
 };
 use rmcp::service::{RequestContext, RoleServer};
 use serde_json::json;
@@ -165,8 +165,9 @@ impl<B: Backend> ServerHandler for DesktopServer<B> {
         if let Some(token) = token {
             let peer = context.peer.clone();
             control = control.with_progress(move |progress: Progress| {
-                let mut param = ProgressNotificationParam::new(token.clone(), f64::from(progress.done))
-                    .with_message(progress.message);
+                let mut param =
+                    ProgressNotificationParam::new(token.clone(), f64::from(progress.done))
+                        .with_message(progress.message);
                 if let Some(total) = progress.total {
                     param = param.with_total(f64::from(total));
                 }

@@ -22,17 +22,20 @@ pub const USAGE: &str = "\
 deskhand: eyes and hands on a real desktop, for AI agents.
 
 Usage:
-  deskhand mcp [--headless] [--policy FILE] [--audit FILE|off]
+  deskhand mcp [--headless] [--policy FILE] [--audit FILE|off] [--memory FILE|off]
                                        serve the `desktop` MCP tool over stdio
   deskhand <action> ['<JSON args>'] [--json] [--out FILE.png] [--policy FILE] [--audit FILE|off]
-                                       run one action, e.g. deskhand observe '{\"target\":\"w2\"}'
+                [--memory FILE|off]    run one action, e.g. deskhand observe '{\"target\":\"w2\"}'
   deskhand desktop start|stop          a private headless desktop: eval \"$(deskhand desktop start)\"
 
-Actions: apps, windows, observe, click, type, press, scroll, drag, screenshot, zoom.
+Actions: apps, windows, observe, click, type, press, scroll, drag, screenshot, zoom, hover, down,
+  up, wait, batch, set_value, select, launch, focus, close, kill, window, clipboard, recall, forget.
 Exit status: 0 done, 1 the call failed (nothing happened), 2 usage error, 3 applied but unconfirmed.
 Safety: the pointer in the top-left corner of the screen stops every action until it leaves.
   Policy: --policy FILE, else $DESKHAND_POLICY, else $XDG_CONFIG_HOME/deskhand/policy.toml.
   Audit log: --audit FILE|off, else $DESKHAND_AUDIT, else $XDG_STATE_HOME/deskhand/audit.jsonl.
+Memory of windows seen (names, never values): --memory FILE|off, else $DESKHAND_MEMORY, else
+  $XDG_DATA_HOME/deskhand/memory.sqlite.
 ";
 
 struct Invocation {
@@ -113,6 +116,7 @@ pub fn action(args: &[String]) -> anyhow::Result<u8> {
     let config = Config {
         policy,
         audit,
+        memory: safety::open_memory(&invocation.safety)?,
         ..Config::default()
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -304,6 +308,7 @@ pub fn mcp(args: &[String]) -> anyhow::Result<u8> {
     // Before a headless desktop replaces XDG_CONFIG_HOME with its own, and once for the whole
     // server: no tool call can change the policy.
     let (policy, audit) = safety::load(&safety)?;
+    let memory = safety::open_memory(&safety)?;
     let no_display = std::env::var("DISPLAY")
         .map(|d| d.is_empty())
         .unwrap_or(true);
@@ -339,6 +344,7 @@ pub fn mcp(args: &[String]) -> anyhow::Result<u8> {
         let config = Config {
             policy,
             audit,
+            memory,
             ..Config::default()
         };
         let server = DesktopServer::new(Arc::new(backend), config);

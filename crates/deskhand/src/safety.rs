@@ -1,5 +1,6 @@
-//! The policy and the audit log the CLI and `deskhand mcp` start with: found from the flags,
-//! then the environment, then the XDG directories, and loaded once before anything runs.
+//! The policy, the audit log and the memory store the CLI and `deskhand mcp` start with: found
+//! from the flags, then the environment, then the XDG directories, and loaded once before
+//! anything runs.
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -7,15 +8,17 @@ use std::path::{Path, PathBuf};
 use deskhand_core::audit::AuditLog;
 use deskhand_core::policy::Policy;
 
-/// `--policy FILE` and `--audit FILE|off` as given on the command line.
+/// `--policy FILE`, `--audit FILE|off` and `--memory FILE|off` as given on the command line.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct SafetyFlags {
     pub policy: Option<PathBuf>,
     pub audit: Option<String>,
+    pub memory: Option<String>,
 }
 
 impl SafetyFlags {
-    /// Takes `--policy` or `--audit` and its value from `args`; `Ok(false)` for any other flag.
+    /// Takes `--policy`, `--audit` or `--memory` and its value from `args`; `Ok(false)` for any
+    /// other flag.
     pub fn take<'a>(
         &mut self,
         flag: &str,
@@ -29,6 +32,10 @@ impl SafetyFlags {
             "--audit" => {
                 let path = args.next().ok_or("--audit needs a file path, or off")?;
                 self.audit = Some(path.clone());
+            }
+            "--memory" => {
+                let path = args.next().ok_or("--memory needs a file path, or off")?;
+                self.memory = Some(path.clone());
             }
             _ => return Ok(false),
         }
@@ -90,6 +97,38 @@ fn audit_path(flags: &SafetyFlags, env: Env<'_>) -> Result<Option<PathBuf>, Stri
         })
 }
 
+/// The memory store's path, or `None` when memory is off.
+fn memory_path(flags: &SafetyFlags, env: Env<'_>) -> Result<Option<PathBuf>, String> {
+    let named = flags
+        .memory
+        .clone()
+        .map(OsString::from)
+        .or_else(|| var(env, "DESKHAND_MEMORY"));
+    if let Some(named) = named {
+        return Ok((named != "off").then(|| named.into()));
+    }
+    xdg_dir(env, "XDG_DATA_HOME", ".local/share")
+        .map(|dir| Some(dir.join("deskhand/memory.sqlite")))
+        .ok_or_else(|| {
+            "memory has no place: neither XDG_DATA_HOME nor HOME is set; give --memory FILE (or DESKHAND_MEMORY), or --memory off".into()
+        })
+}
+
+/// Opens the memory store; a store that cannot be opened is a startup error naming the file.
+pub fn open_memory(
+    flags: &SafetyFlags,
+) -> anyhow::Result<Option<std::sync::Arc<dyn deskhand_core::memory::Memory>>> {
+    let env = |name: &str| std::env::var_os(name);
+    Ok(
+        match memory_path(flags, &env).map_err(anyhow::Error::msg)? {
+            Some(path) => Some(std::sync::Arc::new(deskhand_memory::SqliteMemory::open(
+                absolute(&path),
+            )?)),
+            None => None,
+        },
+    )
+}
+
 fn absolute(path: &Path) -> PathBuf {
     std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf())
 }
@@ -129,7 +168,7 @@ mod tests {
     fn the_policy_comes_from_the_flag_then_the_environment_then_xdg() {
         let flags = SafetyFlags {
             policy: Some("/flag.toml".into()),
-            audit: None,
+            ..SafetyFlags::default()
         };
         let all = env(&[
             ("DESKHAND_POLICY", "/env.json"),
@@ -167,8 +206,8 @@ mod tests {
     fn the_audit_log_comes_from_the_flag_then_the_environment_then_xdg() {
         let none = SafetyFlags::default();
         let off = SafetyFlags {
-            policy: None,
             audit: Some("off".into()),
+            ..SafetyFlags::default()
         };
         let home = env(&[("HOME", "/home/u"), ("DESKHAND_AUDIT", "/env.jsonl")]);
         assert_eq!(audit_path(&off, &home), Ok(None));
@@ -196,6 +235,37 @@ mod tests {
     }
 
     #[test]
+    fn memory_lives_in_the_xdg_data_dir_unless_named_or_off() {
+        let none = SafetyFlags::default();
+        let off = SafetyFlags {
+            memory: Some("off".into()),
+            ..SafetyFlags::default()
+        };
+        let home = env(&[("HOME", "/home/u")]);
+        assert_eq!(memory_path(&off, &home), Ok(None));
+        assert_eq!(
+            memory_path(&none, &home),
+            Ok(Some("/home/u/.local/share/deskhand/memory.sqlite".into()))
+        );
+        assert_eq!(
+            memory_path(
+                &none,
+                &env(&[("XDG_DATA_HOME", "/data"), ("DESKHAND_MEMORY", "/m.db")])
+            ),
+            Ok(Some("/m.db".into()))
+        );
+        assert_eq!(
+            memory_path(&none, &env(&[("XDG_DATA_HOME", "/data")])),
+            Ok(Some("/data/deskhand/memory.sqlite".into()))
+        );
+        assert!(
+            memory_path(&none, &env(&[]))
+                .unwrap_err()
+                .contains("--memory off")
+        );
+    }
+
+    #[test]
     fn no_default_policy_file_means_no_policy_but_a_named_one_must_exist() {
         let dir = std::env::temp_dir().join(format!("deskhand-safety-{}", std::process::id()));
         let config = dir.join("config");
@@ -215,7 +285,7 @@ mod tests {
 
         let missing = SafetyFlags {
             policy: Some(dir.join("missing.toml")),
-            audit: None,
+            ..SafetyFlags::default()
         };
         let err = load_with(&missing, &env(&vars)).unwrap_err().to_string();
         assert!(err.contains("missing.toml cannot be read"), "{err}");

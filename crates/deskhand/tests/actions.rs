@@ -26,7 +26,7 @@ fn events_named(fixture: &Fixture, event: &str) -> Vec<Value> {
 #[test]
 fn wait_sees_a_delayed_change_and_a_new_window_and_a_timeout_changes_nothing() {
     let (_turn, desk) = desktop();
-    let (fixture, w) = kit(&desk, "Wait Fixture");
+    let (fixture, w) = kit(desk, "Wait Fixture");
     desk.act("observe", json!({"target": w})).ok();
 
     desk.act("click", json!({"find": {"name": "Arm", "role": "button"}}))
@@ -96,7 +96,7 @@ fn wait_sees_a_delayed_change_and_a_new_window_and_a_timeout_changes_nothing() {
 #[test]
 fn a_batch_checks_every_step_first_and_stops_at_the_first_failure() {
     let (_turn, desk) = desktop();
-    let (fixture, w) = kit(&desk, "Batch Fixture");
+    let (fixture, w) = kit(desk, "Batch Fixture");
     let before = fixture.events().len();
     let run = desk.act(
         "batch",
@@ -158,7 +158,7 @@ fn a_batch_checks_every_step_first_and_stops_at_the_first_failure() {
 #[test]
 fn set_value_sets_a_gtk3_slider_spin_button_combo_box_and_entry_and_reads_them_back() {
     let (_turn, desk) = desktop();
-    let (fixture, w) = kit(&desk, "Value Fixture");
+    let (fixture, w) = kit(desk, "Value Fixture");
     desk.act("observe", json!({"target": w})).ok();
 
     let reply = desk
@@ -249,7 +249,7 @@ fn set_value_sets_a_gtk3_slider_spin_button_combo_box_and_entry_and_reads_them_b
 #[test]
 fn select_walks_a_menu_path_level_by_level_and_fails_closed() {
     let (_turn, desk) = desktop();
-    let (fixture, w) = kit(&desk, "Menu Fixture");
+    let (fixture, w) = kit(desk, "Menu Fixture");
     let reply = desk
         .act(
             "select",
@@ -320,7 +320,7 @@ fn windows_are_focused_moved_resized_maximized_minimized_and_closed() {
     for w in [&first, &second, &first] {
         let reply = desk.act("focus", json!({"target": w})).ok();
         assert!(reply.starts_with(&format!("done: {w} \"")), "{reply}");
-        let listed = window_of(&desk, w);
+        let listed = window_of(desk, w);
         assert_eq!(listed["focused"], true, "{listed}");
     }
 
@@ -331,7 +331,7 @@ fn windows_are_focused_moved_resized_maximized_minimized_and_closed() {
         )
         .ok();
     assert!(reply.contains("is now 120,90 720x600 normal"), "{reply}");
-    let bounds = &window_of(&desk, &first)["bounds"];
+    let bounds = &window_of(desk, &first)["bounds"];
     assert_eq!(
         (
             bounds["x"].as_i64(),
@@ -347,7 +347,7 @@ fn windows_are_focused_moved_resized_maximized_minimized_and_closed() {
         .act("window", json!({"target": first, "state": "maximized"}))
         .ok();
     assert!(reply.ends_with(" maximized\n"), "{reply}");
-    let listed = window_of(&desk, &first);
+    let listed = window_of(desk, &first);
     assert!(
         listed["bounds"]["width"].as_u64().unwrap() > 720,
         "{listed}"
@@ -358,9 +358,9 @@ fn windows_are_focused_moved_resized_maximized_minimized_and_closed() {
         .act("window", json!({"target": first, "state": "minimized"}))
         .ok();
     assert!(reply.ends_with(" minimized\n"), "{reply}");
-    assert_eq!(window_of(&desk, &first)["minimized"], true);
+    assert_eq!(window_of(desk, &first)["minimized"], true);
     desk.act("focus", json!({"target": first})).ok();
-    assert_eq!(window_of(&desk, &first)["minimized"], false);
+    assert_eq!(window_of(desk, &first)["minimized"], false);
 
     let bad = desk.act_json("window", json!({"target": first, "size": [0, 10]}));
     assert_eq!(bad["error"], "bad-argument", "{bad}");
@@ -389,7 +389,7 @@ fn window_of(desk: &Desktop, id: &str) -> Value {
 #[test]
 fn pointer_gestures_hover_press_move_release_and_drag_through_points() {
     let (_turn, desk) = desktop();
-    let (fixture, w) = kit(&desk, "Pointer Fixture");
+    let (fixture, w) = kit(desk, "Pointer Fixture");
     let text = desk.act("observe", json!({"target": w})).ok();
     let canvas = ref_of(&text, &["\"Canvas\""]);
     let point = |line: &str| -> (f64, f64) {

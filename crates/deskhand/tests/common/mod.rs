@@ -72,8 +72,9 @@ impl Desktop {
         }
         command.env_remove("DISPLAY");
         command.envs(self.env.iter().map(|(k, v)| (k, v)));
-        // Test actions are audited here, not in the user's own log.
+        // Test actions are audited and remembered here, not in the user's own files.
         command.env("DESKHAND_AUDIT", self.scratch("audit.jsonl"));
+        command.env("DESKHAND_MEMORY", self.scratch("memory.sqlite"));
         command
     }
 
