@@ -38,9 +38,7 @@ pub(crate) fn observed(
     let now = SystemTime::now();
     let seen = sighting(&window.app_name, &window.title, &tree.root);
     let mut failures = Vec::new();
-    if let Err(err) = memory.saw(&seen, now) {
-        failures.push(err.message);
-    }
+    let mut revealed = false;
     if single
         && let Some(pending) = session.pending_step.take()
         && now_ms(now).saturating_sub(pending.at_ms) <= EFFECT_WINDOW.as_millis() as u64
@@ -58,6 +56,7 @@ pub(crate) fn observed(
             (!appeared.is_empty()).then_some(Effect::Controls(appeared))
         };
         if let Some(effect) = effect {
+            revealed = matches!(effect, Effect::Controls(_));
             let transition = Transition {
                 from,
                 step: pending.step,
@@ -67,6 +66,11 @@ pub(crate) fn observed(
                 failures.push(err.message);
             }
         }
+    }
+    // Controls a step revealed are remembered as the step's doing, not as what the window
+    // shows when it opens: a route to them takes the step.
+    if !revealed && let Err(err) = memory.saw(&seen, now) {
+        failures.push(err.message);
     }
     session.remember_sighting(window.key(), seen);
     (!failures.is_empty()).then(|| {

@@ -92,6 +92,38 @@ pub(crate) fn learned(
     Ok(())
 }
 
+/// A dialog on another tab shows other controls under the same title: still the same window
+/// when enough of its controls (the tabs, the buttons) are ones it had. Another structure under
+/// the same title shares few, and stays another window.
+fn same_title_and_much_alike(
+    tx: &Transaction<'_>,
+    app: i64,
+    sighting: &Sighting,
+) -> rusqlite::Result<Option<i64>> {
+    let candidate: Option<i64> = tx
+        .prepare_cached(
+            "SELECT id FROM windows WHERE app_id = ?1 AND title_key = ?2
+             ORDER BY last_seen DESC LIMIT 1",
+        )?
+        .query_row(params![app, key(&sighting.title)], |row| row.get(0))
+        .optional()?;
+    let Some(candidate) = candidate else {
+        return Ok(None);
+    };
+    let mut statement =
+        tx.prepare_cached("SELECT role, name FROM controls WHERE window_id = ?1 AND sighted = 1")?;
+    let known: std::collections::HashSet<(String, String)> = statement
+        .query_map(params![candidate], |row| Ok((row.get(0)?, row.get(1)?)))?
+        .collect::<rusqlite::Result<_>>()?;
+    let shared = sighting
+        .controls
+        .iter()
+        .filter(|c| known.contains(&(c.role.as_str().to_owned(), c.name.clone())))
+        .count();
+    let smaller = known.len().min(sighting.controls.len());
+    Ok((smaller > 0 && shared * 10 >= smaller * 3).then_some(candidate))
+}
+
 /// Upserts the window and its controls. Only a sighting counts as one more time seen: the
 /// window a step started from or led to is shown to memory by its own sighting as well.
 fn window(
@@ -107,10 +139,14 @@ fn window(
              RETURNING id",
         )?
         .query_row(params![sighting.app, at], |row| row.get(0))?;
-    let existing: Option<i64> = tx
+    let by_structure: Option<i64> = tx
         .prepare_cached("SELECT id FROM windows WHERE app_id = ?1 AND fingerprint = ?2")?
         .query_row(params![app, sighting.fingerprint], |row| row.get(0))
         .optional()?;
+    let existing = match by_structure {
+        Some(id) => Some(id),
+        None => same_title_and_much_alike(tx, app, sighting)?,
+    };
     let id = match existing {
         None => tx
             .prepare_cached(

@@ -416,3 +416,30 @@ fn a_piece_of_several_app_names_lists_them() {
         answer.text
     );
 }
+
+#[test]
+fn a_dialog_on_another_tab_is_the_same_window() {
+    let memory = SqliteMemory::in_memory().unwrap();
+    let first = preferences();
+    memory.saw(&first, at(0)).unwrap();
+    let mut other_tab = preferences();
+    // Another page: its own controls, the same tabs and buttons.
+    other_tab
+        .controls
+        .truncate(other_tab.controls.len() * 2 / 3);
+    other_tab.controls.push(deskhand_core::memory::Control {
+        role: deskhand_core::model::Role::Check,
+        name: "Only on the second page".into(),
+    });
+    other_tab.controls.sort();
+    other_tab.fingerprint = "another structure".into();
+    memory.saw(&other_tab, at(1)).unwrap();
+    let answer = recall(&memory, Some("mousepad"), None, None);
+    assert!(answer.text.contains("1 window ·"), "{}", answer.text);
+    let answer = recall(&memory, Some("mousepad"), Some("preferences"), None);
+    assert!(
+        answer.text.contains("\"Only on the second page\""),
+        "{}",
+        answer.text
+    );
+}
