@@ -312,20 +312,17 @@ impl Reader<'_> {
         let controls = self.controls_of(window.id)?;
         let out = self.edges_from(window.id)?;
         let into = self.edges_into(window.id)?;
+        // The one reply an agent reads instead of observing the window: every line counts.
         let mut text = vec![
             format!(
-                "#{} {} of {} · now {}",
+                "#{} {} of {} · seen {}×, last {}",
                 window.id,
                 quote(&window.title),
                 quote(&window.app),
-                utc(self.now)
-            ),
-            FENCE.to_owned(),
-            format!(
-                "seen {}×, last {}",
                 window.times_seen,
                 when(window.last_seen, self.now)
             ),
+            FENCE.to_owned(),
         ];
         if matches.len() > 1 {
             text.push(format!(
@@ -335,8 +332,9 @@ impl Reader<'_> {
             ));
         }
         text.push(format!(
-            "{} (* used):",
-            plural(controls.len(), "control", "controls")
+            "controls, {} of {} ever used (*):",
+            thousands(window.used),
+            thousands(window.controls)
         ));
         let mut role_line: Option<(String, Vec<String>)> = None;
         for (role, name, used) in &controls {
@@ -345,14 +343,14 @@ impl Reader<'_> {
                 Some((current, names)) if current == role => names.push(shown),
                 _ => {
                     if let Some((role, names)) = role_line.take() {
-                        text.push(format!("  {role} {}", names.join(", ")));
+                        text.push(format!("  {role} {}", names.join(" ")));
                     }
                     role_line = Some((role.clone(), vec![shown]));
                 }
             }
         }
         if let Some((role, names)) = role_line {
-            text.push(format!("  {role} {}", names.join(", ")));
+            text.push(format!("  {role} {}", names.join(" ")));
         }
         if out.is_empty() {
             text.push("out: nothing recorded, never acted in".to_owned());
@@ -375,11 +373,6 @@ impl Reader<'_> {
                 )
             }));
         }
-        text.push(format!(
-            "coverage: {} of {} known controls ever used",
-            thousands(window.used),
-            thousands(window.controls)
-        ));
         let data = json!({
             "now": iso(self.now),
             "window": self.window_json(window),

@@ -180,3 +180,47 @@ fn memory_can_be_off_and_then_recall_says_so() {
         run.stdout
     );
 }
+
+/// The token figures of the closing note: `recall` of a window against `observe` of it.
+#[test]
+fn recalling_a_known_window_costs_a_fraction_of_observing_it() {
+    let (_turn, desk) = desktop();
+    let store = desk.scratch(&format!("memory-tokens-{}.sqlite", std::process::id()));
+    let store_arg = store.to_str().expect("utf-8 path").to_owned();
+    let with_store =
+        |action: &str, args: Value| desk.run(&[action, &args.to_string(), "--memory", &store_arg]);
+    for (program, app, title, ready) in [
+        (
+            "gnome-calculator",
+            "gnome-calculator",
+            "Calculator",
+            "button \"=\"",
+        ),
+        (
+            "gtk3-widget-factory",
+            "gtk3-widget-factory",
+            "gtk3-widget-factory",
+            "check \"checkbutton\"",
+        ),
+    ] {
+        let _app = desk.spawn(program, &[]);
+        let w = desk.window_id(title);
+        let observed = wait_until(START, || {
+            let run = with_store("observe", json!({"target": w}));
+            run.stdout.contains(ready).then_some(run.stdout)
+        })
+        .unwrap_or_else(|| panic!("{program} never showed {ready}"));
+        let recalled = with_store("recall", json!({"app": app, "window": title})).stdout;
+        assert!(
+            recalled.contains(&format!("{title:?} of {app:?}")),
+            "{recalled}"
+        );
+        let (recall_tokens, observe_tokens) = (tokens(&recalled), tokens(&observed));
+        eprintln!(
+            "{program}: recall {recall_tokens} tokens, observe {observe_tokens} tokens ({:.2}x)",
+            recall_tokens as f64 / observe_tokens as f64
+        );
+        assert!(recall_tokens * 2 < observe_tokens, "{recalled}\n{observed}");
+    }
+    let _ = std::fs::remove_file(&store);
+}
