@@ -311,9 +311,19 @@ pub fn redact_keys(keys: &str) -> String {
 /// `2026-12-01T09:30:00.123Z`: UTC, without a date library.
 pub fn utc_timestamp(at: SystemTime) -> String {
     let since = at.duration_since(UNIX_EPOCH).unwrap_or_default();
-    let secs = since.as_secs();
-    let (days, rest) = ((secs / 86_400) as i64, secs % 86_400);
-    // Howard Hinnant's days-to-civil algorithm.
+    let (year, month, day, hour, minute, second) = civil(since.as_millis() as i64);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{hour:02}:{minute:02}:{second:02}.{:03}Z",
+        since.subsec_millis()
+    )
+}
+
+/// Year, month, day, hour, minute and second of a UTC instant given in unix milliseconds
+/// (proleptic Gregorian calendar, after Howard Hinnant's `civil_from_days`).
+pub fn civil(ms: i64) -> (i64, i64, i64, i64, i64, i64) {
+    let seconds = ms.div_euclid(1000);
+    let days = seconds.div_euclid(86_400);
+    let of_day = seconds.rem_euclid(86_400);
     let z = days + 719_468;
     let era = z.div_euclid(146_097);
     let doe = z.rem_euclid(146_097);
@@ -323,12 +333,13 @@ pub fn utc_timestamp(at: SystemTime) -> String {
     let day = doy - (153 * mp + 2) / 5 + 1;
     let month = if mp < 10 { mp + 3 } else { mp - 9 };
     let year = yoe + era * 400 + i64::from(month <= 2);
-    format!(
-        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{:03}Z",
-        rest / 3_600,
-        rest / 60 % 60,
-        rest % 60,
-        since.subsec_millis()
+    (
+        year,
+        month,
+        day,
+        of_day / 3_600,
+        of_day % 3_600 / 60,
+        of_day % 60,
     )
 }
 

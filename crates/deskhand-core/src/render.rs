@@ -431,25 +431,7 @@ pub fn render(
         max_depth: spec.max_depth,
         ..Rendered::default()
     };
-    let mut found = Vec::new();
-    for window in windows {
-        out.nodes += window.tree.root.count();
-        let mut walk = Walk {
-            surface,
-            window: window.window,
-            found: &mut found,
-            hidden_nodes: 0,
-        };
-        walk.node(
-            &window.tree.root,
-            0,
-            Parent::default(),
-            window.label.as_deref(),
-            true,
-            false,
-        );
-        out.hidden += walk.hidden_nodes;
-    }
+    let found = walk_all(windows, surface, &mut out);
     out.seen = found.iter().map(|f| f.line.to_seen()).collect();
     let view: Vec<&Found<'_>> = found
         .iter()
@@ -480,15 +462,8 @@ pub fn render(
     out
 }
 
-/// The elements an observation would list, hidden ones left out, that `accept` takes: flat
-/// lines with refs, what `find` and `wait` show as evidence. `seen` holds the whole tree.
-pub fn pick(
-    windows: &[WindowTree<'_>],
-    surface: &Rect,
-    accept: &dyn Fn(&Node) -> bool,
-    numbers: &mut dyn Numbers,
-) -> Rendered {
-    let mut out = Rendered::default();
+/// Every element an observation could list, in tree order; counts nodes and hidden ones in `out`.
+fn walk_all<'t>(windows: &[WindowTree<'t>], surface: &Rect, out: &mut Rendered) -> Vec<Found<'t>> {
     let mut found = Vec::new();
     for window in windows {
         out.nodes += window.tree.root.count();
@@ -508,6 +483,19 @@ pub fn pick(
         );
         out.hidden += walk.hidden_nodes;
     }
+    found
+}
+
+/// The elements an observation would list, hidden ones left out, that `accept` takes: flat
+/// lines with refs, what `find` and `wait` show as evidence. `seen` holds the whole tree.
+pub fn pick(
+    windows: &[WindowTree<'_>],
+    surface: &Rect,
+    accept: &dyn Fn(&Node) -> bool,
+    numbers: &mut dyn Numbers,
+) -> Rendered {
+    let mut out = Rendered::default();
+    let found = walk_all(windows, surface, &mut out);
     out.seen = found.iter().map(|f| f.line.to_seen()).collect();
     for found in found.iter().filter(|f| !f.line.hidden() && accept(f.node)) {
         let number = numbers.number(&found.node.handle, found.node.role);

@@ -2,6 +2,8 @@
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use deskhand_core::audit::civil;
+
 pub(crate) fn millis(at: SystemTime) -> i64 {
     match at.duration_since(UNIX_EPOCH) {
         Ok(after) => i64::try_from(after.as_millis()).unwrap_or(i64::MAX),
@@ -36,31 +38,6 @@ pub(crate) fn ago(ms: i64, now: i64) -> String {
 /// `2026-11-30 04:12 UTC (3 min ago)`.
 pub(crate) fn when(ms: i64, now: i64) -> String {
     format!("{} ({})", utc(ms), ago(ms, now))
-}
-
-/// Year, month, day, hour, minute, second of a UTC instant (proleptic Gregorian calendar,
-/// after Howard Hinnant's `civil_from_days`).
-fn civil(ms: i64) -> (i64, i64, i64, i64, i64, i64) {
-    let seconds = ms.div_euclid(1000);
-    let days = seconds.div_euclid(86_400);
-    let of_day = seconds.rem_euclid(86_400);
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    (
-        year,
-        month,
-        day,
-        of_day / 3_600,
-        of_day % 3_600 / 60,
-        of_day % 60,
-    )
 }
 
 #[cfg(test)]
