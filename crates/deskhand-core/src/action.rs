@@ -1055,12 +1055,13 @@ impl DesktopArgs {
                         "`set_value` needs `value`: text for a text field or combo box, a number for a slider or spin button",
                     )
                 })?;
-                let place = place(true)?.expect("required place");
-                if matches!(place, Place::Point { .. }) {
+                // `x`/`y` are refused above: a value is set on an element, never at a point.
+                if element.is_none() && find.is_none() {
                     return Err(Error::bad_argument(
-                        "`set_value` needs the element as `ref` or `find`, not a point; to type at a point, click it and use `type`",
+                        "`set_value` needs the element: a `ref` from observe, or a `find` {\"name\", \"role\"}",
                     ));
                 }
+                let place = place(true)?.expect("required place");
                 if let ValueArg::Text(text) = &value
                     && text.chars().count() > MAX_TEXT_CHARS
                 {
