@@ -438,3 +438,91 @@ fn the_server_keeps_the_policy_it_started_with() {
             client.cancel().await.expect("clean shutdown");
         });
 }
+
+/// `deskhand <action> '<json>'` started in the background, with its output kept.
+fn spawn_act(desk: &Desktop, action: &str, args: Value) -> std::process::Child {
+    desk.command(BIN)
+        .arg(action)
+        .arg(args.to_string())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("starting deskhand")
+}
+
+/// Waits for a background call to end; returns its exit code, stdout, and how long it ran on
+/// after `since`.
+fn finish(child: std::process::Child, since: std::time::Instant) -> (i32, String, f64) {
+    let output = child.wait_with_output().expect("waiting for deskhand");
+    (
+        output.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        since.elapsed().as_secs_f64(),
+    )
+}
+
+#[test]
+fn the_pointer_in_the_corner_stops_a_running_wait_and_a_running_batch() {
+    let (_turn, desk) = desktop();
+    let fixture = desk.fixture("Stop Wait Fixture", 1);
+    desk.activate("Stop Wait Fixture");
+    let w = desk.window_id("Stop Wait Fixture");
+    desk.act("observe", json!({"target": w})).ok();
+    let never = json!({"name": "Never there"});
+
+    let waiting = spawn_act(
+        desk,
+        "wait",
+        json!({"target": w, "until": never, "timeout_ms": 20000}),
+    );
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    let pointer = Pointer::to_corner(desk);
+    let (code, stdout, after) = finish(waiting, std::time::Instant::now());
+    assert_eq!(code, 1, "{stdout}");
+    assert!(
+        stdout.starts_with(&format!("failed (stopped): the wait on {w} stopped after ")),
+        "{stdout}"
+    );
+    assert!(
+        after < 5.0,
+        "the wait went on {after:.1} s after the pointer moved"
+    );
+
+    pointer.move_to(640, 480);
+    let before = fixture.events().len();
+    let batch = spawn_act(
+        desk,
+        "batch",
+        json!({"steps": [
+            {"action": "wait", "target": w, "until": never, "timeout_ms": 20000},
+            {"action": "click", "target": w, "find": {"name": "Press me"}},
+        ]}),
+    );
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    pointer.move_to(0, 0);
+    let (code, stdout, after) = finish(batch, std::time::Instant::now());
+    assert_eq!(code, 1, "nothing was changed: {stdout}");
+    assert!(
+        stdout.starts_with("batch · 0 of 2 steps completed · stopped at step 0"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("[0] failed (stopped)"), "{stdout}");
+    assert!(
+        after < 5.0,
+        "the batch went on {after:.1} s after the pointer moved"
+    );
+    assert!(
+        input_events(&fixture.settled_events(before)).is_empty(),
+        "the batch's click ran after the stop"
+    );
+
+    pointer.move_to(640, 480);
+    let resumed = desk
+        .act("click", json!({"target": w, "find": {"name": "Press me"}}))
+        .ok();
+    assert!(resumed.starts_with(RESUMED_NOTE), "{resumed}");
+    fixture.wait_for("the click after resuming", |e| {
+        e["event"] == "clicked" && e["widget"] == "press_me"
+    });
+}
