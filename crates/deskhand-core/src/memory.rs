@@ -102,12 +102,16 @@ fn is_structural(role: Role) -> bool {
     )
 }
 
-/// The named structural controls of a window's tree. Only names are read: a password field
-/// contributes its label, never its content.
+/// The named structural controls of a window's tree that are shown. Only names are read: a
+/// password field contributes its label, never its content. Hidden ones (a closed menu's items,
+/// another tab's page) are left out: memory would know them without knowing how to reach them.
 pub fn controls_of(root: &Node) -> Vec<Control> {
     let mut found = BTreeSet::new();
     let mut stack = vec![root];
     while let Some(node) = stack.pop() {
+        if !node.states.visible && !std::ptr::eq(node, root) {
+            continue;
+        }
         let name = node.name.trim();
         if is_structural(node.role) && !name.is_empty() && name.chars().count() <= 80 {
             found.insert(Control {
@@ -175,7 +179,10 @@ mod tests {
             role,
             name: name.into(),
             value: value.map(str::to_owned),
-            states: States::default(),
+            states: States {
+                visible: true,
+                ..States::default()
+            },
             bounds: None,
             actions: vec![],
             children,
@@ -215,5 +222,24 @@ mod tests {
         );
         let other = sighting("gedit", "Preferences", &dialog("Serif 12", "b"));
         assert_ne!(one.fingerprint, other.fingerprint);
+    }
+
+    #[test]
+    fn hidden_controls_are_not_remembered_as_in_the_window() {
+        let mut closed_menu = node(
+            Role::Menu,
+            "Edit",
+            None,
+            vec![node(Role::Menuitem, "Preferences…", None, vec![])],
+        );
+        closed_menu.children[0].states.visible = false;
+        let window = node(Role::Window, "Editor", None, vec![closed_menu]);
+        assert_eq!(
+            controls_of(&window),
+            vec![Control {
+                role: Role::Menu,
+                name: "Edit".into()
+            }]
+        );
     }
 }
