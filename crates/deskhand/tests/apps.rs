@@ -368,8 +368,31 @@ fn gtk3_widget_factory_lists_its_controls_and_a_check_box_flips_by_ref() {
 #[test]
 fn chromium_form_hides_the_password_and_takes_a_ref_click_typing_and_submit() {
     let (_turn, desk) = desktop();
-    let profile = fresh_profile(desk, "form");
-    let (mut chromium, w, title) = chromium_form(desk, &profile);
+    for attempt in 1..=2 {
+        let profile = fresh_profile(desk, &format!("form-{attempt}"));
+        let (mut chromium, w, title) = chromium_form(desk, &profile);
+        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            fill_and_submit_the_form(desk, &mut chromium, &w, &title)
+        }));
+        let Err(failure) = outcome else {
+            return;
+        };
+        // Only Chromium's own exit makes a run not count: a window that vanished while the
+        // browser kept running fails the test.
+        let exited = matches!(chromium.child.try_wait(), Ok(Some(_)));
+        if attempt == 2 || !exited {
+            std::panic::resume_unwind(failure);
+        }
+        eprintln!(
+            "Chromium itself exited during the form test, so that run does not count; once more. {}",
+            chromium.report()
+        );
+    }
+}
+
+fn fill_and_submit_the_form(desk: &Desktop, chromium: &mut App, w: &str, title: &str) {
+    let w = w.to_owned();
+    let title = title.to_owned();
     let text = desk.act("observe", json!({"target": w})).ok();
     assert!(
         header(&text).starts_with(&format!("observe {w} \"{title}\" · app a")),
@@ -420,7 +443,7 @@ fn chromium_form_hides_the_password_and_takes_a_ref_click_typing_and_submit() {
             address.chars().count()
         )
     );
-    wait_for_value(desk, &mut chromium, &w, &email, Some(address));
+    wait_for_value(desk, chromium, &w, &email, Some(address));
 
     let text = desk.act("observe", json!({"target": w})).ok();
     assert!(text.contains("\"Waiting\""), "{text}");
