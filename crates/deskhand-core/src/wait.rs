@@ -152,7 +152,10 @@ pub(crate) async fn wait<B: Backend>(
             control.report(Progress {
                 done: seconds as u32,
                 total: Some(spec.timeout_ms.div_ceil(1000)),
-                message: format!("waiting on {label}: {seconds} s of {} ms", spec.timeout_ms),
+                message: format!(
+                    "waiting on {label}: {seconds} s of {:.1} s",
+                    f64::from(spec.timeout_ms) / 1000.0
+                ),
             });
         }
         let pause = interval.min(timeout.saturating_sub(elapsed));
