@@ -294,12 +294,12 @@ impl LinuxBackend {
         match holder {
             Some(holder) if holder.pid.is_some() && holder.pid == window.pid => {
                 Error::platform(format!(
-                    "the window manager did not give the window \"{title}\" the focus within {waited} ms and focused \"{}\" of the same application instead, probably a dialog that must be answered first; observe that window and answer it, then call `activate` again",
+                    "the window manager did not give the window \"{title}\" the focus within {waited} ms and focused \"{}\" of the same application instead, probably a dialog that must be answered first; observe that window and answer it, then call `focus` again",
                     deskhand_core::render::escape(&holder.title)
                 ))
             }
             _ => Error::platform(format!(
-                "the window manager did not give the window \"{title}\" the focus within {waited} ms of being asked; it may refuse to focus that window: click into the window, or call `activate` again"
+                "the window manager did not give the window \"{title}\" the focus within {waited} ms of being asked; it may refuse to focus that window: click into the window, or call `focus` again"
             )),
         }
     }
