@@ -6,7 +6,7 @@ use std::future::Future;
 use crate::error::Result;
 use crate::model::{
     AppInfo, ClipboardContent, ElementHandle, InstalledApp, Modifier, MouseButton, Point, Rect,
-    RgbImage, ScrollDirection, Tree, WindowChange, WindowInfo,
+    RgbImage, ScrollDirection, Tree, WindowChange, WindowInfo, WindowKey,
 };
 
 /// Input that stopped part-way: how much of it the system took before the failure.
@@ -81,6 +81,9 @@ pub trait Backend: Send + Sync + 'static {
     fn capture(&self, rect: Rect) -> impl Future<Output = Result<RgbImage>> + Send;
     /// Where the pointer is now, in screen pixels: the kill switch reads it before every action.
     fn pointer(&self) -> impl Future<Output = Result<Point>> + Send;
+    /// Which top-level windows exist, and nothing else about them: cheap enough to take before
+    /// every action.
+    fn window_keys(&self) -> impl Future<Output = Result<Vec<WindowKey>>> + Send;
 
     /// Moves the pointer without pressing anything.
     fn move_pointer(&self, to: Point) -> impl Future<Output = Result<()>> + Send;

@@ -38,10 +38,7 @@ pub(crate) async fn batch<B: Backend>(
     for (index, step) in steps.into_iter().enumerate() {
         let name = step.name();
         if opens_window.get(index + 1).copied().unwrap_or(false) {
-            session.windows_before_step = match backend.windows().await {
-                Ok(windows) => Some(windows.iter().map(|w| w.key()).collect()),
-                Err(_) => None,
-            };
+            session.windows_before_step = backend.window_keys().await.ok();
         }
         let actuates = step.actuates();
         let result = if control.is_cancelled() {

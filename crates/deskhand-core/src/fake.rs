@@ -6,7 +6,7 @@ use crate::backend::{Backend, InputOutcome};
 use crate::error::{Error, ErrorKind, Result};
 use crate::model::{
     AppInfo, ClipboardContent, ElementHandle, InstalledApp, Modifier, MouseButton, Node, Point,
-    Rect, RgbImage, ScrollDirection, Tree, WindowChange, WindowInfo,
+    Rect, RgbImage, ScrollDirection, Tree, WindowChange, WindowInfo, WindowKey,
 };
 
 /// One input the fake desktop received.
@@ -240,6 +240,16 @@ impl Backend for FakeDesktop {
 
     async fn pointer(&self) -> Result<Point> {
         Ok(*self.pointer.lock().unwrap())
+    }
+
+    async fn window_keys(&self) -> Result<Vec<WindowKey>> {
+        Ok(self
+            .windows
+            .lock()
+            .unwrap()
+            .iter()
+            .map(|(w, _)| w.key())
+            .collect())
     }
 
     async fn move_pointer(&self, to: Point) -> Result<()> {

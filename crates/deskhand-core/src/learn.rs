@@ -14,6 +14,11 @@ use crate::session::{PendingStep, Session};
 /// A step's effect counts only if it is observed this soon after the step.
 const EFFECT_WINDOW: Duration = Duration::from_secs(60);
 
+/// Now, in unix milliseconds: what the CLI's session file can keep.
+pub(crate) fn unix_ms() -> u64 {
+    now_ms(SystemTime::now())
+}
+
 fn now_ms(now: SystemTime) -> u64 {
     now.duration_since(UNIX_EPOCH)
         .map(|d| d.as_millis() as u64)

@@ -112,6 +112,12 @@ async fn checked<B: Backend>(
         Err(_) => {}
     }
     let resumed = session.stopped;
+    // One cheap listing, so a `new_window` wait after this action knows what was there before.
+    session.windows_before_action = backend
+        .window_keys()
+        .await
+        .ok()
+        .map(|keys| (keys, crate::learn::unix_ms()));
     let mut reply = perform(backend, session, config, call, control).await?;
     if resumed {
         session.stopped = false;

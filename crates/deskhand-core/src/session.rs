@@ -91,6 +91,10 @@ pub struct Session {
     /// window the step opens at once still counts as new.
     #[serde(skip)]
     pub(crate) windows_before_step: Option<Vec<WindowKey>>,
+    /// The windows there before the latest action, and when (unix ms): a `new_window` wait
+    /// called after the action counts a window the action opened before the wait began.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) windows_before_action: Option<(Vec<WindowKey>, u64)>,
     /// What memory last saw of recently observed windows, most recent last: an action's
     /// "before" when memory learns what it led to.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

@@ -19,6 +19,9 @@ use crate::render::{FENCE, escape, one_line, pick};
 use crate::safety::{STOPPED_MESSAGE, in_corner};
 use crate::session::{Seen, Session};
 
+/// How long after an action a `new_window` wait still counts the windows it opened.
+const RECENT_ACTION_MS: u64 = 60_000;
+
 /// How long since something last changed, for `stable_ms`.
 #[derive(Default)]
 struct Settling {
@@ -99,9 +102,16 @@ pub(crate) async fn wait<B: Backend>(
             _ => None,
         });
     }
-    let before = match session.windows_before_step.take() {
+    // A window counts as new if it was not there before the step before this one (in a batch),
+    // or before the latest action if that was recent, or else when the wait began.
+    let recent_action = session
+        .windows_before_action
+        .clone()
+        .filter(|(_, at)| crate::learn::unix_ms().saturating_sub(*at) <= RECENT_ACTION_MS)
+        .map(|(keys, _)| keys);
+    let before = match session.windows_before_step.take().or(recent_action) {
         Some(before) => before.into_iter().collect(),
-        None => backend.windows().await?.iter().map(|w| w.key()).collect(),
+        None => backend.window_keys().await?.into_iter().collect(),
     };
     let mut waiter = Waiter {
         surface,

@@ -12,7 +12,7 @@ use deskhand_core::backend::{Backend, InputOutcome, Partial};
 use deskhand_core::error::{Error, ErrorKind, Result};
 use deskhand_core::model::{
     AppInfo, ClipboardContent, ElementHandle, InstalledApp, Modifier, MouseButton, Point, Rect,
-    RgbImage, ScrollDirection, Tree, WindowChange, WindowInfo,
+    RgbImage, ScrollDirection, Tree, WindowChange, WindowInfo, WindowKey,
 };
 use tokio::sync::OnceCell;
 
@@ -804,6 +804,17 @@ impl Backend for LinuxBackend {
             height: image.height,
             data: image.data,
         })
+    }
+
+    async fn window_keys(&self) -> Result<Vec<WindowKey>> {
+        let (windows, _) = self.x_windows().await?;
+        Ok(windows
+            .iter()
+            .map(|w| WindowKey {
+                handle: u64::from(w.id),
+                pid: w.pid,
+            })
+            .collect())
     }
 
     async fn pointer(&self) -> Result<Point> {

@@ -51,14 +51,15 @@ fn wait_sees_a_delayed_change_and_a_new_window_and_a_timeout_changes_nothing() {
 
     desk.act("click", json!({"find": {"name": "Open later"}}))
         .ok();
+    // The window is open before the wait is called: it is still new since the click.
+    fixture.wait_for("the later window", |e| e["event"] == "opened");
+    let later = desk.window_id("Later window");
     let opened = desk.act_json(
         "wait",
-        json!({"target": w, "until": {"new_window": true}, "timeout_ms": 8000}),
+        json!({"target": w, "until": {"new_window": true}, "timeout_ms": 3000}),
     );
     assert_eq!(opened["data"]["held"], true, "{opened}");
-    let later = opened["data"]["new_window"].as_str().unwrap().to_owned();
-    assert_eq!(later, desk.window_id("Later window"));
-    fixture.wait_for("the later window", |e| e["event"] == "opened");
+    assert_eq!(opened["data"]["new_window"], later.as_str(), "{opened}");
 
     // A timed-out wait is a failure with evidence, and it acted on nothing.
     let before = fixture.events().len();
