@@ -29,6 +29,8 @@ const X_DEADLINE: Duration = Duration::from_secs(5);
 const CALL_TIMEOUT: Duration = Duration::from_millis(1500);
 /// How long `focus_element` waits for a background window to become active.
 const FOCUS_SETTLE: Duration = Duration::from_secs(1);
+/// How long after registering as an accessibility listener synthetic input waits.
+const LISTENER_SETTLE: Duration = Duration::from_millis(500);
 /// How long `activate` waits for the window manager to hand the window the focus.
 const ACTIVATE_WAIT: Duration = Duration::from_millis(1500);
 /// How long `change_window` waits for the window manager to apply a change.
@@ -308,7 +310,21 @@ impl LinuxBackend {
     where
         F: FnOnce(&X11) -> std::result::Result<(), X11Error> + Send + 'static,
     {
+        self.settle_listener().await;
         self.x(what, X_DEADLINE, work).await
+    }
+
+    /// Chromium crashes when input reaches it while it takes in a new accessibility listener;
+    /// synthetic input waits until this connection's registration is a moment old.
+    async fn settle_listener(&self) {
+        let Some(atspi) = self.atspi.get() else {
+            return;
+        };
+        if let Some(age) = atspi.listening_for()
+            && age < LISTENER_SETTLE
+        {
+            tokio::time::sleep(LISTENER_SETTLE - age).await;
+        }
     }
 }
 
@@ -744,6 +760,7 @@ impl Backend for LinuxBackend {
 
     async fn press_keys(&self, keys: &str) -> Result<InputOutcome> {
         let chords = x11::parse_keys(keys).map_err(key_error)?;
+        self.settle_listener().await;
         let total = chords.len();
         let pressed = self
             .x("pressing keys", X_DEADLINE, move |x| {
@@ -770,6 +787,7 @@ impl Backend for LinuxBackend {
     }
 
     async fn type_text(&self, text: &str) -> Result<InputOutcome> {
+        self.settle_listener().await;
         let owned = text.to_owned();
         let chars = text.chars().count();
         let result = self

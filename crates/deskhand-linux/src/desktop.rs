@@ -18,6 +18,10 @@ use x11rb::connection::Connection;
 use x11rb::protocol::xproto::{AtomEnum, ConnectionExt as _};
 use x11rb::rust_connection::{DefaultStream, RustConnection};
 
+/// The accessibility listener's name among the desktop's processes, and the line it prints once
+/// it listens.
+const LISTENER: &str = "a11y-listener";
+pub const LISTENING: &str = "listening for accessibility changes";
 const FIRST_DISPLAY: u32 = 99;
 const LAST_DISPLAY: u32 = 999;
 /// Generous because test binaries may bring up several desktops at once on a 2-core machine.
@@ -51,6 +55,11 @@ pub struct StartOptions {
     /// re-executes the current executable as `desktop watch`, so this only works from the
     /// `deskhand` binary.
     pub owner_pid: Option<u32>,
+    /// Keep one accessibility listener for the desktop's life (the current executable run as
+    /// `desktop listen`, so again only from the `deskhand` binary): applications then keep
+    /// their caches filled without every short-lived call registering and leaving, which
+    /// Chromium does not survive while it handles input.
+    pub accessibility_listener: bool,
 }
 
 impl Default for StartOptions {
@@ -59,6 +68,7 @@ impl Default for StartOptions {
             width: 1920,
             height: 1080,
             owner_pid: None,
+            accessibility_listener: false,
         }
     }
 }
@@ -724,6 +734,24 @@ impl Session {
                 })
             },
         )?;
+        if opts.accessibility_listener {
+            let exe = std::env::current_exe().map_err(|cause| DesktopError::Io {
+                action:
+                    "find the path of the running executable to start the accessibility listener"
+                        .to_owned(),
+                hint: "start the desktop from the deskhand binary",
+                cause,
+            })?;
+            let mut child =
+                self.spawn(LISTENER, &exe, &["desktop".to_owned(), "listen".to_owned()])?;
+            let log = self.log_path(LISTENER);
+            self.wait_ready(
+                &mut child,
+                LISTENER,
+                "listen for accessibility changes",
+                || fs::read_to_string(&log).is_ok_and(|text| text.contains(LISTENING)),
+            )?;
+        }
         Ok(())
     }
 
@@ -1023,6 +1051,17 @@ fn remove_stale_x_files(state: &State) {
         let _ = fs::remove_file(format!("/tmp/.X11-unix/X{number}"));
         let _ = fs::remove_file(&lock);
     }
+}
+
+/// `desktop listen`: registers as an accessibility listener and stays until the desktop stops.
+pub async fn hold_accessibility_listener() -> Result<(), crate::atspi::AtspiError> {
+    let atspi = crate::atspi::Atspi::connect(std::time::Duration::from_millis(1500)).await?;
+    atspi.listen_for_changes().await;
+    println!("{LISTENING}");
+    use std::io::Write as _;
+    let _ = std::io::stdout().flush();
+    std::future::pending::<()>().await;
+    Ok(())
 }
 
 #[cfg(test)]

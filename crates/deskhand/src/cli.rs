@@ -315,6 +315,7 @@ pub fn mcp(args: &[String]) -> anyhow::Result<u8> {
     if headless && no_display {
         let started = desktop::start(&desktop::StartOptions {
             owner_pid: Some(std::process::id()),
+            accessibility_listener: true,
             ..desktop::StartOptions::default()
         })
         .context("starting the headless desktop for `deskhand mcp --headless` failed")?;

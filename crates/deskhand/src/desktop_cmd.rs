@@ -22,8 +22,21 @@ pub fn run(args: &[String]) -> anyhow::Result<u8> {
         "start" => start(&parsed),
         "stop" => stop(&parsed),
         "watch" => watch(&parsed),
+        // Not a user command: `desktop start` runs the binary this way to keep a listener.
+        "listen" => listen(),
         other => Ok(usage_error(&format!("unknown subcommand `{other}`"), USAGE)),
     }
+}
+
+fn listen() -> anyhow::Result<u8> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("starting the async runtime failed")?;
+    runtime
+        .block_on(desktop::hold_accessibility_listener())
+        .context("listening for accessibility changes failed")?;
+    Ok(0)
 }
 
 fn usage_error(message: &str, usage: &str) -> u8 {
@@ -85,7 +98,10 @@ fn start(flags: &Flags) -> anyhow::Result<u8> {
     if flags.state.is_some() {
         return Ok(usage_error("`start` does not take --state", USAGE));
     }
-    let mut opts = StartOptions::default();
+    let mut opts = StartOptions {
+        accessibility_listener: true,
+        ..StartOptions::default()
+    };
     if let Some(size) = &flags.size {
         let Some((width, height)) = parse_size(size) else {
             return Ok(usage_error(

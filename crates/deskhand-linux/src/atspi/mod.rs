@@ -236,6 +236,9 @@ pub struct Atspi {
     calls: AtomicUsize,
     /// Bus name → (pid, name, toolkit, version): stable for the life of a connection.
     apps: std::sync::Mutex<HashMap<String, Application>>,
+    /// Once the first tree read has made sure someone listens for changes: when this
+    /// connection registered itself, or `None` when another client already listened.
+    listening_since: tokio::sync::OnceCell<Option<std::time::Instant>>,
 }
 
 /// Calls kept in flight at once: enough to hide the round trip, few enough not to flood an app.
@@ -262,8 +265,8 @@ impl Atspi {
             in_flight: Arc::new(Semaphore::new(MAX_IN_FLIGHT)),
             calls: AtomicUsize::new(0),
             apps: std::sync::Mutex::new(HashMap::new()),
+            listening_since: tokio::sync::OnceCell::new(),
         };
-        atspi.listen_for_changes().await;
         Ok(atspi)
     }
 
@@ -272,14 +275,51 @@ impl Atspi {
         self.calls.load(Ordering::Relaxed)
     }
 
+    /// How long ago this connection registered as a listener, if it has.
+    pub fn listening_for(&self) -> Option<std::time::Duration> {
+        self.listening_since
+            .get()
+            .copied()
+            .flatten()
+            .map(|since| since.elapsed())
+    }
+
     /// GTK3 and Chromium keep `Cache.GetItems` filled only while some client listens for
     /// changes. No match rule is added, so no event is ever delivered to this connection.
-    async fn listen_for_changes(&self) {
+    /// Registered on the first tree read, not on connecting: Chromium (Debian 12's 120) crashes
+    /// when a key event reaches it just as a listener registers, and a CLI call that only sends
+    /// input would otherwise register right before its keys.
+    pub async fn listen_for_changes(&self) {
+        self.listening_since
+            .get_or_init(|| async { self.register_listener().await.then(std::time::Instant::now) })
+            .await;
+    }
+
+    /// Whether this connection registered (`false` when another client listens already).
+    async fn register_listener(&self) -> bool {
         let registry = ObjectRef {
             bus: REGISTRY.into(),
             path: "/org/a11y/atspi/registry".into(),
         };
         let event = "object:children-changed";
+        // Another client listening already keeps the caches filled; adding ourselves would only
+        // churn the listeners every short-lived CLI call.
+        let listeners: Result<Vec<(String, String)>, _> = self
+            .call(
+                &registry,
+                "org.a11y.atspi.Registry",
+                "GetRegisteredEvents",
+                &(),
+            )
+            .await;
+        let own = self.conn.unique_name().map(|name| name.to_string());
+        if listeners.is_ok_and(|listeners| {
+            listeners.iter().any(|(bus, registered)| {
+                Some(bus) != own.as_ref() && event.starts_with(registered.as_str())
+            })
+        }) {
+            return false;
+        }
         let registered: Result<(), _> = self
             .call(
                 &registry,
@@ -299,6 +339,7 @@ impl Atspi {
                 )
                 .await;
         }
+        true
     }
 
     async fn call<B, R>(
@@ -692,6 +733,7 @@ impl Atspi {
         limits: WalkLimits,
     ) -> Result<Walked, AtspiError> {
         let snapshot = if style.use_cache {
+            self.listen_for_changes().await;
             self.snapshot(&root.bus).await
         } else {
             Snapshot::default()
