@@ -286,7 +286,7 @@ impl Atspi {
 
     /// GTK3 and Chromium keep `Cache.GetItems` filled only while some client listens for
     /// changes. No match rule is added, so no event is ever delivered to this connection.
-    /// Registered on the first tree read, not on connecting: Chromium (Debian 12's 120) crashes
+    /// Registered on the first tree read, not on connecting: Chromium (156, Debian 12) crashes
     /// when a key event reaches it just as a listener registers, and a CLI call that only sends
     /// input would otherwise register right before its keys.
     pub async fn listen_for_changes(&self) {
