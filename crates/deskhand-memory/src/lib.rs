@@ -100,6 +100,9 @@ impl SqliteMemory {
             conn.pragma_update(None, "foreign_keys", true)?;
             // What `forget` deletes is overwritten, not left in free pages of the file.
             conn.pragma_update(None, "secure_delete", true)?;
+            // A long-lived server must not grow by SQLite's default 2 MB page cache as the store
+            // grows; 512 KiB holds the hot pages of a store of thousands of windows.
+            conn.pragma_update(None, "cache_size", -512)?;
             conn.set_prepared_statement_cache_capacity(64);
             Ok(())
         };

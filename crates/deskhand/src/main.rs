@@ -7,6 +7,13 @@ mod safety;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
+    // A long-lived server runs X calls on a pool whose threads come and go; glibc gives each new
+    // thread its own heap arena, and the memory of arenas is rarely handed back. Two arenas keep
+    // the server's footprint flat over thousands of calls.
+    // SAFETY: called first thing, before any other thread exists or allocates.
+    unsafe {
+        libc::mallopt(libc::M_ARENA_MAX, 2);
+    }
     let args: Vec<String> = std::env::args().skip(1).collect();
     let code = match args.first().map(String::as_str) {
         None | Some("-h" | "--help" | "help") => {
