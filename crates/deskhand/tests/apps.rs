@@ -4,7 +4,10 @@
 
 mod common;
 
-use common::{App, Desktop, chromium, desktop, element_lines, ref_of, wait_until};
+use common::{
+    App, Desktop, chromium, desktop, element_lines, first_of_role, has_state, line_of,
+    observe_until, ref_of, wait_until, window_where,
+};
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -21,22 +24,6 @@ fn header(text: &str) -> &str {
     text.lines().next().unwrap_or_default()
 }
 
-/// The observation line of the element `reference`.
-fn line_of<'a>(text: &'a str, reference: &str) -> &'a str {
-    element_lines(text)
-        .find(|l| l.trim_start().split(' ').next() == Some(reference))
-        .unwrap_or_else(|| panic!("no line for {reference} in:\n{text}"))
-}
-
-/// The ref of the first element with `role`.
-fn first_of_role(text: &str, role: &str) -> String {
-    element_lines(text)
-        .find(|l| l.trim_start().split(' ').nth(1) == Some(role))
-        .and_then(|l| l.trim_start().split(' ').next())
-        .unwrap_or_else(|| panic!("no {role} element in:\n{text}"))
-        .to_owned()
-}
-
 /// The `@x,y` point of an observation line, 0–1000 of its surface.
 fn point_of(line: &str) -> (f64, f64) {
     let (x, y) = line
@@ -46,11 +33,6 @@ fn point_of(line: &str) -> (f64, f64) {
     (x.trim().parse().expect("x"), y.trim().parse().expect("y"))
 }
 
-/// Whether the line lists `state` as one of its words.
-fn has_state(line: &str, state: &str) -> bool {
-    line.split(' ').any(|word| word == state)
-}
-
 /// The number of elements the header counts.
 fn element_count(text: &str) -> usize {
     header(text)
@@ -58,24 +40,6 @@ fn element_count(text: &str) -> usize {
         .find_map(|part| part.strip_suffix(" elements"))
         .and_then(|n| n.parse().ok())
         .unwrap_or_else(|| panic!("no element count in {:?}", header(text)))
-}
-
-/// Observes `target` until `ready` holds for the observation, and returns it.
-fn observe_until(
-    desk: &Desktop,
-    target: &str,
-    limit: Duration,
-    what: &str,
-    ready: impl Fn(&str) -> bool,
-) -> String {
-    let mut last = String::new();
-    let found = wait_until(limit, || {
-        let run = desk.act("observe", json!({"target": target}));
-        let good = run.code == 0 && ready(&run.stdout);
-        last = format!("{}{}", run.stdout, run.stderr);
-        good.then_some(run.stdout)
-    });
-    found.unwrap_or_else(|| panic!("observing {target} never showed {what}; last:\n{last}"))
 }
 
 /// The JSON element `reference` of a fresh observation of `target`.
@@ -115,28 +79,6 @@ fn wait_for_value(
             app.report()
         );
     }
-}
-
-/// The `w` id and title of the first window whose title satisfies `wanted`, waiting for it.
-fn window_where(
-    desk: &Desktop,
-    limit: Duration,
-    what: &str,
-    wanted: impl Fn(&str) -> bool,
-) -> (String, String) {
-    wait_until(limit, || {
-        let listed = desk.act_json("windows", json!({}));
-        listed["data"]["windows"].as_array()?.iter().find_map(|w| {
-            let title = w["title"].as_str()?;
-            wanted(title).then(|| (w["id"].as_str().expect("id").to_owned(), title.to_owned()))
-        })
-    })
-    .unwrap_or_else(|| {
-        panic!(
-            "no window for {what} appeared; windows:\n{}",
-            desk.run(&["windows"]).stdout
-        )
-    })
 }
 
 /// The ref of the widget factory's first sensitive check box (it also has disabled ones).

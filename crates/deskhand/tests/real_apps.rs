@@ -7,7 +7,10 @@
 
 mod common;
 
-use common::{Desktop, desktop, element_lines, wait_until};
+use common::{
+    Desktop, desktop, element_lines, first_of_role, has_state, line_of, observe_until,
+    observe_with_until, ref_where, wait_until, window_where,
+};
 use serde_json::{Value, json};
 use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
@@ -23,63 +26,6 @@ fn act_coded(desk: &Desktop, action: &str, args: Value) -> (i32, Value) {
     let doc = serde_json::from_str(&run.stdout)
         .unwrap_or_else(|err| panic!("not JSON ({err}): {} / {}", run.stdout, run.stderr));
     (run.code, doc)
-}
-
-/// The observation line of the element `reference`.
-fn line_of<'a>(text: &'a str, reference: &str) -> &'a str {
-    element_lines(text)
-        .find(|l| l.trim_start().split(' ').next() == Some(reference))
-        .unwrap_or_else(|| panic!("no line for {reference} in:\n{text}"))
-}
-
-/// The ref of the first element line for which `wanted` holds.
-fn ref_where(text: &str, what: &str, wanted: impl Fn(&str) -> bool) -> String {
-    element_lines(text)
-        .find(|l| wanted(l))
-        .and_then(|l| l.trim_start().split(' ').next())
-        .unwrap_or_else(|| panic!("no {what} in:\n{text}"))
-        .to_owned()
-}
-
-/// The ref of the first element with `role`.
-fn first_of_role(text: &str, role: &str) -> String {
-    ref_where(text, role, |l| {
-        l.trim_start().split(' ').nth(1) == Some(role)
-    })
-}
-
-/// Whether the line lists `state` as one of its words.
-fn has_state(line: &str, state: &str) -> bool {
-    line.split(' ').any(|word| word == state)
-}
-
-/// Observes `target` until `ready` holds for the observation, and returns it.
-fn observe_until(
-    desk: &Desktop,
-    target: &str,
-    limit: Duration,
-    what: &str,
-    ready: impl Fn(&str) -> bool,
-) -> String {
-    observe_with_until(desk, json!({"target": target}), limit, what, ready)
-}
-
-/// [`observe_until`] with the observe's own arguments.
-fn observe_with_until(
-    desk: &Desktop,
-    args: Value,
-    limit: Duration,
-    what: &str,
-    ready: impl Fn(&str) -> bool,
-) -> String {
-    let mut last = String::new();
-    let found = wait_until(limit, || {
-        let run = desk.act("observe", args.clone());
-        let good = run.code == 0 && ready(&run.stdout);
-        last = format!("{}{}", run.stdout, run.stderr);
-        good.then_some(run.stdout)
-    });
-    found.unwrap_or_else(|| panic!("observing {args} never showed {what}; last:\n{last}"))
 }
 
 /// The value of `reference` in a fresh observation of `target` (`None`: none, or empty), or
@@ -132,27 +78,6 @@ fn window_ids(desk: &Desktop) -> BTreeSet<String> {
 /// The listing of window `id`, if it is listed.
 fn listed(desk: &Desktop, id: &str) -> Option<Value> {
     windows(desk).into_iter().find(|w| w["id"] == id)
-}
-
-/// The `w` id and title of the first window whose title satisfies `wanted`, waiting for it.
-fn window_where(
-    desk: &Desktop,
-    limit: Duration,
-    what: &str,
-    wanted: impl Fn(&str) -> bool,
-) -> (String, String) {
-    wait_until(limit, || {
-        windows(desk).iter().find_map(|w| {
-            let title = w["title"].as_str()?;
-            wanted(title).then(|| (w["id"].as_str().expect("id").to_owned(), title.to_owned()))
-        })
-    })
-    .unwrap_or_else(|| {
-        panic!(
-            "no window for {what} appeared; windows:\n{}",
-            desk.run(&["windows"]).stdout
-        )
-    })
 }
 
 /// Focuses `w` through the `focus` action and checks that `windows` says so.

@@ -548,3 +548,88 @@ pub fn chromium(desk: &Desktop, profile: &Path, extra: &[&str], url: &str) -> Ap
     args.push(url);
     desk.spawn("chromium", &args)
 }
+
+/// The observation line of the element `reference`.
+pub fn line_of<'a>(text: &'a str, reference: &str) -> &'a str {
+    element_lines(text)
+        .find(|l| l.trim_start().split(' ').next() == Some(reference))
+        .unwrap_or_else(|| panic!("no line for {reference} in:\n{text}"))
+}
+
+/// The ref of the first element line for which `wanted` holds.
+pub fn ref_where(text: &str, what: &str, wanted: impl Fn(&str) -> bool) -> String {
+    element_lines(text)
+        .find(|l| wanted(l))
+        .and_then(|l| l.trim_start().split(' ').next())
+        .unwrap_or_else(|| panic!("no {what} in:\n{text}"))
+        .to_owned()
+}
+
+/// The ref of the first element with `role`.
+pub fn first_of_role(text: &str, role: &str) -> String {
+    ref_where(text, &format!("{role} element"), |l| {
+        l.trim_start().split(' ').nth(1) == Some(role)
+    })
+}
+
+/// Whether the line lists `state` as one of its words.
+pub fn has_state(line: &str, state: &str) -> bool {
+    line.split(' ').any(|word| word == state)
+}
+
+/// Observes `target` until `ready` holds for the observation, and returns it.
+pub fn observe_until(
+    desk: &Desktop,
+    target: &str,
+    limit: Duration,
+    what: &str,
+    ready: impl Fn(&str) -> bool,
+) -> String {
+    observe_with_until(
+        desk,
+        serde_json::json!({"target": target}),
+        limit,
+        what,
+        ready,
+    )
+}
+
+/// [`observe_until`] with the observe's own arguments.
+pub fn observe_with_until(
+    desk: &Desktop,
+    args: Value,
+    limit: Duration,
+    what: &str,
+    ready: impl Fn(&str) -> bool,
+) -> String {
+    let mut last = String::new();
+    let found = wait_until(limit, || {
+        let run = desk.act("observe", args.clone());
+        let good = run.code == 0 && ready(&run.stdout);
+        last = format!("{}{}", run.stdout, run.stderr);
+        good.then_some(run.stdout)
+    });
+    found.unwrap_or_else(|| panic!("observing {args} never showed {what}; last:\n{last}"))
+}
+
+/// The `w` id and title of the first window whose title satisfies `wanted`, waiting for it.
+pub fn window_where(
+    desk: &Desktop,
+    limit: Duration,
+    what: &str,
+    wanted: impl Fn(&str) -> bool,
+) -> (String, String) {
+    wait_until(limit, || {
+        let listed = desk.act_json("windows", serde_json::json!({}));
+        listed["data"]["windows"].as_array()?.iter().find_map(|w| {
+            let title = w["title"].as_str()?;
+            wanted(title).then(|| (w["id"].as_str().expect("id").to_owned(), title.to_owned()))
+        })
+    })
+    .unwrap_or_else(|| {
+        panic!(
+            "no window for {what} appeared; windows:\n{}",
+            desk.run(&["windows"]).stdout
+        )
+    })
+}
