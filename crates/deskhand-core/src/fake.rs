@@ -83,17 +83,11 @@ impl FakeDesktop {
     }
 
     fn find(&self, handle: &ElementHandle) -> Option<Node> {
-        fn search(node: &Node, handle: &ElementHandle) -> Option<Node> {
-            if &node.handle == handle {
-                return Some(node.clone());
-            }
-            node.children.iter().find_map(|c| search(c, handle))
-        }
         self.windows
             .lock()
             .unwrap()
             .iter()
-            .find_map(|(_, tree)| search(&tree.root, handle))
+            .find_map(|(_, tree)| tree.root.find(handle).cloned())
     }
 }
 

@@ -98,11 +98,8 @@ impl SurfaceTrees {
                     .is_none_or(|name| normalize(&node.name) == normalize(name))
         };
         let labelled = self.labelled(session);
-        let any_exact = find.name.is_none()
-            || self
-                .trees
-                .iter()
-                .any(|(_, tree)| any_node(&tree.root, &exact));
+        let any_exact =
+            find.name.is_none() || self.trees.iter().any(|(_, tree)| tree.root.any(&exact));
         if any_exact {
             return pick(
                 &labelled,
@@ -121,10 +118,6 @@ impl SurfaceTrees {
         };
         pick(&labelled, &self.surface.rect, &partial, session)
     }
-}
-
-fn any_node(node: &Node, test: &dyn Fn(&Node) -> bool) -> bool {
-    test(node) || node.children.iter().any(|child| any_node(child, test))
 }
 
 /// Names compare in any case, with "…" and "..." the same and outer spaces ignored.

@@ -294,6 +294,19 @@ impl Node {
     pub fn count(&self) -> usize {
         1 + self.children.iter().map(Node::count).sum::<usize>()
     }
+
+    /// The element `handle` in this subtree.
+    pub fn find(&self, handle: &ElementHandle) -> Option<&Node> {
+        if &self.handle == handle {
+            return Some(self);
+        }
+        self.children.iter().find_map(|child| child.find(handle))
+    }
+
+    /// Whether any element of this subtree passes `test`.
+    pub fn any(&self, test: &dyn Fn(&Node) -> bool) -> bool {
+        test(self) || self.children.iter().any(|child| child.any(test))
+    }
 }
 
 /// The accessibility tree of one window.

@@ -147,13 +147,6 @@ fn value_text(value: &ValueArg) -> String {
     }
 }
 
-fn find_node<'t>(node: &'t Node, handle: &ElementHandle) -> Option<&'t Node> {
-    if &node.handle == handle {
-        return Some(node);
-    }
-    node.children.iter().find_map(|c| find_node(c, handle))
-}
-
 /// The nearest descendants of `scope` named `name`: a same-named item deeper down (in a
 /// submenu) does not compete with one nearer.
 fn nearest_named<'t>(scope: &'t Node, name: &str, accept: &dyn Fn(&Node) -> bool) -> Vec<&'t Node> {
@@ -254,7 +247,7 @@ async fn choose_in_combo<B: Backend>(
     let mut opened = false;
     let started = Instant::now();
     loop {
-        let node = find_node(&tree.root, combo).ok_or_else(gone)?;
+        let node = tree.root.find(combo).ok_or_else(gone)?;
         let hits = nearest_named(node, text, &is_menu_entry);
         match hits.as_slice() {
             [item] => {
@@ -320,7 +313,7 @@ async fn combo_choice<B: Backend>(
         return Ok(Some(value));
     }
     let tree = backend.tree(window).await?;
-    let Some(node) = find_node(&tree.root, combo) else {
+    let Some(node) = tree.root.find(combo) else {
         return Ok(None);
     };
     fn selected(node: &Node) -> Option<&Node> {
@@ -364,7 +357,7 @@ pub(crate) async fn select<B: Backend>(
         let last = level + 1 == path.len();
         let started = Instant::now();
         let item = loop {
-            let scope_node = find_node(&tree.root, &scope).ok_or_else(|| {
+            let scope_node = tree.root.find(&scope).ok_or_else(|| {
                 Error::new(
                     ErrorKind::ElementGone,
                     format!(
@@ -381,7 +374,7 @@ pub(crate) async fn select<B: Backend>(
                         if levels[index].1 {
                             continue;
                         }
-                        let Some(node) = find_node(&tree.root, &levels[index].0) else {
+                        let Some(node) = tree.root.find(&levels[index].0) else {
                             break;
                         };
                         invoke(backend, node, &menu_label(&walked[..=index])).await?;
