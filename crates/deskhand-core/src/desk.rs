@@ -747,14 +747,19 @@ async fn locate<B: Backend>(
         unreachable!("a place that names no element is a point")
     };
     let surface = resolve(backend, session, target).await?;
+    Ok(point_on(&surface, x, y))
+}
+
+/// A point 0–1000 of a resolved surface.
+fn point_on(surface: &Surface, x: f64, y: f64) -> Located {
     let pixel = to_pixel(&surface.rect, x, y);
-    Ok(Located {
+    Located {
         pixel,
         what: format!(
             "{x},{y} of {} (pixel {},{})",
             surface.label, pixel.x, pixel.y
         ),
-    })
+    }
 }
 
 fn click_verb(click: &ClickSpec) -> String {
@@ -908,9 +913,9 @@ async fn type_text<B: Backend>(
                 })?;
             label
         }
-        Some(place @ Place::Point { .. }) => {
-            let spot = locate(backend, session, target, place).await?;
+        Some(Place::Point { x, y }) => {
             let surface = resolve(backend, session, target).await?;
+            let spot = point_on(&surface, *x, *y);
             if let Some(window) = &surface.window {
                 ensure_focused(backend, window).await?;
             }

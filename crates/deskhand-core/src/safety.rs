@@ -240,6 +240,18 @@ async fn place_subjects<B: Backend>(
     target: Option<TargetId>,
     place: &Place,
 ) -> Result<Vec<Subject>> {
+    // A find looks only inside its surface, so on a window the element is that window's: its
+    // tree is read once, when the action runs, not here as well.
+    if let Place::Find(find) = place {
+        let surface = resolve(backend, session, target).await?;
+        if let Some(window) = &surface.window {
+            return Ok(vec![Subject {
+                label: format!("{find} in {}", surface.label),
+                surface: surface.label.clone(),
+                app: Some(window.app_name.clone()),
+            }]);
+        }
+    }
     if let Some(element) = named(backend, session, target, place).await? {
         let surface = format!("w{}", session.window_id(element.window.key()));
         return Ok(vec![Subject {
