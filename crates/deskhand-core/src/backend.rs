@@ -55,8 +55,18 @@ pub trait Backend: Send + Sync + 'static {
         element: &ElementHandle,
         index: usize,
     ) -> impl Future<Output = Result<()>> + Send;
-    /// Moves keyboard focus to the element.
+    /// Whether the window's toolkit runs an accessibility action inside the request that asked
+    /// for it (GTK3, LibreOffice): an action that opens a modal dialog then keeps the app from
+    /// answering accessibility until the dialog closes.
+    fn actions_run_in_request(&self, window: &WindowInfo) -> impl Future<Output = bool> + Send;
+    /// Whether the window's application answers an accessibility request at once.
+    fn answers(&self, window: &WindowInfo) -> impl Future<Output = bool> + Send;
+    /// Asks the element to take the keyboard focus; `Unsupported` when it cannot be asked.
+    /// The focus may arrive a moment later: [`Backend::element_focused`] tells when it has.
     fn focus_element(&self, element: &ElementHandle) -> impl Future<Output = Result<()>> + Send;
+    /// Whether the element, or an element inside it, has the keyboard focus now.
+    fn element_focused(&self, element: &ElementHandle)
+    -> impl Future<Output = Result<bool>> + Send;
     fn click(
         &self,
         at: Point,

@@ -234,10 +234,14 @@ pub(crate) async fn perform<B: Backend>(
         Action::WriteClipboard { text } => crate::manage::write_clipboard(backend, &text).await,
         Action::Press { keys } => {
             backend.check_keys(&keys)?;
+            let into = match focused_window(backend, session).await? {
+                Some(label) => format!("in {label}, the focused window"),
+                None => "with no window focused".to_string(),
+            };
             let outcome = backend.press_keys(&keys).await?;
             Ok(Reply::input(
                 outcome,
-                format!("pressed {keys} in the focused application"),
+                format!("pressed {keys} {into}"),
                 json!({"action": "press", "keys": keys}),
             ))
         }
@@ -560,7 +564,7 @@ async fn observe<B: Backend>(
         }
     }
     session.remember(surface.key, std::mem::take(&mut rendered.seen));
-    session.latest = Some(Observation {
+    session.observed(Observation {
         surface: surface.key,
         label: surface.label.clone(),
         refs: rendered.refs,
@@ -681,12 +685,16 @@ async fn ref_center<B: Backend>(
     entry: &RefEntry,
     window: &WindowInfo,
 ) -> Result<Point> {
+    // An element off screen (a closed menu's item) can report extents far outside any window.
+    let screen = backend.screen().await?;
     match backend.element_bounds(window, &entry.handle).await? {
-        Some(bounds) if !bounds.is_empty() => Ok(bounds.center()),
+        Some(bounds) if !bounds.is_empty() && screen.contains(bounds.center()) => {
+            Ok(bounds.center())
+        }
         _ => Err(Error::new(
             ErrorKind::ElementGone,
             format!(
-                "{} is no longer on screen (removed, hidden or zero-sized); call `observe` again",
+                "{} is not on screen (removed, hidden, in a closed menu or zero-sized); call `observe` again",
                 ref_label(id, entry)
             ),
         )),
@@ -811,10 +819,20 @@ async fn click_at<B: Backend>(
         let reference = element.id.to_string();
         if let Some(index) = click_action(element.entry.role, &names) {
             let action = &names[index];
-            backend
-                .do_action(&element.entry.handle, index)
+            // Asked before the action: an app blocked by it could no longer say.
+            let in_request = backend.actions_run_in_request(&element.window).await;
+            run_action(backend, session, &element.entry.handle, index)
                 .await
-                .map_err(failed)?;
+                .map_err(|err| {
+                    intended(
+                        failed(err),
+                        &format!("{verb} {label} through its accessibility action \"{action}\""),
+                    )
+                })?;
+            if let Some(reply) = unblock(backend, session, &element, &verb, in_request).await? {
+                learn_click(config, session, &element, &click);
+                return Ok(reply);
+            }
             learn_click(config, session, &element, &click);
             return Ok(Reply::input(
                 InputOutcome::Done,
@@ -849,6 +867,120 @@ async fn click_at<B: Backend>(
     ))
 }
 
+/// How long an app has to answer again once the dialog that blocked it is closed.
+const UNBLOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(3);
+
+/// After an accessibility action in a toolkit that runs it inside the request (GTK3,
+/// LibreOffice): if the action opened a modal dialog, the app serves no accessibility request
+/// while the dialog is open, and a key sent meanwhile can hang it for good. Then the dialog is
+/// closed at once (which cancels it), and the element is clicked with the pointer instead, so
+/// the dialog runs from the app's own event loop and can be read and answered. `None`: the app
+/// answers, nothing to do.
+pub(crate) async fn unblock<B: Backend>(
+    backend: &B,
+    session: &mut Session,
+    element: &Named,
+    verb: &str,
+    in_request: bool,
+) -> Result<Option<Reply>> {
+    let window = &element.window;
+    if !in_request || backend.answers(window).await {
+        return Ok(None);
+    }
+    let label = element.label();
+    let before: Vec<WindowKey> = session
+        .windows_before_action
+        .as_ref()
+        .map(|(keys, _)| keys.clone())
+        .unwrap_or_default();
+    let opened: Vec<WindowInfo> = backend
+        .windows()
+        .await?
+        .into_iter()
+        .filter(|w| w.pid == window.pid && !before.contains(&w.key()))
+        .collect();
+    if opened.is_empty() {
+        return Err(Error::new(
+            ErrorKind::Timeout,
+            format!(
+                "{verb} {label} through its accessibility action, and the app has not answered since: it may be busy with what the click started; do not press keys yet: `wait` a few seconds, then observe"
+            ),
+        )
+        .after_sending());
+    }
+    for dialog in &opened {
+        backend.close(dialog).await?;
+    }
+    let until = std::time::Instant::now() + UNBLOCK_WAIT;
+    while !backend.answers(window).await {
+        if std::time::Instant::now() >= until {
+            return Err(Error::new(
+                ErrorKind::Timeout,
+                format!(
+                    "{verb} {label} through its accessibility action; it opened a dialog that keeps the app from answering, and the app still does not answer after that dialog was asked to close; do not press keys: take a `screenshot` and close the dialog with the pointer"
+                ),
+            )
+            .after_sending());
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    let screen = backend.screen().await?;
+    let bounds = backend
+        .element_bounds(window, &element.entry.handle)
+        .await?
+        .filter(|b| !b.is_empty() && screen.contains(b.center()));
+    let Some(bounds) = bounds else {
+        return Err(Error::new(
+            ErrorKind::Platform,
+            format!(
+                "{verb} {label} through its accessibility action; it opened a dialog inside the accessibility request, which keeps the app from answering, so deskhand closed that dialog again; the element is not on screen to click with the pointer: open what holds it (for a menu item, `select` its menu path), then click it"
+            ),
+        )
+        .after_sending());
+    };
+    ensure_focused(backend, window).await?;
+    let pixel = bounds.center();
+    backend.click(pixel, MouseButton::Left, 1, &[]).await?;
+    Ok(Some(Reply::input(
+        InputOutcome::Done,
+        format!(
+            "{verb} {label} with the pointer at its center (pixel {},{}): its accessibility action opened a dialog inside the accessibility request, which keeps this app from answering until the dialog closes, so deskhand closed that dialog at once and clicked with the pointer instead; the dialog it opens can be observed and answered",
+            pixel.x, pixel.y
+        ),
+        json!({"action": "click", "ref": element.id.to_string(), "path": "pointer", "pixel": pixel, "unblocked": true}),
+    )))
+}
+
+/// GTK ignores a button's activation while the previous one is still being shown (250 ms), so
+/// the same element is activated again only this long after its last activation.
+const REACTIVATION_GAP_MS: u64 = 400;
+
+/// Runs an element's accessibility action, keeping repeated activations of one element far
+/// enough apart that the toolkit counts each of them.
+pub(crate) async fn run_action<B: Backend>(
+    backend: &B,
+    session: &mut Session,
+    element: &crate::model::ElementHandle,
+    index: usize,
+) -> Result<()> {
+    if let Some((last, at_ms)) = &session.last_activation
+        && last == element
+    {
+        let since = crate::learn::unix_ms().saturating_sub(*at_ms);
+        if since < REACTIVATION_GAP_MS {
+            tokio::time::sleep(std::time::Duration::from_millis(
+                REACTIVATION_GAP_MS - since,
+            ))
+            .await;
+        }
+    }
+    let result = backend.do_action(element, index).await;
+    if result.as_ref().is_ok() || result.as_ref().is_err_and(|err| err.sent) {
+        session.last_activation = Some((element.clone(), crate::learn::unix_ms()));
+    }
+    result
+}
+
 /// A plain click on a named control is a step memory can learn the effect of.
 fn learn_click(config: &Config, session: &mut Session, element: &Named, click: &ClickSpec) {
     if click.is_plain() && !element.entry.name.is_empty() {
@@ -865,18 +997,116 @@ fn learn_click(config: &Config, session: &mut Session, element: &Named, click: &
     }
 }
 
+/// A failure after the request went out, saying what was asked: the reply calls it applied but
+/// unconfirmed, and must say what may have happened.
+pub(crate) fn intended(err: Error, did: &str) -> Error {
+    if err.sent {
+        Error {
+            message: format!("{did}: {}", err.message),
+            ..err
+        }
+    } else {
+        err
+    }
+}
+
 /// A platform failure on one element most often means the element went away.
 pub(crate) fn element_failure(err: Error, what: &str) -> Error {
     match err.kind {
-        ErrorKind::Platform => Error::new(
-            ErrorKind::ElementGone,
-            format!(
-                "{what}: {}; call `observe` again",
-                err.message.trim_end_matches('.')
-            ),
-        ),
+        _ if err.sent => err,
+        ErrorKind::Platform => {
+            let why = err.message.trim_end_matches('.');
+            let why = why.strip_suffix("; call `observe` again").unwrap_or(why);
+            Error::new(
+                ErrorKind::ElementGone,
+                format!("{what}: {why}; call `observe` again"),
+            )
+        }
         _ => err,
     }
+}
+
+/// How long an element has to report the keyboard focus it was given.
+const FOCUS_WAIT: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// Waits until the element reports the keyboard focus; false if it does not within
+/// [`FOCUS_WAIT`].
+async fn focus_arrives<B: Backend>(backend: &B, element: &Named) -> Result<bool> {
+    let until = std::time::Instant::now() + FOCUS_WAIT;
+    loop {
+        if backend.element_focused(&element.entry.handle).await? {
+            return Ok(true);
+        }
+        if std::time::Instant::now() >= until {
+            return Ok(false);
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+}
+
+/// Gives the element the keyboard focus and confirms it has it before a key is sent: asked
+/// through accessibility first, else by a pointer click at its center. Returns how the reply
+/// names what the keys went into.
+async fn focus_for_typing<B: Backend>(backend: &B, element: &Named) -> Result<String> {
+    let label = element.label();
+    let not_typed = |err: Error| {
+        intended(
+            element_failure(err, &format!("{label} could not take keyboard focus")),
+            &format!("moving the keyboard focus to {label} (nothing was typed)"),
+        )
+    };
+    // Already focused: asking again is harmless, but a click would move the caret.
+    if backend
+        .element_focused(&element.entry.handle)
+        .await
+        .map_err(not_typed)?
+    {
+        return Ok(label);
+    }
+    let asked = match backend.focus_element(&element.entry.handle).await {
+        Ok(()) => None,
+        Err(err) if err.kind == ErrorKind::Unsupported => Some(err.message),
+        Err(err) => return Err(not_typed(err)),
+    };
+    if asked.is_none() && focus_arrives(backend, element).await.map_err(not_typed)? {
+        return Ok(label);
+    }
+    let pixel = ref_center(backend, element.id, &element.entry, &element.window).await?;
+    backend.click(pixel, MouseButton::Left, 1, &[]).await?;
+    if focus_arrives(backend, element).await.map_err(not_typed)? {
+        return Ok(format!(
+            "{label} (focused by a click at pixel {},{})",
+            pixel.x, pixel.y
+        ));
+    }
+    let why = asked.unwrap_or_else(|| {
+        format!(
+            "asked to take the keyboard focus, it did not report having it within {} ms",
+            FOCUS_WAIT.as_millis()
+        )
+    });
+    Err(Error::new(
+        ErrorKind::Platform,
+        format!(
+            "{label} did not take the keyboard focus ({}), and after a click at its center (pixel {},{}) it still did not report it, so nothing was typed; observe to see where the focus is, click the field you mean, then `type` without a ref",
+            why.trim_end_matches('.'),
+            pixel.x,
+            pixel.y
+        ),
+    )
+    .after_sending())
+}
+
+/// The window with the keyboard focus, as `w3 "Title"`: where untargeted keys go.
+async fn focused_window<B: Backend>(backend: &B, session: &mut Session) -> Result<Option<String>> {
+    let windows = backend.windows().await?;
+    Ok(windows.iter().find(|w| w.focused).map(|window| {
+        format!(
+            "w{} \"{}\"",
+            session.window_id(window.key()),
+            escape(&crate::render::cut(&window.title, crate::render::MAX_NAME_CHARS).0)
+        )
+    }))
 }
 
 /// Raises and focuses the window unless it already has the focus: keys go to the focused
@@ -903,15 +1133,8 @@ async fn type_text<B: Backend>(
             let element = named(backend, session, target, place)
                 .await?
                 .expect("a ref or find names an element");
-            let label = element.label();
             ensure_focused(backend, &element.window).await?;
-            backend
-                .focus_element(&element.entry.handle)
-                .await
-                .map_err(|err| {
-                    element_failure(err, &format!("{label} could not take keyboard focus"))
-                })?;
-            label
+            focus_for_typing(backend, &element).await?
         }
         Some(Place::Point { x, y }) => {
             let surface = resolve(backend, session, target).await?;
@@ -933,7 +1156,10 @@ async fn type_text<B: Backend>(
                 ensure_focused(backend, window).await?;
                 format!("the focused element of {}", surface.label)
             }
-            None => "the focused element".to_string(),
+            None => match focused_window(backend, session).await? {
+                Some(label) => format!("the focused element of {label}"),
+                None => "the focused element (no window has the focus)".to_string(),
+            },
         },
     };
     // The text is never echoed: it may be a password.

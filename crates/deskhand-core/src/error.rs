@@ -88,12 +88,17 @@ impl ErrorKind {
     ];
 }
 
-/// A failed call: nothing happened. The message names the reason and the next step.
+/// A failed call: nothing happened, unless `sent` says the request may have reached the app.
+/// The message names the reason and the next step.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{message}")]
 pub struct Error {
     pub kind: ErrorKind,
     pub message: String,
+    /// The request went out before the failure (it timed out, or the app left mid-call), so
+    /// the app may have acted on it: an action reports this as applied but unconfirmed, never
+    /// as failed.
+    pub sent: bool,
 }
 
 impl Error {
@@ -101,7 +106,14 @@ impl Error {
         Self {
             kind,
             message: message.into(),
+            sent: false,
         }
+    }
+
+    /// This failure came after the request went out: the app may have acted on it.
+    pub fn after_sending(mut self) -> Self {
+        self.sent = true;
+        self
     }
 
     pub fn bad_argument(message: impl Into<String>) -> Self {

@@ -170,9 +170,23 @@ impl Backend for FakeDesktop {
         Ok(())
     }
 
+    async fn actions_run_in_request(&self, _: &WindowInfo) -> bool {
+        false
+    }
+
+    async fn answers(&self, _: &WindowInfo) -> bool {
+        true
+    }
+
     async fn focus_element(&self, element: &ElementHandle) -> Result<()> {
         self.record(Received::Focus(element.clone()));
         Ok(())
+    }
+
+    async fn element_focused(&self, element: &ElementHandle) -> Result<bool> {
+        self.find(element)
+            .map(|_| true)
+            .ok_or_else(|| Error::platform("the element is gone"))
     }
 
     async fn click(

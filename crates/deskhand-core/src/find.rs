@@ -154,13 +154,19 @@ pub(crate) async fn find_one<B: Backend>(
             session.adopt(trees.surface.key, &label, number, &entry);
             Ok((RefId(number), entry, window))
         }
-        n => Err(Error::new(
-            ErrorKind::Ambiguous,
-            format!(
-                "{n} shown elements on {label} match {find}: {}; use one of their refs, or a fuller name or a role",
-                candidates(&found)
-            ),
-        )),
+        n => {
+            // The reply offers their refs: they must work in the next call.
+            for (number, entry) in &found.refs {
+                session.adopt(trees.surface.key, &label, *number, entry);
+            }
+            Err(Error::new(
+                ErrorKind::Ambiguous,
+                format!(
+                    "{n} shown elements on {label} match {find}: {}; use one of their refs, or a fuller name or a role",
+                    candidates(&found)
+                ),
+            ))
+        }
     }
 }
 

@@ -41,7 +41,15 @@ pub(crate) async fn guarded<B: Backend>(
     control: &Control,
 ) -> Result<Reply> {
     let mut entry = AuditEntry::of(&call, session);
-    let mut result = checked(backend, session, config, call, &mut entry, control).await;
+    let mut result = checked(backend, session, config, call, &mut entry, control)
+        .await
+        .or_else(|err| {
+            if err.sent {
+                Ok(unconfirmed(err))
+            } else {
+                Err(err)
+            }
+        });
     match &result {
         Ok(reply) => {
             entry.result = match reply.outcome {
@@ -72,6 +80,19 @@ pub(crate) async fn guarded<B: Backend>(
         }
     }
     result
+}
+
+/// A failure after the request went out: the app may have acted, so it is not `failed`.
+fn unconfirmed(err: Error) -> Reply {
+    Reply {
+        text: format!(
+            "applied but unconfirmed: {}; observe or take a screenshot to see what happened before acting again\n",
+            crate::render::one_line(err.message.trim_end_matches('.'))
+        ),
+        outcome: Outcome::Unconfirmed,
+        image: None,
+        data: json!({"confirmed": false, "error": err.kind, "message": err.message}),
+    }
 }
 
 async fn checked<B: Backend>(

@@ -80,6 +80,10 @@ pub struct Session {
     last_ref: u32,
     pub current: Option<TargetId>,
     pub latest: Option<Observation>,
+    /// Refs a reply issued on another surface than the latest observation's (a `find`, a
+    /// wait's evidence): usable, like the latest observation's, until the next observe.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) found: Option<Observation>,
     /// The latest observe of each recently observed surface, most recent last.
     #[serde(default)]
     seen: Vec<SurfaceSeen>,
@@ -102,6 +106,10 @@ pub struct Session {
     /// The last step on a named control, until an observation shows what it led to.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) pending_step: Option<PendingStep>,
+    /// The element whose accessibility action ran last, and when (unix ms): toolkits ignore a
+    /// button's activation while its previous one is still in progress.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) last_activation: Option<(ElementHandle, u64)>,
 }
 
 /// A step memory has not yet seen the effect of.
@@ -197,13 +205,16 @@ impl Session {
     /// Lets a ref issued outside an observe (a `find`, a wait's evidence) be used like the
     /// latest observation's own, when that observation is of the same surface or there is none.
     pub fn adopt(&mut self, surface: SurfaceKey, label: &str, number: u32, entry: &RefEntry) {
-        match &mut self.latest {
-            Some(latest) if latest.surface == surface => {
-                latest.refs.insert(number, entry.clone());
+        let slot = match &self.latest {
+            Some(latest) if latest.surface != surface => &mut self.found,
+            _ => &mut self.latest,
+        };
+        match slot {
+            Some(observation) if observation.surface == surface => {
+                observation.refs.insert(number, entry.clone());
             }
-            Some(_) => {}
-            None => {
-                self.latest = Some(Observation {
+            _ => {
+                *slot = Some(Observation {
                     surface,
                     label: label.to_owned(),
                     refs: BTreeMap::from([(number, entry.clone())]),
@@ -212,12 +223,20 @@ impl Session {
         }
     }
 
-    /// The entry for a ref, if it is in the latest observation; otherwise why not.
+    /// A new observation: its refs replace every ref issued before.
+    pub fn observed(&mut self, observation: Observation) {
+        self.latest = Some(observation);
+        self.found = None;
+    }
+
+    /// The entry for a ref, if a reply since the latest observe issued it; otherwise why not.
     pub fn resolve_ref(&self, id: RefId) -> Result<(&Observation, &RefEntry)> {
-        let latest = self.latest.as_ref();
-        if let Some(entry) = latest.and_then(|o| o.refs.get(&id.0)) {
-            return Ok((latest.expect("checked above"), entry));
+        for observation in [&self.latest, &self.found].into_iter().flatten() {
+            if let Some(entry) = observation.refs.get(&id.0) {
+                return Ok((observation, entry));
+            }
         }
+        let latest = self.latest.as_ref();
         if id.0 == 0 || id.0 > self.last_ref {
             return Err(Error::new(
                 ErrorKind::RefUnknown,

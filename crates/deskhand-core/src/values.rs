@@ -345,6 +345,7 @@ pub(crate) async fn select<B: Backend>(
         )
     })?;
     let label = surface.label.clone();
+    let in_request = backend.actions_run_in_request(&window).await;
     crate::learn::before(backend, config, session, &window).await;
     let mut tree = backend.tree(&window).await?;
     // The element the next segment is looked for under; the window's root at first.
@@ -433,21 +434,78 @@ pub(crate) async fn select<B: Backend>(
             ));
         }
         if last {
-            invoke(backend, &item, &menu_label(&walked)).await?;
+            if in_request {
+                click_open_item(backend, &window, &mut tree, &mut levels, &item, &walked).await?;
+            } else {
+                invoke(backend, &item, &menu_label(&walked)).await?;
+            }
         }
         levels.push((item.handle.clone(), false));
         scope = item.handle.clone();
     }
     crate::learn::acted(config, session, &window, Step::Select(walked.clone()));
+    let how = if in_request {
+        "by opening its menus through accessibility and clicking the item with the pointer"
+    } else {
+        "through accessibility"
+    };
     Ok(Reply {
-        text: format!(
-            "done: selected {} in {label} through accessibility\n",
-            menu_label(&walked)
-        ),
+        text: format!("done: selected {} in {label} {how}\n", menu_label(&walked)),
         outcome: Outcome::Done,
         image: None,
         data: json!({"action": "select", "window": label, "path": walked}),
     })
+}
+
+/// Selects a menu item with the pointer, opening the menus above it first: in a toolkit that
+/// runs an accessibility action inside the request (GTK3, LibreOffice), an item that opens a
+/// modal dialog would keep the app from answering until the dialog closed. Opening a menu is
+/// safe that way; the item itself is clicked where it shows.
+async fn click_open_item<B: Backend>(
+    backend: &B,
+    window: &crate::model::WindowInfo,
+    tree: &mut crate::model::Tree,
+    levels: &mut [(ElementHandle, bool)],
+    item: &Node,
+    walked: &[String],
+) -> Result<()> {
+    for index in 0..levels.len() {
+        if levels[index].1 {
+            continue;
+        }
+        let Some(node) = tree.root.find(&levels[index].0) else {
+            break;
+        };
+        invoke(backend, node, &menu_label(&walked[..=index])).await?;
+        levels[index].1 = true;
+        tokio::time::sleep(POLL).await;
+        *tree = backend.tree(window).await?;
+    }
+    let started = Instant::now();
+    loop {
+        let shown = tree
+            .root
+            .find(&item.handle)
+            .filter(|node| node.states.visible)
+            .and_then(|node| node.bounds)
+            .filter(|bounds| !bounds.is_empty());
+        if let Some(bounds) = shown {
+            return backend
+                .click(bounds.center(), crate::model::MouseButton::Left, 1, &[])
+                .await;
+        }
+        if started.elapsed() >= MENU_OPEN_TIMEOUT {
+            return Err(Error::new(
+                ErrorKind::Platform,
+                format!(
+                    "{} did not show on screen once its menu was opened, so it was not clicked; nothing was selected (a menu deskhand opened may still be open: press Escape)",
+                    menu_label(walked)
+                ),
+            ));
+        }
+        tokio::time::sleep(POLL).await;
+        *tree = backend.tree(window).await?;
+    }
 }
 
 /// What a failure leaves behind when it opened menus on the way.

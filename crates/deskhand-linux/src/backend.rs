@@ -27,8 +27,9 @@ use crate::x11::{self, X11, X11Error, XRect, XWindow};
 const X_DEADLINE: Duration = Duration::from_secs(5);
 /// A D-Bus call to one accessible object.
 const CALL_TIMEOUT: Duration = Duration::from_millis(1500);
-/// How long `focus_element` waits for a background window to become active.
-const FOCUS_SETTLE: Duration = Duration::from_secs(1);
+/// A responsive application answers a state read well within this; one that does not is busy
+/// or blocked.
+const ANSWER_PROBE: Duration = Duration::from_millis(300);
 /// How long after registering as an accessibility listener synthetic input waits.
 const LISTENER_SETTLE: Duration = Duration::from_millis(500);
 /// How long `activate` waits for the window manager to hand the window the focus.
@@ -134,31 +135,11 @@ impl LinuxBackend {
         .await
     }
 
-    /// Application names by process id, from the accessibility bus where it answers.
-    async fn app_names(&self) -> HashMap<u32, String> {
-        let Ok(atspi) = self.atspi().await else {
-            return HashMap::new();
-        };
-        atspi
-            .applications()
-            .await
-            .unwrap_or_default()
-            .into_iter()
-            .filter_map(|app| Some((app.pid?, app.name)))
-            .filter(|(_, name)| !name.is_empty())
-            .collect()
-    }
-
-    fn window_info(
-        window: &XWindow,
-        active: Option<u32>,
-        names: &HashMap<u32, String>,
-    ) -> WindowInfo {
+    fn window_info(window: &XWindow, active: Option<u32>) -> WindowInfo {
         let app_name = window
             .pid
-            .and_then(|pid| names.get(&pid).cloned())
-            .or_else(|| window.wm_class.clone())
-            .or_else(|| window.pid.and_then(process_name))
+            .and_then(crate::process::program_name)
+            .or_else(|| window.wm_class.as_deref().map(str::to_lowercase))
             .unwrap_or_else(|| "unknown".into());
         WindowInfo {
             handle: window.id as u64,
@@ -188,12 +169,9 @@ impl LinuxBackend {
             .ok_or_else(|| no_tree("it does not say which process owns it".into()))?;
         let atspi = self.atspi().await?;
         let apps: Vec<Application> = atspi
-            .applications()
+            .applications_of(Some(pid))
             .await
-            .map_err(atspi_error)?
-            .into_iter()
-            .filter(|app| app.pid == Some(pid))
-            .collect();
+            .map_err(atspi_error)?;
         if apps.is_empty() {
             return Err(no_tree(format!(
                 "process {pid} is not registered on the accessibility bus"
@@ -221,7 +199,7 @@ impl LinuxBackend {
         let siblings: Vec<WindowInfo> = siblings
             .iter()
             .filter(|w| w.pid == Some(pid))
-            .map(|w| Self::window_info(w, None, &HashMap::new()))
+            .map(|w| Self::window_info(w, None))
             .collect();
         let chosen = match_frame(window, &siblings, &frames).ok_or_else(|| {
             no_tree(format!(
@@ -311,7 +289,36 @@ impl LinuxBackend {
         F: FnOnce(&X11) -> std::result::Result<(), X11Error> + Send + 'static,
     {
         self.settle_listener().await;
-        self.x(what, X_DEADLINE, work).await
+        self.x(what, X_DEADLINE, work).await.map_err(input_error)
+    }
+
+    /// Returns once the application with the keyboard focus has read every key sent so far (a
+    /// `_NET_WM_PING` round trip), so that the next step (a focus change through
+    /// accessibility, which takes another road into the app) cannot overtake the last keys.
+    async fn keys_read(&self, sent: &str) -> Result<()> {
+        let sent = sent.to_owned();
+        self.x("waiting for the app to read the keys", X_DEADLINE * 2, |x| {
+            x.wait_for_focused_client()
+        })
+        .await
+        .map_err(|err| {
+            Error::new(
+                err.kind,
+                format!(
+                    "all {sent} were sent, but the focused window did not confirm reading them ({})",
+                    err.message
+                ),
+            )
+            .after_sending()
+        })
+    }
+
+    /// The applications on the accessibility bus that own `window`; none when unknown.
+    async fn applications_of(&self, window: &WindowInfo) -> Vec<Application> {
+        let (Some(pid), Ok(atspi)) = (window.pid, self.atspi().await) else {
+            return Vec::new();
+        };
+        atspi.applications_of(Some(pid)).await.unwrap_or_default()
     }
 
     /// Chromium crashes when input reaches it while it takes in a new accessibility listener;
@@ -400,6 +407,16 @@ fn origin_for(app: &Application, frame: &Frame, window: &WindowInfo) -> Origin {
     }
 }
 
+/// GTK3 and LibreOffice (through ATK's bridge) run an action inside the D-Bus request and
+/// answer it first, so the request "succeeds" while a modal dialog it opened runs a nested main
+/// loop that never again serves the accessibility connection. Chromium and Firefox, on the same
+/// bridge, defer their actions; GTK4 and Qt have no such nested loops on this path.
+fn runs_actions_in_request(toolkit: &str, version: &str) -> bool {
+    let toolkit = toolkit.to_ascii_lowercase();
+    (matches!(toolkit.as_str(), "gtk" | "gail") && version.starts_with('3'))
+        || matches!(toolkit.as_str(), "vcl" | "libreoffice")
+}
+
 fn offset_of(origin: Origin, window: &WindowInfo) -> (i32, i32) {
     match origin {
         Origin::Screen => (0, 0),
@@ -409,12 +426,6 @@ fn offset_of(origin: Origin, window: &WindowInfo) -> (i32, i32) {
 
 fn rect_of(r: XRect) -> Rect {
     Rect::new(r.x, r.y, r.width, r.height)
-}
-
-fn process_name(pid: u32) -> Option<String> {
-    std::fs::read_to_string(format!("/proc/{pid}/comm"))
-        .ok()
-        .map(|s| s.trim().to_owned())
 }
 
 fn x_error(err: X11Error) -> Error {
@@ -483,13 +494,39 @@ fn atspi_error(err: AtspiError) -> Error {
             ErrorKind::NoAccessibility,
             format!("{err}; meanwhile use `screenshot` or `zoom` and act with x/y"),
         ),
-        AtspiError::Timeout { .. } => Error::new(
+        AtspiError::Timeout { .. } | AtspiError::Stalled { .. } => Error::new(
             ErrorKind::Timeout,
             format!(
-                "{err}; the application may be busy or hung: try again, or use `screenshot` and act with x/y"
+                "{err}; the application may be busy, hung or showing a dialog: try again in a few seconds, or take a `screenshot` to see it"
             ),
         ),
         _ => Error::platform(format!("{err}; call `observe` again")),
+    }
+}
+
+/// The failure of a request that changes something. Unless it provably never went out, the
+/// application may have acted on it (a menu item that opens a modal dialog answers only once
+/// the dialog closes), so the error says it was sent.
+fn change_error(err: AtspiError) -> Error {
+    let sent = err.unanswered() && !matches!(err, AtspiError::Stalled { .. });
+    if !sent {
+        return atspi_error(err);
+    }
+    Error::new(
+        ErrorKind::Timeout,
+        format!(
+            "the request went to the application, which did not confirm it ({err}); it may be busy, or showing a dialog the request opened"
+        ),
+    )
+    .after_sending()
+}
+
+/// An X request for input that missed its deadline may still have been delivered.
+fn input_error(err: Error) -> Error {
+    if err.kind == ErrorKind::Timeout {
+        err.after_sending()
+    } else {
+        err
     }
 }
 
@@ -555,12 +592,11 @@ fn typing_deadline(chars: usize) -> Duration {
 
 impl Backend for LinuxBackend {
     async fn apps(&self) -> Result<Vec<AppInfo>> {
-        let (listed, names) = tokio::join!(self.x_windows(), self.app_names());
-        let (windows, active) = listed?;
+        let (windows, active) = self.x_windows().await?;
         let mut apps: Vec<AppInfo> = Vec::new();
         for window in &windows {
             let Some(pid) = window.pid else { continue };
-            let info = Self::window_info(window, active, &names);
+            let info = Self::window_info(window, active);
             match apps.iter_mut().find(|a| a.pid == pid) {
                 Some(app) => {
                     app.windows += 1;
@@ -578,11 +614,10 @@ impl Backend for LinuxBackend {
     }
 
     async fn windows(&self) -> Result<Vec<WindowInfo>> {
-        let (listed, names) = tokio::join!(self.x_windows(), self.app_names());
-        let (windows, active) = listed?;
+        let (windows, active) = self.x_windows().await?;
         Ok(windows
             .iter()
-            .map(|w| Self::window_info(w, active, &names))
+            .map(|w| Self::window_info(w, active))
             .collect())
     }
 
@@ -598,11 +633,7 @@ impl Backend for LinuxBackend {
         let Some(window) = window else {
             return Ok(None);
         };
-        let names = match window.pid {
-            Some(_) => self.app_names().await,
-            None => HashMap::new(),
-        };
-        Ok(Some(Self::window_info(&window, active, &names)))
+        Ok(Some(Self::window_info(&window, active)))
     }
 
     async fn screen(&self) -> Result<Rect> {
@@ -669,7 +700,7 @@ impl Backend for LinuxBackend {
             .await?
             .do_action(&object, index)
             .await
-            .map_err(atspi_error)?;
+            .map_err(change_error)?;
         if done {
             Ok(())
         } else {
@@ -679,23 +710,54 @@ impl Backend for LinuxBackend {
         }
     }
 
+    async fn actions_run_in_request(&self, window: &WindowInfo) -> bool {
+        self.applications_of(window)
+            .await
+            .iter()
+            .any(|app| runs_actions_in_request(&app.toolkit, &app.toolkit_version))
+    }
+
+    async fn answers(&self, window: &WindowInfo) -> bool {
+        let Ok(atspi) = self.atspi().await else {
+            return false;
+        };
+        let apps = self.applications_of(window).await;
+        let probes = apps
+            .iter()
+            .map(|app| atspi.answers(&app.root.bus, ANSWER_PROBE));
+        let answers = futures::future::join_all(probes).await;
+        !answers.is_empty() && answers.into_iter().all(|answered| answered)
+    }
+
     async fn focus_element(&self, element: &ElementHandle) -> Result<()> {
         let object = object_of(element)?;
         let atspi = self.atspi().await?;
-        let focused = atspi.grab_focus(&object).await.map_err(atspi_error)?;
-        if !focused {
-            return Err(Error::platform("the element refused keyboard focus"));
+        match atspi.grab_focus(&object).await {
+            Ok(true) => Ok(()),
+            Ok(false) => Err(Error::new(
+                ErrorKind::Unsupported,
+                "the element refused to take the keyboard focus when asked",
+            )),
+            // GTK4 text views and other elements without the Component interface's GrabFocus
+            // answer NotSupported: they are there, they only cannot be focused this way.
+            Err(AtspiError::Call { .. }) if atspi.exists(&object).await => Err(Error::new(
+                ErrorKind::Unsupported,
+                "the element cannot be asked to take the keyboard focus through accessibility",
+            )),
+            Err(err) => Err(match err {
+                AtspiError::Call { .. } => element_error(err),
+                err => change_error(err),
+            }),
         }
-        // In a window in the background, the toolkit only asks the window manager to activate
-        // it: keys sent before it is active go to the window that still has the focus. Wait
-        // until the element reports the focus (toolkits set it only in the active window).
-        let settle = tokio::time::Instant::now() + FOCUS_SETTLE;
-        while !atspi.has_focus(&object).await.unwrap_or(true)
-            && tokio::time::Instant::now() < settle
-        {
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
-        Ok(())
+    }
+
+    async fn element_focused(&self, element: &ElementHandle) -> Result<bool> {
+        let object = object_of(element)?;
+        self.atspi()
+            .await?
+            .focus_within(&object)
+            .await
+            .map_err(element_error)
     }
 
     async fn click(
@@ -752,6 +814,7 @@ impl Backend for LinuxBackend {
             x.drag(from, &path, x_button(button), &held, duration)
         })
         .await
+        .map_err(input_error)
     }
 
     fn check_keys(&self, keys: &str) -> Result<()> {
@@ -773,9 +836,13 @@ impl Backend for LinuxBackend {
                 }
                 Ok((pressed, None))
             })
-            .await?;
+            .await
+            .map_err(input_error)?;
         match pressed {
-            (_, None) => Ok(InputOutcome::Done),
+            (_, None) => {
+                self.keys_read(&format!("{total} key chords")).await?;
+                Ok(InputOutcome::Done)
+            }
             (0, Some(err)) => Err(x_error(err)),
             (sent, Some(err)) => Ok(InputOutcome::Partial(Partial {
                 sent,
@@ -794,9 +861,13 @@ impl Backend for LinuxBackend {
             .x("typing", typing_deadline(chars), move |x| {
                 Ok(x.type_text(&owned))
             })
-            .await?;
+            .await
+            .map_err(input_error)?;
         match result {
-            Ok(()) => Ok(InputOutcome::Done),
+            Ok(()) => {
+                self.keys_read(&format!("{chars} characters")).await?;
+                Ok(InputOutcome::Done)
+            }
             Err(err) if err.sent == 0 => Err(x_error(err.cause)),
             Err(err) => Ok(InputOutcome::Partial(Partial {
                 sent: err.sent,
@@ -866,7 +937,8 @@ impl Backend for LinuxBackend {
                 x.activate(id)?;
                 Ok(before.minimized)
             })
-            .await?;
+            .await
+            .map_err(input_error)?;
         let until = tokio::time::Instant::now() + ACTIVATE_WAIT;
         loop {
             let (active, focused) = self
@@ -891,6 +963,7 @@ impl Backend for LinuxBackend {
         let id = x_id(window)?;
         self.x("closing a window", X_DEADLINE, move |x| x.close(id))
             .await
+            .map_err(input_error)
     }
 
     async fn kill(&self, pid: u32) -> Result<()> {
@@ -917,7 +990,8 @@ impl Backend for LinuxBackend {
                 }
                 Ok(before)
             })
-            .await?;
+            .await
+            .map_err(input_error)?;
         // The window manager acts a moment later; wait for it so that the caller's read shows
         // the result rather than the window as it was.
         let until = tokio::time::Instant::now() + CHANGE_SETTLE;
@@ -1025,7 +1099,7 @@ impl Backend for LinuxBackend {
         if atspi
             .set_text_contents(&object, text)
             .await
-            .map_err(atspi_error)?
+            .map_err(change_error)?
         {
             Ok(())
         } else {
@@ -1076,7 +1150,7 @@ impl Backend for LinuxBackend {
                         "the application refused to set the value through accessibility ({err}); drag or click the control, or focus it and `press` arrow keys"
                     ),
                 ),
-                err => atspi_error(err),
+                err => change_error(err),
             })
     }
 

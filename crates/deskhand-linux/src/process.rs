@@ -181,3 +181,76 @@ mod tests {
         assert_eq!(err.kind, ErrorKind::SurfaceGone, "{err}");
     }
 }
+
+/// The one name an application goes by everywhere (apps, windows, errors, memory, the policy):
+/// its program's file name, lowercased, from the process's own command line. Window classes
+/// differ between one program's windows (LibreOffice's main window and its dialogs) and the
+/// accessibility bus may not answer, so neither can name an application steadily.
+pub(crate) fn program_name(pid: u32) -> Option<String> {
+    let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).ok()?;
+    let args: Vec<String> = cmdline
+        .split(|byte| *byte == 0)
+        .filter(|arg| !arg.is_empty())
+        .map(|arg| String::from_utf8_lossy(arg).into_owned())
+        .collect();
+    name_from_args(&args).or_else(|| {
+        std::fs::read_to_string(format!("/proc/{pid}/comm"))
+            .ok()
+            .map(|comm| comm.trim().to_lowercase())
+            .filter(|comm| !comm.is_empty())
+    })
+}
+
+/// The program a command line runs: an interpreter's script rather than the interpreter, and
+/// without the `.bin` suffix of a program behind a launcher script (LibreOffice's soffice.bin).
+fn name_from_args(args: &[String]) -> Option<String> {
+    const INTERPRETERS: [&str; 9] = [
+        "python", "perl", "ruby", "node", "sh", "bash", "java", "wish", "tclsh",
+    ];
+    let base = |arg: &str| -> String {
+        let file = arg.rsplit('/').next().unwrap_or(arg);
+        file.strip_suffix(".bin").unwrap_or(file).to_lowercase()
+    };
+    let program = base(args.first()?);
+    let interpreted = INTERPRETERS.iter().any(|interpreter| {
+        program
+            .strip_prefix(interpreter)
+            .is_some_and(|rest| rest.chars().all(|c| c.is_ascii_digit() || c == '.'))
+    });
+    if interpreted && let Some(script) = args[1..].iter().find(|arg| !arg.starts_with('-')) {
+        return Some(base(script));
+    }
+    (!program.is_empty()).then_some(program)
+}
+
+#[cfg(test)]
+mod program_names {
+    use super::name_from_args;
+
+    fn name(args: &[&str]) -> Option<String> {
+        name_from_args(&args.iter().map(|a| a.to_string()).collect::<Vec<_>>())
+    }
+
+    #[test]
+    fn a_program_is_named_by_its_file_and_a_script_by_its_own() {
+        assert_eq!(
+            name(&["/usr/lib/libreoffice/program/soffice.bin", "--calc"]).as_deref(),
+            Some("soffice")
+        );
+        assert_eq!(name(&["Thunar", "/tmp"]).as_deref(), Some("thunar"));
+        assert_eq!(
+            name(&[
+                "/usr/bin/python3",
+                "-u",
+                "/x/fixture_app.py",
+                "--title",
+                "A"
+            ])
+            .as_deref(),
+            Some("fixture_app.py")
+        );
+        assert_eq!(name(&["python3.11"]).as_deref(), Some("python3.11"));
+        assert_eq!(name(&["pythonic-app"]).as_deref(), Some("pythonic-app"));
+        assert_eq!(name(&[]), None);
+    }
+}

@@ -259,7 +259,9 @@ fn select_walks_a_menu_path_level_by_level_and_fails_closed() {
         .ok();
     assert_eq!(
         reply,
-        format!("done: selected \"File\" > \"Save As…\" in {w} through accessibility\n")
+        format!(
+            "done: selected \"File\" > \"Save As…\" in {w} by opening its menus through accessibility and clicking the item with the pointer\n"
+        )
     );
     fixture.wait_for("Save As…", |e| {
         e["event"] == "menu" && e["item"] == "Save As…"

@@ -450,7 +450,10 @@ fn press_goes_to_the_focused_app_and_nothing_is_raised() {
     desk.act("observe", json!({"target": other_w})).ok();
     let before = fixture.events().len();
     let reply = desk.act("press", json!({"keys": "ctrl+s"})).ok();
-    assert_eq!(reply, "done: pressed ctrl+s in the focused application\n");
+    assert_eq!(
+        reply,
+        format!("done: pressed ctrl+s in {keys_w} \"Keys Fixture\", the focused window\n")
+    );
     let events = fixture.settled_events(before);
     assert!(
         events.iter().any(|e| e["event"] == "key"
@@ -510,7 +513,7 @@ fn typing_unicode_arrives_exactly_and_passwords_never_show() {
     let reply = desk.act("type", json!({"text": wanted})).ok();
     assert_eq!(
         reply,
-        "done: typed 18 characters into the focused element\n"
+        format!("done: typed 18 characters into the focused element of {w} \"Typing Fixture\"\n")
     );
     fixture.wait_for("the exact text", |e| {
         e["event"] == "text" && e["widget"] == "name" && e["text"] == wanted

@@ -26,6 +26,7 @@ const TEXT: &str = "org.a11y.atspi.Text";
 pub const EDITABLE_TEXT: &str = "org.a11y.atspi.EditableText";
 pub const VALUE: &str = "org.a11y.atspi.Value";
 const APPLICATION: &str = "org.a11y.atspi.Application";
+const TABLE: &str = "org.a11y.atspi.Table";
 const COORD_SCREEN: u32 = 0;
 
 /// Why an AT-SPI request failed.
@@ -38,6 +39,12 @@ pub enum AtspiError {
     NoBus(String),
     #[error("{what} did not answer within {ms} ms")]
     Timeout { what: String, ms: u128 },
+    /// Not sent: the application left a request unanswered a moment ago and still does not
+    /// answer a quick probe, so waiting another full timeout on it would only slow every call.
+    #[error(
+        "{what} was not sent: the application has not answered since a request to it timed out {secs} s ago"
+    )]
+    Stalled { what: String, secs: u64 },
     #[error("{what} failed: {source}")]
     Call {
         what: String,
@@ -56,7 +63,7 @@ impl AtspiError {
             "org.freedesktop.DBus.Error.NameHasNoOwner",
         ];
         match self {
-            AtspiError::Timeout { .. } => true,
+            AtspiError::Timeout { .. } | AtspiError::Stalled { .. } => true,
             AtspiError::Call {
                 source: zbus::Error::MethodError(name, _, _),
                 ..
@@ -222,6 +229,12 @@ impl Default for WalkLimits {
     }
 }
 
+/// The cells of a table on screen, and how many cells the table has.
+pub struct VisibleCells {
+    pub cells: Vec<ObjectRef>,
+    pub total: i64,
+}
+
 /// A tree read, with why it is incomplete when it is.
 pub struct Walked {
     pub root: Node,
@@ -239,7 +252,22 @@ pub struct Atspi {
     /// Once the first tree read has made sure someone listens for changes: when this
     /// connection registered itself, or `None` when another client already listened.
     listening_since: tokio::sync::OnceCell<Option<std::time::Instant>>,
+    /// Applications (by bus name) that left a request unanswered, until one answers again.
+    stalls: std::sync::Mutex<HashMap<String, Stall>>,
 }
+
+/// An application that let a request time out.
+#[derive(Debug, Clone, Copy)]
+struct Stall {
+    since: Instant,
+    /// When it was last probed; calls in between fail at once.
+    probed: Instant,
+}
+
+/// How often a stalled application is probed again; calls to it in between fail at once.
+const STALL_PROBE_EVERY: Duration = Duration::from_millis(1000);
+/// A probe of a stalled application: a live app answers a state read well within this.
+const STALL_PROBE_TIMEOUT: Duration = Duration::from_millis(300);
 
 /// Calls kept in flight at once: enough to hide the round trip, few enough not to flood an app.
 const MAX_IN_FLIGHT: usize = 64;
@@ -266,6 +294,7 @@ impl Atspi {
             calls: AtomicUsize::new(0),
             apps: std::sync::Mutex::new(HashMap::new()),
             listening_since: tokio::sync::OnceCell::new(),
+            stalls: std::sync::Mutex::new(HashMap::new()),
         };
         Ok(atspi)
     }
@@ -353,11 +382,73 @@ impl Atspi {
         B: serde::Serialize + DynamicType,
         R: DeserializeOwned + Type,
     {
+        if let Some(secs) = self.still_stalled(&object.bus).await {
+            return Err(AtspiError::Stalled {
+                what: format!("{interface}.{method} on {}{}", object.bus, object.path),
+                secs,
+            });
+        }
+        let result = self
+            .send(object, interface, method, body, self.call_timeout)
+            .await;
+        if matches!(result, Err(AtspiError::Timeout { .. })) {
+            let now = Instant::now();
+            self.stalls
+                .lock()
+                .expect("not poisoned")
+                .entry(object.bus.clone())
+                .or_insert(Stall {
+                    since: now,
+                    probed: now,
+                });
+        }
+        result
+    }
+
+    /// Seconds since the application stopped answering, if it did and a probe (at most one a
+    /// second) finds it still silent; `None` lets the call go out.
+    async fn still_stalled(&self, bus: &str) -> Option<u64> {
+        let stall = {
+            let mut stalls = self.stalls.lock().expect("not poisoned");
+            let stall = stalls.get_mut(bus)?;
+            if stall.probed.elapsed() < STALL_PROBE_EVERY {
+                return Some(stall.since.elapsed().as_secs());
+            }
+            stall.probed = Instant::now();
+            *stall
+        };
+        let root = ObjectRef {
+            bus: bus.to_owned(),
+            path: ROOT_PATH.into(),
+        };
+        let probe: Result<Vec<u32>, _> = self
+            .send(&root, ACCESSIBLE, "GetState", &(), STALL_PROBE_TIMEOUT)
+            .await;
+        if probe.is_ok() {
+            self.stalls.lock().expect("not poisoned").remove(bus);
+            None
+        } else {
+            Some(stall.since.elapsed().as_secs())
+        }
+    }
+
+    async fn send<B, R>(
+        &self,
+        object: &ObjectRef,
+        interface: &str,
+        method: &str,
+        body: &B,
+        timeout: Duration,
+    ) -> Result<R, AtspiError>
+    where
+        B: serde::Serialize + DynamicType,
+        R: DeserializeOwned + Type,
+    {
         let what = || format!("{interface}.{method} on {}{}", object.bus, object.path);
         let _permit = self.in_flight.acquire().await.expect("never closed");
         self.calls.fetch_add(1, Ordering::Relaxed);
         let reply = tokio::time::timeout(
-            self.call_timeout,
+            timeout,
             self.conn.call_method(
                 Some(object.bus.as_str()),
                 object.path.as_str(),
@@ -369,14 +460,14 @@ impl Atspi {
         .await
         .map_err(|_| AtspiError::Timeout {
             what: what(),
-            ms: self.call_timeout.as_millis(),
+            ms: timeout.as_millis(),
         })?
         .map_err(|source| match &source {
             // The connection's own method timeout (the same length) usually fires first.
             zbus::Error::InputOutput(io) if io.kind() == std::io::ErrorKind::TimedOut => {
                 AtspiError::Timeout {
                     what: what(),
-                    ms: self.call_timeout.as_millis(),
+                    ms: timeout.as_millis(),
                 }
             }
             // The bus itself went away: no call on this connection can work any more.
@@ -447,6 +538,12 @@ impl Atspi {
 
     /// Every application registered on the bus, with its process id.
     pub async fn applications(&self) -> Result<Vec<Application>, AtspiError> {
+        self.applications_of(None).await
+    }
+
+    /// The applications registered on the bus, only those of process `pid` when given: the
+    /// others are not asked anything, so a hung application never slows a call about another.
+    pub async fn applications_of(&self, pid: Option<u32>) -> Result<Vec<Application>, AtspiError> {
         let registry = ObjectRef {
             bus: REGISTRY.into(),
             path: ROOT_PATH.into(),
@@ -457,26 +554,33 @@ impl Atspi {
             let cached = known.get(&root.bus).cloned();
             async move {
                 if let Some(app) = cached {
-                    return Some(app);
+                    return pid.is_none_or(|pid| app.pid == Some(pid)).then_some(app);
                 }
                 let dbus = ObjectRef {
                     bus: "org.freedesktop.DBus".into(),
                     path: "/org/freedesktop/DBus".into(),
                 };
                 let bus_name = (root.bus.clone(),);
-                let (pid, name, toolkit, version) = futures::join!(
-                    self.call::<_, u32>(
+                // The bus daemon answers for the process; only then is the application asked.
+                let found: Result<u32, _> = self
+                    .call(
                         &dbus,
                         "org.freedesktop.DBus",
                         "GetConnectionUnixProcessID",
-                        &bus_name
-                    ),
+                        &bus_name,
+                    )
+                    .await;
+                // Without a process the connection is gone since the registry listed it.
+                let found = found.ok()?;
+                if pid.is_some_and(|pid| pid != found) {
+                    return None;
+                }
+                let pid = found;
+                let (name, toolkit, version) = futures::join!(
                     self.string_property(&root, ACCESSIBLE, "Name"),
                     self.string_property(&root, APPLICATION, "ToolkitName"),
                     self.string_property(&root, APPLICATION, "Version"),
                 );
-                // Without a process the connection is gone since the registry listed it.
-                let pid = pid.ok()?;
                 let (name, answering) = match name {
                     Ok(name) => (name, true),
                     // Hung or busy: listed, so a caller can say so instead of "not registered".
@@ -497,7 +601,9 @@ impl Atspi {
         });
         let apps: Vec<Application> = join_all(lookups).await.into_iter().flatten().collect();
         let mut cache = self.apps.lock().expect("not poisoned");
-        cache.clear();
+        if pid.is_none() {
+            cache.clear();
+        }
         // A hung application is asked again next time.
         for app in apps.iter().filter(|app| app.answering) {
             cache.insert(app.root.bus.clone(), app.clone());
@@ -720,10 +826,170 @@ impl Atspi {
         self.call(object, COMPONENT, "GrabFocus", &()).await
     }
 
-    /// Whether the element has keyboard focus now: focused within a window that is active.
-    pub async fn has_focus(&self, object: &ObjectRef) -> Result<bool, AtspiError> {
-        let words: Vec<u32> = self.call(object, ACCESSIBLE, "GetState", &()).await?;
-        Ok(translate::state_set(&words).contains(atspi::State::Focused))
+    /// Whether the application behind `bus` answers a state read within `timeout`; a probe that
+    /// neither waits a full call timeout nor marks the application stalled.
+    pub async fn answers(&self, bus: &str, timeout: Duration) -> bool {
+        let root = ObjectRef {
+            bus: bus.to_owned(),
+            path: ROOT_PATH.into(),
+        };
+        self.send::<_, Vec<u32>>(&root, ACCESSIBLE, "GetState", &(), timeout)
+            .await
+            .is_ok()
+    }
+
+    /// The number of children the element says it has, without creating any.
+    pub async fn child_count(&self, object: &ObjectRef) -> Result<i64, AtspiError> {
+        let count = self.property(object, ACCESSIBLE, "ChildCount").await?;
+        Ok(i32::try_from(count).map_or(0, i64::from))
+    }
+
+    /// The cells of a table that are on screen, found from the cells at its top-left and
+    /// bottom-right corners: the table's other cells are never created.
+    pub async fn visible_cells(
+        &self,
+        table: &ObjectRef,
+        max: usize,
+    ) -> Result<VisibleCells, AtspiError> {
+        let (rows, columns): (i32, i32) = futures::try_join!(
+            async { Ok(i32::try_from(self.property(table, TABLE, "NRows").await?).unwrap_or(0)) },
+            async {
+                Ok(i32::try_from(self.property(table, TABLE, "NColumns").await?).unwrap_or(0))
+            },
+        )?;
+        let total = i64::from(rows.max(0)) * i64::from(columns.max(0));
+        let none = || VisibleCells {
+            cells: Vec::new(),
+            total,
+        };
+        let Some(area) = self.extents(table).await? else {
+            return Ok(none());
+        };
+        // A header row or a frozen pane may cover a corner: step inwards until a cell is hit.
+        let step = |k: i32| 2 + k * 8;
+        let mut first = None;
+        for k in 0..8 {
+            first = self.cell_at(table, area.x + 2, area.y + step(k)).await?;
+            if first.is_some() {
+                break;
+            }
+        }
+        let mut last = None;
+        for k in 0..8 {
+            let right = area.x + area.width as i32 - 3;
+            let bottom = area.y + area.height as i32 - step(k);
+            last = self.cell_at(table, right, bottom).await?;
+            if last.is_some() {
+                break;
+            }
+        }
+        let (Some((top, left)), Some((bottom, right))) = (first, last) else {
+            return Ok(none());
+        };
+        let width = usize::try_from(right - left + 1).unwrap_or(0).clamp(1, max);
+        let height = usize::try_from(bottom - top + 1)
+            .unwrap_or(0)
+            .clamp(1, (max / width).max(1));
+        let reads = (0..height)
+            .flat_map(|r| (0..width).map(move |c| (r, c)))
+            .map(|(r, c)| {
+                let row = top + r as i32;
+                let column = left + c as i32;
+                async move {
+                    self.call::<_, (String, OwnedObjectPath)>(
+                        table,
+                        TABLE,
+                        "GetAccessibleAt",
+                        &(row, column),
+                    )
+                    .await
+                }
+            });
+        let mut cells = Vec::new();
+        for cell in join_all(reads).await {
+            let (bus, path) = cell?;
+            if path.as_str() != "/org/a11y/atspi/null" && !bus.is_empty() {
+                cells.push(ObjectRef {
+                    bus,
+                    path: path.as_str().to_owned(),
+                });
+            }
+        }
+        Ok(VisibleCells { cells, total })
+    }
+
+    /// The row and column of the table cell at a point, if a cell of `table` is there.
+    async fn cell_at(
+        &self,
+        table: &ObjectRef,
+        x: i32,
+        y: i32,
+    ) -> Result<Option<(i32, i32)>, AtspiError> {
+        let (bus, path): (String, OwnedObjectPath) = self
+            .call(
+                table,
+                COMPONENT,
+                "GetAccessibleAtPoint",
+                &(x, y, COORD_SCREEN),
+            )
+            .await?;
+        if path.as_str() == "/org/a11y/atspi/null" || bus.is_empty() {
+            return Ok(None);
+        }
+        let cell = ObjectRef {
+            bus,
+            path: path.as_str().to_owned(),
+        };
+        let (role, index) = futures::join!(
+            self.call::<_, u32>(&cell, ACCESSIBLE, "GetRole", &()),
+            self.call::<_, i32>(&cell, ACCESSIBLE, "GetIndexInParent", &()),
+        );
+        if translate::role(role?) != Role::Cell {
+            return Ok(None);
+        }
+        let index = (index?,);
+        let (row, column) = futures::join!(
+            self.call::<_, i32>(table, TABLE, "GetRowAtIndex", &index),
+            self.call::<_, i32>(table, TABLE, "GetColumnAtIndex", &index),
+        );
+        let (row, column) = (row?, column?);
+        Ok((row >= 0 && column >= 0).then_some((row, column)))
+    }
+
+    /// Whether the object is still there: it answers for its role.
+    pub async fn exists(&self, object: &ObjectRef) -> bool {
+        self.call::<_, u32>(object, ACCESSIBLE, "GetRole", &())
+            .await
+            .is_ok()
+    }
+
+    /// Whether the element, or an element a few levels inside it, has the keyboard focus now
+    /// (GTK4 focuses the text inside an entry, not the entry). The children of an element that
+    /// manages its descendants are never asked for: the app would create them all.
+    pub async fn focus_within(&self, object: &ObjectRef) -> Result<bool, AtspiError> {
+        const DEPTH: usize = 3;
+        const FAN_OUT: usize = 16;
+        let mut level = vec![object.clone()];
+        for depth in 0..=DEPTH {
+            let mut next = Vec::new();
+            for element in &level {
+                let words: Vec<u32> = match self.call(element, ACCESSIBLE, "GetState", &()).await {
+                    Ok(words) => words,
+                    Err(err) if depth == 0 => return Err(err),
+                    Err(_) => continue,
+                };
+                let states = translate::state_set(&words);
+                if states.contains(atspi::State::Focused) {
+                    return Ok(true);
+                }
+                if depth < DEPTH && !states.contains(atspi::State::ManagesDescendants) {
+                    let children = self.children(element).await.unwrap_or_default();
+                    next.extend(children.into_iter().take(FAN_OUT));
+                }
+            }
+            level = next;
+        }
+        Ok(false)
     }
 
     pub async fn tree(
@@ -748,6 +1014,7 @@ impl Atspi {
             failed: AtomicUsize::new(0),
             unanswered: AtomicUsize::new(0),
             cut: AtomicBool::new(false),
+            managed: std::sync::Mutex::new(Vec::new()),
         };
         let root_node = walk.node(root.clone(), true).await?;
         let nodes = walk.nodes.load(Ordering::Relaxed);
@@ -775,6 +1042,12 @@ impl Atspi {
         } else {
             None
         };
+        let managed = walk.managed.into_inner().expect("not poisoned");
+        let partial = match (partial, managed.is_empty()) {
+            (partial, true) => partial,
+            (None, false) => Some(managed.join("; ")),
+            (Some(partial), false) => Some(format!("{partial}; {}", managed.join("; "))),
+        };
         Ok(Walked {
             root: root_node,
             partial,
@@ -793,6 +1066,8 @@ struct Walk<'a> {
     /// Calls the application did not answer: it is hung, busy or gone.
     unanswered: AtomicUsize,
     cut: AtomicBool,
+    /// What was left unread of elements that create their children on demand.
+    managed: std::sync::Mutex<Vec<String>>,
 }
 
 impl Walk<'_> {
@@ -816,21 +1091,29 @@ impl Walk<'_> {
         result.ok()
     }
 
-    /// Role, states, interfaces, name and children: from the cache where it has them.
+    /// Role, states, interfaces, name and children: from the cache where it has them. The
+    /// children are asked for only once the states are known: an element that manages its
+    /// descendants creates them when asked, without end for a spreadsheet.
     async fn basics(
         &self,
         object: &ObjectRef,
     ) -> Result<(u32, Vec<u32>, Vec<String>, String, Vec<ObjectRef>), AtspiError> {
         let a = self.atspi;
-        let known_children = self.snapshot.children_of(object);
-        let children = async {
-            match &known_children {
-                Some(children) => Ok(children.clone()),
-                None => a.children(object).await,
-            }
-        };
         if let Some(cached) = self.snapshot.items.get(object) {
-            let children = self.answered(children.await).unwrap_or_default();
+            let children = if manages_descendants(&cached.states) {
+                self.managed_children(
+                    object,
+                    &cached.name,
+                    Some(cached.child_count),
+                    &cached.interfaces,
+                )
+                .await
+            } else {
+                match self.snapshot.children_of(object) {
+                    Some(children) => children,
+                    None => self.answered(a.children(object).await).unwrap_or_default(),
+                }
+            };
             return Ok((
                 cached.role,
                 cached.states.clone(),
@@ -839,20 +1122,62 @@ impl Walk<'_> {
                 children,
             ));
         }
-        let (role, state, interfaces, name, children) = futures::join!(
+        let (role, state, interfaces, name) = futures::join!(
             a.call::<_, u32>(object, ACCESSIBLE, "GetRole", &()),
             a.call::<_, Vec<u32>>(object, ACCESSIBLE, "GetState", &()),
             a.interfaces(object),
             a.string_property(object, ACCESSIBLE, "Name"),
-            children,
         );
-        Ok((
-            role?,
-            state?,
-            self.answered(interfaces).unwrap_or_default(),
-            self.answered(name).unwrap_or_default(),
-            self.answered(children).unwrap_or_default(),
-        ))
+        let (role, state) = (role?, state?);
+        let interfaces = self.answered(interfaces).unwrap_or_default();
+        let name = self.answered(name).unwrap_or_default();
+        let children = if manages_descendants(&state) {
+            self.managed_children(object, &name, None, &interfaces)
+                .await
+        } else {
+            self.answered(a.children(object).await).unwrap_or_default()
+        };
+        Ok((role, state, interfaces, name, children))
+    }
+
+    /// The children of an element that creates them on demand: all of them when there are
+    /// few (a text document's visible paragraphs), else a table's visible cells, else none;
+    /// what is left out is said in the tree's `partial` note.
+    async fn managed_children(
+        &self,
+        object: &ObjectRef,
+        name: &str,
+        cached_count: Option<i32>,
+        interfaces: &[String],
+    ) -> Vec<ObjectRef> {
+        let a = self.atspi;
+        let count = match cached_count.filter(|count| *count >= 0) {
+            Some(count) => Some(i64::from(count)),
+            None => self.answered(a.child_count(object).await),
+        };
+        if count.is_some_and(|count| count <= FEW_MANAGED_CHILDREN) {
+            return self.answered(a.children(object).await).unwrap_or_default();
+        }
+        let what = if name.trim().is_empty() {
+            "an element".to_string()
+        } else {
+            format!("\"{}\"", deskhand_core::render::escape(name))
+        };
+        if interfaces.iter().any(|i| i == TABLE) {
+            if let Some(visible) = self.answered(a.visible_cells(object, MAX_VISIBLE_CELLS).await) {
+                self.managed.lock().expect("not poisoned").push(format!(
+                    "{what} creates its cells on demand, so only the {} visible of {} were read",
+                    visible.cells.len(),
+                    visible.total
+                ));
+                return visible.cells;
+            }
+        }
+        self.managed.lock().expect("not poisoned").push(format!(
+            "{what} creates its {} children on demand, so they were not read",
+            count.map_or_else(|| "unknown number of".to_string(), |c| c.to_string())
+        ));
+        Vec::new()
     }
 
     fn node(&self, object: ObjectRef, is_root: bool) -> BoxFuture<'_, Result<Node, AtspiError>> {
@@ -936,6 +1261,16 @@ impl Walk<'_> {
         .boxed()
     }
 }
+
+fn manages_descendants(states: &[u32]) -> bool {
+    translate::state_set(states).contains(atspi::State::ManagesDescendants)
+}
+
+/// An element that manages its descendants with at most this many children lists them all
+/// (Writer's document: its visible paragraphs).
+const FEW_MANAGED_CHILDREN: i64 = 256;
+/// The most cells of a table that creates them on demand one observation reads.
+const MAX_VISIBLE_CELLS: usize = 300;
 
 /// The reading, if one was asked for and answered; an unanswered one is the error.
 fn answered<T>(reading: Option<Result<T, AtspiError>>) -> Result<Option<T>, AtspiError> {

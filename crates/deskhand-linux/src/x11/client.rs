@@ -30,7 +30,7 @@ const OPERATION: &str = "waiting for the focused window to handle the keys";
 impl X11 {
     /// Returns once the client owning the keyboard focus has read every event sent to it so
     /// far, or after a fixed allowance if it does not support `_NET_WM_PING`.
-    pub(super) fn wait_for_focused_client(&self) -> Result<(), X11Error> {
+    pub fn wait_for_focused_client(&self) -> Result<(), X11Error> {
         match self.pingable_focus()? {
             Some(window) => self.ping(window),
             None => {

@@ -1,0 +1,375 @@
+//! Do no harm, tell the truth, on real applications the other tests do not use: LibreOffice
+//! Calc's sheet (a table that creates its cells on demand), Thunar's menu items that run a modal
+//! dialog inside the accessibility request (GTK3), a GTK4 button clicked again and again, a GTK4
+//! text view that cannot be focused through accessibility, and a hung app beside healthy ones.
+//! Each outcome is read from the app itself: its memory and CPU, a folder on disk, its display,
+//! whether it still answers.
+
+mod common;
+
+use common::{Desktop, desktop, line_of, observe_until, proc_status, wait_until, window_where};
+use serde_json::{Value, json};
+use std::time::{Duration, Instant};
+
+/// How long a real app may take to show its window and tree (LibreOffice is slow to start).
+const START: Duration = Duration::from_secs(60);
+const SETTLE: Duration = Duration::from_secs(10);
+
+/// `deskhand <action> '<json>' --json`: the exit code and the parsed document.
+fn act_coded(desk: &Desktop, action: &str, args: Value) -> (i32, Value) {
+    let run = desk.run(&[action, &args.to_string(), "--json"]);
+    let doc = serde_json::from_str(&run.stdout)
+        .unwrap_or_else(|err| panic!("not JSON ({err}): {} / {}", run.stdout, run.stderr));
+    (run.code, doc)
+}
+
+/// CPU time (user + system, in clock ticks) a process has used so far.
+fn cpu_ticks(pid: u32) -> u64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).expect("the app runs");
+    let after_name = &stat[stat.rfind(')').expect("a stat line") + 2..];
+    let fields: Vec<&str> = after_name.split(' ').collect();
+    fields[11].parse::<u64>().unwrap() + fields[12].parse::<u64>().unwrap()
+}
+
+/// The process that owns window `w`, as `windows` lists it.
+fn pid_of(desk: &Desktop, w: &str) -> u32 {
+    let apps = desk.act_json("windows", json!({}));
+    let app_id = apps["data"]["windows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|window| window["id"] == w)
+        .and_then(|window| window["app_id"].as_str())
+        .unwrap_or_else(|| panic!("{w} is not listed: {apps}"))
+        .to_owned();
+    let listed = desk.act_json("apps", json!({}));
+    listed["data"]["apps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|app| app["id"] == app_id.as_str())
+        .and_then(|app| app["pid"].as_u64())
+        .expect("the app is listed") as u32
+}
+
+#[test]
+fn observing_calc_reads_only_the_visible_cells_and_leaves_the_app_idle() {
+    let (_turn, desk) = desktop();
+    let profile = desk.scratch("lo-profile-calc");
+    let _calc = desk.spawn(
+        "libreoffice",
+        &[
+            "--calc",
+            "--norestore",
+            "--nologo",
+            &format!("-env:UserInstallation=file://{}", profile.display()),
+        ],
+    );
+    let (w, _) = window_where(desk, START, "LibreOffice Calc", |t| {
+        t.ends_with("LibreOffice Calc")
+    });
+    let first = observe_until(desk, &w, START, "the sheet's cells", |t| {
+        t.contains("cell \"A1\"")
+    });
+    let soffice = pid_of(desk, &w);
+    let rss_before = proc_status(soffice, "VmRSS").expect("soffice runs");
+    assert!(
+        first
+            .lines()
+            .next()
+            .unwrap()
+            .contains("creates its cells on demand, so only the"),
+        "the header does not say what was left unread: {}",
+        first.lines().next().unwrap()
+    );
+    for round in 0..5 {
+        let (code, doc) = act_coded(desk, "observe", json!({"target": w}));
+        assert_eq!(code, 0, "observe {round}: {doc}");
+        let cells = doc["data"]["elements"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|e| e["role"] == "cell")
+            .count();
+        assert!(
+            (1..=300).contains(&cells),
+            "observe {round} listed {cells} cells"
+        );
+    }
+    let rss_after = proc_status(soffice, "VmRSS").expect("soffice still runs");
+    let grew_kb = rss_after.saturating_sub(rss_before);
+    assert!(
+        grew_kb <= 20 * 1024,
+        "LibreOffice grew by {grew_kb} kB over 5 observes"
+    );
+    // Idle within a second: no endless creation of cells goes on after the last observe.
+    std::thread::sleep(Duration::from_secs(1));
+    let ticks = cpu_ticks(soffice);
+    std::thread::sleep(Duration::from_secs(1));
+    let busy = cpu_ticks(soffice) - ticks;
+    assert!(
+        busy <= 20,
+        "LibreOffice used {busy} ticks of CPU in the second after the observes"
+    );
+    let rss_later = proc_status(soffice, "VmRSS").expect("soffice still runs");
+    assert!(
+        rss_later <= rss_after + 5 * 1024,
+        "LibreOffice kept growing: {rss_after} kB then {rss_later} kB"
+    );
+}
+
+/// Thunar's File > Create Folder… runs its dialog inside the request that invokes the item;
+/// `select` opens the menu and clicks the item, so the app keeps answering and the dialog can
+/// be read and answered.
+#[test]
+fn thunar_creates_a_folder_through_select_and_keeps_answering() {
+    let (_turn, desk) = desktop();
+    let dir = desk.scratch("thunar-select");
+    std::fs::create_dir_all(&dir).unwrap();
+    let _thunar = desk.spawn("thunar", &[dir.to_str().unwrap()]);
+    let (w, _) = window_where(desk, START, "Thunar", |t| t.starts_with("thunar-select - "));
+    observe_until(desk, &w, START, "its File menu", |t| {
+        t.contains("menu \"File\"")
+    });
+    let (code, doc) = act_coded(
+        desk,
+        "select",
+        json!({"target": w, "path": ["File", "Create Folder…"]}),
+    );
+    assert_eq!(code, 0, "{doc}");
+    let (dialog, _) = window_where(desk, SETTLE, "the Create New Folder dialog", |t| {
+        t == "Create New Folder"
+    });
+    // The dialog is readable at once, and answering it works.
+    let started = Instant::now();
+    let text = desk.act("observe", json!({"target": dialog})).ok();
+    assert!(
+        started.elapsed() < Duration::from_secs(1),
+        "the dialog took {:?} to read",
+        started.elapsed()
+    );
+    let name = common::first_of_role(&text, "text");
+    let typed = desk
+        .act(
+            "set_value",
+            json!({"ref": name, "value": "Made by deskhand"}),
+        )
+        .ok();
+    assert!(typed.starts_with("done: "), "{typed}");
+    desk.act("press", json!({"keys": "Return"})).ok();
+    let made = dir.join("Made by deskhand");
+    assert!(
+        wait_until(SETTLE, || made.is_dir().then_some(())).is_some(),
+        "no folder was created; {:?}",
+        std::fs::read_dir(&dir).unwrap().collect::<Vec<_>>()
+    );
+    let started = Instant::now();
+    let after = desk.act("observe", json!({"target": w}));
+    assert_eq!(after.code, 0, "{}{}", after.stdout, after.stderr);
+    assert!(
+        started.elapsed() < Duration::from_secs(2),
+        "Thunar took {:?} to answer",
+        started.elapsed()
+    );
+}
+
+/// Clicking that menu item by ref runs its action in the request: deskhand sees the app stop
+/// answering, closes the dialog that blocks it, and never reports the click as failed.
+#[test]
+fn a_menu_item_that_blocks_thunar_is_undone_and_never_reported_failed() {
+    let (_turn, desk) = desktop();
+    let dir = desk.scratch("thunar-ref");
+    std::fs::create_dir_all(&dir).unwrap();
+    let _thunar = desk.spawn("thunar", &[dir.to_str().unwrap()]);
+    let (w, _) = window_where(desk, START, "Thunar", |t| t.starts_with("thunar-ref - "));
+    // Thunar fills its File menu when it first opens.
+    let text = observe_until(desk, &w, START, "its File menu", |t| {
+        t.contains("menu \"File\"")
+    });
+    let file = common::ref_where(&text, "the File menu", |l| l.contains("menu \"File\""));
+    desk.act("click", json!({"ref": file})).ok();
+    let text = common::observe_with_until(
+        desk,
+        json!({"target": w, "query": "Create Folder"}),
+        SETTLE,
+        "the Create Folder item",
+        |t| t.contains("menuitem \"Create Folder"),
+    );
+    let item = common::ref_where(&text, "the Create Folder item", |l| {
+        l.contains("menuitem \"Create Folder")
+    });
+    let (code, doc) = act_coded(desk, "click", json!({"ref": item}));
+    assert_ne!(
+        code, 1,
+        "a click that reached the app was reported failed: {doc}"
+    );
+    let reply = doc["text"].as_str().unwrap_or_default().to_owned();
+    assert!(
+        reply.contains("dialog"),
+        "the reply does not say what happened: {reply}"
+    );
+    // Whatever happened, the app answers, and a key does not hang it.
+    let back = wait_until(SETTLE, || {
+        let run = desk.act("observe", json!({"target": w}));
+        (run.code == 0).then_some(())
+    });
+    assert!(back.is_some(), "Thunar no longer answers");
+    desk.act("press", json!({"keys": "Escape"})).ok();
+    let started = Instant::now();
+    let after = desk.act("observe", json!({"target": w}));
+    assert_eq!(after.code, 0, "{}{}", after.stdout, after.stderr);
+    assert!(started.elapsed() < Duration::from_secs(2));
+}
+
+/// GTK ignores a button's activation while its previous one is still shown: three clicks on
+/// one calculator button give three digits, by ref, by `find` and in a batch.
+#[test]
+fn repeated_clicks_on_one_gtk4_button_each_count() {
+    let (_turn, desk) = desktop();
+    let _calculator = desk.spawn("gnome-calculator", &[]);
+    let (w, _) = window_where(desk, START, "gnome-calculator", |t| t == "Calculator");
+    let text = observe_until(desk, &w, START, "its keypad", |t| {
+        t.contains("button \"7\"")
+    });
+    let seven = common::ref_where(&text, "the 7 button", |l| l.contains("button \"7\""));
+    let display = |desk: &Desktop| -> String {
+        let doc = desk.act_json("observe", json!({"target": w, "query": "7"}));
+        doc["data"]["elements"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|e| e["role"] == "text" && e["value"].is_string())
+            .and_then(|e| e["value"].as_str())
+            .unwrap_or_default()
+            .to_owned()
+    };
+    let clear = |desk: &Desktop| {
+        desk.act("press", json!({"keys": "Escape"})).ok();
+        let cleared = wait_until(SETTLE, || display(desk).is_empty().then_some(()));
+        assert!(
+            cleared.is_some(),
+            "the display never cleared: {}",
+            display(desk)
+        );
+    };
+    desk.activate("Calculator");
+    clear(desk);
+    for _ in 0..3 {
+        desk.act("click", json!({"ref": seven})).ok();
+    }
+    let shown = wait_until(SETTLE, || (display(desk) == "777").then_some(()));
+    assert!(shown.is_some(), "by ref: {:?}", display(desk));
+
+    clear(desk);
+    let find = json!({"target": w, "find": {"name": "7", "role": "button"}});
+    for _ in 0..3 {
+        desk.act("click", find.clone()).ok();
+    }
+    let shown = wait_until(SETTLE, || (display(desk) == "777").then_some(()));
+    assert!(shown.is_some(), "by find: {:?}", display(desk));
+
+    clear(desk);
+    let step = json!({"action": "click", "target": w, "find": {"name": "7", "role": "button"}});
+    desk.act(
+        "batch",
+        json!({"steps": [step.clone(), step.clone(), step.clone(), step]}),
+    )
+    .ok();
+    let shown = wait_until(SETTLE, || (display(desk) == "7777").then_some(()));
+    assert!(shown.is_some(), "in a batch: {:?}", display(desk));
+}
+
+/// gnome-text-editor's source view refuses GrabFocus: `type` by its ref focuses it with a click
+/// and the text arrives.
+#[test]
+fn typing_into_a_gtk4_text_view_that_refuses_focus_arrives() {
+    let (_turn, desk) = desktop();
+    let _editor = desk.spawn("gnome-text-editor", &["--ignore-session", "--standalone"]);
+    let (w, _) = window_where(desk, START, "gnome-text-editor", |t| {
+        t.contains("Text Editor")
+    });
+    let text = observe_until(desk, &w, START, "its text view", |t| {
+        t.lines().any(|l| l.contains(" text ") && l.contains("@"))
+    });
+    let view = common::ref_where(&text, "the text view", |l| {
+        l.contains(" text ") && !l.contains("\"Search")
+    });
+    let reply = desk
+        .act("type", json!({"ref": view, "text": "written by deskhand"}))
+        .ok();
+    assert!(
+        reply.starts_with("done: typed 19 characters into "),
+        "{reply}"
+    );
+    let arrived = wait_until(SETTLE, || {
+        let now = desk.act("observe", json!({"target": w})).ok();
+        line_of(&now, &view)
+            .contains("written by deskhand")
+            .then_some(())
+    });
+    assert!(
+        arrived.is_some(),
+        "{}",
+        desk.act("observe", json!({"target": w})).ok()
+    );
+}
+
+/// A hung app costs the calls that involve it one timeout at most; calls that do not involve
+/// it never wait on it.
+#[test]
+fn a_hung_app_slows_only_the_calls_that_involve_it() {
+    let (_turn, desk) = desktop();
+    let hung = desk.fixture("Frozen Fixture", 1);
+    let _healthy = desk.fixture("Lively Fixture", 1);
+    let frozen = desk.window_id("Frozen Fixture");
+    let lively = desk.window_id("Lively Fixture");
+    let text = desk.act("observe", json!({"target": frozen})).ok();
+    let press = common::ref_of(&text, &["button \"Press me\""]);
+    let pid = hung.app.pid();
+    // SAFETY-free: signals through the kill command.
+    let stop = std::process::Command::new("kill")
+        .args(["-STOP", &pid.to_string()])
+        .status()
+        .unwrap();
+    assert!(stop.success());
+    let timed = |action: &str, args: Value| {
+        let started = Instant::now();
+        let run = desk.act(action, args);
+        (started.elapsed(), run)
+    };
+    let (took, run) = timed("windows", json!({}));
+    assert!(
+        took < Duration::from_millis(800),
+        "windows took {took:?}: {}",
+        run.stdout
+    );
+    let (took, run) = timed("screenshot", json!({"target": frozen}));
+    assert!(
+        took < Duration::from_millis(800),
+        "screenshot took {took:?}: {}",
+        run.stdout
+    );
+    let (took, run) = timed("observe", json!({"target": lively}));
+    assert!(
+        took < Duration::from_millis(800),
+        "observe took {took:?}: {}",
+        run.stdout
+    );
+    let (took, run) = timed("click", json!({"ref": press, "target": frozen}));
+    assert!(
+        took < Duration::from_millis(2500),
+        "a click on the hung app took {took:?}: {}",
+        run.stdout
+    );
+    assert!(
+        run.code == 1 || run.code == 3,
+        "{}{}",
+        run.stdout,
+        run.stderr
+    );
+    let resume = std::process::Command::new("kill")
+        .args(["-CONT", &pid.to_string()])
+        .status()
+        .unwrap();
+    assert!(resume.success());
+}
