@@ -1055,20 +1055,17 @@ async fn focus_for_typing<B: Backend>(backend: &B, element: &Named) -> Result<St
             &format!("moving the keyboard focus to {label} (nothing was typed)"),
         )
     };
-    // Already focused: asking again is harmless, but a click would move the caret.
-    if backend
-        .element_focused(&element.entry.handle)
-        .await
-        .map_err(not_typed)?
-    {
-        return Ok(label);
-    }
     let asked = match backend.focus_element(&element.entry.handle).await {
         Ok(()) => None,
         Err(err) if err.kind == ErrorKind::Unsupported => Some(err.message),
         Err(err) => return Err(not_typed(err)),
     };
-    if asked.is_none() && focus_arrives(backend, element).await.map_err(not_typed)? {
+    // Where it cannot be asked, a click would move the caret: only when it is not focused yet.
+    let focused = match asked {
+        None => focus_arrives(backend, element).await,
+        Some(_) => backend.element_focused(&element.entry.handle).await,
+    };
+    if focused.map_err(not_typed)? {
         return Ok(label);
     }
     let pixel = ref_center(backend, element.id, &element.entry, &element.window).await?;
@@ -1134,7 +1131,12 @@ async fn type_text<B: Backend>(
                 .await?
                 .expect("a ref or find names an element");
             ensure_focused(backend, &element.window).await?;
-            focus_for_typing(backend, &element).await?
+            let into = focus_for_typing(backend, &element).await?;
+            format!(
+                "{into} in w{} \"{}\"",
+                session.window_id(element.window.key()),
+                escape(&crate::render::cut(&element.window.title, crate::render::MAX_NAME_CHARS).0)
+            )
         }
         Some(Place::Point { x, y }) => {
             let surface = resolve(backend, session, target).await?;

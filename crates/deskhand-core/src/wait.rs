@@ -82,13 +82,26 @@ pub(crate) async fn wait<B: Backend>(
             if err.kind == ErrorKind::SurfaceGone
                 && spec.conditions.iter().all(|c| *c == Condition::Gone) =>
         {
+            let gone = target.or(session.current);
             return Ok(held_reply(
-                target.map(|t| t.to_string()).unwrap_or_default(),
+                gone.map_or_else(|| "the window".to_string(), |t| t.to_string()),
                 started.elapsed(),
                 1,
                 &["the window is gone".to_string()],
                 json!({}),
             ));
+        }
+        // Windows opening anywhere need no particular surface: the current one closing (the
+        // last window of an app) does not end such a wait.
+        Err(err)
+            if err.kind == ErrorKind::SurfaceGone
+                && target.is_none()
+                && spec
+                    .conditions
+                    .iter()
+                    .all(|c| matches!(c, Condition::NewWindow | Condition::WindowOpen(_))) =>
+        {
+            resolve(backend, session, Some(TargetId::Screen)).await?
         }
         Err(err) => return Err(err),
     };

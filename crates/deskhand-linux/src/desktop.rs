@@ -459,7 +459,7 @@ impl Session {
             .mode(0o700)
             .create(&run)
             .map_err(io_err(format!("create {}", run.display())))?;
-        for sub in ["config", "data", "cache"] {
+        for sub in ["config", "data", "cache", "state"] {
             let path = dir.join(sub);
             fs::create_dir(&path).map_err(io_err(format!("create {}", path.display())))?;
         }
@@ -485,6 +485,8 @@ impl Session {
             ("XDG_CONFIG_HOME", path("config")),
             ("XDG_DATA_HOME", path("data")),
             ("XDG_CACHE_HOME", path("cache")),
+            // The audit log lives here: a desktop's actions never mix with the user's.
+            ("XDG_STATE_HOME", path("state")),
             ("GDK_BACKEND", "x11".to_owned()),
             ("GSETTINGS_BACKEND", "memory".to_owned()),
             // GTK4's GL renderer under Xvfb makes every accessibility call ~700x slower.

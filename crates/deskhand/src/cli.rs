@@ -51,6 +51,16 @@ fn usage_error(message: &str) -> anyhow::Result<u8> {
 }
 
 fn parse_invocation(args: &[String]) -> Result<Invocation, String> {
+    // Options may come before the action too (`deskhand --json windows`).
+    let mut args = args.to_vec();
+    if args[0].starts_with("--")
+        && let Some(at) = args
+            .iter()
+            .position(|arg| ActionName::ALL.iter().any(|known| known.as_str() == arg))
+    {
+        let action = args.remove(at);
+        args.insert(0, action);
+    }
     let action = &args[0];
     if !ActionName::ALL.iter().any(|known| known.as_str() == action) {
         return Err(format!(

@@ -11,6 +11,10 @@ const WATCH_USAGE: &str = "usage: deskhand desktop watch --owner-pid PID --state
 /// Runs a `desktop` subcommand and returns the process exit code.
 pub fn run(args: &[String]) -> anyhow::Result<u8> {
     let (command, rest) = match args.split_first() {
+        Some((command, _)) if matches!(command.as_str(), "-h" | "--help" | "help") => {
+            println!("{USAGE}");
+            return Ok(0);
+        }
         Some((command, rest)) => (command.as_str(), rest),
         None => return Ok(usage_error("a subcommand is required", USAGE)),
     };
