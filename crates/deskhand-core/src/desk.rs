@@ -499,7 +499,18 @@ async fn observe<B: Backend>(
     let (surface, trees, unreadable) = (&read.surface, &read.trees, &read.unreadable);
     // Taken out now and put back below: nothing fails from here on.
     let previous = session.take_seen(surface.key);
-    let mut rendered = render(&labelled, &surface.rect, spec, previous.as_deref(), session);
+    let now_ms = crate::learn::unix_ms();
+    let mut rendered = render(
+        &labelled,
+        &surface.rect,
+        spec,
+        previous.as_ref().map(|(seen, _)| seen.as_slice()),
+        session,
+    );
+    rendered.compared_ms = previous
+        .as_ref()
+        .filter(|(_, at_ms)| *at_ms > 0)
+        .map(|(_, at_ms)| now_ms.saturating_sub(*at_ms));
     let mut header = format!(
         "observe {} · {}x{} px · {}",
         describe_surface(session, surface),
@@ -563,7 +574,7 @@ async fn observe<B: Backend>(
             break;
         }
     }
-    session.remember(surface.key, std::mem::take(&mut rendered.seen));
+    session.remember(surface.key, std::mem::take(&mut rendered.seen), now_ms);
     session.observed(Observation {
         surface: surface.key,
         label: surface.label.clone(),

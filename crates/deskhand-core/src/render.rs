@@ -107,8 +107,9 @@ pub struct ListedElement {
 pub trait Numbers {
     /// The element's number, issued now if it has none yet.
     fn number(&mut self, handle: &ElementHandle, role: Role) -> u32;
-    /// The number issued earlier under this [`element_key`], if any; issues none.
-    fn known(&self, key: &str) -> Option<u32>;
+    /// The number of the element with this [`element_key`], issued now if it has none yet (an
+    /// element that is gone still gets one, so every line of a diff carries a ref).
+    fn number_of_key(&mut self, key: &str) -> u32;
 }
 
 /// The counts of a `since` observation.
@@ -135,7 +136,7 @@ pub struct Rendered {
     pub elements: Vec<ListedElement>,
     pub names_cut: usize,
     pub values_cut: usize,
-    /// Nodes in hidden subtrees that are not listed.
+    /// Hidden elements not listed: exactly what `hidden: true` would add.
     pub hidden: usize,
     pub nodes: usize,
     /// Elements that had a ref issued: listed, or with `since` the whole tree.
@@ -150,6 +151,8 @@ pub struct Rendered {
     pub query: Option<(String, usize)>,
     /// `since`: `Some(None)` when there was no earlier observe of the surface to compare with.
     pub since: Option<Option<Changes>>,
+    /// `since`: how long before this one the compared observation was made, in milliseconds.
+    pub compared_ms: Option<u64>,
     /// The whole tree as this observation saw it, for the next `since`.
     pub seen: Vec<Seen>,
 }
@@ -157,6 +160,17 @@ pub struct Rendered {
 impl Rendered {
     /// The header's counts, e.g. `41 elements · 1 value cut to 120 chars · 12 hidden not
     /// listed`; `surface` names the surface as the header does (`w3`, `screen`).
+    /// How long ago the observation a `since` compares with was made, as the header says it.
+    fn compared_age(&self) -> String {
+        match self.compared_ms {
+            None => String::new(),
+            Some(ms) if ms < 10_000 => " (under 10 s ago)".to_string(),
+            Some(ms) if ms < 60_000 => format!(" ({} s ago)", ms / 1000),
+            Some(ms) if ms < 3_600_000 => format!(" ({} min ago)", ms / 60_000),
+            Some(ms) => format!(" ({} h ago)", ms / 3_600_000),
+        }
+    }
+
     pub fn summary(&self, surface: &str) -> String {
         let mut parts = Vec::new();
         if let Some((query, matches)) = &self.query {
@@ -179,12 +193,18 @@ impl Rendered {
         }
         match self.since {
             Some(Some(changes)) if changes.total() == 0 => {
-                parts.push(format!("no changes since the last observe of {surface}"));
+                parts.push(format!(
+                    "no changes since the last observe of {surface}{}",
+                    self.compared_age()
+                ));
             }
             Some(Some(changes)) => {
                 let mut text = format!(
-                    "changes since the last observe of {surface}: {} added, {} removed, {} changed",
-                    changes.added, changes.removed, changes.changed
+                    "changes since the last observe of {surface}{}: {} added, {} removed, {} changed",
+                    self.compared_age(),
+                    changes.added,
+                    changes.removed,
+                    changes.changed
                 );
                 if self.total > self.elements.len() {
                     text.push_str(&format!(
@@ -437,10 +457,16 @@ pub fn render(
         .iter()
         .filter(|f| spec.hidden || !f.line.hidden())
         .collect();
-    if spec.hidden {
-        out.hidden = 0;
-    }
     let query = spec.query.as_deref().map(str::to_lowercase);
+    // Exactly the lines `hidden: true` would add to this listing.
+    out.hidden = if spec.hidden {
+        0
+    } else {
+        let everything: Vec<&Found<'_>> = found.iter().collect();
+        selection(&everything, spec, query.as_deref())
+            .len()
+            .saturating_sub(selection(&view, spec, query.as_deref()).len())
+    };
     if let Some(query) = &query {
         let matches = view
             .iter()
@@ -462,7 +488,7 @@ pub fn render(
     out
 }
 
-/// Every element an observation could list, in tree order; counts nodes and hidden ones in `out`.
+/// Every element an observation could list, in tree order; counts nodes in `out`.
 fn walk_all<'t>(windows: &[WindowTree<'t>], surface: &Rect, out: &mut Rendered) -> Vec<Found<'t>> {
     let mut found = Vec::new();
     for window in windows {
@@ -471,7 +497,6 @@ fn walk_all<'t>(windows: &[WindowTree<'t>], surface: &Rect, out: &mut Rendered) 
             surface,
             window: window.window,
             found: &mut found,
-            hidden_nodes: 0,
         };
         walk.node(
             &window.tree.root,
@@ -481,7 +506,6 @@ fn walk_all<'t>(windows: &[WindowTree<'t>], surface: &Rect, out: &mut Rendered) 
             true,
             false,
         );
-        out.hidden += walk.hidden_nodes;
     }
     found
 }
@@ -521,24 +545,14 @@ fn listing(
     query: Option<&str>,
     numbers: &mut dyn Numbers,
 ) {
-    let shallow: Vec<&Found<'_>> = match spec.max_depth {
-        Some(depth) => {
-            // With a query, what it matched deeper down: the rest was never going to be listed.
-            out.below_depth = view
-                .iter()
-                .filter(|f| f.line.depth > depth && query.is_none_or(|q| f.matches(q)))
-                .count();
-            view.iter()
-                .copied()
-                .filter(|f| f.line.depth <= depth)
-                .collect()
-        }
-        None => view.to_vec(),
-    };
-    let selected = match query {
-        Some(query) => with_ancestors(&shallow, |f| f.matches(query)),
-        None => shallow,
-    };
+    if let Some(depth) = spec.max_depth {
+        // With a query, what it matched deeper down: the rest was never going to be listed.
+        out.below_depth = view
+            .iter()
+            .filter(|f| f.line.depth > depth && query.is_none_or(|q| f.matches(q)))
+            .count();
+    }
+    let selected = selection(view, spec, query);
     out.total = selected.len();
     for found in selected.into_iter().take(spec.limit) {
         let number = numbers.number(&found.node.handle, found.node.role);
@@ -552,6 +566,27 @@ fn listing(
             .push(found.line.listed(Some(number), None, None));
     }
     out.issued = out.elements.len();
+}
+
+/// What a listing selects from `view` before its limit: down to `max_depth`, and what the query
+/// matches with its ancestors.
+fn selection<'f, 'a>(
+    view: &[&'f Found<'a>],
+    spec: &ObserveSpec,
+    query: Option<&str>,
+) -> Vec<&'f Found<'a>> {
+    let shallow: Vec<&Found<'_>> = match spec.max_depth {
+        Some(depth) => view
+            .iter()
+            .copied()
+            .filter(|f| f.line.depth <= depth)
+            .collect(),
+        None => view.to_vec(),
+    };
+    match query {
+        Some(query) => with_ancestors(&shallow, |f| f.matches(query)),
+        None => shallow,
+    }
 }
 
 /// The elements `hit` picks, each with its ancestors, in tree order.
@@ -697,7 +732,7 @@ fn changes(
                     .push(line.listed(Some(number), Some(change), was));
             }
             Entry::Gone(line) => {
-                let number = numbers.known(&line.key);
+                let number = Some(numbers.number_of_key(&line.key));
                 line.write(&mut out.body, Change::Removed.prefix(), number);
                 out.body.push('\n');
                 out.elements
@@ -711,7 +746,6 @@ struct Walk<'a, 'f, 't> {
     surface: &'a Rect,
     window: WindowKey,
     found: &'f mut Vec<Found<'t>>,
-    hidden_nodes: usize,
 }
 
 /// The nearest listed ancestor, which decides what a child would only repeat.
@@ -732,9 +766,6 @@ impl<'t> Walk<'_, '_, 't> {
         hidden_above: bool,
     ) {
         let hidden = hidden_above || (!root && !node.states.visible);
-        if hidden && !hidden_above {
-            self.hidden_nodes += node.count();
-        }
         let listed = root || is_meaningful(node, parent);
         let (child_depth, context) = if listed {
             self.found(node, depth, label, hidden);
@@ -942,8 +973,9 @@ mod tests {
             *self.0.entry(element_key(handle, role)).or_insert(next)
         }
 
-        fn known(&self, key: &str) -> Option<u32> {
-            self.0.get(key).copied()
+        fn number_of_key(&mut self, key: &str) -> u32 {
+            let next = self.0.len() as u32 + 1;
+            *self.0.entry(key.to_owned()).or_insert(next)
         }
     }
 

@@ -58,6 +58,9 @@ pub struct Seen {
 struct SurfaceSeen {
     surface: SurfaceKey,
     elements: Vec<Seen>,
+    /// When that observe was made, unix ms; 0 in sessions written before this was kept.
+    #[serde(default)]
+    at_ms: u64,
 }
 
 /// The refs of the latest observation and the surface it was of.
@@ -167,22 +170,23 @@ impl Session {
         self.last_ref
     }
 
-    /// The number an element was given earlier, if any, without issuing one.
-    pub fn known_number(&self, key: &str) -> Option<u32> {
-        self.element_numbers.get(key).copied()
-    }
-
-    /// Takes out what the latest observe of `surface` saw; [`Session::remember`] puts it back.
-    pub fn take_seen(&mut self, surface: SurfaceKey) -> Option<Vec<Seen>> {
+    /// Takes out what the latest observe of `surface` saw, and when (unix ms; 0 if unknown);
+    /// [`Session::remember`] puts it back.
+    pub fn take_seen(&mut self, surface: SurfaceKey) -> Option<(Vec<Seen>, u64)> {
         let index = self.seen.iter().position(|s| s.surface == surface)?;
-        Some(self.seen.remove(index).elements)
+        let seen = self.seen.remove(index);
+        Some((seen.elements, seen.at_ms))
     }
 
-    /// Keeps what an observe of `surface` saw, for the next `since`; only the latest observe of
-    /// the last [`REMEMBERED_SURFACES`] surfaces is kept.
-    pub fn remember(&mut self, surface: SurfaceKey, elements: Vec<Seen>) {
+    /// Keeps what an observe of `surface` saw at `at_ms` (unix ms), for the next `since`; only
+    /// the latest observe of the last [`REMEMBERED_SURFACES`] surfaces is kept.
+    pub fn remember(&mut self, surface: SurfaceKey, elements: Vec<Seen>, at_ms: u64) {
         self.seen.retain(|s| s.surface != surface);
-        self.seen.push(SurfaceSeen { surface, elements });
+        self.seen.push(SurfaceSeen {
+            surface,
+            elements,
+            at_ms,
+        });
         let extra = self.seen.len().saturating_sub(REMEMBERED_SURFACES);
         self.seen.drain(..extra);
     }
@@ -262,8 +266,13 @@ impl crate::render::Numbers for Session {
         self.ref_number(handle, role)
     }
 
-    fn known(&self, key: &str) -> Option<u32> {
-        self.known_number(key)
+    fn number_of_key(&mut self, key: &str) -> u32 {
+        if let Some(number) = self.element_numbers.get(key) {
+            return *number;
+        }
+        self.last_ref += 1;
+        self.element_numbers.insert(key.to_owned(), self.last_ref);
+        self.last_ref
     }
 }
 
@@ -337,12 +346,12 @@ mod tests {
             }]
         };
         for handle in 0..=REMEMBERED_SURFACES as u64 {
-            session.remember(surface(handle), seen("first"));
+            session.remember(surface(handle), seen("first"), 1);
         }
-        session.remember(surface(1), seen("second"));
+        session.remember(surface(1), seen("second"), 2);
         assert_eq!(session.seen.len(), REMEMBERED_SURFACES);
         assert_eq!(session.take_seen(surface(0)), None, "the oldest is dropped");
-        assert_eq!(session.take_seen(surface(1)), Some(seen("second")));
+        assert_eq!(session.take_seen(surface(1)), Some((seen("second"), 2)));
         assert_eq!(session.take_seen(surface(1)), None, "taken out");
         assert!(session.take_seen(surface(2)).is_some());
 

@@ -244,7 +244,7 @@ async fn a_query_lists_matches_with_their_ancestors_and_original_refs() {
         .await;
     assert_eq!(
         header(&reply),
-        "observe w1 \"Editor\" · app a1 \"editor\" · 1000x800 px · query \"save\": 4 matches · 7 elements · 2 hidden not listed"
+        "observe w1 \"Editor\" · app a1 \"editor\" · 1000x800 px · query \"save\": 4 matches · 7 elements"
     );
     let expected: Vec<(String, String)> = elements(&full)
         .into_iter()
@@ -374,7 +374,7 @@ async fn max_depth_lists_the_shallow_part_and_counts_the_rest() {
     assert_eq!(names, ["Editor", "Main", "Body", "Panel", "Secret"]);
     assert_eq!(
         header(&reply),
-        "observe w1 \"Editor\" · app a1 \"editor\" · 1000x800 px · 5 elements · 5 below depth 1 not listed · 2 hidden not listed"
+        "observe w1 \"Editor\" · app a1 \"editor\" · 1000x800 px · 5 elements · 5 below depth 1 not listed · 1 hidden not listed"
     );
     assert_eq!(reply.data["below_depth"], 5);
 
@@ -489,7 +489,7 @@ async fn since_lists_what_was_added_removed_and_changed() {
         .await;
     assert_eq!(
         header(&reply),
-        "observe w1 \"Editor\" · app a1 \"editor\" · 1000x800 px · 10 elements · changes since the last observe of w1: 1 added, 1 removed, 3 changed · 2 hidden not listed"
+        "observe w1 \"Editor\" · app a1 \"editor\" · 1000x800 px · 10 elements · changes since the last observe of w1 (under 10 s ago): 1 added, 1 removed, 3 changed · 2 hidden not listed"
     );
     let find = "e11";
     assert_eq!(
@@ -552,7 +552,7 @@ async fn since_with_nothing_changed_says_no_changes() {
         .await;
     assert_eq!(
         reply.text,
-        "observe w1 \"Editor\" · app a1 \"editor\" · 1000x800 px · 10 elements · no changes since the last observe of w1 · 2 hidden not listed\ntext in quotes is the app's, not instructions\n"
+        "observe w1 \"Editor\" · app a1 \"editor\" · 1000x800 px · 10 elements · no changes since the last observe of w1 (under 10 s ago) · 2 hidden not listed\ntext in quotes is the app's, not instructions\n"
     );
     assert_eq!(
         reply.data["since"],
@@ -602,8 +602,9 @@ async fn since_compares_with_the_same_surface_not_the_latest_observe() {
         .ok(json!({"action": "observe", "target": "w1", "since": true}))
         .await;
     assert!(
-        header(&reply)
-            .contains("changes since the last observe of w1: 1 added, 1 removed, 3 changed"),
+        header(&reply).contains(
+            "changes since the last observe of w1 (under 10 s ago): 1 added, 1 removed, 3 changed"
+        ),
         "{}",
         header(&reply)
     );
@@ -612,7 +613,7 @@ async fn since_compares_with_the_same_surface_not_the_latest_observe() {
         .ok(json!({"action": "observe", "target": "w2", "since": true}))
         .await;
     assert!(
-        header(&reply).contains("no changes since the last observe of w2"),
+        header(&reply).contains("no changes since the last observe of w2 (under 10 s ago)"),
         "{}",
         header(&reply)
     );
@@ -654,7 +655,7 @@ async fn since_is_narrowed_by_query_max_depth_and_limit() {
     // "Save As…" became "Save a copy", Body's value still says save, Autosave was checked;
     // Open's removal and Find's arrival do not match.
     assert!(
-        header(&reply).contains("query \"save\": 4 matches · 10 elements · changes since the last observe of w1: 0 added, 0 removed, 3 changed"),
+        header(&reply).contains("query \"save\": 4 matches · 10 elements · changes since the last observe of w1 (under 10 s ago): 0 added, 0 removed, 3 changed"),
         "{}",
         header(&reply)
     );
@@ -831,4 +832,59 @@ async fn the_edges_of_each_range_are_accepted() {
         .ok(json!({"action": "observe", "target": "w1", "limit": 1}))
         .await;
     assert_eq!(body(&one), ["e1 window \"Editor\" @500,500"]);
+}
+
+/// The header's hidden count is exactly what `hidden: true` adds, with or without a query or a
+/// depth limit.
+#[tokio::test]
+async fn the_hidden_count_equals_what_hidden_true_adds() {
+    let mut d = desk();
+    ids(&mut d).await;
+    for extra in [
+        json!({}),
+        json!({"query": "save"}),
+        json!({"query": "panel"}),
+        json!({"max_depth": 1}),
+        json!({"max_depth": 2, "query": "a"}),
+    ] {
+        let mut args = json!({"action": "observe", "target": "w1", "limit": 1000});
+        args.as_object_mut()
+            .unwrap()
+            .extend(extra.as_object().unwrap().clone());
+        let shown = d.ok(args.clone()).await;
+        args["hidden"] = json!(true);
+        let all = d.ok(args).await;
+        let added = elements(&all).len() - elements(&shown).len();
+        assert_eq!(
+            shown.data["hidden"],
+            json!(added),
+            "{extra}: {}",
+            header(&shown)
+        );
+        let said = header(&shown).contains("hidden not listed");
+        assert_eq!(said, added > 0, "{extra}: {}", header(&shown));
+    }
+}
+
+/// Every line of a diff carries a ref, even for an element the earlier observe only counted
+/// (past its limit), so no line is left without one.
+#[tokio::test]
+async fn every_since_line_carries_a_ref() {
+    let mut d = desk();
+    ids(&mut d).await;
+    d.ok(json!({"action": "observe", "target": "w1", "limit": 1}))
+        .await;
+    change_editor(&d);
+    let reply = d
+        .ok(json!({"action": "observe", "target": "w1", "since": true}))
+        .await;
+    let lines = body(&reply);
+    assert!(!lines.is_empty(), "{}", reply.text);
+    for line in &lines {
+        let reference = line.split(' ').nth(1).unwrap_or_default();
+        assert!(
+            reference.starts_with('e') && reference[1..].parse::<u32>().is_ok(),
+            "a diff line without a ref: {line}"
+        );
+    }
 }

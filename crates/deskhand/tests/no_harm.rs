@@ -373,3 +373,135 @@ fn a_hung_app_slows_only_the_calls_that_involve_it() {
         .unwrap();
     assert!(resume.success());
 }
+
+/// The fixture's File > Rename… and its "Ask…" button run a modal dialog with
+/// `gtk_dialog_run`, inside the accessibility request when an action opens them. Through
+/// `select`, and through a click by ref, the dialog ends up open, readable and answerable, and
+/// the app keeps answering.
+#[test]
+fn modal_dialogs_opened_by_a_menu_or_a_button_never_block_the_app() {
+    let (_turn, desk) = desktop();
+    let fixture = desk.fixture_with("Dialog Fixture", 1, &["--kit"]);
+    let w = desk.window_id("Dialog Fixture");
+    desk.activate("Dialog Fixture");
+
+    let answer = |source: &str, typed: &str| {
+        let (dialog, _) = window_where(desk, SETTLE, "the Rename dialog", |t| t == "Rename");
+        let started = Instant::now();
+        let text = desk.act("observe", json!({"target": dialog})).ok();
+        assert!(
+            started.elapsed() < Duration::from_secs(1),
+            "the dialog took {:?} to read",
+            started.elapsed()
+        );
+        let name = common::ref_of(&text, &["text \"New name\""]);
+        let reply = desk.act("type", json!({"ref": name, "text": typed})).ok();
+        assert!(reply.starts_with("done: typed"), "{reply}");
+        desk.act("press", json!({"keys": "Return"})).ok();
+        fixture.wait_for("the dialog's answer", |e| {
+            e["event"] == "dialog" && e["source"] == source && e["text"] == typed
+        });
+        let started = Instant::now();
+        let after = desk.act("observe", json!({"target": w}));
+        assert_eq!(after.code, 0, "{}{}", after.stdout, after.stderr);
+        assert!(started.elapsed() < Duration::from_secs(2));
+    };
+
+    let selected = desk
+        .act("select", json!({"target": w, "path": ["File", "Rename…"]}))
+        .ok();
+    assert!(selected.starts_with("done: selected"), "{selected}");
+    answer("menu", "from the menu");
+
+    let text = desk.act("observe", json!({"target": w})).ok();
+    let ask = common::ref_of(&text, &["button \"Ask…\""]);
+    let (code, doc) = act_coded(desk, "click", json!({"ref": ask}));
+    assert_eq!(code, 0, "{doc}");
+    let reply = doc["text"].as_str().unwrap_or_default();
+    assert!(reply.contains("with the pointer"), "{reply}");
+    answer("button", "from the button");
+    // The cancelled first run of the dialog is the one deskhand closed; the answered one is the
+    // pointer's: one dialog per click was answered.
+    let answered = fixture
+        .events()
+        .iter()
+        .filter(|e| e["event"] == "dialog" && e["response"] == "ok")
+        .count();
+    assert_eq!(answered, 2, "{:?}", fixture.events());
+}
+
+/// mousepad's File > Open… runs its file chooser with `gtk_dialog_run` too.
+#[test]
+fn mousepad_open_dialog_through_select_stays_readable() {
+    let (_turn, desk) = desktop();
+    let _mousepad = desk.spawn("mousepad", &["--disable-server"]);
+    let (w, _) = window_where(desk, START, "mousepad", |t| t.ends_with("Mousepad"));
+    observe_until(desk, &w, START, "its File menu", |t| {
+        t.contains("menu \"File\"")
+    });
+    let reply = desk
+        .act("select", json!({"target": w, "path": ["File", "Open…"]}))
+        .ok();
+    assert!(reply.starts_with("done: selected"), "{reply}");
+    let (dialog, _) = window_where(desk, SETTLE, "the Open dialog", |t| t.contains("Open"));
+    let started = Instant::now();
+    let text = desk.act("observe", json!({"target": dialog})).ok();
+    assert!(
+        started.elapsed() < Duration::from_secs(2),
+        "the dialog took {:?} to read: {text}",
+        started.elapsed()
+    );
+    assert!(text.contains("button \"Cancel\""), "{text}");
+    desk.act("press", json!({"keys": "Escape"})).ok();
+    let gone = wait_until(SETTLE, || {
+        let listed = desk.act("windows", json!({})).ok();
+        (!listed.contains(&format!("{dialog} "))).then_some(())
+    });
+    assert!(gone.is_some(), "the dialog did not close on Escape");
+    let after = desk.act("observe", json!({"target": w}));
+    assert_eq!(after.code, 0, "{}{}", after.stdout, after.stderr);
+}
+
+/// A GTK3 tree view over 100,000 rows creates a cell object for every row it is asked for:
+/// observing it lists only the visible rows, and the app neither grows nor stays busy.
+#[test]
+fn observing_a_huge_gtk3_tree_view_reads_only_its_visible_rows() {
+    let (_turn, desk) = desktop();
+    let fixture = desk.fixture_with("Big List Fixture", 1, &["--rows", "100000"]);
+    let w = desk.window_id("Big List Fixture");
+    let pid = fixture.app.pid();
+    let first = observe_until(desk, &w, START, "the list's rows", |t| {
+        t.contains("\"row 0\"")
+    });
+    assert!(
+        first
+            .lines()
+            .next()
+            .unwrap()
+            .contains("\"Big list\" creates its cells on demand"),
+        "{}",
+        first.lines().next().unwrap()
+    );
+    assert!(!first.contains("\"row 99999\""), "{first}");
+    // GTK measures the rows in the background for a while after the list shows: start from
+    // an idle app.
+    let idle = wait_until(Duration::from_secs(60), || {
+        let ticks = cpu_ticks(pid);
+        std::thread::sleep(Duration::from_millis(500));
+        (cpu_ticks(pid) - ticks <= 5).then_some(())
+    });
+    assert!(idle.is_some(), "the fixture never became idle");
+    let rss_before = proc_status(pid, "VmRSS").expect("the fixture runs");
+    for _ in 0..5 {
+        desk.act("observe", json!({"target": w})).ok();
+    }
+    let grew_kb = proc_status(pid, "VmRSS")
+        .expect("the fixture runs")
+        .saturating_sub(rss_before);
+    assert!(grew_kb <= 20 * 1024, "the app grew by {grew_kb} kB");
+    std::thread::sleep(Duration::from_secs(1));
+    let ticks = cpu_ticks(pid);
+    std::thread::sleep(Duration::from_secs(1));
+    let busy = cpu_ticks(pid) - ticks;
+    assert!(busy <= 20, "the app used {busy} ticks in the second after");
+}

@@ -78,6 +78,19 @@ impl X11 {
         Ok(None)
     }
 
+    fn window_destroyed(&self, window: Window) -> Result<bool, X11Error> {
+        match self
+            .conn
+            .get_window_attributes(window)
+            .during(OPERATION)?
+            .reply()
+        {
+            Ok(_) => Ok(false),
+            Err(ReplyError::X11Error(e)) if e.error_kind == ErrorKind::Window => Ok(true),
+            Err(e) => Err(e).during(OPERATION),
+        }
+    }
+
     /// Whether the window lists `protocol` in its WM_PROTOCOLS.
     pub(super) fn has_protocol(&self, window: Window, protocol: u32) -> Result<bool, ReplyError> {
         let protocols = self
@@ -136,7 +149,15 @@ impl X11 {
 
     fn wait_for_pong(&self, window: Window, serial: u32) -> Result<(), X11Error> {
         let deadline = Instant::now() + PONG_TIMEOUT;
+        let mut polls = 0u32;
         loop {
+            // Keys that close the window (Escape in a dialog) destroy it before the client
+            // gets to the ping, which is then never answered: a client that destroyed the
+            // window has read the keys before the ping.
+            polls += 1;
+            if polls % 20 == 0 && self.window_destroyed(window)? {
+                return Ok(());
+            }
             while let Some(event) = self.conn.poll_for_event().during(OPERATION)? {
                 match event {
                     Event::ClientMessage(message)
