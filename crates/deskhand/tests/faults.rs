@@ -473,3 +473,95 @@ fn two_hundred_stalled_observes_leak_no_threads_or_memory() {
     mcp.close();
     desk.stop();
 }
+
+/// How an action's reply classed it.
+fn class_of(reply: &McpReply) -> String {
+    if reply.is_error {
+        format!("failed ({})", reply.kind().unwrap_or("?"))
+    } else {
+        reply.data["outcome"].as_str().unwrap_or("?").to_owned()
+    }
+}
+
+/// Every action, each sent to a stopped app and the app then resumed: whatever reached the app
+/// (its own log says) was never answered `failed`, and each reply came within its bound. Then
+/// the same actions on an app killed just before: nothing can reach it, and none says `done`.
+#[test]
+fn no_action_that_may_have_reached_a_hung_or_dying_app_is_reported_failed() {
+    let (_turn, desk) = desktop();
+    let fixture = desk.fixture_with("Walk Fixture", 1, &["--kit"]);
+    let mcp = desk.mcp();
+    let w = mcp.window_id("Walk Fixture", Duration::from_secs(20));
+    let tree = observe(&mcp, &w);
+    assert!(!tree.is_error, "{}", tree.text);
+    let press = common::ref_of(&tree.text, &["button \"Press me\""]);
+    let name = common::ref_of(&tree.text, &["text \"Name\""]);
+    let actions = [
+        json!({"action": "click", "ref": press}),
+        json!({"action": "click", "target": w, "find": {"name": "Other", "role": "button"}}),
+        json!({"action": "click", "target": w, "x": 500, "y": 500}),
+        json!({"action": "type", "ref": name, "text": "abc"}),
+        json!({"action": "type", "target": w, "text": "xyz"}),
+        json!({"action": "press", "keys": "ctrl+s"}),
+        json!({"action": "scroll", "target": w, "x": 500, "y": 500, "direction": "down"}),
+        json!({"action": "hover", "target": w, "x": 400, "y": 400}),
+        json!({"action": "drag", "target": w, "from": [300, 300], "to": [320, 320]}),
+        json!({"action": "set_value", "ref": name, "value": "set"}),
+        json!({"action": "select", "target": w, "path": ["File", "Save As…"]}),
+        json!({"action": "focus", "target": w}),
+        json!({"action": "window", "target": w, "position": [40, 40]}),
+    ];
+    let mut walked = Vec::new();
+    for args in &actions {
+        let seen = fixture.events().len();
+        let stopped = Stopped::new(fixture.app.pid());
+        let reply = mcp.call(args.clone());
+        drop(stopped);
+        let class = class_of(&reply);
+        assert!(
+            reply.took <= OBSERVE_BOUND + Duration::from_secs(6),
+            "{args} took {:?}: {}",
+            reply.took,
+            reply.text
+        );
+        let arrived = fixture.settled_events(seen);
+        if class.starts_with("failed") {
+            assert_eq!(
+                arrived,
+                Vec::<Value>::new(),
+                "{args} was reported {class} but reached the app: {}",
+                reply.text
+            );
+        }
+        answers_again(&mcp, &w);
+        walked.push((args["action"].clone(), class, reply.took, arrived.len()));
+    }
+    println!("stopped app (action, reply, took, events that reached it): {walked:?}");
+
+    let dying = desk.fixture_with("Dying Fixture", 1, &["--kit"]);
+    let dying_w = mcp.window_id("Dying Fixture", Duration::from_secs(20));
+    let tree = observe(&mcp, &dying_w);
+    let press = common::ref_of(&tree.text, &["button \"Press me\""]);
+    let name = common::ref_of(&tree.text, &["text \"Name\""]);
+    signal(dying.app.pid(), libc::SIGKILL);
+    let mut died = Vec::new();
+    for args in [
+        json!({"action": "click", "ref": press}),
+        json!({"action": "type", "ref": name, "text": "abc"}),
+        json!({"action": "set_value", "ref": name, "value": "set"}),
+        json!({"action": "click", "target": dying_w, "x": 500, "y": 500}),
+        json!({"action": "select", "target": dying_w, "path": ["File", "Save As…"]}),
+        json!({"action": "focus", "target": dying_w}),
+    ] {
+        let reply = mcp.call(args.clone());
+        let class = class_of(&reply);
+        assert_ne!(
+            class, "done",
+            "{args} on a dead app said done: {}",
+            reply.text
+        );
+        assert!(reply.took <= OBSERVE_BOUND, "{args} took {:?}", reply.took);
+        died.push((args["action"].clone(), class));
+    }
+    println!("killed app (action, reply): {died:?}");
+}
