@@ -505,3 +505,59 @@ fn observing_a_huge_gtk3_tree_view_reads_only_its_visible_rows() {
     let busy = cpu_ticks(pid) - ticks;
     assert!(busy <= 20, "the app used {busy} ticks in the second after");
 }
+
+/// Firefox: two `type` steps by ref in one batch. The second step's focus change once overtook
+/// the first step's last key ("Bo" and "bbob@x.org"); each step now waits until the window has
+/// read its keys, and a field must report the focus before a key is sent.
+#[test]
+fn firefox_typing_by_ref_in_a_batch_lands_in_each_field_whole() {
+    let (_turn, desk) = desktop();
+    let profile = desk.scratch("firefox-profile");
+    std::fs::create_dir_all(&profile).unwrap();
+    let page = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/fixtures/two_fields.html")
+        .canonicalize()
+        .unwrap();
+    let _firefox = desk.spawn(
+        "firefox-esr",
+        &[
+            "--new-instance",
+            "--profile",
+            profile.to_str().unwrap(),
+            &format!("file://{}", page.display()),
+        ],
+    );
+    let (w, _) = window_where(desk, START, "Firefox", |t| t.starts_with("Two Fields"));
+    let text = observe_until(desk, &w, START, "the two fields", |t| {
+        t.contains("text \"Name\"") && t.contains("text \"Mail\"")
+    });
+    let name = common::ref_of(&text, &["text \"Name\""]);
+    let mail = common::ref_of(&text, &["text \"Mail\""]);
+    let reply = desk
+        .act(
+            "batch",
+            json!({"steps": [
+                {"action": "type", "ref": name, "text": "Bob"},
+                {"action": "type", "ref": mail, "text": "bob@x.org"},
+            ]}),
+        )
+        .ok();
+    assert!(reply.contains("2 of 2 steps completed"), "{reply}");
+    let values = |desk: &Desktop| -> (String, String) {
+        let doc = desk.act_json("observe", json!({"target": w, "query": "text"}));
+        let value = |reference: &str| {
+            doc["data"]["elements"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|e| e["ref"] == reference)
+                .and_then(|e| e["value"].as_str())
+                .unwrap_or_default()
+                .to_owned()
+        };
+        (value(&name), value(&mail))
+    };
+    let wanted = ("Bob".to_string(), "bob@x.org".to_string());
+    let landed = wait_until(SETTLE, || (values(desk) == wanted).then_some(()));
+    assert!(landed.is_some(), "the fields read {:?}", values(desk));
+}
