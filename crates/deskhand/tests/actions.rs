@@ -447,3 +447,64 @@ fn pointer_gestures_hover_press_move_release_and_drag_through_points() {
     });
     assert_eq!(key["state"], json!([]), "{key}");
 }
+
+/// The small things a new user ran into: `desktop --help`, options before the action, a held
+/// wait for a window that is already gone names it, a `new_window` wait outlives the current
+/// window closing, and the private desktop keeps its own state directory (the audit log).
+#[test]
+fn small_things_a_new_user_ran_into() {
+    let (_turn, desk) = desktop();
+    let help = desk.run(&["desktop", "--help"]);
+    assert_eq!(help.code, 0, "{}{}", help.stdout, help.stderr);
+    assert!(
+        help.stdout.contains("deskhand desktop start"),
+        "{}",
+        help.stdout
+    );
+
+    let json_first = desk.run(&["--json", "windows"]);
+    assert_eq!(
+        json_first.code, 0,
+        "{}{}",
+        json_first.stdout, json_first.stderr
+    );
+    let doc: Value = serde_json::from_str(&json_first.stdout).expect("JSON");
+    assert!(doc["data"]["windows"].is_array(), "{doc}");
+
+    let state = desk
+        .env
+        .iter()
+        .find(|(key, _)| key == "XDG_STATE_HOME")
+        .map(|(_, value)| value.clone())
+        .expect("the desktop sets XDG_STATE_HOME");
+    assert!(std::path::Path::new(&state).is_dir(), "{state}");
+
+    let (fixture, _w) = kit(desk, "Small Things");
+    desk.act("click", json!({"find": {"name": "Open later"}}))
+        .ok();
+    fixture.wait_for("the later window", |e| e["event"] == "opened");
+    let later = desk.window_id("Later window");
+    // The later window becomes the current surface, then closes: a batch's wait for it to be
+    // gone names it.
+    desk.act("observe", json!({"target": later})).ok();
+    desk.act("close", json!({"target": later})).ok();
+    fixture.wait_for("the later window closing", |e| e["event"] == "closed_extra");
+    let batch = desk
+        .act(
+            "batch",
+            json!({"steps": [{"action": "wait", "until": {"gone": true}}]}),
+        )
+        .ok();
+    assert!(batch.contains(&format!("wait {later} · held")), "{batch}");
+    // With the current window gone, a wait for a new window watches the whole screen.
+    desk.act(
+        "click",
+        json!({"find": {"name": "Open later"}, "target": desk.window_id("Small Things")}),
+    )
+    .ok();
+    let opened = desk.act_json(
+        "wait",
+        json!({"until": {"new_window": true}, "timeout_ms": 5000}),
+    );
+    assert_eq!(opened["data"]["held"], true, "{opened}");
+}
