@@ -1153,3 +1153,30 @@ async fn memory_learns_what_a_click_on_a_named_control_led_to_without_values() {
     let err = off.fail(json!({"action": "recall"})).await;
     assert_eq!(err.kind, ErrorKind::Unsupported, "{}", err.message);
 }
+
+/// Every ref a reply offers works in the next call: the refs an ambiguous `find` lists, also
+/// when the latest observation is of another window.
+#[tokio::test]
+async fn refs_an_ambiguous_find_lists_are_usable() {
+    let mut d = desk();
+    let main = d.window_id(MAIN_TITLE).await;
+    let login = d.window_id(LOGIN_TITLE).await;
+    for observed in [&main, &login] {
+        d.ok(json!({"action": "observe", "target": observed})).await;
+        let err = d
+            .fail(json!({"action": "click", "target": main, "find": {"role": "button"}}))
+            .await;
+        assert_eq!(err.kind, ErrorKind::Ambiguous, "{}", err.message);
+        let offered: Vec<&str> = err
+            .message
+            .split(|c: char| !c.is_ascii_alphanumeric())
+            .filter(|word| {
+                word.len() > 1 && word.starts_with('e') && word[1..].parse::<u32>().is_ok()
+            })
+            .collect();
+        assert!(!offered.is_empty(), "{}", err.message);
+        for reference in offered {
+            d.ok(json!({"action": "click", "ref": reference})).await;
+        }
+    }
+}
