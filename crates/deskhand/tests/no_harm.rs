@@ -561,3 +561,63 @@ fn firefox_typing_by_ref_in_a_batch_lands_in_each_field_whole() {
     let landed = wait_until(SETTLE, || (values(desk) == wanted).then_some(()));
     assert!(landed.is_some(), "the fields read {:?}", values(desk));
 }
+
+/// The header's hidden count equals what `hidden: true` adds, on a real app with many hidden
+/// pages (gtk3-widget-factory), with and without a query; and a `since` after a screen zoom
+/// says how old the observation it compares with is, and every line it prints has a ref.
+#[test]
+fn header_counts_match_what_the_options_list_and_since_says_what_it_compares() {
+    let (_turn, desk) = desktop();
+    let _factory = desk.spawn("gtk3-widget-factory", &[]);
+    let (w, _) = window_where(desk, START, "gtk3-widget-factory", |t| {
+        t == "gtk3-widget-factory"
+    });
+    observe_until(desk, &w, START, "its check boxes", |t| {
+        t.contains("check \"checkbutton\"")
+    });
+    for extra in [
+        json!({}),
+        json!({"query": "button"}),
+        json!({"max_depth": 3}),
+    ] {
+        let mut args = json!({"target": w, "limit": 5000});
+        args.as_object_mut()
+            .unwrap()
+            .extend(extra.as_object().unwrap().clone());
+        let shown = desk.act_json("observe", args.clone());
+        args["hidden"] = json!(true);
+        let all = desk.act_json("observe", args);
+        let count = |doc: &Value| doc["data"]["elements"].as_array().unwrap().len();
+        let added = count(&all) - count(&shown);
+        assert!(
+            added > 0 || extra != json!({}),
+            "nothing hidden to check with"
+        );
+        assert_eq!(
+            shown["data"]["hidden"],
+            json!(added),
+            "{extra}: the header says {} hidden, hidden: true adds {added}",
+            shown["data"]["hidden"]
+        );
+    }
+
+    desk.act("observe", json!({"target": "screen"})).ok();
+    desk.act(
+        "zoom",
+        json!({"target": "screen", "region": [0, 0, 500, 500]}),
+    )
+    .ok();
+    let since = desk.act("observe", json!({"since": true})).ok();
+    let header = since.lines().next().unwrap();
+    assert!(
+        header.contains("since the last observe of screen (under 10 s ago)"),
+        "{header}"
+    );
+    for line in common::element_lines(&since) {
+        let reference = line.trim_start().split(' ').nth(1).unwrap_or_default();
+        assert!(
+            reference.starts_with('e') && reference[1..].parse::<u32>().is_ok(),
+            "a line without a ref: {line}"
+        );
+    }
+}
