@@ -479,9 +479,12 @@ fn small_things_a_new_user_ran_into() {
         .expect("the desktop sets XDG_STATE_HOME");
     assert!(std::path::Path::new(&state).is_dir(), "{state}");
 
-    let (fixture, _w) = kit(desk, "Small Things");
-    desk.act("click", json!({"find": {"name": "Open later"}}))
-        .ok();
+    let (fixture, w) = kit(desk, "Small Things");
+    desk.act(
+        "click",
+        json!({"target": w, "find": {"name": "Open later"}}),
+    )
+    .ok();
     fixture.wait_for("the later window", |e| e["event"] == "opened");
     let later = desk.window_id("Later window");
     // The later window becomes the current surface, then closes: a batch's wait for it to be
