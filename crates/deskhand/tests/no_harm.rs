@@ -72,6 +72,33 @@ fn observing_calc_reads_only_the_visible_cells_and_leaves_the_app_idle() {
         t.contains("cell \"A1\"")
     });
     let soffice = pid_of(desk, &w);
+    // One app, one name: every window of the process (the main window carries the window class
+    // "libreoffice-calc", its dialogs "Soffice") and the apps list say the same.
+    let listed = desk.act_json("windows", json!({}));
+    let names: Vec<&str> = listed["data"]["windows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|window| {
+            window["title"]
+                .as_str()
+                .is_some_and(|t| t.contains("LibreOffice") || t.contains("Tip of the Day"))
+        })
+        .filter_map(|window| window["app"].as_str())
+        .collect();
+    assert!(
+        !names.is_empty() && names.iter().all(|name| *name == "soffice"),
+        "{listed}"
+    );
+    let apps = desk.act_json("apps", json!({}));
+    assert!(
+        apps["data"]["apps"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|app| app["pid"] == soffice && app["name"] == "soffice"),
+        "{apps}"
+    );
     let rss_before = proc_status(soffice, "VmRSS").expect("soffice runs");
     assert!(
         first
@@ -268,15 +295,20 @@ fn repeated_clicks_on_one_gtk4_button_each_count() {
     let shown = wait_until(SETTLE, || (display(desk) == "777").then_some(()));
     assert!(shown.is_some(), "by find: {:?}", display(desk));
 
-    clear(desk);
-    let step = json!({"action": "click", "target": w, "find": {"name": "7", "role": "button"}});
-    desk.act(
-        "batch",
-        json!({"steps": [step.clone(), step.clone(), step.clone(), step]}),
-    )
-    .ok();
-    let shown = wait_until(SETTLE, || (display(desk) == "7777").then_some(()));
-    assert!(shown.is_some(), "in a batch: {:?}", display(desk));
+    // A batch sends its steps back to back: the tightest case.
+    for step in [
+        json!({"action": "click", "ref": seven}),
+        json!({"action": "click", "target": w, "find": {"name": "7", "role": "button"}}),
+    ] {
+        clear(desk);
+        desk.act(
+            "batch",
+            json!({"steps": [step.clone(), step.clone(), step.clone(), step.clone()]}),
+        )
+        .ok();
+        let shown = wait_until(SETTLE, || (display(desk) == "7777").then_some(()));
+        assert!(shown.is_some(), "in a batch of {step}: {:?}", display(desk));
+    }
 }
 
 /// gnome-text-editor's source view refuses GrabFocus: `type` by its ref focuses it with a click
