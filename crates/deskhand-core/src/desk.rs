@@ -832,14 +832,28 @@ async fn click_at<B: Backend>(
             let action = &names[index];
             // Asked before the action: an app blocked by it could no longer say.
             let in_request = backend.actions_run_in_request(&element.window).await;
-            run_action(backend, session, &element.entry.handle, index)
-                .await
-                .map_err(|err| {
-                    intended(
-                        failed(err),
-                        &format!("{verb} {label} through its accessibility action \"{action}\""),
-                    )
-                })?;
+            let ran = run_action(backend, session, &element.entry.handle, index).await;
+            if !in_request
+                && ran.as_ref().is_err_and(|err| err.sent)
+                && let Some(opened) = opened_since_action(backend, session, &element.window).await
+            {
+                // Qt answers an action only once the dialog it opened closes: the window is
+                // the confirmation.
+                learn_click(config, session, &element, &click);
+                return Ok(Reply::input(
+                    InputOutcome::Done,
+                    format!(
+                        "{verb} {label} through its accessibility action \"{action}\"; it opened {opened} (the app answers the request only once that window closes)"
+                    ),
+                    json!({"action": "click", "ref": reference, "path": "accessibility", "accessibility_action": action, "opened": opened}),
+                ));
+            }
+            ran.map_err(|err| {
+                intended(
+                    failed(err),
+                    &format!("{verb} {label} through its accessibility action \"{action}\""),
+                )
+            })?;
             if let Some(reply) = unblock(backend, session, &element, &verb, in_request).await? {
                 learn_click(config, session, &element, &click);
                 return Ok(reply);
@@ -876,6 +890,34 @@ async fn click_at<B: Backend>(
         format!("{verb} at {} with the pointer", spot.describe()),
         json!({"action": "click", "path": "pointer", "pixel": spot.pixel}),
     ))
+}
+
+/// The windows of `window`'s process that appeared since the latest action began, as
+/// `w5 "Save as..."`; `None` when there are none (or they cannot be listed).
+async fn opened_since_action<B: Backend>(
+    backend: &B,
+    session: &mut Session,
+    window: &WindowInfo,
+) -> Option<String> {
+    let before: Vec<WindowKey> = session
+        .windows_before_action
+        .as_ref()
+        .map(|(keys, _)| keys.clone())?;
+    let opened: Vec<String> = backend
+        .windows()
+        .await
+        .ok()?
+        .into_iter()
+        .filter(|w| w.pid == window.pid && !before.contains(&w.key()))
+        .map(|w| {
+            format!(
+                "w{} \"{}\"",
+                session.window_id(w.key()),
+                escape(&crate::render::cut(&w.title, crate::render::MAX_NAME_CHARS).0)
+            )
+        })
+        .collect();
+    (!opened.is_empty()).then(|| opened.join(", "))
 }
 
 /// How long an app has to answer again once the dialog that blocked it is closed.

@@ -653,3 +653,45 @@ fn header_counts_match_what_the_options_list_and_since_says_what_it_compares() {
         );
     }
 }
+
+/// FeatherPad (Qt) answers a menu item's action only once the dialog it opened closes: the
+/// click is not `failed`; the reply names the window it opened, which reads at once.
+#[test]
+fn a_qt_menu_item_that_opens_a_dialog_is_reported_with_the_dialog() {
+    let (_turn, desk) = desktop();
+    let _featherpad = desk.spawn("featherpad", &["--standalone"]);
+    let (w, _) = window_where(desk, START, "FeatherPad", |t| t == "Untitled");
+    let text = common::observe_with_until(
+        desk,
+        json!({"target": w, "hidden": true, "query": "File"}),
+        START,
+        "its File menu",
+        |t| t.contains("menuitem \"File\""),
+    );
+    let file = common::ref_where(&text, "the File menu", |l| l.contains("menuitem \"File\""));
+    desk.act("click", json!({"ref": file})).ok();
+    let text = common::observe_with_until(
+        desk,
+        json!({"target": w, "query": "Save As"}),
+        SETTLE,
+        "the Save As item",
+        |t| t.contains("menuitem \"Save As\""),
+    );
+    let save_as = common::ref_where(&text, "Save As", |l| l.contains("menuitem \"Save As\""));
+    let (code, doc) = act_coded(desk, "click", json!({"ref": save_as}));
+    assert_ne!(
+        code, 1,
+        "the click opened the dialog but was reported failed: {doc}"
+    );
+    let reply = doc["text"].as_str().unwrap_or_default();
+    assert!(reply.contains("it opened w"), "{reply}");
+    let (dialog, _) = window_where(desk, SETTLE, "the Save as dialog", |t| {
+        t.starts_with("Save as")
+    });
+    let started = Instant::now();
+    let text = desk.act("observe", json!({"target": dialog})).ok();
+    assert!(started.elapsed() < Duration::from_secs(2), "{text}");
+    desk.act("press", json!({"keys": "Escape"})).ok();
+    let after = desk.act("observe", json!({"target": w}));
+    assert_eq!(after.code, 0, "{}{}", after.stdout, after.stderr);
+}
