@@ -10,6 +10,12 @@ use std::time::Duration;
 /// The listed elements of one observation, without refs (the two readers share a session, so
 /// refs match too, but the comparison should not depend on it).
 fn listing(desk: &Desktop, w: &str, plain: bool) -> Vec<Value> {
+    try_listing(desk, w, plain).unwrap_or_else(|doc| panic!("{doc}"))
+}
+
+/// [`listing`], or the reply when the observe failed (an app whose window shows before it is on
+/// the accessibility bus).
+fn try_listing(desk: &Desktop, w: &str, plain: bool) -> Result<Vec<Value>, Value> {
     let mut command = desk.command(common::BIN);
     command.args([
         "observe",
@@ -21,12 +27,14 @@ fn listing(desk: &Desktop, w: &str, plain: bool) -> Vec<Value> {
     }
     let output = command.output().expect("running deskhand");
     let doc: Value = serde_json::from_slice(&output.stdout).expect("JSON reply");
-    assert_eq!(doc["ok"], true, "{doc}");
+    if doc["ok"] != true {
+        return Err(doc);
+    }
     assert!(
         doc["data"]["partial"].as_array().unwrap().is_empty(),
         "{doc}"
     );
-    doc["data"]["elements"]
+    Ok(doc["data"]["elements"]
         .as_array()
         .unwrap()
         .iter()
@@ -34,15 +42,15 @@ fn listing(desk: &Desktop, w: &str, plain: bool) -> Vec<Value> {
             json!({"depth": e["depth"], "role": e["role"], "name": e["name"], "value": e["value"],
                    "states": e["states"], "point": e["point"]})
         })
-        .collect()
+        .collect())
 }
 
 fn same_listing(desk: &Desktop, title: &str) {
     let w = desk.window_id(title);
     // Let the app finish building its tree, then compare while nothing changes.
     let settled = wait_until(Duration::from_secs(20), || {
-        let first = listing(desk, &w, false);
-        (first.len() > 3 && first == listing(desk, &w, false)).then_some(first)
+        let first = try_listing(desk, &w, false).ok()?;
+        (first.len() > 3 && Ok(&first) == try_listing(desk, &w, false).as_ref()).then_some(first)
     })
     .unwrap_or_else(|| panic!("{title} never settled"));
     let plain = listing(desk, &w, true);
