@@ -833,10 +833,16 @@ async fn click_at<B: Backend>(
             // Asked before the action: an app blocked by it could no longer say.
             let in_request = backend.actions_run_in_request(&element.window).await;
             let ran = run_action(backend, session, &element.entry.handle, index).await;
-            if !in_request
-                && ran.as_ref().is_err_and(|err| err.sent)
-                && let Some(opened) = opened_since_action(backend, session, &element.window).await
-            {
+            let opened = if !in_request && ran.as_ref().is_err_and(|err| err.sent) {
+                opened_since_action(backend, session, &element.window)
+                    .await
+                    .unwrap_or_default()
+            } else {
+                Vec::new()
+            };
+            if !opened.is_empty() {
+                let opened: Vec<String> = opened.iter().map(|w| window_label(session, w)).collect();
+                let opened = opened.join(", ");
                 // Qt answers an action only once the dialog it opened closes: the window is
                 // the confirmation.
                 learn_click(config, session, &element, &click);
@@ -892,32 +898,31 @@ async fn click_at<B: Backend>(
     ))
 }
 
-/// The windows of `window`'s process that appeared since the latest action began, as
-/// `w5 "Save as..."`; `None` when there are none (or they cannot be listed).
+/// The windows of `window`'s process that appeared since the latest action began; none when
+/// what was there before is unknown (then no window can be told apart as new).
 async fn opened_since_action<B: Backend>(
     backend: &B,
-    session: &mut Session,
+    session: &Session,
     window: &WindowInfo,
-) -> Option<String> {
-    let before: Vec<WindowKey> = session
-        .windows_before_action
-        .as_ref()
-        .map(|(keys, _)| keys.clone())?;
-    let opened: Vec<String> = backend
+) -> Result<Vec<WindowInfo>> {
+    let Some((before, _)) = &session.windows_before_action else {
+        return Ok(Vec::new());
+    };
+    Ok(backend
         .windows()
-        .await
-        .ok()?
+        .await?
         .into_iter()
         .filter(|w| w.pid == window.pid && !before.contains(&w.key()))
-        .map(|w| {
-            format!(
-                "w{} \"{}\"",
-                session.window_id(w.key()),
-                escape(&crate::render::cut(&w.title, crate::render::MAX_NAME_CHARS).0)
-            )
-        })
-        .collect();
-    (!opened.is_empty()).then(|| opened.join(", "))
+        .collect())
+}
+
+/// A window as replies name it: `w5 "Save as..."`.
+fn window_label(session: &mut Session, window: &WindowInfo) -> String {
+    format!(
+        "w{} \"{}\"",
+        session.window_id(window.key()),
+        escape(&crate::render::cut(&window.title, crate::render::MAX_NAME_CHARS).0)
+    )
 }
 
 /// How long an app has to answer again once the dialog that blocked it is closed.
@@ -941,17 +946,7 @@ pub(crate) async fn unblock<B: Backend>(
         return Ok(None);
     }
     let label = element.label();
-    let before: Vec<WindowKey> = session
-        .windows_before_action
-        .as_ref()
-        .map(|(keys, _)| keys.clone())
-        .unwrap_or_default();
-    let opened: Vec<WindowInfo> = backend
-        .windows()
-        .await?
-        .into_iter()
-        .filter(|w| w.pid == window.pid && !before.contains(&w.key()))
-        .collect();
+    let opened = opened_since_action(backend, session, window).await?;
     if opened.is_empty() {
         return Err(Error::new(
             ErrorKind::Timeout,
@@ -1150,13 +1145,10 @@ async fn focus_for_typing<B: Backend>(backend: &B, element: &Named) -> Result<St
 /// The window with the keyboard focus, as `w3 "Title"`: where untargeted keys go.
 async fn focused_window<B: Backend>(backend: &B, session: &mut Session) -> Result<Option<String>> {
     let windows = backend.windows().await?;
-    Ok(windows.iter().find(|w| w.focused).map(|window| {
-        format!(
-            "w{} \"{}\"",
-            session.window_id(window.key()),
-            escape(&crate::render::cut(&window.title, crate::render::MAX_NAME_CHARS).0)
-        )
-    }))
+    Ok(windows
+        .iter()
+        .find(|w| w.focused)
+        .map(|window| window_label(session, window)))
 }
 
 /// Raises and focuses the window unless it already has the focus: keys go to the focused
@@ -1185,11 +1177,7 @@ async fn type_text<B: Backend>(
                 .expect("a ref or find names an element");
             ensure_focused(backend, &element.window).await?;
             let into = focus_for_typing(backend, &element).await?;
-            format!(
-                "{into} in w{} \"{}\"",
-                session.window_id(element.window.key()),
-                escape(&crate::render::cut(&element.window.title, crate::render::MAX_NAME_CHARS).0)
-            )
+            format!("{into} in {}", window_label(session, &element.window))
         }
         Some(Place::Point { x, y }) => {
             let surface = resolve(backend, session, target).await?;

@@ -371,18 +371,7 @@ pub(crate) async fn select<B: Backend>(
             match hits.as_slice() {
                 [item] => break (*item).clone(),
                 [] if level > 0 && started.elapsed() < MENU_OPEN_TIMEOUT => {
-                    for index in 0..levels.len() {
-                        if levels[index].1 {
-                            continue;
-                        }
-                        let Some(node) = tree.root.find(&levels[index].0) else {
-                            break;
-                        };
-                        invoke(backend, node, &menu_label(&walked[..=index])).await?;
-                        levels[index].1 = true;
-                        tokio::time::sleep(POLL).await;
-                        tree = backend.tree(&window).await?;
-                    }
+                    open_levels(backend, &window, &mut tree, &mut levels, &walked).await?;
                     tokio::time::sleep(POLL).await;
                     tree = backend.tree(&window).await?;
                 }
@@ -457,16 +446,13 @@ pub(crate) async fn select<B: Backend>(
     })
 }
 
-/// Selects a menu item with the pointer, opening the menus above it first: in a toolkit that
-/// runs an accessibility action inside the request (GTK3, LibreOffice), an item that opens a
-/// modal dialog would keep the app from answering until the dialog closed. Opening a menu is
-/// safe that way; the item itself is clicked where it shows.
-async fn click_open_item<B: Backend>(
+/// Opens, top down, each walked menu level not opened yet, reading the tree again after each:
+/// a toolkit may list a menu's items only once the menu and every menu above it are open.
+async fn open_levels<B: Backend>(
     backend: &B,
     window: &crate::model::WindowInfo,
     tree: &mut crate::model::Tree,
     levels: &mut [(ElementHandle, bool)],
-    item: &Node,
     walked: &[String],
 ) -> Result<()> {
     for index in 0..levels.len() {
@@ -481,6 +467,22 @@ async fn click_open_item<B: Backend>(
         tokio::time::sleep(POLL).await;
         *tree = backend.tree(window).await?;
     }
+    Ok(())
+}
+
+/// Selects a menu item with the pointer, opening the menus above it first: in a toolkit that
+/// runs an accessibility action inside the request (GTK3, LibreOffice), an item that opens a
+/// modal dialog would keep the app from answering until the dialog closed. Opening a menu is
+/// safe that way; the item itself is clicked where it shows.
+async fn click_open_item<B: Backend>(
+    backend: &B,
+    window: &crate::model::WindowInfo,
+    tree: &mut crate::model::Tree,
+    levels: &mut [(ElementHandle, bool)],
+    item: &Node,
+    walked: &[String],
+) -> Result<()> {
+    open_levels(backend, window, tree, levels, walked).await?;
     let started = Instant::now();
     loop {
         let shown = tree
