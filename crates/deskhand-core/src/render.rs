@@ -752,6 +752,8 @@ struct Walk<'a, 'f, 't> {
 #[derive(Clone, Copy, Default)]
 struct Parent<'a> {
     name: &'a str,
+    /// The parent's text, where it shows its words as a value (a web page's paragraph).
+    text: &'a str,
     control: bool,
 }
 
@@ -771,6 +773,7 @@ impl<'t> Walk<'_, '_, 't> {
             self.found(node, depth, label, hidden);
             let own = Parent {
                 name: node.name.as_str(),
+                text: node.value.as_deref().unwrap_or_default(),
                 control: node.role.is_control() || !node.actions.is_empty(),
             };
             (depth + 1, own)
@@ -829,17 +832,24 @@ impl<'t> Walk<'_, '_, 't> {
 fn is_meaningful(node: &Node, parent: Parent<'_>) -> bool {
     let has_name = !node.name.trim().is_empty();
     let named = has_name && node.name != parent.name;
+    let has_value = node.value.as_deref().is_some_and(|v| !v.is_empty());
     if node.role.is_layout() {
-        return named;
+        return named || has_value;
     }
-    // A control's own caption adds nothing: the control line already carries it.
-    if node.role == Role::Label && parent.control && parent.name.contains(node.name.as_str()) {
+    // A control's own caption adds nothing: the control line already carries it; nor does a
+    // piece of static text whose words its parent's text already shows (Chromium's paragraph
+    // and the text runs inside it).
+    if node.role == Role::Label
+        && node.actions.is_empty()
+        && ((parent.control && parent.name.contains(node.name.as_str()))
+            || (has_name && !has_value && parent.text.contains(node.name.trim())))
+    {
         return false;
     }
     // Actions decide only for unnamed elements, so a reader need not ask named ones for them.
     node.role.is_control()
         || node.states.editable
-        || node.value.as_deref().is_some_and(|v| !v.is_empty())
+        || has_value
         || named
         || (!has_name && !node.actions.is_empty())
 }

@@ -211,7 +211,14 @@ fn name_from_args(args: &[String]) -> Option<String> {
         let file = arg.rsplit('/').next().unwrap_or(arg);
         file.strip_suffix(".bin").unwrap_or(file).to_lowercase()
     };
-    let program = base(args.first()?);
+    // Chromium rewrites its command line into one argument with spaces; a program path with a
+    // space of its own names a file that exists.
+    let first = args.first()?;
+    let first = match first.split_once(' ') {
+        Some((program, _)) if !std::path::Path::new(first).exists() => program,
+        _ => first.as_str(),
+    };
+    let program = base(first);
     let interpreted = INTERPRETERS.iter().any(|interpreter| {
         program
             .strip_prefix(interpreter)
@@ -250,6 +257,10 @@ mod program_names {
             Some("fixture_app.py")
         );
         assert_eq!(name(&["python3.11"]).as_deref(), Some("python3.11"));
+        assert_eq!(
+            name(&["/usr/lib/chromium/chromium --no-sandbox file:///tmp/page.html"]).as_deref(),
+            Some("chromium")
+        );
         assert_eq!(name(&["pythonic-app"]).as_deref(), Some("pythonic-app"));
         assert_eq!(name(&[]), None);
     }

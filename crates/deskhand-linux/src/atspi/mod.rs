@@ -17,6 +17,9 @@ use deskhand_core::model::{ElementHandle, Node, Rect, Role};
 
 use crate::translate;
 
+mod text;
+use text::{EMBEDDED, Embedded};
+
 const REGISTRY: &str = "org.a11y.atspi.Registry";
 const ROOT_PATH: &str = "/org/a11y/atspi/accessible/root";
 const ACCESSIBLE: &str = "org.a11y.atspi.Accessible";
@@ -27,6 +30,8 @@ pub const EDITABLE_TEXT: &str = "org.a11y.atspi.EditableText";
 pub const VALUE: &str = "org.a11y.atspi.Value";
 const APPLICATION: &str = "org.a11y.atspi.Application";
 const TABLE: &str = "org.a11y.atspi.Table";
+const SELECTION: &str = "org.a11y.atspi.Selection";
+const HYPERLINK: &str = "org.a11y.atspi.Hyperlink";
 const COORD_SCREEN: u32 = 0;
 
 /// Why an AT-SPI request failed.
@@ -158,14 +163,22 @@ impl ValueReads {
         number: false,
     };
 
-    fn of(role: Role, editable: bool, interfaces: &[String]) -> Self {
+    fn of(role: Role, editable: bool, unnamed: bool, interfaces: &[String]) -> Self {
         let has = |suffix: &str| interfaces.iter().any(|i| i.ends_with(suffix));
         let readable = role != Role::Password;
         Self {
             text: readable
                 && has(".Text")
-                && (editable || matches!(role, Role::Text | Role::Combobox)),
-            number: readable && has(".Value"),
+                && (editable
+                    || matches!(role, Role::Text | Role::Combobox)
+                    || text::bears_text(role, unnamed)),
+            // LibreOffice gives every toolbar button and menu a Value of 0, which says nothing.
+            number: readable
+                && has(".Value")
+                && matches!(
+                    role,
+                    Role::Slider | Role::Spin | Role::Scrollbar | Role::Progress
+                ),
         }
     }
 }
@@ -734,16 +747,82 @@ impl Atspi {
 
     /// The element's value read now, exactly as the tree walk reads it.
     pub async fn element_value(&self, object: &ObjectRef) -> Result<Option<String>, AtspiError> {
-        let (role, state, interfaces) = futures::join!(
+        let (role, state, interfaces, name) = futures::join!(
             self.call::<_, u32>(object, ACCESSIBLE, "GetRole", &()),
             self.call::<_, Vec<u32>>(object, ACCESSIBLE, "GetState", &()),
             self.interfaces(object),
+            self.string_property(object, ACCESSIBLE, "Name"),
         );
         let role = translate::role(role?);
         // Whether Showing is reliable only changes visibility, which does not decide the value.
         let states = translate::states(translate::state_set(&state?), role, true);
-        self.value(object, ValueReads::of(role, states.editable, &interfaces?))
-            .await
+        let name = name.unwrap_or_default();
+        let reads = ValueReads::of(role, states.editable, name.trim().is_empty(), &interfaces?);
+        let raw = self.value(object, reads).await?;
+        let embedded = match &raw {
+            Some(raw) if raw.contains(EMBEDDED) => self.embedded_children(object).await,
+            _ => Vec::new(),
+        };
+        let embedded: Vec<Embedded<'_>> = embedded
+            .iter()
+            .map(|(role, words)| match words {
+                Some(words) if text::is_inline(*role) => Embedded::Inline(words),
+                _ => Embedded::Block,
+            })
+            .collect();
+        let value = raw.and_then(|raw| finish_value(raw, states.editable, &embedded, &name));
+        match value {
+            None if role == Role::Combobox => self.chosen_option(object).await,
+            value => Ok(value),
+        }
+    }
+
+    /// The role and words (name, else text) of each child embedded in the element's text, in
+    /// the order their U+FFFC stand.
+    async fn embedded_children(&self, object: &ObjectRef) -> Vec<(Role, Option<String>)> {
+        let children = self.children(object).await.unwrap_or_default();
+        let reads = children.iter().map(|child| async move {
+            let (role, interfaces, name) = futures::join!(
+                self.call::<_, u32>(child, ACCESSIBLE, "GetRole", &()),
+                self.interfaces(child),
+                self.string_property(child, ACCESSIBLE, "Name"),
+            );
+            let interfaces = interfaces.ok()?;
+            if !interfaces.iter().any(|i| i == HYPERLINK) {
+                return None;
+            }
+            let name = name.unwrap_or_default();
+            let words = if name.trim().is_empty() {
+                self.text(child).await.ok()
+            } else {
+                Some(name)
+            };
+            Some((translate::role(role.ok()?), words))
+        });
+        join_all(reads).await.into_iter().flatten().collect()
+    }
+
+    /// The option a closed drop-down shows (Chromium's `<select>` gives its text only as an
+    /// embedded object): the selected child of its list.
+    async fn chosen_option(&self, combobox: &ObjectRef) -> Result<Option<String>, AtspiError> {
+        for list in self.children(combobox).await? {
+            let chosen: Result<(String, OwnedObjectPath), _> = self
+                .call(&list, SELECTION, "GetSelectedChild", &(0i32,))
+                .await;
+            let Ok((bus, path)) = chosen else { continue };
+            let option = ObjectRef {
+                bus,
+                path: path.as_str().to_owned(),
+            };
+            if option.path == "/org/a11y/atspi/null" || option.bus.is_empty() {
+                continue;
+            }
+            let name = self.string_property(&option, ACCESSIBLE, "Name").await?;
+            if !name.trim().is_empty() {
+                return Ok(Some(name));
+            }
+        }
+        Ok(None)
     }
 
     /// Whether the element is enabled, as an observation says it.
@@ -1016,7 +1095,7 @@ impl Atspi {
             cut: AtomicBool::new(false),
             managed: std::sync::Mutex::new(Vec::new()),
         };
-        let root_node = walk.node(root.clone(), true).await?;
+        let (root_node, _) = walk.node(root.clone(), true).await?;
         let nodes = walk.nodes.load(Ordering::Relaxed);
         let failed = walk.failed.load(Ordering::Relaxed);
         let unanswered = walk.unanswered.load(Ordering::Relaxed);
@@ -1052,6 +1131,41 @@ impl Atspi {
             root: root_node,
             partial,
         })
+    }
+}
+
+/// What the walk knows of an element before reading its subtree.
+struct Basics {
+    role: u32,
+    states: Vec<u32>,
+    interfaces: Vec<String>,
+    name: String,
+    children: Vec<ObjectRef>,
+    cells: Option<CellsOnDemand>,
+}
+
+/// A table that creates its cells on demand, of which only the visible ones were read.
+struct CellsOnDemand {
+    what: String,
+    read: usize,
+    total: i64,
+}
+
+impl CellsOnDemand {
+    /// The `partial` note: what was read, and that the empty cells among them are not listed
+    /// (a sheet's window shows hundreds; an agent reaches any cell through the Name Box).
+    fn note(&self, empty: usize) -> String {
+        let mut note = format!(
+            "{} creates its cells on demand, so only the {} visible of {} were read",
+            self.what, self.read, self.total
+        );
+        if empty > 0 {
+            note.push_str(&format!(
+                " ({} empty, not listed)",
+                deskhand_core::render::plural(empty, "cell", "cells")
+            ));
+        }
+        note
     }
 }
 
@@ -1094,13 +1208,10 @@ impl Walk<'_> {
     /// Role, states, interfaces, name and children: from the cache where it has them. The
     /// children are asked for only once the states are known: an element that manages its
     /// descendants creates them when asked, without end for a spreadsheet.
-    async fn basics(
-        &self,
-        object: &ObjectRef,
-    ) -> Result<(u32, Vec<u32>, Vec<String>, String, Vec<ObjectRef>), AtspiError> {
+    async fn basics(&self, object: &ObjectRef) -> Result<Basics, AtspiError> {
         let a = self.atspi;
         if let Some(cached) = self.snapshot.items.get(object) {
-            let children = if manages_descendants(&cached.states) {
+            let (children, cells) = if manages_descendants(&cached.states) {
                 self.managed_children(
                     object,
                     &cached.name,
@@ -1109,18 +1220,20 @@ impl Walk<'_> {
                 )
                 .await
             } else {
-                match self.snapshot.children_of(object) {
+                let children = match self.snapshot.children_of(object) {
                     Some(children) => children,
                     None => self.answered(a.children(object).await).unwrap_or_default(),
-                }
+                };
+                (children, None)
             };
-            return Ok((
-                cached.role,
-                cached.states.clone(),
-                cached.interfaces.clone(),
-                cached.name.clone(),
+            return Ok(Basics {
+                role: cached.role,
+                states: cached.states.clone(),
+                interfaces: cached.interfaces.clone(),
+                name: cached.name.clone(),
                 children,
-            ));
+                cells,
+            });
         }
         let (role, state, interfaces, name) = futures::join!(
             a.call::<_, u32>(object, ACCESSIBLE, "GetRole", &()),
@@ -1128,35 +1241,49 @@ impl Walk<'_> {
             a.interfaces(object),
             a.string_property(object, ACCESSIBLE, "Name"),
         );
-        let (role, state) = (role?, state?);
+        let (role, states) = (role?, state?);
         let interfaces = self.answered(interfaces).unwrap_or_default();
         let name = self.answered(name).unwrap_or_default();
-        let children = if manages_descendants(&state) {
+        let (children, cells) = if manages_descendants(&states) {
             self.managed_children(object, &name, None, &interfaces)
                 .await
         } else {
-            self.answered(a.children(object).await).unwrap_or_default()
+            (
+                self.answered(a.children(object).await).unwrap_or_default(),
+                None,
+            )
         };
-        Ok((role, state, interfaces, name, children))
+        Ok(Basics {
+            role,
+            states,
+            interfaces,
+            name,
+            children,
+            cells,
+        })
     }
 
     /// The children of an element that creates them on demand: all of them when there are
     /// few (a text document's visible paragraphs), else a table's visible cells, else none;
-    /// what is left out is said in the tree's `partial` note.
+    /// what is left out is said in the tree's `partial` note (for a table, once its cells are
+    /// read: see `CellsOnDemand`).
     async fn managed_children(
         &self,
         object: &ObjectRef,
         name: &str,
         cached_count: Option<i32>,
         interfaces: &[String],
-    ) -> Vec<ObjectRef> {
+    ) -> (Vec<ObjectRef>, Option<CellsOnDemand>) {
         let a = self.atspi;
         let count = match cached_count.filter(|count| *count >= 0) {
             Some(count) => Some(i64::from(count)),
             None => self.answered(a.child_count(object).await),
         };
         if count.is_some_and(|count| count <= FEW_MANAGED_CHILDREN) {
-            return self.answered(a.children(object).await).unwrap_or_default();
+            return (
+                self.answered(a.children(object).await).unwrap_or_default(),
+                None,
+            );
         }
         let what = if name.trim().is_empty() {
             "an element".to_string()
@@ -1165,50 +1292,78 @@ impl Walk<'_> {
         };
         if interfaces.iter().any(|i| i == TABLE) {
             if let Some(visible) = self.answered(a.visible_cells(object, MAX_VISIBLE_CELLS).await) {
-                self.managed.lock().expect("not poisoned").push(format!(
-                    "{what} creates its cells on demand, so only the {} visible of {} were read",
-                    visible.cells.len(),
-                    visible.total
-                ));
-                return visible.cells;
+                let cells = CellsOnDemand {
+                    what,
+                    read: visible.cells.len(),
+                    total: visible.total,
+                };
+                return (visible.cells, Some(cells));
             }
         }
         self.managed.lock().expect("not poisoned").push(format!(
             "{what} creates its {} children on demand, so they were not read",
             count.map_or_else(|| "unknown number of".to_string(), |c| c.to_string())
         ));
-        Vec::new()
+        (Vec::new(), None)
     }
 
-    fn node(&self, object: ObjectRef, is_root: bool) -> BoxFuture<'_, Result<Node, AtspiError>> {
+    /// The element and its subtree, and whether it stands embedded (U+FFFC) in its parent's
+    /// text.
+    fn node(
+        &self,
+        object: ObjectRef,
+        is_root: bool,
+    ) -> BoxFuture<'_, Result<(Node, bool), AtspiError>> {
         async move {
             self.nodes.fetch_add(1, Ordering::Relaxed);
             let a = self.atspi;
-            let (role, states, interfaces, name, children) = self.basics(&object).await?;
+            let Basics {
+                role,
+                states: raw_states,
+                interfaces,
+                name,
+                children,
+                cells,
+            } = self.basics(&object).await?;
             let role = translate::role(role);
-            let states = translate::states(
-                translate::state_set(&states),
+            let mut states = translate::states(
+                translate::state_set(&raw_states),
                 role,
                 self.style.showing_reliable,
             );
+            // LibreOffice marks the panel around its formula bar defunct, and nothing else,
+            // while the paragraph in it is showing and answers: such a container is looked into
+            // and its children judge their own visibility.
+            if !children.is_empty()
+                && translate::state_set(&raw_states) == atspi::State::Defunct.into()
+            {
+                states.visible = true;
+            }
             let has = |suffix: &str| interfaces.iter().any(|i| i.ends_with(suffix));
             let name = if self.style.showing_reliable {
                 name
             } else {
                 translate::gtk4_name(name)
             };
-            // Hidden elements are only counted, and an unnamed layout wrapper is never listed,
-            // so nothing more is asked of either.
+            // Hidden elements are only counted, and an unnamed layout wrapper is never listed
+            // unless it carries words of its own, so nothing more is asked of either.
             let shown = states.visible || is_root;
-            let listable = is_root || !role.is_layout() || !name.trim().is_empty();
+            let unnamed = name.trim().is_empty();
+            let listable = is_root
+                || !role.is_layout()
+                || !unnamed
+                || (has(".Text") && text::bears_text(role, unnamed));
             let detailed = shown && listable;
 
             let reads = if detailed {
-                ValueReads::of(role, states.editable, &interfaces)
+                ValueReads::of(role, states.editable, unnamed, &interfaces)
             } else {
                 ValueReads::NONE
             };
-            let (bounds, actions, value) = futures::join!(
+            // An icon-only button is named by a symbol or nothing; its tooltip or description
+            // says what it does.
+            let symbol_only = !name.chars().any(char::is_alphanumeric);
+            let (bounds, actions, value, description) = futures::join!(
                 async {
                     if detailed && has(".Component") {
                         self.answered(a.extents(&object).await).flatten()
@@ -1225,18 +1380,29 @@ impl Walk<'_> {
                     }
                 },
                 async { self.answered(a.value(&object, reads).await).flatten() },
+                async {
+                    if detailed && role.is_control() && symbol_only {
+                        self.answered(a.string_property(&object, ACCESSIBLE, "Description").await)
+                    } else {
+                        None
+                    }
+                },
             );
+            let name = match description {
+                Some(description) if !description.trim().is_empty() => description,
+                _ => name,
+            };
             let (dx, dy) = self.style.offset;
             let bounds = bounds.map(|b| Rect::new(b.x + dx, b.y + dy, b.width, b.height));
 
             // Hidden subtrees are not read: the observation only counts them.
-            let children = if shown && !self.over_budget() {
+            let children: Vec<(Node, bool)> = if shown && !self.over_budget() {
                 let reads = children.into_iter().map(|child| self.node(child, false));
                 join_all(reads)
                     .await
                     .into_iter()
                     .filter_map(|child| match child {
-                        Ok(node) => Some(node),
+                        Ok(child) => Some(child),
                         Err(err) => {
                             self.answered::<()>(Err(err));
                             self.failed.fetch_add(1, Ordering::Relaxed);
@@ -1247,7 +1413,43 @@ impl Walk<'_> {
             } else {
                 Vec::new()
             };
-            Ok(Node {
+            let embedded: Vec<Embedded<'_>> = children
+                .iter()
+                .filter(|(_, embedded)| *embedded)
+                .map(|(child, _)| {
+                    let words = if child.name.trim().is_empty() {
+                        child.value.as_deref()
+                    } else {
+                        Some(child.name.as_str())
+                    };
+                    match words {
+                        Some(words) if text::is_inline(child.role) => Embedded::Inline(words),
+                        _ => Embedded::Block,
+                    }
+                })
+                .collect();
+            let value = value.and_then(|raw| finish_value(raw, states.editable, &embedded, &name));
+            let value = match value {
+                None if detailed && role == Role::Combobox => {
+                    self.answered(a.chosen_option(&object).await).flatten()
+                }
+                value => value,
+            };
+            let mut children: Vec<Node> = children.into_iter().map(|(child, _)| child).collect();
+            if let Some(cells) = cells {
+                let before = children.len();
+                children.retain(|cell| {
+                    cell.role != Role::Cell
+                        || cell.value.as_deref().is_some_and(|v| !v.is_empty())
+                        || cell.states.focused
+                        || cell.states.selected
+                });
+                self.managed
+                    .lock()
+                    .expect("not poisoned")
+                    .push(cells.note(before - children.len()));
+            }
+            let node = Node {
                 handle: object.handle(),
                 role,
                 name,
@@ -1256,10 +1458,27 @@ impl Walk<'_> {
                 bounds,
                 actions,
                 children,
-            })
+            };
+            Ok((node, has(".Hyperlink")))
         }
         .boxed()
     }
+}
+
+/// The value an observation shows of what was read: an edited field's exactly as typed, any
+/// other as a person reads it (embedded objects resolved, ends trimmed), and nothing when it
+/// only repeats the name.
+fn finish_value(
+    raw: String,
+    editable: bool,
+    embedded: &[Embedded<'_>],
+    name: &str,
+) -> Option<String> {
+    if editable && !raw.contains(EMBEDDED) {
+        return Some(raw);
+    }
+    let value = text::shown_text(&raw, embedded)?;
+    (editable || value != name.trim()).then_some(value)
 }
 
 fn manages_descendants(states: &[u32]) -> bool {

@@ -1,0 +1,96 @@
+//! The text an element shows: web engines and LibreOffice give paragraphs and sections no name
+//! and keep their words in the Text interface, with each child object embedded as U+FFFC.
+
+use deskhand_core::model::Role;
+
+/// The object replacement character a toolkit puts where a child object sits in the text.
+pub const EMBEDDED: char = '\u{FFFC}';
+
+/// Whether an element's words are its content, read from the Text interface: a spreadsheet
+/// cell (named by its address), and any unnamed element that can carry text (Gecko's and
+/// Chromium's paragraphs and sections, LibreOffice's paragraphs). A named label's or heading's
+/// text is its name, so it is not asked again.
+pub fn bears_text(role: Role, unnamed: bool) -> bool {
+    role == Role::Cell
+        || (unnamed
+            && matches!(
+                role,
+                Role::Paragraph
+                    | Role::Heading
+                    | Role::Label
+                    | Role::Group
+                    | Role::Generic
+                    | Role::Listitem
+                    | Role::Unknown
+                    | Role::Header
+            ))
+}
+
+/// What an embedded child contributes to its parent's text where its U+FFFC stands.
+pub enum Embedded<'a> {
+    /// An inline object (link, image, static text): its words read on in the sentence.
+    Inline(&'a str),
+    /// A block of its own (a paragraph in a section, a combo box's menu): listed separately.
+    Block,
+}
+
+/// Whether a child of this role reads on inside its parent's sentence.
+pub fn is_inline(role: Role) -> bool {
+    matches!(role, Role::Link | Role::Image | Role::Label | Role::Text)
+}
+
+/// The text as a person reads it: each U+FFFC replaced, in order, by the embedded child's words
+/// (a block child's are dropped: it shows on its own line), invisible formatting characters
+/// removed, and the ends trimmed; `None` when nothing readable is left.
+pub fn shown_text(raw: &str, embedded: &[Embedded<'_>]) -> Option<String> {
+    let mut children = embedded.iter();
+    let mut text = String::with_capacity(raw.len());
+    for c in raw.chars() {
+        match c {
+            EMBEDDED => {
+                if let Some(Embedded::Inline(words)) = children.next() {
+                    text.push_str(words);
+                }
+            }
+            // A byte-order mark or zero-width space Gecko keeps after an emoji or icon font.
+            '\u{FEFF}' | '\u{200B}' => {}
+            c => text.push(c),
+        }
+    }
+    let text = text.trim();
+    (!text.is_empty()).then(|| text.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn inline_children_read_on_and_blocks_drop() {
+        let link = [Embedded::Inline("the docs")];
+        assert_eq!(
+            shown_text("Read \u{FFFC} before you order.", &link).as_deref(),
+            Some("Read the docs before you order.")
+        );
+        assert_eq!(shown_text("\u{FFFC}", &[Embedded::Block]), None);
+        assert_eq!(
+            shown_text("Intro \u{FFFC}", &[Embedded::Block]).as_deref(),
+            Some("Intro")
+        );
+    }
+
+    #[test]
+    fn missing_children_and_formatting_characters_leave_nothing_behind() {
+        assert_eq!(shown_text("a\u{FFFC}b\u{FFFC}", &[]).as_deref(), Some("ab"));
+        assert_eq!(shown_text("🗑\u{FEFF}", &[]).as_deref(), Some("🗑"));
+        assert_eq!(shown_text("  \u{FEFF} ", &[]), None);
+    }
+
+    #[test]
+    fn only_unnamed_text_carriers_and_cells_are_read() {
+        assert!(bears_text(Role::Paragraph, true));
+        assert!(!bears_text(Role::Paragraph, false));
+        assert!(bears_text(Role::Cell, false));
+        assert!(!bears_text(Role::Button, true));
+    }
+}
