@@ -227,7 +227,7 @@ pub struct DesktopArgs {
     /// window: the size of its content, [width, height] in screen pixels.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub size: Option<[u32; 2]>,
-    /// wait: a condition or a list of conditions that must all hold, each one of: an element {"name", "role" or "ref", optionally "is": present (default) | absent | enabled | focused, or "value": equals, or "value_not": differs from}; {"title": text the surface's title contains}; {"window": text some open window's title contains}; {"new_window": true}; {"gone": true} (the surface closed); {"stable_ms": N} (the tree unchanged for N ms), with "region" [x0,y0,x1,y1] the pixels there instead.
+    /// wait: a condition or a list of conditions that must all hold, each one of: an element {"name", "role" or "ref", optionally "is": present (default) | absent | enabled | focused, or "value": equals exactly, "value_has": contains (any case), or "value_not": differs from; "name" matches exactly, else in part}; {"title": text the surface's title contains}; {"window": text some open window's title contains}; {"new_window": true}; {"gone": true} (the surface closed); {"stable_ms": N} (the tree unchanged for N ms), with "region" [x0,y0,x1,y1] the pixels there instead.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub until: Option<Conditions>,
     /// wait: give up after this many ms, 1–30000 (default 10000).
@@ -301,6 +301,8 @@ pub struct ConditionArgs {
     pub value: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub value_not: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub value_has: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub title: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -432,6 +434,8 @@ pub enum Check {
     Focused,
     ValueEquals(String),
     ValueNot(String),
+    /// The value contains this text, in any case.
+    ValueHas(String),
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -711,7 +715,10 @@ impl ConditionArgs {
             self.gone.is_some(),
             self.stable_ms.is_some(),
         ];
-        let element_only = self.is.is_some() || self.value.is_some() || self.value_not.is_some();
+        let element_only = self.is.is_some()
+            || self.value.is_some()
+            || self.value_not.is_some()
+            || self.value_has.is_some();
         if kinds.iter().filter(|k| **k).count() != 1 {
             return Err(Error::bad_argument(
                 "give exactly one kind of condition: an element (`name`, `role` or `ref`), `title`, `window`, `new_window`, `gone` or `stable_ms`; list several conditions to combine them",
@@ -719,7 +726,7 @@ impl ConditionArgs {
         }
         if element_only && !element {
             return Err(Error::bad_argument(
-                "`is`, `value` and `value_not` need the element they are about: `name`, `role` or `ref`",
+                "`is`, `value`, `value_has` and `value_not` need the element they are about: `name`, `role` or `ref`",
             ));
         }
         if self.region.is_some() && self.stable_ms.is_none() {
@@ -747,15 +754,28 @@ impl ConditionArgs {
                 self.is.is_some_and(|is| is != ElementIs::Present),
                 self.value.is_some(),
                 self.value_not.is_some(),
+                self.value_has.is_some(),
             ];
             if given.iter().filter(|g| **g).count() > 1 {
                 return Err(Error::bad_argument(
-                    "give one of `is`, `value` or `value_not` per condition; list several conditions to combine them",
+                    "give one of `is`, `value`, `value_has` or `value_not` per condition; list several conditions to combine them",
                 ));
             }
             let check = match (&self.is, &self.value, &self.value_not) {
                 (_, Some(value), _) => Check::ValueEquals(value.clone()),
                 (_, _, Some(value)) => Check::ValueNot(value.clone()),
+                _ if self
+                    .value_has
+                    .as_deref()
+                    .is_some_and(|v| v.trim().is_empty()) =>
+                {
+                    return Err(Error::bad_argument(
+                        "`value_has` is empty; give the text the value will contain",
+                    ));
+                }
+                _ if self.value_has.is_some() => {
+                    Check::ValueHas(self.value_has.clone().unwrap_or_default())
+                }
                 (Some(ElementIs::Absent), _, _) => Check::Absent,
                 (Some(ElementIs::Enabled), _, _) => Check::Enabled,
                 (Some(ElementIs::Focused), _, _) => Check::Focused,

@@ -5,7 +5,7 @@ use crate::action::{Find, RefId, TargetId};
 use crate::backend::Backend;
 use crate::desk::{Surface, resolve};
 use crate::error::{Error, ErrorKind, Result};
-use crate::model::{Node, Tree, WindowInfo};
+use crate::model::{Node, Role, Tree, WindowInfo};
 use crate::render::{Rendered, WindowTree, escape, one_line, pick};
 use crate::session::{RefEntry, Session};
 
@@ -95,7 +95,7 @@ impl SurfaceTrees {
                 && find
                     .name
                     .as_deref()
-                    .is_none_or(|name| normalize(&node.name) == normalize(name))
+                    .is_none_or(|name| normalize(shown_words(node)) == normalize(name))
         };
         let labelled = self.labelled(session);
         let any_exact =
@@ -113,10 +113,20 @@ impl SurfaceTrees {
                 && find
                     .name
                     .as_deref()
-                    .is_some_and(|name| normalize(&node.name).contains(&normalize(name)))
+                    .is_some_and(|name| normalize(shown_words(node)).contains(&normalize(name)))
                 && also(node)
         };
         pick(&labelled, &self.surface.rect, &partial, session)
+    }
+}
+
+/// What names an element for `find`: its name, else the words an unnamed paragraph, cell or
+/// static text shows (a web page's text); never what a person typed into a field.
+fn shown_words(node: &Node) -> &str {
+    let typed = node.states.editable || matches!(node.role, Role::Password | Role::Terminal);
+    match &node.value {
+        Some(value) if node.name.trim().is_empty() && !typed => value,
+        _ => &node.name,
     }
 }
 

@@ -93,6 +93,7 @@ fn is_structural(role: Role) -> bool {
             | Role::Check
             | Role::Radio
             | Role::Text
+            | Role::Terminal
             | Role::Password
             | Role::Menu
             | Role::Menuitem

@@ -128,6 +128,8 @@ pub enum Role {
     Check,
     Radio,
     Text,
+    /// A terminal: its latest output is at the end of its text.
+    Terminal,
     Password,
     Label,
     Link,
@@ -177,6 +179,7 @@ impl Role {
             Role::Check => "check",
             Role::Radio => "radio",
             Role::Text => "text",
+            Role::Terminal => "terminal",
             Role::Password => "password",
             Role::Label => "label",
             Role::Link => "link",
@@ -225,6 +228,7 @@ impl Role {
                 | Role::Check
                 | Role::Radio
                 | Role::Text
+                | Role::Terminal
                 | Role::Password
                 | Role::Link
                 | Role::Menuitem

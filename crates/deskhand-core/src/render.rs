@@ -8,6 +8,7 @@
 //! only down to `max_depth`, only what a `query` matches (with its ancestors), or only what
 //! changed `since` the last observe of the surface.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 use serde::Serialize;
@@ -425,6 +426,28 @@ impl Found<'_> {
                     .is_some_and(|v| v.to_lowercase().contains(query)))
     }
 
+    /// The line as a query shows it: where the query is in a long value past what the line
+    /// shows, the value shows the part around it.
+    fn line_for(&self, query: &str) -> Cow<'_, Line> {
+        let shown = self
+            .line
+            .value
+            .as_deref()
+            .is_some_and(|v| v.to_lowercase().contains(query));
+        let around = match (&self.node.value, self.node.role) {
+            (_, Role::Password) => None,
+            (Some(full), _) if self.value_cut && !shown => around(full, query, MAX_VALUE_CHARS),
+            _ => None,
+        };
+        match around {
+            Some(value) => Cow::Owned(Line {
+                value: Some(value),
+                ..self.line.clone()
+            }),
+            None => Cow::Borrowed(&self.line),
+        }
+    }
+
     fn entry(&self) -> RefEntry {
         let node = self.node;
         RefEntry {
@@ -558,12 +581,10 @@ fn listing(
         let number = numbers.number(&found.node.handle, found.node.role);
         issue(out, found, number);
         count_cuts(out, found);
-        found
-            .line
-            .write(&mut out.body, &"  ".repeat(found.line.depth), Some(number));
+        let line = query.map_or(Cow::Borrowed(&found.line), |q| found.line_for(q));
+        line.write(&mut out.body, &"  ".repeat(line.depth), Some(number));
         out.body.push('\n');
-        out.elements
-            .push(found.line.listed(Some(number), None, None));
+        out.elements.push(line.listed(Some(number), None, None));
     }
     out.issued = out.elements.len();
 }
@@ -793,7 +814,11 @@ impl<'t> Walk<'_, '_, 't> {
             .filter(|v| !v.is_empty() && node.role != Role::Password)
         {
             Some(v) => {
-                let (value, value_cut) = cut(v, MAX_VALUE_CHARS);
+                let (value, value_cut) = if node.role == Role::Terminal {
+                    cut_to_end(v, MAX_VALUE_CHARS)
+                } else {
+                    cut(v, MAX_VALUE_CHARS)
+                };
                 (Some(value), value_cut)
             }
             None => (None, false),
@@ -885,12 +910,56 @@ fn states_of(node: &Node) -> Vec<&'static str> {
 /// means the pointer must do it.
 pub fn click_action(role: Role, actions: &[String]) -> Option<usize> {
     // A text field's "activate" submits it (Enter), which is not what clicking into it does.
-    if matches!(role, Role::Text | Role::Password) {
+    if matches!(role, Role::Text | Role::Terminal | Role::Password) {
         return None;
     }
     CLICK_ACTIONS
         .iter()
         .find_map(|wanted| actions.iter().position(|a| a.eq_ignore_ascii_case(wanted)))
+}
+
+/// Cuts to the last `max` characters, the first being an ellipsis, after trailing blanks: a
+/// terminal's latest output is at its end.
+pub fn cut_to_end(text: &str, max: usize) -> (String, bool) {
+    let text = text.trim_end();
+    let count = text.chars().count();
+    if count <= max {
+        return (text.to_string(), false);
+    }
+    let mut short = String::from('…');
+    short.extend(text.chars().skip(count - (max - 1)));
+    (short, true)
+}
+
+/// The `max` characters of `text` around the first place `query` (lowercase) is, with an
+/// ellipsis at each end that was cut; `None` when the query is not there.
+fn around(text: &str, query: &str, max: usize) -> Option<String> {
+    let chars: Vec<char> = text.chars().collect();
+    let lower: Vec<char> = chars
+        .iter()
+        .map(|c| c.to_lowercase().next().unwrap_or(*c))
+        .collect();
+    let wanted: Vec<char> = query.chars().collect();
+    if wanted.is_empty() || wanted.len() > lower.len() {
+        return None;
+    }
+    let at = lower
+        .windows(wanted.len())
+        .position(|w| w == wanted.as_slice())?;
+    let room = max.saturating_sub(2);
+    let start = at
+        .saturating_sub(room.saturating_sub(wanted.len()) / 2)
+        .min(chars.len().saturating_sub(room));
+    let end = (start + room).min(chars.len());
+    let mut shown = String::new();
+    if start > 0 {
+        shown.push('…');
+    }
+    shown.extend(&chars[start..end]);
+    if end < chars.len() {
+        shown.push('…');
+    }
+    Some(shown)
 }
 
 /// Cuts to `max` characters, the last being an ellipsis; says whether it cut.
@@ -1059,6 +1128,41 @@ mod tests {
         assert_eq!((out.names_cut, out.values_cut), (1, 1));
         assert!(out.summary("w1").contains("1 name cut to 200 chars"));
         assert!(out.summary("w1").contains("1 value cut to 120 chars"));
+    }
+
+    #[test]
+    fn a_terminal_shows_its_latest_output_and_a_query_the_part_it_matched() {
+        let output = format!("{}\n$ echo end-6\nend-6\n\n   ", "older output ".repeat(20));
+        let mut terminal = node("t", Role::Terminal, "", vec![]);
+        terminal.value = Some(output.clone());
+        let mut log = node("l", Role::Text, "Log", vec![]);
+        log.value = Some(format!("{}needle{}", "a".repeat(200), "b".repeat(200)));
+        let root = node("w", Role::Window, "W", vec![terminal, log]);
+
+        let out = render_one(root.clone());
+        let terminal_line = out.body.lines().nth(1).unwrap();
+        assert!(terminal_line.contains("value=\"…"), "{terminal_line}");
+        assert!(
+            terminal_line.contains("$ echo end-6\\nend-6\" "),
+            "{terminal_line}"
+        );
+        assert_eq!(out.values_cut, 2);
+
+        let spec = ObserveSpec {
+            query: Some("NEEDLE".into()),
+            ..ObserveSpec::default()
+        };
+        let out = render_with(&root, &spec, None);
+        let log_line = out.body.lines().find(|l| l.contains("\"Log\"")).unwrap();
+        let value = log_line
+            .split("value=\"")
+            .nth(1)
+            .and_then(|rest| rest.split('"').next())
+            .unwrap();
+        assert!(value.starts_with('…') && value.ends_with('…'), "{value}");
+        assert!(value.contains("aneedleb"), "{value}");
+        assert_eq!(value.chars().count(), MAX_VALUE_CHARS, "{value}");
+        assert_eq!(out.query, Some(("NEEDLE".to_string(), 1)));
     }
 
     #[test]

@@ -14,7 +14,7 @@ use crate::coords::region_to_rect;
 use crate::desk::{Outcome, Reply, Surface, resolve};
 use crate::error::{Error, ErrorKind, Result};
 use crate::find::SurfaceTrees;
-use crate::model::{ElementHandle, Node, WindowKey};
+use crate::model::{ElementHandle, Node, Role, WindowKey};
 use crate::render::{FENCE, escape, one_line, pick};
 use crate::safety::{STOPPED_MESSAGE, in_corner};
 use crate::session::{Seen, Session};
@@ -383,6 +383,10 @@ fn check_holds(check: &Check, node: &Node) -> bool {
         Check::Focused => node.states.focused,
         Check::ValueEquals(wanted) => node.value.is_some() && value.trim() == wanted.trim(),
         Check::ValueNot(old) => node.value.is_some() && value.trim() != old.trim(),
+        Check::ValueHas(part) => {
+            node.role != Role::Password
+                && value.to_lowercase().contains(&part.trim().to_lowercase())
+        }
     }
 }
 
@@ -395,7 +399,11 @@ fn describe(which: &ElementMatch, check: &Check) -> String {
         Check::Present | Check::Absent => element,
         Check::Enabled => format!("{element} enabled"),
         Check::Focused => format!("{element} focused"),
-        Check::ValueEquals(v) => format!("{element} with value \"{}\"", escape(v)),
+        Check::ValueEquals(v) => format!(
+            "{element} with a value exactly \"{}\" (`value_has` matches a part)",
+            escape(v)
+        ),
+        Check::ValueHas(v) => format!("{element} with a value containing \"{}\"", escape(v)),
         Check::ValueNot(v) => format!("{element} with a value other than \"{}\"", escape(v)),
     }
 }

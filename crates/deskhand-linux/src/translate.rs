@@ -16,9 +16,8 @@ pub fn role(raw: u32) -> Role {
         A::ToggleButton => Role::Toggle,
         A::CheckBox | A::CheckMenuItem => Role::Check,
         A::RadioButton | A::RadioMenuItem => Role::Radio,
-        A::Text | A::Entry | A::Terminal | A::Editbar | A::DateEditor | A::Autocomplete => {
-            Role::Text
-        }
+        A::Text | A::Entry | A::Editbar | A::DateEditor | A::Autocomplete => Role::Text,
+        A::Terminal => Role::Terminal,
         A::PasswordText => Role::Password,
         A::Label | A::Static | A::AcceleratorLabel | A::Caption | A::Comment => Role::Label,
         A::Link => Role::Link,

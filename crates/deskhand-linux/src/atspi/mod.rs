@@ -170,7 +170,7 @@ impl ValueReads {
             text: readable
                 && has(".Text")
                 && (editable
-                    || matches!(role, Role::Text | Role::Combobox)
+                    || matches!(role, Role::Text | Role::Terminal | Role::Combobox)
                     || text::bears_text(role, unnamed)),
             // LibreOffice gives every toolbar button and menu a Value of 0, which says nothing.
             number: readable
