@@ -39,6 +39,7 @@ pub enum ActionName {
     Apps,
     Windows,
     Observe,
+    Read,
     Click,
     Type,
     Press,
@@ -64,10 +65,11 @@ pub enum ActionName {
 }
 
 impl ActionName {
-    pub const ALL: [ActionName; 25] = [
+    pub const ALL: [ActionName; 26] = [
         ActionName::Apps,
         ActionName::Windows,
         ActionName::Observe,
+        ActionName::Read,
         ActionName::Click,
         ActionName::Type,
         ActionName::Press,
@@ -97,6 +99,7 @@ impl ActionName {
             ActionName::Apps => "apps",
             ActionName::Windows => "windows",
             ActionName::Observe => "observe",
+            ActionName::Read => "read",
             ActionName::Click => "click",
             ActionName::Type => "type",
             ActionName::Press => "press",
@@ -155,6 +158,12 @@ pub struct DesktopArgs {
     /// type: the text to type (any Unicode; newlines press Return).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub text: Option<String>,
+    /// type: true to replace the field's whole content (select all, then type) rather than insert at the cursor.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub replace: Option<bool>,
+    /// read: the character to start at (default 0); a read returns at most 2,000 characters and says where the next page starts.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub offset: Option<u32>,
     /// press: key chords, space-separated, e.g. "ctrl+s", "Return", "ctrl+a Delete".
     #[serde(skip_serializing_if = "Option::is_none")]
     pub keys: Option<String>,
@@ -523,10 +532,17 @@ pub enum Action {
         place: Place,
         click: ClickSpec,
     },
-    /// Typed where `place` is, else into the target's focused element, else the focus.
+    /// Typed where `place` is, else into the target's focused element, else the focus; with
+    /// `replace`, over everything the field held.
     Type {
         text: String,
         place: Option<Place>,
+        replace: bool,
+    },
+    /// A page of an element's whole text, from character `offset`.
+    Read {
+        place: Place,
+        offset: usize,
     },
     Press {
         keys: String,
@@ -600,6 +616,7 @@ impl Call {
             Action::Apps | Action::Installed => "apps",
             Action::Windows => "windows",
             Action::Observe(_) => "observe",
+            Action::Read { .. } => "read",
             Action::Click { .. } => "click",
             Action::Type { .. } => "type",
             Action::Press { .. } => "press",
@@ -633,6 +650,7 @@ impl Call {
                 | Action::Installed
                 | Action::Windows
                 | Action::Observe(_)
+                | Action::Read { .. }
                 | Action::Screenshot
                 | Action::Zoom { .. }
                 | Action::Wait(_)
@@ -880,7 +898,8 @@ impl DesktopArgs {
                 "count",
                 "modifiers",
             ],
-            ActionName::Type => &["target", "ref", "find", "text"],
+            ActionName::Type => &["target", "ref", "find", "text", "replace"],
+            ActionName::Read => &["target", "ref", "find", "offset"],
             ActionName::Press => &["keys"],
             ActionName::Scroll => &["target", "ref", "find", "x", "y", "direction", "amount"],
             ActionName::Drag => &[
@@ -985,7 +1004,19 @@ impl DesktopArgs {
             ActionName::Type => Action::Type {
                 text: checked_text(self.text.clone().unwrap_or_default())?,
                 place: place(false)?,
+                replace: self.replace.unwrap_or(false),
             },
+            ActionName::Read => {
+                if element.is_none() && find.is_none() {
+                    return Err(Error::bad_argument(
+                        "`read` needs the element: a `ref` from observe, or a `find` {\"name\", \"role\"}",
+                    ));
+                }
+                Action::Read {
+                    place: place(true)?.expect("required place"),
+                    offset: self.offset.unwrap_or(0) as usize,
+                }
+            }
             ActionName::Press => {
                 let keys = self.keys.clone().unwrap_or_default();
                 if keys.trim().is_empty() {
@@ -1334,6 +1365,8 @@ impl DesktopArgs {
             ("y", self.y.is_some()),
             ("region", self.region.is_some()),
             ("text", self.text.is_some()),
+            ("replace", self.replace.is_some()),
+            ("offset", self.offset.is_some()),
             ("keys", self.keys.is_some()),
             ("direction", self.direction.is_some()),
             ("amount", self.amount.is_some()),

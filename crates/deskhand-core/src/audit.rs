@@ -174,8 +174,15 @@ impl AuditEntry {
                 entry.count = Some(click.count);
                 entry.modifiers = click.modifiers.clone();
             }
-            Action::Type { text, place: at } => {
+            Action::Type {
+                text,
+                place: at,
+                replace,
+            } => {
                 entry.characters = Some(text.chars().count());
+                if *replace {
+                    entry.detail = Some("replace".into());
+                }
                 match at {
                     Some(at) => place(&mut entry, at),
                     None if entry.target.is_some() => {}
@@ -254,6 +261,7 @@ impl AuditEntry {
                 entry.button = Some(*button);
                 entry.modifiers = modifiers.clone();
             }
+            Action::Read { place: at, .. } => place(&mut entry, at),
             Action::Apps
             | Action::Installed
             | Action::Windows

@@ -151,4 +151,7 @@ pub trait Backend: Send + Sync + 'static {
         &self,
         element: &ElementHandle,
     ) -> impl Future<Output = Result<Option<String>>> + Send;
+    /// All the text the element shows, uncut: its value where it has one, else its name.
+    /// Never called for a password field.
+    fn element_text(&self, element: &ElementHandle) -> impl Future<Output = Result<String>> + Send;
 }

@@ -152,7 +152,14 @@ pub(crate) async fn perform<B: Backend>(
         Action::Click { place, click } => {
             click_at(backend, session, config, target, place, click).await
         }
-        Action::Type { text, place } => type_text(backend, session, target, &text, place).await,
+        Action::Type {
+            text,
+            place,
+            replace,
+        } => type_text(backend, session, target, &text, place, replace).await,
+        Action::Read { place, offset } => {
+            crate::values::read_text(backend, session, target, &place, offset).await
+        }
         Action::Hover { place } => {
             let spot = locate(backend, session, target, &place).await?;
             backend.move_pointer(spot.pixel).await?;
@@ -1167,6 +1174,7 @@ async fn type_text<B: Backend>(
     target: Option<TargetId>,
     text: &str,
     place: Option<Place>,
+    replace: bool,
 ) -> Result<Reply> {
     let chars = text.chars().count();
     // Focusing and typing happen in one call, so nothing can take the focus in between.
@@ -1205,14 +1213,27 @@ async fn type_text<B: Backend>(
             },
         },
     };
+    // Typing over a selection replaces it, in every toolkit's text fields.
+    if replace {
+        let selected = backend.press_keys("ctrl+a").await?;
+        if selected != InputOutcome::Done {
+            return Ok(Reply::input(
+                selected,
+                format!("selected all in {into} to replace it, but typed nothing"),
+                json!({"action": "type", "characters": 0, "replace": true}),
+            ));
+        }
+    }
     // The text is never echoed: it may be a password.
     let outcome = backend.type_text(text).await?;
+    let typed = plural(chars, "character", "characters");
     Ok(Reply::input(
         outcome,
-        format!(
-            "typed {} into {into}",
-            plural(chars, "character", "characters")
-        ),
-        json!({"action": "type", "characters": chars}),
+        if replace {
+            format!("replaced the content of {into} with {typed}")
+        } else {
+            format!("typed {typed} into {into}")
+        },
+        json!({"action": "type", "characters": chars, "replace": replace}),
     ))
 }

@@ -361,6 +361,13 @@ impl Backend for FakeDesktop {
         Ok(())
     }
 
+    async fn element_text(&self, element: &ElementHandle) -> Result<String> {
+        let node = self
+            .find(element)
+            .ok_or_else(|| Error::platform("the element is gone"))?;
+        Ok(self.element_value(element).await?.unwrap_or(node.name))
+    }
+
     async fn element_value(&self, element: &ElementHandle) -> Result<Option<String>> {
         let stored = self
             .values

@@ -121,9 +121,13 @@ impl SurfaceTrees {
 }
 
 /// What names an element for `find`: its name, else the words an unnamed paragraph, cell or
-/// static text shows (a web page's text); never what a person typed into a field.
+/// static text shows (a web page's or a document's text); never what a person typed into a
+/// field, which is its value, not its name.
 fn shown_words(node: &Node) -> &str {
-    let typed = node.states.editable || matches!(node.role, Role::Password | Role::Terminal);
+    let typed = matches!(
+        node.role,
+        Role::Text | Role::Password | Role::Terminal | Role::Combobox | Role::Spin
+    );
     match &node.value {
         Some(value) if node.name.trim().is_empty() && !typed => value,
         _ => &node.name,

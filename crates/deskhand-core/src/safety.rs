@@ -227,6 +227,7 @@ async fn subjects<B: Backend>(
         | Action::Installed
         | Action::Windows
         | Action::Observe(_)
+        | Action::Read { .. }
         | Action::Screenshot
         | Action::Zoom { .. }
         | Action::Wait(_)

@@ -12,7 +12,7 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::find::normalize;
 use crate::memory::Step;
 use crate::model::{ElementHandle, Node, Role};
-use crate::render::{click_action, escape};
+use crate::render::{FENCE, click_action, escape, plural, thousands};
 use crate::session::Session;
 
 /// How long an opened menu has to show the next level's items.
@@ -138,6 +138,69 @@ impl std::fmt::Display for Wanted {
             Wanted::Number(number) => write!(f, "{number}"),
         }
     }
+}
+
+/// The most characters one `read` returns.
+pub const READ_PAGE_CHARS: usize = 2_000;
+
+/// A page of an element's whole text, each line quoted like all app text, with where the next
+/// page starts.
+pub(crate) async fn read_text<B: Backend>(
+    backend: &B,
+    session: &mut Session,
+    target: Option<TargetId>,
+    place: &Place,
+    offset: usize,
+) -> Result<Reply> {
+    let element = named(backend, session, target, place)
+        .await?
+        .expect("read names an element");
+    let label = element.label();
+    if element.entry.role == Role::Password {
+        return Err(Error::new(
+            ErrorKind::Unsupported,
+            format!("{label} is a password field; its content is never read"),
+        ));
+    }
+    let text = backend
+        .element_text(&element.entry.handle)
+        .await
+        .map_err(|err| element_failure(err, &format!("{label} could not be read")))?;
+    let total = text.chars().count();
+    if offset > 0 && offset >= total {
+        return Err(Error::bad_argument(format!(
+            "`offset` {offset} is past the end of {label}, which has {}; read from 0",
+            plural(total, "character", "characters")
+        )));
+    }
+    let page: String = text.chars().skip(offset).take(READ_PAGE_CHARS).collect();
+    let end = offset + page.chars().count();
+    let more = if end < total {
+        format!(" · more: read with `offset` {end}")
+    } else {
+        String::new()
+    };
+    let mut body = format!(
+        "read {label} · characters {}–{} of {}{more}\n{FENCE}\n",
+        thousands(offset),
+        thousands(end),
+        thousands(total)
+    );
+    for line in page.split('\n') {
+        body.push_str(&format!("\"{}\"\n", escape(line)));
+    }
+    Ok(Reply {
+        text: body,
+        outcome: Outcome::Observed,
+        image: None,
+        data: json!({
+            "action": "read",
+            "text": page,
+            "offset": offset,
+            "end": end,
+            "total": total,
+        }),
+    })
 }
 
 fn value_text(value: &ValueArg) -> String {

@@ -272,6 +272,10 @@ fn check_accepted(call: &deskhand_core::Call) -> Result<(), TestCaseError> {
             prop_assert!(*duration_ms <= 10_000);
         }
         Action::Hover { place } | Action::SetValue { place, .. } => prop_assert!(place_ok(place)),
+        Action::Read { place, .. } => {
+            let at_a_point = matches!(place, Place::Point { .. });
+            prop_assert!(place_ok(place) && !at_a_point);
+        }
         Action::Button { place, .. } => prop_assert!(place.as_ref().is_none_or(place_ok)),
         Action::Wait(spec) => {
             prop_assert!((1..=10).contains(&spec.conditions.len()));

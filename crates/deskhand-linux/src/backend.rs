@@ -1162,6 +1162,15 @@ impl Backend for LinuxBackend {
             .await
             .map_err(element_error)
     }
+
+    async fn element_text(&self, element: &ElementHandle) -> Result<String> {
+        let object = object_of(element)?;
+        self.atspi()
+            .await?
+            .element_text(&object)
+            .await
+            .map_err(element_error)
+    }
 }
 
 fn object_of(element: &ElementHandle) -> Result<ObjectRef> {

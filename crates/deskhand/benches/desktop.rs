@@ -1,11 +1,14 @@
 //! `cargo bench -p deskhand --bench desktop`: what deskhand costs on real apps, in one command.
 //!
 //! The bench brings up its own private headless desktop (`deskhand desktop start --owner-pid`,
-//! so the desktop goes when the bench process does), starts GTK3, GTK4 and Chromium apps in it,
-//! and measures the executor in-process (one runtime, one `LinuxBackend`, one `Session`):
-//! `observe` per app (latency, nodes walked, elements listed, o200k_base tokens of the reply),
-//! where an observation's time goes, `screenshot`, `zoom`, a click by ref and typing 1,000
-//! characters of mixed Unicode. It prints figures only: targets live in the issue, not here.
+//! so the desktop goes when the bench process does), starts GTK3, GTK4, Chromium, LibreOffice
+//! Calc and Firefox in it, and measures the executor in-process (one runtime, one
+//! `LinuxBackend`, one `Session`): `observe` per app (latency, D-Bus calls, nodes walked,
+//! elements listed, o200k_base tokens of the reply and which lines they go to, the app's memory
+//! while it is observed), where an observation's time goes, `screenshot`, `zoom`, a click by
+//! ref and typing 1,000 characters of mixed Unicode. Calc gets a few numbers and a formula typed
+//! first, so its cells have values; Firefox shows a page of 2,000 paragraphs, whose visible
+//! text the reply must carry. It prints figures only: targets live in the issue, not here.
 //!
 //! `DESKHAND_BENCH_ROWS` overrides the number of list items of the generated Chromium page
 //! (800: about 5,000 accessible objects in Chromium 156).
@@ -31,6 +34,18 @@ const TYPED_CHARS: usize = 1_000;
 const DEFAULT_ROWS: usize = 800;
 const GTK_START: Duration = Duration::from_secs(30);
 const CHROMIUM_START: Duration = Duration::from_secs(60);
+/// LibreOffice with a fresh profile, and Firefox building the tree of a long page, are slow to
+/// start, the more so with every other app starting beside them on two cores.
+const CALC_START: Duration = Duration::from_secs(90);
+const FIREFOX_START: Duration = Duration::from_secs(120);
+/// How long Calc may take to show its "Tip of the Day" once its main window is there.
+const CALC_TIP: Duration = Duration::from_secs(20);
+/// Typed into Calc's first cells before it is observed: two numbers and a formula over them.
+const CALC_INPUT: &str = "5\n7\n=A1+A2\n";
+/// The cells `CALC_INPUT` fills, with the values a person sees in them.
+const CALC_CELLS: [(&str, &str); 3] = [("A1", "5"), ("A2", "7"), ("A3", "12")];
+const PARAGRAPHS: usize = 2_000;
+const PARAGRAPH_TITLE: &str = "Two Thousand Paragraphs";
 
 /// The environment `deskhand desktop start --json` hands back.
 struct DesktopEnv {
@@ -135,6 +150,43 @@ fn big_page(rows: usize) -> String {
     }
     html.push_str("</ul>\n</body></html>\n");
     html
+}
+
+/// The words of the Firefox page's paragraph `i`: distinct for every paragraph, so the reply's
+/// text can be checked line by line.
+fn paragraph_text(i: usize) -> String {
+    format!(
+        "Paragraph {i}: the quick brown fox jumps over the lazy dog while {} crows watch from fence {}.",
+        (i * 7) % 97,
+        i % 50
+    )
+}
+
+/// The Firefox page: `PARAGRAPHS` plain paragraphs, nothing else.
+fn paragraph_page() -> String {
+    let mut html = format!(
+        "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
+         <title>{PARAGRAPH_TITLE}</title></head>\n<body>\n"
+    );
+    for i in 1..=PARAGRAPHS {
+        html.push_str(&format!("<p>{}</p>\n", paragraph_text(i)));
+    }
+    html.push_str("</body></html>\n");
+    html
+}
+
+/// A process's resident memory in kB, from `/proc/<pid>/status`.
+fn rss_kb(pid: u32) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    status
+        .lines()
+        .find_map(|line| line.strip_prefix("VmRSS:"))
+        .and_then(|rest| rest.split_whitespace().next())
+        .and_then(|kb| kb.parse().ok())
+}
+
+fn mb(kb: u64) -> f64 {
+    kb as f64 / 1024.0
 }
 
 /// 1,000 characters of ASCII, accented Latin, Greek, CJK and symbols; `shift` rotates the start
@@ -277,13 +329,27 @@ struct Observed {
     label: &'static str,
     median: f64,
     p90: f64,
+    /// D-Bus calls to the accessibility bus per observe, the mean over the measured runs.
+    calls: f64,
     nodes: u64,
     elements: usize,
     /// What the tree had to list, when a listing limit cut the elements short.
     elements_total: Option<u64>,
     tokens: usize,
     partial: String,
+    /// What being observed costs the app's memory.
+    rss: Option<Rss>,
     breakdown: Breakdown,
+    /// The last measured reply, for the checks and the token breakdown.
+    reply: Reply,
+}
+
+/// The resident memory of the window's process, in kB.
+struct Rss {
+    before_runs: u64,
+    after_runs: u64,
+    /// After the breakdown's rounds too (as many observes again, and as many tree reads).
+    after_breakdown: u64,
 }
 
 /// Where one observation's time goes, medians in ms.
@@ -302,6 +368,8 @@ struct Ready {
     spec_index: usize,
     id: String,
     info: WindowInfo,
+    /// Calc: soffice's resident memory before its main window was first observed, in kB.
+    rss_unobserved_kb: Option<u64>,
 }
 
 async fn observe_app(
@@ -312,16 +380,20 @@ async fn observe_app(
     ready: &Ready,
 ) -> Result<Observed, String> {
     let args = json!({"action": "observe", "target": ready.id});
+    let rss_before = ready.info.pid.and_then(rss_kb);
     for _ in 0..WARM_UP {
         desk.call(args.clone()).await?;
     }
     let mut times = Vec::with_capacity(RUNS);
     let mut last = None;
+    let calls_before = desk.backend.accessibility_calls();
     for _ in 0..RUNS {
         let (reply, took) = desk.timed(args.clone()).await?;
         times.push(took);
         last = Some(reply);
     }
+    let calls = (desk.backend.accessibility_calls() - calls_before) as f64 / RUNS as f64;
+    let rss_after = ready.info.pid.and_then(rss_kb);
     let reply = last.expect("at least one run");
     let partial = reply.data["partial"]
         .as_array()
@@ -334,17 +406,86 @@ async fn observe_app(
         .filter(|why| !why.is_empty())
         .map_or_else(|| "no".to_owned(), |why| format!("yes: {why}"));
     let breakdown = breakdown(desk, atspi, &ready.info, &ready.id).await?;
+    let rss = match (rss_before, rss_after, ready.info.pid.and_then(rss_kb)) {
+        (Some(before_runs), Some(after_runs), Some(after_breakdown)) => Some(Rss {
+            before_runs,
+            after_runs,
+            after_breakdown,
+        }),
+        _ => None,
+    };
     Ok(Observed {
         label,
         median: median(&times),
         p90: p90(&times),
+        calls,
         nodes: reply.data["nodes"].as_u64().unwrap_or(0),
         elements: reply.data["elements"].as_array().map_or(0, Vec::len),
         elements_total: reply.data["elements_total"].as_u64(),
         tokens: tokenizer.encode_ordinary(&reply.text).len(),
         partial,
+        rss,
         breakdown,
+        reply,
     })
+}
+
+/// The tokens of a reply's header (its first line and the fence) and of its element lines by
+/// role, the costliest role first: (role, lines, tokens).
+fn tokens_by_role(
+    tokenizer: &tiktoken_rs::CoreBPE,
+    text: &str,
+) -> (usize, Vec<(String, usize, usize)>) {
+    let count = |line: &str| tokenizer.encode_ordinary(&format!("{line}\n")).len();
+    let mut lines = text.lines();
+    let header = lines.by_ref().take(2).map(count).sum();
+    let mut roles: Vec<(String, usize, usize)> = Vec::new();
+    for line in lines {
+        // `  e12 button "Save" …`: the role follows the ref; anything else is a note.
+        let mut words = line.split_whitespace();
+        let role = match (words.next(), words.next()) {
+            (Some(reference), Some(role))
+                if reference.len() > 1
+                    && reference.starts_with('e')
+                    && reference[1..].chars().all(|c| c.is_ascii_digit()) =>
+            {
+                role.to_owned()
+            }
+            _ => "(notes)".to_owned(),
+        };
+        let tokens = count(line);
+        match roles.iter_mut().find(|(r, _, _)| *r == role) {
+            Some((_, n, t)) => {
+                *n += 1;
+                *t += tokens;
+            }
+            None => roles.push((role, 1, tokens)),
+        }
+    }
+    roles.sort_by(|a, b| b.2.cmp(&a.2));
+    (header, roles)
+}
+
+/// The paragraph lines of a Firefox observation, in order: the paragraph's number (0 when the
+/// line is no paragraph of the page) and whether the line carries exactly its text.
+fn listed_paragraphs(data: &Value) -> Vec<(usize, bool)> {
+    data["elements"]
+        .as_array()
+        .map(|all| {
+            all.iter()
+                .filter(|e| e["role"] == "paragraph")
+                .map(|e| {
+                    let value = e["value"].as_str().unwrap_or_default();
+                    let number = value
+                        .strip_prefix("Paragraph ")
+                        .and_then(|rest| rest.split_once(':'))
+                        .and_then(|(n, _)| n.parse().ok())
+                        .unwrap_or(0);
+                    (number, number > 0 && value == paragraph_text(number))
+                })
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 /// Times the parts of an observation separately, in rounds: the observe itself, listing windows,
@@ -640,11 +781,24 @@ fn main() {
         .ok()
         .and_then(|r| r.parse().ok())
         .unwrap_or(DEFAULT_ROWS);
-    let page = scratch.0.join("big_page.html");
-    std::fs::write(&page, big_page(rows)).expect("writing the page");
-    let profile = scratch.0.join("chromium-profile");
-    std::fs::create_dir_all(&profile).expect("profile dir");
-    let editor_file = scratch.0.join("bench-typing.txt");
+    let files = Files {
+        page: scratch.0.join("big_page.html"),
+        chromium_profile: scratch.0.join("chromium-profile"),
+        editor_file: scratch.0.join("bench-typing.txt"),
+        calc_profile: scratch.0.join("libreoffice-profile"),
+        paragraphs: scratch.0.join("paragraphs.html"),
+        firefox_profile: scratch.0.join("firefox-profile"),
+    };
+    std::fs::write(&files.page, big_page(rows)).expect("writing the page");
+    std::fs::write(&files.paragraphs, paragraph_page()).expect("writing the paragraphs");
+    // Fresh, empty profiles: nothing of the user's settings, sessions or extensions.
+    for profile in [
+        &files.chromium_profile,
+        &files.calc_profile,
+        &files.firefox_profile,
+    ] {
+        std::fs::create_dir_all(profile).expect("profile dir");
+    }
 
     println!("# deskhand desktop bench");
     println!(
@@ -658,13 +812,24 @@ fn main() {
         .enable_all()
         .build()
         .expect("tokio runtime");
-    runtime.block_on(run(&page, &profile, &editor_file, rows));
+    runtime.block_on(run(&files, rows));
     drop(runtime);
     drop(scratch);
 }
 
-fn specs(page: &Path, profile: &Path, editor_file: &Path) -> Vec<Spec> {
-    let editor_name = editor_file
+/// The files the apps open, in the bench's scratch directory.
+struct Files {
+    page: PathBuf,
+    chromium_profile: PathBuf,
+    editor_file: PathBuf,
+    calc_profile: PathBuf,
+    paragraphs: PathBuf,
+    firefox_profile: PathBuf,
+}
+
+fn specs(files: &Files) -> Vec<Spec> {
+    let editor_name = files
+        .editor_file
         .file_name()
         .and_then(|n| n.to_str())
         .unwrap_or_default()
@@ -697,7 +862,7 @@ fn specs(page: &Path, profile: &Path, editor_file: &Path) -> Vec<Spec> {
         Spec {
             label: "mousepad (GTK3)",
             program: "mousepad",
-            args: vec![editor_file.to_string_lossy().into_owned()],
+            args: vec![files.editor_file.to_string_lossy().into_owned()],
             title: Box::new(move |t| t.contains(&editor_name) && t.ends_with("Mousepad")),
             min_elements: 5,
             start: GTK_START,
@@ -720,20 +885,48 @@ fn specs(page: &Path, profile: &Path, editor_file: &Path) -> Vec<Spec> {
             .iter()
             .map(|s| s.to_string())
             .chain([
-                format!("--user-data-dir={}", profile.display()),
+                format!("--user-data-dir={}", files.chromium_profile.display()),
                 "--window-size=1200,900".to_owned(),
-                format!("file://{}", page.display()),
+                format!("file://{}", files.page.display()),
             ])
             .collect(),
             title: Box::new(|t| t == "Deskhand Big Page - Chromium"),
             min_elements: 100,
             start: CHROMIUM_START,
         },
+        Spec {
+            label: "LibreOffice Calc, 3 cells filled",
+            program: "soffice",
+            args: vec![
+                "--norestore".to_owned(),
+                "--calc".to_owned(),
+                format!(
+                    "-env:UserInstallation=file://{}",
+                    files.calc_profile.display()
+                ),
+            ],
+            title: Box::new(|t| t.ends_with("LibreOffice Calc")),
+            min_elements: 50,
+            start: CALC_START,
+        },
+        Spec {
+            label: "Firefox ESR, 2,000 paragraphs",
+            program: "firefox-esr",
+            args: vec![
+                "--new-instance".to_owned(),
+                "--profile".to_owned(),
+                files.firefox_profile.to_string_lossy().into_owned(),
+                format!("file://{}", files.paragraphs.display()),
+            ],
+            title: Box::new(|t| t.starts_with(PARAGRAPH_TITLE)),
+            min_elements: 20,
+            start: FIREFOX_START,
+        },
     ]
 }
 
-async fn run(page: &Path, profile: &Path, editor_file: &Path, rows: usize) {
-    let specs = specs(page, profile, editor_file);
+async fn run(files: &Files, rows: usize) {
+    let specs = specs(files);
     let tokenizer = tiktoken_rs::o200k_base().expect("the o200k_base vocabulary");
     let mut desk = Desk {
         backend: LinuxBackend::connect().expect("connecting to the bench desktop"),
@@ -761,11 +954,19 @@ async fn run(page: &Path, profile: &Path, editor_file: &Path, rows: usize) {
         }
         let found = async {
             let (id, info) = desk.window(spec.start, &*spec.title).await?;
+            // Calc is filled in and its memory read before anything observes its main window.
+            let rss_unobserved_kb = if spec.program == "soffice" {
+                prepare_calc(&mut desk, &id).await?;
+                info.pid.and_then(rss_kb)
+            } else {
+                None
+            };
             desk.settle(&id, spec.min_elements, spec.start).await?;
             Ok::<_, String>(Ready {
                 spec_index: i,
                 id,
                 info,
+                rss_unobserved_kb,
             })
         }
         .await;
@@ -789,15 +990,16 @@ async fn run(page: &Path, profile: &Path, editor_file: &Path, rows: usize) {
     );
     println!();
     println!(
-        "| app | median ms | p90 ms | nodes walked | elements listed | tokens (o200k) | tokens/element | partial |"
+        "| app | median ms | p90 ms | D-Bus calls | nodes walked | elements listed | tokens (o200k) | tokens/element | app RSS growth over {RUNS} runs | partial |"
     );
-    println!("|---|---:|---:|---:|---:|---:|---:|---|");
+    println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|---|");
     for o in &observed {
         println!(
-            "| {} | {:.1} | {:.1} | {} | {} | {} | {:.1} | {} |",
+            "| {} | {:.1} | {:.1} | {:.0} | {} | {} | {} | {:.1} | {} | {} |",
             o.label,
             o.median,
             o.p90,
+            o.calls,
             o.nodes,
             o.elements_total.map_or_else(
                 || o.elements.to_string(),
@@ -805,12 +1007,24 @@ async fn run(page: &Path, profile: &Path, editor_file: &Path, rows: usize) {
             ),
             o.tokens,
             o.tokens as f64 / o.elements.max(1) as f64,
+            o.rss.as_ref().map_or_else(
+                || "?".to_owned(),
+                |rss| format!("{:+.1} MB", mb(rss.after_runs) - mb(rss.before_runs))
+            ),
             o.partial
         );
     }
     for (i, err) in &failed {
-        println!("| {} | failed: {err} | | | | | | |", specs[*i].label);
+        println!("| {} | failed: {err} | | | | | | | | |", specs[*i].label);
     }
+    let tokens: usize = observed.iter().map(|o| o.tokens).sum();
+    let elements: usize = observed.iter().map(|o| o.elements).sum();
+    println!();
+    println!(
+        "All {} apps measured together: {tokens} tokens for {elements} listed elements, {:.1} tokens per element.",
+        observed.len(),
+        tokens as f64 / elements.max(1) as f64
+    );
     println!();
     println!("## where an observe's time goes (medians of {RUNS} rounds, ms)");
     println!();
@@ -832,19 +1046,43 @@ async fn run(page: &Path, profile: &Path, editor_file: &Path, rows: usize) {
         );
     }
     println!();
+    println!("## where the tokens go (the last measured reply of each app, o200k)");
+    println!();
+    println!(
+        "The header is the first line and the fence after it; the roles are those of the element lines, \
+         the three that cost the most tokens: lines, tokens, tokens per line."
+    );
+    println!();
+    println!("| app | header | by role |");
+    println!("|---|---:|---|");
+    for o in &observed {
+        let (header, roles) = tokens_by_role(&tokenizer, &o.reply.text);
+        let top: Vec<String> = roles
+            .iter()
+            .take(3)
+            .map(|(role, lines, tokens)| {
+                format!(
+                    "{role}: {lines} lines, {tokens} tokens, {:.1} per line",
+                    *tokens as f64 / (*lines).max(1) as f64
+                )
+            })
+            .collect();
+        println!("| {} | {header} | {} |", o.label, top.join(" · "));
+    }
+    println!();
 
-    if let Some((r, o)) = ready
-        .iter()
-        .find(|r| specs[r.spec_index].program == "chromium")
-        .map(|r| {
-            (
-                r,
-                observed
-                    .iter()
-                    .find(|o| o.label == specs[r.spec_index].label),
-            )
-        })
-    {
+    // The measured window of the app `program` and its figures, if it got that far.
+    let measured = |program: &str| {
+        ready
+            .iter()
+            .find(|r| specs[r.spec_index].program == program)
+            .map(|r| {
+                let label = specs[r.spec_index].label;
+                (r, observed.iter().find(|o| o.label == label))
+            })
+    };
+
+    if let Some((r, o)) = measured("chromium") {
         match count_all(&atspi, &r.info).await {
             Ok((nodes, took)) => println!(
                 "Chromium page: {rows} list items (a link, a button and text each). Its window has {nodes} accessible objects in all \
@@ -855,7 +1093,127 @@ async fn run(page: &Path, profile: &Path, editor_file: &Path, rows: usize) {
                 println!("Chromium page: {rows} list items; counting its objects failed: {err}")
             }
         }
+        println!();
     }
+
+    println!("## LibreOffice Calc");
+    println!();
+    match measured("soffice") {
+        Some((r, Some(o))) => {
+            let cells: Vec<String> = CALC_CELLS
+                .iter()
+                .map(|(cell, wanted)| {
+                    let got = o.reply.data["elements"].as_array().and_then(|all| {
+                        all.iter()
+                            .find(|e| e["role"] == "cell" && e["name"] == *cell)
+                            .map(|e| e["value"].as_str().unwrap_or_default())
+                    });
+                    match got {
+                        Some(got) if got == *wanted => format!("{cell} = \"{got}\""),
+                        Some(got) => format!("{cell} = \"{got}\" (wanted \"{wanted}\")"),
+                        None => format!("{cell} not listed (wanted \"{wanted}\")"),
+                    }
+                })
+                .collect();
+            println!(
+                "- typed {CALC_INPUT:?} into the new sheet; the reply lists {}",
+                cells.join(", ")
+            );
+            let process = r.info.pid.map_or_else(
+                || "no pid".to_owned(),
+                |pid| {
+                    let comm =
+                        std::fs::read_to_string(format!("/proc/{pid}/comm")).unwrap_or_default();
+                    format!("pid {pid}, {}", comm.trim())
+                },
+            );
+            match (r.rss_unobserved_kb, &o.rss) {
+                (Some(unobserved), Some(rss)) => println!(
+                    "- RSS of the window's process ({process}): {:.1} MB before its main window was first observed; \
+                     {:.1} MB once its tree had settled (the bench's first observes); {:.1} MB after the {WARM_UP} warm-up + {RUNS} measured \
+                     observes; {:.1} MB after the breakdown's {} more observes and as many tree reads. Growth: {:+.1} MB over the \
+                     measured observes, {:+.1} MB from before the first observe to the end.",
+                    mb(unobserved),
+                    mb(rss.before_runs),
+                    mb(rss.after_runs),
+                    mb(rss.after_breakdown),
+                    WARM_UP + RUNS,
+                    mb(rss.after_runs) - mb(rss.before_runs),
+                    mb(rss.after_breakdown) - mb(unobserved)
+                ),
+                _ => println!("- RSS of the window's process ({process}) could not be read"),
+            }
+        }
+        Some((_, None)) => println!("- its window settled but could not be measured"),
+        None => println!("- did not start: see the observe table"),
+    }
+    println!();
+
+    println!("## Firefox, {PARAGRAPHS} paragraphs");
+    println!();
+    match measured("firefox-esr") {
+        Some((r, Some(o))) => {
+            let paragraphs = listed_paragraphs(&o.reply.data);
+            let exact = paragraphs.iter().filter(|(_, exact)| *exact).count();
+            // The visible paragraphs are the first ones, each whole: 1..=n, nothing skipped.
+            let in_order = paragraphs
+                .iter()
+                .enumerate()
+                .all(|(at, (number, _))| *number == at + 1);
+            println!(
+                "- {} paragraph lines listed ({}), {exact} with exactly their paragraph's text; {} hidden elements counted, not listed",
+                paragraphs.len(),
+                match (paragraphs.first(), paragraphs.last(), in_order) {
+                    (Some((first, _)), Some((last, _)), true) => {
+                        format!("paragraphs {first}–{last}, none skipped")
+                    }
+                    (Some(_), Some(_), false) => format!(
+                        "not the first ones in order: {:?}",
+                        paragraphs.iter().map(|(n, _)| *n).collect::<Vec<_>>()
+                    ),
+                    _ => "none".to_owned(),
+                },
+                o.reply.data["hidden"]
+            );
+            if let Some(line) = o
+                .reply
+                .text
+                .lines()
+                .find(|line| line.contains(" paragraph value="))
+            {
+                println!("- a paragraph's line: `{}`", line.trim());
+            }
+            match desk
+                .call(json!({"action": "observe", "target": r.id, "hidden": true}))
+                .await
+            {
+                Ok(all) => {
+                    let hidden = all.data["elements"].as_array().map_or(0, |all| {
+                        all.iter()
+                            .filter(|e| {
+                                e["role"] == "paragraph"
+                                    && e["states"]
+                                        .as_array()
+                                        .is_some_and(|s| s.iter().any(|s| s == "hidden"))
+                            })
+                            .count()
+                    });
+                    println!("- `hidden: true` lists {hidden} paragraphs marked hidden");
+                }
+                Err(err) => println!("- observe with `hidden: true` failed: {err}"),
+            }
+            match count_all(&atspi, &r.info).await {
+                Ok((nodes, took)) => println!(
+                    "- its window has {nodes} accessible objects in all (GetChildren alone, off-screen included, {took:.0} ms); observe walked {}",
+                    o.nodes
+                ),
+                Err(err) => println!("- counting its objects failed: {err}"),
+            }
+        }
+        Some((_, None)) => println!("- its window settled but could not be measured"),
+        None => println!("- did not start: see the observe table"),
+    }
+    println!();
 
     // Pixels.
     let mut shots = Vec::new();
@@ -959,6 +1317,43 @@ async fn run(page: &Path, profile: &Path, editor_file: &Path, rows: usize) {
     }
     println!();
     drop(apps);
+}
+
+/// Closes Calc's "Tip of the Day" by clicking its OK by ref, then types `CALC_INPUT` into the
+/// new sheet, whose cursor starts in A1; the main window itself is not observed.
+async fn prepare_calc(desk: &mut Desk, id: &str) -> Result<(), String> {
+    let is_tip = |t: &str| t.starts_with("Tip of the Day");
+    // A LibreOffice that shows no tip at its first start is fine too: it only has nothing to close.
+    if let Ok((tip, _)) = desk.window(CALC_TIP, &is_tip).await {
+        let reply = desk
+            .call(json!({"action": "observe", "target": tip}))
+            .await?;
+        let ok = reply.data["elements"]
+            .as_array()
+            .and_then(|all| {
+                all.iter()
+                    .find(|e| e["role"] == "button" && e["name"] == "OK")
+                    .and_then(|e| e["ref"].as_str())
+            })
+            .ok_or("no button \"OK\" in Calc's Tip of the Day")?
+            .to_owned();
+        desk.call(json!({"action": "click", "ref": ok})).await?;
+        // Typing while the dialog is still up would type into the dialog.
+        let started = Instant::now();
+        loop {
+            let windows = desk.backend.windows().await.map_err(|e| e.message)?;
+            if !windows.iter().any(|w| is_tip(&w.title)) {
+                break;
+            }
+            if started.elapsed() > CALC_TIP {
+                return Err("Calc's Tip of the Day did not close on OK".to_owned());
+            }
+            tokio::time::sleep(Duration::from_millis(250)).await;
+        }
+    }
+    desk.call(json!({"action": "type", "target": id, "text": CALC_INPUT}))
+        .await?;
+    Ok(())
 }
 
 /// Observes the calculator once, then times plain clicks on its "7" button by ref.

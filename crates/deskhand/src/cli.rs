@@ -28,8 +28,9 @@ Usage:
                 [--memory FILE|off]    run one action, e.g. deskhand observe '{\"target\":\"w2\"}'
   deskhand desktop start|stop          a private headless desktop: eval \"$(deskhand desktop start)\"
 
-Actions: apps, windows, observe, click, type, press, scroll, drag, screenshot, zoom, hover, down,
-  up, wait, batch, set_value, select, launch, focus, close, kill, window, clipboard, recall, forget.
+Actions: apps, windows, observe, read, click, type, press, scroll, drag, screenshot, zoom, hover,
+  down, up, wait, batch, set_value, select, launch, focus, close, kill, window, clipboard, recall,
+  forget.
 Exit status: 0 done, 1 the call failed (nothing happened), 2 usage error, 3 applied but unconfirmed.
 Safety: the pointer in the top-left corner of the screen stops every action until it leaves.
   Policy: --policy FILE, else $DESKHAND_POLICY, else $XDG_CONFIG_HOME/deskhand/policy.toml.

@@ -777,6 +777,15 @@ impl Atspi {
         }
     }
 
+    /// All the text the element shows: its value as [`Atspi::element_value`] reads it, else its
+    /// name (a label's whole text).
+    pub async fn element_text(&self, object: &ObjectRef) -> Result<String, AtspiError> {
+        match self.element_value(object).await? {
+            Some(value) => Ok(value),
+            None => self.string_property(object, ACCESSIBLE, "Name").await,
+        }
+    }
+
     /// The role and words (name, else text) of each child embedded in the element's text, in
     /// the order their U+FFFC stand.
     async fn embedded_children(&self, object: &ObjectRef) -> Vec<(Role, Option<String>)> {
