@@ -211,17 +211,27 @@ fn value_text(value: &ValueArg) -> String {
 }
 
 /// The nearest descendants of `scope` named `name`: a same-named item deeper down (in a
-/// submenu) does not compete with one nearer.
+/// submenu) does not compete with one nearer, a hidden one (Qt's toolbar button behind its
+/// menu's item) not with one shown, and a button not with a menu item.
 fn nearest_named<'t>(scope: &'t Node, name: &str, accept: &dyn Fn(&Node) -> bool) -> Vec<&'t Node> {
     let wanted = normalize(name);
     let mut level: Vec<&Node> = scope.children.iter().collect();
     while !level.is_empty() {
-        let hits: Vec<&Node> = level
+        let mut hits: Vec<&Node> = level
             .iter()
             .copied()
             .filter(|n| accept(n) && normalize(&n.name) == wanted)
             .collect();
         if !hits.is_empty() {
+            let narrow = |hits: &mut Vec<&Node>, keep: &dyn Fn(&Node) -> bool| {
+                if hits.iter().any(|n| keep(n)) {
+                    hits.retain(|n| keep(n));
+                }
+            };
+            narrow(&mut hits, &|n| n.states.visible);
+            narrow(&mut hits, &|n| {
+                matches!(n.role, Role::Menu | Role::Menuitem)
+            });
             return hits;
         }
         level = level.iter().flat_map(|n| n.children.iter()).collect();
@@ -274,11 +284,32 @@ fn is_menu_entry(node: &Node) -> bool {
 
 /// Runs an element's own click action; fails closed when it has none.
 async fn invoke<B: Backend>(backend: &B, node: &Node, what: &str) -> Result<()> {
+    run_action(backend, node, what, &click_action).await
+}
+
+/// Opens a menu: its click action, else the `ShowMenu` a Qt menu bar offers instead.
+async fn open_menu<B: Backend>(backend: &B, node: &Node, what: &str) -> Result<()> {
+    let opener = |role: Role, names: &[String]| {
+        click_action(role, names).or_else(|| {
+            names
+                .iter()
+                .position(|n| n.eq_ignore_ascii_case("showmenu"))
+        })
+    };
+    run_action(backend, node, what, &opener).await
+}
+
+async fn run_action<B: Backend>(
+    backend: &B,
+    node: &Node,
+    what: &str,
+    pick: &(dyn Fn(Role, &[String]) -> Option<usize> + Sync),
+) -> Result<()> {
     let names = backend
         .action_names(&node.handle)
         .await
         .map_err(|err| element_failure(err, &format!("{what} could not be read")))?;
-    let index = click_action(node.role, &names).ok_or_else(|| {
+    let index = pick(node.role, &names).ok_or_else(|| {
         Error::new(
             ErrorKind::Unsupported,
             format!(
@@ -431,14 +462,19 @@ pub(crate) async fn select<B: Backend>(
                 )
             })?;
             let hits = nearest_named(scope_node, segment, &is_menu_entry);
+            // An app updates its items when their menu opens: a closed menu's disabled item
+            // may be enabled by then (Copy once there is a selection).
+            let stale = level > 0 && levels.iter().any(|(_, opened)| !opened);
+            let waited_out = started.elapsed() >= MENU_OPEN_TIMEOUT;
             match hits.as_slice() {
-                [item] => break (*item).clone(),
-                [] if level > 0 && started.elapsed() < MENU_OPEN_TIMEOUT => {
+                [item] if item.states.enabled || !stale || waited_out => break (*item).clone(),
+                [_] | [] if level > 0 && !waited_out => {
                     open_levels(backend, &window, &mut tree, &mut levels, &walked).await?;
                     tokio::time::sleep(POLL).await;
                     tree = backend.tree(&window).await?;
                 }
                 [] => {
+                    let closed = close_opened(backend, &window, &levels).await;
                     return Err(Error::new(
                         ErrorKind::NotFound,
                         format!(
@@ -450,12 +486,14 @@ pub(crate) async fn select<B: Backend>(
                             },
                             escape(segment),
                             choices(scope_node, &is_menu_entry),
-                            left_open(&levels)
+                            closed
                         ),
                     ));
                 }
+                [item] => break (*item).clone(),
                 many => {
                     let roles: Vec<&str> = many.iter().map(|n| n.role.as_str()).collect();
+                    let closed = close_opened(backend, &window, &levels).await;
                     return Err(Error::new(
                         ErrorKind::Ambiguous,
                         format!(
@@ -468,7 +506,7 @@ pub(crate) async fn select<B: Backend>(
                             many.len(),
                             escape(segment),
                             roles.join(", "),
-                            left_open(&levels)
+                            closed
                         ),
                     ));
                 }
@@ -476,12 +514,12 @@ pub(crate) async fn select<B: Backend>(
         };
         walked.push(item.name.trim().to_owned());
         if !item.states.enabled {
+            let closed = close_opened(backend, &window, &levels).await;
             return Err(Error::new(
                 ErrorKind::Disabled,
                 format!(
-                    "{} is disabled; nothing was selected{}",
+                    "{} is disabled in its open menu; nothing was selected{closed}",
                     menu_label(&walked),
-                    left_open(&levels)
                 ),
             ));
         }
@@ -490,6 +528,10 @@ pub(crate) async fn select<B: Backend>(
                 click_open_item(backend, &window, &mut tree, &mut levels, &item, &walked).await?;
             } else {
                 invoke(backend, &item, &menu_label(&walked)).await?;
+                // Qt runs the item yet leaves its menu open, and the open menu takes the next
+                // keys.
+                tokio::time::sleep(POLL).await;
+                close_opened(backend, &window, &levels).await;
             }
         }
         levels.push((item.handle.clone(), false));
@@ -525,7 +567,7 @@ async fn open_levels<B: Backend>(
         let Some(node) = tree.root.find(&levels[index].0) else {
             break;
         };
-        invoke(backend, node, &menu_label(&walked[..=index])).await?;
+        open_menu(backend, node, &menu_label(&walked[..=index])).await?;
         levels[index].1 = true;
         tokio::time::sleep(POLL).await;
         *tree = backend.tree(window).await?;
@@ -573,13 +615,35 @@ async fn click_open_item<B: Backend>(
     }
 }
 
-/// What a failure leaves behind when it opened menus on the way.
-fn left_open(levels: &[(ElementHandle, bool)]) -> &'static str {
-    if levels.iter().any(|(_, opened)| *opened) {
-        " (a menu it opened may still be open: press Escape)"
-    } else {
-        ""
+/// Closes, deepest first, each menu `select` opened that still shows its items (Escape goes
+/// to the open menu, which holds the keyboard); says what it left, for a failure's message.
+async fn close_opened<B: Backend>(
+    backend: &B,
+    window: &crate::model::WindowInfo,
+    levels: &[(ElementHandle, bool)],
+) -> &'static str {
+    let opened: Vec<&ElementHandle> = levels
+        .iter()
+        .filter(|(_, opened)| *opened)
+        .map(|(handle, _)| handle)
+        .rev()
+        .collect();
+    if opened.is_empty() {
+        return "";
     }
+    for handle in opened {
+        let Ok(tree) = backend.tree(window).await else {
+            return " (a menu it opened may still be open: press Escape)";
+        };
+        let showing = tree
+            .root
+            .find(handle)
+            .is_some_and(|menu| menu.children.iter().any(|item| item.states.visible));
+        if showing && backend.press_keys("Escape").await.is_err() {
+            return " (a menu it opened may still be open: press Escape)";
+        }
+    }
+    " (the menus it opened were closed again)"
 }
 
 /// `"File" > "Save As…"`.

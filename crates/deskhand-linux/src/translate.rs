@@ -122,9 +122,64 @@ pub fn gtk4_name(name: String) -> String {
     name
 }
 
+/// A name as a person reads it, whatever the toolkit put in it: a label with its mnemonic
+/// marker doubled by its plain text ("_Discard Discard"), or a Qt tooltip in rich text
+/// ("<p style='white-space:pre'>Calculate number of words</p>").
+pub fn clean_name(name: String) -> String {
+    let words: Vec<&str> = name.split(' ').collect();
+    if words.len() % 2 == 0 {
+        let (marked, plain) = words.split_at(words.len() / 2);
+        let (marked, plain) = (marked.join(" "), plain.join(" "));
+        if marked.contains('_') && marked.replace('_', "") == plain {
+            return plain;
+        }
+    }
+    let trimmed = name.trim_start();
+    if !(trimmed.starts_with('<') && trimmed.contains('>')) {
+        return name;
+    }
+    let mut text = String::with_capacity(name.len());
+    let mut in_tag = false;
+    for c in trimmed.chars() {
+        match c {
+            '<' => in_tag = true,
+            '>' if in_tag => {
+                in_tag = false;
+                text.push(' ');
+            }
+            c if !in_tag => text.push(c),
+            _ => {}
+        }
+    }
+    let text = text
+        .replace("&nbsp;", " ")
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&quot;", "\"")
+        .replace("&#39;", "'")
+        .replace("&amp;", "&");
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn names_lose_doubled_mnemonics_and_rich_text() {
+        assert_eq!(clean_name("_Discard Discard".into()), "Discard");
+        assert_eq!(clean_name("Save _As Save As".into()), "Save As");
+        assert_eq!(
+            clean_name(
+                "<p style='white-space:pre'>Calculate number of words\n(For huge texts, this may be CPU-intensive.)</p>"
+                    .into()
+            ),
+            "Calculate number of words (For huge texts, this may be CPU-intensive.)"
+        );
+        assert_eq!(clean_name("<b>Tom &amp; Jerry</b>".into()), "Tom & Jerry");
+        assert_eq!(clean_name("a < b".into()), "a < b");
+        assert_eq!(clean_name("snake_case name".into()), "snake_case name");
+    }
 
     #[test]
     fn roles_map_to_what_agents_act_on() {

@@ -13,7 +13,7 @@
 //! `DESKHAND_BENCH_ROWS` overrides the number of list items of the generated Chromium page
 //! (800: about 5,000 accessible objects in Chromium 156).
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 

@@ -1349,11 +1349,11 @@ impl Walk<'_> {
                 states.visible = true;
             }
             let has = |suffix: &str| interfaces.iter().any(|i| i.ends_with(suffix));
-            let name = if self.style.showing_reliable {
+            let name = translate::clean_name(if self.style.showing_reliable {
                 name
             } else {
                 translate::gtk4_name(name)
-            };
+            });
             // Hidden elements are only counted, and an unnamed layout wrapper is never listed
             // unless it carries words of its own, so nothing more is asked of either.
             let shown = states.visible || is_root;

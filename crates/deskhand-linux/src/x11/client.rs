@@ -119,13 +119,15 @@ impl X11 {
             self.atoms.WM_PROTOCOLS,
             [self.atoms._NET_WM_PING, serial, window, 0, 0],
         );
-        // The answer is sent to the root window for clients selecting substructure events;
-        // select them only for as long as we wait, so they do not pile up unread.
+        // The answer is sent to the root window for clients selecting substructure events
+        // (GTK) or structure events (Qt 5); select both only for as long as we wait, so they do
+        // not pile up unread.
         let listen = self
             .conn
             .change_window_attributes(
                 self.root,
-                &ChangeWindowAttributesAux::new().event_mask(EventMask::SUBSTRUCTURE_NOTIFY),
+                &ChangeWindowAttributesAux::new()
+                    .event_mask(EventMask::SUBSTRUCTURE_NOTIFY | EventMask::STRUCTURE_NOTIFY),
             )
             .during(OPERATION)?;
         let sent = self
