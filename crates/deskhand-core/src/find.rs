@@ -139,6 +139,9 @@ pub(crate) fn normalize(text: &str) -> String {
     text.trim().replace('…', "...").to_lowercase()
 }
 
+/// How long after an action a `find` that matches nothing looks again before failing.
+const SETTLE_AFTER_ACTION_MS: u64 = 1_500;
+
 /// The one element `find` names on the call's surface, with a ref issued for it.
 pub(crate) async fn find_one<B: Backend>(
     backend: &B,
@@ -146,8 +149,19 @@ pub(crate) async fn find_one<B: Backend>(
     target: Option<TargetId>,
     find: &Find,
 ) -> Result<(RefId, RefEntry, WindowInfo)> {
-    let trees = SurfaceTrees::read(backend, session, target).await?;
-    let found = trees.matching(session, find, &|_| true);
+    let (trees, found) = loop {
+        let trees = SurfaceTrees::read(backend, session, target).await?;
+        let found = trees.matching(session, find, &|_| true);
+        // What the latest action opened (a popover, a menu) reaches the tree a moment later.
+        let since_action = session
+            .acted_at_ms
+            .map(|at_ms| crate::learn::unix_ms().saturating_sub(at_ms));
+        if found.refs.is_empty() && since_action.is_some_and(|ms| ms < SETTLE_AFTER_ACTION_MS) {
+            tokio::time::sleep(std::time::Duration::from_millis(150)).await;
+            continue;
+        }
+        break (trees, found);
+    };
     let label = trees.surface.label.clone();
     match found.refs.len() {
         0 => Err(Error::new(

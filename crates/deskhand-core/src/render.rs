@@ -773,6 +773,7 @@ struct Walk<'a, 'f, 't> {
 #[derive(Clone, Copy, Default)]
 struct Parent<'a> {
     name: &'a str,
+    role: Option<Role>,
     /// The parent's text, where it shows its words as a value (a web page's paragraph).
     text: &'a str,
     control: bool,
@@ -794,6 +795,7 @@ impl<'t> Walk<'_, '_, 't> {
             self.found(node, depth, label, hidden);
             let own = Parent {
                 name: node.name.as_str(),
+                role: Some(node.role),
                 text: node.value.as_deref().unwrap_or_default(),
                 control: node.role.is_control() || !node.actions.is_empty(),
             };
@@ -860,6 +862,11 @@ fn is_meaningful(node: &Node, parent: Parent<'_>) -> bool {
     let has_value = node.value.as_deref().is_some_and(|v| !v.is_empty());
     if node.role.is_layout() {
         return named || has_value;
+    }
+    // A control wrapping a same-named control of its role (GTK4's menu button around its
+    // toggle) is one control to a person: the outer line stands for both.
+    if parent.control && parent.role == Some(node.role) && has_name && !named && !has_value {
+        return false;
     }
     // A control's own caption adds nothing: the control line already carries it; nor does a
     // piece of static text whose words its parent's text already shows (Chromium's paragraph

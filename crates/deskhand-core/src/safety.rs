@@ -139,7 +139,9 @@ async fn checked<B: Backend>(
         .await
         .ok()
         .map(|keys| (keys, crate::learn::unix_ms()));
-    let mut reply = perform(backend, session, config, call, control).await?;
+    let performed = perform(backend, session, config, call, control).await;
+    session.acted_at_ms = Some(crate::learn::unix_ms());
+    let mut reply = performed?;
     if resumed {
         session.stopped = false;
         entry.resumed = true;

@@ -113,6 +113,9 @@ pub struct Session {
     /// button's activation while its previous one is still in progress.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) last_activation: Option<(ElementHandle, u64)>,
+    /// When (unix ms) the latest action ended: what it opened reaches the tree a moment later.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) acted_at_ms: Option<u64>,
 }
 
 /// A step memory has not yet seen the effect of.

@@ -299,29 +299,50 @@ async fn open_menu<B: Backend>(backend: &B, node: &Node, what: &str) -> Result<(
     run_action(backend, node, what, &opener).await
 }
 
+/// Runs the action `pick` chooses on the element, else on the first same-named element inside
+/// it that has one: GTK4 wraps a menu button's inner button, which alone acts, in an outer
+/// one of the same name.
 async fn run_action<B: Backend>(
     backend: &B,
     node: &Node,
     what: &str,
     pick: &(dyn Fn(Role, &[String]) -> Option<usize> + Sync),
 ) -> Result<()> {
-    let names = backend
-        .action_names(&node.handle)
-        .await
-        .map_err(|err| element_failure(err, &format!("{what} could not be read")))?;
-    let index = pick(node.role, &names).ok_or_else(|| {
-        Error::new(
-            ErrorKind::Unsupported,
-            format!(
-                "{what} has no accessibility action to invoke it (it offers: {}); click it by ref with the pointer instead",
-                if names.is_empty() { "none".to_string() } else { names.join(", ") }
-            ),
-        )
-    })?;
-    backend
-        .do_action(&node.handle, index)
-        .await
-        .map_err(|err| element_failure(err, &format!("{what} could not be invoked")))
+    fn inside<'n>(node: &'n Node, wanted: &str, found: &mut Vec<&'n Node>) {
+        for child in &node.children {
+            if normalize(&child.name) == wanted {
+                found.push(child);
+            }
+            inside(child, wanted, found);
+        }
+    }
+    let mut same_named = vec![node];
+    inside(node, &normalize(&node.name), &mut same_named);
+    let mut offered = Vec::new();
+    for candidate in same_named {
+        let names = backend
+            .action_names(&candidate.handle)
+            .await
+            .map_err(|err| element_failure(err, &format!("{what} could not be read")))?;
+        if let Some(index) = pick(candidate.role, &names) {
+            return backend
+                .do_action(&candidate.handle, index)
+                .await
+                .map_err(|err| element_failure(err, &format!("{what} could not be invoked")));
+        }
+        offered.extend(names);
+    }
+    Err(Error::new(
+        ErrorKind::Unsupported,
+        format!(
+            "{what} has no accessibility action to invoke it (it offers: {}); click it by ref with the pointer instead",
+            if offered.is_empty() {
+                "none".to_string()
+            } else {
+                offered.join(", ")
+            }
+        ),
+    ))
 }
 
 async fn choose_in_combo<B: Backend>(
@@ -439,6 +460,9 @@ pub(crate) async fn select<B: Backend>(
         )
     })?;
     let label = surface.label.clone();
+    // A popover or menu of a window without the focus closes as soon as it opens (GTK4), and
+    // the Escape that closes what select opened must reach this window.
+    crate::desk::ensure_focused(backend, &window).await?;
     let in_request = backend.actions_run_in_request(&window).await;
     crate::learn::before(backend, config, session, &window).await;
     let mut tree = backend.tree(&window).await?;
@@ -639,7 +663,8 @@ async fn close_opened<B: Backend>(
             .root
             .find(handle)
             .is_some_and(|menu| menu.children.iter().any(|item| item.states.visible));
-        if showing && backend.press_keys("Escape").await.is_err() {
+        let focused = matches!(backend.window(window.handle).await, Ok(Some(w)) if w.focused);
+        if showing && (!focused || backend.press_keys("Escape").await.is_err()) {
             return " (a menu it opened may still be open: press Escape)";
         }
     }
