@@ -330,7 +330,7 @@ pub struct ConditionArgs {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(untagged)]
 pub enum Conditions {
-    One(ConditionArgs),
+    One(Box<ConditionArgs>),
     All(Vec<ConditionArgs>),
 }
 
@@ -1244,7 +1244,7 @@ impl DesktopArgs {
                     "`wait` needs `until`: e.g. {\"name\": \"Save\", \"role\": \"button\"}, {\"title\": \"Done\"}, {\"new_window\": true} or {\"stable_ms\": 500}",
                 ));
             }
-            Some(Conditions::One(one)) => vec![one],
+            Some(Conditions::One(one)) => vec![*one],
             Some(Conditions::All(all)) => all,
         };
         if conditions.is_empty() || conditions.len() > MAX_CONDITIONS {

@@ -1102,7 +1102,7 @@ async fn focus_arrives<B: Backend>(backend: &B, element: &Named) -> Result<bool>
 /// Gives the element the keyboard focus and confirms it has it before a key is sent: asked
 /// through accessibility first, else by a pointer click at its center. Returns how the reply
 /// names what the keys went into.
-async fn focus_for_typing<B: Backend>(backend: &B, element: &Named) -> Result<String> {
+pub(crate) async fn focus_for_typing<B: Backend>(backend: &B, element: &Named) -> Result<String> {
     let label = element.label();
     let not_typed = |err: Error| {
         intended(

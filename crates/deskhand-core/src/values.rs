@@ -35,6 +35,7 @@ pub(crate) async fn set_value<B: Backend>(
     let role = element.entry.role;
     let handle = element.entry.handle.clone();
     let failed = |err| element_failure(err, &format!("{label} could not be set"));
+    let mut typed = false;
     let wanted = match (role, value) {
         (Role::Slider | Role::Spin | Role::Scrollbar | Role::Progress, _) => {
             let number = match value {
@@ -51,12 +52,48 @@ pub(crate) async fn set_value<B: Backend>(
         }
         (Role::Combobox, _) => {
             let text = value_text(value);
-            choose_in_combo(backend, &element.window, &handle, &label, &text).await?;
+            let before = combo_choice(backend, &element.window, &handle).await?;
+            let invoked = choose_in_combo(backend, &element.window, &handle, &label, &text).await?;
+            let ignored = invoked
+                && before.as_deref() != Some(text.as_str())
+                && combo_unchanged(backend, &element.window, &handle, before.as_deref()).await?;
+            if !invoked || ignored {
+                // A web page's drop-down picks the option its typed name starts.
+                crate::desk::ensure_focused(backend, &element.window).await?;
+                crate::desk::focus_for_typing(backend, &element).await?;
+                if backend.type_text(&text).await? != crate::backend::InputOutcome::Done {
+                    return Err(Error::new(
+                        ErrorKind::Platform,
+                        format!(
+                            "{label} was chosen by typing \"{}\", which may have landed only in part; observe it before trying again",
+                            escape(&text)
+                        ),
+                    )
+                    .after_sending());
+                }
+                typed = true;
+            }
             Wanted::Text(text)
         }
         _ => {
             let text = value_text(value);
-            backend.set_text(&handle, &text).await.map_err(failed)?;
+            let before = if role == Role::Password {
+                None
+            } else {
+                backend.element_value(&handle).await.map_err(failed)?
+            };
+            match backend.set_text(&handle, &text).await {
+                Ok(()) if role != Role::Password && before.as_deref() != Some(text.as_str()) => {
+                    typed = type_if_ignored(backend, &element, before.as_deref(), &text).await?;
+                }
+                Ok(()) => {}
+                // Chromium's fields have no EditableText: a person would type.
+                Err(err) if err.kind == ErrorKind::Unsupported && !err.sent => {
+                    type_over(backend, &element, &text).await?;
+                    typed = true;
+                }
+                Err(err) => return Err(failed(err)),
+            }
             if role == Role::Password {
                 // Its content is never read, so it cannot be read back.
                 return Ok(Reply {
@@ -88,9 +125,17 @@ pub(crate) async fn set_value<B: Backend>(
         "action": "set_value", "ref": element.id.to_string(),
         "value": read, "confirmed": wanted.matches(read.as_deref()),
     });
+    let how = if typed {
+        " by typing (it did not take the change through accessibility)"
+    } else {
+        ""
+    };
     Ok(if wanted.matches(read.as_deref()) {
         Reply {
-            text: format!("done: set {label} to \"{}\" (read back)\n", escape(&shown)),
+            text: format!(
+                "done: set {label} to \"{}\"{how} (read back)\n",
+                escape(&shown)
+            ),
             outcome: Outcome::Done,
             image: None,
             data,
@@ -111,6 +156,86 @@ pub(crate) async fn set_value<B: Backend>(
         }
     })
 }
+
+/// Types the text over the field's content when the accessibility change left it exactly as
+/// it was (Gecko accepts `SetTextContents` and ignores it); true when it typed. A field that
+/// changed at all is left to the read-back: typing then could apply the value twice.
+async fn type_if_ignored<B: Backend>(
+    backend: &B,
+    element: &crate::desk::Named,
+    before: Option<&str>,
+    text: &str,
+) -> Result<bool> {
+    let started = Instant::now();
+    while started.elapsed() < IGNORED_AFTER {
+        let now = backend.element_value(&element.entry.handle).await?;
+        if now.as_deref() != before {
+            return Ok(false);
+        }
+        tokio::time::sleep(POLL).await;
+    }
+    type_over(backend, element, text).await?;
+    Ok(true)
+}
+
+/// Focuses the field, selects all of it and types the text over it.
+async fn type_over<B: Backend>(
+    backend: &B,
+    element: &crate::desk::Named,
+    text: &str,
+) -> Result<()> {
+    crate::desk::ensure_focused(backend, &element.window).await?;
+    crate::desk::focus_for_typing(backend, element).await?;
+    let keys = if text.is_empty() {
+        "ctrl+a Delete"
+    } else {
+        "ctrl+a"
+    };
+    let selected = backend.press_keys(keys).await?;
+    if selected != crate::backend::InputOutcome::Done {
+        return Err(Error::new(
+            ErrorKind::Platform,
+            format!(
+                "{} ignored the change through accessibility, and selecting its content to type over it may not have landed; observe it before trying again",
+                element.label()
+            ),
+        )
+        .after_sending());
+    }
+    if !text.is_empty() && backend.type_text(text).await? != crate::backend::InputOutcome::Done {
+        return Err(Error::new(
+            ErrorKind::Platform,
+            format!(
+                "{} ignored the change through accessibility, and typing the value over it may have landed only in part; observe it before trying again",
+                element.label()
+            ),
+        )
+        .after_sending());
+    }
+    Ok(())
+}
+
+/// Whether the combo box still shows `before` a while after its choice was invoked (Gecko's
+/// option accepts "select" and keeps the old choice).
+async fn combo_unchanged<B: Backend>(
+    backend: &B,
+    window: &crate::model::WindowInfo,
+    combo: &ElementHandle,
+    before: Option<&str>,
+) -> Result<bool> {
+    let started = Instant::now();
+    while started.elapsed() < IGNORED_AFTER {
+        if combo_choice(backend, window, combo).await?.as_deref() != before {
+            return Ok(false);
+        }
+        tokio::time::sleep(POLL).await;
+    }
+    Ok(true)
+}
+
+/// How long a field may take to show a change made through accessibility before it counts as
+/// ignored.
+const IGNORED_AFTER: Duration = Duration::from_millis(400);
 
 enum Wanted {
     Text(String),
@@ -351,7 +476,7 @@ async fn choose_in_combo<B: Backend>(
     combo: &ElementHandle,
     label: &str,
     text: &str,
-) -> Result<()> {
+) -> Result<bool> {
     let gone = || {
         Error::new(
             ErrorKind::ElementGone,
@@ -375,7 +500,8 @@ async fn choose_in_combo<B: Backend>(
                         ),
                     ));
                 }
-                return invoke(backend, item, &format!("\"{}\" in {label}", escape(text))).await;
+                invoke(backend, item, &format!("\"{}\" in {label}", escape(text))).await?;
+                return Ok(true);
             }
             // Toolkits that list a combo box's choices only while its list is open.
             [] if started.elapsed() < MENU_OPEN_TIMEOUT => {
@@ -391,6 +517,12 @@ async fn choose_in_combo<B: Backend>(
                 if opened {
                     // The list it opened is closed again, leaving the choice as it was.
                     let _ = backend.press_keys("Escape").await;
+                }
+                // A web page's drop-down lists its options in a window of its own.
+                if !node.any(&|n| {
+                    n.handle != node.handle && is_menu_entry(n) && !n.name.trim().is_empty()
+                }) {
+                    return Ok(false);
                 }
                 return Err(Error::new(
                     ErrorKind::NotFound,
