@@ -880,6 +880,9 @@ async fn click_at<B: Backend>(
                 json!({"action": "click", "ref": reference, "path": "accessibility", "accessibility_action": action}),
             ));
         }
+        // The pointer clicks whatever shows at the point: the element's window comes to the
+        // front first, or the click would land on a window covering it.
+        ensure_focused(backend, &element.window).await?;
         let pixel = ref_center(backend, element.id, &element.entry, &element.window).await?;
         backend
             .click(pixel, click.button, click.count, &click.modifiers)

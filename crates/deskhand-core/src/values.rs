@@ -412,6 +412,56 @@ async fn invoke<B: Backend>(backend: &B, node: &Node, what: &str) -> Result<()> 
     run_action(backend, node, what, &click_action).await
 }
 
+/// The menu bar entries named `name`: when the nearest is one that offers no way to open it,
+/// any shown same-named entry anywhere in the window that does (LibreOffice lists a second,
+/// inert menu bar above its real one).
+async fn top_menus<'t, B: Backend>(
+    backend: &B,
+    window: &'t Node,
+    name: &str,
+    nearest: Vec<&'t Node>,
+) -> Vec<&'t Node> {
+    let opens = |names: &[String]| {
+        !names.is_empty()
+            && names.iter().any(|n| {
+                CLICK_OR_MENU
+                    .iter()
+                    .any(|wanted| n.eq_ignore_ascii_case(wanted))
+            })
+    };
+    if let [only] = nearest.as_slice()
+        && let Ok(names) = backend.action_names(&only.handle).await
+        && !opens(&names)
+    {
+        let wanted = normalize(name);
+        let mut others = Vec::new();
+        fn every<'n>(node: &'n Node, wanted: &str, found: &mut Vec<&'n Node>) {
+            for child in &node.children {
+                if is_menu_entry(child) && child.states.visible && normalize(&child.name) == wanted
+                {
+                    found.push(child);
+                }
+                every(child, wanted, found);
+            }
+        }
+        every(window, &wanted, &mut others);
+        for other in others {
+            if other.handle != only.handle
+                && let Ok(names) = backend.action_names(&other.handle).await
+                && opens(&names)
+            {
+                return vec![other];
+            }
+        }
+    }
+    nearest
+}
+
+/// Action names that open a menu.
+const CLICK_OR_MENU: [&str; 8] = [
+    "click", "press", "activate", "toggle", "jump", "open", "select", "showmenu",
+];
+
 /// Opens a menu: its click action, else the `ShowMenu` a Qt menu bar offers instead.
 async fn open_menu<B: Backend>(backend: &B, node: &Node, what: &str) -> Result<()> {
     let opener = |role: Role, names: &[String]| {
@@ -604,6 +654,10 @@ pub(crate) async fn select<B: Backend>(
     // The items walked so far, and whether each was opened: a toolkit may list a menu's items
     // only once the menu and every menu above it are open.
     let mut levels: Vec<(ElementHandle, bool)> = Vec::new();
+    // What showed before anything was opened: a menu may open away from its button (Firefox's
+    // application menu is a panel elsewhere in the window), and then its items are what shows
+    // that did not before.
+    let shown_before = shown_handles(&tree.root);
     for (level, segment) in path.iter().enumerate() {
         let last = level + 1 == path.len();
         let started = Instant::now();
@@ -617,7 +671,19 @@ pub(crate) async fn select<B: Backend>(
                     ),
                 )
             })?;
-            let hits = nearest_named(scope_node, segment, &is_menu_entry);
+            let mut hits = nearest_named(scope_node, segment, &is_menu_entry);
+            if level == 0 {
+                hits = top_menus(backend, scope_node, segment, hits).await;
+            }
+            if !hits.iter().any(|n| n.states.visible) && levels.iter().any(|(_, opened)| *opened) {
+                let newly_shown = |n: &Node| {
+                    is_menu_entry(n) && n.states.visible && !shown_before.contains(&n.handle)
+                };
+                let elsewhere = nearest_named(&tree.root, segment, &newly_shown);
+                if !elsewhere.is_empty() {
+                    hits = elsewhere;
+                }
+            }
             // An app updates its items when their menu opens: a closed menu's disabled item
             // may be enabled by then (Copy once there is a selection).
             let stale = level > 0 && levels.iter().any(|(_, opened)| !opened);
@@ -723,12 +789,56 @@ async fn open_levels<B: Backend>(
         let Some(node) = tree.root.find(&levels[index].0) else {
             break;
         };
-        open_menu(backend, node, &menu_label(&walked[..=index])).await?;
+        let shown = node.bounds.filter(|b| node.states.visible && !b.is_empty());
+        let before = shown_handles(&tree.root);
+        // A menu without an action of its own (one of LibreOffice's two menu bars) opens
+        // with the pointer, as a person would open it.
+        match open_menu(backend, node, &menu_label(&walked[..=index])).await {
+            Err(err) if err.kind == ErrorKind::Unsupported && !err.sent && shown.is_some() => {}
+            opened => opened?,
+        }
         levels[index].1 = true;
-        tokio::time::sleep(POLL).await;
-        *tree = backend.tree(window).await?;
+        let asked = Instant::now();
+        let opened = loop {
+            tokio::time::sleep(POLL).await;
+            *tree = backend.tree(window).await?;
+            let opened = shown_handles(&tree.root)
+                .iter()
+                .any(|handle| !before.contains(handle));
+            if opened || asked.elapsed() >= OPEN_BY_ACTION_WAIT {
+                break opened;
+            }
+        };
+        // Firefox's menu buttons take their "press" action and open nothing; a person clicks.
+        if let Some(bounds) = shown
+            && !opened
+        {
+            backend
+                .click(bounds.center(), crate::model::MouseButton::Left, 1, &[])
+                .await?;
+            tokio::time::sleep(POLL).await;
+            *tree = backend.tree(window).await?;
+        }
     }
     Ok(())
+}
+
+/// How long a menu opened through its action may take to show before the pointer opens it.
+const OPEN_BY_ACTION_WAIT: Duration = Duration::from_millis(700);
+
+/// The elements of a tree that show on screen.
+fn shown_handles(root: &Node) -> std::collections::HashSet<ElementHandle> {
+    fn collect(node: &Node, into: &mut std::collections::HashSet<ElementHandle>) {
+        if node.states.visible {
+            into.insert(node.handle.clone());
+            for child in &node.children {
+                collect(child, into);
+            }
+        }
+    }
+    let mut shown = std::collections::HashSet::new();
+    collect(root, &mut shown);
+    shown
 }
 
 /// Selects a menu item with the pointer, opening the menus above it first: in a toolkit that

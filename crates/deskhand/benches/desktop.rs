@@ -430,16 +430,22 @@ async fn observe_app(
     })
 }
 
-/// The tokens of a reply's header (its first line and the fence) and of its element lines by
-/// role, the costliest role first: (role, lines, tokens).
-fn tokens_by_role(
-    tokenizer: &tiktoken_rs::CoreBPE,
-    text: &str,
-) -> (usize, Vec<(String, usize, usize)>) {
+/// Where a reply's tokens go.
+struct TokenSplit {
+    /// The header line and the fence after it.
+    header: usize,
+    /// The element lines by role, the costliest role first: (role, lines, tokens).
+    roles: Vec<(String, usize, usize)>,
+    /// The one line that costs the most, with its tokens.
+    costliest: (usize, String),
+}
+
+fn token_split(tokenizer: &tiktoken_rs::CoreBPE, text: &str) -> TokenSplit {
     let count = |line: &str| tokenizer.encode_ordinary(&format!("{line}\n")).len();
     let mut lines = text.lines();
     let header = lines.by_ref().take(2).map(count).sum();
     let mut roles: Vec<(String, usize, usize)> = Vec::new();
+    let mut costliest = (0, String::new());
     for line in lines {
         // `  e12 button "Save" …`: the role follows the ref; anything else is a note.
         let mut words = line.split_whitespace();
@@ -454,6 +460,9 @@ fn tokens_by_role(
             _ => "(notes)".to_owned(),
         };
         let tokens = count(line);
+        if tokens > costliest.0 {
+            costliest = (tokens, line.trim().to_owned());
+        }
         match roles.iter_mut().find(|(r, _, _)| *r == role) {
             Some((_, n, t)) => {
                 *n += 1;
@@ -462,8 +471,12 @@ fn tokens_by_role(
             None => roles.push((role, 1, tokens)),
         }
     }
-    roles.sort_by(|a, b| b.2.cmp(&a.2));
-    (header, roles)
+    roles.sort_by_key(|(_, _, tokens)| std::cmp::Reverse(*tokens));
+    TokenSplit {
+        header,
+        roles,
+        costliest,
+    }
 }
 
 /// The paragraph lines of a Firefox observation, in order: the paragraph's number (0 when the
@@ -990,7 +1003,8 @@ async fn run(files: &Files, rows: usize) {
     );
     println!();
     println!(
-        "| app | median ms | p90 ms | D-Bus calls | nodes walked | elements listed | tokens (o200k) | tokens/element | app RSS growth over {RUNS} runs | partial |"
+        "| app | median ms | p90 ms | D-Bus calls per observe | nodes walked | elements listed | tokens (o200k) | tokens/element | app RSS growth over the {} observes | partial |",
+        WARM_UP + RUNS
     );
     println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|---|");
     for o in &observed {
@@ -1050,14 +1064,15 @@ async fn run(files: &Files, rows: usize) {
     println!();
     println!(
         "The header is the first line and the fence after it; the roles are those of the element lines, \
-         the three that cost the most tokens: lines, tokens, tokens per line."
+         the three that cost the most tokens: lines, tokens, tokens per line; then the line that costs the most."
     );
     println!();
-    println!("| app | header | by role |");
-    println!("|---|---:|---|");
+    println!("| app | header | by role | costliest line |");
+    println!("|---|---:|---|---|");
     for o in &observed {
-        let (header, roles) = tokens_by_role(&tokenizer, &o.reply.text);
-        let top: Vec<String> = roles
+        let split = token_split(&tokenizer, &o.reply.text);
+        let top: Vec<String> = split
+            .roles
             .iter()
             .take(3)
             .map(|(role, lines, tokens)| {
@@ -1067,7 +1082,15 @@ async fn run(files: &Files, rows: usize) {
                 )
             })
             .collect();
-        println!("| {} | {header} | {} |", o.label, top.join(" · "));
+        println!(
+            "| {} | {} | {} | {} tokens: `{}` |",
+            o.label,
+            split.header,
+            top.join(" · "),
+            split.costliest.0,
+            // A bar inside the line would end its table cell.
+            split.costliest.1.replace('|', "\\|")
+        );
     }
     println!();
 
@@ -1198,7 +1221,10 @@ async fn run(files: &Files, rows: usize) {
                             })
                             .count()
                     });
-                    println!("- `hidden: true` lists {hidden} paragraphs marked hidden");
+                    println!(
+                        "- `hidden: true` lists {hidden} paragraphs marked hidden; the other {} paragraphs are neither listed nor counted hidden",
+                        PARAGRAPHS.saturating_sub(paragraphs.len() + hidden)
+                    );
                 }
                 Err(err) => println!("- observe with `hidden: true` failed: {err}"),
             }

@@ -1102,6 +1102,7 @@ impl Atspi {
             failed: AtomicUsize::new(0),
             unanswered: AtomicUsize::new(0),
             cut: AtomicBool::new(false),
+            paragraphs_off_screen: AtomicUsize::new(0),
             managed: std::sync::Mutex::new(Vec::new()),
         };
         let (root_node, _) = walk.node(root.clone(), true).await?;
@@ -1130,7 +1131,16 @@ impl Atspi {
         } else {
             None
         };
-        let managed = walk.managed.into_inner().expect("not poisoned");
+        let mut managed = walk.managed.into_inner().expect("not poisoned");
+        let off_screen = walk.paragraphs_off_screen.load(Ordering::Relaxed);
+        if off_screen > 0 {
+            managed.push(format!(
+                "{} off screen {} not read (scroll to bring {} into view)",
+                deskhand_core::render::plural(off_screen, "paragraph", "paragraphs"),
+                if off_screen == 1 { "was" } else { "were" },
+                if off_screen == 1 { "it" } else { "them" },
+            ));
+        }
         let partial = match (partial, managed.is_empty()) {
             (partial, true) => partial,
             (None, false) => Some(managed.join("; ")),
@@ -1189,6 +1199,8 @@ struct Walk<'a> {
     /// Calls the application did not answer: it is hung, busy or gone.
     unanswered: AtomicUsize,
     cut: AtomicBool,
+    /// Paragraphs of a page or document that do not show: the rest of a long text.
+    paragraphs_off_screen: AtomicUsize,
     /// What was left unread of elements that create their children on demand.
     managed: std::sync::Mutex<Vec<String>>,
 }
@@ -1217,7 +1229,16 @@ impl Walk<'_> {
     /// Role, states, interfaces, name and children: from the cache where it has them. The
     /// children are asked for only once the states are known: an element that manages its
     /// descendants creates them when asked, without end for a spreadsheet.
-    async fn basics(&self, object: &ObjectRef) -> Result<Basics, AtspiError> {
+    /// Whether the walk looks into an element with these states: it shows, or it is a
+    /// container LibreOffice marks defunct and nothing else while its children show (the
+    /// formula bar's).
+    fn looks_shown(&self, role: u32, states: &[u32]) -> bool {
+        let set = translate::state_set(states);
+        set == atspi::State::Defunct.into()
+            || translate::states(set, translate::role(role), self.style.showing_reliable).visible
+    }
+
+    async fn basics(&self, object: &ObjectRef, is_root: bool) -> Result<Basics, AtspiError> {
         let a = self.atspi;
         if let Some(cached) = self.snapshot.items.get(object) {
             let (children, cells) = if manages_descendants(&cached.states) {
@@ -1244,24 +1265,41 @@ impl Walk<'_> {
                 cells,
             });
         }
-        let (role, state, interfaces, name) = futures::join!(
+        let (role, state, name) = futures::join!(
             a.call::<_, u32>(object, ACCESSIBLE, "GetRole", &()),
             a.call::<_, Vec<u32>>(object, ACCESSIBLE, "GetState", &()),
-            a.interfaces(object),
             a.string_property(object, ACCESSIBLE, "Name"),
         );
         let (role, states) = (role?, state?);
-        let interfaces = self.answered(interfaces).unwrap_or_default();
         let name = self.answered(name).unwrap_or_default();
-        let (children, cells) = if manages_descendants(&states) {
-            self.managed_children(object, &name, None, &interfaces)
-                .await
+        // A hidden element is only counted, never looked into: its interfaces and children
+        // are not asked (a web page's off-screen paragraphs are most of its objects).
+        if !is_root && !self.looks_shown(role, &states) {
+            return Ok(Basics {
+                role,
+                states,
+                interfaces: Vec::new(),
+                name,
+                children: Vec::new(),
+                cells: None,
+            });
+        }
+        let (interfaces, children) = if manages_descendants(&states) {
+            let interfaces = self
+                .answered(a.interfaces(object).await)
+                .unwrap_or_default();
+            let children = self
+                .managed_children(object, &name, None, &interfaces)
+                .await;
+            (interfaces, children)
         } else {
+            let (interfaces, children) = futures::join!(a.interfaces(object), a.children(object));
             (
-                self.answered(a.children(object).await).unwrap_or_default(),
-                None,
+                self.answered(interfaces).unwrap_or_default(),
+                (self.answered(children).unwrap_or_default(), None),
             )
         };
+        let (children, cells) = children;
         Ok(Basics {
             role,
             states,
@@ -1333,7 +1371,8 @@ impl Walk<'_> {
                 name,
                 children,
                 cells,
-            } = self.basics(&object).await?;
+            } = self.basics(&object, is_root).await?;
+            let role_number = role;
             let role = translate::role(role);
             let mut states = translate::states(
                 translate::state_set(&raw_states),
@@ -1343,9 +1382,7 @@ impl Walk<'_> {
             // LibreOffice marks the panel around its formula bar defunct, and nothing else,
             // while the paragraph in it is showing and answers: such a container is looked into
             // and its children judge their own visibility.
-            if !children.is_empty()
-                && translate::state_set(&raw_states) == atspi::State::Defunct.into()
-            {
+            if !children.is_empty() && self.looks_shown(role_number, &raw_states) {
                 states.visible = true;
             }
             let has = |suffix: &str| interfaces.iter().any(|i| i.ends_with(suffix));
@@ -1357,6 +1394,9 @@ impl Walk<'_> {
             // Hidden elements are only counted, and an unnamed layout wrapper is never listed
             // unless it carries words of its own, so nothing more is asked of either.
             let shown = states.visible || is_root;
+            if !shown && role == Role::Paragraph {
+                self.paragraphs_off_screen.fetch_add(1, Ordering::Relaxed);
+            }
             let unnamed = name.trim().is_empty();
             let listable = is_root
                 || !role.is_layout()
@@ -1369,9 +1409,9 @@ impl Walk<'_> {
             } else {
                 ValueReads::NONE
             };
-            // An icon-only button is named by a symbol or nothing; its tooltip or description
-            // says what it does.
-            let symbol_only = !name.chars().any(char::is_alphanumeric);
+            // An icon-only button is named by a pictograph or nothing; its tooltip or
+            // description says what it does. A sign such as "×" or "=" is its own name.
+            let symbol_only = text::icon_only(&name);
             let (bounds, actions, value, description) = futures::join!(
                 async {
                     if detailed && has(".Component") {

@@ -26,6 +26,27 @@ pub fn bears_text(role: Role, unnamed: bool) -> bool {
             ))
 }
 
+/// Whether a name says nothing a person could read: empty, or only pictographs (emoji, icon
+/// fonts' private-use glyphs, arrows and dingbats) such as a web page's "⟳" or "🗑".
+pub fn icon_only(name: &str) -> bool {
+    name.chars().all(|c| {
+        c.is_whitespace()
+            || matches!(
+                c as u32,
+                0x2190..=0x21FF
+                    | 0x2300..=0x23FF
+                    | 0x2460..=0x27BF
+                    | 0x27F0..=0x27FF
+                    | 0x2900..=0x297F
+                    | 0x2B00..=0x2BFF
+                    | 0xE000..=0xF8FF
+                    | 0xFE00..=0xFE0F
+                    | 0xFEFF
+                    | 0x1F000..=0x1FAFF
+            )
+    })
+}
+
 /// What an embedded child contributes to its parent's text where its U+FFFC stands.
 pub enum Embedded<'a> {
     /// An inline object (link, image, static text): its words read on in the sentence.
@@ -84,6 +105,16 @@ mod tests {
         assert_eq!(shown_text("a\u{FFFC}b\u{FFFC}", &[]).as_deref(), Some("ab"));
         assert_eq!(shown_text("🗑\u{FEFF}", &[]).as_deref(), Some("🗑"));
         assert_eq!(shown_text("  \u{FEFF} ", &[]), None);
+    }
+
+    #[test]
+    fn pictographs_say_nothing_and_signs_do() {
+        for nothing in ["", " ", "⟳", "🗑\u{FEFF}", "\u{E5CD}"] {
+            assert!(icon_only(nothing), "{nothing:?}");
+        }
+        for something in ["×", "=", "÷", "π", "7", "Save", "⟳ Reload"] {
+            assert!(!icon_only(something), "{something:?}");
+        }
     }
 
     #[test]

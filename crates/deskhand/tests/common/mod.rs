@@ -223,6 +223,11 @@ pub struct App {
 }
 
 impl App {
+    /// An app started some other way (its output captured), killed when the guard drops.
+    pub fn from_child(child: Child, stderr_path: PathBuf) -> App {
+        App { child, stderr_path }
+    }
+
     /// Whether the app still runs, and the end of what it wrote to standard error: evidence for
     /// a failure message when a window vanished.
     pub fn report(&mut self) -> String {

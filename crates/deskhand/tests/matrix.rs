@@ -1,0 +1,986 @@
+//! The compatibility matrix: one realistic task per real app, across toolkits, done only through
+//! deskhand actions (the CLI, as an agent's calls) and checked by the app's own result: a file
+//! it wrote, what it printed, its window title as the X server has it, or what libatspi (not
+//! deskhand) reads of it. All apps start at once on the shared desktop; the tasks take turns at
+//! the one keyboard and pointer.
+//!
+//! The README's compatibility table is this test's output: a run writes the table it observed
+//! to `target/compatibility.md` and fails when the README's table differs from it
+//! (`DESKHAND_UPDATE_README=1` writes it into the README instead).
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::sync::Mutex;
+use std::time::Duration;
+
+use common::{App, Desktop, Run, desktop, observe_until, ref_where, wait_until, window_where};
+use serde_json::{Value, json};
+
+/// Apps that build their trees slowly (browsers, LibreOffice) on a loaded two-core machine.
+const START: Duration = Duration::from_secs(90);
+const SETTLE: Duration = Duration::from_secs(20);
+
+/// What a row proved, column by column.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Mark {
+    /// The task did it through deskhand and the app's own result confirmed it.
+    Yes,
+    /// The app gives deskhand nothing to do it with; the task proved the way around it.
+    Pixels,
+    /// The task does not exercise it.
+    Untried,
+}
+
+impl Mark {
+    fn cell(self) -> &'static str {
+        match self {
+            Mark::Yes => "yes",
+            Mark::Pixels => "pixels",
+            Mark::Untried => "–",
+        }
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Column {
+    Read,
+    Text,
+    Act,
+    Menus,
+    Values,
+}
+
+/// The marks a task earns as its checks pass; a failed check leaves the rest unearned.
+#[derive(Default)]
+struct Marks(Mutex<BTreeMap<Column, Mark>>);
+
+impl Marks {
+    fn earn(&self, column: Column, mark: Mark) {
+        self.0.lock().unwrap().insert(column, mark);
+    }
+    fn get(&self, column: Column) -> Mark {
+        self.0
+            .lock()
+            .unwrap()
+            .get(&column)
+            .copied()
+            .unwrap_or(Mark::Untried)
+    }
+}
+
+struct Row {
+    app: &'static str,
+    toolkit: &'static str,
+    limits: &'static str,
+    task: fn(&Desktop, &Started, &Marks),
+}
+
+/// Everything the rows need that was started up front.
+struct Started {
+    dir: PathBuf,
+    apps: Mutex<Vec<App>>,
+    zenity_out: PathBuf,
+}
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/fixtures")
+        .join(name)
+        .canonicalize()
+        .expect("fixture exists")
+}
+
+fn ok(run: Run) -> String {
+    assert_eq!(
+        run.code, 0,
+        "deskhand failed:\n{}{}",
+        run.stdout, run.stderr
+    );
+    run.stdout
+}
+
+/// `deskhand <action> <args>`, which must succeed.
+fn act(desk: &Desktop, action: &str, args: Value) -> String {
+    ok(desk.act(action, args))
+}
+
+fn wait_for_file(path: &Path, what: &str, wanted: impl Fn(&str) -> bool) -> String {
+    wait_until(SETTLE, || {
+        std::fs::read(path)
+            .ok()
+            .map(|bytes| String::from_utf8_lossy(&bytes).into_owned())
+            .filter(|text| wanted(text))
+    })
+    .unwrap_or_else(|| {
+        panic!(
+            "{what}: {} never had what was expected; it has {:?}",
+            path.display(),
+            std::fs::read_to_string(path).ok()
+        )
+    })
+}
+
+/// What libatspi itself reads of an element: an oracle that shares no code with deskhand.
+fn probe(desk: &Desktop, app: &str, role: &str, name: &str) -> Value {
+    let output = desk
+        .command("/usr/bin/python3")
+        .arg(fixture("atspi_probe.py"))
+        .args([app, role, name])
+        .stderr(Stdio::null())
+        .output()
+        .expect("running atspi_probe.py");
+    serde_json::from_slice(&output.stdout).unwrap_or(Value::Null)
+}
+
+/// What libatspi reads of every element of a role, showing or not (GTK 4.8 marks only its
+/// windows showing).
+fn probe_all(desk: &Desktop, app: &str, role: &str) -> Vec<Value> {
+    let output = desk
+        .command("/usr/bin/python3")
+        .arg(fixture("atspi_probe.py"))
+        .args([app, role, "", "--all"])
+        .stderr(Stdio::null())
+        .output()
+        .expect("running atspi_probe.py");
+    serde_json::from_slice::<Vec<Value>>(&output.stdout).unwrap_or_default()
+}
+
+/// Whether the X server has a window titled `title` (`wmctrl`, not deskhand).
+fn x_has_title(desk: &Desktop, title: &str) -> bool {
+    let output = desk
+        .command("wmctrl")
+        .arg("-l")
+        .output()
+        .expect("running wmctrl");
+    String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .any(|line| line.ends_with(&format!(" {title}")))
+}
+
+/// A `.ods` or `.odt` file's content.xml, read with Python's zipfile.
+fn odf_content(desk: &Desktop, file: &Path) -> String {
+    let output = desk
+        .command("/usr/bin/python3")
+        .args([
+            "-c",
+            "import sys, zipfile; print(zipfile.ZipFile(sys.argv[1]).read('content.xml').decode())",
+        ])
+        .arg(file)
+        .output()
+        .expect("reading the document");
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+fn gtk3_editor(desk: &Desktop, started: &Started, marks: &Marks) {
+    let file = started.dir.join("mousepad-note.txt");
+    let (w, _) = window_where(desk, START, "mousepad", |t| t.contains("mousepad-note.txt"));
+    let text = observe_until(desk, &w, SETTLE, "the editor", |t| t.contains(" text"));
+    let editor = ref_where(&text, "the editor", |l| l.contains(" text"));
+    marks.earn(Column::Read, Mark::Yes);
+    let set = act(
+        desk,
+        "set_value",
+        json!({"target": w, "ref": editor, "value": "Hello"}),
+    );
+    assert!(set.starts_with("done:"), "{set}");
+    marks.earn(Column::Values, Mark::Yes);
+    act(desk, "press", json!({"keys": "ctrl+End"}));
+    act(
+        desk,
+        "type",
+        json!({"target": w, "ref": editor, "text": " world"}),
+    );
+    act(
+        desk,
+        "select",
+        json!({"target": w, "path": ["File", "Save"]}),
+    );
+    wait_for_file(&file, "mousepad's saved note", |t| t == "Hello world");
+    marks.earn(Column::Act, Mark::Yes);
+    marks.earn(Column::Menus, Mark::Yes);
+    let seen = act(desk, "observe", json!({"target": w, "query": "world"}));
+    assert!(seen.contains("value=\"Hello world\""), "{seen}");
+    marks.earn(Column::Text, Mark::Yes);
+}
+
+fn gtk3_files(desk: &Desktop, started: &Started, marks: &Marks) {
+    let folder = started.dir.join("thunar-home");
+    let (w, _) = window_where(desk, START, "Thunar", |t| t.starts_with("thunar-home"));
+    observe_until(desk, &w, SETTLE, "Thunar's menus", |t| {
+        t.contains("menu \"File\"")
+    });
+    marks.earn(Column::Read, Mark::Yes);
+    act(
+        desk,
+        "select",
+        json!({"target": w, "path": ["File", "Create Folder…"]}),
+    );
+    marks.earn(Column::Menus, Mark::Yes);
+    let (dialog, _) = window_where(desk, SETTLE, "the new-folder dialog", |t| {
+        t.contains("New Folder")
+    });
+    let text = observe_until(desk, &dialog, SETTLE, "the name field", |t| {
+        t.contains(" text")
+    });
+    let field = ref_where(&text, "the name field", |l| l.contains(" text"));
+    act(
+        desk,
+        "type",
+        json!({"target": dialog, "ref": field, "text": "Reports 2026", "replace": true}),
+    );
+    marks.earn(Column::Values, Mark::Yes);
+    act(desk, "press", json!({"keys": "Return"}));
+    assert!(
+        wait_until(SETTLE, || folder
+            .join("Reports 2026")
+            .is_dir()
+            .then_some(()))
+        .is_some(),
+        "Thunar never created {}",
+        folder.join("Reports 2026").display()
+    );
+    marks.earn(Column::Act, Mark::Yes);
+    let listed = observe_until(desk, &w, SETTLE, "the new folder", |t| {
+        t.contains("Reports 2026")
+    });
+    assert!(listed.contains("Reports 2026"), "{listed}");
+    marks.earn(Column::Text, Mark::Yes);
+}
+
+fn gtk3_widgets(desk: &Desktop, _started: &Started, marks: &Marks) {
+    let (w, _) = window_where(desk, START, "gtk3-widget-factory", |t| {
+        t == "gtk3-widget-factory"
+    });
+    let text = observe_until(desk, &w, SETTLE, "the spin button", |t| t.contains("spin "));
+    let spin = ref_where(&text, "the spin button", |l| l.contains(" spin "));
+    marks.earn(Column::Read, Mark::Yes);
+    let set = act(
+        desk,
+        "set_value",
+        json!({"target": w, "ref": spin, "value": 73}),
+    );
+    assert!(set.starts_with("done:"), "{set}");
+    let read = probe(desk, "gtk3-widget-factory", "spin button", "");
+    assert_eq!(read["value"].as_f64(), Some(73.0), "libatspi reads {read}");
+    marks.earn(Column::Values, Mark::Yes);
+    let toggle = ref_where(&text, "the toggle button", |l| {
+        l.contains(" toggle \"togglebutton\"")
+    });
+    let checked = || {
+        probe(desk, "gtk3-widget-factory", "toggle button", "togglebutton")["states"]
+            .to_string()
+            .contains("\"checked\"")
+    };
+    let before = checked();
+    act(desk, "click", json!({"target": w, "ref": toggle}));
+    assert!(
+        wait_until(SETTLE, || (checked() != before).then_some(())).is_some(),
+        "libatspi never saw the toggle button change from checked={before}"
+    );
+    marks.earn(Column::Act, Mark::Yes);
+}
+
+fn gtk4_calculator(desk: &Desktop, _started: &Started, marks: &Marks) {
+    let (w, _) = window_where(desk, START, "gnome-calculator", |t| t == "Calculator");
+    observe_until(desk, &w, SETTLE, "the keypad", |t| {
+        t.contains("button \"=\"")
+    });
+    marks.earn(Column::Read, Mark::Yes);
+    for key in ["2", "+", "3", "×", "4", "="] {
+        act(
+            desk,
+            "click",
+            json!({"target": w, "find": {"name": key, "role": "button"}}),
+        );
+    }
+    let result = wait_until(SETTLE, || {
+        let seen = desk
+            .act("observe", json!({"target": w, "query": "14"}))
+            .stdout;
+        seen.contains("14").then_some(seen)
+    })
+    .expect("the display shows 14");
+    assert!(result.contains("14"), "{result}");
+    marks.earn(Column::Text, Mark::Yes);
+    let texts = probe_all(desk, "gnome-calculator", "text");
+    assert!(
+        texts
+            .iter()
+            .any(|t| t["text"].as_str().is_some_and(|t| t.trim() == "14")),
+        "libatspi reads no text holding 14: {texts:?}"
+    );
+    marks.earn(Column::Act, Mark::Yes);
+}
+
+fn gtk4_editor(desk: &Desktop, started: &Started, marks: &Marks) {
+    let file = started.dir.join("editor-draft.txt");
+    let (w, _) = window_where(desk, START, "gnome-text-editor", |t| {
+        t.ends_with("Text Editor")
+    });
+    let text = observe_until(desk, &w, SETTLE, "the editor", |t| t.contains(" text"));
+    let editor = ref_where(&text, "the editor", |l| l.contains(" text"));
+    marks.earn(Column::Read, Mark::Yes);
+    act(
+        desk,
+        "type",
+        json!({"target": w, "ref": editor, "text": "Draft from a popover"}),
+    );
+    act(
+        desk,
+        "select",
+        json!({"target": w, "path": ["Menu", "Save As…"]}),
+    );
+    marks.earn(Column::Menus, Mark::Yes);
+    let (dialog, _) = window_where(desk, SETTLE, "the save dialog", |t| t == "Save As");
+    let text = observe_until(desk, &dialog, SETTLE, "the name field", |t| {
+        t.contains(" text")
+    });
+    let name = ref_where(&text, "the name field", |l| {
+        l.contains(" text") && l.contains("focused")
+    });
+    act(
+        desk,
+        "type",
+        json!({"target": dialog, "ref": name, "text": file.to_str().unwrap(), "replace": true}),
+    );
+    marks.earn(Column::Values, Mark::Yes);
+    act(desk, "press", json!({"keys": "Return"}));
+    wait_for_file(&file, "gnome-text-editor's saved draft", |t| {
+        t.trim_end() == "Draft from a popover"
+    });
+    marks.earn(Column::Act, Mark::Yes);
+    let seen = act(desk, "observe", json!({"target": w, "query": "popover"}));
+    assert!(seen.contains("value=\"Draft from a popover"), "{seen}");
+    marks.earn(Column::Text, Mark::Yes);
+}
+
+fn qt_editor(desk: &Desktop, started: &Started, marks: &Marks) {
+    let file = started.dir.join("featherpad-fruit.txt");
+    let (w, _) = window_where(desk, START, "FeatherPad", |t| {
+        t.contains("featherpad-fruit.txt")
+    });
+    let text = observe_until(desk, &w, SETTLE, "the text", |t| t.contains("apple pear"));
+    assert!(text.contains("value=\"apple pear apple"), "{text}");
+    marks.earn(Column::Read, Mark::Yes);
+    marks.earn(Column::Text, Mark::Yes);
+    act(
+        desk,
+        "select",
+        json!({"target": w, "path": ["Search", "Replace"]}),
+    );
+    marks.earn(Column::Menus, Mark::Yes);
+    let text = observe_until(desk, &w, SETTLE, "the replace fields", |t| {
+        t.contains("text \"To be replaced\"")
+    });
+    let find = ref_where(&text, "the find field", |l| {
+        l.contains("\"To be replaced\"")
+    });
+    let with = ref_where(&text, "the replace field", |l| {
+        l.contains("\"Replacing text\"")
+    });
+    act(
+        desk,
+        "set_value",
+        json!({"target": w, "ref": find, "value": "apple"}),
+    );
+    act(
+        desk,
+        "type",
+        json!({"target": w, "ref": with, "text": "plum"}),
+    );
+    marks.earn(Column::Values, Mark::Yes);
+    act(
+        desk,
+        "click",
+        json!({"target": w, "find": {"name": "Replace all", "role": "button"}}),
+    );
+    act(
+        desk,
+        "select",
+        json!({"target": w, "path": ["File", "Save"]}),
+    );
+    wait_for_file(&file, "FeatherPad's saved file", |t| {
+        t.trim_end() == "plum pear plum"
+    });
+    marks.earn(Column::Act, Mark::Yes);
+}
+
+/// Fills and submits the order form, then checks the page's own result: the title its script
+/// set, as the X server has it.
+fn web_order(desk: &Desktop, w: &str, title_suffix: &str, marks: &Marks) {
+    let text = observe_until(desk, w, START, "the order form", |t| {
+        t.contains("Fill in your name") && t.contains("combobox \"Fruit\"")
+    });
+    assert!(
+        text.contains("value=\"Fill in your name, pick a fruit and press Order.\""),
+        "the page's paragraph is not listed with its text:\n{text}"
+    );
+    marks.earn(Column::Read, Mark::Yes);
+    let name = ref_where(&text, "the name field", |l| {
+        l.contains("value=\"Your name\"")
+    });
+    act(
+        desk,
+        "type",
+        json!({"target": w, "ref": name, "text": "Alice", "replace": true}),
+    );
+    let fruit = act(
+        desk,
+        "set_value",
+        json!({"target": w, "find": {"name": "Fruit", "role": "combobox"}, "value": "Plum"}),
+    );
+    assert!(fruit.starts_with("done:"), "{fruit}");
+    marks.earn(Column::Values, Mark::Yes);
+    act(
+        desk,
+        "click",
+        json!({"target": w, "find": {"name": "Order", "role": "button"}}),
+    );
+    let wanted = format!("Ordered Plum for Alice{title_suffix}");
+    assert!(
+        wait_until(SETTLE, || x_has_title(desk, &wanted).then_some(())).is_some(),
+        "the page never set its title to {wanted:?}"
+    );
+    marks.earn(Column::Act, Mark::Yes);
+    let waited = act(
+        desk,
+        "wait",
+        json!({"target": w, "until": {"role": "paragraph", "value_has": "thanks, alice"}}),
+    );
+    assert!(
+        waited.contains("Thanks, Alice: one Plum is on its way."),
+        "{waited}"
+    );
+    marks.earn(Column::Text, Mark::Yes);
+}
+
+fn gecko(desk: &Desktop, _started: &Started, marks: &Marks) {
+    let (w, _) = window_where(desk, START, "Firefox", |t| t.starts_with("Order Form"));
+    web_order(desk, &w, " — Mozilla Firefox", marks);
+}
+
+fn chromium(desk: &Desktop, _started: &Started, marks: &Marks) {
+    let (w, _) = window_where(desk, START, "Chromium", |t| t == "Order Form - Chromium");
+    web_order(desk, &w, " - Chromium", marks);
+}
+
+/// Saves the focused LibreOffice document through its own Save As dialog (GTK's file chooser).
+fn libreoffice_save_as(desk: &Desktop, w: &str, file: &Path) {
+    act(
+        desk,
+        "select",
+        json!({"target": w, "path": ["File", "Save As…"]}),
+    );
+    let (dialog, _) = window_where(desk, SETTLE, "LibreOffice's Save As", |t| {
+        t == "Save" || t == "Save As"
+    });
+    let text = observe_until(desk, &dialog, SETTLE, "the name field", |t| {
+        t.contains(" text")
+    });
+    let name = ref_where(&text, "the name field", |l| {
+        l.contains(" text") && l.contains("focused")
+    });
+    act(
+        desk,
+        "type",
+        json!({"target": dialog, "ref": name, "text": file.to_str().unwrap(), "replace": true}),
+    );
+    act(desk, "press", json!({"keys": "Return"}));
+    // LibreOffice asks whether to keep an older format only for foreign ones; ODF goes straight.
+    assert!(
+        wait_until(SETTLE, || file.is_file().then_some(())).is_some(),
+        "LibreOffice never wrote {}",
+        file.display()
+    );
+}
+
+/// Closes LibreOffice's "Tip of the Day", which a new profile shows once at the first start.
+fn close_tip_of_the_day(desk: &Desktop) {
+    let tip = wait_until(SETTLE, || {
+        let listed = desk.act("windows", json!({})).stdout;
+        listed
+            .lines()
+            .find(|l| l.contains("\"Tip of the Day"))
+            .and_then(|l| l.split(' ').next().map(str::to_owned))
+    });
+    if let Some(tip) = tip {
+        act(
+            desk,
+            "click",
+            json!({"target": tip, "find": {"name": "OK", "role": "button"}}),
+        );
+    }
+}
+
+fn calc(desk: &Desktop, started: &Started, marks: &Marks) {
+    let (w, _) = window_where(desk, START, "LibreOffice Calc", |t| {
+        t.ends_with("LibreOffice Calc")
+    });
+    close_tip_of_the_day(desk);
+    let text = observe_until(desk, &w, START, "the sheet", |t| {
+        t.contains("table \"Sheet Sheet1\"")
+    });
+    marks.earn(Column::Read, Mark::Yes);
+    let sheet = ref_where(&text, "the sheet", |l| l.contains("table \"Sheet Sheet1\""));
+    act(
+        desk,
+        "type",
+        json!({"target": w, "ref": sheet, "text": "5\n7\n30\n=SUM(A1:A3)\n"}),
+    );
+    let text = observe_until(desk, &w, SETTLE, "the sum", |t| {
+        t.contains("cell \"A4\" value=\"42\"")
+    });
+    marks.earn(Column::Act, Mark::Yes);
+    assert!(text.contains("cell \"A1\" value=\"5\""), "{text}");
+    // Any cell is reached through the Name Box, as a person does on a big sheet.
+    let name_box = ref_where(&text, "the Name Box", |l| l.contains(" text value=\"A"));
+    act(
+        desk,
+        "type",
+        json!({"target": w, "ref": name_box, "text": "A4\n", "replace": true}),
+    );
+    observe_with_formula(desk, &w);
+    marks.earn(Column::Text, Mark::Yes);
+    let file = started.dir.join("sum.ods");
+    libreoffice_save_as(desk, &w, &file);
+    marks.earn(Column::Menus, Mark::Yes);
+    let content = odf_content(desk, &file);
+    assert!(
+        content.contains("of:=SUM([.A1:.A3])") && content.contains("office:value=\"42\""),
+        "the saved sheet lacks the sum: {content}"
+    );
+}
+
+/// The formula bar shows the focused cell's formula, and the Name Box its address.
+fn observe_with_formula(desk: &Desktop, w: &str) {
+    let text = observe_until(desk, w, SETTLE, "the formula", |t| {
+        t.contains("value=\"=SUM(A1:A3)\"")
+    });
+    assert!(text.contains("text value=\"A4\""), "the Name Box:\n{text}");
+}
+
+fn writer(desk: &Desktop, started: &Started, marks: &Marks) {
+    // A text document, opened from LibreOffice's own menus in the Calc window.
+    let (calc, _) = window_where(desk, START, "LibreOffice Calc", |t| {
+        t.ends_with("LibreOffice Calc")
+    });
+    act(
+        desk,
+        "select",
+        json!({"target": calc, "path": ["File", "New", "Text Document"]}),
+    );
+    let (w, _) = window_where(desk, START, "LibreOffice Writer", |t| {
+        t.ends_with("LibreOffice Writer")
+    });
+    observe_until(desk, &w, START, "the document", |t| {
+        t.contains("document \"")
+    });
+    marks.earn(Column::Read, Mark::Yes);
+    let long = "Beta paragraph that runs on and on, well past the one hundred and twenty characters a value shows, so that it is cut, ending here.";
+    act(
+        desk,
+        "type",
+        json!({"target": w, "text": format!("Alpha paragraph\n{long}\n")}),
+    );
+    marks.earn(Column::Act, Mark::Yes);
+    let seen = observe_with_until(desk, &w, "ending here", "the long paragraph");
+    assert!(seen.contains("ending here"), "{seen}");
+    let paragraph = ref_where(&seen, "the long paragraph", |l| l.contains(" paragraph "));
+    let read = act(desk, "read", json!({"target": w, "ref": paragraph}));
+    assert!(read.contains(&format!("\"{long}\"")), "{read}");
+    marks.earn(Column::Text, Mark::Yes);
+    let file = started.dir.join("letter.odt");
+    libreoffice_save_as(desk, &w, &file);
+    marks.earn(Column::Menus, Mark::Yes);
+    let content = odf_content(desk, &file);
+    assert!(
+        content.contains("Alpha paragraph") && content.contains("ending here."),
+        "the saved letter lacks the text: {content}"
+    );
+}
+
+fn observe_with_until(desk: &Desktop, w: &str, query: &str, what: &str) -> String {
+    common::observe_with_until(
+        desk,
+        json!({"target": w, "query": query}),
+        SETTLE,
+        what,
+        |t| common::element_lines(t).any(|l| l.contains(query)),
+    )
+}
+
+fn file_chooser(desk: &Desktop, started: &Started, marks: &Marks) {
+    let wanted = started.dir.join("pick-me.txt");
+    let (w, _) = window_where(desk, START, "zenity", |t| t == "Pick a file");
+    observe_until(desk, &w, SETTLE, "the chooser", |t| {
+        t.contains("button \"OK\"")
+    });
+    marks.earn(Column::Read, Mark::Yes);
+    // Typing a path opens the chooser's location field, as it does for a person.
+    act(
+        desk,
+        "type",
+        json!({"target": w, "text": wanted.to_str().unwrap()}),
+    );
+    let text = observe_until(desk, &w, SETTLE, "the typed path", |t| {
+        t.contains("pick-me.txt")
+    });
+    assert!(text.contains("pick-me.txt"), "{text}");
+    marks.earn(Column::Text, Mark::Yes);
+    act(
+        desk,
+        "click",
+        json!({"target": w, "find": {"name": "OK", "role": "button"}}),
+    );
+    let printed = wait_for_file(&started.zenity_out, "zenity's answer", |t| !t.is_empty());
+    assert_eq!(printed.trim_end(), wanted.to_str().unwrap());
+    marks.earn(Column::Act, Mark::Yes);
+}
+
+fn tk(desk: &Desktop, started: &Started, marks: &Marks) {
+    let clicked = started.dir.join("tk-clicked.txt");
+    let (w, _) = window_where(desk, START, "wish", |t| t == "Tk Order");
+    // Tk gives no accessibility tree: the window is there, its insides are pixels.
+    let seen = desk.act("observe", json!({"target": w}));
+    assert!(
+        seen.stdout.contains("0 elements") || seen.code != 0,
+        "{}{}",
+        seen.stdout,
+        seen.stderr
+    );
+    let shot = act(desk, "screenshot", json!({"target": w}));
+    assert!(shot.contains("Tk Order"), "{shot}");
+    marks.earn(Column::Read, Mark::Pixels);
+    // A click at a point lands on whatever shows there: the window comes to the front first.
+    act(desk, "focus", json!({"target": w}));
+    act(desk, "click", json!({"target": w, "x": 500, "y": 500}));
+    wait_for_file(&clicked, "the Tk button's command", |t| {
+        t.trim() == "ordered"
+    });
+    marks.earn(Column::Act, Mark::Pixels);
+}
+
+fn xterm(desk: &Desktop, started: &Started, marks: &Marks) {
+    let out = started.dir.join("xterm-echo.txt");
+    let (w, _) = window_where(desk, START, "xterm", |t| t == "matrix xterm");
+    let shot = act(
+        desk,
+        "zoom",
+        json!({"target": w, "region": [0, 0, 500, 500]}),
+    );
+    assert!(shot.contains("matrix xterm"), "{shot}");
+    marks.earn(Column::Read, Mark::Pixels);
+    act(desk, "focus", json!({"target": w}));
+    act(desk, "click", json!({"target": w, "x": 500, "y": 500}));
+    act(
+        desk,
+        "type",
+        json!({"target": w, "text": format!("echo typed-by-deskhand > {}\n", out.display())}),
+    );
+    wait_for_file(&out, "the shell's output", |t| {
+        t.trim() == "typed-by-deskhand"
+    });
+    marks.earn(Column::Act, Mark::Yes);
+}
+
+fn gtk4_widgets(desk: &Desktop, _started: &Started, marks: &Marks) {
+    let (w, _) = window_where(desk, START, "gtk4-widget-factory", |t| {
+        t == "GTK Widget Factory"
+    });
+    let text = observe_until(desk, &w, SETTLE, "a spin button", |t| t.contains(" spin "));
+    marks.earn(Column::Read, Mark::Yes);
+    let spin = ref_where(&text, "the spin button", |l| l.contains(" spin "));
+    let holds_31 = || {
+        probe_all(desk, "gtk4-widget-factory", "spin button")
+            .iter()
+            .any(|spin| spin["value"].as_f64() == Some(31.0))
+    };
+    assert!(!holds_31(), "a spin button already holds 31");
+    let set = act(
+        desk,
+        "set_value",
+        json!({"target": w, "ref": spin, "value": 31}),
+    );
+    assert!(set.starts_with("done:"), "{set}");
+    assert!(holds_31(), "libatspi reads no spin button holding 31");
+    marks.earn(Column::Values, Mark::Yes);
+}
+
+const ROWS: [Row; 14] = [
+    Row {
+        app: "mousepad",
+        toolkit: "GTK3",
+        limits: "",
+        task: gtk3_editor,
+    },
+    Row {
+        app: "Thunar",
+        toolkit: "GTK3",
+        limits: "menu items that open a modal dialog are clicked with the pointer",
+        task: gtk3_files,
+    },
+    Row {
+        app: "gtk3-widget-factory",
+        toolkit: "GTK3",
+        limits: "",
+        task: gtk3_widgets,
+    },
+    Row {
+        app: "gnome-calculator",
+        toolkit: "GTK4 / libadwaita",
+        limits: "",
+        task: gtk4_calculator,
+    },
+    Row {
+        app: "gnome-text-editor",
+        toolkit: "GTK4 / libadwaita",
+        limits: "GTK 4.8 marks only windows showing: hidden parts of a page are listed",
+        task: gtk4_editor,
+    },
+    Row {
+        app: "gtk4-widget-factory",
+        toolkit: "GTK4",
+        limits: "",
+        task: gtk4_widgets,
+    },
+    Row {
+        app: "FeatherPad",
+        toolkit: "Qt 5",
+        limits: "Qt does not report which field has the focus",
+        task: qt_editor,
+    },
+    Row {
+        app: "Firefox ESR",
+        toolkit: "Gecko",
+        limits: "fields and drop-downs ignore accessibility edits: set_value types",
+        task: gecko,
+    },
+    Row {
+        app: "Chromium",
+        toolkit: "Chromium",
+        limits: "its own menus open in popups select cannot reach; fields are set by typing",
+        task: chromium,
+    },
+    Row {
+        app: "LibreOffice Calc",
+        toolkit: "LibreOffice (VCL)",
+        limits: "only visible cells are read; empty ones are counted, not listed",
+        task: calc,
+    },
+    Row {
+        app: "LibreOffice Writer",
+        toolkit: "LibreOffice (VCL)",
+        limits: "only visible paragraphs are read",
+        task: writer,
+    },
+    Row {
+        app: "zenity file chooser",
+        toolkit: "GTK3",
+        limits: "",
+        task: file_chooser,
+    },
+    Row {
+        app: "wish",
+        toolkit: "Tk",
+        limits: "no accessibility tree: screenshot and click by point",
+        task: tk,
+    },
+    Row {
+        app: "xterm",
+        toolkit: "Xt (no toolkit tree)",
+        limits: "no accessibility tree: zoom to read, click by point, type",
+        task: xterm,
+    },
+];
+
+/// Starts every app of the matrix at once, each on its own files in `dir`.
+fn start_all(desk: &Desktop, dir: &Path) -> Started {
+    let path = |name: &str| dir.join(name).to_str().unwrap().to_owned();
+    std::fs::write(dir.join("mousepad-note.txt"), "").unwrap();
+    std::fs::write(dir.join("featherpad-fruit.txt"), "apple pear apple\n").unwrap();
+    std::fs::write(dir.join("pick-me.txt"), "pick me\n").unwrap();
+    std::fs::create_dir_all(dir.join("thunar-home")).unwrap();
+    std::fs::create_dir_all(dir.join("firefox-profile")).unwrap();
+    std::fs::create_dir_all(dir.join("chromium-profile")).unwrap();
+    let tk_script = dir.join("order.tcl");
+    std::fs::write(
+        &tk_script,
+        format!(
+            "wm title . \"Tk Order\"\nwm geometry . 300x200+40+40\n\
+             button .order -text Order -command {{set f [open {{{}}} w]; puts $f ordered; close $f}}\n\
+             pack .order -fill both -expand 1\n",
+            path("tk-clicked.txt")
+        ),
+    )
+    .unwrap();
+    let page = format!("file://{}", fixture("order.html").display());
+    let mut apps = vec![
+        desk.spawn("mousepad", &[&path("mousepad-note.txt")]),
+        desk.spawn("thunar", &[&path("thunar-home")]),
+        desk.spawn("gtk3-widget-factory", &[]),
+        desk.spawn("gnome-calculator", &[]),
+        desk.spawn("gnome-text-editor", &["--standalone"]),
+        desk.spawn("gtk4-widget-factory", &[]),
+        desk.spawn("featherpad", &[&path("featherpad-fruit.txt")]),
+        desk.spawn(
+            "firefox-esr",
+            &[
+                "--new-instance",
+                "--profile",
+                &path("firefox-profile"),
+                &page,
+            ],
+        ),
+        common::chromium(desk, &dir.join("chromium-profile"), &[], &page),
+        desk.spawn(
+            "soffice",
+            &[
+                &format!("-env:UserInstallation=file://{}", path("lo-profile")),
+                "--norestore",
+                "--nologo",
+                "--calc",
+            ],
+        ),
+        desk.spawn("wish", &[tk_script.to_str().unwrap()]),
+        desk.spawn(
+            "xterm",
+            &["-T", "matrix xterm", "-geometry", "80x24+600+40"],
+        ),
+    ];
+    let zenity_out = dir.join("zenity-answer.txt");
+    let zenity = desk
+        .command("zenity")
+        .args([
+            "--file-selection",
+            "--title",
+            "Pick a file",
+            "--filename",
+            &format!("{}/", dir.display()),
+        ])
+        .stdin(Stdio::null())
+        .stdout(std::fs::File::create(&zenity_out).unwrap())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("starting zenity");
+    apps.push(App::from_child(zenity, dir.join("zenity.stderr")));
+    Started {
+        dir: dir.to_owned(),
+        apps: Mutex::new(apps),
+        zenity_out,
+    }
+}
+
+fn table(results: &[(&Row, Result<(), String>, [Mark; 5])]) -> String {
+    let mut out = String::from(
+        "| app | toolkit | read | text | act | menus | values | known limits |\n\
+         |---|---|---|---|---|---|---|---|\n",
+    );
+    for (row, result, marks) in results {
+        let cells: Vec<&str> = marks.iter().map(|m| m.cell()).collect();
+        let limits = match result {
+            Ok(()) => row.limits.to_string(),
+            Err(_) => "the task failed: see the test output".to_string(),
+        };
+        out.push_str(&format!(
+            "| {} | {} | {} | {} |\n",
+            row.app,
+            row.toolkit,
+            cells.join(" | "),
+            limits
+        ));
+    }
+    out
+}
+
+const START_MARK: &str =
+    "<!-- compatibility matrix: generated by crates/deskhand/tests/matrix.rs -->";
+const END_MARK: &str = "<!-- end of compatibility matrix -->";
+
+#[test]
+fn every_app_of_the_matrix_does_its_task() {
+    let (_turn, desk) = desktop();
+    let dir = desk.scratch("matrix");
+    std::fs::create_dir_all(&dir).unwrap();
+    let started = start_all(desk, &dir);
+    // `DESKHAND_MATRIX_ROWS=calc,writer` runs only the rows whose app contains one of the
+    // words, to work on them; the README is then left alone.
+    let only: Option<Vec<String>> = std::env::var("DESKHAND_MATRIX_ROWS")
+        .ok()
+        .map(|rows| rows.split(',').map(|r| r.trim().to_lowercase()).collect());
+    let mut results = Vec::new();
+    for row in &ROWS {
+        if only
+            .as_ref()
+            .is_some_and(|only| !only.iter().any(|o| row.app.to_lowercase().contains(o)))
+        {
+            continue;
+        }
+        let marks = Marks::default();
+        let outcome = catch_unwind(AssertUnwindSafe(|| (row.task)(desk, &started, &marks)))
+            .map_err(|panic| {
+                panic
+                    .downcast_ref::<String>()
+                    .cloned()
+                    .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+                    .unwrap_or_default()
+            });
+        if let Err(why) = &outcome {
+            eprintln!("matrix row {} failed: {why}", row.app);
+        }
+        let earned = [
+            Column::Read,
+            Column::Text,
+            Column::Act,
+            Column::Menus,
+            Column::Values,
+        ]
+        .map(|c| marks.get(c));
+        results.push((row, outcome, earned));
+    }
+    let generated = table(&results);
+    let target = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/compatibility.md");
+    std::fs::write(&target, &generated).unwrap();
+    drop(started.apps.lock().unwrap().drain(..));
+
+    let failed: Vec<String> = results
+        .iter()
+        .filter_map(|(row, outcome, _)| {
+            outcome
+                .as_ref()
+                .err()
+                .map(|why| format!("{}: {why}", row.app))
+        })
+        .collect();
+    assert!(
+        failed.is_empty(),
+        "matrix rows failed:\n{}",
+        failed.join("\n\n")
+    );
+    if only.is_some() {
+        return;
+    }
+
+    let readme_path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../README.md");
+    let readme = std::fs::read_to_string(&readme_path).unwrap();
+    let (before, rest) = readme
+        .split_once(START_MARK)
+        .expect("README has the matrix markers");
+    let (_, after) = rest
+        .split_once(END_MARK)
+        .expect("README has the matrix end marker");
+    let updated = format!("{before}{START_MARK}\n{generated}{END_MARK}{after}");
+    if updated != readme {
+        if std::env::var_os("DESKHAND_UPDATE_README").is_some() {
+            std::fs::write(&readme_path, updated).unwrap();
+        } else {
+            panic!(
+                "the README's compatibility table differs from what this run observed ({}); rerun with DESKHAND_UPDATE_README=1 to write it",
+                target.display()
+            );
+        }
+    }
+}
