@@ -83,7 +83,23 @@ struct Row {
 struct Started {
     dir: PathBuf,
     apps: Mutex<Vec<App>>,
+    office: Mutex<App>,
     zenity_out: PathBuf,
+}
+
+fn start_office(desk: &Desktop, dir: &Path) -> App {
+    desk.spawn(
+        "soffice",
+        &[
+            &format!(
+                "-env:UserInstallation=file://{}",
+                dir.join("lo-profile").display()
+            ),
+            "--norestore",
+            "--nologo",
+            "--calc",
+        ],
+    )
 }
 
 fn fixture(name: &str) -> PathBuf {
@@ -412,6 +428,8 @@ fn qt_editor(desk: &Desktop, started: &Started, marks: &Marks) {
 /// Fills and submits the order form, then checks the page's own result: the title its script
 /// set, as the X server has it.
 fn web_order(desk: &Desktop, w: &str, title_suffix: &str, marks: &Marks) {
+    // Firefox reports nothing as showing in a covered window, as a person sees nothing there.
+    act(desk, "focus", json!({"target": w}));
     let text = observe_until(desk, w, START, "the order form", |t| {
         t.contains("Fill in your name") && t.contains("combobox \"Fruit\"")
     });
@@ -517,6 +535,24 @@ fn close_tip_of_the_day(desk: &Desktop) {
 }
 
 fn calc(desk: &Desktop, started: &Started, marks: &Marks) {
+    // LibreOffice 7.4 can die of an X error (BadWindow on a window another client just
+    // destroyed) when it starts beside a dozen other apps; it is started again, as a person
+    // would.
+    for _ in 0..2 {
+        let mut office = started.office.lock().unwrap();
+        if office.child.try_wait().unwrap().is_some() {
+            eprintln!("LibreOffice exited at its start: {}", office.report());
+            *office = start_office(desk, &started.dir);
+        }
+        drop(office);
+        let calc_shows = wait_until(START / 2, || {
+            let listed = desk.act("windows", json!({})).stdout;
+            listed.contains("LibreOffice Calc\"").then_some(())
+        });
+        if calc_shows.is_some() {
+            break;
+        }
+    }
     let (w, _) = window_where(desk, START, "LibreOffice Calc", |t| {
         t.ends_with("LibreOffice Calc")
     });
@@ -750,7 +786,7 @@ const ROWS: [Row; 14] = [
     Row {
         app: "FeatherPad",
         toolkit: "Qt 5",
-        limits: "Qt does not report which field has the focus",
+        limits: "a menu stays open after its item ran: select closes it with Escape",
         task: qt_editor,
     },
     Row {
@@ -836,15 +872,6 @@ fn start_all(desk: &Desktop, dir: &Path) -> Started {
             ],
         ),
         common::chromium(desk, &dir.join("chromium-profile"), &[], &page),
-        desk.spawn(
-            "soffice",
-            &[
-                &format!("-env:UserInstallation=file://{}", path("lo-profile")),
-                "--norestore",
-                "--nologo",
-                "--calc",
-            ],
-        ),
         desk.spawn("wish", &[tk_script.to_str().unwrap()]),
         desk.spawn(
             "xterm",
@@ -870,6 +897,7 @@ fn start_all(desk: &Desktop, dir: &Path) -> Started {
     Started {
         dir: dir.to_owned(),
         apps: Mutex::new(apps),
+        office: Mutex::new(start_office(desk, dir)),
         zenity_out,
     }
 }

@@ -267,7 +267,24 @@ pub struct Atspi {
     listening_since: tokio::sync::OnceCell<Option<std::time::Instant>>,
     /// Applications (by bus name) that left a request unanswered, until one answers again.
     stalls: std::sync::Mutex<HashMap<String, Stall>>,
+    /// The cells last read of each table that creates them on demand, by table.
+    cell_blocks: std::sync::Mutex<HashMap<ObjectRef, CellBlock>>,
 }
+
+/// The visible block of a table's cells as last read. LibreOffice creates a new object, and
+/// keeps its memory, at each `GetAccessibleAt` even for the same cell, so an unchanged block
+/// is read again through the objects it gave before, which stay valid for some 15 s.
+struct CellBlock {
+    top: i32,
+    left: i32,
+    height: usize,
+    width: usize,
+    cells: Vec<ObjectRef>,
+    read: Instant,
+}
+
+/// How long the cell objects of a block are reused.
+const CELL_BLOCK_REUSE: Duration = Duration::from_secs(8);
 
 /// An application that let a request time out.
 #[derive(Debug, Clone, Copy)]
@@ -308,6 +325,7 @@ impl Atspi {
             apps: std::sync::Mutex::new(HashMap::new()),
             listening_since: tokio::sync::OnceCell::new(),
             stalls: std::sync::Mutex::new(HashMap::new()),
+            cell_blocks: std::sync::Mutex::new(HashMap::new()),
         };
         Ok(atspi)
     }
@@ -978,6 +996,15 @@ impl Atspi {
         let height = usize::try_from(bottom - top + 1)
             .unwrap_or(0)
             .clamp(1, (max / width).max(1));
+        if let Some(block) = self.cell_blocks.lock().expect("not poisoned").get(table)
+            && (block.top, block.left, block.height, block.width) == (top, left, height, width)
+            && block.read.elapsed() < CELL_BLOCK_REUSE
+        {
+            return Ok(VisibleCells {
+                cells: block.cells.clone(),
+                total,
+            });
+        }
         let reads = (0..height)
             .flat_map(|r| (0..width).map(move |c| (r, c)))
             .map(|(r, c)| {
@@ -1003,6 +1030,17 @@ impl Atspi {
                 });
             }
         }
+        self.cell_blocks.lock().expect("not poisoned").insert(
+            table.clone(),
+            CellBlock {
+                top,
+                left,
+                height,
+                width,
+                cells: cells.clone(),
+                read: Instant::now(),
+            },
+        );
         Ok(VisibleCells { cells, total })
     }
 
@@ -1132,6 +1170,13 @@ impl Atspi {
             None
         };
         let mut managed = walk.managed.into_inner().expect("not poisoned");
+        // Firefox marks everything in a window that is covered or minimized as not showing.
+        if !root_node.children.is_empty() && root_node.children.iter().all(|c| !c.states.visible) {
+            managed.push(
+                "the app reports nothing in this window as showing: it may be covered or minimized; `focus` it and observe again"
+                    .to_string(),
+            );
+        }
         let off_screen = walk.paragraphs_off_screen.load(Ordering::Relaxed);
         if off_screen > 0 {
             managed.push(format!(
@@ -1477,7 +1522,17 @@ impl Walk<'_> {
                     }
                 })
                 .collect();
-            let value = value.and_then(|raw| finish_value(raw, states.editable, &embedded, &name));
+            let value = value
+                .and_then(|raw| finish_value(raw, states.editable, &embedded, &name))
+                .map(|value| match role {
+                    Role::Listitem => text::without_bullets(&value).to_owned(),
+                    _ => value,
+                })
+                .filter(|value| !value.is_empty());
+            let name = match role {
+                Role::Listitem => text::without_bullets(&name).to_owned(),
+                _ => name,
+            };
             let value = match value {
                 None if detailed && role == Role::Combobox => {
                     self.answered(a.chosen_option(&object).await).flatten()
@@ -1487,9 +1542,12 @@ impl Walk<'_> {
             let mut children: Vec<Node> = children.into_iter().map(|(child, _)| child).collect();
             if let Some(cells) = cells {
                 let before = children.len();
+                // A cell's name is its text (GTK) or its address (a spreadsheet's "B7"): it is
+                // empty when it shows nothing beyond its address.
                 children.retain(|cell| {
                     cell.role != Role::Cell
                         || cell.value.as_deref().is_some_and(|v| !v.is_empty())
+                        || !(cell.name.trim().is_empty() || text::is_cell_address(&cell.name))
                         || cell.states.focused
                         || cell.states.selected
                 });

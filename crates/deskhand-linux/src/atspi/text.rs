@@ -55,6 +55,23 @@ pub enum Embedded<'a> {
     Block,
 }
 
+/// Whether a name is a spreadsheet cell's address ("A1", "XFD1048576"), which says nothing
+/// about what the cell holds.
+pub fn is_cell_address(name: &str) -> bool {
+    let letters = name.chars().take_while(char::is_ascii_uppercase).count();
+    let digits = &name[letters..];
+    (1..=3).contains(&letters)
+        && !digits.is_empty()
+        && digits.len() <= 7
+        && digits.chars().all(|c| c.is_ascii_digit())
+}
+
+/// A list item's words without the bullets a page draws before them (Chromium gives its
+/// marker twice: "• • Item 1"); the role already says it is an item.
+pub fn without_bullets(text: &str) -> &str {
+    text.trim_start_matches(|c: char| c.is_whitespace() || matches!(c, '•' | '◦' | '▪' | '‣' | '⁃'))
+}
+
 /// Whether a child of this role reads on inside its parent's sentence.
 pub fn is_inline(role: Role) -> bool {
     matches!(role, Role::Link | Role::Image | Role::Label | Role::Text)
@@ -115,6 +132,21 @@ mod tests {
         for something in ["×", "=", "÷", "π", "7", "Save", "⟳ Reload"] {
             assert!(!icon_only(something), "{something:?}");
         }
+    }
+
+    #[test]
+    fn cell_addresses_are_told_from_cell_text() {
+        assert!(is_cell_address("A1") && is_cell_address("XFD1048576"));
+        for text in ["Row 1", "A", "a1", "ABCD1", "1", ""] {
+            assert!(!is_cell_address(text), "{text:?}");
+        }
+    }
+
+    #[test]
+    fn list_items_lose_their_bullets() {
+        assert_eq!(without_bullets("• • Item 1 stock 37"), "Item 1 stock 37");
+        assert_eq!(without_bullets("◦ nested"), "nested");
+        assert_eq!(without_bullets("1. First"), "1. First");
     }
 
     #[test]
