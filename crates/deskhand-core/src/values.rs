@@ -421,14 +421,7 @@ async fn top_menus<'t, B: Backend>(
     name: &str,
     nearest: Vec<&'t Node>,
 ) -> Vec<&'t Node> {
-    let opens = |names: &[String]| {
-        !names.is_empty()
-            && names.iter().any(|n| {
-                CLICK_OR_MENU
-                    .iter()
-                    .any(|wanted| n.eq_ignore_ascii_case(wanted))
-            })
-    };
+    let opens = |names: &[String]| menu_opener(Role::Menu, names).is_some();
     if let [only] = nearest.as_slice()
         && let Ok(names) = backend.action_names(&only.handle).await
         && !opens(&names)
@@ -457,21 +450,18 @@ async fn top_menus<'t, B: Backend>(
     nearest
 }
 
-/// Action names that open a menu.
-const CLICK_OR_MENU: [&str; 8] = [
-    "click", "press", "activate", "toggle", "jump", "open", "select", "showmenu",
-];
+/// The action that opens a menu: its click action, else the `ShowMenu` a Qt menu bar offers.
+fn menu_opener(role: Role, names: &[String]) -> Option<usize> {
+    click_action(role, names).or_else(|| {
+        names
+            .iter()
+            .position(|n| n.eq_ignore_ascii_case("showmenu"))
+    })
+}
 
-/// Opens a menu: its click action, else the `ShowMenu` a Qt menu bar offers instead.
+/// Opens a menu through [`menu_opener`]'s action.
 async fn open_menu<B: Backend>(backend: &B, node: &Node, what: &str) -> Result<()> {
-    let opener = |role: Role, names: &[String]| {
-        click_action(role, names).or_else(|| {
-            names
-                .iter()
-                .position(|n| n.eq_ignore_ascii_case("showmenu"))
-        })
-    };
-    run_action(backend, node, what, &opener).await
+    run_action(backend, node, what, &menu_opener).await
 }
 
 /// Runs the action `pick` chooses on the element, else on the first same-named element inside

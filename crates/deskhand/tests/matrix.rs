@@ -221,6 +221,28 @@ fn gtk3_editor(desk: &Desktop, started: &Started, marks: &Marks) {
     let seen = act(desk, "observe", json!({"target": w, "query": "world"}));
     assert!(seen.contains("value=\"Hello world\""), "{seen}");
     marks.earn(Column::Text, Mark::Yes);
+    // "Copy" is disabled in the closed menu until there is a selection; the app enables it
+    // when the menu opens, and select judges it then.
+    act(
+        desk,
+        "select",
+        json!({"target": w, "path": ["Edit", "Select All"]}),
+    );
+    act(
+        desk,
+        "select",
+        json!({"target": w, "path": ["Edit", "Copy"]}),
+    );
+    let copied = wait_until(SETTLE, || {
+        let output = desk
+            .command("xclip")
+            .args(["-o", "-selection", "clipboard"])
+            .output()
+            .ok()?;
+        let text = String::from_utf8_lossy(&output.stdout).into_owned();
+        (text == "Hello world").then_some(text)
+    });
+    assert!(copied.is_some(), "the clipboard never held the copied text");
 }
 
 fn gtk3_files(desk: &Desktop, started: &Started, marks: &Marks) {

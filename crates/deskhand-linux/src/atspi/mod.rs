@@ -1142,6 +1142,7 @@ impl Atspi {
             cut: AtomicBool::new(false),
             paragraphs_off_screen: AtomicUsize::new(0),
             managed: std::sync::Mutex::new(Vec::new()),
+            sheet_cells: std::sync::Mutex::new(std::collections::HashSet::new()),
         };
         let (root_node, _) = walk.node(root.clone(), true).await?;
         let nodes = walk.nodes.load(Ordering::Relaxed);
@@ -1248,6 +1249,10 @@ struct Walk<'a> {
     paragraphs_off_screen: AtomicUsize,
     /// What was left unread of elements that create their children on demand.
     managed: std::sync::Mutex<Vec<String>>,
+    /// Cells a table that creates them on demand gave for its visible block: their role, their
+    /// interfaces (Component, Text) and that they have no children are known, so only their
+    /// states, address and text are asked, and their extents only when they hold something.
+    sheet_cells: std::sync::Mutex<std::collections::HashSet<ObjectRef>>,
 }
 
 impl Walk<'_> {
@@ -1285,6 +1290,25 @@ impl Walk<'_> {
 
     async fn basics(&self, object: &ObjectRef, is_root: bool) -> Result<Basics, AtspiError> {
         let a = self.atspi;
+        if self
+            .sheet_cells
+            .lock()
+            .expect("not poisoned")
+            .contains(object)
+        {
+            let (state, name) = futures::join!(
+                a.call::<_, Vec<u32>>(object, ACCESSIBLE, "GetState", &()),
+                a.string_property(object, ACCESSIBLE, "Name"),
+            );
+            return Ok(Basics {
+                role: atspi::Role::TableCell as u32,
+                states: state?,
+                interfaces: vec![COMPONENT.to_string(), TEXT.to_string()],
+                name: self.answered(name).unwrap_or_default(),
+                children: Vec::new(),
+                cells: None,
+            });
+        }
         if let Some(cached) = self.snapshot.items.get(object) {
             let (children, cells) = if manages_descendants(&cached.states) {
                 self.managed_children(
@@ -1389,6 +1413,10 @@ impl Walk<'_> {
                     read: visible.cells.len(),
                     total: visible.total,
                 };
+                self.sheet_cells
+                    .lock()
+                    .expect("not poisoned")
+                    .extend(visible.cells.iter().cloned());
                 return (visible.cells, Some(cells));
             }
         }
@@ -1457,9 +1485,14 @@ impl Walk<'_> {
             // An icon-only button is named by a pictograph or nothing; its tooltip or
             // description says what it does. A sign such as "×" or "=" is its own name.
             let symbol_only = text::icon_only(&name);
+            let sheet_cell = self
+                .sheet_cells
+                .lock()
+                .expect("not poisoned")
+                .contains(&object);
             let (bounds, actions, value, description) = futures::join!(
                 async {
-                    if detailed && has(".Component") {
+                    if detailed && has(".Component") && !sheet_cell {
                         self.answered(a.extents(&object).await).flatten()
                     } else {
                         None
@@ -1485,6 +1518,16 @@ impl Walk<'_> {
             let name = match description {
                 Some(description) if !description.trim().is_empty() => description,
                 _ => name,
+            };
+            let holds_something = value.as_deref().is_some_and(|v| !v.trim().is_empty());
+            let bounds = match bounds {
+                None if sheet_cell
+                    && detailed
+                    && (holds_something || states.focused || states.selected) =>
+                {
+                    self.answered(a.extents(&object).await).flatten()
+                }
+                bounds => bounds,
             };
             let (dx, dy) = self.style.offset;
             let bounds = bounds.map(|b| Rect::new(b.x + dx, b.y + dy, b.width, b.height));
@@ -1534,9 +1577,10 @@ impl Walk<'_> {
                 _ => name,
             };
             let value = match value {
-                None if detailed && role == Role::Combobox => {
-                    self.answered(a.chosen_option(&object).await).flatten()
-                }
+                None if detailed && role == Role::Combobox => self
+                    .answered(a.chosen_option(&object).await)
+                    .flatten()
+                    .filter(|chosen| chosen.trim() != name.trim()),
                 value => value,
             };
             let mut children: Vec<Node> = children.into_iter().map(|(child, _)| child).collect();
