@@ -858,10 +858,11 @@ async fn click_open_item<B: Backend>(
                 .await;
         }
         if started.elapsed() >= MENU_OPEN_TIMEOUT {
+            let closed = close_opened(backend, window, levels).await;
             return Err(Error::new(
                 ErrorKind::Platform,
                 format!(
-                    "{} did not show on screen once its menu was opened, so it was not clicked; nothing was selected (a menu deskhand opened may still be open: press Escape)",
+                    "{} did not show on screen once its menu was opened, so it was not clicked; nothing was selected{closed}",
                     menu_label(walked)
                 ),
             ));

@@ -622,15 +622,16 @@ fn observe_with_formula(desk: &Desktop, w: &str) {
 }
 
 fn writer(desk: &Desktop, started: &Started, marks: &Marks) {
-    // A text document, opened from LibreOffice's own menus in the Calc window.
-    let (calc, _) = window_where(desk, START, "LibreOffice Calc", |t| {
-        t.ends_with("LibreOffice Calc")
-    });
-    act(
-        desk,
-        "select",
-        json!({"target": calc, "path": ["File", "New", "Text Document"]}),
+    // The Calc row has LibreOffice running: a second start hands it a new text document.
+    let profile = format!(
+        "-env:UserInstallation=file://{}",
+        started.dir.join("lo-profile").display()
     );
+    let handoff = desk.spawn(
+        "soffice",
+        &[&profile, "--norestore", "--nologo", "--writer"],
+    );
+    started.apps.lock().unwrap().push(handoff);
     let (w, _) = window_where(desk, START, "LibreOffice Writer", |t| {
         t.ends_with("LibreOffice Writer")
     });
@@ -956,6 +957,20 @@ fn every_app_of_the_matrix_does_its_task() {
     let dir = desk.scratch("matrix");
     std::fs::create_dir_all(&dir).unwrap();
     let started = start_all(desk, &dir);
+    // Each app takes the focus when its window maps: the tasks begin once the windows stop
+    // arriving, so no task loses its focus to an app still starting.
+    let mut last = String::new();
+    let mut steady_since = std::time::Instant::now();
+    wait_until(START, || {
+        let listed = desk.act("windows", json!({})).stdout;
+        let titles: Vec<&str> = listed.lines().skip(1).collect();
+        let now = titles.join("\n");
+        if now != last {
+            last = now;
+            steady_since = std::time::Instant::now();
+        }
+        (titles.len() >= 12 && steady_since.elapsed() >= Duration::from_secs(3)).then_some(())
+    });
     // `DESKHAND_MATRIX_ROWS=calc,writer` runs only the rows whose app contains one of the
     // words, to work on them; the README is then left alone.
     let only: Option<Vec<String>> = std::env::var("DESKHAND_MATRIX_ROWS")
