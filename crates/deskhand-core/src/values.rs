@@ -364,6 +364,27 @@ fn nearest_named<'t>(scope: &'t Node, name: &str, accept: &dyn Fn(&Node) -> bool
     Vec::new()
 }
 
+/// Every descendant of `scope`, at any depth and in tree order, named `name` that `accept`
+/// takes.
+fn named_inside<'t>(scope: &'t Node, name: &str, accept: &dyn Fn(&Node) -> bool) -> Vec<&'t Node> {
+    fn collect<'n>(
+        node: &'n Node,
+        wanted: &str,
+        accept: &dyn Fn(&Node) -> bool,
+        found: &mut Vec<&'n Node>,
+    ) {
+        for child in &node.children {
+            if accept(child) && normalize(&child.name) == wanted {
+                found.push(child);
+            }
+            collect(child, wanted, accept, found);
+        }
+    }
+    let mut found = Vec::new();
+    collect(scope, &normalize(name), accept, &mut found);
+    found
+}
+
 /// Named choices under `scope` an agent could have meant, for an error message: the nearest
 /// level that has any (a menu bar's menus, not every item of every menu).
 fn choices(scope: &Node, accept: &dyn Fn(&Node) -> bool) -> String {
@@ -426,19 +447,8 @@ async fn top_menus<'t, B: Backend>(
         && let Ok(names) = backend.action_names(&only.handle).await
         && !opens(&names)
     {
-        let wanted = normalize(name);
-        let mut others = Vec::new();
-        fn every<'n>(node: &'n Node, wanted: &str, found: &mut Vec<&'n Node>) {
-            for child in &node.children {
-                if is_menu_entry(child) && child.states.visible && normalize(&child.name) == wanted
-                {
-                    found.push(child);
-                }
-                every(child, wanted, found);
-            }
-        }
-        every(window, &wanted, &mut others);
-        for other in others {
+        let shown_entry = |n: &Node| is_menu_entry(n) && n.states.visible;
+        for other in named_inside(window, name, &shown_entry) {
             if other.handle != only.handle
                 && let Ok(names) = backend.action_names(&other.handle).await
                 && opens(&names)
@@ -473,16 +483,8 @@ async fn run_action<B: Backend>(
     what: &str,
     pick: &(dyn Fn(Role, &[String]) -> Option<usize> + Sync),
 ) -> Result<()> {
-    fn inside<'n>(node: &'n Node, wanted: &str, found: &mut Vec<&'n Node>) {
-        for child in &node.children {
-            if normalize(&child.name) == wanted {
-                found.push(child);
-            }
-            inside(child, wanted, found);
-        }
-    }
     let mut same_named = vec![node];
-    inside(node, &normalize(&node.name), &mut same_named);
+    same_named.extend(named_inside(node, &node.name, &|_| true));
     let mut offered = Vec::new();
     for candidate in same_named {
         let names = backend

@@ -374,19 +374,8 @@ fn gtk4_editor(desk: &Desktop, started: &Started, marks: &Marks) {
     );
     marks.earn(Column::Menus, Mark::Yes);
     let (dialog, _) = window_where(desk, SETTLE, "the save dialog", |t| t == "Save As");
-    let text = observe_until(desk, &dialog, SETTLE, "the name field", |t| {
-        t.contains(" text")
-    });
-    let name = ref_where(&text, "the name field", |l| {
-        l.contains(" text") && l.contains("focused")
-    });
-    act(
-        desk,
-        "type",
-        json!({"target": dialog, "ref": name, "text": file.to_str().unwrap(), "replace": true}),
-    );
+    save_in_file_chooser(desk, &dialog, &file);
     marks.earn(Column::Values, Mark::Yes);
-    act(desk, "press", json!({"keys": "Return"}));
     wait_for_file(&file, "gnome-text-editor's saved draft", |t| {
         t.trim_end() == "Draft from a popover"
     });
@@ -508,17 +497,10 @@ fn chromium(desk: &Desktop, _started: &Started, marks: &Marks) {
     web_order(desk, &w, " - Chromium", marks);
 }
 
-/// Saves the focused LibreOffice document through its own Save As dialog (GTK's file chooser).
-fn libreoffice_save_as(desk: &Desktop, w: &str, file: &Path) {
-    act(
-        desk,
-        "select",
-        json!({"target": w, "path": ["File", "Save As…"]}),
-    );
-    let (dialog, _) = window_where(desk, SETTLE, "LibreOffice's Save As", |t| {
-        t == "Save" || t == "Save As"
-    });
-    let text = observe_until(desk, &dialog, SETTLE, "the name field", |t| {
+/// Answers a GTK file chooser's save dialog: the whole path typed over its focused name field,
+/// then Return.
+fn save_in_file_chooser(desk: &Desktop, dialog: &str, file: &Path) {
+    let text = observe_until(desk, dialog, SETTLE, "the name field", |t| {
         t.contains(" text")
     });
     let name = ref_where(&text, "the name field", |l| {
@@ -530,6 +512,19 @@ fn libreoffice_save_as(desk: &Desktop, w: &str, file: &Path) {
         json!({"target": dialog, "ref": name, "text": file.to_str().unwrap(), "replace": true}),
     );
     act(desk, "press", json!({"keys": "Return"}));
+}
+
+/// Saves the focused LibreOffice document through its own Save As dialog (GTK's file chooser).
+fn libreoffice_save_as(desk: &Desktop, w: &str, file: &Path) {
+    act(
+        desk,
+        "select",
+        json!({"target": w, "path": ["File", "Save As…"]}),
+    );
+    let (dialog, _) = window_where(desk, SETTLE, "LibreOffice's Save As", |t| {
+        t == "Save" || t == "Save As"
+    });
+    save_in_file_chooser(desk, &dialog, file);
     // LibreOffice asks whether to keep an older format only for foreign ones; ODF goes straight.
     assert!(
         wait_until(SETTLE, || file.is_file().then_some(())).is_some(),

@@ -783,10 +783,7 @@ impl Atspi {
         };
         let embedded: Vec<Embedded<'_>> = embedded
             .iter()
-            .map(|(role, words)| match words {
-                Some(words) if text::is_inline(*role) => Embedded::Inline(words),
-                _ => Embedded::Block,
-            })
+            .map(|(role, words)| Embedded::of(*role, words.as_deref()))
             .collect();
         let value = raw.and_then(|raw| finish_value(raw, states.editable, &embedded, &name));
         match value {
@@ -1207,6 +1204,8 @@ struct Basics {
     name: String,
     children: Vec<ObjectRef>,
     cells: Option<CellsOnDemand>,
+    /// One of the cells a table gave for its visible block (see `Walk::sheet_cells`).
+    sheet_cell: bool,
 }
 
 /// A table that creates its cells on demand, of which only the visible ones were read.
@@ -1276,18 +1275,21 @@ impl Walk<'_> {
         result.ok()
     }
 
+    /// Whether the walk looks into an element with these states: it shows, or it is a
+    /// container LibreOffice marks defunct and nothing else (see [`defunct_only`]).
+    fn looks_shown(&self, role: u32, states: &[u32]) -> bool {
+        defunct_only(states)
+            || translate::states(
+                translate::state_set(states),
+                translate::role(role),
+                self.style.showing_reliable,
+            )
+            .visible
+    }
+
     /// Role, states, interfaces, name and children: from the cache where it has them. The
     /// children are asked for only once the states are known: an element that manages its
     /// descendants creates them when asked, without end for a spreadsheet.
-    /// Whether the walk looks into an element with these states: it shows, or it is a
-    /// container LibreOffice marks defunct and nothing else while its children show (the
-    /// formula bar's).
-    fn looks_shown(&self, role: u32, states: &[u32]) -> bool {
-        let set = translate::state_set(states);
-        set == atspi::State::Defunct.into()
-            || translate::states(set, translate::role(role), self.style.showing_reliable).visible
-    }
-
     async fn basics(&self, object: &ObjectRef, is_root: bool) -> Result<Basics, AtspiError> {
         let a = self.atspi;
         if self
@@ -1307,6 +1309,7 @@ impl Walk<'_> {
                 name: self.answered(name).unwrap_or_default(),
                 children: Vec::new(),
                 cells: None,
+                sheet_cell: true,
             });
         }
         if let Some(cached) = self.snapshot.items.get(object) {
@@ -1332,6 +1335,7 @@ impl Walk<'_> {
                 name: cached.name.clone(),
                 children,
                 cells,
+                sheet_cell: false,
             });
         }
         let (role, state, name) = futures::join!(
@@ -1351,6 +1355,7 @@ impl Walk<'_> {
                 name,
                 children: Vec::new(),
                 cells: None,
+                sheet_cell: false,
             });
         }
         let (interfaces, children) = if manages_descendants(&states) {
@@ -1376,6 +1381,7 @@ impl Walk<'_> {
             name,
             children,
             cells,
+            sheet_cell: false,
         })
     }
 
@@ -1444,8 +1450,8 @@ impl Walk<'_> {
                 name,
                 children,
                 cells,
+                sheet_cell,
             } = self.basics(&object, is_root).await?;
-            let role_number = role;
             let role = translate::role(role);
             let mut states = translate::states(
                 translate::state_set(&raw_states),
@@ -1455,7 +1461,7 @@ impl Walk<'_> {
             // LibreOffice marks the panel around its formula bar defunct, and nothing else,
             // while the paragraph in it is showing and answers: such a container is looked into
             // and its children judge their own visibility.
-            if !children.is_empty() && self.looks_shown(role_number, &raw_states) {
+            if !children.is_empty() && defunct_only(&raw_states) {
                 states.visible = true;
             }
             let has = |suffix: &str| interfaces.iter().any(|i| i.ends_with(suffix));
@@ -1485,11 +1491,6 @@ impl Walk<'_> {
             // An icon-only button is named by a pictograph or nothing; its tooltip or
             // description says what it does. A sign such as "×" or "=" is its own name.
             let symbol_only = text::icon_only(&name);
-            let sheet_cell = self
-                .sheet_cells
-                .lock()
-                .expect("not poisoned")
-                .contains(&object);
             let (bounds, actions, value, description) = futures::join!(
                 async {
                     if detailed && has(".Component") && !sheet_cell {
@@ -1559,10 +1560,7 @@ impl Walk<'_> {
                     } else {
                         Some(child.name.as_str())
                     };
-                    match words {
-                        Some(words) if text::is_inline(child.role) => Embedded::Inline(words),
-                        _ => Embedded::Block,
-                    }
+                    Embedded::of(child.role, words)
                 })
                 .collect();
             let value = value
@@ -1630,6 +1628,12 @@ fn finish_value(
     }
     let value = text::shown_text(&raw, embedded)?;
     (editable || value != name.trim()).then_some(value)
+}
+
+/// LibreOffice marks the panel around its formula bar defunct, and nothing else, while the
+/// paragraph in it shows and answers.
+fn defunct_only(states: &[u32]) -> bool {
+    translate::state_set(states) == atspi::State::Defunct.into()
 }
 
 fn manages_descendants(states: &[u32]) -> bool {

@@ -72,9 +72,18 @@ pub fn without_bullets(text: &str) -> &str {
     text.trim_start_matches(|c: char| c.is_whitespace() || matches!(c, '•' | '◦' | '▪' | '‣' | '⁃'))
 }
 
-/// Whether a child of this role reads on inside its parent's sentence.
-pub fn is_inline(role: Role) -> bool {
-    matches!(role, Role::Link | Role::Image | Role::Label | Role::Text)
+impl<'a> Embedded<'a> {
+    /// An embedded child of this role and these words (its name, else its text): a link,
+    /// image, label or static text reads on inside its parent's sentence, anything else is a
+    /// block of its own.
+    pub fn of(role: Role, words: Option<&'a str>) -> Self {
+        match words {
+            Some(words) if matches!(role, Role::Link | Role::Image | Role::Label | Role::Text) => {
+                Embedded::Inline(words)
+            }
+            _ => Embedded::Block,
+        }
+    }
 }
 
 /// The text as a person reads it: each U+FFFC replaced, in order, by the embedded child's words
