@@ -880,12 +880,38 @@ fn is_meaningful(node: &Node, parent: Parent<'_>) -> bool {
     {
         return false;
     }
+    // A list item's marker ("• ", "3.") is drawn, not read: the item's role already says it.
+    if node.role == Role::Label
+        && node.actions.is_empty()
+        && parent.role == Some(Role::Listitem)
+        && is_list_marker(&node.name)
+    {
+        return false;
+    }
     // Actions decide only for unnamed elements, so a reader need not ask named ones for them.
     node.role.is_control()
         || node.states.editable
         || has_value
         || named
         || (!has_name && !node.actions.is_empty())
+}
+
+/// A bullet, or a counter closed by "." or ")" (a number, one letter, a roman numeral): what a
+/// list draws before an item.
+fn is_list_marker(name: &str) -> bool {
+    let name = name.trim();
+    let bullet = |c: char| matches!(c, '•' | '◦' | '▪' | '‣' | '⁃' | '-' | '*');
+    if !name.is_empty() && name.chars().all(|c| bullet(c) || c.is_whitespace()) {
+        return true;
+    }
+    name.strip_suffix(['.', ')']).is_some_and(|counter| {
+        let count = counter.chars().count();
+        let digits = (1..=4).contains(&count) && counter.chars().all(|c| c.is_ascii_digit());
+        let letter = count == 1 && counter.chars().all(|c| c.is_alphabetic());
+        let roman =
+            (1..=5).contains(&count) && counter.chars().all(|c| "ivxlcdmIVXLCDM".contains(c));
+        digits || letter || roman
+    })
 }
 
 fn states_of(node: &Node) -> Vec<&'static str> {
@@ -1235,6 +1261,32 @@ mod tests {
                 .iter()
                 .all(|e| e.value.as_deref() != Some("hunter2"))
         );
+    }
+
+    #[test]
+    fn list_markers_are_not_listed_but_short_words_are() {
+        let item = |marker: &str| {
+            let mut item = node(
+                "i",
+                Role::Listitem,
+                "",
+                vec![
+                    node("m", Role::Label, marker, vec![]),
+                    node("l", Role::Link, "Item 1", vec![]),
+                ],
+            );
+            item.value = Some("Item 1 in stock".into());
+            item
+        };
+        for marker in ["• ", "3.", "b)", "iv.", "-"] {
+            let out = render_one(node("w", Role::Window, "W", vec![item(marker)]));
+            assert!(!out.body.contains("label"), "{marker:?}: {}", out.body);
+            assert!(out.body.contains("link \"Item 1\""), "{}", out.body);
+        }
+        for words in ["Yes.", "Total)", "Sold out."] {
+            let out = render_one(node("w", Role::Window, "W", vec![item(words)]));
+            assert!(out.body.contains("label"), "{words:?}: {}", out.body);
+        }
     }
 
     #[test]

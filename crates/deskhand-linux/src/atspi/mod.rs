@@ -32,6 +32,7 @@ const APPLICATION: &str = "org.a11y.atspi.Application";
 const TABLE: &str = "org.a11y.atspi.Table";
 const SELECTION: &str = "org.a11y.atspi.Selection";
 const HYPERLINK: &str = "org.a11y.atspi.Hyperlink";
+const COLLECTION: &str = "org.a11y.atspi.Collection";
 const COORD_SCREEN: u32 = 0;
 
 /// Why an AT-SPI request failed.
@@ -783,11 +784,13 @@ impl Atspi {
         };
         let embedded: Vec<Embedded<'_>> = embedded
             .iter()
-            .map(|(role, words)| Embedded::of(*role, words.as_deref()))
+            .map(|(role, editable, words)| Embedded::of(*role, *editable, words.as_deref()))
             .collect();
-        let value = raw.and_then(|raw| finish_value(raw, states.editable, &embedded, &name));
+        let value = raw.and_then(|raw| finish_value(raw, role, states.editable, &embedded, &name));
         match value {
-            None if role == Role::Combobox => self.chosen_option(object).await,
+            None if role == Role::Combobox => {
+                Ok(chosen_unless_name(self.chosen_option(object).await?, &name))
+            }
             value => Ok(value),
         }
     }
@@ -801,9 +804,9 @@ impl Atspi {
         }
     }
 
-    /// The role and words (name, else text) of each child embedded in the element's text, in
-    /// the order their U+FFFC stand.
-    async fn embedded_children(&self, object: &ObjectRef) -> Vec<(Role, Option<String>)> {
+    /// The role, whether it is edited text, and words (name, else text) of each child embedded
+    /// in the element's text, in the order their U+FFFC stand.
+    async fn embedded_children(&self, object: &ObjectRef) -> Vec<(Role, bool, Option<String>)> {
         let children = self.children(object).await.unwrap_or_default();
         let reads = children.iter().map(|child| async move {
             let (role, interfaces, name) = futures::join!(
@@ -821,7 +824,8 @@ impl Atspi {
             } else {
                 Some(name)
             };
-            Some((translate::role(role.ok()?), words))
+            let editable = interfaces.iter().any(|i| i == EDITABLE_TEXT);
+            Some((translate::role(role.ok()?), editable, words))
         });
         join_all(reads).await.into_iter().flatten().collect()
     }
@@ -945,6 +949,43 @@ impl Atspi {
     pub async fn child_count(&self, object: &ObjectRef) -> Result<i64, AtspiError> {
         let count = self.property(object, ACCESSIBLE, "ChildCount").await?;
         Ok(i32::try_from(count).map_or(0, i64::from))
+    }
+
+    /// The element's own children that show, in their order, found by the application in one
+    /// call (`Collection.GetMatches` without descending): a long page's off-screen paragraphs
+    /// are never asked one by one.
+    pub async fn showing_children(&self, object: &ObjectRef) -> Result<Vec<ObjectRef>, AtspiError> {
+        // The state set goes as two 32-bit words, the role set as four (libatspi's layout).
+        let showing = atspi::State::Showing as u64;
+        const MATCH_ALL: i32 = 1;
+        const CANONICAL_ORDER: u32 = 1;
+        let rule = (
+            vec![showing as u32 as i32, (showing >> 32) as u32 as i32],
+            MATCH_ALL,
+            std::collections::HashMap::<String, String>::new(),
+            MATCH_ALL,
+            vec![0i32; 4],
+            MATCH_ALL,
+            Vec::<String>::new(),
+            MATCH_ALL,
+            false,
+        );
+        let matches: Vec<(String, OwnedObjectPath)> = self
+            .call(
+                object,
+                COLLECTION,
+                "GetMatches",
+                &(rule, CANONICAL_ORDER, 0i32, false),
+            )
+            .await?;
+        Ok(matches
+            .into_iter()
+            .map(|(bus, path)| ObjectRef {
+                bus,
+                path: path.as_str().to_owned(),
+            })
+            .filter(|o| o.path != "/org/a11y/atspi/null" && !o.bus.is_empty())
+            .collect())
     }
 
     /// The cells of a table that are on screen, found from the cells at its top-left and
@@ -1221,7 +1262,9 @@ impl CellsOnDemand {
     fn note(&self, empty: usize) -> String {
         let mut note = format!(
             "{} creates its cells on demand, so only the {} visible of {} were read",
-            self.what, self.read, self.total
+            self.what,
+            deskhand_core::render::thousands(self.read),
+            deskhand_core::render::thousands(usize::try_from(self.total).unwrap_or_default())
         );
         if empty > 0 {
             note.push_str(&format!(
@@ -1316,6 +1359,7 @@ impl Walk<'_> {
             let (children, cells) = if manages_descendants(&cached.states) {
                 self.managed_children(
                     object,
+                    cached.role,
                     &cached.name,
                     Some(cached.child_count),
                     &cached.interfaces,
@@ -1363,15 +1407,17 @@ impl Walk<'_> {
                 .answered(a.interfaces(object).await)
                 .unwrap_or_default();
             let children = self
-                .managed_children(object, &name, None, &interfaces)
+                .managed_children(object, role, &name, None, &interfaces)
                 .await;
             (interfaces, children)
         } else {
             let (interfaces, children) = futures::join!(a.interfaces(object), a.children(object));
-            (
-                self.answered(interfaces).unwrap_or_default(),
-                (self.answered(children).unwrap_or_default(), None),
-            )
+            let interfaces = self.answered(interfaces).unwrap_or_default();
+            let children = self.answered(children).unwrap_or_default();
+            let children = self
+                .showing_only(object, role, &name, &interfaces, children)
+                .await;
+            (interfaces, (children, None))
         };
         let (children, cells) = children;
         Ok(Basics {
@@ -1385,6 +1431,39 @@ impl Walk<'_> {
         })
     }
 
+    /// A long list of children (a page's paragraphs, a list's items) narrowed to those that
+    /// show, in one call where the application offers it: the others are counted in the
+    /// `partial` note, not asked one by one.
+    async fn showing_only(
+        &self,
+        object: &ObjectRef,
+        role: u32,
+        name: &str,
+        interfaces: &[String],
+        children: Vec<ObjectRef>,
+    ) -> Vec<ObjectRef> {
+        if children.len() <= MANY_CHILDREN
+            || !self.style.showing_reliable
+            || !interfaces.iter().any(|i| i == COLLECTION)
+        {
+            return children;
+        }
+        let Some(showing) = self.answered(self.atspi.showing_children(object).await) else {
+            return children;
+        };
+        let others = children.len().saturating_sub(showing.len());
+        if others > 0 {
+            self.managed.lock().expect("not poisoned").push(format!(
+                "{} shows {} of its {} children; the other {} (off screen or hidden) were not read: scroll to bring them into view",
+                described(role, name),
+                deskhand_core::render::thousands(showing.len()),
+                deskhand_core::render::thousands(children.len()),
+                deskhand_core::render::thousands(others),
+            ));
+        }
+        showing
+    }
+
     /// The children of an element that creates them on demand: all of them when there are
     /// few (a text document's visible paragraphs), else a table's visible cells, else none;
     /// what is left out is said in the tree's `partial` note (for a table, once its cells are
@@ -1392,6 +1471,7 @@ impl Walk<'_> {
     async fn managed_children(
         &self,
         object: &ObjectRef,
+        role: u32,
         name: &str,
         cached_count: Option<i32>,
         interfaces: &[String],
@@ -1407,11 +1487,7 @@ impl Walk<'_> {
                 None,
             );
         }
-        let what = if name.trim().is_empty() {
-            "an element".to_string()
-        } else {
-            format!("\"{}\"", deskhand_core::render::escape(name))
-        };
+        let what = described(role, name);
         if interfaces.iter().any(|i| i == TABLE) {
             if let Some(visible) = self.answered(a.visible_cells(object, MAX_VISIBLE_CELLS).await) {
                 let cells = CellsOnDemand {
@@ -1493,8 +1569,9 @@ impl Walk<'_> {
             let symbol_only = text::icon_only(&name);
             let (bounds, actions, value, description) = futures::join!(
                 async {
-                    if detailed && has(".Component") && !sheet_cell {
-                        self.answered(a.extents(&object).await).flatten()
+                    let menubar = shown && role == Role::Menubar;
+                    if (detailed || menubar) && has(".Component") && !sheet_cell {
+                        self.answered(a.extents(&object).await)
                     } else {
                         None
                     }
@@ -1520,8 +1597,14 @@ impl Walk<'_> {
                 Some(description) if !description.trim().is_empty() => description,
                 _ => name,
             };
+            // LibreOffice keeps a second menu bar of no size over the one that works; its
+            // items open nothing.
+            if role == Role::Menubar && !is_root && matches!(bounds, Some(None)) {
+                states.visible = false;
+            }
+            let shown = states.visible || is_root;
             let holds_something = value.as_deref().is_some_and(|v| !v.trim().is_empty());
-            let bounds = match bounds {
+            let bounds = match bounds.flatten() {
                 None if sheet_cell
                     && detailed
                     && (holds_something || states.focused || states.selected) =>
@@ -1560,25 +1643,21 @@ impl Walk<'_> {
                     } else {
                         Some(child.name.as_str())
                     };
-                    Embedded::of(child.role, words)
+                    Embedded::of(child.role, child.states.editable, words)
                 })
                 .collect();
             let value = value
-                .and_then(|raw| finish_value(raw, states.editable, &embedded, &name))
-                .map(|value| match role {
-                    Role::Listitem => text::without_bullets(&value).to_owned(),
-                    _ => value,
-                })
+                .and_then(|raw| finish_value(raw, role, states.editable, &embedded, &name))
                 .filter(|value| !value.is_empty());
             let name = match role {
                 Role::Listitem => text::without_bullets(&name).to_owned(),
                 _ => name,
             };
             let value = match value {
-                None if detailed && role == Role::Combobox => self
-                    .answered(a.chosen_option(&object).await)
-                    .flatten()
-                    .filter(|chosen| chosen.trim() != name.trim()),
+                None if detailed && role == Role::Combobox => chosen_unless_name(
+                    self.answered(a.chosen_option(&object).await).flatten(),
+                    &name,
+                ),
                 value => value,
             };
             let mut children: Vec<Node> = children.into_iter().map(|(child, _)| child).collect();
@@ -1619,6 +1698,7 @@ impl Walk<'_> {
 /// only repeats the name.
 fn finish_value(
     raw: String,
+    role: Role,
     editable: bool,
     embedded: &[Embedded<'_>],
     name: &str,
@@ -1627,13 +1707,31 @@ fn finish_value(
         return Some(raw);
     }
     let value = text::shown_text(&raw, embedded)?;
-    (editable || value != name.trim()).then_some(value)
+    let value = match role {
+        Role::Listitem => text::without_bullets(&value).to_owned(),
+        _ => value,
+    };
+    (editable || (!value.is_empty() && value != name.trim())).then_some(value)
+}
+
+/// The option a closed drop-down shows, unless it only repeats the drop-down's name.
+fn chosen_unless_name(chosen: Option<String>, name: &str) -> Option<String> {
+    chosen.filter(|chosen| chosen.trim() != name.trim())
 }
 
 /// LibreOffice marks the panel around its formula bar defunct, and nothing else, while the
 /// paragraph in it shows and answers.
 fn defunct_only(states: &[u32]) -> bool {
     translate::state_set(states) == atspi::State::Defunct.into()
+}
+
+/// An element as a note names it: by its name, quoted, or by its role ("the list").
+fn described(role: u32, name: &str) -> String {
+    if name.trim().is_empty() {
+        format!("the {}", translate::role(role).as_str())
+    } else {
+        format!("\"{}\"", deskhand_core::render::escape(name))
+    }
 }
 
 fn manages_descendants(states: &[u32]) -> bool {
@@ -1643,6 +1741,9 @@ fn manages_descendants(states: &[u32]) -> bool {
 /// An element that manages its descendants with at most this many children lists them all
 /// (Writer's document: its visible paragraphs).
 const FEW_MANAGED_CHILDREN: i64 = 256;
+/// An element with more children than this asks the application for only those that show
+/// (where it can: `Collection`).
+const MANY_CHILDREN: usize = 64;
 /// The most cells of a table that creates them on demand one observation reads.
 const MAX_VISIBLE_CELLS: usize = 300;
 

@@ -75,10 +75,14 @@ pub fn without_bullets(text: &str) -> &str {
 impl<'a> Embedded<'a> {
     /// An embedded child of this role and these words (its name, else its text): a link,
     /// image, label or static text reads on inside its parent's sentence, anything else is a
-    /// block of its own.
-    pub fn of(role: Role, words: Option<&'a str>) -> Self {
+    /// block of its own, and so is a field a person types in (its name is a caption, not words
+    /// of the sentence).
+    pub fn of(role: Role, editable: bool, words: Option<&'a str>) -> Self {
         match words {
-            Some(words) if matches!(role, Role::Link | Role::Image | Role::Label | Role::Text) => {
+            Some(words)
+                if !editable
+                    && matches!(role, Role::Link | Role::Image | Role::Label | Role::Text) =>
+            {
                 Embedded::Inline(words)
             }
             _ => Embedded::Block,
@@ -92,16 +96,21 @@ impl<'a> Embedded<'a> {
 pub fn shown_text(raw: &str, embedded: &[Embedded<'_>]) -> Option<String> {
     let mut children = embedded.iter();
     let mut text = String::with_capacity(raw.len());
+    // A dropped block leaves the spaces around it: one is enough.
+    let mut after_block = false;
     for c in raw.chars() {
         match c {
-            EMBEDDED => {
-                if let Some(Embedded::Inline(words)) = children.next() {
-                    text.push_str(words);
-                }
-            }
+            EMBEDDED => match children.next() {
+                Some(Embedded::Inline(words)) => text.push_str(words),
+                _ => after_block = true,
+            },
             // A byte-order mark or zero-width space Gecko keeps after an emoji or icon font.
             '\u{FEFF}' | '\u{200B}' => {}
-            c => text.push(c),
+            ' ' if after_block && text.ends_with(' ') => {}
+            c => {
+                after_block = false;
+                text.push(c);
+            }
         }
     }
     let text = text.trim();
@@ -123,6 +132,19 @@ mod tests {
         assert_eq!(
             shown_text("Intro \u{FFFC}", &[Embedded::Block]).as_deref(),
             Some("Intro")
+        );
+    }
+
+    #[test]
+    fn a_field_inside_a_sentence_is_a_block_not_its_caption() {
+        let children = [
+            Embedded::of(Role::Label, false, Some("Name")),
+            Embedded::of(Role::Text, true, Some("Name")),
+            Embedded::of(Role::Text, false, Some("kg")),
+        ];
+        assert_eq!(
+            shown_text("\u{FFFC} \u{FFFC} in \u{FFFC}", &children).as_deref(),
+            Some("Name in kg")
         );
     }
 
