@@ -36,6 +36,9 @@ pub(crate) async fn set_value<B: Backend>(
     let handle = element.entry.handle.clone();
     let failed = |err| element_failure(err, &format!("{label} could not be set"));
     let mut typed = false;
+    // Whether a combo box's choice is read from its name (see `ComboShows::named_by_choice`).
+    let mut by_name = false;
+    let mut picked = false;
     let wanted = match (role, value) {
         (Role::Slider | Role::Spin | Role::Scrollbar | Role::Progress, _) => {
             let number = match value {
@@ -52,16 +55,42 @@ pub(crate) async fn set_value<B: Backend>(
         }
         (Role::Combobox, _) => {
             let text = value_text(value);
-            let before = combo_choice(backend, &element.window, &handle).await?;
+            let shown = combo_shows(backend, &element.window, &handle).await?;
+            by_name = shown.named_by_choice();
+            let before = shown.taken(by_name);
             let invoked = choose_in_combo(backend, &element.window, &handle, &label, &text).await?;
             let ignored = invoked
                 && before.as_deref() != Some(text.as_str())
-                && combo_unchanged(backend, &element.window, &handle, before.as_deref()).await?;
-            if !invoked || ignored {
+                && combo_unchanged(
+                    backend,
+                    &element.window,
+                    &handle,
+                    by_name,
+                    before.as_deref(),
+                )
+                .await?;
+            // Qt's list item takes its action and moves only the open list's selection: a
+            // person clicks the item where the list shows it.
+            if ignored {
+                picked = click_in_open_list(backend, &element.window, &handle, &text).await?;
+            }
+            if !invoked || (ignored && !picked) {
                 // A web page's drop-down picks the option its typed name starts.
                 crate::desk::ensure_focused(backend, &element.window).await?;
                 crate::desk::focus_for_typing(backend, &element).await?;
-                if backend.type_text(&text).await? != crate::backend::InputOutcome::Done {
+                let mut landed =
+                    backend.type_text(&text).await? == crate::backend::InputOutcome::Done;
+                // A click that gave the box the focus may have opened its list, where the typed
+                // name only highlights the choice: Return takes it.
+                if landed
+                    && combo_shows(backend, &element.window, &handle)
+                        .await?
+                        .expanded
+                {
+                    landed =
+                        backend.press_keys("Return").await? == crate::backend::InputOutcome::Done;
+                }
+                if !landed {
                     return Err(Error::new(
                         ErrorKind::Platform,
                         format!(
@@ -112,7 +141,9 @@ pub(crate) async fn set_value<B: Backend>(
     let read = loop {
         let read = match role {
             // A combo box shows its choice as its name in some toolkits, as a value in others.
-            Role::Combobox => combo_choice(backend, &element.window, &handle).await?,
+            Role::Combobox => combo_shows(backend, &element.window, &handle)
+                .await?
+                .taken(by_name),
             _ => backend.element_value(&handle).await.map_err(failed)?,
         };
         if wanted.matches(read.as_deref()) || started.elapsed() >= READ_BACK_TIMEOUT {
@@ -127,6 +158,8 @@ pub(crate) async fn set_value<B: Backend>(
     });
     let how = if typed {
         " by typing (it did not take the change through accessibility)"
+    } else if picked {
+        " by clicking it in the open list (it did not take the change through accessibility)"
     } else {
         ""
     };
@@ -215,17 +248,51 @@ async fn type_over<B: Backend>(
     Ok(())
 }
 
+/// Clicks the choice with the pointer where the combo box's open list shows it; true when it
+/// did. A list open without it is closed (Escape), to type the choice to the closed box.
+async fn click_in_open_list<B: Backend>(
+    backend: &B,
+    window: &crate::model::WindowInfo,
+    combo: &ElementHandle,
+    text: &str,
+) -> Result<bool> {
+    let tree = backend.tree(window).await?;
+    let Some(node) = tree.root.find(combo).filter(|n| n.states.expanded) else {
+        return Ok(false);
+    };
+    let shown = nearest_named(node, text, &is_menu_entry)
+        .into_iter()
+        .filter(|item| item.states.visible)
+        .find_map(|item| item.bounds.filter(|b| !b.is_empty()));
+    crate::desk::ensure_focused(backend, window).await?;
+    match shown {
+        Some(bounds) => {
+            backend
+                .click(bounds.center(), crate::model::MouseButton::Left, 1, &[])
+                .await?;
+            Ok(true)
+        }
+        None => {
+            backend.press_keys("Escape").await?;
+            Ok(false)
+        }
+    }
+}
+
 /// Whether the combo box still shows `before` a while after its choice was invoked (Gecko's
-/// option accepts "select" and keeps the old choice).
+/// option accepts "select" and keeps the old choice; Qt's list item takes "Toggle" and only its
+/// popup's selection moves).
 async fn combo_unchanged<B: Backend>(
     backend: &B,
     window: &crate::model::WindowInfo,
     combo: &ElementHandle,
+    by_name: bool,
     before: Option<&str>,
 ) -> Result<bool> {
     let started = Instant::now();
     while started.elapsed() < IGNORED_AFTER {
-        if combo_choice(backend, window, combo).await?.as_deref() != before {
+        let shown = combo_shows(backend, window, combo).await?;
+        if shown.taken(by_name).as_deref() != before {
             return Ok(false);
         }
         tokio::time::sleep(POLL).await;
@@ -345,7 +412,7 @@ fn nearest_named<'t>(scope: &'t Node, name: &str, accept: &dyn Fn(&Node) -> bool
         let mut hits: Vec<&Node> = level
             .iter()
             .copied()
-            .filter(|n| accept(n) && normalize(&n.name) == wanted)
+            .filter(|n| accept(n) && names_item(&n.name, &wanted))
             .collect();
         if !hits.is_empty() {
             let narrow = |hits: &mut Vec<&Node>, keep: &dyn Fn(&Node) -> bool| {
@@ -364,6 +431,38 @@ fn nearest_named<'t>(scope: &'t Node, name: &str, accept: &dyn Fn(&Node) -> bool
     Vec::new()
 }
 
+/// Whether an item's name is the normalized `wanted`, with or without the shortcut a toolkit
+/// writes after it (Chromium's "New tab Ctrl+T").
+fn names_item(name: &str, wanted: &str) -> bool {
+    normalize(name) == wanted || normalize(without_shortcut(name)) == wanted
+}
+
+/// A name without a trailing key shortcut: modifiers and a key joined by "+" ("Ctrl+Shift+N"),
+/// or a function key ("F11").
+fn without_shortcut(name: &str) -> &str {
+    let name = name.trim_end();
+    let Some((rest, last)) = name.rsplit_once([' ', '\t']) else {
+        return name;
+    };
+    let keys: Vec<&str> = last.split('+').collect();
+    let modifier = |key: &&str| {
+        ["ctrl", "shift", "alt", "super", "meta"]
+            .iter()
+            .any(|m| key.eq_ignore_ascii_case(m))
+    };
+    let chord = keys.len() >= 2
+        && keys[..keys.len() - 1].iter().all(modifier)
+        && keys.last().is_some_and(|key| !key.is_empty());
+    let function_key = last
+        .strip_prefix('F')
+        .is_some_and(|n| (1..=2).contains(&n.len()) && n.chars().all(|c| c.is_ascii_digit()));
+    if chord || function_key {
+        rest.trim_end()
+    } else {
+        name
+    }
+}
+
 /// Every descendant of `scope`, at any depth and in tree order, named `name` that `accept`
 /// takes.
 fn named_inside<'t>(scope: &'t Node, name: &str, accept: &dyn Fn(&Node) -> bool) -> Vec<&'t Node> {
@@ -374,7 +473,7 @@ fn named_inside<'t>(scope: &'t Node, name: &str, accept: &dyn Fn(&Node) -> bool)
         found: &mut Vec<&'n Node>,
     ) {
         for child in &node.children {
-            if accept(child) && normalize(&child.name) == wanted {
+            if accept(child) && names_item(&child.name, wanted) {
                 found.push(child);
             }
             collect(child, wanted, accept, found);
@@ -588,22 +687,56 @@ async fn choose_in_combo<B: Backend>(
     }
 }
 
-/// What a combo box shows as chosen: its value, else its selected item's name, else its name.
-async fn combo_choice<B: Backend>(
+/// What a combo box shows: its choice (its value, else its selected item's name, else its
+/// name) and its own name.
+struct ComboShows {
+    choice: Option<String>,
+    name: String,
+    expanded: bool,
+}
+
+impl ComboShows {
+    /// Whether the box is named by its choice (Qt, GTK without a label): then the name tells
+    /// the choice the box took, and a selection made only in its list (Qt's popup keeps one the
+    /// box never takes) is not mistaken for it.
+    fn named_by_choice(&self) -> bool {
+        !self.name.trim().is_empty()
+            && self.choice.as_deref().map(str::trim) == Some(self.name.trim())
+    }
+
+    /// The choice the box took: its name where it is named by its choice, else its choice.
+    fn taken(&self, by_name: bool) -> Option<String> {
+        if by_name {
+            Some(self.name.clone())
+        } else {
+            self.choice.clone()
+        }
+    }
+}
+
+async fn combo_shows<B: Backend>(
     backend: &B,
     window: &crate::model::WindowInfo,
     combo: &ElementHandle,
-) -> Result<Option<String>> {
+) -> Result<ComboShows> {
     if let Some(value) = backend
         .element_value(combo)
         .await?
         .filter(|v| !v.is_empty())
     {
-        return Ok(Some(value));
+        return Ok(ComboShows {
+            choice: Some(value),
+            name: String::new(),
+            expanded: false,
+        });
     }
     let tree = backend.tree(window).await?;
     let Some(node) = tree.root.find(combo) else {
-        return Ok(None);
+        return Ok(ComboShows {
+            choice: None,
+            name: String::new(),
+            expanded: false,
+        });
     };
     fn selected(node: &Node) -> Option<&Node> {
         node.children.iter().find_map(|c| {
@@ -615,9 +748,13 @@ async fn combo_choice<B: Backend>(
         })
     }
     // An app may name the combo box itself ("Color"): its chosen item says more.
-    Ok(selected(node)
-        .map(|n| n.name.clone())
-        .or_else(|| (!node.name.is_empty()).then(|| node.name.clone())))
+    Ok(ComboShows {
+        choice: selected(node)
+            .map(|n| n.name.clone())
+            .or_else(|| (!node.name.is_empty()).then(|| node.name.clone())),
+        name: node.name.clone(),
+        expanded: node.states.expanded,
+    })
 }
 
 pub(crate) async fn select<B: Backend>(
@@ -936,6 +1073,25 @@ fn node(role: Role, name: &str, children: Vec<Node>) -> Node {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_item_is_named_with_or_without_its_shortcut() {
+        assert!(names_item("New tab Ctrl+T", "new tab"));
+        assert!(names_item(
+            "Delete browsing data… Ctrl+Shift+Del",
+            "delete browsing data..."
+        ));
+        assert!(names_item("Full screen F11", "full screen"));
+        assert!(names_item("New tab Ctrl+T", "new tab ctrl+t"));
+        for (name, wanted) in [
+            ("Zoom in+out", "zoom in"),
+            ("Channel F100", "channel"),
+            ("Shift+", "shift"),
+            ("Save as", "save"),
+        ] {
+            assert!(!names_item(name, wanted), "{name:?}");
+        }
+    }
 
     #[test]
     fn a_nearer_item_wins_over_a_same_named_one_in_a_submenu() {

@@ -154,7 +154,9 @@ impl LinuxBackend {
     }
 
     /// The accessible frame that is this X window, and how its extents map to the screen.
-    async fn frame_of(&self, window: &WindowInfo) -> Result<(Frame, Origin)> {
+    /// The accessible frame of the window, where its extents are measured from, and the popups
+    /// of the same application that show over it (see [`popups_over`]).
+    async fn frame_of(&self, window: &WindowInfo) -> Result<(Frame, Origin, Vec<Frame>)> {
         let no_tree = |why: String| {
             Error::new(
                 ErrorKind::NoAccessibility,
@@ -212,7 +214,7 @@ impl LinuxBackend {
             .lock()
             .expect("not poisoned")
             .insert(window.handle, origin);
-        Ok((frame.clone(), origin))
+        Ok((frame.clone(), origin, popups_over(window, chosen, &frames)))
     }
 
     async fn origin_of(&self, window: &WindowInfo) -> Result<Origin> {
@@ -393,6 +395,32 @@ fn match_frame(
         }
     }
     None
+}
+
+/// The application's other frames that are a popup open over the window: Chromium shows its
+/// own menus in frames of their own, unnamed, which take the keyboard (active) while open and
+/// lie over the window. GTK3, LibreOffice and Firefox keep their menus inside the window's
+/// frame and add none.
+fn popups_over(window: &WindowInfo, chosen: usize, frames: &[(Frame, &Application)]) -> Vec<Frame> {
+    let over = |e: Rect| {
+        let w = window.bounds;
+        e.x < w.x + w.width as i32
+            && w.x < e.x + e.width as i32
+            && e.y < w.y + w.height as i32
+            && w.y < e.y + e.height as i32
+    };
+    frames
+        .iter()
+        .enumerate()
+        .filter(|(index, (frame, app))| {
+            *index != chosen
+                && frame.active
+                && frame.name.trim().is_empty()
+                && origin_for(app, frame, window) == Origin::Screen
+                && frame.extents.is_some_and(over)
+        })
+        .map(|(_, (frame, _))| frame.clone())
+        .collect()
 }
 
 fn origin_for(app: &Application, frame: &Frame, window: &WindowInfo) -> Origin {
@@ -646,21 +674,25 @@ impl Backend for LinuxBackend {
     }
 
     async fn tree(&self, window: &WindowInfo) -> Result<Tree> {
-        let (frame, origin) = self.frame_of(window).await?;
+        let (frame, origin, popups) = self.frame_of(window).await?;
         let atspi = self.atspi().await?;
-        let walked = atspi
-            .tree(
-                &frame.object,
-                WalkStyle {
-                    offset: offset_of(origin, window),
-                    // Window-relative extents and toplevel-only Showing come together: GTK4.
-                    showing_reliable: origin == Origin::Screen,
-                    use_cache: self.use_cache,
-                },
-                self.walk_limits,
-            )
+        let style = WalkStyle {
+            offset: offset_of(origin, window),
+            // Window-relative extents and toplevel-only Showing come together: GTK4.
+            showing_reliable: origin == Origin::Screen,
+            use_cache: self.use_cache,
+        };
+        let mut walked = atspi
+            .tree(&frame.object, style, self.walk_limits)
             .await
             .map_err(atspi_error)?;
+        // An open popup is part of what the window shows: its items are listed, found and
+        // selected like the window's own.
+        for popup in popups {
+            if let Ok(popup) = atspi.tree(&popup.object, style, self.walk_limits).await {
+                walked.root.children.push(popup.root);
+            }
+        }
         Ok(Tree {
             root: walked.root,
             partial: walked.partial,

@@ -1370,6 +1370,15 @@ impl Walk<'_> {
                     Some(children) => children,
                     None => self.answered(a.children(object).await).unwrap_or_default(),
                 };
+                let children = self
+                    .showing_only(
+                        object,
+                        cached.role,
+                        &cached.name,
+                        &cached.interfaces,
+                        children,
+                    )
+                    .await;
                 (children, None)
             };
             return Ok(Basics {
@@ -1442,14 +1451,28 @@ impl Walk<'_> {
         interfaces: &[String],
         children: Vec<ObjectRef>,
     ) -> Vec<ObjectRef> {
-        if children.len() <= MANY_CHILDREN
-            || !self.style.showing_reliable
-            || !interfaces.iter().any(|i| i == COLLECTION)
-        {
+        if children.len() <= MANY_CHILDREN || !self.style.showing_reliable {
             return children;
         }
-        let Some(showing) = self.answered(self.atspi.showing_children(object).await) else {
-            return children;
+        // Where the cache holds every child's states, no call is needed.
+        let cached: Option<Vec<ObjectRef>> = children
+            .iter()
+            .map(|child| {
+                let item = self.snapshot.items.get(child)?;
+                let showing = translate::state_set(&item.states).contains(atspi::State::Showing);
+                Some(showing.then(|| child.clone()))
+            })
+            .collect::<Option<Vec<_>>>()
+            .map(|children| children.into_iter().flatten().collect());
+        let showing = match cached {
+            Some(showing) => showing,
+            None if interfaces.iter().any(|i| i == COLLECTION) => {
+                match self.answered(self.atspi.showing_children(object).await) {
+                    Some(showing) => showing,
+                    None => return children,
+                }
+            }
+            None => return children,
         };
         let others = children.len().saturating_sub(showing.len());
         if others > 0 {
