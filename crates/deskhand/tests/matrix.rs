@@ -553,11 +553,11 @@ fn web_order(desk: &Desktop, w: &str, browser: &Browser, marks: &Marks) {
         text.contains("value=\"Fill in your name, pick a fruit and press Order.\""),
         "the page's paragraph is not listed with its text:\n{text}"
     );
-    // The page's 120 clauses run far below the window: those that show are read, the rest
+    // The page's 240 clauses run far below the window: those that show are read, the rest
     // only counted.
     assert!(
         text.contains("value=\"Delivery terms, clause 1: fruit ships within 2 days.\"")
-            && !text.contains("clause 120:")
+            && !text.contains("clause 240:")
             && text
                 .contains("(off screen or hidden) were not read: scroll to bring them into view"),
         "the long page's showing paragraphs are not read, or its others are not counted:\n{text}"

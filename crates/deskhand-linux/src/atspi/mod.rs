@@ -1764,9 +1764,9 @@ fn manages_descendants(states: &[u32]) -> bool {
 /// An element that manages its descendants with at most this many children lists them all
 /// (Writer's document: its visible paragraphs).
 const FEW_MANAGED_CHILDREN: i64 = 256;
-/// An element with more children than this asks the application for only those that show
-/// (where it can: `Collection`).
-const MANY_CHILDREN: usize = 64;
+/// An element with more children than this keeps only those that show (a long page, a long
+/// list); fewer are each asked, as cheaply as one `GetMatches` would be.
+const MANY_CHILDREN: usize = 200;
 /// The most cells of a table that creates them on demand one observation reads.
 const MAX_VISIBLE_CELLS: usize = 300;
 
