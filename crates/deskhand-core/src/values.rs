@@ -36,8 +36,6 @@ pub(crate) async fn set_value<B: Backend>(
     let handle = element.entry.handle.clone();
     let failed = |err| element_failure(err, &format!("{label} could not be set"));
     let mut typed = false;
-    // Whether a combo box's choice is read from its name (see `ComboShows::named_by_choice`).
-    let mut by_name = false;
     let mut picked = false;
     let wanted = match (role, value) {
         (Role::Slider | Role::Spin | Role::Scrollbar | Role::Progress, _) => {
@@ -55,20 +53,13 @@ pub(crate) async fn set_value<B: Backend>(
         }
         (Role::Combobox, _) => {
             let text = value_text(value);
-            let shown = combo_shows(backend, &element.window, &handle).await?;
-            by_name = shown.named_by_choice();
-            let before = shown.taken(by_name);
+            let before = combo_shows(backend, &element.window, &handle)
+                .await?
+                .taken();
             let invoked = choose_in_combo(backend, &element.window, &handle, &label, &text).await?;
             let ignored = invoked
                 && before.as_deref() != Some(text.as_str())
-                && combo_unchanged(
-                    backend,
-                    &element.window,
-                    &handle,
-                    by_name,
-                    before.as_deref(),
-                )
-                .await?;
+                && combo_unchanged(backend, &element.window, &handle, before.as_deref()).await?;
             // Qt's list item takes its action and moves only the open list's selection: a
             // person clicks the item where the list shows it.
             if ignored {
@@ -143,7 +134,7 @@ pub(crate) async fn set_value<B: Backend>(
             // A combo box shows its choice as its name in some toolkits, as a value in others.
             Role::Combobox => combo_shows(backend, &element.window, &handle)
                 .await?
-                .taken(by_name),
+                .taken(),
             _ => backend.element_value(&handle).await.map_err(failed)?,
         };
         if wanted.matches(read.as_deref()) || started.elapsed() >= READ_BACK_TIMEOUT {
@@ -286,13 +277,12 @@ async fn combo_unchanged<B: Backend>(
     backend: &B,
     window: &crate::model::WindowInfo,
     combo: &ElementHandle,
-    by_name: bool,
     before: Option<&str>,
 ) -> Result<bool> {
     let started = Instant::now();
     while started.elapsed() < IGNORED_AFTER {
         let shown = combo_shows(backend, window, combo).await?;
-        if shown.taken(by_name).as_deref() != before {
+        if shown.taken().as_deref() != before {
             return Ok(false);
         }
         tokio::time::sleep(POLL).await;
@@ -693,20 +683,42 @@ struct ComboShows {
     choice: Option<String>,
     name: String,
     expanded: bool,
+    /// Its name is the name of one of its list's items: the box is named by its choice (Qt,
+    /// GTK without a label).
+    name_is_item: bool,
 }
 
 impl ComboShows {
-    /// Whether the box is named by its choice (Qt, GTK without a label): then the name tells
-    /// the choice the box took, and a selection made only in its list (Qt's popup keeps one the
-    /// box never takes) is not mistaken for it.
-    fn named_by_choice(&self) -> bool {
-        !self.name.trim().is_empty()
-            && self.choice.as_deref().map(str::trim) == Some(self.name.trim())
+    /// What the tree shows of the box: its selected item, else its name, as its choice.
+    fn of(node: &Node) -> Self {
+        fn selected(node: &Node) -> Option<&Node> {
+            node.children.iter().find_map(|c| {
+                if c.states.selected {
+                    Some(c)
+                } else {
+                    selected(c)
+                }
+            })
+        }
+        let name = node.name.trim();
+        // An app may name the combo box itself ("Color"): its chosen item says more.
+        ComboShows {
+            choice: selected(node)
+                .map(|n| n.name.clone())
+                .or_else(|| (!name.is_empty()).then(|| node.name.clone())),
+            name_is_item: !name.is_empty()
+                && node
+                    .any(&|n| n.handle != node.handle && is_menu_entry(n) && n.name.trim() == name),
+            name: node.name.clone(),
+            expanded: node.states.expanded,
+        }
     }
 
-    /// The choice the box took: its name where it is named by its choice, else its choice.
-    fn taken(&self, by_name: bool) -> Option<String> {
-        if by_name {
+    /// The choice the box took: its name where it is named by its choice (a selection made only
+    /// in its list, which Qt's popup keeps and the box never takes, is not mistaken for it),
+    /// else its choice.
+    fn taken(&self) -> Option<String> {
+        if self.name_is_item {
             Some(self.name.clone())
         } else {
             self.choice.clone()
@@ -728,33 +740,19 @@ async fn combo_shows<B: Backend>(
             choice: Some(value),
             name: String::new(),
             expanded: false,
+            name_is_item: false,
         });
     }
     let tree = backend.tree(window).await?;
-    let Some(node) = tree.root.find(combo) else {
-        return Ok(ComboShows {
+    Ok(tree.root.find(combo).map_or(
+        ComboShows {
             choice: None,
             name: String::new(),
             expanded: false,
-        });
-    };
-    fn selected(node: &Node) -> Option<&Node> {
-        node.children.iter().find_map(|c| {
-            if c.states.selected {
-                Some(c)
-            } else {
-                selected(c)
-            }
-        })
-    }
-    // An app may name the combo box itself ("Color"): its chosen item says more.
-    Ok(ComboShows {
-        choice: selected(node)
-            .map(|n| n.name.clone())
-            .or_else(|| (!node.name.is_empty()).then(|| node.name.clone())),
-        name: node.name.clone(),
-        expanded: node.states.expanded,
-    })
+            name_is_item: false,
+        },
+        ComboShows::of,
+    ))
 }
 
 pub(crate) async fn select<B: Backend>(
@@ -1073,6 +1071,33 @@ fn node(role: Role, name: &str, children: Vec<Node>) -> Node {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_box_named_by_one_of_its_items_has_taken_what_its_name_says() {
+        let item = |name: &str, selected: bool| {
+            let mut item = node(Role::Listitem, name, vec![]);
+            item.states.selected = selected;
+            item
+        };
+        let combo = |name: &str, items: Vec<Node>| {
+            node(Role::Combobox, name, vec![node(Role::List, "", items)])
+        };
+        // Qt: the list's selection moved to "Windows", the box still shows "Fusion".
+        let qt = ComboShows::of(&combo(
+            "Fusion",
+            vec![item("Windows", true), item("Fusion", false)],
+        ));
+        assert_eq!(qt.taken().as_deref(), Some("Fusion"));
+        // A box labelled "Color": its selected item says the choice.
+        let labelled = ComboShows::of(&combo(
+            "Color",
+            vec![item("Red", true), item("Blue", false)],
+        ));
+        assert_eq!(labelled.taken().as_deref(), Some("Red"));
+        // A labelled box whose items are listed only while it is open.
+        let closed = ComboShows::of(&combo("Color", vec![]));
+        assert_eq!(closed.taken().as_deref(), Some("Color"));
+    }
 
     #[test]
     fn an_item_is_named_with_or_without_its_shortcut() {
