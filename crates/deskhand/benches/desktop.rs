@@ -11,7 +11,9 @@
 //! text the reply must carry. It prints figures only: targets live in the issue, not here.
 //!
 //! `DESKHAND_BENCH_ROWS` overrides the number of list items of the generated Chromium page
-//! (800: about 5,000 accessible objects in Chromium 156).
+//! (800: about 5,000 accessible objects in Chromium 156); `DESKHAND_BENCH_APPS=calc,firefox`
+//! measures only the apps whose label has one of the words (the actions need mousepad and
+//! gnome-calculator).
 
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
@@ -939,7 +941,17 @@ fn specs(files: &Files) -> Vec<Spec> {
 }
 
 async fn run(files: &Files, rows: usize) {
-    let specs = specs(files);
+    // `DESKHAND_BENCH_APPS=calc,firefox` measures only the apps whose label has one of the words.
+    let only: Option<Vec<String>> = std::env::var("DESKHAND_BENCH_APPS")
+        .ok()
+        .map(|apps| apps.split(',').map(|a| a.trim().to_lowercase()).collect());
+    let specs: Vec<Spec> = specs(files)
+        .into_iter()
+        .filter(|spec| {
+            only.as_ref()
+                .is_none_or(|only| only.iter().any(|o| spec.label.to_lowercase().contains(o)))
+        })
+        .collect();
     let tokenizer = tiktoken_rs::o200k_base().expect("the o200k_base vocabulary");
     let mut desk = Desk {
         backend: LinuxBackend::connect().expect("connecting to the bench desktop"),
