@@ -623,10 +623,14 @@ async fn choose_in_combo<B: Backend>(
         match hits.as_slice() {
             [item] => {
                 if !item.states.enabled {
+                    if opened {
+                        // The list it opened is closed again, leaving the choice as it was.
+                        let _ = backend.press_keys("Escape").await;
+                    }
                     return Err(Error::new(
                         ErrorKind::Disabled,
                         format!(
-                            "\"{}\" in {label} is disabled; pick another choice",
+                            "\"{}\" in {label} is disabled; nothing was changed; pick another choice",
                             escape(text)
                         ),
                     ));
@@ -664,10 +668,13 @@ async fn choose_in_combo<B: Backend>(
                 ));
             }
             many => {
+                if opened {
+                    let _ = backend.press_keys("Escape").await;
+                }
                 return Err(Error::new(
                     ErrorKind::Ambiguous,
                     format!(
-                        "{label} has {} choices named \"{}\"; pick one by ref after observing the open list",
+                        "{label} has {} choices named \"{}\"; nothing was changed; click it to open its list, observe, and click the one you mean by ref",
                         many.len(),
                         escape(text)
                     ),
