@@ -153,9 +153,8 @@ impl LinuxBackend {
         }
     }
 
-    /// The accessible frame that is this X window, and how its extents map to the screen.
-    /// The accessible frame of the window, where its extents are measured from, and the popups
-    /// of the same application that show over it (see [`popups_over`]).
+    /// The accessible frame that is this X window, how its extents map to the screen, and the
+    /// popups of the same application that show over it (see [`popups_over`]).
     async fn frame_of(&self, window: &WindowInfo) -> Result<(Frame, Origin, Vec<Frame>)> {
         let no_tree = |why: String| {
             Error::new(
@@ -687,7 +686,7 @@ impl Backend for LinuxBackend {
             .await
             .map_err(atspi_error)?;
         // An open popup is part of what the window shows: its items are listed, found and
-        // selected like the window's own.
+        // selected like the window's own. One that closed while it was read is left out.
         for popup in popups {
             if let Ok(popup) = atspi.tree(&popup.object, style, self.walk_limits).await {
                 walked.root.children.push(popup.root);
