@@ -557,15 +557,7 @@ impl Atspi {
     async fn children(&self, object: &ObjectRef) -> Result<Vec<ObjectRef>, AtspiError> {
         let children: Vec<(String, OwnedObjectPath)> =
             self.call(object, ACCESSIBLE, "GetChildren", &()).await?;
-        Ok(children
-            .into_iter()
-            .map(|(bus, path)| ObjectRef {
-                bus,
-                path: path.as_str().to_owned(),
-            })
-            // Applications report defunct children as a null path; they are not elements.
-            .filter(|o| o.path != "/org/a11y/atspi/null" && !o.bus.is_empty())
-            .collect())
+        Ok(elements(children))
     }
 
     /// Every application registered on the bus, with its process id.
@@ -978,14 +970,7 @@ impl Atspi {
                 &(rule, CANONICAL_ORDER, 0i32, false),
             )
             .await?;
-        Ok(matches
-            .into_iter()
-            .map(|(bus, path)| ObjectRef {
-                bus,
-                path: path.as_str().to_owned(),
-            })
-            .filter(|o| o.path != "/org/a11y/atspi/null" && !o.bus.is_empty())
-            .collect())
+        Ok(elements(matches))
     }
 
     /// The cells of a table that are on screen, found from the cells at its top-left and
@@ -1746,6 +1731,19 @@ fn chosen_unless_name(chosen: Option<String>, name: &str) -> Option<String> {
 /// paragraph in it shows and answers.
 fn defunct_only(states: &[u32]) -> bool {
     translate::state_set(states) == atspi::State::Defunct.into()
+}
+
+/// The elements among object references an application gave: it reports defunct ones as a
+/// null path, and they are not elements.
+fn elements(references: Vec<(String, OwnedObjectPath)>) -> Vec<ObjectRef> {
+    references
+        .into_iter()
+        .map(|(bus, path)| ObjectRef {
+            bus,
+            path: path.as_str().to_owned(),
+        })
+        .filter(|o| o.path != "/org/a11y/atspi/null" && !o.bus.is_empty())
+        .collect()
 }
 
 /// An element as a note names it: by its name, quoted, or by its role ("the list").
