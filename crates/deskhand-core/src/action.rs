@@ -200,6 +200,9 @@ pub struct DesktopArgs {
     /// observe: true to list hidden elements too, marked hidden.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub hidden: Option<bool>,
+    /// observe: true to give every line its center @x,y (0–1000); by default only lines that need one to be told apart have it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub points: Option<bool>,
     /// observe: true to print only what changed since the last observe of the same surface (+ added, - removed, ~ changed); refs of unchanged elements stay valid.
     #[serde(alias = "diff", skip_serializing_if = "Option::is_none")]
     pub since: Option<bool>,
@@ -506,6 +509,8 @@ pub struct ObserveSpec {
     pub max_depth: Option<usize>,
     /// List hidden elements too.
     pub hidden: bool,
+    /// Every line shows its point, not only those its words do not tell apart.
+    pub points: bool,
     /// Print only the changes since the last observe of the same surface.
     pub since: bool,
 }
@@ -517,6 +522,7 @@ impl Default for ObserveSpec {
             query: None,
             max_depth: None,
             hidden: false,
+            points: false,
             since: false,
         }
     }
@@ -886,7 +892,15 @@ impl DesktopArgs {
         let allowed: &[&str] = match name {
             ActionName::Apps => &["installed"],
             ActionName::Windows => &[],
-            ActionName::Observe => &["target", "limit", "query", "max_depth", "hidden", "since"],
+            ActionName::Observe => &[
+                "target",
+                "limit",
+                "query",
+                "max_depth",
+                "hidden",
+                "points",
+                "since",
+            ],
             ActionName::Screenshot => &["target"],
             ActionName::Click => &[
                 "target",
@@ -1353,6 +1367,7 @@ impl DesktopArgs {
             query,
             max_depth: self.max_depth.map(|d| d as usize),
             hidden: self.hidden.unwrap_or(false),
+            points: self.points.unwrap_or(false),
             since: self.since.unwrap_or(false),
         })
     }
@@ -1379,6 +1394,7 @@ impl DesktopArgs {
             ("query", self.query.is_some()),
             ("max_depth", self.max_depth.is_some()),
             ("hidden", self.hidden.is_some()),
+            ("points", self.points.is_some()),
             ("since", self.since.is_some()),
             ("find", self.find.is_some()),
             ("via", self.via.is_some()),

@@ -274,6 +274,8 @@ struct Line {
     states: Vec<&'static str>,
     label: Option<String>,
     point: Option<[u32; 2]>,
+    /// Whether the text line shows `point`: the structured form always carries it.
+    point_shown: bool,
 }
 
 impl Line {
@@ -295,6 +297,7 @@ impl Line {
                 .collect(),
             label: seen.label.clone(),
             point: None,
+            point_shown: false,
         }
     }
 
@@ -332,7 +335,8 @@ impl Line {
         (was != Was::default()).then_some(was)
     }
 
-    /// Writes `e4 button "Save" value="…" focused @50,10` after `prefix`.
+    /// Writes `e4 button "Save" value="…" focused @50,10` after `prefix`, the point where
+    /// `point_shown`.
     fn write(&self, text: &mut String, prefix: &str, number: Option<u32>) {
         text.push_str(prefix);
         if let Some(number) = number {
@@ -354,7 +358,7 @@ impl Line {
             text.push(' ');
             text.push_str(state);
         }
-        if let Some([x, y]) = self.point {
+        if let Some([x, y]) = self.point.filter(|_| self.point_shown) {
             text.push_str(&format!(" @{x},{y}"));
         }
     }
@@ -476,7 +480,10 @@ pub fn render(
         max_depth: spec.max_depth,
         ..Rendered::default()
     };
-    let found = walk_all(windows, surface, &mut out);
+    let mut found = walk_all(windows, surface, &mut out);
+    if !spec.points {
+        keep_points_that_tell_apart(&mut found, spec.hidden);
+    }
     out.seen = found.iter().map(|f| f.line.to_seen()).collect();
     let view: Vec<&Found<'_>> = found
         .iter()
@@ -511,6 +518,34 @@ pub fn render(
         }
     }
     out
+}
+
+/// Leaves a point only on the lines that need it to be told apart: an element with neither
+/// name nor value, or one that shows the same role, name and value as another the listing
+/// could show. A line that its words identify is acted on by its ref; its point cost a quarter
+/// of an observation's tokens and said nothing an agent needed (`points: true` shows them all).
+fn keep_points_that_tell_apart(found: &mut [Found<'_>], hidden: bool) {
+    fn identity(line: &Line) -> (Role, &str, Option<&str>) {
+        (line.role, line.name.as_str(), line.value.as_deref())
+    }
+    let shown: Vec<bool> = {
+        let mut alike: HashMap<(Role, &str, Option<&str>), usize> = HashMap::new();
+        for line in found.iter().map(|f| &f.line) {
+            if hidden || !line.hidden() {
+                *alike.entry(identity(line)).or_default() += 1;
+            }
+        }
+        found
+            .iter()
+            .map(|f| {
+                let nameless = f.line.name.is_empty() && f.line.value.is_none();
+                nameless || alike.get(&identity(&f.line)).is_some_and(|n| *n > 1)
+            })
+            .collect()
+    };
+    for (f, shown) in found.iter_mut().zip(shown) {
+        f.line.point_shown = shown;
+    }
 }
 
 /// Every element an observation could list, in tree order; counts nodes in `out`.
@@ -851,6 +886,7 @@ impl<'t> Walk<'_, '_, 't> {
                 states,
                 label: label.map(str::to_owned),
                 point,
+                point_shown: true,
             },
             name_cut,
             value_cut,
@@ -1139,11 +1175,69 @@ mod tests {
             )],
         );
         let out = render_one(root);
+        assert_eq!(out.body, "e1 window \"Doc\"\n  e2 button \"Save\"\n");
+        assert_eq!(out.nodes, 5);
+    }
+
+    #[test]
+    fn points_show_where_the_words_do_not_tell_an_element_apart() {
+        let mut icon = node("i", Role::Button, "", vec![]);
+        icon.bounds = Some(Rect::new(20, 20, 10, 10));
+        let mut first_ok = node("o1", Role::Button, "OK", vec![]);
+        first_ok.bounds = Some(Rect::new(0, 0, 20, 20));
+        let mut second_ok = node("o2", Role::Button, "OK", vec![]);
+        second_ok.bounds = Some(Rect::new(80, 0, 20, 20));
+        let mut field = node("f", Role::Text, "", vec![]);
+        field.value = Some("typed".into());
+        let mut hidden_ok = node("h", Role::Label, "Cancel", vec![]);
+        hidden_ok.states.visible = false;
+        let root = node(
+            "w",
+            Role::Window,
+            "W",
+            vec![
+                node("s", Role::Button, "Save", vec![]),
+                node("c", Role::Label, "Cancel", vec![]),
+                hidden_ok,
+                icon,
+                first_ok,
+                second_ok,
+                field,
+            ],
+        );
+        let out = render_one(root.clone());
         assert_eq!(
             out.body,
-            "e1 window \"Doc\" @50,10\n  e2 button \"Save\" @50,10\n"
+            "e1 window \"W\"\n  e2 button \"Save\"\n  e3 label \"Cancel\"\n  e4 button @25,25\n  \
+             e5 button \"OK\" @10,10\n  e6 button \"OK\" @90,10\n  e7 text value=\"typed\"\n"
         );
-        assert_eq!(out.nodes, 5);
+        assert_eq!(
+            out.elements[1].point,
+            Some([50, 10]),
+            "the structured form keeps every point"
+        );
+
+        let hidden = ObserveSpec {
+            hidden: true,
+            ..ObserveSpec::default()
+        };
+        let out = render_with(&root, &hidden, None);
+        assert!(
+            out.body.contains("e3 label \"Cancel\" @50,10\n"),
+            "a hidden twin listed beside it needs telling apart: {}",
+            out.body
+        );
+
+        let all = ObserveSpec {
+            points: true,
+            ..ObserveSpec::default()
+        };
+        let out = render_with(&root, &all, None);
+        assert!(
+            out.body
+                .starts_with("e1 window \"W\" @50,10\n  e2 button \"Save\" @50,10\n")
+        );
+        assert!(out.body.contains("e7 text value=\"typed\" @50,10\n"));
     }
 
     #[test]
@@ -1178,7 +1272,7 @@ mod tests {
         let terminal_line = out.body.lines().nth(1).unwrap();
         assert!(terminal_line.contains("value=\"…"), "{terminal_line}");
         assert!(
-            terminal_line.contains("$ echo end-6\\nend-6\" "),
+            terminal_line.ends_with("$ echo end-6\\nend-6\""),
             "{terminal_line}"
         );
         assert_eq!(out.values_cut, 2);
@@ -1316,7 +1410,7 @@ mod tests {
         assert_eq!(out.hidden, 0);
         assert_eq!(
             out.body,
-            "e1 window \"W\" @50,10\n  e2 group \"Page 2\" hidden @50,10\n    e3 button \"Next\" hidden @50,10\n"
+            "e1 window \"W\"\n  e2 group \"Page 2\" hidden\n    e3 button \"Next\" hidden\n"
         );
         assert!(
             !out.summary("w1").contains("hidden"),

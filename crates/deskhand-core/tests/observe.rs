@@ -176,16 +176,16 @@ async fn limit_keeps_ancestors_and_issues_refs_only_for_listed_elements() {
     assert_eq!(
         body(&reply),
         [
-            "e1 window \"Files\" @500,500",
-            "  e2 toolbar \"Tools\" @500,25",
-            "    e3 button \"Tool 1\" @70,25",
-            "    e4 button \"Tool 2\" @120,25",
-            "    e5 button \"Tool 3\" @170,25",
-            "    e6 button \"Tool 4\" @220,25",
-            "    e7 button \"Tool 5\" @270,25",
-            "  e8 list \"All files\" @500,500",
-            "    e9 listitem \"File 1\" @200,75",
-            "    e10 listitem \"File 2\" @200,75",
+            "e1 window \"Files\"",
+            "  e2 toolbar \"Tools\"",
+            "    e3 button \"Tool 1\"",
+            "    e4 button \"Tool 2\"",
+            "    e5 button \"Tool 3\"",
+            "    e6 button \"Tool 4\"",
+            "    e7 button \"Tool 5\"",
+            "  e8 list \"All files\"",
+            "    e9 listitem \"File 1\"",
+            "    e10 listitem \"File 2\"",
         ]
     );
     // Nothing past the cut got a number: the next one was never issued.
@@ -427,16 +427,16 @@ async fn hidden_true_lists_hidden_elements_marked_hidden() {
     let advanced = ref_named(&reply, "Advanced");
     let reset = ref_named(&reply, "Reset");
     assert!(
-        reply.text.contains(&format!(
-            "  {advanced} group \"Advanced\" hidden @700,863\n"
-        )),
+        reply
+            .text
+            .contains(&format!("  {advanced} group \"Advanced\" hidden\n")),
         "{}",
         reply.text
     );
     assert!(
         reply
             .text
-            .contains(&format!("    {reset} button \"Reset\" hidden @540,831\n")),
+            .contains(&format!("    {reset} button \"Reset\" hidden\n")),
         "{}",
         reply.text
     );
@@ -495,13 +495,13 @@ async fn since_lists_what_was_added_removed_and_changed() {
     assert_eq!(
         body(&reply),
         [
-            format!("~ {save_as} button \"Save a copy\" @140,25 (was \"Save As…\")"),
+            format!("~ {save_as} button \"Save a copy\" (was \"Save As…\")"),
             format!("- {open} button \"Open\""),
-            format!("+ {find} button \"Find\" @340,25"),
+            format!("+ {find} button \"Find\""),
             format!(
-                "~ {body_ref} text \"Body\" value=\"Remember to save\" @500,425 (was value=\"Remember to SAVE often\")"
+                "~ {body_ref} text \"Body\" value=\"Remember to save\" (was value=\"Remember to SAVE often\")"
             ),
-            format!("~ {autosave} check \"Autosave\" checked @100,819 (was unchecked)"),
+            format!("~ {autosave} check \"Autosave\" checked (was unchecked)"),
         ]
     );
     assert_eq!(
@@ -720,7 +720,7 @@ async fn since_on_hidden_elements_follows_the_hidden_flag() {
         reply.text
     );
     assert!(
-        reply.text.contains("hidden @700,863 (was no states)"),
+        reply.text.contains("hidden (was no states)"),
         "{}",
         reply.text
     );
@@ -825,13 +825,19 @@ async fn the_edges_of_each_range_are_accepted() {
         json!({"action": "observe", "target": "w1", "max_depth": 100}),
         json!({"action": "observe", "target": "w1", "query": "q".repeat(200)}),
         json!({"action": "observe", "target": "w1", "since": false, "hidden": false}),
+        json!({"action": "observe", "target": "w1", "points": true}),
+        json!({"action": "observe", "target": "w1", "points": false}),
     ] {
         d.ok(args).await;
     }
     let one = d
         .ok(json!({"action": "observe", "target": "w1", "limit": 1}))
         .await;
-    assert_eq!(body(&one), ["e1 window \"Editor\" @500,500"]);
+    assert_eq!(body(&one), ["e1 window \"Editor\""]);
+    let placed = d
+        .ok(json!({"action": "observe", "target": "w1", "limit": 1, "points": true}))
+        .await;
+    assert_eq!(body(&placed), ["e1 window \"Editor\" @500,500"]);
 }
 
 /// The header's hidden count is exactly what `hidden: true` adds, with or without a query or a

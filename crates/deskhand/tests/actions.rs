@@ -393,7 +393,9 @@ fn window_of(desk: &Desktop, id: &str) -> Value {
 fn pointer_gestures_hover_press_move_release_and_drag_through_points() {
     let (_turn, desk) = desktop();
     let (fixture, w) = kit(desk, "Pointer Fixture");
-    let text = desk.act("observe", json!({"target": w})).ok();
+    let text = desk
+        .act("observe", json!({"target": w, "points": true}))
+        .ok();
     let canvas = ref_of(&text, &["\"Canvas\""]);
     let point = |line: &str| -> (f64, f64) {
         let at = line.rsplit('@').next().unwrap();

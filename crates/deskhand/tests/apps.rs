@@ -165,8 +165,11 @@ fn gnome_calculator_gtk4_by_accessibility_action_and_by_point() {
     let two = ref_of(&text, &["button \"2\""]);
     // The display is the first text element: the editable expression line.
     let display = first_of_role(&text, "text");
+    let placed = desk
+        .act("observe", json!({"target": w, "points": true}))
+        .ok();
     for r in [&seven, &times, &two, &display] {
-        let line = line_of(&text, r);
+        let line = line_of(&placed, r);
         assert!(line.contains(" @"), "{r} has no point: {line}");
     }
 
@@ -197,7 +200,9 @@ fn gnome_calculator_gtk4_by_accessibility_action_and_by_point() {
     // window, so this only lands on "7" if they were mapped to the screen correctly.
     desk.act("press", json!({"keys": "Escape"})).ok();
     wait_for_value(desk, &mut calculator, &w, &display, None);
-    let text = desk.act("observe", json!({"target": w})).ok();
+    let text = desk
+        .act("observe", json!({"target": w, "points": true}))
+        .ok();
     let (x, y) = point_of(line_of(&text, &seven));
     let reply = desk.act("click", json!({"target": w, "x": x, "y": y})).ok();
     assert!(reply.starts_with("done: clicked at"), "{reply}");

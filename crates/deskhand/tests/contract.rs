@@ -228,7 +228,9 @@ fn coordinate_clicks_land_on_what_is_under_the_point() {
     let fixture = desk.fixture("Point Fixture", 1);
     desk.activate("Point Fixture");
     let w = desk.window_id("Point Fixture");
-    let text = desk.act("observe", json!({"target": w})).ok();
+    let text = desk
+        .act("observe", json!({"target": w, "points": true}))
+        .ok();
     let line = text
         .lines()
         .find(|l| l.contains("check \"Agree\""))
@@ -369,7 +371,9 @@ fn a_window_id_follows_its_window_when_it_moves() {
     let fixture = desk.fixture("Mover", 1);
     desk.activate("Mover");
     let w = desk.window_id("Mover");
-    let text = desk.act("observe", json!({"target": w})).ok();
+    let text = desk
+        .act("observe", json!({"target": w, "points": true}))
+        .ok();
     let line = text
         .lines()
         .find(|l| l.contains("check \"Agree\""))
@@ -544,7 +548,9 @@ fn drag_moves_between_points_with_the_button_held() {
     let fixture = desk.fixture("Drag Fixture", 1);
     desk.activate("Drag Fixture");
     let w = desk.window_id("Drag Fixture");
-    let text = desk.act("observe", json!({"target": w})).ok();
+    let text = desk
+        .act("observe", json!({"target": w, "points": true}))
+        .ok();
     let canvas = ref_of(&text, &["canvas \"Canvas\""]);
     let line = text
         .lines()

@@ -320,7 +320,8 @@ fn typing_into_a_gtk4_text_view_that_refuses_focus_arrives() {
     let (w, _) = window_where(desk, START, "gnome-text-editor", |t| {
         t.contains("Text Editor")
     });
-    let text = observe_until(desk, &w, START, "its text view", |t| {
+    let args = json!({"target": w, "points": true});
+    let text = common::observe_with_until(desk, args, START, "its text view", |t| {
         t.lines().any(|l| l.contains(" text ") && l.contains("@"))
     });
     let view = common::ref_where(&text, "the text view", |l| {

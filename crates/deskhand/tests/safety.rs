@@ -133,7 +133,14 @@ fn the_pointer_in_the_corner_stops_a_click_until_it_leaves() {
     let w = desk.window_id("Stop Fixture");
     let log = scratch_dir(desk, "stop").join("audit.jsonl");
     let env = [("DESKHAND_AUDIT", log.as_path())];
-    let tree = act(desk, &env, "observe", json!({"target": w}), &[]).ok();
+    let tree = act(
+        desk,
+        &env,
+        "observe",
+        json!({"target": w, "points": true}),
+        &[],
+    )
+    .ok();
     let (x, y) = point_of(&tree, "button \"Press me\"");
     let click = json!({"target": w, "x": x, "y": y});
 
