@@ -13,7 +13,7 @@
 //! `DESKHAND_BENCH_ROWS` overrides the number of list items of the generated Chromium page
 //! (800: about 5,000 accessible objects in Chromium 156); `DESKHAND_BENCH_APPS=calc,firefox`
 //! measures only the apps whose label has one of the words (the actions need mousepad and
-//! gnome-calculator).
+//! gnome-calculator); `DESKHAND_BENCH_REPLIES=DIR` writes each app's last observe reply there.
 
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
@@ -1081,7 +1081,17 @@ async fn run(files: &Files, rows: usize) {
     println!();
     println!("| app | header | by role | costliest line |");
     println!("|---|---:|---|---|");
+    // `DESKHAND_BENCH_REPLIES=DIR` keeps each app's last reply whole, to read where its tokens go.
+    let replies_dir = std::env::var_os("DESKHAND_BENCH_REPLIES").map(PathBuf::from);
     for o in &observed {
+        if let Some(dir) = &replies_dir {
+            let file = dir.join(format!("{}.txt", o.label.replace(['/', ' ', ','], "_")));
+            if let Err(err) =
+                std::fs::create_dir_all(dir).and_then(|()| std::fs::write(&file, &o.reply.text))
+            {
+                println!("could not keep the reply in {}: {err}", file.display());
+            }
+        }
         let split = token_split(&tokenizer, &o.reply.text);
         let top: Vec<String> = split
             .roles

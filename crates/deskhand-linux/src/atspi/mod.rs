@@ -245,8 +245,16 @@ impl Default for WalkLimits {
 
 /// The cells of a table on screen, and how many cells the table has.
 pub struct VisibleCells {
-    pub cells: Vec<ObjectRef>,
+    pub cells: Vec<VisibleCell>,
     pub total: i64,
+}
+
+/// A cell on screen, with its name where the table names its cells by their address.
+#[derive(Debug, Clone)]
+pub struct VisibleCell {
+    pub object: ObjectRef,
+    /// Known without asking: a spreadsheet's cell is named by its address ("B7").
+    pub name: Option<String>,
 }
 
 /// A tree read, with why it is incomplete when it is.
@@ -280,7 +288,7 @@ struct CellBlock {
     left: i32,
     height: usize,
     width: usize,
-    cells: Vec<ObjectRef>,
+    cells: Vec<VisibleCell>,
     read: Instant,
 }
 
@@ -1034,25 +1042,44 @@ impl Atspi {
                 let row = top + r as i32;
                 let column = left + c as i32;
                 async move {
-                    self.call::<_, (String, OwnedObjectPath)>(
-                        table,
-                        TABLE,
-                        "GetAccessibleAt",
-                        &(row, column),
-                    )
-                    .await
+                    let cell = self
+                        .call::<_, (String, OwnedObjectPath)>(
+                            table,
+                            TABLE,
+                            "GetAccessibleAt",
+                            &(row, column),
+                        )
+                        .await;
+                    cell.map(|cell| (cell, row, column))
                 }
             });
-        let mut cells = Vec::new();
+        let mut found = Vec::new();
         for cell in join_all(reads).await {
-            let (bus, path) = cell?;
+            let ((bus, path), row, column) = cell?;
             if path.as_str() != "/org/a11y/atspi/null" && !bus.is_empty() {
-                cells.push(ObjectRef {
+                let object = ObjectRef {
                     bus,
                     path: path.as_str().to_owned(),
-                });
+                };
+                found.push((object, text::cell_address(row, column)));
             }
         }
+        // A table whose first cell is named by its address names them all so (LibreOffice):
+        // their names need not be asked, one call per cell fewer. A tree view's cells are
+        // named by their text, and asked.
+        let named_by_address = match found.first() {
+            Some((first, address)) => {
+                self.string_property(first, ACCESSIBLE, "Name").await? == *address
+            }
+            None => false,
+        };
+        let cells: Vec<VisibleCell> = found
+            .into_iter()
+            .map(|(object, address)| VisibleCell {
+                object,
+                name: named_by_address.then_some(address),
+            })
+            .collect();
         self.cell_blocks.lock().expect("not poisoned").insert(
             table.clone(),
             CellBlock {
@@ -1165,7 +1192,7 @@ impl Atspi {
             cut: AtomicBool::new(false),
             paragraphs_off_screen: AtomicUsize::new(0),
             managed: std::sync::Mutex::new(Vec::new()),
-            sheet_cells: std::sync::Mutex::new(std::collections::HashSet::new()),
+            sheet_cells: std::sync::Mutex::new(HashMap::new()),
         };
         let (root_node, _) = walk.node(root.clone(), true).await?;
         let nodes = walk.nodes.load(Ordering::Relaxed);
@@ -1279,7 +1306,7 @@ struct Walk<'a> {
     /// Cells a table that creates them on demand gave for its visible block: their role, their
     /// interfaces (Component, Text) and that they have no children are known, so only their
     /// states, address and text are asked, and their extents only when they hold something.
-    sheet_cells: std::sync::Mutex<std::collections::HashSet<ObjectRef>>,
+    sheet_cells: std::sync::Mutex<HashMap<ObjectRef, Option<String>>>,
 }
 
 impl Walk<'_> {
@@ -1320,21 +1347,27 @@ impl Walk<'_> {
     /// descendants creates them when asked, without end for a spreadsheet.
     async fn basics(&self, object: &ObjectRef, is_root: bool) -> Result<Basics, AtspiError> {
         let a = self.atspi;
-        if self
+        let sheet_cell = self
             .sheet_cells
             .lock()
             .expect("not poisoned")
-            .contains(object)
-        {
+            .get(object)
+            .cloned();
+        if let Some(known_name) = sheet_cell {
             let (state, name) = futures::join!(
                 a.call::<_, Vec<u32>>(object, ACCESSIBLE, "GetState", &()),
-                a.string_property(object, ACCESSIBLE, "Name"),
+                async {
+                    match known_name {
+                        Some(name) => Some(name),
+                        None => self.answered(a.string_property(object, ACCESSIBLE, "Name").await),
+                    }
+                },
             );
             return Ok(Basics {
                 role: atspi::Role::TableCell as u32,
                 states: state?,
                 interfaces: vec![COMPONENT.to_string(), TEXT.to_string()],
-                name: self.answered(name).unwrap_or_default(),
+                name: name.unwrap_or_default(),
                 children: Vec::new(),
                 cells: None,
                 sheet_cell: true,
@@ -1503,11 +1536,14 @@ impl Walk<'_> {
                     read: visible.cells.len(),
                     total: visible.total,
                 };
-                self.sheet_cells
-                    .lock()
-                    .expect("not poisoned")
-                    .extend(visible.cells.iter().cloned());
-                return (visible.cells, Some(cells));
+                self.sheet_cells.lock().expect("not poisoned").extend(
+                    visible
+                        .cells
+                        .iter()
+                        .map(|cell| (cell.object.clone(), cell.name.clone())),
+                );
+                let objects = visible.cells.into_iter().map(|cell| cell.object).collect();
+                return (objects, Some(cells));
             }
         }
         self.managed.lock().expect("not poisoned").push(format!(

@@ -66,6 +66,23 @@ pub fn is_cell_address(name: &str) -> bool {
         && digits.chars().all(|c| c.is_ascii_digit())
 }
 
+/// The address a spreadsheet names a cell by: row 0, column 27 is "AB1".
+pub fn cell_address(row: i32, column: i32) -> String {
+    let mut letters = Vec::new();
+    let mut rest = i64::from(column.max(0)) + 1;
+    while rest > 0 {
+        let digit = (rest - 1) % 26;
+        letters.push(char::from(b'A' + digit as u8));
+        rest = (rest - 1) / 26;
+    }
+    letters.reverse();
+    format!(
+        "{}{}",
+        letters.into_iter().collect::<String>(),
+        i64::from(row.max(0)) + 1
+    )
+}
+
 /// A list item's words without the bullets a page draws before them (Chromium gives its
 /// marker twice: "• • Item 1"); the role already says it is an item.
 pub fn without_bullets(text: &str) -> &str {
@@ -168,6 +185,16 @@ mod tests {
     #[test]
     fn cell_addresses_are_told_from_cell_text() {
         assert!(is_cell_address("A1") && is_cell_address("XFD1048576"));
+        for (row, column, address) in [
+            (0, 0, "A1"),
+            (6, 1, "B7"),
+            (0, 25, "Z1"),
+            (0, 26, "AA1"),
+            (9, 51, "AZ10"),
+            (1_048_575, 16_383, "XFD1048576"),
+        ] {
+            assert_eq!(cell_address(row, column), address);
+        }
         for text in ["Row 1", "A", "a1", "ABCD1", "1", ""] {
             assert!(!is_cell_address(text), "{text:?}");
         }
