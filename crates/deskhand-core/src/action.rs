@@ -140,16 +140,16 @@ pub enum Spot {
 pub struct DesktopArgs {
     /// What to do.
     pub action: Option<ActionName>,
-    /// Surface: "screen", a window id "w3" or an app id "a2". Omit to use the current surface.
+    /// Surface: "screen", a window "w3" or an app "a2"; omitted, the current one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub target: Option<String>,
     /// Element ref from the latest observe, e.g. "e4".
     #[serde(rename = "ref", skip_serializing_if = "Option::is_none")]
     pub element: Option<String>,
-    /// Horizontal point, 0–1000 of the surface (0 left, 1000 right).
+    /// Point across, 0–1000 of the surface from its left edge.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub x: Option<f64>,
-    /// Vertical point, 0–1000 of the surface (0 top, 1000 bottom).
+    /// Point down, 0–1000 of the surface from its top edge.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub y: Option<f64>,
     /// zoom: [x0, y0, x1, y1], 0–1000 of the surface.
@@ -158,7 +158,7 @@ pub struct DesktopArgs {
     /// type: the text to type (any Unicode; newlines press Return).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub text: Option<String>,
-    /// type: true to replace the field's whole content (select all, then type) rather than insert at the cursor.
+    /// type: true to replace the field's content (select all, then type), not insert at the cursor.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub replace: Option<bool>,
     /// read: the character to start at (default 0); a read returns at most 2,000 characters and says where the next page starts.
@@ -167,7 +167,7 @@ pub struct DesktopArgs {
     /// press: key chords, space-separated, e.g. "ctrl+s", "Return", "ctrl+a Delete".
     #[serde(skip_serializing_if = "Option::is_none")]
     pub keys: Option<String>,
-    /// scroll: up, down, left or right.
+    /// scroll: which way.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub direction: Option<ScrollDirection>,
     /// scroll: wheel clicks, 1–50 (default 3).
@@ -179,13 +179,13 @@ pub struct DesktopArgs {
     /// drag: end, a ref "eN" or a point [x, y].
     #[serde(skip_serializing_if = "Option::is_none")]
     pub to: Option<Spot>,
-    /// click/drag: mouse button, left (default), middle or right.
+    /// click/drag: the mouse button (default left).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub button: Option<MouseButton>,
     /// click: 1 (default), 2 for a double click, 3 for a triple click.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub count: Option<u32>,
-    /// click/drag: keys held during the action: shift, ctrl, alt, super.
+    /// click/drag: keys held during the action.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub modifiers: Option<Vec<Modifier>>,
     /// observe: list at most this many elements, 1–5000 (default 300).
@@ -200,13 +200,13 @@ pub struct DesktopArgs {
     /// observe: true to list hidden elements too, marked hidden.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub hidden: Option<bool>,
-    /// observe: true to give every line its center @x,y (0–1000); by default only lines that need one to be told apart have it.
+    /// observe: true to put its center @x,y on every line.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub points: Option<bool>,
     /// observe: true to print only what changed since the last observe of the same surface (+ added, - removed, ~ changed); refs of unchanged elements stay valid.
     #[serde(alias = "diff", skip_serializing_if = "Option::is_none")]
     pub since: Option<bool>,
-    /// Instead of `ref`: the element by what it shows, {"name": "Save", "role": "button"}, looked up in the surface's tree at call time; an exact name (any case) wins over a partial one, several matches fail and list them.
+    /// Instead of `ref`: the element by what it shows, {"name": "Save", "role": "button"}, looked up at call time; an exact name (any case) wins over a partial one, several matches fail and list them.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub find: Option<FindArgs>,
     /// drag: points [x, y] (0–1000) passed through between `from` and `to`, at most 50.
@@ -230,7 +230,7 @@ pub struct DesktopArgs {
     /// apps: true to list installed applications that `launch` can start.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub installed: Option<bool>,
-    /// window: normal, minimized or maximized.
+    /// window: the state to put it in.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub state: Option<WindowState>,
     /// window: the top-left corner of its content, [x, y] in screen pixels as `windows` lists them.
@@ -239,7 +239,7 @@ pub struct DesktopArgs {
     /// window: the size of its content, [width, height] in screen pixels.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub size: Option<[u32; 2]>,
-    /// wait: a condition or a list of conditions that must all hold, each one of: an element {"name", "role" or "ref", optionally "is": present (default) | absent | enabled | focused, or "value": equals exactly, "value_has": contains (any case), or "value_not": differs from; "name" matches exactly, else in part}; {"title": text the surface's title contains}; {"window": text some open window's title contains}; {"new_window": true}; {"gone": true} (the surface closed); {"stable_ms": N} (the tree unchanged for N ms), with "region" [x0,y0,x1,y1] the pixels there instead.
+    /// wait: a condition or a list that must all hold: an element {"name" (exact, else in part), "role" or "ref"; "is": present (default) | absent | enabled | focused, or "value" (exact), "value_has" (a part, any case) or "value_not"}; {"title": a part of the surface's title}; {"window": a part of any window's title}; {"new_window": true}; {"gone": true} (the surface closed); {"stable_ms": N}: the tree unchanged N ms, with "region" the pixels there.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub until: Option<Conditions>,
     /// wait: give up after this many ms, 1–30000 (default 10000).
@@ -254,7 +254,7 @@ pub struct DesktopArgs {
     /// forget: true to forget everything (otherwise give `app`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub all: Option<bool>,
-    /// batch: 1–50 steps, each the arguments of one action ({"action": "click", "find": {...}}); all are checked before any runs, they run in order and stop at the first failure.
+    /// batch: 1–50 steps, each one action's arguments ({"action": "click", "find": {...}}); all are checked before any runs; they stop at the first failure.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub steps: Option<Vec<serde_json::Value>>,
 }

@@ -23,11 +23,11 @@ pub const TOOL_NAME: &str = "desktop";
 /// The contract, short: this text is sent with every model request.
 pub const TOOL_DESCRIPTION: &str = "\
 Observe and act on the local GUI: read accessibility trees, click, type, press, scroll, drag, capture a screenshot or a zoomed region.
-Which action: `apps`, then `windows`, picks a target; `observe` reads its tree and gives element refs (e1, e2, …). Act by `ref` where the tree shows the control, by `x`/`y` where it does not; refs expire on the next observe. Use `screenshot` or `zoom` where the tree cannot show what you need. Values show at most 120 characters (a terminal's end, a query's match), names and titles 200, cut with … and counted in the header; `read` gives an element's whole text, 2,000 characters a call. observe lists at most `limit` (300) elements: narrow it with `query` or `max_depth`; `since: true` shows only what changed since the last observe of that surface.
+Which action: `apps`, then `windows`, picks a target; `observe` reads its tree and gives element refs (e1, e2, …). Act by `ref` where the tree shows the control, by `x`/`y` where it does not; refs expire on the next observe. Use `screenshot` or `zoom` where the tree cannot show what you need. A tree shows at most 120 characters of a value (a terminal's end, a query's match) and 200 of a name or title, cut with … and counted in the header; `read` gives the whole text. A line has its center @x,y only where its words do not tell it apart.
 Which surface: with no `target` a call uses the surface last observed or captured, before that the focused window of the frontmost app. A successful observe/screenshot/zoom naming a target makes it current; a failed one changes nothing. `wN` is exactly one window and fails as surface-gone once it closes; `aN` is that app's focused window at call time; \"screen\" is the whole desktop. A ref belongs to the surface it was observed on.
-Points and regions are 0–1000 of the named surface; region is [x0,y0,x1,y1]; zoom returns native pixels. A tree line shows its center @x,y only where its words do not tell it apart (no name, or the same as another's); observe `points: true` gives every line one. `press` goes to the focused app, a coordinate click lands on whatever is under it, scroll without x/y goes where the pointer is; none of them raises a window.
+Points and regions are 0–1000 of the named surface; zoom returns native pixels. `press` goes to the focused app, a coordinate click lands on whatever is under it, scroll without x/y goes where the pointer is; none of them raises a window.
 Results: actions answer `done` when the system took the input (not checked further) or `applied but unconfirmed` when part may have landed: check before repeating, a repeated click is a second click. `failed (kind)` means nothing happened; the message says why and what to call next.
-More: `find` {name, role} instead of `ref` names an element by what it shows, looked up at call time. `wait` reads (never acts) until `until` holds: evidence lines, or `timeout` with what was there. `batch` runs 1–50 steps in one call, all checked first, stopping at the first failure. `set_value` (read back), `select` a menu path, `launch`, `focus`, `close`, `kill`, `window` (state, position, size), `clipboard` (read, or write `text`), `hover`, `down`/`up`.";
+Also: `find` in place of `ref`; `wait` reads until `until` holds; `batch`; `set_value`; `select` a menu path; `launch`, `focus`, `close`, `kill`, `window`; `clipboard`; `hover`, `down`/`up`; `recall`, `forget`.";
 
 /// Serves the `desktop` tool for one agent session.
 pub struct DesktopServer<B> {
@@ -71,10 +71,21 @@ impl<B: Backend> DesktopServer<B> {
 
 pub fn tool() -> Tool {
     let schema = schemars::schema_for!(DesktopArgs);
-    let mut schema: JsonObject = match serde_json::to_value(schema) {
+    let mut schema: JsonObject = match serde_json::to_value(schema).map(lean) {
         Ok(serde_json::Value::Object(map)) => map,
         _ => JsonObject::new(),
     };
+    // The Rust type's name means nothing to a model.
+    schema.remove("title");
+    // Each definition is described where a parameter uses it; its own text only repeats that.
+    if let Some(serde_json::Value::Object(defs)) = schema.get_mut("$defs") {
+        for def in defs
+            .values_mut()
+            .filter_map(serde_json::Value::as_object_mut)
+        {
+            def.remove("description");
+        }
+    }
     // `action` is what every call needs; the schema says so even though parsing reports it.
     schema.insert("required".into(), json!(["action"]));
     Tool::new(TOOL_NAME, TOOL_DESCRIPTION, Arc::new(schema)).with_annotations(
@@ -84,6 +95,56 @@ pub fn tool() -> Tool {
             .idempotent(false)
             .open_world(false),
     )
+}
+
+/// The schema as the model reads it, without what costs tokens and says nothing to it: every
+/// parameter is optional already, so the `null` that schemars adds to each `Option` goes (from
+/// types and from `anyOf`), and so do number formats, the zero minimum of unsigned numbers and
+/// the `$schema` URL. Ranges and defaults are in the descriptions.
+fn lean(value: serde_json::Value) -> serde_json::Value {
+    use serde_json::Value;
+    let null = json!({"type": "null"});
+    let says_nothing = |key: &str, value: &Value| {
+        matches!(key, "$schema" | "format") || (key == "minimum" && *value == json!(0))
+    };
+    match value {
+        Value::Array(items) => Value::Array(items.into_iter().map(lean).collect()),
+        Value::Object(map) => {
+            let mut map: JsonObject = map
+                .into_iter()
+                .filter(|(key, value)| !says_nothing(key, value))
+                .map(|(key, value)| (key, lean(value)))
+                .collect();
+            if let Some(Value::Array(types)) = map.get_mut("type") {
+                types.retain(|t| t != "null");
+                if let [only] = types.as_slice() {
+                    let only = only.clone();
+                    map.insert("type".into(), only);
+                }
+            }
+            if let Some(Value::Array(choices)) = map.get("anyOf")
+                && choices.contains(&null)
+            {
+                let mut choices: Vec<Value> =
+                    choices.iter().filter(|c| **c != null).cloned().collect();
+                map.remove("anyOf");
+                match (choices.pop(), choices.is_empty()) {
+                    (Some(Value::Object(only)), true) => {
+                        for (key, value) in only {
+                            map.entry(key).or_insert(value);
+                        }
+                    }
+                    (Some(last), _) => {
+                        choices.push(last);
+                        map.insert("anyOf".into(), Value::Array(choices));
+                    }
+                    (None, _) => {}
+                }
+            }
+            Value::Object(map)
+        }
+        other => other,
+    }
 }
 
 /// The MCP result for a call: the same text the CLI prints, plus image and structured data.
@@ -192,4 +253,49 @@ pub async fn serve_stdio<B: Backend>(server: DesktopServer<B>) -> Result<(), std
         .map_err(std::io::Error::other)?;
     running.waiting().await.map_err(std::io::Error::other)?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lean_drops_what_says_nothing_and_keeps_every_rule() {
+        let schema = json!({
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
+            "properties": {
+                "limit": {"description": "1–5000", "type": ["integer", "null"], "format": "uint32", "minimum": 0},
+                "amount": {"type": ["integer", "null"], "minimum": 1, "maximum": 50},
+                "button": {"description": "which", "anyOf": [{"$ref": "#/$defs/Button"}, {"type": "null"}]},
+                "value": {"anyOf": [{"type": "number"}, {"type": "string"}, {"type": "null"}]},
+            },
+        });
+        assert_eq!(
+            lean(schema),
+            json!({
+                "properties": {
+                    "limit": {"description": "1–5000", "type": "integer"},
+                    "amount": {"type": "integer", "minimum": 1, "maximum": 50},
+                    "button": {"description": "which", "$ref": "#/$defs/Button"},
+                    "value": {"anyOf": [{"type": "number"}, {"type": "string"}]},
+                },
+            })
+        );
+    }
+
+    #[test]
+    fn the_tool_schema_names_no_null_and_describes_every_parameter() {
+        let tool = tool();
+        let schema = serde_json::Value::Object((*tool.input_schema).clone());
+        let text = schema.to_string();
+        assert!(!text.contains("null"), "{text}");
+        assert!(!text.contains("format"), "{text}");
+        let properties = schema["properties"].as_object().expect("properties");
+        assert!(properties.len() > 30, "{text}");
+        for (name, property) in properties {
+            let described = property["description"].as_str().unwrap_or_default();
+            assert!(!described.is_empty(), "parameter {name} has no description");
+        }
+        assert_eq!(schema["required"], json!(["action"]));
+    }
 }

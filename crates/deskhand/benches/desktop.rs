@@ -13,7 +13,7 @@
 //! `DESKHAND_BENCH_ROWS` overrides the number of list items of the generated Chromium page
 //! (800: about 5,000 accessible objects in Chromium 156); `DESKHAND_BENCH_APPS=calc,firefox`
 //! measures only the apps whose label has one of the words (the actions need mousepad and
-//! gnome-calculator); `DESKHAND_BENCH_REPLIES=DIR` writes each app's last observe reply there.
+//! gnome-calculator); it prints the tool definition's tokens too; `DESKHAND_BENCH_REPLIES=DIR` writes each app's last observe reply there.
 
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
@@ -940,6 +940,24 @@ fn specs(files: &Files) -> Vec<Spec> {
     ]
 }
 
+/// What the tool definition costs: it goes with every model request.
+fn tool_definition(tokenizer: &tiktoken_rs::CoreBPE) {
+    let tool = deskhand_mcp::tool();
+    let count = |text: &str| tokenizer.encode_ordinary(text).len();
+    let whole = serde_json::to_string(&tool).expect("the tool serializes");
+    let schema = serde_json::to_string(&*tool.input_schema).expect("the schema serializes");
+    println!("## the tool definition (o200k tokens of the compact JSON that tools/list sends)");
+    println!();
+    println!(
+        "{} tokens in all: the description {}, the input schema {} ({} characters)",
+        count(&whole),
+        count(tool.description.as_deref().unwrap_or_default()),
+        count(&schema),
+        schema.chars().count()
+    );
+    println!();
+}
+
 async fn run(files: &Files, rows: usize) {
     // `DESKHAND_BENCH_APPS=calc,firefox` measures only the apps whose label has one of the words.
     let only: Option<Vec<String>> = std::env::var("DESKHAND_BENCH_APPS")
@@ -953,6 +971,7 @@ async fn run(files: &Files, rows: usize) {
         })
         .collect();
     let tokenizer = tiktoken_rs::o200k_base().expect("the o200k_base vocabulary");
+    tool_definition(&tokenizer);
     let mut desk = Desk {
         backend: LinuxBackend::connect().expect("connecting to the bench desktop"),
         session: Session::default(),
