@@ -312,7 +312,8 @@ impl Reader<'_> {
         let controls = self.controls_of(window.id)?;
         let out = self.edges_from(window.id)?;
         let into = self.edges_into(window.id)?;
-        // The one reply an agent reads instead of observing the window: every line counts.
+        // The one reply an agent reads instead of observing the window: every line counts, so
+        // the age stands alone (the structured form has the time).
         let mut text = vec![
             format!(
                 "#{} {} of {} · seen {}×, last {}",
@@ -320,7 +321,7 @@ impl Reader<'_> {
                 quote(&window.title),
                 quote(&window.app),
                 window.times_seen,
-                when(window.last_seen, self.now)
+                ago(window.last_seen, self.now)
             ),
             FENCE.to_owned(),
         ];
@@ -331,11 +332,15 @@ impl Reader<'_> {
                 name_windows(matches[1..].iter().map(|w| (w.id, w.title.as_str())))
             ));
         }
-        text.push(format!(
-            "controls, {} of {} ever used (*):",
-            thousands(window.used),
-            thousands(window.controls)
-        ));
+        text.push(if window.used == 0 {
+            format!("controls, {}, none used yet:", thousands(window.controls))
+        } else {
+            format!(
+                "controls, {} of {} ever used (*):",
+                thousands(window.used),
+                thousands(window.controls)
+            )
+        });
         let mut role_line: Option<(String, Vec<String>)> = None;
         for (role, name, used) in &controls {
             let shown = format!("{}{}", quote(name), if *used > 0 { "*" } else { "" });
@@ -352,14 +357,18 @@ impl Reader<'_> {
         if let Some((role, names)) = role_line {
             text.push(format!("  {role} {}", names.join(" ")));
         }
-        if out.is_empty() {
+        if out.is_empty() && into.is_empty() {
+            text.push("out and in: nothing recorded, never acted in".to_owned());
+        } else if out.is_empty() {
             text.push("out: nothing recorded, never acted in".to_owned());
         } else {
             text.push("out:".to_owned());
             text.extend(out.iter().map(|edge| format!("  {}", self.edge_line(edge))));
         }
         if into.is_empty() {
-            text.push("in: no recorded way in".to_owned());
+            if !out.is_empty() {
+                text.push("in: no recorded way in".to_owned());
+            }
         } else {
             text.push("in:".to_owned());
             text.extend(into.iter().map(|edge| {
