@@ -539,6 +539,34 @@ fn observing_a_huge_gtk3_tree_view_reads_only_its_visible_rows() {
     assert!(busy <= 20, "the app used {busy} ticks in the second after");
 }
 
+/// A GTK3 tree view of a few rows gives them all, and marks every one showing: the rows
+/// scrolled out of view are told by their position (the lowest coordinate there is), counted
+/// as hidden, not listed.
+#[test]
+fn a_short_gtk3_tree_view_lists_only_the_rows_in_view() {
+    let (_turn, desk) = desktop();
+    let _fixture = desk.fixture_with("Short List Fixture", 1, &["--rows", "60"]);
+    let w = desk.window_id("Short List Fixture");
+    let text = observe_until(desk, &w, START, "the list's rows", |t| {
+        t.contains("\"row 0\"")
+    });
+    assert!(!text.contains("\"row 59\""), "{text}");
+    let header = text.lines().next().unwrap();
+    assert!(header.contains("hidden not listed"), "{header}");
+    let listed_rows = text.lines().filter(|l| l.contains(" cell \"row ")).count();
+    assert!(
+        (1..30).contains(&listed_rows),
+        "{listed_rows} rows listed of 60 in a 120-pixel list:\n{text}"
+    );
+    let hidden = desk
+        .act(
+            "observe",
+            json!({"target": w, "query": "row 59", "hidden": true}),
+        )
+        .ok();
+    assert!(hidden.contains("cell \"row 59\" hidden"), "{hidden}");
+}
+
 /// Firefox: two `type` steps by ref in one batch. The second step's focus change once overtook
 /// the first step's last key ("Bo" and "bbob@x.org"); each step now waits until the window has
 /// read its keys, and a field must report the focus before a key is sent.

@@ -1646,6 +1646,11 @@ impl Walk<'_> {
             if role == Role::Menubar && !is_root && matches!(bounds, Some(None)) {
                 states.visible = false;
             }
+            // GTK3's tree view marks every row showing and puts the rows scrolled out of view
+            // at the lowest coordinate there is.
+            if !is_root && matches!(bounds, Some(Some(b)) if b.x == i32::MIN || b.y == i32::MIN) {
+                states.visible = false;
+            }
             let shown = states.visible || is_root;
             let holds_something = value.as_deref().is_some_and(|v| !v.trim().is_empty());
             let bounds = match bounds.flatten() {
