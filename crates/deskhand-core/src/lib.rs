@@ -24,7 +24,7 @@ mod values;
 mod wait;
 
 pub use action::{Call, DesktopArgs, parse_call};
-pub use backend::Backend;
+pub use backend::{Backend, NullBackend};
 pub use control::{CancellationToken, Control, Progress};
 pub use desk::{Config, Outcome, Reply, execute, execute_with};
 pub use error::{Error, ErrorKind, Result};

@@ -1162,14 +1162,15 @@ impl Backend for LinuxBackend {
         }
         refuse_disabled(enabled, "its value cannot be set")?;
         // A toolkit that reports no usable range (minimum above maximum) leaves the check to it.
-        if let (Some(min), Some(max)) = (min.map_err(atspi_error)?, max.map_err(atspi_error)?) {
-            if min <= max && !(min..=max).contains(&value) {
-                let (min, max) = (a11y::format_number(min), a11y::format_number(max));
-                return Err(Error::bad_argument(format!(
-                    "{} is outside the element's range {min} to {max}; pass a number from {min} to {max}",
-                    a11y::format_number(value)
-                )));
-            }
+        if let (Some(min), Some(max)) = (min.map_err(atspi_error)?, max.map_err(atspi_error)?)
+            && min <= max
+            && !(min..=max).contains(&value)
+        {
+            let (min, max) = (a11y::format_number(min), a11y::format_number(max));
+            return Err(Error::bad_argument(format!(
+                "{} is outside the element's range {min} to {max}; pass a number from {min} to {max}",
+                a11y::format_number(value)
+            )));
         }
         atspi
             .set_current_value(&object, value)

@@ -526,16 +526,16 @@ impl Session {
 
     /// Copies the log an error names out of the directory that is about to be removed.
     fn keep_log(&self, mut err: DesktopError) -> DesktopError {
-        if let DesktopError::Exited { log, .. } | DesktopError::Timeout { log, .. } = &mut err {
-            if let Some(name) = log.file_name() {
-                let kept = self.dir.with_file_name(format!(
-                    "{DIR_PREFIX}{}-{}",
-                    self.number,
-                    name.to_string_lossy()
-                ));
-                if fs::copy(&*log, &kept).is_ok() {
-                    *log = kept;
-                }
+        if let DesktopError::Exited { log, .. } | DesktopError::Timeout { log, .. } = &mut err
+            && let Some(name) = log.file_name()
+        {
+            let kept = self.dir.with_file_name(format!(
+                "{DIR_PREFIX}{}-{}",
+                self.number,
+                name.to_string_lossy()
+            ));
+            if fs::copy(&*log, &kept).is_ok() {
+                *log = kept;
             }
         }
         err
@@ -645,12 +645,11 @@ impl Session {
             x11 = connect_x11(&socket, &self.cookie);
             x11.is_some()
         });
-        if let Err(DesktopError::Exited { .. }) = &waited {
-            if fs::read_to_string(self.log_path("Xvfb"))
+        if let Err(DesktopError::Exited { .. }) = &waited
+            && fs::read_to_string(self.log_path("Xvfb"))
                 .is_ok_and(|log| log.contains("already active"))
-            {
-                return Err(Failure::DisplayTaken);
-            }
+        {
+            return Err(Failure::DisplayTaken);
         }
         waited?;
         let x11 = x11.expect("wait_ready returned Ok, so the connection was made");

@@ -272,11 +272,9 @@ fn desktop_entry_keys(text: &str) -> HashMap<&str, &str> {
         }
         if let Some(group) = line.strip_prefix('[').and_then(|l| l.strip_suffix(']')) {
             in_entry = group == "Desktop Entry";
-        } else if in_entry {
-            if let Some((key, value)) = line.split_once('=') {
-                // A repeated key is invalid; the first one is kept.
-                keys.entry(key.trim_end()).or_insert(value.trim_start());
-            }
+        } else if in_entry && let Some((key, value)) = line.split_once('=') {
+            // A repeated key is invalid; the first one is kept.
+            keys.entry(key.trim_end()).or_insert(value.trim_start());
         }
     }
     keys

@@ -1,4 +1,5 @@
 //! Linux backend: X11 for windows, input and pixels; AT-SPI2 for accessibility.
+#![cfg(target_os = "linux")]
 pub mod atspi;
 pub mod backend;
 pub mod desktop;

@@ -127,7 +127,7 @@ pub fn gtk4_name(name: String) -> String {
 /// ("<p style='white-space:pre'>Calculate number of words</p>").
 pub fn clean_name(name: String) -> String {
     let words: Vec<&str> = name.split(' ').collect();
-    if words.len() % 2 == 0 {
+    if words.len().is_multiple_of(2) {
         let (marked, plain) = words.split_at(words.len() / 2);
         let (marked, plain) = (marked.join(" "), plain.join(" "));
         if marked.contains('_') && marked.replace('_', "") == plain {

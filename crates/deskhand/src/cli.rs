@@ -3,7 +3,6 @@
 
 use std::fs::{self, File, OpenOptions};
 use std::io::Write;
-use std::os::fd::AsRawFd;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -12,8 +11,6 @@ use serde_json::{Value, json};
 
 use deskhand_core::action::ActionName;
 use deskhand_core::{Config, Error, Outcome, Reply, Session, execute, parse_call};
-use deskhand_linux::LinuxBackend;
-use deskhand_linux::desktop;
 use deskhand_mcp::DesktopServer;
 
 use crate::safety::{self, SafetyFlags};
@@ -137,7 +134,7 @@ pub fn action(args: &[String]) -> anyhow::Result<u8> {
         .context("starting the async runtime failed")?;
     let reply = match parse_call(invocation.arguments) {
         Ok(call) => runtime.block_on(async {
-            let backend = connect_backend()?;
+            let backend = crate::platform::connect()?;
             let store = SessionStore::open()?;
             let mut session = store.load();
             let reply = execute(&backend, &mut session, &config, call).await;
@@ -238,11 +235,8 @@ impl SessionStore {
             .append(true)
             .open(dir.join(format!("{name}.lock")))
             .map_err(fail)?;
-        // SAFETY: flock on a descriptor this function owns; it only blocks until the other CLI call ends.
-        let locked = unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_EX) };
-        if locked != 0 {
-            return Err(fail(std::io::Error::last_os_error()));
-        }
+        // Blocks only until the other CLI call ends.
+        lock.lock().map_err(fail)?;
         Ok(Self {
             path: dir.join(format!("{name}.json")),
             _lock: lock,
@@ -278,25 +272,22 @@ fn state_dir() -> PathBuf {
     }
 }
 
+#[cfg(unix)]
 fn unsafe_free_uid() -> u32 {
     fs::metadata("/proc/self")
         .map(|m| std::os::unix::fs::MetadataExt::uid(&m))
         .unwrap_or(0)
 }
 
+/// Elsewhere the temporary folder is the user's own already.
+#[cfg(not(unix))]
+fn unsafe_free_uid() -> u32 {
+    0
+}
+
 fn fnv1a(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0xcbf29ce484222325, |hash, b| {
         (hash ^ *b as u64).wrapping_mul(0x100000001b3)
-    })
-}
-
-/// `DESKHAND_TREE_READER=plain` reads every element one call at a time instead of starting from
-/// the applications' caches: slower, and the reference the fast reader is tested against.
-fn connect_backend() -> Result<LinuxBackend, Error> {
-    let backend = LinuxBackend::connect()?;
-    Ok(match std::env::var("DESKHAND_TREE_READER").as_deref() {
-        Ok("plain") => backend.without_cache(),
-        _ => backend,
     })
 }
 
@@ -320,6 +311,32 @@ pub fn mcp(args: &[String]) -> anyhow::Result<u8> {
     // server: no tool call can change the policy.
     let (policy, audit) = safety::load(&safety)?;
     let memory = safety::open_memory(&safety)?;
+    prepare_display(headless)?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("starting the async runtime failed")?;
+    runtime.block_on(async {
+        let backend = crate::platform::connect().map_err(|err| anyhow::anyhow!(err.message))?;
+        let config = Config {
+            policy,
+            audit,
+            memory,
+            ..Config::default()
+        };
+        let server = DesktopServer::new(Arc::new(backend), config);
+        deskhand_mcp::serve_stdio(server)
+            .await
+            .context("the MCP connection failed")
+    })?;
+    Ok(0)
+}
+
+/// Makes sure there is a desktop to drive: `DISPLAY`'s, or with `headless` and none, a private
+/// headless one started now, its environment taken over for the whole process.
+#[cfg(target_os = "linux")]
+fn prepare_display(headless: bool) -> anyhow::Result<()> {
+    use deskhand_linux::desktop;
     let no_display = std::env::var("DISPLAY")
         .map(|d| d.is_empty())
         .unwrap_or(true);
@@ -331,7 +348,7 @@ pub fn mcp(args: &[String]) -> anyhow::Result<u8> {
         })
         .context("starting the headless desktop for `deskhand mcp --headless` failed")?;
         for name in &started.unset {
-            // SAFETY: still single-threaded: the async runtime starts below, after the environment is set.
+            // SAFETY: still single-threaded: the async runtime starts after this returns.
             unsafe { std::env::remove_var(name) };
         }
         for (key, value) in &started.env {
@@ -347,22 +364,14 @@ pub fn mcp(args: &[String]) -> anyhow::Result<u8> {
             "DISPLAY is not set, so there is no desktop to drive; run `deskhand mcp --headless` to start a private one, or export DISPLAY"
         );
     }
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .context("starting the async runtime failed")?;
-    runtime.block_on(async {
-        let backend = connect_backend().map_err(|err| anyhow::anyhow!(err.message))?;
-        let config = Config {
-            policy,
-            audit,
-            memory,
-            ..Config::default()
-        };
-        let server = DesktopServer::new(Arc::new(backend), config);
-        deskhand_mcp::serve_stdio(server)
-            .await
-            .context("the MCP connection failed")
-    })?;
-    Ok(0)
+    Ok(())
+}
+
+/// Only Linux has a headless desktop of deskhand's; elsewhere the desktop is the user's own.
+#[cfg(not(target_os = "linux"))]
+fn prepare_display(headless: bool) -> anyhow::Result<()> {
+    if headless {
+        bail!("`--headless` starts a private X11 desktop, which only Linux has; leave it out");
+    }
+    Ok(())
 }

@@ -1,7 +1,9 @@
 //! deskhand: an MCP server and a CLI that give an agent eyes and hands on a real desktop.
 
 mod cli;
+#[cfg(target_os = "linux")]
 mod desktop_cmd;
+mod platform;
 mod safety;
 
 use std::process::ExitCode;
@@ -11,6 +13,7 @@ fn main() -> ExitCode {
     // thread its own heap arena, and the memory of arenas is rarely handed back. Two arenas keep
     // the server's footprint flat over thousands of calls.
     // SAFETY: called first thing, before any other thread exists or allocates.
+    #[cfg(target_os = "linux")]
     unsafe {
         libc::mallopt(libc::M_ARENA_MAX, 2);
     }
@@ -24,9 +27,15 @@ fn main() -> ExitCode {
             println!("deskhand {}", env!("CARGO_PKG_VERSION"));
             0
         }
+        #[cfg(target_os = "linux")]
         Some("desktop") => report(desktop_cmd::run(&args[1..])),
+        #[cfg(not(target_os = "linux"))]
+        Some("desktop") => report(Err(anyhow::anyhow!(
+            "`deskhand desktop` starts a private X11 desktop, which only Linux has"
+        ))),
         Some("mcp") => report(cli::mcp(&args[1..])),
         // Not a user command: `write_clipboard` runs the binary this way to hold the text.
+        #[cfg(target_os = "linux")]
         Some(deskhand_linux::CLIPBOARD_HOLDER_ARG) => report(
             deskhand_linux::serve_clipboard()
                 .map(|()| 0)

@@ -1529,22 +1529,22 @@ impl Walk<'_> {
             );
         }
         let what = described(role, name);
-        if interfaces.iter().any(|i| i == TABLE) {
-            if let Some(visible) = self.answered(a.visible_cells(object, MAX_VISIBLE_CELLS).await) {
-                let cells = CellsOnDemand {
-                    what,
-                    read: visible.cells.len(),
-                    total: visible.total,
-                };
-                self.sheet_cells.lock().expect("not poisoned").extend(
-                    visible
-                        .cells
-                        .iter()
-                        .map(|cell| (cell.object.clone(), cell.name.clone())),
-                );
-                let objects = visible.cells.into_iter().map(|cell| cell.object).collect();
-                return (objects, Some(cells));
-            }
+        if interfaces.iter().any(|i| i == TABLE)
+            && let Some(visible) = self.answered(a.visible_cells(object, MAX_VISIBLE_CELLS).await)
+        {
+            let cells = CellsOnDemand {
+                what,
+                read: visible.cells.len(),
+                total: visible.total,
+            };
+            self.sheet_cells.lock().expect("not poisoned").extend(
+                visible
+                    .cells
+                    .iter()
+                    .map(|cell| (cell.object.clone(), cell.name.clone())),
+            );
+            let objects = visible.cells.into_iter().map(|cell| cell.object).collect();
+            return (objects, Some(cells));
         }
         self.managed.lock().expect("not poisoned").push(format!(
             "{what} creates its {} children on demand, so they were not read",

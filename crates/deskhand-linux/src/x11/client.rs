@@ -157,7 +157,7 @@ impl X11 {
             // gets to the ping, which is then never answered: a client that destroyed the
             // window has read the keys before the ping.
             polls += 1;
-            if polls % 20 == 0 && self.window_destroyed(window)? {
+            if polls.is_multiple_of(20) && self.window_destroyed(window)? {
                 return Ok(());
             }
             while let Some(event) = self.conn.poll_for_event().during(OPERATION)? {

@@ -1,0 +1,26 @@
+//! The one place that picks the platform's backend: Linux's on Linux, elsewhere the null backend
+//! whose every call answers `unsupported` until that platform's own lands.
+
+use deskhand_core::Error;
+
+#[cfg(target_os = "linux")]
+pub type PlatformBackend = deskhand_linux::LinuxBackend;
+
+#[cfg(not(target_os = "linux"))]
+pub type PlatformBackend = deskhand_core::NullBackend;
+
+/// `DESKHAND_TREE_READER=plain` reads every element one call at a time instead of starting from
+/// the applications' caches: slower, and the reference the fast reader is tested against.
+#[cfg(target_os = "linux")]
+pub fn connect() -> Result<PlatformBackend, Error> {
+    let backend = PlatformBackend::connect()?;
+    Ok(match std::env::var("DESKHAND_TREE_READER").as_deref() {
+        Ok("plain") => backend.without_cache(),
+        _ => backend,
+    })
+}
+
+#[cfg(not(target_os = "linux"))]
+pub fn connect() -> Result<PlatformBackend, Error> {
+    Ok(PlatformBackend::default())
+}
