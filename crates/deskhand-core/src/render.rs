@@ -1189,8 +1189,8 @@ mod tests {
         second_ok.bounds = Some(Rect::new(80, 0, 20, 20));
         let mut field = node("f", Role::Text, "", vec![]);
         field.value = Some("typed".into());
-        let mut hidden_ok = node("h", Role::Label, "Cancel", vec![]);
-        hidden_ok.states.visible = false;
+        let mut hidden_cancel = node("h", Role::Label, "Cancel", vec![]);
+        hidden_cancel.states.visible = false;
         let root = node(
             "w",
             Role::Window,
@@ -1198,7 +1198,7 @@ mod tests {
             vec![
                 node("s", Role::Button, "Save", vec![]),
                 node("c", Role::Label, "Cancel", vec![]),
-                hidden_ok,
+                hidden_cancel,
                 icon,
                 first_ok,
                 second_ok,

@@ -1066,11 +1066,12 @@ impl Atspi {
         }
         // A table whose first cell is named by its address names them all so (LibreOffice):
         // their names need not be asked, one call per cell fewer. A tree view's cells are
-        // named by their text, and asked.
+        // named by their text, and asked; so are all when the first would not say.
         let named_by_address = match found.first() {
-            Some((first, address)) => {
-                self.string_property(first, ACCESSIBLE, "Name").await? == *address
-            }
+            Some((first, address)) => self
+                .string_property(first, ACCESSIBLE, "Name")
+                .await
+                .is_ok_and(|name| name == *address),
             None => false,
         };
         let cells: Vec<VisibleCell> = found
@@ -1305,7 +1306,8 @@ struct Walk<'a> {
     managed: std::sync::Mutex<Vec<String>>,
     /// Cells a table that creates them on demand gave for its visible block: their role, their
     /// interfaces (Component, Text) and that they have no children are known, so only their
-    /// states, address and text are asked, and their extents only when they hold something.
+    /// states, text and (unless it was derived) address are asked, and their extents only when
+    /// they hold something.
     sheet_cells: std::sync::Mutex<HashMap<ObjectRef, Option<String>>>,
 }
 
