@@ -155,7 +155,7 @@ pub struct DesktopArgs {
     /// zoom: [x0, y0, x1, y1], 0–1000 of the surface.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub region: Option<[f64; 4]>,
-    /// type: the text to type (any Unicode; newlines press Return).
+    /// type: the text to type (any Unicode; newlines press Return); clipboard: the text to write.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub text: Option<String>,
     /// type: true to replace the field's content (select all, then type), not insert at the cursor.
