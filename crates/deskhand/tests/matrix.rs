@@ -204,6 +204,9 @@ fn gtk3_editor(desk: &Desktop, started: &Started, marks: &Marks) {
     );
     assert!(set.starts_with("done:"), "{set}");
     marks.earn(Column::Values, Mark::Yes);
+    // `press` goes to the focused app, and set_value focused nothing: whichever app mapped
+    // last (Firefox, scrolled to its page's end) would take the keys.
+    act(desk, "focus", json!({"target": w}));
     act(desk, "press", json!({"keys": "ctrl+End"}));
     act(
         desk,
