@@ -359,28 +359,28 @@ impl Reader<'_> {
         }
         if out.is_empty() && into.is_empty() {
             text.push("out and in: nothing recorded, never acted in".to_owned());
-        } else if out.is_empty() {
-            text.push("out: nothing recorded, never acted in".to_owned());
         } else {
-            text.push("out:".to_owned());
-            text.extend(out.iter().map(|edge| format!("  {}", self.edge_line(edge))));
-        }
-        if into.is_empty() {
-            if !out.is_empty() {
-                text.push("in: no recorded way in".to_owned());
+            if out.is_empty() {
+                text.push("out: nothing recorded, never acted in".to_owned());
+            } else {
+                text.push("out:".to_owned());
+                text.extend(out.iter().map(|edge| format!("  {}", self.edge_line(edge))));
             }
-        } else {
-            text.push("in:".to_owned());
-            text.extend(into.iter().map(|edge| {
-                format!(
-                    "  from #{} {}: {} · {}× · {}",
-                    edge.from.0,
-                    quote(&edge.from.1),
-                    act_text(&edge.act),
-                    edge.count,
-                    ago(edge.last_seen, self.now)
-                )
-            }));
+            if into.is_empty() {
+                text.push("in: no recorded way in".to_owned());
+            } else {
+                text.push("in:".to_owned());
+                text.extend(into.iter().map(|edge| {
+                    format!(
+                        "  from #{} {}: {} · {}× · {}",
+                        edge.from.0,
+                        quote(&edge.from.1),
+                        act_text(&edge.act),
+                        edge.count,
+                        ago(edge.last_seen, self.now)
+                    )
+                }));
+            }
         }
         let data = json!({
             "now": iso(self.now),

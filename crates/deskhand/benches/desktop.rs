@@ -13,7 +13,8 @@
 //! `DESKHAND_BENCH_ROWS` overrides the number of list items of the generated Chromium page
 //! (800: about 5,000 accessible objects in Chromium 156); `DESKHAND_BENCH_APPS=calc,firefox`
 //! measures only the apps whose label has one of the words (the actions need mousepad and
-//! gnome-calculator); it prints the tool definition's tokens too; `DESKHAND_BENCH_REPLIES=DIR` writes each app's last observe reply there.
+//! gnome-calculator). It prints the tool definition's tokens too; `DESKHAND_BENCH_REPLIES=DIR`
+//! writes each app's last observe reply there.
 
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
