@@ -266,7 +266,8 @@ mod tests {
                 .starts_with("Listing windows is not available on this platform")
         );
         assert!(err.message.contains("Linux"), "{}", err.message);
-        assert!(NullBackend.check_keys("ctrl+s").is_err());
+        let keys = NullBackend.check_keys("ctrl+s").unwrap_err();
+        assert_eq!(keys.kind, ErrorKind::Unsupported);
         assert!(NullBackend.descends_from(7, 7) && !NullBackend.descends_from(7, 8));
 
         let call = parse_call(serde_json::json!({"action": "windows"})).unwrap();
