@@ -837,14 +837,9 @@ impl Atspi {
             let chosen: Result<(String, OwnedObjectPath), _> = self
                 .call(&list, SELECTION, "GetSelectedChild", &(0i32,))
                 .await;
-            let Ok((bus, path)) = chosen else { continue };
-            let option = ObjectRef {
-                bus,
-                path: path.as_str().to_owned(),
-            };
-            if option.path == "/org/a11y/atspi/null" || option.bus.is_empty() {
+            let Some(option) = chosen.ok().and_then(element) else {
                 continue;
-            }
+            };
             let name = self.string_property(&option, ACCESSIBLE, "Name").await?;
             if !name.trim().is_empty() {
                 return Ok(Some(name));
@@ -1055,12 +1050,8 @@ impl Atspi {
             });
         let mut found = Vec::new();
         for cell in join_all(reads).await {
-            let ((bus, path), row, column) = cell?;
-            if path.as_str() != "/org/a11y/atspi/null" && !bus.is_empty() {
-                let object = ObjectRef {
-                    bus,
-                    path: path.as_str().to_owned(),
-                };
+            let (reference, row, column) = cell?;
+            if let Some(object) = element(reference) {
                 found.push((object, text::cell_address(row, column)));
             }
         }
@@ -1102,7 +1093,7 @@ impl Atspi {
         x: i32,
         y: i32,
     ) -> Result<Option<(i32, i32)>, AtspiError> {
-        let (bus, path): (String, OwnedObjectPath) = self
+        let reference: (String, OwnedObjectPath) = self
             .call(
                 table,
                 COMPONENT,
@@ -1110,12 +1101,8 @@ impl Atspi {
                 &(x, y, COORD_SCREEN),
             )
             .await?;
-        if path.as_str() == "/org/a11y/atspi/null" || bus.is_empty() {
+        let Some(cell) = element(reference) else {
             return Ok(None);
-        }
-        let cell = ObjectRef {
-            bus,
-            path: path.as_str().to_owned(),
         };
         let (role, index) = futures::join!(
             self.call::<_, u32>(&cell, ACCESSIBLE, "GetRole", &()),
@@ -1776,17 +1763,18 @@ fn defunct_only(states: &[u32]) -> bool {
     translate::state_set(states) == atspi::State::Defunct.into()
 }
 
-/// The elements among object references an application gave: it reports defunct ones as a
-/// null path, and they are not elements.
+/// The element an object reference names, if any: an application reports a defunct or missing
+/// one as a null path.
+fn element((bus, path): (String, OwnedObjectPath)) -> Option<ObjectRef> {
+    (path.as_str() != "/org/a11y/atspi/null" && !bus.is_empty()).then(|| ObjectRef {
+        bus,
+        path: path.as_str().to_owned(),
+    })
+}
+
+/// The elements among object references an application gave.
 fn elements(references: Vec<(String, OwnedObjectPath)>) -> Vec<ObjectRef> {
-    references
-        .into_iter()
-        .map(|(bus, path)| ObjectRef {
-            bus,
-            path: path.as_str().to_owned(),
-        })
-        .filter(|o| o.path != "/org/a11y/atspi/null" && !o.bus.is_empty())
-        .collect()
+    references.into_iter().filter_map(element).collect()
 }
 
 /// An element as a note names it: by its name, quoted, or by its role ("the list").
