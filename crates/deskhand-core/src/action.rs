@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::coords::check_unit;
 use crate::error::{Error, Result};
+use crate::keys::Keys;
 use crate::memory::Recall;
 use crate::model::{Modifier, MouseButton, Role, ScrollDirection};
 
@@ -551,7 +552,7 @@ pub enum Action {
         offset: usize,
     },
     Press {
-        keys: String,
+        keys: Keys,
     },
     Scroll {
         place: Option<Place>,
@@ -1038,7 +1039,9 @@ impl DesktopArgs {
                         "`press` needs `keys`, e.g. \"ctrl+s\", \"Return\" or \"ctrl+a Delete\"",
                     ));
                 }
-                Action::Press { keys }
+                Action::Press {
+                    keys: Keys::parse(&keys).map_err(|err| Error::bad_argument(err.to_string()))?,
+                }
             }
             ActionName::Scroll => {
                 let direction = self.direction.ok_or_else(|| {

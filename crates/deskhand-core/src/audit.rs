@@ -9,6 +9,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use serde::Serialize;
 
 use crate::action::{Action, Call, Place};
+use crate::keys::Keys;
 use crate::model::{Modifier, MouseButton, Role, ScrollDirection};
 use crate::session::Session;
 
@@ -293,23 +294,13 @@ impl AuditEntry {
 
 /// Key chords with every one that would type a character replaced by `<char>`: `press` can
 /// spell out a password one key at a time, and the log must not keep it.
-pub fn redact_keys(keys: &str) -> String {
-    keys.split_whitespace()
-        .map(|chord| {
-            let (modifiers, key) = if chord == "+" {
-                ("", "+")
-            } else if let Some(rest) = chord.strip_suffix("++") {
-                (rest, "+")
-            } else {
-                chord.rsplit_once('+').unwrap_or(("", chord))
-            };
-            let shift_only = modifiers
-                .split('+')
-                .all(|m| m.is_empty() || m.eq_ignore_ascii_case("shift"));
-            if key.chars().count() == 1 && shift_only {
+pub fn redact_keys(keys: &Keys) -> String {
+    keys.written()
+        .map(|(written, chord)| {
+            if chord.types_a_character() {
                 "<char>"
             } else {
-                chord
+                written
             }
         })
         .collect::<Vec<_>>()
@@ -370,7 +361,9 @@ mod tests {
     #[test]
     fn keys_that_type_characters_are_redacted() {
         assert_eq!(
-            redact_keys("h u n t e r 2 shift+X ctrl+a Delete + ctrl++ Return"),
+            redact_keys(
+                &Keys::parse("h u n t e r 2 shift+X ctrl+a Delete + ctrl++ Return").unwrap()
+            ),
             "<char> <char> <char> <char> <char> <char> <char> <char> ctrl+a Delete <char> ctrl++ Return"
         );
     }

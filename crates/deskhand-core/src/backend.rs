@@ -2,8 +2,10 @@
 //! except where it says how much landed (`typed`).
 
 use std::future::Future;
+use std::time::Duration;
 
 use crate::error::{Error, ErrorKind, Result};
+use crate::keys::Keys;
 use crate::model::{
     AppInfo, ClipboardContent, ElementHandle, InstalledApp, Modifier, MouseButton, Point, Rect,
     RgbImage, ScrollDirection, Tree, WindowChange, WindowInfo, WindowKey,
@@ -27,9 +29,31 @@ pub enum InputOutcome {
     Partial(Partial),
 }
 
-/// Every method has a body that answers `unsupported`, so a new platform can ship what it has
-/// (observe and input first) and say so for the rest; [`NullBackend`] is all of them.
-pub trait Backend: Send + Sync + 'static {
+/// Everything deskhand asks of a platform, in capabilities. Every method has a body that answers
+/// `unsupported` (or, for `click` and `drag_path`, is made of the pointer's moves and buttons),
+/// so a new platform implements what it has, observe and input first, and says so for the rest;
+/// [`NullBackend`] is all of them.
+pub trait Backend:
+    Windows + Accessibility + Values + Input + Capture + Clipboard + Apps + Send + Sync + 'static
+{
+}
+
+impl<T> Backend for T where
+    T: Windows
+        + Accessibility
+        + Values
+        + Input
+        + Capture
+        + Clipboard
+        + Apps
+        + Send
+        + Sync
+        + 'static
+{
+}
+
+/// Top-level windows and the screen they are on.
+pub trait Windows: Send + Sync {
     /// Applications that own at least one window.
     fn apps(&self) -> impl Future<Output = Result<Vec<AppInfo>>> + Send {
         async { Err(unsupported("Listing applications")) }
@@ -45,6 +69,31 @@ pub trait Backend: Send + Sync + 'static {
     fn screen(&self) -> impl Future<Output = Result<Rect>> + Send {
         async { Err(unsupported("Reading the screen size")) }
     }
+    /// Which top-level windows exist, and nothing else about them: cheap enough to take before
+    /// every action.
+    fn window_keys(&self) -> impl Future<Output = Result<Vec<WindowKey>>> + Send {
+        async { Err(unsupported("Listing windows")) }
+    }
+    /// Raises the window and gives it keyboard focus; an error when it did not take focus.
+    fn activate(&self, _window: &WindowInfo) -> impl Future<Output = Result<()>> + Send {
+        async { Err(unsupported("Focusing a window")) }
+    }
+    /// Asks the window to close, as its close button would; the app may ask the user first.
+    fn close(&self, _window: &WindowInfo) -> impl Future<Output = Result<()>> + Send {
+        async { Err(unsupported("Closing a window")) }
+    }
+    /// Asks the window manager for the change; the caller reads the window back to verify it.
+    fn change_window(
+        &self,
+        _window: &WindowInfo,
+        _change: WindowChange,
+    ) -> impl Future<Output = Result<()>> + Send {
+        async { Err(unsupported("Moving or resizing a window")) }
+    }
+}
+
+/// The accessibility tree and what it lets deskhand do to one element without input.
+pub trait Accessibility: Send + Sync {
     /// The accessibility tree of one window, extents in screen pixels.
     fn tree(&self, _window: &WindowInfo) -> impl Future<Output = Result<Tree>> + Send {
         async { Err(unsupported("Reading the accessibility tree")) }
@@ -95,113 +144,10 @@ pub trait Backend: Send + Sync + 'static {
     ) -> impl Future<Output = Result<bool>> + Send {
         async { Err(unsupported("Reading an element's focus")) }
     }
-    fn click(
-        &self,
-        _at: Point,
-        _button: MouseButton,
-        _count: u32,
-        _modifiers: &[Modifier],
-    ) -> impl Future<Output = Result<()>> + Send {
-        async { Err(unsupported("Clicking")) }
-    }
-    /// Scrolls at `at`, or where the pointer is when `None`.
-    fn scroll(
-        &self,
-        _at: Option<Point>,
-        _direction: ScrollDirection,
-        _amount: u32,
-    ) -> impl Future<Output = Result<()>> + Send {
-        async { Err(unsupported("Scrolling")) }
-    }
-    /// Checks a key spec without sending anything; the error names the unknown key.
-    fn check_keys(&self, _keys: &str) -> Result<()> {
-        Err(unsupported("Pressing keys"))
-    }
-    /// Presses key chords in order, to whatever has keyboard focus.
-    fn press_keys(&self, _keys: &str) -> impl Future<Output = Result<InputOutcome>> + Send {
-        async { Err(unsupported("Pressing keys")) }
-    }
-    /// Types text into whatever has keyboard focus.
-    fn type_text(&self, _text: &str) -> impl Future<Output = Result<InputOutcome>> + Send {
-        async { Err(unsupported("Typing")) }
-    }
-    /// Pixels of a screen rectangle, clipped to the screen.
-    fn capture(&self, _rect: Rect) -> impl Future<Output = Result<RgbImage>> + Send {
-        async { Err(unsupported("Capturing the screen")) }
-    }
-    /// Where the pointer is now, in screen pixels: the kill switch reads it before every action.
-    fn pointer(&self) -> impl Future<Output = Result<Point>> + Send {
-        async { Err(unsupported("Reading the pointer")) }
-    }
-    /// Which top-level windows exist, and nothing else about them: cheap enough to take before
-    /// every action.
-    fn window_keys(&self) -> impl Future<Output = Result<Vec<WindowKey>>> + Send {
-        async { Err(unsupported("Listing windows")) }
-    }
+}
 
-    /// Moves the pointer without pressing anything.
-    fn move_pointer(&self, _to: Point) -> impl Future<Output = Result<()>> + Send {
-        async { Err(unsupported("Moving the pointer")) }
-    }
-    /// Presses (`down`) or releases a button where the pointer is, with `modifiers` held down
-    /// from a press until its release.
-    fn button(
-        &self,
-        _button: MouseButton,
-        _down: bool,
-        _modifiers: &[Modifier],
-    ) -> impl Future<Output = Result<()>> + Send {
-        async { Err(unsupported("Pressing a mouse button")) }
-    }
-    /// Presses at the first point, moves through the others over `duration`, releases at the last.
-    fn drag_path(
-        &self,
-        _points: &[Point],
-        _button: MouseButton,
-        _modifiers: &[Modifier],
-        _duration: std::time::Duration,
-    ) -> impl Future<Output = Result<()>> + Send {
-        async { Err(unsupported("Dragging")) }
-    }
-    /// Raises the window and gives it keyboard focus; an error when it did not take focus.
-    fn activate(&self, _window: &WindowInfo) -> impl Future<Output = Result<()>> + Send {
-        async { Err(unsupported("Focusing a window")) }
-    }
-    /// Asks the window to close, as its close button would; the app may ask the user first.
-    fn close(&self, _window: &WindowInfo) -> impl Future<Output = Result<()>> + Send {
-        async { Err(unsupported("Closing a window")) }
-    }
-    /// Ends a process at once.
-    fn kill(&self, _pid: u32) -> impl Future<Output = Result<()>> + Send {
-        async { Err(unsupported("Ending an app")) }
-    }
-    /// Asks the window manager for the change; the caller reads the window back to verify it.
-    fn change_window(
-        &self,
-        _window: &WindowInfo,
-        _change: WindowChange,
-    ) -> impl Future<Output = Result<()>> + Send {
-        async { Err(unsupported("Moving or resizing a window")) }
-    }
-    fn read_clipboard(&self) -> impl Future<Output = Result<ClipboardContent>> + Send {
-        async { Err(unsupported("Reading the clipboard")) }
-    }
-    /// Owns the clipboard with `text` until another program takes it, after this call returns.
-    fn write_clipboard(&self, _text: &str) -> impl Future<Output = Result<()>> + Send {
-        async { Err(unsupported("Writing the clipboard")) }
-    }
-    /// Applications that can be started, sorted by name.
-    fn installed(&self) -> impl Future<Output = Result<Vec<InstalledApp>>> + Send {
-        async { Err(unsupported("Listing installed applications")) }
-    }
-    /// Starts an installed app (by its id) detached from deskhand; returns its process id.
-    fn launch(&self, _id: &str) -> impl Future<Output = Result<u32>> + Send {
-        async { Err(unsupported("Launching an app")) }
-    }
-    /// Whether process `pid` is `ancestor` or was started by it (a launcher script's child).
-    fn descends_from(&self, _pid: u32, _ancestor: u32) -> bool {
-        _pid == _ancestor
-    }
+/// Reading and setting an element's value through accessibility.
+pub trait Values: Send + Sync {
     /// Replaces an editable text's whole content through accessibility.
     fn set_text(
         &self,
@@ -235,6 +181,131 @@ pub trait Backend: Send + Sync + 'static {
     }
 }
 
+/// Synthetic pointer and keyboard input, going where the pointer or the keyboard focus is.
+pub trait Input: Send + Sync {
+    /// Where the pointer is now, in screen pixels: the kill switch reads it before every action.
+    fn pointer(&self) -> impl Future<Output = Result<Point>> + Send {
+        async { Err(unsupported("Reading the pointer")) }
+    }
+    /// Moves the pointer without pressing anything.
+    fn move_pointer(&self, _to: Point) -> impl Future<Output = Result<()>> + Send {
+        async { Err(unsupported("Moving the pointer")) }
+    }
+    /// Presses (`down`) or releases a button where the pointer is, with `modifiers` held down
+    /// from a press until its release.
+    fn button(
+        &self,
+        _button: MouseButton,
+        _down: bool,
+        _modifiers: &[Modifier],
+    ) -> impl Future<Output = Result<()>> + Send {
+        async { Err(unsupported("Pressing a mouse button")) }
+    }
+    /// Moves the pointer to `at` and clicks `count` times there; by default through
+    /// [`Input::move_pointer`] and [`Input::button`], for a platform whose own click is no better.
+    fn click(
+        &self,
+        at: Point,
+        button: MouseButton,
+        count: u32,
+        modifiers: &[Modifier],
+    ) -> impl Future<Output = Result<()>> + Send {
+        async move {
+            self.move_pointer(at).await?;
+            for _ in 0..count {
+                self.button(button, true, modifiers).await?;
+                self.button(button, false, modifiers).await?;
+            }
+            Ok(())
+        }
+    }
+    /// Presses at the first point, moves through the others over `duration`, releases at the last;
+    /// by default through [`Input::move_pointer`] and [`Input::button`]. The button is released
+    /// even when a move fails, so no drag is left holding it.
+    fn drag_path(
+        &self,
+        points: &[Point],
+        button: MouseButton,
+        modifiers: &[Modifier],
+        duration: Duration,
+    ) -> impl Future<Output = Result<()>> + Send {
+        async move {
+            let Some((first, rest)) = points.split_first() else {
+                return Ok(());
+            };
+            self.move_pointer(*first).await?;
+            self.button(button, true, modifiers).await?;
+            let step = duration / u32::try_from(rest.len().max(1)).unwrap_or(u32::MAX);
+            let mut moved = Ok(());
+            for point in rest {
+                tokio::time::sleep(step).await;
+                moved = self.move_pointer(*point).await;
+                if moved.is_err() {
+                    break;
+                }
+            }
+            let released = self.button(button, false, modifiers).await;
+            moved.and(released)
+        }
+    }
+    /// Scrolls at `at`, or where the pointer is when `None`.
+    fn scroll(
+        &self,
+        _at: Option<Point>,
+        _direction: ScrollDirection,
+        _amount: u32,
+    ) -> impl Future<Output = Result<()>> + Send {
+        async { Err(unsupported("Scrolling")) }
+    }
+    /// Presses key chords in order, to whatever has keyboard focus.
+    fn press_keys(&self, _keys: &Keys) -> impl Future<Output = Result<InputOutcome>> + Send {
+        async { Err(unsupported("Pressing keys")) }
+    }
+    /// Types text into whatever has keyboard focus.
+    fn type_text(&self, _text: &str) -> impl Future<Output = Result<InputOutcome>> + Send {
+        async { Err(unsupported("Typing")) }
+    }
+}
+
+/// The screen's pixels.
+pub trait Capture: Send + Sync {
+    /// Pixels of a screen rectangle, clipped to the screen.
+    fn capture(&self, _rect: Rect) -> impl Future<Output = Result<RgbImage>> + Send {
+        async { Err(unsupported("Capturing the screen")) }
+    }
+}
+
+/// The clipboard's text.
+pub trait Clipboard: Send + Sync {
+    fn read_clipboard(&self) -> impl Future<Output = Result<ClipboardContent>> + Send {
+        async { Err(unsupported("Reading the clipboard")) }
+    }
+    /// Owns the clipboard with `text` until another program takes it, after this call returns.
+    fn write_clipboard(&self, _text: &str) -> impl Future<Output = Result<()>> + Send {
+        async { Err(unsupported("Writing the clipboard")) }
+    }
+}
+
+/// Installed applications and the processes of running ones.
+pub trait Apps: Send + Sync {
+    /// Applications that can be started, sorted by name.
+    fn installed(&self) -> impl Future<Output = Result<Vec<InstalledApp>>> + Send {
+        async { Err(unsupported("Listing installed applications")) }
+    }
+    /// Starts an installed app (by its id) detached from deskhand; returns its process id.
+    fn launch(&self, _id: &str) -> impl Future<Output = Result<u32>> + Send {
+        async { Err(unsupported("Launching an app")) }
+    }
+    /// Ends a process at once.
+    fn kill(&self, _pid: u32) -> impl Future<Output = Result<()>> + Send {
+        async { Err(unsupported("Ending an app")) }
+    }
+    /// Whether process `pid` is `ancestor` or was started by it (a launcher script's child).
+    fn descends_from(&self, _pid: u32, _ancestor: u32) -> bool {
+        _pid == _ancestor
+    }
+}
+
 /// What a platform without a backend answers for everything it is asked.
 fn unsupported(what: &str) -> Error {
     Error::new(
@@ -250,7 +321,13 @@ fn unsupported(what: &str) -> Error {
 #[derive(Debug, Clone, Copy, Default)]
 pub struct NullBackend;
 
-impl Backend for NullBackend {}
+impl Windows for NullBackend {}
+impl Accessibility for NullBackend {}
+impl Values for NullBackend {}
+impl Input for NullBackend {}
+impl Capture for NullBackend {}
+impl Clipboard for NullBackend {}
+impl Apps for NullBackend {}
 
 #[cfg(test)]
 mod tests {
@@ -266,8 +343,9 @@ mod tests {
                 .starts_with("Listing windows is not available on this platform")
         );
         assert!(err.message.contains("Linux"), "{}", err.message);
-        let keys = NullBackend.check_keys("ctrl+s").unwrap_err();
-        assert_eq!(keys.kind, ErrorKind::Unsupported);
+        let keys = Keys::parse("ctrl+s").unwrap();
+        let pressed = NullBackend.press_keys(&keys).await.unwrap_err();
+        assert_eq!(pressed.kind, ErrorKind::Unsupported);
         assert!(NullBackend.descends_from(7, 7) && !NullBackend.descends_from(7, 8));
 
         let call = parse_call(serde_json::json!({"action": "windows"})).unwrap();
@@ -284,6 +362,89 @@ mod tests {
             err.reply_text().starts_with("failed (unsupported): "),
             "{}",
             err.reply_text()
+        );
+    }
+
+    /// A platform that has only pointer moves and buttons, failing the move to `fail_at`.
+    #[derive(Default)]
+    struct PointerOnly {
+        events: std::sync::Mutex<Vec<String>>,
+        fail_at: Option<Point>,
+    }
+
+    impl Input for PointerOnly {
+        async fn move_pointer(&self, to: Point) -> Result<()> {
+            if self.fail_at == Some(to) {
+                return Err(Error::new(ErrorKind::Platform, "the move failed"));
+            }
+            self.events
+                .lock()
+                .unwrap()
+                .push(format!("move {},{}", to.x, to.y));
+            Ok(())
+        }
+
+        async fn button(&self, _: MouseButton, down: bool, modifiers: &[Modifier]) -> Result<()> {
+            let what = if down { "down" } else { "up" };
+            self.events
+                .lock()
+                .unwrap()
+                .push(format!("{what} {modifiers:?}"));
+            Ok(())
+        }
+    }
+
+    #[tokio::test]
+    async fn clicks_and_drags_are_made_of_moves_and_buttons_where_a_platform_has_only_those() {
+        let pointer = PointerOnly::default();
+        pointer
+            .click(
+                Point { x: 5, y: 6 },
+                MouseButton::Left,
+                2,
+                &[Modifier::Ctrl],
+            )
+            .await
+            .unwrap();
+        assert_eq!(
+            *pointer.events.lock().unwrap(),
+            [
+                "move 5,6",
+                "down [Ctrl]",
+                "up [Ctrl]",
+                "down [Ctrl]",
+                "up [Ctrl]"
+            ]
+        );
+
+        let points = [
+            Point { x: 1, y: 1 },
+            Point { x: 2, y: 2 },
+            Point { x: 3, y: 3 },
+        ];
+        let pointer = PointerOnly::default();
+        pointer
+            .drag_path(&points, MouseButton::Left, &[], Duration::from_millis(20))
+            .await
+            .unwrap();
+        assert_eq!(
+            *pointer.events.lock().unwrap(),
+            ["move 1,1", "down []", "move 2,2", "move 3,3", "up []"]
+        );
+
+        let pointer = PointerOnly {
+            fail_at: Some(points[1]),
+            ..PointerOnly::default()
+        };
+        let err = pointer
+            .drag_path(&points, MouseButton::Left, &[], Duration::ZERO)
+            .await
+            .unwrap_err();
+        assert_eq!(err.message, "the move failed");
+        assert_eq!(
+            *pointer.events.lock().unwrap(),
+            ["move 1,1", "down []", "up []"],
+            "the button comes up though the drag stopped"
         );
     }
 }

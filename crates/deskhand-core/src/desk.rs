@@ -11,6 +11,7 @@ use crate::coords::{region_to_rect, to_pixel};
 use crate::error::{Error, ErrorKind, Result};
 use crate::find::{SurfaceTrees, find_one};
 use crate::image::{DEFAULT_MAX_EDGE, encode_png, fit};
+use crate::keys::{Chord, Key, Keys};
 use crate::model::{MouseButton, Point, Rect, WindowInfo, WindowKey};
 use crate::policy::Policy;
 use crate::render::{FENCE, click_action, escape, one_line, plural, render};
@@ -240,7 +241,6 @@ pub(crate) async fn perform<B: Backend>(
         }
         Action::WriteClipboard { text } => crate::manage::write_clipboard(backend, &text).await,
         Action::Press { keys } => {
-            backend.check_keys(&keys)?;
             let into = match focused_window(backend, session).await? {
                 Some(label) => format!("in {label}, the focused window"),
                 None => "with no window focused".to_string(),
@@ -249,7 +249,7 @@ pub(crate) async fn perform<B: Backend>(
             Ok(Reply::input(
                 outcome,
                 format!("pressed {keys} {into}"),
-                json!({"action": "press", "keys": keys}),
+                json!({"action": "press", "keys": keys.to_string()}),
             ))
         }
         Action::Scroll {
@@ -1218,7 +1218,9 @@ async fn type_text<B: Backend>(
     };
     // Typing over a selection replaces it, in every toolkit's text fields.
     if replace {
-        let selected = backend.press_keys("ctrl+a").await?;
+        let selected = backend
+            .press_keys(&Keys::from(Chord::ctrl(Key::Char('a'))))
+            .await?;
         if selected != InputOutcome::Done {
             return Ok(Reply::input(
                 selected,

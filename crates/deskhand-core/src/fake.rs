@@ -2,8 +2,11 @@
 
 use std::sync::Mutex;
 
-use crate::backend::{Backend, InputOutcome};
+use crate::backend::{
+    Accessibility, Apps, Capture, Clipboard, Input, InputOutcome, Values, Windows,
+};
 use crate::error::{Error, ErrorKind, Result};
+use crate::keys::Keys;
 use crate::model::{
     AppInfo, ClipboardContent, ElementHandle, InstalledApp, Modifier, MouseButton, Node, Point,
     Rect, RgbImage, ScrollDirection, Tree, WindowChange, WindowInfo, WindowKey,
@@ -91,7 +94,7 @@ impl FakeDesktop {
     }
 }
 
-impl Backend for FakeDesktop {
+impl Windows for FakeDesktop {
     async fn apps(&self) -> Result<Vec<AppInfo>> {
         let windows = self.windows.lock().unwrap();
         let mut apps: Vec<AppInfo> = Vec::new();
@@ -137,6 +140,58 @@ impl Backend for FakeDesktop {
         Ok(self.screen)
     }
 
+    async fn window_keys(&self) -> Result<Vec<WindowKey>> {
+        Ok(self
+            .windows
+            .lock()
+            .unwrap()
+            .iter()
+            .map(|(w, _)| w.key())
+            .collect())
+    }
+
+    async fn activate(&self, window: &WindowInfo) -> Result<()> {
+        self.record(Received::Activate(window.handle));
+        let mut windows = self.windows.lock().unwrap();
+        let index = windows
+            .iter()
+            .position(|(w, _)| w.handle == window.handle)
+            .ok_or_else(|| Error::new(ErrorKind::SurfaceGone, "the window is gone"))?;
+        let mut entry = windows.remove(index);
+        for (w, _) in windows.iter_mut() {
+            w.focused = false;
+        }
+        entry.0.focused = true;
+        entry.0.minimized = false;
+        windows.push(entry);
+        Ok(())
+    }
+
+    async fn close(&self, window: &WindowInfo) -> Result<()> {
+        self.record(Received::Close(window.handle));
+        self.close(window.handle);
+        Ok(())
+    }
+
+    async fn change_window(&self, window: &WindowInfo, change: WindowChange) -> Result<()> {
+        self.record(Received::Change(window.handle, change));
+        let mut windows = self.windows.lock().unwrap();
+        if let Some((w, _)) = windows.iter_mut().find(|(w, _)| w.handle == window.handle) {
+            match change {
+                WindowChange::Move { x, y } => (w.bounds.x, w.bounds.y) = (x, y),
+                WindowChange::Resize { width, height } => {
+                    (w.bounds.width, w.bounds.height) = (width, height)
+                }
+                WindowChange::Minimize => w.minimized = true,
+                WindowChange::Maximize => (w.bounds, w.maximized) = (self.screen, true),
+                WindowChange::Restore => (w.minimized, w.maximized) = (false, false),
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Accessibility for FakeDesktop {
     async fn tree(&self, window: &WindowInfo) -> Result<Tree> {
         self.windows
             .lock()
@@ -188,167 +243,9 @@ impl Backend for FakeDesktop {
             .map(|_| true)
             .ok_or_else(|| Error::platform("the element is gone"))
     }
+}
 
-    async fn click(
-        &self,
-        at: Point,
-        button: MouseButton,
-        count: u32,
-        _: &[Modifier],
-    ) -> Result<()> {
-        self.record(Received::Click(at, button, count));
-        Ok(())
-    }
-
-    async fn scroll(
-        &self,
-        at: Option<Point>,
-        direction: ScrollDirection,
-        amount: u32,
-    ) -> Result<()> {
-        self.record(Received::Scroll(at, direction, amount));
-        Ok(())
-    }
-
-    async fn drag_path(
-        &self,
-        points: &[Point],
-        _: MouseButton,
-        _: &[Modifier],
-        _: std::time::Duration,
-    ) -> Result<()> {
-        self.record(Received::Drag(points.to_vec()));
-        Ok(())
-    }
-
-    fn check_keys(&self, keys: &str) -> Result<()> {
-        if keys.contains("nosuchkey") {
-            return Err(Error::bad_argument("unknown key `nosuchkey`"));
-        }
-        Ok(())
-    }
-
-    async fn press_keys(&self, keys: &str) -> Result<InputOutcome> {
-        self.record(Received::Keys(keys.into()));
-        Ok(InputOutcome::Done)
-    }
-
-    async fn type_text(&self, text: &str) -> Result<InputOutcome> {
-        self.record(Received::Text(text.into()));
-        Ok(InputOutcome::Done)
-    }
-
-    async fn capture(&self, rect: Rect) -> Result<RgbImage> {
-        Ok(RgbImage {
-            width: rect.width,
-            height: rect.height,
-            data: vec![128; (rect.width * rect.height * 3) as usize],
-        })
-    }
-
-    async fn pointer(&self) -> Result<Point> {
-        Ok(*self.pointer.lock().unwrap())
-    }
-
-    async fn window_keys(&self) -> Result<Vec<WindowKey>> {
-        Ok(self
-            .windows
-            .lock()
-            .unwrap()
-            .iter()
-            .map(|(w, _)| w.key())
-            .collect())
-    }
-
-    async fn move_pointer(&self, to: Point) -> Result<()> {
-        self.record(Received::Move(to));
-        *self.pointer.lock().unwrap() = to;
-        Ok(())
-    }
-
-    async fn button(&self, button: MouseButton, down: bool, _: &[Modifier]) -> Result<()> {
-        self.record(Received::Button(button, down));
-        Ok(())
-    }
-
-    async fn activate(&self, window: &WindowInfo) -> Result<()> {
-        self.record(Received::Activate(window.handle));
-        let mut windows = self.windows.lock().unwrap();
-        let index = windows
-            .iter()
-            .position(|(w, _)| w.handle == window.handle)
-            .ok_or_else(|| Error::new(ErrorKind::SurfaceGone, "the window is gone"))?;
-        let mut entry = windows.remove(index);
-        for (w, _) in windows.iter_mut() {
-            w.focused = false;
-        }
-        entry.0.focused = true;
-        entry.0.minimized = false;
-        windows.push(entry);
-        Ok(())
-    }
-
-    async fn close(&self, window: &WindowInfo) -> Result<()> {
-        self.record(Received::Close(window.handle));
-        self.close(window.handle);
-        Ok(())
-    }
-
-    async fn kill(&self, pid: u32) -> Result<()> {
-        self.record(Received::Kill(pid));
-        self.windows
-            .lock()
-            .unwrap()
-            .retain(|(w, _)| w.pid != Some(pid));
-        Ok(())
-    }
-
-    async fn change_window(&self, window: &WindowInfo, change: WindowChange) -> Result<()> {
-        self.record(Received::Change(window.handle, change));
-        let mut windows = self.windows.lock().unwrap();
-        if let Some((w, _)) = windows.iter_mut().find(|(w, _)| w.handle == window.handle) {
-            match change {
-                WindowChange::Move { x, y } => (w.bounds.x, w.bounds.y) = (x, y),
-                WindowChange::Resize { width, height } => {
-                    (w.bounds.width, w.bounds.height) = (width, height)
-                }
-                WindowChange::Minimize => w.minimized = true,
-                WindowChange::Maximize => (w.bounds, w.maximized) = (self.screen, true),
-                WindowChange::Restore => (w.minimized, w.maximized) = (false, false),
-            }
-        }
-        Ok(())
-    }
-
-    async fn read_clipboard(&self) -> Result<ClipboardContent> {
-        Ok(self.clipboard.lock().unwrap().clone())
-    }
-
-    async fn write_clipboard(&self, text: &str) -> Result<()> {
-        *self.clipboard.lock().unwrap() = ClipboardContent {
-            text: Some(text.into()),
-            types: vec!["UTF8_STRING".into(), "text/plain;charset=utf-8".into()],
-        };
-        Ok(())
-    }
-
-    async fn installed(&self) -> Result<Vec<InstalledApp>> {
-        Ok(vec![InstalledApp {
-            id: "org.example.Editor".into(),
-            name: "Editor".into(),
-            command: "editor".into(),
-        }])
-    }
-
-    async fn launch(&self, id: &str) -> Result<u32> {
-        self.record(Received::Launch(id.into()));
-        Ok(4242)
-    }
-
-    fn descends_from(&self, pid: u32, ancestor: u32) -> bool {
-        pid == ancestor
-    }
-
+impl Values for FakeDesktop {
     async fn set_text(&self, element: &ElementHandle, text: &str) -> Result<()> {
         self.record(Received::SetText(element.clone(), text.into()));
         self.store_value(element, text.into());
@@ -383,5 +280,116 @@ impl Backend for FakeDesktop {
                 .map(|node| node.value)
                 .ok_or_else(|| Error::platform("the element is gone")),
         }
+    }
+}
+
+impl Input for FakeDesktop {
+    async fn click(
+        &self,
+        at: Point,
+        button: MouseButton,
+        count: u32,
+        _: &[Modifier],
+    ) -> Result<()> {
+        self.record(Received::Click(at, button, count));
+        Ok(())
+    }
+
+    async fn scroll(
+        &self,
+        at: Option<Point>,
+        direction: ScrollDirection,
+        amount: u32,
+    ) -> Result<()> {
+        self.record(Received::Scroll(at, direction, amount));
+        Ok(())
+    }
+
+    async fn drag_path(
+        &self,
+        points: &[Point],
+        _: MouseButton,
+        _: &[Modifier],
+        _: std::time::Duration,
+    ) -> Result<()> {
+        self.record(Received::Drag(points.to_vec()));
+        Ok(())
+    }
+
+    async fn press_keys(&self, keys: &Keys) -> Result<InputOutcome> {
+        self.record(Received::Keys(keys.to_string()));
+        Ok(InputOutcome::Done)
+    }
+
+    async fn type_text(&self, text: &str) -> Result<InputOutcome> {
+        self.record(Received::Text(text.into()));
+        Ok(InputOutcome::Done)
+    }
+
+    async fn pointer(&self) -> Result<Point> {
+        Ok(*self.pointer.lock().unwrap())
+    }
+
+    async fn move_pointer(&self, to: Point) -> Result<()> {
+        self.record(Received::Move(to));
+        *self.pointer.lock().unwrap() = to;
+        Ok(())
+    }
+
+    async fn button(&self, button: MouseButton, down: bool, _: &[Modifier]) -> Result<()> {
+        self.record(Received::Button(button, down));
+        Ok(())
+    }
+}
+
+impl Capture for FakeDesktop {
+    async fn capture(&self, rect: Rect) -> Result<RgbImage> {
+        Ok(RgbImage {
+            width: rect.width,
+            height: rect.height,
+            data: vec![128; (rect.width * rect.height * 3) as usize],
+        })
+    }
+}
+
+impl Clipboard for FakeDesktop {
+    async fn read_clipboard(&self) -> Result<ClipboardContent> {
+        Ok(self.clipboard.lock().unwrap().clone())
+    }
+
+    async fn write_clipboard(&self, text: &str) -> Result<()> {
+        *self.clipboard.lock().unwrap() = ClipboardContent {
+            text: Some(text.into()),
+            types: vec!["UTF8_STRING".into(), "text/plain;charset=utf-8".into()],
+        };
+        Ok(())
+    }
+}
+
+impl Apps for FakeDesktop {
+    async fn kill(&self, pid: u32) -> Result<()> {
+        self.record(Received::Kill(pid));
+        self.windows
+            .lock()
+            .unwrap()
+            .retain(|(w, _)| w.pid != Some(pid));
+        Ok(())
+    }
+
+    async fn installed(&self) -> Result<Vec<InstalledApp>> {
+        Ok(vec![InstalledApp {
+            id: "org.example.Editor".into(),
+            name: "Editor".into(),
+            command: "editor".into(),
+        }])
+    }
+
+    async fn launch(&self, id: &str) -> Result<u32> {
+        self.record(Received::Launch(id.into()));
+        Ok(4242)
+    }
+
+    fn descends_from(&self, pid: u32, ancestor: u32) -> bool {
+        pid == ancestor
     }
 }

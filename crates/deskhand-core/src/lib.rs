@@ -12,6 +12,7 @@ pub mod error;
 pub mod fake;
 mod find;
 pub mod image;
+pub mod keys;
 mod learn;
 mod manage;
 pub mod memory;

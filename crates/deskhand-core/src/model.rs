@@ -112,7 +112,25 @@ impl WindowInfo {
     }
 }
 
-/// The platform's own name for one accessible element (bus name and object path on Linux).
+/// The platform's own name for one accessible element, as a string a later process can resolve.
+///
+/// The CLI keeps a session's refs on disk between calls, each `eN` with the handle it stands
+/// for, and the next `deskhand click e4` runs in a new process. So a handle must:
+/// - name the element from outside the process that read it: no pointer, COM object or
+///   connection-local id;
+/// - resolve to that same element or to nothing, never to another one: when the element is
+///   gone or replaced the backend answers that it is gone, and deskhand asks the agent to
+///   observe again;
+/// - be cheap to compare: refs stay with an element across observes by handle equality.
+///
+/// On Linux it is the application's bus name and the element's object path
+/// (`:1.42/org/a11y/atspi/accessible/17`), which AT-SPI keeps for the element's life. A
+/// platform without such paths builds one from what it can re-find: UI Automation from the
+/// window handle and the element's runtime id (valid while the element lives, compared on
+/// resolving), with the path of child indices from the window as the way back to it; the macOS
+/// Accessibility API, which has no ids, from the pid, the window and the path of child indices,
+/// with the role and name checked on resolving so a reordered tree answers "gone" rather than
+/// reaching a neighbour.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct ElementHandle(pub String);
 

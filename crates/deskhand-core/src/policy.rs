@@ -10,13 +10,13 @@
 //! No file means no rule: everything is allowed. A rule that cannot be understood is a startup
 //! error, never ignored, so a typo cannot silently allow what the user meant to forbid.
 
-use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
 use crate::action::{Action, Call};
 use crate::error::{Error, ErrorKind, Result};
+use crate::keys::{Chord, Keys};
 
 /// Why a policy file could not be used; the server or CLI does not start.
 #[derive(Debug, thiserror::Error)]
@@ -129,7 +129,7 @@ impl Policy {
             .deny_keys
             .into_iter()
             .map(|text| {
-                let chord = Chord::parse_rule(&text)
+                let chord = parse_rule(&text)
                     .map_err(|why| rule(format!("deny_keys entry {text:?} {why}")))?;
                 Ok(KeyRule { text, chord })
             })
@@ -171,15 +171,11 @@ impl Policy {
             ));
         }
         if let Action::Press { keys } = &call.action {
-            for token in keys.split_whitespace() {
-                let Some(chord) = Chord::parse(token) else {
-                    // Not a chord at all: the backend refuses it as a bad argument.
-                    continue;
-                };
-                if let Some(rule) = self.deny_keys.iter().find(|r| chord.matches(&r.chord)) {
+            for (written, chord) in keys.written() {
+                if let Some(rule) = self.deny_keys.iter().find(|r| chord.is_denied_by(&r.chord)) {
                     return Err(self.denied(
                         format!(
-                            "deny_keys contains {:?}, which {token:?} presses",
+                            "deny_keys contains {:?}, which {written:?} presses",
                             rule.text
                         ),
                         "do not send that key combination; ask the user to do it if it is needed",
@@ -232,90 +228,19 @@ impl Policy {
     }
 }
 
-/// A key chord in one spelling: modifier names and aliases folded, case ignored.
-#[derive(Debug, Clone, PartialEq, Eq)]
-struct Chord {
-    modifiers: BTreeSet<&'static str>,
-    key: String,
-}
-
-impl Chord {
-    /// Splits a chord the way `press` does: `"+"` alone and `"ctrl++"` name the plus key.
-    fn parse(text: &str) -> Option<Chord> {
-        let (modifier_part, key) = if text == "+" {
-            ("", "+")
-        } else if let Some(rest) = text.strip_suffix("++") {
-            (rest, "+")
-        } else {
-            text.rsplit_once('+').unwrap_or(("", text))
-        };
-        if key.is_empty() {
-            return None;
-        }
-        let mut modifiers = BTreeSet::new();
-        if !modifier_part.is_empty() {
-            for token in modifier_part.split('+') {
-                modifiers.insert(modifier(token)?);
-            }
-        }
-        Some(Chord {
-            modifiers,
-            key: key_name(key),
-        })
-    }
-
-    fn parse_rule(text: &str) -> std::result::Result<Chord, &'static str> {
-        if text.split_whitespace().count() > 1 {
-            return Err(
-                "holds more than one chord; give one chord per entry, e.g. \"ctrl+alt+Delete\"",
-            );
-        }
-        Chord::parse(text.trim()).ok_or(
-            "is not a key chord; write modifiers (ctrl, shift, alt, super, altgr) and one key joined by +, e.g. \"ctrl+q\"",
+/// One chord of a `deny_keys` entry, parsed as `press` parses its keys.
+fn parse_rule(text: &str) -> std::result::Result<Chord, String> {
+    let keys = Keys::parse(text).map_err(|why| {
+        format!(
+            "is not a key chord ({why}); write modifiers (ctrl, shift, alt, super, altgr) and one key joined by +, e.g. \"ctrl+q\""
         )
+    })?;
+    match keys.chords() {
+        [chord] => Ok(chord.clone()),
+        _ => Err(
+            "holds more than one chord; give one chord per entry, e.g. \"ctrl+alt+Delete\"".into(),
+        ),
     }
-
-    /// A chord is denied by a rule with the same key and no modifier the chord does not hold:
-    /// a rule `ctrl+q` also denies `ctrl+shift+q`.
-    fn matches(&self, rule: &Chord) -> bool {
-        self.key == rule.key && rule.modifiers.is_subset(&self.modifiers)
-    }
-}
-
-fn modifier(token: &str) -> Option<&'static str> {
-    Some(match token.to_lowercase().as_str() {
-        "ctrl" | "control" => "ctrl",
-        "shift" => "shift",
-        "alt" => "alt",
-        "super" | "meta" | "win" | "cmd" => "super",
-        "altgr" => "altgr",
-        _ => return None,
-    })
-}
-
-/// The key's name in one spelling, so `Enter` and `Return` or `+` and `plus` are the same key.
-fn key_name(token: &str) -> String {
-    let lower = token.to_lowercase();
-    let name = match lower.as_str() {
-        "enter" => "return",
-        "esc" => "escape",
-        "del" => "delete",
-        "page_up" | "pgup" | "prior" => "pageup",
-        "page_down" | "pgdn" | "next" => "pagedown",
-        "caps_lock" => "capslock",
-        "control" => "ctrl",
-        "meta" | "win" | "cmd" => "super",
-        " " => "space",
-        "+" => "plus",
-        "-" => "minus",
-        "=" => "equal",
-        "," => "comma",
-        "." => "period",
-        "/" => "slash",
-        "\\" => "backslash",
-        other => other,
-    };
-    name.to_string()
 }
 
 #[cfg(test)]

@@ -10,6 +10,7 @@ use crate::backend::Backend;
 use crate::desk::{Config, Outcome, Reply, element_failure, named, resolve};
 use crate::error::{Error, ErrorKind, Result};
 use crate::find::normalize;
+use crate::keys::{Chord, Key, Keys};
 use crate::memory::Step;
 use crate::model::{ElementHandle, Node, Role};
 use crate::render::{FENCE, click_action, escape, plural, thousands};
@@ -78,8 +79,10 @@ pub(crate) async fn set_value<B: Backend>(
                         .await?
                         .expanded
                 {
-                    landed =
-                        backend.press_keys("Return").await? == crate::backend::InputOutcome::Done;
+                    landed = backend
+                        .press_keys(&Keys::from(Chord::key(Key::Return)))
+                        .await?
+                        == crate::backend::InputOutcome::Done;
                 }
                 if !landed {
                     return Err(Error::new(
@@ -210,12 +213,13 @@ async fn type_over<B: Backend>(
 ) -> Result<()> {
     crate::desk::ensure_focused(backend, &element.window).await?;
     crate::desk::focus_for_typing(backend, element).await?;
+    let select_all = Chord::ctrl(Key::Char('a'));
     let keys = if text.is_empty() {
-        "ctrl+a Delete"
+        Keys::from(vec![select_all, Chord::key(Key::Delete)])
     } else {
-        "ctrl+a"
+        Keys::from(select_all)
     };
-    let selected = backend.press_keys(keys).await?;
+    let selected = backend.press_keys(&keys).await?;
     if selected != crate::backend::InputOutcome::Done {
         return Err(Error::new(
             ErrorKind::Platform,
@@ -264,7 +268,7 @@ async fn click_in_open_list<B: Backend>(
             Ok(true)
         }
         None => {
-            backend.press_keys("Escape").await?;
+            backend.press_keys(&escape_key()).await?;
             Ok(false)
         }
     }
@@ -625,7 +629,7 @@ async fn choose_in_combo<B: Backend>(
                 if !item.states.enabled {
                     if opened {
                         // The list it opened is closed again, leaving the choice as it was.
-                        let _ = backend.press_keys("Escape").await;
+                        let _ = backend.press_keys(&escape_key()).await;
                     }
                     return Err(Error::new(
                         ErrorKind::Disabled,
@@ -651,7 +655,7 @@ async fn choose_in_combo<B: Backend>(
                 let listed = choices(node, &is_menu_entry);
                 if opened {
                     // The list it opened is closed again, leaving the choice as it was.
-                    let _ = backend.press_keys("Escape").await;
+                    let _ = backend.press_keys(&escape_key()).await;
                 }
                 // A web page's drop-down lists its options in a window of its own.
                 if !node.any(&|n| {
@@ -669,7 +673,7 @@ async fn choose_in_combo<B: Backend>(
             }
             many => {
                 if opened {
-                    let _ = backend.press_keys("Escape").await;
+                    let _ = backend.press_keys(&escape_key()).await;
                 }
                 return Err(Error::new(
                     ErrorKind::Ambiguous,
@@ -1041,7 +1045,7 @@ async fn close_opened<B: Backend>(
             .find(handle)
             .is_some_and(|menu| menu.children.iter().any(|item| item.states.visible));
         let focused = matches!(backend.window(window.handle).await, Ok(Some(w)) if w.focused);
-        if showing && (!focused || backend.press_keys("Escape").await.is_err()) {
+        if showing && (!focused || backend.press_keys(&escape_key()).await.is_err()) {
             return " (a menu it opened may still be open: press Escape)";
         }
     }
@@ -1049,6 +1053,11 @@ async fn close_opened<B: Backend>(
 }
 
 /// `"File" > "Save As…"`.
+/// Closes what a menu or list opened, as a user backs out of one.
+fn escape_key() -> Keys {
+    Keys::from(Chord::key(Key::Escape))
+}
+
 fn menu_label(walked: &[String]) -> String {
     walked
         .iter()

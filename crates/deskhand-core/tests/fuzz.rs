@@ -256,7 +256,7 @@ fn check_accepted(call: &deskhand_core::Call) -> Result<(), TestCaseError> {
                     .all(|c| !c.is_control() || c == '\n' || c == '\t')
             );
         }
-        Action::Press { keys } => prop_assert!(!keys.trim().is_empty()),
+        Action::Press { keys } => prop_assert!(!keys.chords().is_empty()),
         Action::Scroll { place, amount, .. } => {
             prop_assert!(place.as_ref().is_none_or(place_ok));
             prop_assert!((1..=MAX_SCROLL).contains(amount));

@@ -8,8 +8,11 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use deskhand_core::backend::{Backend, InputOutcome, Partial};
+use deskhand_core::backend::{
+    Accessibility, Apps, Capture, Clipboard, Input, InputOutcome, Partial, Values, Windows,
+};
 use deskhand_core::error::{Error, ErrorKind, Result};
+use deskhand_core::keys::Keys;
 use deskhand_core::model::{
     AppInfo, ClipboardContent, ElementHandle, InstalledApp, Modifier, MouseButton, Point, Rect,
     RgbImage, ScrollDirection, Tree, WindowChange, WindowInfo, WindowKey,
@@ -568,12 +571,7 @@ fn x_button(button: MouseButton) -> x11::Button {
 fn modifier_keysyms(modifiers: &[Modifier]) -> Vec<u32> {
     modifiers
         .iter()
-        .map(|m| match m {
-            Modifier::Shift => 0xffe1,
-            Modifier::Ctrl => 0xffe3,
-            Modifier::Alt => 0xffe9,
-            Modifier::Super => 0xffeb,
-        })
+        .map(|&m| x11::modifier_keysym(m.into()))
         .collect()
 }
 
@@ -608,16 +606,12 @@ fn change_applied(before: &XWindow, now: &XWindow, change: WindowChange) -> bool
     }
 }
 
-fn key_error(err: x11::KeyError) -> Error {
-    Error::bad_argument(err.to_string())
-}
-
 /// Typing takes time in proportion to its length; the deadline grows with it.
 fn typing_deadline(chars: usize) -> Duration {
     X_DEADLINE + Duration::from_millis(5 * chars as u64)
 }
 
-impl Backend for LinuxBackend {
+impl Windows for LinuxBackend {
     async fn apps(&self) -> Result<Vec<AppInfo>> {
         let (windows, active) = self.x_windows().await?;
         let mut apps: Vec<AppInfo> = Vec::new();
@@ -672,6 +666,96 @@ impl Backend for LinuxBackend {
         Ok(Rect::new(0, 0, width, height))
     }
 
+    async fn window_keys(&self) -> Result<Vec<WindowKey>> {
+        let (windows, _) = self.x_windows().await?;
+        Ok(windows
+            .iter()
+            .map(|w| WindowKey {
+                handle: u64::from(w.id),
+                pid: w.pid,
+            })
+            .collect())
+    }
+
+    async fn activate(&self, window: &WindowInfo) -> Result<()> {
+        let id = x_id(window)?;
+        let was_minimized = self
+            .x("activating a window", X_DEADLINE, move |x| {
+                let before = x.window(id)?.ok_or(X11Error::WindowGone { window: id })?;
+                x.activate(id)?;
+                Ok(before.minimized)
+            })
+            .await
+            .map_err(input_error)?;
+        let until = tokio::time::Instant::now() + ACTIVATE_WAIT;
+        loop {
+            let (active, focused) = self
+                .x("reading the active window", X_DEADLINE, move |x| {
+                    Ok((x.active_window()?, x.holds_input_focus(id)?))
+                })
+                .await?;
+            if active == Some(id) && focused {
+                if was_minimized {
+                    self.wait_until_still(id).await?;
+                }
+                return Ok(());
+            }
+            if tokio::time::Instant::now() >= until {
+                return Err(self.not_activated(window, active).await);
+            }
+            tokio::time::sleep(WINDOW_POLL).await;
+        }
+    }
+
+    async fn close(&self, window: &WindowInfo) -> Result<()> {
+        let id = x_id(window)?;
+        self.x("closing a window", X_DEADLINE, move |x| x.close(id))
+            .await
+            .map_err(input_error)
+    }
+
+    async fn change_window(&self, window: &WindowInfo, change: WindowChange) -> Result<()> {
+        let id = x_id(window)?;
+        let before = self
+            .x("changing a window", X_DEADLINE, move |x| {
+                let before = x.window(id)?.ok_or(X11Error::WindowGone { window: id })?;
+                match change {
+                    WindowChange::Move { x: left, y: top } => x.move_window(id, left, top)?,
+                    WindowChange::Resize { width, height } => x.resize_window(id, width, height)?,
+                    WindowChange::Minimize => x.minimize(id)?,
+                    WindowChange::Maximize => x.set_maximized(id, true)?,
+                    WindowChange::Restore => {
+                        // Also undoes a maximization in one direction only.
+                        x.set_maximized(id, false)?;
+                        if before.minimized {
+                            x.activate(id)?;
+                        }
+                    }
+                }
+                Ok(before)
+            })
+            .await
+            .map_err(input_error)?;
+        // The window manager acts a moment later; wait for it so that the caller's read shows
+        // the result rather than the window as it was.
+        let until = tokio::time::Instant::now() + CHANGE_SETTLE;
+        while tokio::time::Instant::now() < until {
+            tokio::time::sleep(WINDOW_POLL).await;
+            let now = self
+                .x("reading a window", X_DEADLINE, move |x| x.window(id))
+                .await?;
+            if now.is_none_or(|now| change_applied(&before, &now, change)) {
+                break;
+            }
+        }
+        if change == WindowChange::Minimize || before.minimized {
+            self.wait_until_still(id).await?;
+        }
+        Ok(())
+    }
+}
+
+impl Accessibility for LinuxBackend {
     async fn tree(&self, window: &WindowInfo) -> Result<Tree> {
         let (frame, origin, popups) = self.frame_of(window).await?;
         let atspi = self.atspi().await?;
@@ -790,327 +874,9 @@ impl Backend for LinuxBackend {
             .await
             .map_err(element_error)
     }
+}
 
-    async fn click(
-        &self,
-        at: Point,
-        button: MouseButton,
-        count: u32,
-        modifiers: &[Modifier],
-    ) -> Result<()> {
-        let held = modifier_keysyms(modifiers);
-        self.input("a click", move |x| {
-            x.click(at.x, at.y, x_button(button), count, &held)
-        })
-        .await
-    }
-
-    async fn scroll(
-        &self,
-        at: Option<Point>,
-        direction: ScrollDirection,
-        amount: u32,
-    ) -> Result<()> {
-        let direction = match direction {
-            ScrollDirection::Up => x11::ScrollDirection::Up,
-            ScrollDirection::Down => x11::ScrollDirection::Down,
-            ScrollDirection::Left => x11::ScrollDirection::Left,
-            ScrollDirection::Right => x11::ScrollDirection::Right,
-        };
-        self.input("a scroll", move |x| {
-            if let Some(at) = at {
-                x.move_pointer(at.x, at.y)?;
-            }
-            x.scroll(direction, amount)
-        })
-        .await
-    }
-
-    async fn drag_path(
-        &self,
-        points: &[Point],
-        button: MouseButton,
-        modifiers: &[Modifier],
-        duration: std::time::Duration,
-    ) -> Result<()> {
-        let Some((from, rest)) = points.split_first() else {
-            return Err(Error::bad_argument(
-                "a drag needs at least one point: where to press, then the points to move through, the last one where to release",
-            ));
-        };
-        let from = (from.x, from.y);
-        let path: Vec<(i32, i32)> = rest.iter().map(|p| (p.x, p.y)).collect();
-        let held = modifier_keysyms(modifiers);
-        self.x("a drag", X_DEADLINE + duration, move |x| {
-            x.drag(from, &path, x_button(button), &held, duration)
-        })
-        .await
-        .map_err(input_error)
-    }
-
-    fn check_keys(&self, keys: &str) -> Result<()> {
-        x11::parse_keys(keys).map(drop).map_err(key_error)
-    }
-
-    async fn press_keys(&self, keys: &str) -> Result<InputOutcome> {
-        let chords = x11::parse_keys(keys).map_err(key_error)?;
-        self.settle_listener().await;
-        let total = chords.len();
-        let pressed = self
-            .x("pressing keys", X_DEADLINE, move |x| {
-                let mut pressed = 0;
-                for chord in &chords {
-                    if let Err(err) = x.press_chords(std::slice::from_ref(chord)) {
-                        return Ok((pressed, Some(err)));
-                    }
-                    pressed += 1;
-                }
-                Ok((pressed, None))
-            })
-            .await
-            .map_err(input_error)?;
-        match pressed {
-            (_, None) => {
-                self.keys_read(&format!("{total} key chords")).await?;
-                Ok(InputOutcome::Done)
-            }
-            (0, Some(err)) => Err(x_error(err)),
-            (sent, Some(err)) => Ok(InputOutcome::Partial(Partial {
-                sent,
-                total,
-                unit: "key chords",
-                reason: err.to_string(),
-            })),
-        }
-    }
-
-    async fn type_text(&self, text: &str) -> Result<InputOutcome> {
-        self.settle_listener().await;
-        let owned = text.to_owned();
-        let chars = text.chars().count();
-        let result = self
-            .x("typing", typing_deadline(chars), move |x| {
-                Ok(x.type_text(&owned))
-            })
-            .await
-            .map_err(input_error)?;
-        match result {
-            Ok(()) => {
-                self.keys_read(&format!("{chars} characters")).await?;
-                Ok(InputOutcome::Done)
-            }
-            Err(err) if err.sent == 0 => Err(x_error(err.cause)),
-            Err(err) => Ok(InputOutcome::Partial(Partial {
-                sent: err.sent,
-                total: err.total,
-                unit: "characters",
-                reason: err.cause.to_string(),
-            })),
-        }
-    }
-
-    async fn capture(&self, rect: Rect) -> Result<RgbImage> {
-        let region = XRect {
-            x: rect.x,
-            y: rect.y,
-            width: rect.width,
-            height: rect.height,
-        };
-        let image = self
-            .x("a capture", X_DEADLINE, move |x| x.capture(region))
-            .await?;
-        Ok(RgbImage {
-            width: image.width,
-            height: image.height,
-            data: image.data,
-        })
-    }
-
-    async fn window_keys(&self) -> Result<Vec<WindowKey>> {
-        let (windows, _) = self.x_windows().await?;
-        Ok(windows
-            .iter()
-            .map(|w| WindowKey {
-                handle: u64::from(w.id),
-                pid: w.pid,
-            })
-            .collect())
-    }
-
-    async fn pointer(&self) -> Result<Point> {
-        let (x, y) = self
-            .x("reading the pointer position", X_DEADLINE, |x| x.pointer())
-            .await?;
-        Ok(Point { x, y })
-    }
-
-    async fn move_pointer(&self, to: Point) -> Result<()> {
-        self.input("moving the pointer", move |x| x.move_pointer(to.x, to.y))
-            .await
-    }
-
-    async fn button(&self, button: MouseButton, down: bool, modifiers: &[Modifier]) -> Result<()> {
-        let held = modifier_keysyms(modifiers);
-        let what = if down {
-            "a button press"
-        } else {
-            "a button release"
-        };
-        self.input(what, move |x| x.button(x_button(button), down, &held))
-            .await
-    }
-
-    async fn activate(&self, window: &WindowInfo) -> Result<()> {
-        let id = x_id(window)?;
-        let was_minimized = self
-            .x("activating a window", X_DEADLINE, move |x| {
-                let before = x.window(id)?.ok_or(X11Error::WindowGone { window: id })?;
-                x.activate(id)?;
-                Ok(before.minimized)
-            })
-            .await
-            .map_err(input_error)?;
-        let until = tokio::time::Instant::now() + ACTIVATE_WAIT;
-        loop {
-            let (active, focused) = self
-                .x("reading the active window", X_DEADLINE, move |x| {
-                    Ok((x.active_window()?, x.holds_input_focus(id)?))
-                })
-                .await?;
-            if active == Some(id) && focused {
-                if was_minimized {
-                    self.wait_until_still(id).await?;
-                }
-                return Ok(());
-            }
-            if tokio::time::Instant::now() >= until {
-                return Err(self.not_activated(window, active).await);
-            }
-            tokio::time::sleep(WINDOW_POLL).await;
-        }
-    }
-
-    async fn close(&self, window: &WindowInfo) -> Result<()> {
-        let id = x_id(window)?;
-        self.x("closing a window", X_DEADLINE, move |x| x.close(id))
-            .await
-            .map_err(input_error)
-    }
-
-    async fn kill(&self, pid: u32) -> Result<()> {
-        crate::process::kill(pid).await
-    }
-
-    async fn change_window(&self, window: &WindowInfo, change: WindowChange) -> Result<()> {
-        let id = x_id(window)?;
-        let before = self
-            .x("changing a window", X_DEADLINE, move |x| {
-                let before = x.window(id)?.ok_or(X11Error::WindowGone { window: id })?;
-                match change {
-                    WindowChange::Move { x: left, y: top } => x.move_window(id, left, top)?,
-                    WindowChange::Resize { width, height } => x.resize_window(id, width, height)?,
-                    WindowChange::Minimize => x.minimize(id)?,
-                    WindowChange::Maximize => x.set_maximized(id, true)?,
-                    WindowChange::Restore => {
-                        // Also undoes a maximization in one direction only.
-                        x.set_maximized(id, false)?;
-                        if before.minimized {
-                            x.activate(id)?;
-                        }
-                    }
-                }
-                Ok(before)
-            })
-            .await
-            .map_err(input_error)?;
-        // The window manager acts a moment later; wait for it so that the caller's read shows
-        // the result rather than the window as it was.
-        let until = tokio::time::Instant::now() + CHANGE_SETTLE;
-        while tokio::time::Instant::now() < until {
-            tokio::time::sleep(WINDOW_POLL).await;
-            let now = self
-                .x("reading a window", X_DEADLINE, move |x| x.window(id))
-                .await?;
-            if now.is_none_or(|now| change_applied(&before, &now, change)) {
-                break;
-            }
-        }
-        if change == WindowChange::Minimize || before.minimized {
-            self.wait_until_still(id).await?;
-        }
-        Ok(())
-    }
-
-    async fn read_clipboard(&self) -> Result<ClipboardContent> {
-        // A thread of its own rather than the blocking pool: the read bounds its waits on the
-        // owner itself, and should the X server stop answering, an abandoned thread does not
-        // hold up the runtime's shutdown as an unfinished blocking task would.
-        let (sender, receiver) = tokio::sync::oneshot::channel();
-        std::thread::Builder::new()
-            .name("clipboard-read".into())
-            .spawn(move || {
-                let _ = sender.send(clipboard::read(Instant::now() + clipboard::READ_DEADLINE));
-            })
-            .map_err(|err| {
-                Error::platform(format!(
-                    "no thread could be started to read the clipboard ({err}); try again"
-                ))
-            })?;
-        let deadline = clipboard::READ_DEADLINE + X_DEADLINE;
-        let read = match tokio::time::timeout(deadline, receiver).await {
-            Ok(Ok(read)) => read.map_err(clipboard_error)?,
-            Ok(Err(_)) => {
-                return Err(Error::platform("reading the clipboard crashed; try again"));
-            }
-            Err(_) => {
-                return Err(Error::new(
-                    ErrorKind::Timeout,
-                    format!(
-                        "the X server did not answer reading the clipboard within {} s; check that the display is alive, then try again",
-                        deadline.as_secs()
-                    ),
-                ));
-            }
-        };
-        Ok(ClipboardContent {
-            text: read.text,
-            types: read.types,
-        })
-    }
-
-    async fn write_clipboard(&self, text: &str) -> Result<()> {
-        clipboard::start_holder(self.clipboard_holder.as_deref(), text)
-            .await
-            .map_err(clipboard_error)
-    }
-
-    async fn installed(&self) -> Result<Vec<InstalledApp>> {
-        let entries = tokio::task::spawn_blocking(|| AppDirs::from_env().entries())
-            .await
-            .map_err(|join| {
-                Error::platform(format!(
-                    "reading the installed applications crashed ({join}); try again"
-                ))
-            })?;
-        Ok(entries.iter().map(Entry::installed_app).collect())
-    }
-
-    async fn launch(&self, id: &str) -> Result<u32> {
-        let query = id.to_owned();
-        tokio::task::spawn_blocking(move || launch::spawn(&AppDirs::from_env().find(&query)?))
-            .await
-            .map_err(|join| {
-                Error::platform(format!(
-                    "starting the application crashed ({join}); try again"
-                ))
-            })?
-            .map_err(launch_error)
-    }
-
-    fn descends_from(&self, pid: u32, ancestor: u32) -> bool {
-        crate::process::descends_from(pid, ancestor)
-    }
-
+impl Values for LinuxBackend {
     async fn set_text(&self, element: &ElementHandle, text: &str) -> Result<()> {
         let object = object_of(element)?;
         let atspi = self.atspi().await?;
@@ -1202,6 +968,242 @@ impl Backend for LinuxBackend {
             .element_text(&object)
             .await
             .map_err(element_error)
+    }
+}
+
+impl Input for LinuxBackend {
+    async fn click(
+        &self,
+        at: Point,
+        button: MouseButton,
+        count: u32,
+        modifiers: &[Modifier],
+    ) -> Result<()> {
+        let held = modifier_keysyms(modifiers);
+        self.input("a click", move |x| {
+            x.click(at.x, at.y, x_button(button), count, &held)
+        })
+        .await
+    }
+
+    async fn scroll(
+        &self,
+        at: Option<Point>,
+        direction: ScrollDirection,
+        amount: u32,
+    ) -> Result<()> {
+        let direction = match direction {
+            ScrollDirection::Up => x11::ScrollDirection::Up,
+            ScrollDirection::Down => x11::ScrollDirection::Down,
+            ScrollDirection::Left => x11::ScrollDirection::Left,
+            ScrollDirection::Right => x11::ScrollDirection::Right,
+        };
+        self.input("a scroll", move |x| {
+            if let Some(at) = at {
+                x.move_pointer(at.x, at.y)?;
+            }
+            x.scroll(direction, amount)
+        })
+        .await
+    }
+
+    async fn drag_path(
+        &self,
+        points: &[Point],
+        button: MouseButton,
+        modifiers: &[Modifier],
+        duration: std::time::Duration,
+    ) -> Result<()> {
+        let Some((from, rest)) = points.split_first() else {
+            return Err(Error::bad_argument(
+                "a drag needs at least one point: where to press, then the points to move through, the last one where to release",
+            ));
+        };
+        let from = (from.x, from.y);
+        let path: Vec<(i32, i32)> = rest.iter().map(|p| (p.x, p.y)).collect();
+        let held = modifier_keysyms(modifiers);
+        self.x("a drag", X_DEADLINE + duration, move |x| {
+            x.drag(from, &path, x_button(button), &held, duration)
+        })
+        .await
+        .map_err(input_error)
+    }
+
+    async fn press_keys(&self, keys: &Keys) -> Result<InputOutcome> {
+        let chords = x11::chords(keys);
+        self.settle_listener().await;
+        let total = chords.len();
+        let pressed = self
+            .x("pressing keys", X_DEADLINE, move |x| {
+                let mut pressed = 0;
+                for chord in &chords {
+                    if let Err(err) = x.press_chords(std::slice::from_ref(chord)) {
+                        return Ok((pressed, Some(err)));
+                    }
+                    pressed += 1;
+                }
+                Ok((pressed, None))
+            })
+            .await
+            .map_err(input_error)?;
+        match pressed {
+            (_, None) => {
+                self.keys_read(&format!("{total} key chords")).await?;
+                Ok(InputOutcome::Done)
+            }
+            (0, Some(err)) => Err(x_error(err)),
+            (sent, Some(err)) => Ok(InputOutcome::Partial(Partial {
+                sent,
+                total,
+                unit: "key chords",
+                reason: err.to_string(),
+            })),
+        }
+    }
+
+    async fn type_text(&self, text: &str) -> Result<InputOutcome> {
+        self.settle_listener().await;
+        let owned = text.to_owned();
+        let chars = text.chars().count();
+        let result = self
+            .x("typing", typing_deadline(chars), move |x| {
+                Ok(x.type_text(&owned))
+            })
+            .await
+            .map_err(input_error)?;
+        match result {
+            Ok(()) => {
+                self.keys_read(&format!("{chars} characters")).await?;
+                Ok(InputOutcome::Done)
+            }
+            Err(err) if err.sent == 0 => Err(x_error(err.cause)),
+            Err(err) => Ok(InputOutcome::Partial(Partial {
+                sent: err.sent,
+                total: err.total,
+                unit: "characters",
+                reason: err.cause.to_string(),
+            })),
+        }
+    }
+
+    async fn pointer(&self) -> Result<Point> {
+        let (x, y) = self
+            .x("reading the pointer position", X_DEADLINE, |x| x.pointer())
+            .await?;
+        Ok(Point { x, y })
+    }
+
+    async fn move_pointer(&self, to: Point) -> Result<()> {
+        self.input("moving the pointer", move |x| x.move_pointer(to.x, to.y))
+            .await
+    }
+
+    async fn button(&self, button: MouseButton, down: bool, modifiers: &[Modifier]) -> Result<()> {
+        let held = modifier_keysyms(modifiers);
+        let what = if down {
+            "a button press"
+        } else {
+            "a button release"
+        };
+        self.input(what, move |x| x.button(x_button(button), down, &held))
+            .await
+    }
+}
+
+impl Capture for LinuxBackend {
+    async fn capture(&self, rect: Rect) -> Result<RgbImage> {
+        let region = XRect {
+            x: rect.x,
+            y: rect.y,
+            width: rect.width,
+            height: rect.height,
+        };
+        let image = self
+            .x("a capture", X_DEADLINE, move |x| x.capture(region))
+            .await?;
+        Ok(RgbImage {
+            width: image.width,
+            height: image.height,
+            data: image.data,
+        })
+    }
+}
+
+impl Clipboard for LinuxBackend {
+    async fn read_clipboard(&self) -> Result<ClipboardContent> {
+        // A thread of its own rather than the blocking pool: the read bounds its waits on the
+        // owner itself, and should the X server stop answering, an abandoned thread does not
+        // hold up the runtime's shutdown as an unfinished blocking task would.
+        let (sender, receiver) = tokio::sync::oneshot::channel();
+        std::thread::Builder::new()
+            .name("clipboard-read".into())
+            .spawn(move || {
+                let _ = sender.send(clipboard::read(Instant::now() + clipboard::READ_DEADLINE));
+            })
+            .map_err(|err| {
+                Error::platform(format!(
+                    "no thread could be started to read the clipboard ({err}); try again"
+                ))
+            })?;
+        let deadline = clipboard::READ_DEADLINE + X_DEADLINE;
+        let read = match tokio::time::timeout(deadline, receiver).await {
+            Ok(Ok(read)) => read.map_err(clipboard_error)?,
+            Ok(Err(_)) => {
+                return Err(Error::platform("reading the clipboard crashed; try again"));
+            }
+            Err(_) => {
+                return Err(Error::new(
+                    ErrorKind::Timeout,
+                    format!(
+                        "the X server did not answer reading the clipboard within {} s; check that the display is alive, then try again",
+                        deadline.as_secs()
+                    ),
+                ));
+            }
+        };
+        Ok(ClipboardContent {
+            text: read.text,
+            types: read.types,
+        })
+    }
+
+    async fn write_clipboard(&self, text: &str) -> Result<()> {
+        clipboard::start_holder(self.clipboard_holder.as_deref(), text)
+            .await
+            .map_err(clipboard_error)
+    }
+}
+
+impl Apps for LinuxBackend {
+    async fn kill(&self, pid: u32) -> Result<()> {
+        crate::process::kill(pid).await
+    }
+
+    async fn installed(&self) -> Result<Vec<InstalledApp>> {
+        let entries = tokio::task::spawn_blocking(|| AppDirs::from_env().entries())
+            .await
+            .map_err(|join| {
+                Error::platform(format!(
+                    "reading the installed applications crashed ({join}); try again"
+                ))
+            })?;
+        Ok(entries.iter().map(Entry::installed_app).collect())
+    }
+
+    async fn launch(&self, id: &str) -> Result<u32> {
+        let query = id.to_owned();
+        tokio::task::spawn_blocking(move || launch::spawn(&AppDirs::from_env().find(&query)?))
+            .await
+            .map_err(|join| {
+                Error::platform(format!(
+                    "starting the application crashed ({join}); try again"
+                ))
+            })?
+            .map_err(launch_error)
+    }
+
+    fn descends_from(&self, pid: u32, ancestor: u32) -> bool {
+        crate::process::descends_from(pid, ancestor)
     }
 }
 

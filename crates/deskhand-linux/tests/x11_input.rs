@@ -10,7 +10,8 @@ use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
 use std::thread::sleep;
 use std::time::{Duration, Instant};
 
-use deskhand_linux::x11::{Button, ScrollDirection, X11, X11Error, XRect, XWindow, parse_keys};
+use deskhand_core::keys::Keys;
+use deskhand_linux::x11::{Button, ScrollDirection, X11, X11Error, XRect, XWindow, chords};
 
 const PYTHON: &str = "/usr/bin/python3";
 
@@ -254,7 +255,7 @@ fn types_clicks_and_captures_on_a_real_gtk_entry() {
         Err(X11Error::CaptureOutsideScreen { .. })
     ));
 
-    x11.press_chords(&parse_keys("ctrl+a BackSpace").unwrap())
+    x11.press_chords(&chords(&Keys::parse("ctrl+a BackSpace").unwrap()))
         .unwrap();
     assert_eq!(entry_text(&lines, &mut last, ""), "");
 
@@ -262,7 +263,7 @@ fn types_clicks_and_captures_on_a_real_gtk_entry() {
     let shifted = "ÄÖÜ ÉÈ Straße ½ ~!@#$%^&*()_+{}|:\"<>? ŽĆ";
     x11.type_text(shifted).unwrap();
     assert_eq!(entry_text(&lines, &mut last, shifted), shifted);
-    x11.press_chords(&parse_keys("ctrl+a Delete").unwrap())
+    x11.press_chords(&chords(&Keys::parse("ctrl+a Delete").unwrap()))
         .unwrap();
     assert_eq!(entry_text(&lines, &mut last, ""), "");
 
@@ -281,7 +282,8 @@ fn types_clicks_and_captures_on_a_real_gtk_entry() {
     );
 
     // Shift+click extends a selection from the caret; typing replaces it.
-    x11.press_chords(&parse_keys("Home").unwrap()).unwrap();
+    x11.press_chords(&chords(&Keys::parse("Home").unwrap()))
+        .unwrap();
     let right = rect.x + i32::try_from(rect.width).unwrap() - 10;
     x11.click(right, cy, Button::Left, 1, &[0xffe1]).unwrap();
     x11.type_text("S").unwrap();
@@ -303,11 +305,12 @@ fn types_clicks_and_captures_on_a_real_gtk_entry() {
     x11.scroll(ScrollDirection::Down, 2).unwrap();
 
     // A chord key missing from the keyboard map goes through a spare keycode as well.
-    x11.press_chords(&parse_keys("€ shift+Home").unwrap())
+    x11.press_chords(&chords(&Keys::parse("€ shift+Home").unwrap()))
         .unwrap();
     x11.type_text("É").unwrap();
     assert_eq!(entry_text(&lines, &mut last, "É"), "É");
-    x11.press_chords(&parse_keys("BackSpace").unwrap()).unwrap();
+    x11.press_chords(&chords(&Keys::parse("BackSpace").unwrap()))
+        .unwrap();
     assert_eq!(entry_text(&lines, &mut last, ""), "");
 
     let long = mixed_text(1000);

@@ -20,8 +20,9 @@ use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use deskhand_core::backend::{Accessibility, Windows};
 use deskhand_core::model::WindowInfo;
-use deskhand_core::{Backend, Config, Outcome, Reply, Session, execute, parse_call};
+use deskhand_core::{Config, Outcome, Reply, Session, execute, parse_call};
 use deskhand_linux::LinuxBackend;
 use deskhand_linux::atspi::Atspi;
 use serde_json::{Value, json};

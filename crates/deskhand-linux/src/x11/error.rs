@@ -151,35 +151,3 @@ pub struct TypeError {
     pub total: usize,
     pub cause: X11Error,
 }
-
-/// A key specification such as `"ctrl+shift+t"` could not be parsed.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[non_exhaustive]
-pub enum KeyError {
-    #[error(
-        "the key specification is empty; pass one or more chords separated by spaces, such as \
-         \"ctrl+s\" or \"ctrl+a Delete\""
-    )]
-    Empty,
-
-    #[error(
-        "unknown key \"{token}\"; use a single character or a key name such as Return, Escape, \
-         Tab, BackSpace, Delete, Home, End, PageUp, PageDown, Up, Down, Left, Right, F1-F24, \
-         space or plus, joined to modifiers ctrl, alt, shift or super with '+' (e.g. \
-         \"ctrl+shift+t\")"
-    )]
-    UnknownKey { token: String },
-
-    #[error(
-        "\"{token}\" in \"{chord}\" is not a modifier: only the last part of a chord is a key \
-         and the parts before it must be ctrl, alt, shift or super; separate keys pressed one \
-         after another with spaces (e.g. \"ctrl+a Delete\")"
-    )]
-    NotAModifier { token: String, chord: String },
-
-    #[error(
-        "the chord \"{chord}\" has an empty part between '+' signs; write the plus key as \
-         \"plus\" (e.g. \"ctrl+plus\")"
-    )]
-    EmptyPart { chord: String },
-}

@@ -22,8 +22,9 @@ use x11rb::protocol::xkb::{
 use x11rb::protocol::xproto::{ConnectionExt as _, KEY_PRESS_EVENT, KEY_RELEASE_EVENT, Keycode};
 
 use super::error::{TypeError, X11Error};
-use super::keys::{Chord, keysym_for_char, sym};
+use super::keys::{Chord, keysym_for_char};
 use super::{During as _, X11};
+use xkeysym::key;
 
 const KEYMAP_OPERATION: &str = "reading the keyboard map";
 const REMAP_OPERATION: &str = "remapping a spare keycode";
@@ -78,7 +79,7 @@ impl InputState {
         for &modifier in modifiers {
             let stroke = find(modifier)?;
             if stroke.shift {
-                keys.push(find(sym::SHIFT_L)?.keycode);
+                keys.push(find(key::Shift_L)?.keycode);
             }
             keys.push(stroke.keycode);
         }
@@ -447,7 +448,7 @@ impl X11 {
         self.hold_modifiers(remap, held, &chord.modifiers, ahead)?;
         let key_ahead = &ahead[chord.modifiers.len()..];
         let stroke = remap.stroke(chord.key, key_ahead)?;
-        let shift = remap.stroke(sym::SHIFT_L, &[sym::SHIFT_L])?.keycode;
+        let shift = remap.stroke(key::Shift_L, &[key::Shift_L])?.keycode;
         let extra_shift = (stroke.shift && !held.holds(shift)).then_some(shift);
         self.tap(stroke.keycode, extra_shift)
     }
@@ -489,7 +490,7 @@ impl X11 {
         for (i, &keysym) in keysyms.iter().enumerate() {
             let stroke = remap.stroke(keysym, &keysyms[i..])?;
             let shift = if stroke.shift {
-                Some(remap.stroke(sym::SHIFT_L, &[sym::SHIFT_L])?.keycode)
+                Some(remap.stroke(key::Shift_L, &[key::Shift_L])?.keycode)
             } else {
                 None
             };
@@ -566,7 +567,7 @@ impl X11 {
         modifiers: &[u32],
         ahead: &[u32],
     ) -> Result<(), X11Error> {
-        let shift = remap.stroke(sym::SHIFT_L, &[sym::SHIFT_L])?.keycode;
+        let shift = remap.stroke(key::Shift_L, &[key::Shift_L])?.keycode;
         for (i, &modifier) in modifiers.iter().enumerate() {
             let stroke = remap.stroke(modifier, &ahead[i..])?;
             if stroke.shift && !held.holds(shift) {

@@ -27,9 +27,9 @@ use x11rb::protocol::xtest::{self, ConnectionExt as _};
 use x11rb::rust_connection::RustConnection;
 
 pub use capture::RgbImage;
-pub use error::{KeyError, TypeError, X11Error};
+pub use error::{TypeError, X11Error};
 pub use input::{Button, ScrollDirection};
-pub use keys::{Chord, keysym_for_char, parse_keys};
+pub use keys::{Chord, chords, keysym_for_char, modifier_keysym};
 pub use windows::{XRect, XWindow};
 
 x11rb::atom_manager! {
