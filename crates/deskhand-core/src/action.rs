@@ -1434,6 +1434,22 @@ mod tests {
     }
 
     #[test]
+    fn a_batch_with_a_key_no_keyboard_has_is_refused_whole() {
+        let err = parse(json!({"action": "batch", "steps": [
+            {"action": "press", "keys": "ctrl+s"},
+            {"action": "press", "keys": "ctrl+nosuchkey"},
+        ]}))
+        .unwrap_err();
+        assert_eq!(err.kind, ErrorKind::BadArgument);
+        assert!(
+            err.message
+                .starts_with("step 1 is not valid, so no step ran: unknown key \"nosuchkey\""),
+            "{}",
+            err.message
+        );
+    }
+
+    #[test]
     fn refs_and_targets_parse_strictly() {
         assert_eq!(RefId::parse("e12").unwrap(), RefId(12));
         for bad in ["e0", "e", "E1", "e01", "12", "e-1", "e1x"] {
