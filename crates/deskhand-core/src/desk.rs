@@ -65,6 +65,17 @@ pub struct Reply {
 }
 
 impl Reply {
+    /// Whether the agent must not take the reply for success, though it carries evidence: a wait
+    /// that timed out, or a batch that stopped at a failing step (even after earlier steps
+    /// changed something). MCP marks it `isError`, the CLI's `--json` says `"ok": false`.
+    pub fn is_error(&self) -> bool {
+        self.outcome == Outcome::Failed
+            || self
+                .data
+                .get("failed_index")
+                .is_some_and(|index| !index.is_null())
+    }
+
     fn observed(text: String, data: serde_json::Value) -> Self {
         Self {
             text,

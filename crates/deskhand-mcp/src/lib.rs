@@ -14,7 +14,7 @@ use serde_json::json;
 use tokio::sync::Mutex;
 
 use deskhand_core::{
-    Backend, Config, Control, DesktopArgs, Error, Outcome, Progress, Reply, Session, execute_with,
+    Backend, Config, Control, DesktopArgs, Error, Progress, Reply, Session, execute_with,
     parse_call,
 };
 
@@ -158,11 +158,7 @@ pub fn to_result(reply: Result<Reply, Error>) -> CallToolResult {
                     "image/png",
                 ));
             }
-            // A wait that timed out or a batch that stopped is a result the agent must not
-            // mistake for success, though it carries evidence.
-            let stopped = reply.outcome == Outcome::Failed
-                || reply.data.get("failed_index").is_some_and(|i| !i.is_null());
-            let mut result = if stopped {
+            let mut result = if reply.is_error() {
                 CallToolResult::error(content)
             } else {
                 CallToolResult::success(content)

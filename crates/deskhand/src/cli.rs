@@ -161,7 +161,7 @@ fn print_reply(
             };
             if json_out {
                 let doc = json!({
-                    "ok": reply.outcome != Outcome::Failed, "outcome": reply.outcome, "text": reply.text,
+                    "ok": !reply.is_error(), "outcome": reply.outcome, "text": reply.text,
                     "data": reply.data, "image": image,
                 });
                 writeln!(stdout, "{doc}")?;
