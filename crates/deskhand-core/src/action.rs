@@ -65,65 +65,178 @@ pub enum ActionName {
     Forget,
 }
 
+/// What an action changes, for the policy's `read_only` and the audit log.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Changes {
+    /// A read: the desktop is as it was (`forget` changes only deskhand's own memory).
+    Nothing,
+    /// Input, a window or an app: the desktop changes.
+    Desktop,
+    /// `clipboard`: writing changes what the next paste gives, reading changes nothing.
+    WhenWriting,
+    /// `batch`: each step is judged by its own action.
+    StepByStep,
+}
+
+/// One action of the contract: its name, every field it takes, what it changes.
+#[derive(Debug, Clone, Copy)]
+pub struct ActionSpec {
+    pub name: ActionName,
+    pub text: &'static str,
+    pub fields: &'static [&'static str],
+    pub changes: Changes,
+}
+
+/// Every action once, in the order of [`ActionName`]; validation, the policy, the audit log and
+/// the CLI all read it from here.
+pub const ACTIONS: [ActionSpec; 26] = {
+    use ActionName as A;
+    use Changes::{Desktop, Nothing, StepByStep, WhenWriting};
+    const fn spec(
+        name: ActionName,
+        text: &'static str,
+        fields: &'static [&'static str],
+        changes: Changes,
+    ) -> ActionSpec {
+        ActionSpec {
+            name,
+            text,
+            fields,
+            changes,
+        }
+    }
+    [
+        spec(A::Apps, "apps", &["installed"], Nothing),
+        spec(A::Windows, "windows", &[], Nothing),
+        spec(
+            A::Observe,
+            "observe",
+            &[
+                "target",
+                "limit",
+                "query",
+                "max_depth",
+                "hidden",
+                "points",
+                "since",
+            ],
+            Nothing,
+        ),
+        spec(
+            A::Read,
+            "read",
+            &["target", "ref", "find", "offset"],
+            Nothing,
+        ),
+        spec(
+            A::Click,
+            "click",
+            &[
+                "target",
+                "ref",
+                "find",
+                "x",
+                "y",
+                "button",
+                "count",
+                "modifiers",
+            ],
+            Desktop,
+        ),
+        spec(
+            A::Type,
+            "type",
+            &["target", "ref", "find", "text", "replace"],
+            Desktop,
+        ),
+        spec(A::Press, "press", &["keys"], Desktop),
+        spec(
+            A::Scroll,
+            "scroll",
+            &["target", "ref", "find", "x", "y", "direction", "amount"],
+            Desktop,
+        ),
+        spec(
+            A::Drag,
+            "drag",
+            &[
+                "target",
+                "from",
+                "to",
+                "via",
+                "duration_ms",
+                "button",
+                "modifiers",
+            ],
+            Desktop,
+        ),
+        spec(A::Screenshot, "screenshot", &["target"], Nothing),
+        spec(A::Zoom, "zoom", &["target", "region"], Nothing),
+        spec(
+            A::Hover,
+            "hover",
+            &["target", "ref", "find", "x", "y"],
+            Desktop,
+        ),
+        spec(
+            A::Down,
+            "down",
+            &["target", "ref", "find", "x", "y", "button", "modifiers"],
+            Desktop,
+        ),
+        spec(
+            A::Up,
+            "up",
+            &["target", "ref", "find", "x", "y", "button", "modifiers"],
+            Desktop,
+        ),
+        spec(
+            A::Wait,
+            "wait",
+            &["target", "until", "timeout_ms", "interval_ms"],
+            Nothing,
+        ),
+        spec(A::Batch, "batch", &["steps"], StepByStep),
+        spec(
+            A::SetValue,
+            "set_value",
+            &["target", "ref", "find", "value"],
+            Desktop,
+        ),
+        spec(A::Select, "select", &["target", "path"], Desktop),
+        spec(A::Launch, "launch", &["app", "focus"], Desktop),
+        spec(A::Focus, "focus", &["target"], Desktop),
+        spec(A::Close, "close", &["target"], Desktop),
+        spec(A::Kill, "kill", &["target"], Desktop),
+        spec(
+            A::Window,
+            "window",
+            &["target", "state", "position", "size"],
+            Desktop,
+        ),
+        spec(A::Clipboard, "clipboard", &["text"], WhenWriting),
+        spec(A::Recall, "recall", &["app", "window", "query"], Nothing),
+        spec(A::Forget, "forget", &["app", "all"], Nothing),
+    ]
+};
+
 impl ActionName {
-    pub const ALL: [ActionName; 26] = [
-        ActionName::Apps,
-        ActionName::Windows,
-        ActionName::Observe,
-        ActionName::Read,
-        ActionName::Click,
-        ActionName::Type,
-        ActionName::Press,
-        ActionName::Scroll,
-        ActionName::Drag,
-        ActionName::Screenshot,
-        ActionName::Zoom,
-        ActionName::Hover,
-        ActionName::Down,
-        ActionName::Up,
-        ActionName::Wait,
-        ActionName::Batch,
-        ActionName::SetValue,
-        ActionName::Select,
-        ActionName::Launch,
-        ActionName::Focus,
-        ActionName::Close,
-        ActionName::Kill,
-        ActionName::Window,
-        ActionName::Clipboard,
-        ActionName::Recall,
-        ActionName::Forget,
-    ];
+    pub const ALL: [ActionName; 26] = {
+        let mut all = [ActionName::Apps; 26];
+        let mut i = 0;
+        while i < all.len() {
+            all[i] = ACTIONS[i].name;
+            i += 1;
+        }
+        all
+    };
+
+    pub fn spec(self) -> &'static ActionSpec {
+        &ACTIONS[self as usize]
+    }
 
     pub fn as_str(self) -> &'static str {
-        match self {
-            ActionName::Apps => "apps",
-            ActionName::Windows => "windows",
-            ActionName::Observe => "observe",
-            ActionName::Read => "read",
-            ActionName::Click => "click",
-            ActionName::Type => "type",
-            ActionName::Press => "press",
-            ActionName::Scroll => "scroll",
-            ActionName::Drag => "drag",
-            ActionName::Screenshot => "screenshot",
-            ActionName::Zoom => "zoom",
-            ActionName::Hover => "hover",
-            ActionName::Down => "down",
-            ActionName::Up => "up",
-            ActionName::Wait => "wait",
-            ActionName::Batch => "batch",
-            ActionName::SetValue => "set_value",
-            ActionName::Select => "select",
-            ActionName::Launch => "launch",
-            ActionName::Focus => "focus",
-            ActionName::Close => "close",
-            ActionName::Kill => "kill",
-            ActionName::Window => "window",
-            ActionName::Clipboard => "clipboard",
-            ActionName::Recall => "recall",
-            ActionName::Forget => "forget",
-        }
+        self.spec().text
     }
 }
 
@@ -613,59 +726,23 @@ pub enum Action {
 /// A validated call: the action and the surface it names, if any.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Call {
+    pub name: ActionName,
     pub action: Action,
     pub target: Option<TargetId>,
 }
 
 impl Call {
     pub fn name(&self) -> &'static str {
-        match &self.action {
-            Action::Apps | Action::Installed => "apps",
-            Action::Windows => "windows",
-            Action::Observe(_) => "observe",
-            Action::Read { .. } => "read",
-            Action::Click { .. } => "click",
-            Action::Type { .. } => "type",
-            Action::Press { .. } => "press",
-            Action::Scroll { .. } => "scroll",
-            Action::Drag { .. } => "drag",
-            Action::Screenshot => "screenshot",
-            Action::Zoom { .. } => "zoom",
-            Action::Hover { .. } => "hover",
-            Action::Button { down: true, .. } => "down",
-            Action::Button { down: false, .. } => "up",
-            Action::Wait(_) => "wait",
-            Action::Batch(_) => "batch",
-            Action::SetValue { .. } => "set_value",
-            Action::Select { .. } => "select",
-            Action::Launch { .. } => "launch",
-            Action::Focus => "focus",
-            Action::Close => "close",
-            Action::Kill => "kill",
-            Action::Window(_) => "window",
-            Action::ReadClipboard | Action::WriteClipboard { .. } => "clipboard",
-            Action::Recall(_) => "recall",
-            Action::Forget { .. } => "forget",
-        }
+        self.name.as_str()
     }
 
     /// Whether the call changes anything on the desktop. A batch is judged step by step.
     pub fn actuates(&self) -> bool {
-        !matches!(
-            self.action,
-            Action::Apps
-                | Action::Installed
-                | Action::Windows
-                | Action::Observe(_)
-                | Action::Read { .. }
-                | Action::Screenshot
-                | Action::Zoom { .. }
-                | Action::Wait(_)
-                | Action::Batch(_)
-                | Action::ReadClipboard
-                | Action::Recall(_)
-                | Action::Forget { .. }
-        )
+        match self.name.spec().changes {
+            Changes::Nothing | Changes::StepByStep => false,
+            Changes::Desktop => true,
+            Changes::WhenWriting => matches!(self.action, Action::WriteClipboard { .. }),
+        }
     }
 }
 
@@ -890,58 +967,7 @@ impl DesktopArgs {
         };
         let action_name = name.as_str();
         let present = self.present_fields();
-        let allowed: &[&str] = match name {
-            ActionName::Apps => &["installed"],
-            ActionName::Windows => &[],
-            ActionName::Observe => &[
-                "target",
-                "limit",
-                "query",
-                "max_depth",
-                "hidden",
-                "points",
-                "since",
-            ],
-            ActionName::Screenshot => &["target"],
-            ActionName::Click => &[
-                "target",
-                "ref",
-                "find",
-                "x",
-                "y",
-                "button",
-                "count",
-                "modifiers",
-            ],
-            ActionName::Type => &["target", "ref", "find", "text", "replace"],
-            ActionName::Read => &["target", "ref", "find", "offset"],
-            ActionName::Press => &["keys"],
-            ActionName::Scroll => &["target", "ref", "find", "x", "y", "direction", "amount"],
-            ActionName::Drag => &[
-                "target",
-                "from",
-                "to",
-                "via",
-                "duration_ms",
-                "button",
-                "modifiers",
-            ],
-            ActionName::Zoom => &["target", "region"],
-            ActionName::Hover => &["target", "ref", "find", "x", "y"],
-            ActionName::Down | ActionName::Up => {
-                &["target", "ref", "find", "x", "y", "button", "modifiers"]
-            }
-            ActionName::Wait => &["target", "until", "timeout_ms", "interval_ms"],
-            ActionName::Batch => &["steps"],
-            ActionName::SetValue => &["target", "ref", "find", "value"],
-            ActionName::Select => &["target", "path"],
-            ActionName::Launch => &["app", "focus"],
-            ActionName::Focus | ActionName::Close | ActionName::Kill => &["target"],
-            ActionName::Window => &["target", "state", "position", "size"],
-            ActionName::Clipboard => &["text"],
-            ActionName::Recall => &["app", "window", "query"],
-            ActionName::Forget => &["app", "all"],
-        };
+        let allowed = name.spec().fields;
         if let Some(extra) = present.iter().find(|field| !allowed.contains(field)) {
             let takes = if allowed.is_empty() {
                 "no other arguments".to_string()
@@ -1251,7 +1277,11 @@ impl DesktopArgs {
                 "`{action_name}` needs `target`: a window id \"wN\" from `windows` or an app id \"aN\" from `apps`"
             )));
         }
-        Ok(Call { action, target })
+        Ok(Call {
+            name,
+            action,
+            target,
+        })
     }
 
     fn wait_spec(&self, target: Option<TargetId>) -> Result<WaitSpec> {
@@ -1431,6 +1461,33 @@ mod tests {
 
     fn parse(v: serde_json::Value) -> Result<Call> {
         parse_call(v)
+    }
+
+    #[test]
+    fn the_action_table_lists_every_action_once_in_its_own_order_under_its_serde_name() {
+        for (index, spec) in ACTIONS.iter().enumerate() {
+            assert_eq!(spec.name as usize, index, "{} is out of order", spec.text);
+            assert_eq!(
+                serde_json::to_value(spec.name).unwrap(),
+                json!(spec.text),
+                "the table's name is the one agents send"
+            );
+            let call = parse(json!({"action": spec.text})).map(|call| call.name());
+            if let Ok(name) = call {
+                assert_eq!(name, spec.text);
+            }
+        }
+        let schema = serde_json::to_value(schemars::schema_for!(DesktopArgs)).unwrap();
+        let properties = schema["properties"].as_object().expect("properties");
+        for spec in &ACTIONS {
+            for field in spec.fields {
+                assert!(
+                    properties.contains_key(*field),
+                    "{} takes `{field}`, which the arguments do not have",
+                    spec.text
+                );
+            }
+        }
     }
 
     #[test]

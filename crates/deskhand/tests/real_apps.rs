@@ -210,7 +210,10 @@ fn calculator_batch_clicks_by_find_and_waits_for_the_result_then_stops_at_a_miss
     let data = &doc["data"];
     assert_eq!(code, 3, "{doc}");
     assert_eq!(doc["outcome"], "unconfirmed", "{doc}");
-    assert_eq!(doc["ok"], false, "a stopped batch is an error, as MCP's isError says: {doc}");
+    assert_eq!(
+        doc["ok"], false,
+        "a stopped batch is an error, as MCP's isError says: {doc}"
+    );
     assert_eq!(data["failed_index"], 1, "{doc}");
     assert_eq!(data["completed"], 1, "{doc}");
     let listed_steps = data["steps"].as_array().expect("steps");
