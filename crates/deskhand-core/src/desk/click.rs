@@ -1,0 +1,281 @@
+//! Clicks: through the element's accessibility action where it has one, else with the pointer.
+
+use serde_json::json;
+
+use crate::action::{ClickSpec, Place, TargetId};
+use crate::backend::{Backend, InputOutcome};
+use crate::error::{Error, ErrorKind, Result};
+use crate::model::{MouseButton, WindowInfo};
+use crate::render::{click_action, escape};
+use crate::session::Session;
+
+use super::{
+    Config, Named, Reply, element_failure, ensure_focused, intended, locate, named, ref_center,
+};
+
+fn click_verb(click: &ClickSpec) -> String {
+    let times = match click.count {
+        1 => "",
+        2 => "double-",
+        _ => "triple-",
+    };
+    let button = match click.button {
+        MouseButton::Left => "",
+        MouseButton::Middle => "middle-",
+        MouseButton::Right => "right-",
+    };
+    let held = if click.modifiers.is_empty() {
+        String::new()
+    } else {
+        let names: Vec<String> = click
+            .modifiers
+            .iter()
+            .filter_map(|m| serde_json::to_value(m).ok())
+            .filter_map(|v| v.as_str().map(str::to_owned))
+            .collect();
+        format!(" with {} held", names.join("+"))
+    };
+    format!("{button}{times}clicked{held}")
+}
+
+pub(super) async fn click_at<B: Backend>(
+    backend: &B,
+    session: &mut Session,
+    config: &Config,
+    target: Option<TargetId>,
+    place: Place,
+    click: ClickSpec,
+) -> Result<Reply> {
+    let verb = click_verb(&click);
+    if let Some(element) = named(backend, session, target, &place).await? {
+        let label = element.label();
+        crate::learn::before(backend, config, session, &element.window).await;
+        let failed = |err| element_failure(err, &format!("{label} could not be clicked"));
+        let names = if click.is_plain() {
+            backend
+                .action_names(&element.entry.handle)
+                .await
+                .map_err(failed)?
+        } else {
+            Vec::new()
+        };
+        let reference = element.id.to_string();
+        if let Some(index) = click_action(element.entry.role, &names) {
+            let action = &names[index];
+            // Asked before the action: an app blocked by it could no longer say.
+            let in_request = backend.actions_run_in_request(&element.window).await;
+            let ran = run_action(backend, session, &element.entry.handle, index).await;
+            let opened = if !in_request && ran.as_ref().is_err_and(|err| err.sent) {
+                opened_since_action(backend, session, &element.window)
+                    .await
+                    .unwrap_or_default()
+            } else {
+                Vec::new()
+            };
+            if !opened.is_empty() {
+                let opened: Vec<String> = opened.iter().map(|w| window_label(session, w)).collect();
+                let opened = opened.join(", ");
+                // Qt answers an action only once the dialog it opened closes: the window is
+                // the confirmation.
+                learn_click(config, session, &element, &click);
+                return Ok(Reply::input(
+                    InputOutcome::Done,
+                    format!(
+                        "{verb} {label} through its accessibility action \"{action}\"; it opened {opened} (the app answers the request only once that window closes)"
+                    ),
+                    json!({"action": "click", "ref": reference, "path": "accessibility", "accessibility_action": action, "opened": opened}),
+                ));
+            }
+            ran.map_err(|err| {
+                intended(
+                    failed(err),
+                    &format!("{verb} {label} through its accessibility action \"{action}\""),
+                )
+            })?;
+            if let Some(reply) = unblock(backend, session, &element, &verb, in_request).await? {
+                learn_click(config, session, &element, &click);
+                return Ok(reply);
+            }
+            learn_click(config, session, &element, &click);
+            return Ok(Reply::input(
+                InputOutcome::Done,
+                format!(
+                    "{verb} {label} through its accessibility action \"{action}\" (pointer not moved)"
+                ),
+                json!({"action": "click", "ref": reference, "path": "accessibility", "accessibility_action": action}),
+            ));
+        }
+        // The pointer clicks whatever shows at the point: the element's window comes to the
+        // front first, or the click would land on a window covering it.
+        ensure_focused(backend, &element.window).await?;
+        let pixel = ref_center(backend, element.id, &element.entry, &element.window).await?;
+        backend
+            .click(pixel, click.button, click.count, &click.modifiers)
+            .await?;
+        learn_click(config, session, &element, &click);
+        return Ok(Reply::input(
+            InputOutcome::Done,
+            format!(
+                "{verb} {label} with the pointer at its center (pixel {},{})",
+                pixel.x, pixel.y
+            ),
+            json!({"action": "click", "ref": reference, "path": "pointer", "pixel": pixel}),
+        ));
+    }
+    let spot = locate(backend, session, target, &place).await?;
+    backend
+        .click(spot.pixel, click.button, click.count, &click.modifiers)
+        .await?;
+    Ok(Reply::input(
+        InputOutcome::Done,
+        format!("{verb} at {} with the pointer", spot.describe()),
+        json!({"action": "click", "path": "pointer", "pixel": spot.pixel}),
+    ))
+}
+
+/// The windows of `window`'s process that appeared since the latest action began; none when
+/// what was there before is unknown (then no window can be told apart as new).
+async fn opened_since_action<B: Backend>(
+    backend: &B,
+    session: &Session,
+    window: &WindowInfo,
+) -> Result<Vec<WindowInfo>> {
+    let Some((before, _)) = &session.windows_before_action else {
+        return Ok(Vec::new());
+    };
+    Ok(backend
+        .windows()
+        .await?
+        .into_iter()
+        .filter(|w| w.pid == window.pid && !before.contains(&w.key()))
+        .collect())
+}
+
+/// A window as replies name it: `w5 "Save as..."`.
+pub(super) fn window_label(session: &mut Session, window: &WindowInfo) -> String {
+    format!(
+        "w{} \"{}\"",
+        session.window_id(window.key()),
+        escape(&crate::render::cut(&window.title, crate::render::MAX_NAME_CHARS).0)
+    )
+}
+
+/// How long an app has to answer again once the dialog that blocked it is closed.
+const UNBLOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(3);
+
+/// After an accessibility action in a toolkit that runs it inside the request (GTK3,
+/// LibreOffice): if the action opened a modal dialog, the app serves no accessibility request
+/// while the dialog is open, and a key sent meanwhile can hang it for good. Then the dialog is
+/// closed at once (which cancels it), and the element is clicked with the pointer instead, so
+/// the dialog runs from the app's own event loop and can be read and answered. `None`: the app
+/// answers, nothing to do.
+async fn unblock<B: Backend>(
+    backend: &B,
+    session: &mut Session,
+    element: &Named,
+    verb: &str,
+    in_request: bool,
+) -> Result<Option<Reply>> {
+    let window = &element.window;
+    if !in_request || backend.answers(window).await {
+        return Ok(None);
+    }
+    let label = element.label();
+    let opened = opened_since_action(backend, session, window).await?;
+    if opened.is_empty() {
+        return Err(Error::new(
+            ErrorKind::Timeout,
+            format!(
+                "{verb} {label} through its accessibility action, and the app has not answered since: it may be busy with what the click started; do not press keys yet: `wait` a few seconds, then observe"
+            ),
+        )
+        .after_sending());
+    }
+    for dialog in &opened {
+        backend.close(dialog).await?;
+    }
+    let until = std::time::Instant::now() + UNBLOCK_WAIT;
+    while !backend.answers(window).await {
+        if std::time::Instant::now() >= until {
+            return Err(Error::new(
+                ErrorKind::Timeout,
+                format!(
+                    "{verb} {label} through its accessibility action; it opened a dialog that keeps the app from answering, and the app still does not answer after that dialog was asked to close; do not press keys: take a `screenshot` and close the dialog with the pointer"
+                ),
+            )
+            .after_sending());
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    let screen = backend.screen().await?;
+    let bounds = backend
+        .element_bounds(window, &element.entry.handle)
+        .await?
+        .filter(|b| !b.is_empty() && screen.contains(b.center()));
+    let Some(bounds) = bounds else {
+        return Err(Error::new(
+            ErrorKind::Platform,
+            format!(
+                "{verb} {label} through its accessibility action; it opened a dialog inside the accessibility request, which keeps the app from answering, so deskhand closed that dialog again; the element is not on screen to click with the pointer: open what holds it (for a menu item, `select` its menu path), then click it"
+            ),
+        )
+        .after_sending());
+    };
+    ensure_focused(backend, window).await?;
+    let pixel = bounds.center();
+    backend.click(pixel, MouseButton::Left, 1, &[]).await?;
+    Ok(Some(Reply::input(
+        InputOutcome::Done,
+        format!(
+            "{verb} {label} with the pointer at its center (pixel {},{}): its accessibility action opened a dialog inside the accessibility request, which keeps this app from answering until the dialog closes, so deskhand closed that dialog at once and clicked with the pointer instead; the dialog it opens can be observed and answered",
+            pixel.x, pixel.y
+        ),
+        json!({"action": "click", "ref": element.id.to_string(), "path": "pointer", "pixel": pixel, "unblocked": true}),
+    )))
+}
+
+/// GTK ignores a button's activation while the previous one is still being shown (250 ms), so
+/// the same element is activated again only this long after its last activation.
+const REACTIVATION_GAP_MS: u64 = 400;
+
+/// Runs an element's accessibility action, keeping repeated activations of one element far
+/// enough apart that the toolkit counts each of them.
+async fn run_action<B: Backend>(
+    backend: &B,
+    session: &mut Session,
+    element: &crate::model::ElementHandle,
+    index: usize,
+) -> Result<()> {
+    if let Some((last, at_ms)) = &session.last_activation
+        && last == element
+    {
+        let since = crate::learn::unix_ms().saturating_sub(*at_ms);
+        if since < REACTIVATION_GAP_MS {
+            tokio::time::sleep(std::time::Duration::from_millis(
+                REACTIVATION_GAP_MS - since,
+            ))
+            .await;
+        }
+    }
+    let result = backend.do_action(element, index).await;
+    if result.as_ref().is_ok() || result.as_ref().is_err_and(|err| err.sent) {
+        session.last_activation = Some((element.clone(), crate::learn::unix_ms()));
+    }
+    result
+}
+
+/// A plain click on a named control is a step memory can learn the effect of.
+fn learn_click(config: &Config, session: &mut Session, element: &Named, click: &ClickSpec) {
+    if click.is_plain() && !element.entry.name.is_empty() {
+        let control = crate::memory::Control {
+            role: element.entry.role,
+            name: element.entry.name.clone(),
+        };
+        crate::learn::acted(
+            config,
+            session,
+            &element.window,
+            crate::memory::Step::Click(control),
+        );
+    }
+}

@@ -1,0 +1,442 @@
+//! The one executor: every call, from MCP, the CLI or later a batch, runs through [`execute`].
+//! This file holds the call's way in and the small actions; the larger ones have a file each.
+
+use serde::Serialize;
+use serde_json::json;
+
+use crate::action::{Action, Call};
+use crate::audit::AuditLog;
+use crate::backend::{Backend, InputOutcome, Partial};
+use crate::control::Control;
+use crate::coords::to_pixel;
+use crate::error::{Error, ErrorKind, Result};
+use crate::image::DEFAULT_MAX_EDGE;
+use crate::model::{Rect, WindowInfo};
+use crate::policy::Policy;
+use crate::render::{escape, plural};
+use crate::session::{Session, SurfaceKey};
+
+mod click;
+mod element;
+mod observe;
+mod surface;
+mod typing;
+
+use click::{click_at, window_label};
+pub(crate) use element::{Named, named};
+use element::{locate, point_on, ref_center};
+use observe::{capture, observe};
+pub(crate) use surface::resolve;
+use surface::{describe_surface, live_window, make_current};
+pub(crate) use typing::{ensure_focused, focus_for_typing};
+use typing::{focused_window, type_text};
+
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// Screenshots are scaled down so their long edge is at most this many pixels.
+    pub max_image_edge: u32,
+    /// What the user allows, fixed when the server or CLI starts. Default: everything.
+    pub policy: Policy,
+    /// Where every action is recorded. Default: nowhere.
+    pub audit: AuditLog,
+    /// What deskhand remembers across sessions. Default: nothing.
+    pub memory: Option<std::sync::Arc<dyn crate::memory::Memory>>,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Self {
+            max_image_edge: DEFAULT_MAX_EDGE,
+            policy: Policy::default(),
+            audit: AuditLog::default(),
+            memory: None,
+        }
+    }
+}
+
+/// How a successful call ended, which decides the CLI's exit status.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Outcome {
+    /// A read: apps, windows, observe, screenshot, zoom.
+    Observed,
+    /// The system took the input.
+    Done,
+    /// Part of the input may have landed.
+    Unconfirmed,
+    /// A wait that timed out, or a batch that stopped before anything changed: nothing was done.
+    Failed,
+}
+
+#[derive(Debug, Clone)]
+pub struct Reply {
+    pub text: String,
+    pub outcome: Outcome,
+    /// PNG bytes for screenshot and zoom.
+    pub image: Option<Vec<u8>>,
+    /// The structured form of the same reply.
+    pub data: serde_json::Value,
+}
+
+impl Reply {
+    /// Whether the agent must not take the reply for success, though it carries evidence: a wait
+    /// that timed out, or a batch that stopped at a failing step (even after earlier steps
+    /// changed something). MCP marks it `isError`, the CLI's `--json` says `"ok": false`.
+    pub fn is_error(&self) -> bool {
+        self.outcome == Outcome::Failed
+            || self
+                .data
+                .get("failed_index")
+                .is_some_and(|index| !index.is_null())
+    }
+
+    fn observed(text: String, data: serde_json::Value) -> Self {
+        Self {
+            text,
+            outcome: Outcome::Observed,
+            image: None,
+            data,
+        }
+    }
+
+    fn input(outcome: InputOutcome, did: String, data: serde_json::Value) -> Self {
+        match outcome {
+            InputOutcome::Done => Self {
+                text: format!("done: {did}\n"),
+                outcome: Outcome::Done,
+                image: None,
+                data,
+            },
+            InputOutcome::Partial(Partial {
+                sent,
+                total,
+                unit,
+                reason,
+            }) => Self {
+                text: format!(
+                    "applied but unconfirmed: only {sent} of {total} {unit} were sent before the input failed ({reason}); intended: {did}; check the target's state before acting again\n"
+                ),
+                outcome: Outcome::Unconfirmed,
+                image: None,
+                data,
+            },
+        }
+    }
+}
+
+/// A surface resolved to pixels at the moment of the call.
+#[derive(Debug, Clone)]
+pub(crate) struct Surface {
+    pub(crate) key: SurfaceKey,
+    /// `w3` or `screen`: the id a header or error names.
+    pub(crate) label: String,
+    pub(crate) rect: Rect,
+    pub(crate) window: Option<WindowInfo>,
+}
+
+/// Runs one validated call against the backend, updating the session. An action (click, type,
+/// press, scroll, drag, …) first passes the kill switch and the policy, and is audited.
+pub async fn execute<B: Backend>(
+    backend: &B,
+    session: &mut Session,
+    config: &Config,
+    call: Call,
+) -> Result<Reply> {
+    execute_with(backend, session, config, call, &Control::default()).await
+}
+
+/// [`execute`] for a caller that can cancel the call and hear its progress.
+pub async fn execute_with<B: Backend>(
+    backend: &B,
+    session: &mut Session,
+    config: &Config,
+    call: Call,
+    control: &Control,
+) -> Result<Reply> {
+    if call.actuates() {
+        return crate::safety::guarded(backend, session, config, call, control).await;
+    }
+    perform(backend, session, config, call, control).await
+}
+
+/// Runs one call, unguarded.
+pub(crate) async fn perform<B: Backend>(
+    backend: &B,
+    session: &mut Session,
+    config: &Config,
+    call: Call,
+    control: &Control,
+) -> Result<Reply> {
+    let target = call.target;
+    match call.action {
+        Action::Apps => apps(backend, session).await,
+        Action::Installed => crate::manage::installed(backend).await,
+        Action::Windows => windows(backend, session).await,
+        Action::Observe(spec) => observe(backend, session, config, target, &spec).await,
+        Action::Screenshot => capture(backend, session, config, target, None).await,
+        Action::Zoom { region } => capture(backend, session, config, target, Some(region)).await,
+        Action::Click { place, click } => {
+            click_at(backend, session, config, target, place, click).await
+        }
+        Action::Type {
+            text,
+            place,
+            replace,
+        } => type_text(backend, session, target, &text, place, replace).await,
+        Action::Read { place, offset } => {
+            crate::values::read_text(backend, session, target, &place, offset).await
+        }
+        Action::Hover { place } => {
+            let spot = locate(backend, session, target, &place).await?;
+            backend.move_pointer(spot.pixel).await?;
+            Ok(Reply::input(
+                InputOutcome::Done,
+                format!("moved the pointer to {} without clicking", spot.describe()),
+                json!({"action": "hover", "pixel": spot.pixel}),
+            ))
+        }
+        Action::Button {
+            down,
+            place,
+            button,
+            modifiers,
+        } => {
+            let mut at = String::from("where the pointer is");
+            if let Some(place) = &place {
+                let spot = locate(backend, session, target, place).await?;
+                backend.move_pointer(spot.pixel).await?;
+                at = format!("at {}", spot.describe());
+            }
+            backend.button(button, down, &modifiers).await?;
+            let verb = if down { "pressed" } else { "released" };
+            let button_name = serde_json::to_value(button)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_owned))
+                .unwrap_or_default();
+            Ok(Reply::input(
+                InputOutcome::Done,
+                format!(
+                    "{verb} the {button_name} button {at}{}",
+                    if down {
+                        "; it stays down until `up`"
+                    } else {
+                        ""
+                    }
+                ),
+                json!({"action": if down { "down" } else { "up" }, "button": button}),
+            ))
+        }
+        Action::Wait(spec) => crate::wait::wait(backend, session, target, &spec, control).await,
+        Action::Batch(steps) => {
+            Ok(crate::batch::batch(backend, session, config, steps, control).await)
+        }
+        Action::SetValue { place, value } => {
+            crate::values::set_value(backend, session, target, &place, &value).await
+        }
+        Action::Select { path } => {
+            crate::values::select(backend, session, config, target, &path).await
+        }
+        Action::Launch { app, focus } => {
+            crate::manage::launch(backend, session, &app, focus, control).await
+        }
+        Action::Focus => crate::manage::focus(backend, session, target).await,
+        Action::Close => crate::manage::close(backend, session, target).await,
+        Action::Kill => crate::manage::kill(backend, session, target).await,
+        Action::Window(spec) => crate::manage::arrange(backend, session, target, &spec).await,
+        Action::ReadClipboard => crate::manage::read_clipboard(backend).await,
+        Action::Recall(request) => {
+            let recalled = memory(config)?.recall(&request, std::time::SystemTime::now())?;
+            Ok(Reply::observed(recalled.text, recalled.data))
+        }
+        Action::Forget { app } => {
+            let windows = memory(config)?.forget(app.as_deref())?;
+            let what = match &app {
+                Some(app) => format!("what it knew of \"{}\"", escape(app)),
+                None => "everything it knew".to_string(),
+            };
+            Ok(Reply {
+                text: format!(
+                    "done: memory forgot {what} ({})\n",
+                    plural(windows, "window", "windows")
+                ),
+                outcome: Outcome::Done,
+                image: None,
+                data: json!({"action": "forget", "app": app, "windows": windows}),
+            })
+        }
+        Action::WriteClipboard { text } => crate::manage::write_clipboard(backend, &text).await,
+        Action::Press { keys } => {
+            let into = match focused_window(backend, session).await? {
+                Some(label) => format!("in {label}, the focused window"),
+                None => "with no window focused".to_string(),
+            };
+            let outcome = backend.press_keys(&keys).await?;
+            Ok(Reply::input(
+                outcome,
+                format!("pressed {keys} {into}"),
+                json!({"action": "press", "keys": keys.to_string()}),
+            ))
+        }
+        Action::Scroll {
+            place,
+            direction,
+            amount,
+        } => {
+            let at = match &place {
+                Some(place) => Some(locate(backend, session, target, place).await?),
+                None => None,
+            };
+            let did = format!(
+                "scrolled {} {} {}",
+                serde_json::to_value(direction)
+                    .ok()
+                    .and_then(|v| v.as_str().map(str::to_owned))
+                    .unwrap_or_default(),
+                plural(amount as usize, "click", "clicks"),
+                at.as_ref()
+                    .map(|l| format!("at {}", l.describe()))
+                    .unwrap_or_else(|| "where the pointer is".into())
+            );
+            backend
+                .scroll(at.map(|l| l.pixel), direction, amount)
+                .await?;
+            Ok(Reply::input(
+                InputOutcome::Done,
+                did,
+                json!({"action": "scroll", "direction": direction, "amount": amount}),
+            ))
+        }
+        Action::Drag {
+            from,
+            to,
+            via,
+            duration_ms,
+            button,
+            modifiers,
+        } => {
+            let start = locate(backend, session, target, &from).await?;
+            let end = locate(backend, session, target, &to).await?;
+            let mut points = vec![start.pixel];
+            if !via.is_empty() {
+                let surface = resolve(backend, session, target).await?;
+                points.extend(via.iter().map(|[x, y]| to_pixel(&surface.rect, *x, *y)));
+            }
+            points.push(end.pixel);
+            backend
+                .drag_path(
+                    &points,
+                    button,
+                    &modifiers,
+                    std::time::Duration::from_millis(u64::from(duration_ms)),
+                )
+                .await?;
+            let through = match via.len() {
+                0 => String::new(),
+                n => format!(" through {}", plural(n, "point", "points")),
+            };
+            Ok(Reply::input(
+                InputOutcome::Done,
+                format!(
+                    "dragged from {} to {}{through}",
+                    start.describe(),
+                    end.describe()
+                ),
+                json!({"action": "drag", "from": start.pixel, "to": end.pixel, "points": points.len()}),
+            ))
+        }
+    }
+}
+
+fn memory(config: &Config) -> Result<&dyn crate::memory::Memory> {
+    config.memory.as_deref().ok_or_else(|| {
+        Error::new(
+            ErrorKind::Unsupported,
+            "memory is off for this deskhand (started with `--memory off`); observe instead, or ask the user to turn memory on",
+        )
+    })
+}
+
+async fn apps<B: Backend>(backend: &B, session: &mut Session) -> Result<Reply> {
+    let apps = backend.apps().await?;
+    let mut text = format!("apps · {}\n", plural(apps.len(), "app", "apps"));
+    let mut listed = Vec::new();
+    for app in &apps {
+        let id = session.app_id(app.pid);
+        text.push_str(&format!(
+            "a{id} \"{}\" pid {} · {}{}\n",
+            escape(&app.name),
+            app.pid,
+            plural(app.windows, "window", "windows"),
+            if app.focused { " · focused" } else { "" }
+        ));
+        listed.push(json!({"id": format!("a{id}"), "name": app.name, "pid": app.pid, "windows": app.windows, "focused": app.focused}));
+    }
+    Ok(Reply::observed(text, json!({"apps": listed})))
+}
+
+async fn windows<B: Backend>(backend: &B, session: &mut Session) -> Result<Reply> {
+    let windows = backend.windows().await?;
+    let mut text = format!(
+        "windows · {} · top first\n",
+        plural(windows.len(), "window", "windows")
+    );
+    let mut listed = Vec::new();
+    for window in windows.iter().rev() {
+        let id = session.window_id(window.key());
+        let app = window
+            .pid
+            .map(|pid| format!("a{} ", session.app_id(pid)))
+            .unwrap_or_default();
+        let b = window.bounds;
+        text.push_str(&format!(
+            "w{id} \"{}\" · app {app}\"{}\" · {},{} {}x{}{}{}\n",
+            escape(&crate::render::cut(&window.title, crate::render::MAX_NAME_CHARS).0),
+            escape(&window.app_name),
+            b.x,
+            b.y,
+            b.width,
+            b.height,
+            if window.focused { " · focused" } else { "" },
+            if window.minimized {
+                " · minimized"
+            } else {
+                ""
+            },
+        ));
+        listed.push(json!({
+            "id": format!("w{id}"), "title": window.title, "app": window.app_name,
+            "app_id": window.pid.map(|pid| format!("a{}", session.app_id(pid))),
+            "bounds": b, "focused": window.focused, "minimized": window.minimized,
+        }));
+    }
+    Ok(Reply::observed(text, json!({"windows": listed})))
+}
+
+/// A failure after the request went out, saying what was asked: the reply calls it applied but
+/// unconfirmed, and must say what may have happened.
+pub(crate) fn intended(err: Error, did: &str) -> Error {
+    if err.sent {
+        Error {
+            message: format!("{did}: {}", err.message),
+            ..err
+        }
+    } else {
+        err
+    }
+}
+
+/// A platform failure on one element most often means the element went away.
+pub(crate) fn element_failure(err: Error, what: &str) -> Error {
+    match err.kind {
+        _ if err.sent => err,
+        ErrorKind::Platform => {
+            let why = err.message.trim_end_matches('.');
+            let why = why.strip_suffix("; call `observe` again").unwrap_or(why);
+            Error::new(
+                ErrorKind::ElementGone,
+                format!("{what}: {why}; call `observe` again"),
+            )
+        }
+        _ => err,
+    }
+}

@@ -1,0 +1,120 @@
+//! Which surface a call acts on: its target, else the current surface, else the focused window.
+
+use crate::action::TargetId;
+use crate::backend::Backend;
+use crate::error::{Error, ErrorKind, Result};
+use crate::model::{WindowInfo, WindowKey};
+use crate::render::escape;
+use crate::session::{Session, SurfaceKey};
+
+use super::Surface;
+
+/// The window a key names, if it still exists: a window with the same handle in another process
+/// is a different window that reused a closed one's id.
+pub(super) async fn live_window<B: Backend>(
+    backend: &B,
+    key: WindowKey,
+) -> Result<Option<WindowInfo>> {
+    Ok(backend
+        .window(key.handle)
+        .await?
+        .filter(|window| window.pid == key.pid))
+}
+
+/// Resolves the named target, else the current surface, else the frontmost window.
+pub(crate) async fn resolve<B: Backend>(
+    backend: &B,
+    session: &mut Session,
+    target: Option<TargetId>,
+) -> Result<Surface> {
+    match target.or(session.current) {
+        Some(TargetId::Screen) => screen_surface(backend).await,
+        Some(TargetId::Window(id)) => {
+            let key = session.window_key(id)?;
+            match live_window(backend, key).await? {
+                Some(window) => Ok(window_surface(session, window)),
+                None => Err(Error::new(
+                    ErrorKind::SurfaceGone,
+                    format!(
+                        "w{id} is gone: that window was closed; call `windows` and pick another window"
+                    ),
+                )),
+            }
+        }
+        Some(TargetId::App(id)) => {
+            let pid = session.app_pid(id)?;
+            let windows = backend.windows().await?;
+            let mine: Vec<&WindowInfo> = windows.iter().filter(|w| w.pid == Some(pid)).collect();
+            let chosen = mine
+                .iter()
+                .find(|w| w.focused)
+                .or_else(|| mine.iter().rev().find(|w| !w.minimized))
+                .or_else(|| mine.last());
+            match chosen {
+                Some(window) => Ok(window_surface(session, (*window).clone())),
+                None => Err(Error::new(
+                    ErrorKind::SurfaceGone,
+                    format!(
+                        "a{id} has no open window now (it quit or closed them all); call `apps` to see what is running"
+                    ),
+                )),
+            }
+        }
+        None => {
+            let windows = backend.windows().await?;
+            let front = windows
+                .iter()
+                .find(|w| w.focused)
+                .or_else(|| windows.iter().rev().find(|w| !w.minimized));
+            match front {
+                Some(window) => Ok(window_surface(session, window.clone())),
+                None => screen_surface(backend).await,
+            }
+        }
+    }
+}
+
+async fn screen_surface<B: Backend>(backend: &B) -> Result<Surface> {
+    Ok(Surface {
+        key: SurfaceKey::Screen,
+        label: "screen".into(),
+        rect: backend.screen().await?,
+        window: None,
+    })
+}
+
+fn window_surface(session: &mut Session, window: WindowInfo) -> Surface {
+    Surface {
+        key: SurfaceKey::Window(window.key()),
+        label: format!("w{}", session.window_id(window.key())),
+        rect: window.bounds,
+        window: Some(window),
+    }
+}
+
+/// Makes the surface a successful read used the current one. An app id is resolved to the window
+/// it named, so later calls act on what the agent saw even after the app's focus moves.
+pub(super) fn make_current(session: &mut Session, surface: &Surface) {
+    session.current = Some(match surface.key {
+        SurfaceKey::Screen => TargetId::Screen,
+        SurfaceKey::Window(key) => TargetId::Window(session.window_id(key)),
+    });
+}
+
+pub(super) fn describe_surface(session: &mut Session, surface: &Surface) -> String {
+    match &surface.window {
+        Some(window) => {
+            let app = window
+                .pid
+                .map(|pid| format!("a{} ", session.app_id(pid)))
+                .unwrap_or_default();
+            format!(
+                "{} \"{}\" · app {app}\"{}\"",
+                surface.label,
+                escape(&crate::render::cut(&window.title, crate::render::MAX_NAME_CHARS).0),
+                escape(&window.app_name)
+            )
+        }
+        None => "screen".into(),
+    }
+}

@@ -1,0 +1,177 @@
+//! Keyboard input into an element or the focus, and making sure keys go where they are meant.
+
+use serde_json::json;
+
+use crate::action::{Place, TargetId};
+use crate::backend::{Backend, InputOutcome};
+use crate::error::{Error, ErrorKind, Result};
+use crate::keys::{Chord, Key, Keys};
+use crate::model::{MouseButton, WindowInfo};
+use crate::render::plural;
+use crate::session::Session;
+
+use super::{
+    Named, Reply, element_failure, intended, named, point_on, ref_center, resolve, window_label,
+};
+
+/// How long an element has to report the keyboard focus it was given.
+const FOCUS_WAIT: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// Waits until the element reports the keyboard focus; false if it does not within
+/// [`FOCUS_WAIT`].
+async fn focus_arrives<B: Backend>(backend: &B, element: &Named) -> Result<bool> {
+    let until = std::time::Instant::now() + FOCUS_WAIT;
+    loop {
+        if backend.element_focused(&element.entry.handle).await? {
+            return Ok(true);
+        }
+        if std::time::Instant::now() >= until {
+            return Ok(false);
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+}
+
+/// Gives the element the keyboard focus and confirms it has it before a key is sent: asked
+/// through accessibility first, else by a pointer click at its center. Returns how the reply
+/// names what the keys went into.
+pub(crate) async fn focus_for_typing<B: Backend>(backend: &B, element: &Named) -> Result<String> {
+    let label = element.label();
+    let not_typed = |err: Error| {
+        intended(
+            element_failure(err, &format!("{label} could not take keyboard focus")),
+            &format!("moving the keyboard focus to {label} (nothing was typed)"),
+        )
+    };
+    let asked = match backend.focus_element(&element.entry.handle).await {
+        Ok(()) => None,
+        Err(err) if err.kind == ErrorKind::Unsupported => Some(err.message),
+        Err(err) => return Err(not_typed(err)),
+    };
+    // Where it cannot be asked, a click would move the caret: only when it is not focused yet.
+    let focused = match asked {
+        None => focus_arrives(backend, element).await,
+        Some(_) => backend.element_focused(&element.entry.handle).await,
+    };
+    if focused.map_err(not_typed)? {
+        return Ok(label);
+    }
+    let pixel = ref_center(backend, element.id, &element.entry, &element.window).await?;
+    backend.click(pixel, MouseButton::Left, 1, &[]).await?;
+    if focus_arrives(backend, element).await.map_err(not_typed)? {
+        return Ok(format!(
+            "{label} (focused by a click at pixel {},{})",
+            pixel.x, pixel.y
+        ));
+    }
+    let why = asked.unwrap_or_else(|| {
+        format!(
+            "asked to take the keyboard focus, it did not report having it within {} ms",
+            FOCUS_WAIT.as_millis()
+        )
+    });
+    Err(Error::new(
+        ErrorKind::Platform,
+        format!(
+            "{label} did not take the keyboard focus ({}), and after a click at its center (pixel {},{}) it still did not report it, so nothing was typed; observe to see where the focus is, click the field you mean, then `type` without a ref",
+            why.trim_end_matches('.'),
+            pixel.x,
+            pixel.y
+        ),
+    )
+    .after_sending())
+}
+
+/// The window with the keyboard focus, as `w3 "Title"`: where untargeted keys go.
+pub(super) async fn focused_window<B: Backend>(
+    backend: &B,
+    session: &mut Session,
+) -> Result<Option<String>> {
+    let windows = backend.windows().await?;
+    Ok(windows
+        .iter()
+        .find(|w| w.focused)
+        .map(|window| window_label(session, window)))
+}
+
+/// Raises and focuses the window unless it already has the focus: keys go to the focused
+/// window, so typing "into" anything starts here.
+pub(crate) async fn ensure_focused<B: Backend>(backend: &B, window: &WindowInfo) -> Result<()> {
+    let now = backend.window(window.handle).await?;
+    if now.as_ref().is_some_and(|w| w.focused) {
+        return Ok(());
+    }
+    backend.activate(window).await
+}
+
+pub(super) async fn type_text<B: Backend>(
+    backend: &B,
+    session: &mut Session,
+    target: Option<TargetId>,
+    text: &str,
+    place: Option<Place>,
+    replace: bool,
+) -> Result<Reply> {
+    let chars = text.chars().count();
+    // Focusing and typing happen in one call, so nothing can take the focus in between.
+    let into = match &place {
+        Some(place @ (Place::Ref(_) | Place::Find(_))) => {
+            let element = named(backend, session, target, place)
+                .await?
+                .expect("a ref or find names an element");
+            ensure_focused(backend, &element.window).await?;
+            let into = focus_for_typing(backend, &element).await?;
+            format!("{into} in {}", window_label(session, &element.window))
+        }
+        Some(Place::Point { x, y }) => {
+            let surface = resolve(backend, session, target).await?;
+            let spot = point_on(&surface, *x, *y);
+            if let Some(window) = &surface.window {
+                ensure_focused(backend, window).await?;
+            }
+            backend.click(spot.pixel, MouseButton::Left, 1, &[]).await?;
+            format!("what was clicked at {}", spot.describe())
+        }
+        None => match target {
+            Some(named_target) => {
+                let surface = resolve(backend, session, Some(named_target)).await?;
+                let Some(window) = &surface.window else {
+                    return Err(Error::bad_argument(
+                        "`type` cannot focus the whole screen; give a window (`target` \"wN\") or an element (`ref`, `find`)",
+                    ));
+                };
+                ensure_focused(backend, window).await?;
+                format!("the focused element of {}", surface.label)
+            }
+            None => match focused_window(backend, session).await? {
+                Some(label) => format!("the focused element of {label}"),
+                None => "the focused element (no window has the focus)".to_string(),
+            },
+        },
+    };
+    // Typing over a selection replaces it, in every toolkit's text fields.
+    if replace {
+        let selected = backend
+            .press_keys(&Keys::from(Chord::ctrl(Key::Char('a'))))
+            .await?;
+        if selected != InputOutcome::Done {
+            return Ok(Reply::input(
+                selected,
+                format!("selected all in {into} to replace it, but typed nothing"),
+                json!({"action": "type", "characters": 0, "replace": true}),
+            ));
+        }
+    }
+    // The text is never echoed: it may be a password.
+    let outcome = backend.type_text(text).await?;
+    let typed = plural(chars, "character", "characters");
+    Ok(Reply::input(
+        outcome,
+        if replace {
+            format!("replaced the content of {into} with {typed}")
+        } else {
+            format!("typed {typed} into {into}")
+        },
+        json!({"action": "type", "characters": chars, "replace": replace}),
+    ))
+}
