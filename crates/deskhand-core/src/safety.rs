@@ -1,5 +1,6 @@
 //! What every action (click, type, press, scroll, drag) passes before anything is sent: the
-//! kill switch, then the policy. Whatever the result, the action leaves one audit line.
+//! kill switch, then the policy; and the audit line every action leaves, whatever its result.
+//! The executor calls these stages in turn; nothing here runs the action.
 //!
 //! The kill switch is the real pointer in the top-left corner of the screen. Deskhand's own
 //! pointer input can put it there too: a click or drag that ends at pixel 0,0 stops the next
@@ -10,9 +11,8 @@ use serde_json::json;
 use crate::action::{Action, Call, Place, TargetId};
 use crate::audit::AuditEntry;
 use crate::backend::Backend;
-use crate::control::Control;
 use crate::coords::to_pixel;
-use crate::desk::{Config, Outcome, Reply, named, perform, resolve};
+use crate::desk::{Config, Outcome, Reply, named, resolve};
 use crate::error::{Error, ErrorKind, Result};
 use crate::model::Point;
 use crate::policy::Subject;
@@ -32,77 +32,21 @@ pub fn in_corner(pointer: Point) -> bool {
     pointer.x <= CORNER_PIXELS && pointer.y <= CORNER_PIXELS
 }
 
-/// Runs an action behind the kill switch and the policy, and audits it.
-pub(crate) async fn guarded<B: Backend>(
+/// What the guard found before letting an action through.
+pub(crate) struct Admitted {
+    /// The kill switch had stopped deskhand, and the pointer has left the corner since.
+    pub(crate) resumed: bool,
+}
+
+/// The kill switch, then the policy: whether the action may run. It records in `entry` the
+/// surface and application the action reaches.
+pub(crate) async fn admit<B: Backend>(
     backend: &B,
     session: &mut Session,
     config: &Config,
-    call: Call,
-    control: &Control,
-) -> Result<Reply> {
-    let mut entry = AuditEntry::of(&call, session);
-    let mut result = checked(backend, session, config, call, &mut entry, control)
-        .await
-        .or_else(|err| {
-            if err.sent {
-                Ok(unconfirmed(err))
-            } else {
-                Err(err)
-            }
-        });
-    match &result {
-        Ok(reply) => {
-            entry.result = match reply.outcome {
-                Outcome::Unconfirmed => "unconfirmed",
-                Outcome::Failed => "failed",
-                Outcome::Done | Outcome::Observed => "done",
-            }
-        }
-        Err(err) => {
-            entry.kind = Some(err.kind.as_str());
-            if matches!(err.kind, ErrorKind::Denied | ErrorKind::Stopped) {
-                entry.message = Some(err.message.clone());
-            }
-        }
-    }
-    if let Err(why) = config.audit.append(&entry) {
-        let path = config
-            .audit
-            .path()
-            .map(|p| p.display().to_string())
-            .unwrap_or_default();
-        let note = format!(
-            "the audit log {path} could not be written ({why}), so this call is missing from it; tell the user"
-        );
-        match &mut result {
-            Ok(reply) => reply.text.push_str(&format!("note: {note}\n")),
-            Err(err) => err.message.push_str(&format!("; also, {note}")),
-        }
-    }
-    result
-}
-
-/// A failure after the request went out: the app may have acted, so it is not `failed`.
-fn unconfirmed(err: Error) -> Reply {
-    Reply {
-        text: format!(
-            "applied but unconfirmed: {}; observe or take a screenshot to see what happened before acting again\n",
-            crate::render::one_line(err.message.trim_end_matches('.'))
-        ),
-        outcome: Outcome::Unconfirmed,
-        image: None,
-        data: json!({"confirmed": false, "error": err.kind, "message": err.message}),
-    }
-}
-
-async fn checked<B: Backend>(
-    backend: &B,
-    session: &mut Session,
-    config: &Config,
-    call: Call,
+    call: &Call,
     entry: &mut AuditEntry,
-    control: &Control,
-) -> Result<Reply> {
+) -> Result<Admitted> {
     let pointer = backend.pointer().await.map_err(|err| {
         Error::new(
             err.kind,
@@ -117,8 +61,8 @@ async fn checked<B: Backend>(
         return Err(Error::new(ErrorKind::Stopped, STOPPED_MESSAGE));
     }
     let policy = &config.policy;
-    policy.check_call(&call)?;
-    match subjects(backend, session, &call, pointer).await {
+    policy.check_call(call)?;
+    match subjects(backend, session, call, pointer).await {
         Ok(subjects) => {
             if let Some(first) = subjects.first() {
                 entry.target = Some(first.surface.clone());
@@ -132,25 +76,65 @@ async fn checked<B: Backend>(
         Err(err) if policy.judges_apps() => return Err(err),
         Err(_) => {}
     }
-    let resumed = session.stopped;
-    // One cheap listing, so a `new_window` wait after this action knows what was there before.
-    session.windows_before_action = backend
-        .window_keys()
-        .await
-        .ok()
-        .map(|keys| (keys, crate::learn::unix_ms()));
-    let performed = perform(backend, session, config, call, control).await;
-    session.acted_at_ms = Some(crate::learn::unix_ms());
-    let mut reply = performed?;
-    if resumed {
-        session.stopped = false;
-        entry.resumed = true;
-        reply.text = format!("{RESUMED_NOTE}\n{}", reply.text);
-        if let Some(data) = reply.data.as_object_mut() {
-            data.insert("resumed_after_stop".into(), json!(true));
+    Ok(Admitted {
+        resumed: session.stopped,
+    })
+}
+
+/// Says in the reply that deskhand had been stopped and has resumed, and clears the stop.
+pub(crate) fn note_resumed(session: &mut Session, entry: &mut AuditEntry, reply: &mut Reply) {
+    session.stopped = false;
+    entry.resumed = true;
+    reply.text = format!("{RESUMED_NOTE}\n{}", reply.text);
+    if let Some(data) = reply.data.as_object_mut() {
+        data.insert("resumed_after_stop".into(), json!(true));
+    }
+}
+
+/// A failure after the request went out: the app may have acted, so it is not `failed`.
+pub(crate) fn unconfirmed(err: Error) -> Reply {
+    Reply {
+        text: format!(
+            "applied but unconfirmed: {}; observe or take a screenshot to see what happened before acting again\n",
+            crate::render::one_line(err.message.trim_end_matches('.'))
+        ),
+        outcome: Outcome::Unconfirmed,
+        image: None,
+        data: json!({"confirmed": false, "error": err.kind, "message": err.message}),
+    }
+}
+
+/// Writes the action's audit line; a log that cannot be written is said in the reply.
+pub(crate) fn audit(config: &Config, entry: &mut AuditEntry, result: &mut Result<Reply>) {
+    match &*result {
+        Ok(reply) => {
+            entry.result = match reply.outcome {
+                Outcome::Unconfirmed => "unconfirmed",
+                Outcome::Failed => "failed",
+                Outcome::Done | Outcome::Observed => "done",
+            }
+        }
+        Err(err) => {
+            entry.kind = Some(err.kind.as_str());
+            if matches!(err.kind, ErrorKind::Denied | ErrorKind::Stopped) {
+                entry.message = Some(err.message.clone());
+            }
         }
     }
-    Ok(reply)
+    if let Err(why) = config.audit.append(entry) {
+        let path = config
+            .audit
+            .path()
+            .map(|p| p.display().to_string())
+            .unwrap_or_default();
+        let note = format!(
+            "the audit log {path} could not be written ({why}), so this call is missing from it; tell the user"
+        );
+        match result {
+            Ok(reply) => reply.text.push_str(&format!("note: {note}\n")),
+            Err(err) => err.message.push_str(&format!("; also, {note}")),
+        }
+    }
 }
 
 /// The applications an action would reach, as far as they can be known before acting.

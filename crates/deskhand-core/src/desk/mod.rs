@@ -5,7 +5,7 @@ use serde::Serialize;
 use serde_json::json;
 
 use crate::action::{Action, Call};
-use crate::audit::AuditLog;
+use crate::audit::{AuditEntry, AuditLog};
 use crate::backend::{Backend, InputOutcome, Partial};
 use crate::control::Control;
 use crate::coords::to_pixel;
@@ -14,6 +14,7 @@ use crate::image::DEFAULT_MAX_EDGE;
 use crate::model::{Rect, WindowInfo};
 use crate::policy::Policy;
 use crate::render::{escape, plural};
+use crate::safety;
 use crate::session::{Session, SurfaceKey};
 
 mod click;
@@ -153,10 +154,39 @@ pub async fn execute_with<B: Backend>(
     call: Call,
     control: &Control,
 ) -> Result<Reply> {
-    if call.actuates() {
-        return crate::safety::guarded(backend, session, config, call, control).await;
+    if !call.actuates() {
+        return perform(backend, session, config, call, control).await;
     }
-    perform(backend, session, config, call, control).await
+    let mut entry = AuditEntry::of(&call, session);
+    let mut result = match safety::admit(backend, session, config, &call, &mut entry).await {
+        Ok(admitted) => {
+            // One cheap listing, so a `new_window` wait after this action knows what was there
+            // before.
+            session.windows_before_action = backend
+                .window_keys()
+                .await
+                .ok()
+                .map(|keys| (keys, crate::learn::unix_ms()));
+            let performed = perform(backend, session, config, call, control).await;
+            session.acted_at_ms = Some(crate::learn::unix_ms());
+            performed.map(|mut reply| {
+                if admitted.resumed {
+                    safety::note_resumed(session, &mut entry, &mut reply);
+                }
+                reply
+            })
+        }
+        Err(err) => Err(err),
+    }
+    .or_else(|err| {
+        if err.sent {
+            Ok(safety::unconfirmed(err))
+        } else {
+            Err(err)
+        }
+    });
+    safety::audit(config, &mut entry, &mut result);
+    result
 }
 
 /// Runs one call, unguarded.
