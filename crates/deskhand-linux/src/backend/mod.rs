@@ -22,40 +22,45 @@ use tokio::sync::OnceCell;
 use crate::atspi::{
     self as a11y, Application, Atspi, AtspiError, Frame, ObjectRef, WalkLimits, WalkStyle,
 };
-use crate::launch::{self, AppDirs, Entry, LaunchError};
-use crate::x11::clipboard::{self, ClipboardError};
+use crate::launch::{self, AppDirs, Entry};
+use crate::x11::clipboard::{self};
 use crate::x11::{self, X11, X11Error, XRect, XWindow};
 
+mod errors;
+mod frames;
+
+use errors::{
+    atspi_error, change_error, clipboard_error, element_error, input_error, launch_error,
+    refuse_disabled, x_error,
+};
+use frames::{Origin, match_frame, offset_of, origin_for, popups_over, runs_actions_in_request};
 /// One X request round trip never takes this long on a live server.
 const X_DEADLINE: Duration = Duration::from_secs(5);
+
 /// A D-Bus call to one accessible object.
 const CALL_TIMEOUT: Duration = Duration::from_millis(1500);
+
 /// A responsive application answers a state read well within this; one that does not is busy
 /// or blocked.
 const ANSWER_PROBE: Duration = Duration::from_millis(300);
+
 /// How long after registering as an accessibility listener synthetic input waits.
 const LISTENER_SETTLE: Duration = Duration::from_millis(500);
+
 /// How long `activate` waits for the window manager to hand the window the focus.
 const ACTIVATE_WAIT: Duration = Duration::from_millis(1500);
+
 /// How long `change_window` waits for the window manager to apply a change.
 const CHANGE_SETTLE: Duration = Duration::from_secs(1);
+
 /// Between two reads of a window that is expected to change.
 const WINDOW_POLL: Duration = Duration::from_millis(20);
+
 /// A window that has not moved for this long is no longer being animated.
 const STILL_FOR: Duration = Duration::from_millis(60);
+
 /// Longer than any minimize animation (openbox's takes about 150 ms).
 const ANIMATION_LIMIT: Duration = Duration::from_millis(600);
-
-/// Where a toolkit's extents are measured from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Origin {
-    Screen,
-    /// GTK4 reports extents relative to its window; add the X window origin plus this inset.
-    Window {
-        dx: i32,
-        dy: i32,
-    },
-}
 
 pub struct LinuxBackend {
     x11: Arc<X11>,
@@ -339,225 +344,8 @@ impl LinuxBackend {
     }
 }
 
-/// Picks, for one X window, the frame that is its own among the process's frames: each window of
-/// the process gets a different frame, matched on title first and geometry second.
-fn match_frame(
-    window: &WindowInfo,
-    siblings: &[WindowInfo],
-    frames: &[(Frame, &Application)],
-) -> Option<usize> {
-    let score = |w: &WindowInfo, frame: &Frame, app: &Application| -> i64 {
-        let title = if frame.name == w.title {
-            0
-        } else if !frame.name.is_empty() && w.title.contains(&frame.name) {
-            5_000
-        } else {
-            50_000
-        };
-        let geometry = match (frame.extents, origin_for(app, frame, w)) {
-            (Some(e), Origin::Screen) => {
-                let (fc, wc) = (e.center(), w.bounds.center());
-                ((fc.x - wc.x).abs() + (fc.y - wc.y).abs()) as i64
-                    + (e.width as i64 - w.bounds.width as i64).abs()
-                    + (e.height as i64 - w.bounds.height as i64).abs()
-            }
-            (Some(e), Origin::Window { .. }) => {
-                (e.width as i64 - w.bounds.width as i64).abs()
-                    + (e.height as i64 - w.bounds.height as i64).abs()
-            }
-            (None, _) => 20_000,
-        };
-        let active = if w.focused && frame.active { 0 } else { 100 };
-        title + geometry + active
-    };
-    let mut pairs: Vec<(i64, usize, usize)> = Vec::new();
-    for (wi, w) in siblings.iter().enumerate() {
-        for (fi, (frame, app)) in frames.iter().enumerate() {
-            pairs.push((score(w, frame, app), wi, fi));
-        }
-    }
-    if !siblings.iter().any(|w| w.handle == window.handle) {
-        return frames
-            .iter()
-            .enumerate()
-            .min_by_key(|(_, (f, a))| score(window, f, a))
-            .map(|(i, _)| i);
-    }
-    pairs.sort();
-    let mut used_windows = vec![false; siblings.len()];
-    let mut used_frames = vec![false; frames.len()];
-    for (_, wi, fi) in pairs {
-        if used_windows[wi] || used_frames[fi] {
-            continue;
-        }
-        used_windows[wi] = true;
-        used_frames[fi] = true;
-        if siblings[wi].handle == window.handle {
-            return Some(fi);
-        }
-    }
-    None
-}
-
-/// The application's other frames that are a popup open over the window: Chromium shows its
-/// own menus in frames of their own, unnamed, which take the keyboard (active) while open and
-/// lie over the window. GTK3, LibreOffice and Firefox keep their menus inside the window's
-/// frame and add none.
-fn popups_over(window: &WindowInfo, chosen: usize, frames: &[(Frame, &Application)]) -> Vec<Frame> {
-    let over = |e: Rect| {
-        let w = window.bounds;
-        e.x < w.x + w.width as i32
-            && w.x < e.x + e.width as i32
-            && e.y < w.y + w.height as i32
-            && w.y < e.y + e.height as i32
-    };
-    frames
-        .iter()
-        .enumerate()
-        .filter(|(index, (frame, app))| {
-            *index != chosen
-                && frame.active
-                && frame.name.trim().is_empty()
-                && origin_for(app, frame, window) == Origin::Screen
-                && frame.extents.is_some_and(over)
-        })
-        .map(|(_, (frame, _))| frame.clone())
-        .collect()
-}
-
-fn origin_for(app: &Application, frame: &Frame, window: &WindowInfo) -> Origin {
-    let gtk4 = app.toolkit.eq_ignore_ascii_case("gtk") && app.toolkit_version.starts_with('4');
-    match (gtk4, frame.extents) {
-        (true, Some(e)) => Origin::Window {
-            dx: (window.bounds.width as i32 - e.width as i32) / 2,
-            dy: (window.bounds.height as i32 - e.height as i32) / 2,
-        },
-        (true, None) => Origin::Window { dx: 0, dy: 0 },
-        (false, _) => Origin::Screen,
-    }
-}
-
-/// GTK3 and LibreOffice (through ATK's bridge) run an action inside the D-Bus request and
-/// answer it first, so the request "succeeds" while a modal dialog it opened runs a nested main
-/// loop that never again serves the accessibility connection. Chromium and Firefox, on the same
-/// bridge, defer their actions; GTK4 and Qt have no such nested loops on this path.
-fn runs_actions_in_request(toolkit: &str, version: &str) -> bool {
-    let toolkit = toolkit.to_ascii_lowercase();
-    (matches!(toolkit.as_str(), "gtk" | "gail") && version.starts_with('3'))
-        || matches!(toolkit.as_str(), "vcl" | "libreoffice")
-}
-
-fn offset_of(origin: Origin, window: &WindowInfo) -> (i32, i32) {
-    match origin {
-        Origin::Screen => (0, 0),
-        Origin::Window { dx, dy } => (window.bounds.x + dx, window.bounds.y + dy),
-    }
-}
-
 fn rect_of(r: XRect) -> Rect {
     Rect::new(r.x, r.y, r.width, r.height)
-}
-
-fn x_error(err: X11Error) -> Error {
-    let kind = match err {
-        X11Error::NoDisplay | X11Error::Connect { .. } | X11Error::Connection { .. } => {
-            ErrorKind::NoDisplay
-        }
-        X11Error::NoXtest { .. }
-        | X11Error::NoWindowManager
-        | X11Error::CannotClose { .. }
-        | X11Error::ModifierNotOnKeyboard { .. } => ErrorKind::Unsupported,
-        X11Error::WindowGone { .. } => ErrorKind::SurfaceGone,
-        _ => ErrorKind::Platform,
-    };
-    Error::new(kind, err.to_string())
-}
-
-fn clipboard_error(err: ClipboardError) -> Error {
-    match err {
-        ClipboardError::X(err) => x_error(err),
-        ClipboardError::OwnerTimeout { .. }
-        | ClipboardError::ServerSilent { .. }
-        | ClipboardError::HolderTimeout { .. } => Error::new(ErrorKind::Timeout, err.to_string()),
-        _ => Error::platform(err.to_string()),
-    }
-}
-
-/// A failed read of what an element is: the element, or its whole application, is gone.
-fn element_error(err: AtspiError) -> Error {
-    match err {
-        AtspiError::Call { .. } => Error::new(
-            ErrorKind::ElementGone,
-            format!("the element is gone ({err}); call `observe` again"),
-        ),
-        err => atspi_error(err),
-    }
-}
-
-/// GTK3 lets accessibility change a disabled field or slider, which no person could do; the app
-/// does not expect it then.
-fn refuse_disabled(enabled: std::result::Result<bool, AtspiError>, what: &str) -> Result<()> {
-    if enabled.map_err(element_error)? {
-        Ok(())
-    } else {
-        Err(Error::new(
-            ErrorKind::Disabled,
-            format!(
-                "the element is disabled, so {what}; `wait` until it is enabled, or act on another element"
-            ),
-        ))
-    }
-}
-
-fn launch_error(err: LaunchError) -> Error {
-    let kind = match err {
-        LaunchError::NotFound(_) => ErrorKind::NotFound,
-        LaunchError::Ambiguous { .. } => ErrorKind::Ambiguous,
-        LaunchError::Spawn { .. } => ErrorKind::Platform,
-    };
-    Error::new(kind, err.to_string())
-}
-
-fn atspi_error(err: AtspiError) -> Error {
-    match err {
-        AtspiError::NoBus(_) => Error::new(
-            ErrorKind::NoAccessibility,
-            format!("{err}; meanwhile use `screenshot` or `zoom` and act with x/y"),
-        ),
-        AtspiError::Timeout { .. } | AtspiError::Stalled { .. } => Error::new(
-            ErrorKind::Timeout,
-            format!(
-                "{err}; the application may be busy, hung or showing a dialog: try again in a few seconds, or take a `screenshot` to see it"
-            ),
-        ),
-        _ => Error::platform(format!("{err}; call `observe` again")),
-    }
-}
-
-/// The failure of a request that changes something. Unless it provably never went out, the
-/// application may have acted on it (a menu item that opens a modal dialog answers only once
-/// the dialog closes), so the error says it was sent.
-fn change_error(err: AtspiError) -> Error {
-    let sent = err.unanswered() && !matches!(err, AtspiError::Stalled { .. });
-    if !sent {
-        return atspi_error(err);
-    }
-    Error::new(
-        ErrorKind::Timeout,
-        format!(
-            "the request went to the application, which did not confirm it ({err}); it may be busy, or showing a dialog the request opened"
-        ),
-    )
-    .after_sending()
-}
-
-/// An X request for input that missed its deadline may still have been delivered.
-fn input_error(err: Error) -> Error {
-    if err.kind == ErrorKind::Timeout {
-        err.after_sending()
-    } else {
-        err
-    }
 }
 
 fn x_button(button: MouseButton) -> x11::Button {

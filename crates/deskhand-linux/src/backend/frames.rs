@@ -1,0 +1,320 @@
+//! Which accessible frame is an X window's own, and where its toolkit measures extents from.
+
+use deskhand_core::model::{Rect, WindowInfo};
+
+use crate::atspi::{Application, Frame};
+
+/// Where a toolkit's extents are measured from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Origin {
+    Screen,
+    /// GTK4 reports extents relative to its window; add the X window origin plus this inset.
+    Window {
+        dx: i32,
+        dy: i32,
+    },
+}
+
+/// Picks, for one X window, the frame that is its own among the process's frames: each window of
+/// the process gets a different frame, matched on title first and geometry second.
+pub(super) fn match_frame(
+    window: &WindowInfo,
+    siblings: &[WindowInfo],
+    frames: &[(Frame, &Application)],
+) -> Option<usize> {
+    let score = |w: &WindowInfo, frame: &Frame, app: &Application| -> i64 {
+        let title = if frame.name == w.title {
+            0
+        } else if !frame.name.is_empty() && w.title.contains(&frame.name) {
+            5_000
+        } else {
+            50_000
+        };
+        let geometry = match (frame.extents, origin_for(app, frame, w)) {
+            (Some(e), Origin::Screen) => {
+                let (fc, wc) = (e.center(), w.bounds.center());
+                ((fc.x - wc.x).abs() + (fc.y - wc.y).abs()) as i64
+                    + (e.width as i64 - w.bounds.width as i64).abs()
+                    + (e.height as i64 - w.bounds.height as i64).abs()
+            }
+            (Some(e), Origin::Window { .. }) => {
+                (e.width as i64 - w.bounds.width as i64).abs()
+                    + (e.height as i64 - w.bounds.height as i64).abs()
+            }
+            (None, _) => 20_000,
+        };
+        let active = if w.focused && frame.active { 0 } else { 100 };
+        title + geometry + active
+    };
+    let mut pairs: Vec<(i64, usize, usize)> = Vec::new();
+    for (wi, w) in siblings.iter().enumerate() {
+        for (fi, (frame, app)) in frames.iter().enumerate() {
+            pairs.push((score(w, frame, app), wi, fi));
+        }
+    }
+    if !siblings.iter().any(|w| w.handle == window.handle) {
+        return frames
+            .iter()
+            .enumerate()
+            .min_by_key(|(_, (f, a))| score(window, f, a))
+            .map(|(i, _)| i);
+    }
+    pairs.sort();
+    let mut used_windows = vec![false; siblings.len()];
+    let mut used_frames = vec![false; frames.len()];
+    for (_, wi, fi) in pairs {
+        if used_windows[wi] || used_frames[fi] {
+            continue;
+        }
+        used_windows[wi] = true;
+        used_frames[fi] = true;
+        if siblings[wi].handle == window.handle {
+            return Some(fi);
+        }
+    }
+    None
+}
+
+/// The application's other frames that are a popup open over the window: Chromium shows its
+/// own menus in frames of their own, unnamed, which take the keyboard (active) while open and
+/// lie over the window. GTK3, LibreOffice and Firefox keep their menus inside the window's
+/// frame and add none.
+pub(super) fn popups_over(
+    window: &WindowInfo,
+    chosen: usize,
+    frames: &[(Frame, &Application)],
+) -> Vec<Frame> {
+    let over = |e: Rect| {
+        let w = window.bounds;
+        e.x < w.x + w.width as i32
+            && w.x < e.x + e.width as i32
+            && e.y < w.y + w.height as i32
+            && w.y < e.y + e.height as i32
+    };
+    frames
+        .iter()
+        .enumerate()
+        .filter(|(index, (frame, app))| {
+            *index != chosen
+                && frame.active
+                && frame.name.trim().is_empty()
+                && origin_for(app, frame, window) == Origin::Screen
+                && frame.extents.is_some_and(over)
+        })
+        .map(|(_, (frame, _))| frame.clone())
+        .collect()
+}
+
+pub(super) fn origin_for(app: &Application, frame: &Frame, window: &WindowInfo) -> Origin {
+    let gtk4 = app.toolkit.eq_ignore_ascii_case("gtk") && app.toolkit_version.starts_with('4');
+    match (gtk4, frame.extents) {
+        (true, Some(e)) => Origin::Window {
+            dx: (window.bounds.width as i32 - e.width as i32) / 2,
+            dy: (window.bounds.height as i32 - e.height as i32) / 2,
+        },
+        (true, None) => Origin::Window { dx: 0, dy: 0 },
+        (false, _) => Origin::Screen,
+    }
+}
+
+/// GTK3 and LibreOffice (through ATK's bridge) run an action inside the D-Bus request and
+/// answer it first, so the request "succeeds" while a modal dialog it opened runs a nested main
+/// loop that never again serves the accessibility connection. Chromium and Firefox, on the same
+/// bridge, defer their actions; GTK4 and Qt have no such nested loops on this path.
+pub(super) fn runs_actions_in_request(toolkit: &str, version: &str) -> bool {
+    let toolkit = toolkit.to_ascii_lowercase();
+    (matches!(toolkit.as_str(), "gtk" | "gail") && version.starts_with('3'))
+        || matches!(toolkit.as_str(), "vcl" | "libreoffice")
+}
+
+pub(super) fn offset_of(origin: Origin, window: &WindowInfo) -> (i32, i32) {
+    match origin {
+        Origin::Screen => (0, 0),
+        Origin::Window { dx, dy } => (window.bounds.x + dx, window.bounds.y + dy),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::atspi::ObjectRef;
+
+    fn app(toolkit: &str, version: &str) -> Application {
+        Application {
+            root: ObjectRef {
+                bus: ":1.5".into(),
+                path: "/org/a11y/atspi/accessible/root".into(),
+            },
+            pid: Some(42),
+            name: "app".into(),
+            toolkit: toolkit.into(),
+            toolkit_version: version.into(),
+            answering: true,
+        }
+    }
+
+    fn window(handle: u64, title: &str, bounds: Rect) -> WindowInfo {
+        WindowInfo {
+            handle,
+            title: title.into(),
+            pid: Some(42),
+            app_name: "app".into(),
+            bounds,
+            focused: false,
+            minimized: false,
+            maximized: false,
+        }
+    }
+
+    fn frame(path: &str, name: &str, extents: Option<Rect>, active: bool) -> Frame {
+        Frame {
+            object: ObjectRef {
+                bus: ":1.5".into(),
+                path: path.into(),
+            },
+            name: name.into(),
+            extents,
+            active,
+        }
+    }
+
+    #[test]
+    fn two_windows_with_one_title_get_a_frame_each_by_geometry() {
+        let gtk3 = app("GTK", "3.24.38");
+        let left = window(1, "Untitled", Rect::new(0, 0, 400, 300));
+        let right = window(2, "Untitled", Rect::new(500, 0, 400, 300));
+        let frames = [
+            (
+                frame(
+                    "/f/right",
+                    "Untitled",
+                    Some(Rect::new(500, 0, 400, 300)),
+                    false,
+                ),
+                &gtk3,
+            ),
+            (
+                frame(
+                    "/f/left",
+                    "Untitled",
+                    Some(Rect::new(0, 0, 400, 300)),
+                    false,
+                ),
+                &gtk3,
+            ),
+        ];
+        let siblings = [left.clone(), right.clone()];
+        assert_eq!(match_frame(&left, &siblings, &frames), Some(1));
+        assert_eq!(match_frame(&right, &siblings, &frames), Some(0));
+    }
+
+    #[test]
+    fn a_matching_title_outweighs_a_frame_in_the_same_place() {
+        let gtk3 = app("GTK", "3.24.38");
+        let dialog = window(7, "Save As", Rect::new(100, 100, 300, 200));
+        let frames = [
+            (
+                frame(
+                    "/f/main",
+                    "Document",
+                    Some(Rect::new(100, 100, 300, 200)),
+                    false,
+                ),
+                &gtk3,
+            ),
+            (
+                frame(
+                    "/f/dialog",
+                    "Save As",
+                    Some(Rect::new(400, 400, 300, 200)),
+                    false,
+                ),
+                &gtk3,
+            ),
+        ];
+        assert_eq!(match_frame(&dialog, &[dialog.clone()], &frames), Some(1));
+    }
+
+    #[test]
+    fn a_window_whose_process_lists_no_such_window_still_gets_the_closest_frame() {
+        let qt = app("Qt", "5.15.8");
+        let unknown = window(9, "Editor", Rect::new(0, 0, 800, 600));
+        let frames = [
+            (frame("/f/other", "Other", None, false), &qt),
+            (
+                frame(
+                    "/f/editor",
+                    "Editor",
+                    Some(Rect::new(0, 0, 800, 600)),
+                    false,
+                ),
+                &qt,
+            ),
+        ];
+        assert_eq!(match_frame(&unknown, &[], &frames), Some(1));
+    }
+
+    #[test]
+    fn gtk4_extents_are_window_relative_and_centred_in_the_x_window() {
+        let gtk4 = app("GTK", "4.8.3");
+        let w = window(3, "Widgets", Rect::new(100, 50, 820, 620));
+        let f = frame("/f", "Widgets", Some(Rect::new(0, 0, 800, 600)), true);
+        let origin = origin_for(&gtk4, &f, &w);
+        assert_eq!(origin, Origin::Window { dx: 10, dy: 10 });
+        assert_eq!(offset_of(origin, &w), (110, 60));
+        let gtk3 = app("GTK", "3.24.38");
+        assert_eq!(origin_for(&gtk3, &f, &w), Origin::Screen);
+        assert_eq!(offset_of(Origin::Screen, &w), (0, 0));
+    }
+
+    #[test]
+    fn only_an_unnamed_active_frame_over_the_window_is_a_popup() {
+        let chromium = app("Chromium", "120");
+        let w = window(4, "Page", Rect::new(0, 0, 800, 600));
+        let frames = [
+            (
+                frame("/f/page", "Page", Some(Rect::new(0, 0, 800, 600)), false),
+                &chromium,
+            ),
+            (
+                frame("/f/menu", "", Some(Rect::new(700, 40, 200, 300)), true),
+                &chromium,
+            ),
+            (
+                frame(
+                    "/f/elsewhere",
+                    "",
+                    Some(Rect::new(900, 700, 100, 100)),
+                    true,
+                ),
+                &chromium,
+            ),
+            (
+                frame(
+                    "/f/named",
+                    "Settings",
+                    Some(Rect::new(10, 10, 100, 100)),
+                    true,
+                ),
+                &chromium,
+            ),
+            (
+                frame("/f/inactive", "", Some(Rect::new(10, 10, 100, 100)), false),
+                &chromium,
+            ),
+        ];
+        let popups = popups_over(&w, 0, &frames);
+        let paths: Vec<&str> = popups.iter().map(|f| f.object.path.as_str()).collect();
+        assert_eq!(paths, ["/f/menu"]);
+    }
+
+    #[test]
+    fn gtk3_and_libreoffice_run_actions_inside_the_request() {
+        assert!(runs_actions_in_request("GTK", "3.24.38"));
+        assert!(runs_actions_in_request("gail", "3.0"));
+        assert!(runs_actions_in_request("VCL", "7.4"));
+        assert!(!runs_actions_in_request("GTK", "4.8.3"));
+        assert!(!runs_actions_in_request("Chromium", "120"));
+        assert!(!runs_actions_in_request("Qt", "5.15"));
+    }
+}
