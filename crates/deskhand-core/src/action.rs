@@ -252,33 +252,33 @@ pub enum Spot {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct DesktopArgs {
-    /// What to do.
+    /// `down`/`up` press and release a button; `kill` ends the target's process; `recall`/`forget` read/drop what is remembered of apps.
     pub action: Option<ActionName>,
-    /// Surface: "screen", a window "w3" or an app "a2"; omitted, the current one.
+    /// The surface.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub target: Option<String>,
-    /// Element ref from the latest observe, e.g. "e4".
+    /// An element ref.
     #[serde(rename = "ref", skip_serializing_if = "Option::is_none")]
     pub element: Option<String>,
-    /// Point across, 0–1000 of the surface from its left edge.
+    /// Point across, 0–1000 from the left edge.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub x: Option<f64>,
-    /// Point down, 0–1000 of the surface from its top edge.
+    /// Point down, 0–1000 from the top edge.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub y: Option<f64>,
-    /// zoom: [x0, y0, x1, y1], 0–1000 of the surface.
+    /// zoom: [x0, y0, x1, y1].
     #[serde(skip_serializing_if = "Option::is_none")]
     pub region: Option<[f64; 4]>,
-    /// type: the text to type (any Unicode; newlines press Return); clipboard: the text to write.
+    /// type: any Unicode, newlines press Return; clipboard: the text to write (none: read it).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub text: Option<String>,
-    /// type: true to replace the field's content (select all, then type), not insert at the cursor.
+    /// type: true to select all first, so the text replaces the field's content.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub replace: Option<bool>,
-    /// read: the character to start at (default 0); a read returns at most 2,000 characters and says where the next page starts.
+    /// read: the first character; a page is 2,000 and says where the next starts.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub offset: Option<u32>,
-    /// press: key chords, space-separated, e.g. "ctrl+s", "Return", "ctrl+a Delete".
+    /// press: space-separated key chords, e.g. "ctrl+a Delete", "Return".
     #[serde(skip_serializing_if = "Option::is_none")]
     pub keys: Option<String>,
     /// scroll: which way.
@@ -287,88 +287,88 @@ pub struct DesktopArgs {
     /// scroll: wheel clicks, 1–50 (default 3).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub amount: Option<u32>,
-    /// drag: start, a ref "eN" or a point [x, y].
+    /// drag: start, a ref or [x, y].
     #[serde(skip_serializing_if = "Option::is_none")]
     pub from: Option<Spot>,
-    /// drag: end, a ref "eN" or a point [x, y].
+    /// drag: end, a ref or [x, y].
     #[serde(skip_serializing_if = "Option::is_none")]
     pub to: Option<Spot>,
-    /// click/drag: the mouse button (default left).
+    /// click/drag/down/up: default left.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub button: Option<MouseButton>,
-    /// click: 1 (default), 2 for a double click, 3 for a triple click.
+    /// click: 1 (default), 2 double, 3 triple.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub count: Option<u32>,
-    /// click/drag: keys held during the action.
+    /// click/drag/down/up: keys held.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub modifiers: Option<Vec<Modifier>>,
-    /// observe: list at most this many elements, 1–5000 (default 300).
+    /// observe: at most 1–5000 elements (default 300).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub limit: Option<u32>,
-    /// observe: list only elements whose name, role or value contains this text (any case), with their ancestors.
+    /// observe: only elements whose name, role or value contains this (any case), with their ancestors; recall: search the remembered.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub query: Option<String>,
-    /// observe: list elements at most this deep, 0–100 (0: only the window).
+    /// observe: at most this deep, 0–100 (0: the window alone).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub max_depth: Option<u32>,
-    /// observe: true to list hidden elements too, marked hidden.
+    /// observe: true to list hidden elements too.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub hidden: Option<bool>,
-    /// observe: true to put its center @x,y on every line.
+    /// observe: true for the center @x,y on every line, not only where its words do not tell it apart.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub points: Option<bool>,
-    /// observe: true to print only what changed since the last observe of the same surface (+ added, - removed, ~ changed); refs of unchanged elements stay valid.
+    /// observe: true for only the changes since the surface's last observe (+ added, - removed, ~ changed); unchanged refs stay valid.
     #[serde(alias = "diff", skip_serializing_if = "Option::is_none")]
     pub since: Option<bool>,
-    /// Instead of `ref`: the element by what it shows, {"name": "Save", "role": "button"}, looked up at call time; an exact name (any case) wins over a partial one, several matches fail and list them.
+    /// Instead of `ref`: the element by what it shows, looked up at call time; an exact name beats a partial one; several matches fail, listed.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub find: Option<FindArgs>,
-    /// drag: points [x, y] (0–1000) passed through between `from` and `to`, at most 50.
+    /// drag: up to 50 points [x, y] passed between `from` and `to`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub via: Option<Vec<[f64; 2]>>,
-    /// drag: how long the move takes, 0–10000 ms (default: as fast as the app follows).
+    /// drag: 0–10000 ms (default: as fast as the app follows).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub duration_ms: Option<u32>,
     /// set_value: the text or number to set (read back before `done`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub value: Option<ValueArg>,
-    /// select: a menu path, e.g. ["File", "Save As…"], opened level by level.
+    /// select: menu items from the bar down, e.g. ["File", "Save As…"].
     #[serde(skip_serializing_if = "Option::is_none")]
     pub path: Option<Vec<String>>,
-    /// launch: an installed app's desktop-file id or name (see apps {"installed": true}).
+    /// launch: a desktop-file id or name from apps {"installed": true}; recall/forget: an app's name.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub app: Option<String>,
     /// launch: false to keep the focus where it is (default true).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub focus: Option<bool>,
-    /// apps: true to list installed applications that `launch` can start.
+    /// apps: true for installed apps.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub installed: Option<bool>,
-    /// window: the state to put it in.
+    /// window: the state to set.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub state: Option<WindowState>,
-    /// window: the top-left corner of its content, [x, y] in screen pixels as `windows` lists them.
+    /// window: the content's top-left [x, y], screen pixels as `windows` lists them.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub position: Option<[i32; 2]>,
-    /// window: the size of its content, [width, height] in screen pixels.
+    /// window: the content's [width, height], screen pixels.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub size: Option<[u32; 2]>,
-    /// wait: a condition or a list that must all hold: an element {"name" (exact, else in part), "role" or "ref"; "is": present (default) | absent | enabled | focused, or "value" (exact), "value_has" (a part, any case) or "value_not"}; {"title": a part of the surface's title}; {"window": a part of any window's title}; {"new_window": true}; {"gone": true} (the surface closed); {"stable_ms": N}: the tree unchanged N ms, with "region" the pixels there.
+    /// wait: one condition or a list, all to hold: an element by "name" (exact, else in part), "role" or "ref", with "is" (default present), "value" (exact), "value_has" (in part, any case) or "value_not"; "title" or "window": part of the surface's or any window's title; "new_window" or "gone" (the surface closed): true; "stable_ms": the tree unchanged N ms, with "region" the pixels there.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub until: Option<Conditions>,
-    /// wait: give up after this many ms, 1–30000 (default 10000).
+    /// wait: give up after 1–30000 ms (default 10000).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub timeout_ms: Option<u32>,
-    /// wait: look again every this many ms, 50–5000 (default 200).
+    /// wait: look every 50–5000 ms (default 200).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub interval_ms: Option<u32>,
     /// recall: a piece of a remembered window's title, or its id "#3", with `app`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub window: Option<String>,
-    /// forget: true to forget everything (otherwise give `app`).
+    /// forget: true for everything, else give `app`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub all: Option<bool>,
-    /// batch: 1–50 steps, each one action's arguments ({"action": "click", "find": {...}}); all are checked before any runs; they stop at the first failure.
+    /// batch: 1–50 calls' arguments, all checked before any runs; stops at the first failure.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub steps: Option<Vec<serde_json::Value>>,
 }
@@ -377,10 +377,10 @@ pub struct DesktopArgs {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct FindArgs {
-    /// The element's name, any case.
+    /// Any case.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
-    /// The role as observe prints it, e.g. "button", "text", "menuitem".
+    /// As observe prints it, e.g. "button".
     #[serde(skip_serializing_if = "Option::is_none")]
     pub role: Option<String>,
 }

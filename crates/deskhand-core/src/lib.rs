@@ -9,6 +9,7 @@ pub mod control;
 pub mod coords;
 pub mod desk;
 pub mod error;
+#[cfg(feature = "fake")]
 pub mod fake;
 mod find;
 pub mod image;

@@ -1,5 +1,6 @@
 //! The MCP face of deskhand: one `desktop` tool, served with rmcp.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use base64::Engine;
@@ -22,12 +23,11 @@ pub const TOOL_NAME: &str = "desktop";
 
 /// The contract, short: this text is sent with every model request.
 pub const TOOL_DESCRIPTION: &str = "\
-Observe and act on the local GUI: read accessibility trees, click, type, press, scroll, drag, capture a screenshot or a zoomed region.
-Which action: `apps`, then `windows`, picks a target; `observe` reads its tree and gives element refs (e1, e2, …). Act by `ref` where the tree shows the control, by `x`/`y` where it does not; refs expire on the next observe. Use `screenshot` or `zoom` where the tree cannot show what you need. A tree shows at most 120 characters of a value (a terminal's end, a query's match) and 200 of a name or title, cut with … and counted in the header; `read` gives the whole text. A line has its center @x,y only where its words do not tell it apart.
-Which surface: with no `target` a call uses the surface last observed or captured, before that the focused window of the frontmost app. A successful observe/screenshot/zoom naming a target makes it current; a failed one changes nothing. `wN` is exactly one window and fails as surface-gone once it closes; `aN` is that app's focused window at call time; \"screen\" is the whole desktop. A ref belongs to the surface it was observed on.
-Points and regions are 0–1000 of the named surface; zoom returns native pixels. `press` goes to the focused app, a coordinate click lands on whatever is under it, scroll without x/y goes where the pointer is; none of them raises a window.
-Results: actions answer `done` when the system took the input (not checked further) or `applied but unconfirmed` when part may have landed: check before repeating, a repeated click is a second click. `failed (kind)` means nothing happened; the message says why and what to call next.
-Also: `find` in place of `ref`; `wait` reads until `until` holds; `batch`; `set_value`; `select` a menu path; `launch`, `focus`, `close`, `kill`, `window`; `clipboard`; `hover`, `down`/`up`; `recall`, `forget`.";
+Observe and act on the local GUI: accessibility trees, input, screenshots.
+Which action: `apps`, then `windows`, picks a target; `observe` reads its tree and gives element refs (eN). Act by `ref` where the tree shows the control, by `x`/`y` where it does not; refs expire on the next observe. `screenshot` and `zoom` show what the tree cannot. A tree cuts a value at 120 characters (keeping a terminal's end, a query's match), a name or title at 200, with … and counted in the header; `read` gives the whole text.
+Which surface: with no `target`, the one last observed or captured, before that the frontmost app's focused window. A successful observe/screenshot/zoom naming a target makes it current; a failed one changes nothing. `wN` is exactly one window, surface-gone once it closes; `aN` is that app's focused window at call time; \"screen\" the whole desktop. A ref belongs to the surface it was observed on.
+Points and regions are 0–1000 of the named surface; zoom returns native pixels. `press` goes to the focused app, a coordinate click to whatever is under it, scroll without x/y where the pointer is; none raises a window.
+Results: `done` means the system took the input (unchecked), `applied but unconfirmed` that part may have landed: check before repeating, a repeated click is a second click. `failed (kind)`: nothing happened; the message says why and what to call next.";
 
 /// Serves the `desktop` tool for one agent session.
 pub struct DesktopServer<B> {
@@ -75,8 +75,10 @@ pub fn tool() -> Tool {
         Ok(serde_json::Value::Object(map)) => map,
         _ => JsonObject::new(),
     };
-    // The Rust type's name means nothing to a model.
+    // The Rust type's name means nothing to a model, and its doc says what the tool's
+    // description and each parameter's already say.
     schema.remove("title");
+    schema.remove("description");
     // Each definition is described where a parameter uses it; its own text only repeats that.
     if let Some(serde_json::Value::Object(defs)) = schema.get_mut("$defs") {
         for def in defs
@@ -86,6 +88,7 @@ pub fn tool() -> Tool {
             def.remove("description");
         }
     }
+    inline_single_uses(&mut schema);
     // `action` is what every call needs; the schema says so even though parsing reports it.
     schema.insert("required".into(), json!(["action"]));
     Tool::new(TOOL_NAME, TOOL_DESCRIPTION, Arc::new(schema)).with_annotations(
@@ -99,13 +102,15 @@ pub fn tool() -> Tool {
 
 /// The schema as the model reads it, without what costs tokens and says nothing to it: every
 /// parameter is optional already, so the `null` that schemars adds to each `Option` goes (from
-/// types and from `anyOf`), and so do number formats, the zero minimum of unsigned numbers and
-/// the `$schema` URL. Ranges and defaults are in the descriptions.
+/// types and from `anyOf`), and so do number formats, the zero minimum of unsigned numbers, the
+/// `items: true` of a list of anything and the `$schema` URL. Ranges and defaults are in the descriptions.
 fn lean(value: serde_json::Value) -> serde_json::Value {
     use serde_json::Value;
     let null = json!({"type": "null"});
     let says_nothing = |key: &str, value: &Value| {
-        matches!(key, "$schema" | "format") || (key == "minimum" && *value == json!(0))
+        matches!(key, "$schema" | "format")
+            || (key == "minimum" && *value == json!(0))
+            || (key == "items" && *value == json!(true))
     };
     match value {
         Value::Array(items) => Value::Array(items.into_iter().map(lean).collect()),
@@ -144,6 +149,71 @@ fn lean(value: serde_json::Value) -> serde_json::Value {
             Value::Object(map)
         }
         other => other,
+    }
+}
+
+/// Puts each definition that only one place refers to in that place: a `$ref` and the name it
+/// points at cost tokens that say nothing when nothing else shares the definition.
+fn inline_single_uses(schema: &mut JsonObject) {
+    use serde_json::Value;
+    fn count_refs(value: &Value, counts: &mut HashMap<String, usize>) {
+        match value {
+            Value::Object(map) => {
+                if let Some(Value::String(target)) = map.get("$ref") {
+                    *counts.entry(target.clone()).or_default() += 1;
+                }
+                map.values().for_each(|v| count_refs(v, counts));
+            }
+            Value::Array(items) => items.iter().for_each(|v| count_refs(v, counts)),
+            _ => {}
+        }
+    }
+    fn inline(value: &mut Value, defs: &JsonObject) {
+        match value {
+            Value::Object(map) => {
+                let def = match map.get("$ref") {
+                    Some(Value::String(target)) => target
+                        .strip_prefix("#/$defs/")
+                        .and_then(|name| defs.get(name)),
+                    _ => None,
+                };
+                if let Some(Value::Object(def)) = def.cloned() {
+                    map.remove("$ref");
+                    for (key, value) in def {
+                        // The use's own description says more than the definition's.
+                        map.entry(key).or_insert(value);
+                    }
+                }
+                map.values_mut().for_each(|v| inline(v, defs));
+            }
+            Value::Array(items) => items.iter_mut().for_each(|v| inline(v, defs)),
+            _ => {}
+        }
+    }
+    let Some(Value::Object(mut defs)) = schema.remove("$defs") else {
+        return;
+    };
+    // Inlining a definition can leave one with a single use: one used only inside it.
+    loop {
+        let mut counts = HashMap::new();
+        schema
+            .values()
+            .chain(defs.values())
+            .for_each(|v| count_refs(v, &mut counts));
+        let (single, shared): (JsonObject, JsonObject) = defs.into_iter().partition(|(name, _)| {
+            counts.get(&format!("#/$defs/{name}")).copied().unwrap_or(0) <= 1
+        });
+        defs = shared;
+        if single.is_empty() {
+            break;
+        }
+        schema
+            .values_mut()
+            .chain(defs.values_mut())
+            .for_each(|v| inline(v, &single));
+    }
+    if !defs.is_empty() {
+        schema.insert("$defs".into(), Value::Object(defs));
     }
 }
 
@@ -264,6 +334,7 @@ mod tests {
                 "amount": {"type": ["integer", "null"], "minimum": 1, "maximum": 50},
                 "button": {"description": "which", "anyOf": [{"$ref": "#/$defs/Button"}, {"type": "null"}]},
                 "value": {"anyOf": [{"type": "number"}, {"type": "string"}, {"type": "null"}]},
+                "steps": {"type": ["array", "null"], "items": true},
             },
         });
         assert_eq!(
@@ -274,8 +345,81 @@ mod tests {
                     "amount": {"type": "integer", "minimum": 1, "maximum": 50},
                     "button": {"description": "which", "$ref": "#/$defs/Button"},
                     "value": {"anyOf": [{"type": "number"}, {"type": "string"}]},
+                    "steps": {"type": "array"},
                 },
             })
+        );
+    }
+
+    #[test]
+    fn a_definition_used_once_is_inlined_and_a_shared_one_kept() {
+        let mut schema = json!({
+            "properties": {
+                "button": {"description": "which", "$ref": "#/$defs/Button"},
+                "from": {"$ref": "#/$defs/Spot"},
+                "to": {"$ref": "#/$defs/Spot"},
+            },
+            "$defs": {
+                "Button": {"description": "the definition's own", "enum": ["left"], "type": "string"},
+                "Spot": {"anyOf": [{"type": "string"}, {"$ref": "#/$defs/Point"}]},
+                "Point": {"type": "array", "minItems": 2, "maxItems": 2},
+                "Unused": {"type": "string"},
+            },
+        });
+        let map = schema.as_object_mut().expect("an object");
+        inline_single_uses(map);
+        assert_eq!(
+            schema,
+            json!({
+                "properties": {
+                    "button": {"description": "which", "enum": ["left"], "type": "string"},
+                    "from": {"$ref": "#/$defs/Spot"},
+                    "to": {"$ref": "#/$defs/Spot"},
+                },
+                "$defs": {
+                    "Spot": {"anyOf": [{"type": "string"}, {"type": "array", "minItems": 2, "maxItems": 2}]},
+                },
+            })
+        );
+    }
+
+    #[test]
+    fn every_reference_of_the_tool_schema_names_a_kept_definition() {
+        fn refs(value: &serde_json::Value, found: &mut Vec<String>) {
+            match value {
+                serde_json::Value::Object(map) => {
+                    if let Some(target) = map.get("$ref").and_then(|t| t.as_str()) {
+                        found.push(target.to_owned());
+                    }
+                    map.values().for_each(|v| refs(v, found));
+                }
+                serde_json::Value::Array(items) => items.iter().for_each(|v| refs(v, found)),
+                _ => {}
+            }
+        }
+        let schema = serde_json::Value::Object((*tool().input_schema).clone());
+        let mut found = Vec::new();
+        refs(&schema, &mut found);
+        let defs = schema["$defs"].as_object().expect("shared definitions");
+        for target in &found {
+            let name = target.strip_prefix("#/$defs/").expect("a local reference");
+            assert!(defs.contains_key(name), "{target} points at nothing");
+        }
+        for name in defs.keys() {
+            let uses = found
+                .iter()
+                .filter(|t| **t == format!("#/$defs/{name}"))
+                .count();
+            assert!(
+                uses > 1,
+                "{name} is used {uses} times and should be inlined"
+            );
+        }
+        assert_eq!(
+            schema["properties"]["action"]["enum"]
+                .as_array()
+                .map(Vec::len),
+            Some(deskhand_core::action::ActionName::ALL.len())
         );
     }
 
