@@ -94,6 +94,62 @@ impl ActionName {
         ActionName::Forget,
     ];
 
+    /// The arguments this action takes besides `action`: anything else is refused, not ignored.
+    pub fn fields(self) -> &'static [&'static str] {
+        match self {
+            ActionName::Apps => &["installed"],
+            ActionName::Windows => &[],
+            ActionName::Observe => &[
+                "target",
+                "limit",
+                "query",
+                "max_depth",
+                "hidden",
+                "points",
+                "since",
+            ],
+            ActionName::Screenshot => &["target"],
+            ActionName::Click => &[
+                "target",
+                "ref",
+                "find",
+                "x",
+                "y",
+                "button",
+                "count",
+                "modifiers",
+            ],
+            ActionName::Type => &["target", "ref", "find", "text", "replace"],
+            ActionName::Read => &["target", "ref", "find", "offset"],
+            ActionName::Press => &["keys"],
+            ActionName::Scroll => &["target", "ref", "find", "x", "y", "direction", "amount"],
+            ActionName::Drag => &[
+                "target",
+                "from",
+                "to",
+                "via",
+                "duration_ms",
+                "button",
+                "modifiers",
+            ],
+            ActionName::Zoom => &["target", "region"],
+            ActionName::Hover => &["target", "ref", "find", "x", "y"],
+            ActionName::Down | ActionName::Up => {
+                &["target", "ref", "find", "x", "y", "button", "modifiers"]
+            }
+            ActionName::Wait => &["target", "until", "timeout_ms", "interval_ms"],
+            ActionName::Batch => &["steps"],
+            ActionName::SetValue => &["target", "ref", "find", "value"],
+            ActionName::Select => &["target", "path"],
+            ActionName::Launch => &["app", "focus"],
+            ActionName::Focus | ActionName::Close | ActionName::Kill => &["target"],
+            ActionName::Window => &["target", "state", "position", "size"],
+            ActionName::Clipboard => &["text"],
+            ActionName::Recall => &["app", "window", "query"],
+            ActionName::Forget => &["app", "all"],
+        }
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             ActionName::Apps => "apps",
@@ -889,58 +945,7 @@ impl DesktopArgs {
         };
         let action_name = name.as_str();
         let present = self.present_fields();
-        let allowed: &[&str] = match name {
-            ActionName::Apps => &["installed"],
-            ActionName::Windows => &[],
-            ActionName::Observe => &[
-                "target",
-                "limit",
-                "query",
-                "max_depth",
-                "hidden",
-                "points",
-                "since",
-            ],
-            ActionName::Screenshot => &["target"],
-            ActionName::Click => &[
-                "target",
-                "ref",
-                "find",
-                "x",
-                "y",
-                "button",
-                "count",
-                "modifiers",
-            ],
-            ActionName::Type => &["target", "ref", "find", "text", "replace"],
-            ActionName::Read => &["target", "ref", "find", "offset"],
-            ActionName::Press => &["keys"],
-            ActionName::Scroll => &["target", "ref", "find", "x", "y", "direction", "amount"],
-            ActionName::Drag => &[
-                "target",
-                "from",
-                "to",
-                "via",
-                "duration_ms",
-                "button",
-                "modifiers",
-            ],
-            ActionName::Zoom => &["target", "region"],
-            ActionName::Hover => &["target", "ref", "find", "x", "y"],
-            ActionName::Down | ActionName::Up => {
-                &["target", "ref", "find", "x", "y", "button", "modifiers"]
-            }
-            ActionName::Wait => &["target", "until", "timeout_ms", "interval_ms"],
-            ActionName::Batch => &["steps"],
-            ActionName::SetValue => &["target", "ref", "find", "value"],
-            ActionName::Select => &["target", "path"],
-            ActionName::Launch => &["app", "focus"],
-            ActionName::Focus | ActionName::Close | ActionName::Kill => &["target"],
-            ActionName::Window => &["target", "state", "position", "size"],
-            ActionName::Clipboard => &["text"],
-            ActionName::Recall => &["app", "window", "query"],
-            ActionName::Forget => &["app", "all"],
-        };
+        let allowed = name.fields();
         if let Some(extra) = present.iter().find(|field| !allowed.contains(field)) {
             let takes = if allowed.is_empty() {
                 "no other arguments".to_string()
