@@ -235,6 +235,11 @@ impl ActionName {
         &ACTIONS[self as usize]
     }
 
+    /// The arguments this action takes besides `action`: anything else is refused, not ignored.
+    pub fn fields(self) -> &'static [&'static str] {
+        self.spec().fields
+    }
+
     pub fn as_str(self) -> &'static str {
         self.spec().text
     }
@@ -935,25 +940,25 @@ impl ConditionArgs {
 
 /// Parses raw JSON arguments: unknown keys and wrong types are bad arguments, not protocol errors.
 pub fn parse_call(arguments: serde_json::Value) -> Result<Call> {
-    let args: DesktopArgs = match serde_json::from_value(arguments.clone()) {
-        Ok(args) => args,
-        Err(err) => {
-            // serde does not say which key was wrong; every key alone tells.
-            let key = arguments.as_object().and_then(|map| {
-                map.iter()
-                    .find(|(key, value)| {
-                        let alone = serde_json::json!({ key.as_str(): value });
-                        serde_json::from_value::<DesktopArgs>(alone).is_err()
-                    })
-                    .map(|(key, _)| format!("`{key}`: "))
-            });
-            return Err(Error::bad_argument(format!(
-                "the arguments do not fit the desktop tool: {}{err}; see the tool's input schema",
-                key.unwrap_or_default()
-            )));
-        }
-    };
-    args.validate()
+    args_at(arguments, "")?.validate()
+}
+
+/// The arguments as typed; `at` is where they sit in the call (`steps[2].` in a batch), so the
+/// error names the bad key by its whole path, as an agent would write it.
+fn args_at(arguments: serde_json::Value, at: &str) -> Result<DesktopArgs> {
+    serde_path_to_error::deserialize(arguments).map_err(|err| {
+        let path = err.path().to_string();
+        // An empty path (".") is the arguments as a whole: not an object.
+        let key = match (at, path.as_str()) {
+            ("", ".") => String::new(),
+            (at, ".") => format!("`{}`: ", at.trim_end_matches('.')),
+            (at, path) => format!("`{at}{path}`: "),
+        };
+        Error::bad_argument(format!(
+            "the arguments do not fit the desktop tool: {key}{}; see the tool's input schema",
+            err.into_inner()
+        ))
+    })
 }
 
 impl DesktopArgs {
@@ -967,7 +972,7 @@ impl DesktopArgs {
         };
         let action_name = name.as_str();
         let present = self.present_fields();
-        let allowed = name.spec().fields;
+        let allowed = name.fields();
         if let Some(extra) = present.iter().find(|field| !allowed.contains(field)) {
             let takes = if allowed.is_empty() {
                 "no other arguments".to_string()
@@ -1350,7 +1355,9 @@ impl DesktopArgs {
             .into_iter()
             .enumerate()
             .map(|(i, step)| {
-                let call = parse_call(step).map_err(|err| {
+                let call = args_at(step, &format!("steps[{i}]."))
+                    .and_then(DesktopArgs::validate)
+                    .map_err(|err| {
                     Error::bad_argument(format!(
                         "step {i} is not valid, so no step ran: {}",
                         err.message
@@ -1556,6 +1563,44 @@ mod tests {
         assert_eq!(err.kind, ErrorKind::BadArgument);
         let err = parse(json!({"action": "click", "x": "5", "y": 5})).unwrap_err();
         assert_eq!(err.kind, ErrorKind::BadArgument);
+    }
+
+    #[test]
+    fn a_bad_key_is_named_by_its_path() {
+        let message = |v| parse(v).unwrap_err().message;
+        assert_eq!(
+            message(json!({"action": "click", "ref": 4})),
+            "the arguments do not fit the desktop tool: `ref`: invalid type: integer `4`, expected a string; see the tool's input schema"
+        );
+        let nested = message(json!({"action": "click", "find": {"name": "Save", "rol": "button"}}));
+        assert!(
+            nested.contains("`find.rol`: unknown field `rol`"),
+            "{nested}"
+        );
+        let step = message(json!({"action": "batch", "steps": [
+            {"action": "apps"},
+            {"action": "press", "keys": "a"},
+            {"action": "click", "ref": ["e4"]},
+        ]}));
+        assert!(
+            step.starts_with("step 2 is not valid, so no step ran: the arguments do not fit the desktop tool: `steps[2].ref`: invalid type: sequence"),
+            "{step}"
+        );
+        let unknown =
+            message(json!({"action": "batch", "steps": [{"action": "apps", "bogus": 1}]}));
+        assert!(
+            unknown.contains("`steps[0].bogus`: unknown field `bogus`"),
+            "{unknown}"
+        );
+        let whole = message(json!({"action": "batch", "steps": ["apps"]}));
+        assert!(
+            whole.contains("`steps[0]`: invalid type: string \"apps\""),
+            "{whole}"
+        );
+        assert!(
+            message(json!("observe"))
+                .starts_with("the arguments do not fit the desktop tool: invalid type: string")
+        );
     }
 
     #[test]

@@ -307,39 +307,16 @@ pub fn redact_keys(keys: &Keys) -> String {
         .join(" ")
 }
 
-/// `2026-12-01T09:30:00.123Z`: UTC, without a date library.
+/// `2026-12-01T09:30:00.123Z`: UTC to the millisecond; an instant before 1970 (a clock gone
+/// wrong) reads as 1970 rather than failing the line.
 pub fn utc_timestamp(at: SystemTime) -> String {
-    let since = at.duration_since(UNIX_EPOCH).unwrap_or_default();
-    let (year, month, day, hour, minute, second) = civil(since.as_millis() as i64);
-    format!(
-        "{year:04}-{month:02}-{day:02}T{hour:02}:{minute:02}:{second:02}.{:03}Z",
-        since.subsec_millis()
-    )
-}
-
-/// Year, month, day, hour, minute and second of a UTC instant given in unix milliseconds
-/// (proleptic Gregorian calendar, after Howard Hinnant's `civil_from_days`).
-pub fn civil(ms: i64) -> (i64, i64, i64, i64, i64, i64) {
-    let seconds = ms.div_euclid(1000);
-    let days = seconds.div_euclid(86_400);
-    let of_day = seconds.rem_euclid(86_400);
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    (
-        year,
-        month,
-        day,
-        of_day / 3_600,
-        of_day % 3_600 / 60,
-        of_day % 60,
-    )
+    let ms = at
+        .duration_since(UNIX_EPOCH)
+        .map(|since| i64::try_from(since.as_millis()).unwrap_or(i64::MAX))
+        .unwrap_or_default();
+    // Whole milliseconds first, so the fraction is cut, never rounded up into the next second.
+    let at = jiff::Timestamp::from_millisecond(ms).unwrap_or(jiff::Timestamp::MAX);
+    at.strftime("%Y-%m-%dT%H:%M:%S%.3fZ").to_string()
 }
 
 #[cfg(test)]

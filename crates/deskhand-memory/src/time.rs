@@ -2,7 +2,7 @@
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use deskhand_core::audit::civil;
+use jiff::Timestamp;
 
 pub(crate) fn millis(at: SystemTime) -> i64 {
     match at.duration_since(UNIX_EPOCH) {
@@ -11,16 +11,24 @@ pub(crate) fn millis(at: SystemTime) -> i64 {
     }
 }
 
+/// A stored time past what a calendar can show (only a corrupt row holds one) reads as the
+/// calendar's first or last instant rather than failing the reply.
+fn at(ms: i64) -> Timestamp {
+    Timestamp::from_millisecond(ms).unwrap_or(if ms < 0 {
+        Timestamp::MIN
+    } else {
+        Timestamp::MAX
+    })
+}
+
 /// `2026-11-30 04:12 UTC`.
 pub(crate) fn utc(ms: i64) -> String {
-    let (y, mo, d, h, mi, _) = civil(ms);
-    format!("{y:04}-{mo:02}-{d:02} {h:02}:{mi:02} UTC")
+    at(ms).strftime("%Y-%m-%d %H:%M UTC").to_string()
 }
 
 /// `2026-11-30T04:12:31Z`, for the structured form.
 pub(crate) fn iso(ms: i64) -> String {
-    let (y, mo, d, h, mi, s) = civil(ms);
-    format!("{y:04}-{mo:02}-{d:02}T{h:02}:{mi:02}:{s:02}Z")
+    at(ms).strftime("%Y-%m-%dT%H:%M:%SZ").to_string()
 }
 
 /// `3 min ago`, `2 h ago`, `5 d ago`, floored. A time after `now` (a clock set back) reads as

@@ -1,4 +1,4 @@
-//! The CLI face: `deskhand <action> ['<JSON args>']`, printing exactly what the MCP tool returns,
+//! The CLI face: `deskhand <action> [ARG]`, printing exactly what the MCP tool returns,
 //! with refs and the current surface kept per display between calls.
 
 use std::fs::{self, File, OpenOptions};
@@ -7,124 +7,23 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use anyhow::{Context, bail};
-use serde_json::{Value, json};
+use serde_json::json;
 
-use deskhand_core::action::ActionName;
 use deskhand_core::{Config, Error, Outcome, Reply, Session, execute, parse_call};
 use deskhand_mcp::DesktopServer;
 
-use crate::safety::{self, SafetyFlags};
-
-pub const USAGE: &str = "\
-deskhand: eyes and hands on a real desktop, for AI agents.
-
-Usage:
-  deskhand mcp [--headless] [--policy FILE] [--audit FILE|off] [--memory FILE|off]
-                                       serve the `desktop` MCP tool over stdio
-  deskhand <action> ['<JSON args>'] [--json] [--out FILE.png] [--policy FILE] [--audit FILE|off]
-                [--memory FILE|off]    run one action, e.g. deskhand observe '{\"target\":\"w2\"}'
-  deskhand desktop start|stop          a private headless desktop: eval \"$(deskhand desktop start)\"
-
-Actions: apps, windows, observe, read, click, type, press, scroll, drag, screenshot, zoom, hover,
-  down, up, wait, batch, set_value, select, launch, focus, close, kill, window, clipboard, recall,
-  forget.
-Exit status: 0 done, 1 the call failed (nothing happened), 2 usage error, 3 applied but unconfirmed.
-Safety: the pointer in the top-left corner of the screen stops every action until it leaves.
-  Policy: --policy FILE, else $DESKHAND_POLICY, else $XDG_CONFIG_HOME/deskhand/policy.toml.
-  Audit log: --audit FILE|off, else $DESKHAND_AUDIT, else $XDG_STATE_HOME/deskhand/audit.jsonl.
-Memory of windows seen (names, never values): --memory FILE|off, else $DESKHAND_MEMORY, else
-  $XDG_DATA_HOME/deskhand/memory.sqlite.
-";
-
-struct Invocation {
-    arguments: Value,
-    json: bool,
-    out: Option<PathBuf>,
-    safety: SafetyFlags,
-}
-
-fn usage_error(message: &str) -> anyhow::Result<u8> {
-    eprintln!("deskhand: {message}\n\n{USAGE}");
-    Ok(2)
-}
-
-fn parse_invocation(args: &[String]) -> Result<Invocation, String> {
-    // Options may come before the action too (`deskhand --json windows`).
-    let mut args = args.to_vec();
-    if args[0].starts_with("--")
-        && let Some(at) = args
-            .iter()
-            .position(|arg| ActionName::ALL.iter().any(|known| known.as_str() == arg))
-    {
-        let action = args.remove(at);
-        args.insert(0, action);
-    }
-    let action = &args[0];
-    if !ActionName::ALL.iter().any(|known| known.as_str() == action) {
-        return Err(format!(
-            "unknown action {action:?}; actions are {}",
-            ActionName::ALL.map(ActionName::as_str).join(", ")
-        ));
-    }
-    let mut json_out = false;
-    let mut out = None;
-    let mut object: Option<serde_json::Map<String, Value>> = None;
-    let mut safety = SafetyFlags::default();
-    let mut rest = args[1..].iter();
-    while let Some(arg) = rest.next() {
-        if safety.take(arg, &mut rest)? {
-            continue;
-        }
-        match arg.as_str() {
-            "--json" => json_out = true,
-            "--out" => {
-                let path = rest.next().ok_or("--out needs a file path")?;
-                out = Some(PathBuf::from(path));
-            }
-            flag if flag.starts_with("--") => return Err(format!("unknown option {flag}")),
-            text if object.is_none() => match serde_json::from_str::<Value>(text) {
-                Ok(Value::Object(map)) => object = Some(map),
-                Ok(_) => return Err(format!("the arguments {text:?} are not a JSON object")),
-                Err(err) => {
-                    return Err(format!("the arguments {text:?} are not valid JSON: {err}"));
-                }
-            },
-            extra => {
-                return Err(format!(
-                    "unexpected argument {extra:?}; pass one JSON object"
-                ));
-            }
-        }
-    }
-    let mut object = object.unwrap_or_default();
-    if let Some(given) = object.get("action")
-        && given != &Value::String(action.clone())
-    {
-        return Err(format!(
-            "the JSON names action {given} but the command line names {action:?}"
-        ));
-    }
-    object.insert("action".into(), Value::String(action.clone()));
-    Ok(Invocation {
-        arguments: Value::Object(object),
-        json: json_out,
-        out,
-        safety,
-    })
-}
+use crate::args::{ActionCall, McpArgs};
+use crate::safety;
 
 /// One action from the command line.
-pub fn action(args: &[String]) -> anyhow::Result<u8> {
-    let invocation = match parse_invocation(args) {
-        Ok(invocation) => invocation,
-        Err(message) => return usage_error(&message),
-    };
+pub fn action(call: ActionCall) -> anyhow::Result<u8> {
+    let ActionCall { arguments, options } = call;
     // Loaded before anything else, once: no call can change them.
-    let (policy, audit) = safety::load(&invocation.safety)?;
+    let (policy, audit) = safety::load(&options.safety)?;
     let config = Config {
         policy,
         audit,
-        memory: safety::open_memory(&invocation.safety)?,
+        memory: safety::open_memory(&options.safety)?,
         ..Config::default()
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -132,7 +31,7 @@ pub fn action(args: &[String]) -> anyhow::Result<u8> {
         .enable_all()
         .build()
         .context("starting the async runtime failed")?;
-    let reply = match parse_call(invocation.arguments) {
+    let reply = match parse_call(arguments) {
         Ok(call) => runtime.block_on(async {
             let backend = crate::platform::connect()?;
             let store = SessionStore::open()?;
@@ -144,7 +43,7 @@ pub fn action(args: &[String]) -> anyhow::Result<u8> {
         Err(err) => Ok(Err(err)),
     };
     let reply = reply.unwrap_or_else(Err);
-    print_reply(&reply, invocation.json, invocation.out.as_deref())
+    print_reply(&reply, options.json, options.out.as_deref())
 }
 
 fn print_reply(
@@ -291,22 +190,8 @@ fn fnv1a(bytes: &[u8]) -> u64 {
     })
 }
 
-/// `deskhand mcp [--headless] [--policy FILE] [--audit FILE|off]`.
-pub fn mcp(args: &[String]) -> anyhow::Result<u8> {
-    let mut headless = false;
-    let mut safety = SafetyFlags::default();
-    let mut rest = args.iter();
-    while let Some(arg) = rest.next() {
-        match safety.take(arg, &mut rest) {
-            Ok(true) => continue,
-            Ok(false) => {}
-            Err(message) => return usage_error(&message),
-        }
-        match arg.as_str() {
-            "--headless" => headless = true,
-            other => return usage_error(&format!("unknown option {other:?} for `deskhand mcp`")),
-        }
-    }
+/// `deskhand mcp`: serves one agent over stdio until it hangs up.
+pub fn mcp(McpArgs { headless, safety }: McpArgs) -> anyhow::Result<u8> {
     // Before a headless desktop replaces XDG_CONFIG_HOME with its own, and once for the whole
     // server: no tool call can change the policy.
     let (policy, audit) = safety::load(&safety)?;

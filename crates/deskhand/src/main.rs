@@ -1,5 +1,6 @@
 //! deskhand: an MCP server and a CLI that give an agent eyes and hands on a real desktop.
 
+mod args;
 mod cli;
 #[cfg(target_os = "linux")]
 mod desktop_cmd;
@@ -7,6 +8,8 @@ mod platform;
 mod safety;
 
 use std::process::ExitCode;
+
+use args::Invocation;
 
 fn main() -> ExitCode {
     // A long-lived server runs X calls on a pool whose threads come and go; glibc gives each new
@@ -17,31 +20,36 @@ fn main() -> ExitCode {
     unsafe {
         libc::mallopt(libc::M_ARENA_MAX, 2);
     }
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let code = match args.first().map(String::as_str) {
-        None | Some("-h" | "--help" | "help") => {
-            print!("{}", cli::USAGE);
-            0
-        }
-        Some("-V" | "--version") => {
-            println!("deskhand {}", env!("CARGO_PKG_VERSION"));
-            0
-        }
-        #[cfg(target_os = "linux")]
-        Some("desktop") => report(desktop_cmd::run(&args[1..])),
-        #[cfg(not(target_os = "linux"))]
-        Some("desktop") => report(Err(anyhow::anyhow!(
-            "`deskhand desktop` starts a private X11 desktop, which only Linux has"
-        ))),
-        Some("mcp") => report(cli::mcp(&args[1..])),
-        // Not a user command: `write_clipboard` runs the binary this way to hold the text.
-        #[cfg(target_os = "linux")]
-        Some(deskhand_linux::CLIPBOARD_HOLDER_ARG) => report(
+    // Not a user command, so not in the help: `write_clipboard` runs the binary this way to hold
+    // the text.
+    #[cfg(target_os = "linux")]
+    if std::env::args_os().nth(1).as_deref()
+        == Some(std::ffi::OsStr::new(deskhand_linux::CLIPBOARD_HOLDER_ARG))
+    {
+        return ExitCode::from(report(
             deskhand_linux::serve_clipboard()
                 .map(|()| 0)
                 .map_err(Into::into),
-        ),
-        Some(_) => report(cli::action(&args)),
+        ));
+    }
+    let code = match args::parse(std::env::args_os()) {
+        // Help and version are "errors" to clap too, printed to stdout with exit 0.
+        Err(err) => {
+            let _ = err.print();
+            u8::try_from(err.exit_code()).unwrap_or(2)
+        }
+        Ok(Invocation::Help(help)) => {
+            print!("{help}");
+            0
+        }
+        Ok(Invocation::Mcp(mcp)) => report(cli::mcp(mcp)),
+        #[cfg(target_os = "linux")]
+        Ok(Invocation::Desktop(command)) => report(desktop_cmd::run(command)),
+        #[cfg(not(target_os = "linux"))]
+        Ok(Invocation::Desktop(_)) => report(Err(anyhow::anyhow!(
+            "`deskhand desktop` starts a private X11 desktop, which only Linux has"
+        ))),
+        Ok(Invocation::Action(call)) => report(cli::action(call)),
     };
     ExitCode::from(code)
 }

@@ -9,38 +9,17 @@ use deskhand_core::audit::AuditLog;
 use deskhand_core::policy::Policy;
 
 /// `--policy FILE`, `--audit FILE|off` and `--memory FILE|off` as given on the command line.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, clap::Args)]
 pub struct SafetyFlags {
+    /// The policy file (else $DESKHAND_POLICY, else $XDG_CONFIG_HOME/deskhand/policy.toml).
+    #[arg(long, value_name = "FILE")]
     pub policy: Option<PathBuf>,
+    /// The audit log, or off (else $DESKHAND_AUDIT, else $XDG_STATE_HOME/deskhand/audit.jsonl).
+    #[arg(long, value_name = "FILE|off")]
     pub audit: Option<String>,
+    /// The memory store, or off (else $DESKHAND_MEMORY, else $XDG_DATA_HOME/deskhand/memory.sqlite).
+    #[arg(long, value_name = "FILE|off")]
     pub memory: Option<String>,
-}
-
-impl SafetyFlags {
-    /// Takes `--policy`, `--audit` or `--memory` and its value from `args`; `Ok(false)` for any
-    /// other flag.
-    pub fn take<'a>(
-        &mut self,
-        flag: &str,
-        args: &mut impl Iterator<Item = &'a String>,
-    ) -> Result<bool, String> {
-        match flag {
-            "--policy" => {
-                let path = args.next().ok_or("--policy needs a file path")?;
-                self.policy = Some(PathBuf::from(path));
-            }
-            "--audit" => {
-                let path = args.next().ok_or("--audit needs a file path, or off")?;
-                self.audit = Some(path.clone());
-            }
-            "--memory" => {
-                let path = args.next().ok_or("--memory needs a file path, or off")?;
-                self.memory = Some(path.clone());
-            }
-            _ => return Ok(false),
-        }
-        Ok(true)
-    }
 }
 
 /// Where the policy comes from.
