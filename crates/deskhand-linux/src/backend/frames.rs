@@ -232,7 +232,10 @@ mod tests {
                 &gtk3,
             ),
         ];
-        assert_eq!(match_frame(&dialog, std::slice::from_ref(&dialog), &frames), Some(1));
+        assert_eq!(
+            match_frame(&dialog, std::slice::from_ref(&dialog), &frames),
+            Some(1)
+        );
     }
 
     #[test]
