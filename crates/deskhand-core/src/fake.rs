@@ -45,6 +45,9 @@ pub struct FakeDesktop {
     /// What `set_text` and `set_number` store, read back by `element_value`; an element absent
     /// here reads back the value its node has.
     pub values: Mutex<Vec<(ElementHandle, String)>>,
+    /// How often the desktop was read: a window list (`windows`), one window (`window`) or a
+    /// tree (`tree`).
+    pub reads: std::sync::atomic::AtomicUsize,
 }
 
 impl FakeDesktop {
@@ -56,6 +59,7 @@ impl FakeDesktop {
             pointer: Mutex::new(screen.center()),
             clipboard: Mutex::new(ClipboardContent::default()),
             values: Mutex::new(Vec::new()),
+            reads: Default::default(),
         }
     }
 
@@ -73,6 +77,11 @@ impl FakeDesktop {
 
     pub fn received(&self) -> Vec<Received> {
         self.received.lock().unwrap().clone()
+    }
+
+    fn count_read(&self) {
+        self.reads
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     }
 
     fn record(&self, input: Received) {
@@ -117,6 +126,7 @@ impl Windows for FakeDesktop {
     }
 
     async fn windows(&self) -> Result<Vec<WindowInfo>> {
+        self.count_read();
         Ok(self
             .windows
             .lock()
@@ -127,6 +137,7 @@ impl Windows for FakeDesktop {
     }
 
     async fn window(&self, handle: u64) -> Result<Option<WindowInfo>> {
+        self.count_read();
         Ok(self
             .windows
             .lock()
@@ -193,6 +204,7 @@ impl Windows for FakeDesktop {
 
 impl Accessibility for FakeDesktop {
     async fn tree(&self, window: &WindowInfo) -> Result<Tree> {
+        self.count_read();
         self.windows
             .lock()
             .unwrap()

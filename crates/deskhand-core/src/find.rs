@@ -146,11 +146,11 @@ const SETTLE_AFTER_ACTION_MS: u64 = 1_500;
 pub(crate) async fn find_one<B: Backend>(
     backend: &B,
     session: &mut Session,
-    target: Option<TargetId>,
+    surface: Surface,
     find: &Find,
 ) -> Result<(RefId, RefEntry, WindowInfo)> {
     let (trees, found) = loop {
-        let trees = SurfaceTrees::read(backend, session, target).await?;
+        let trees = SurfaceTrees::of(backend, session, surface.clone()).await?;
         let found = trees.matching(session, find, &|_| true);
         // What the latest action opened (a popover, a menu) reaches the tree a moment later.
         let since_action = session

@@ -9,7 +9,7 @@ use serde_json::json;
 use crate::action::{TargetId, WindowSpec, WindowState};
 use crate::backend::Backend;
 use crate::control::Control;
-use crate::desk::{Outcome, Reply, Surface, resolve};
+use crate::desk::{Outcome, Reach, Reply, Surface};
 use crate::error::{Error, ErrorKind, Result};
 use crate::model::{WindowChange, WindowInfo};
 use crate::render::{FENCE, escape, plural};
@@ -27,9 +27,9 @@ const FOCUS_SETTLE: Duration = Duration::from_millis(1500);
 async fn target_window<B: Backend>(
     backend: &B,
     session: &mut Session,
-    target: Option<TargetId>,
+    reach: &mut Reach,
 ) -> Result<(Surface, WindowInfo)> {
-    let surface = resolve(backend, session, target).await?;
+    let surface = reach.surface(backend, session).await?;
     let window = surface
         .window
         .clone()
@@ -79,9 +79,9 @@ async fn settle<B: Backend>(
 pub(crate) async fn focus<B: Backend>(
     backend: &B,
     session: &mut Session,
-    target: Option<TargetId>,
+    reach: &mut Reach,
 ) -> Result<Reply> {
-    let (surface, window) = target_window(backend, session, target).await?;
+    let (surface, window) = target_window(backend, session, reach).await?;
     backend.activate(&window).await?;
     Ok(done(
         format!(
@@ -96,9 +96,9 @@ pub(crate) async fn focus<B: Backend>(
 pub(crate) async fn close<B: Backend>(
     backend: &B,
     session: &mut Session,
-    target: Option<TargetId>,
+    reach: &mut Reach,
 ) -> Result<Reply> {
-    let (surface, window) = target_window(backend, session, target).await?;
+    let (surface, window) = target_window(backend, session, reach).await?;
     backend.close(&window).await?;
     let (_, still) = settle(backend, &window, |_| false).await?;
     let data = json!({"action": "close", "window": surface.label, "closed": still.is_none()});
@@ -118,12 +118,12 @@ pub(crate) async fn close<B: Backend>(
 pub(crate) async fn kill<B: Backend>(
     backend: &B,
     session: &mut Session,
-    target: Option<TargetId>,
+    reach: &mut Reach,
 ) -> Result<Reply> {
-    let pid = match target {
+    let pid = match reach.target() {
         Some(TargetId::App(id)) => session.app_pid(id)?,
         _ => {
-            let (_, window) = target_window(backend, session, target).await?;
+            let (_, window) = target_window(backend, session, reach).await?;
             window.pid.ok_or_else(|| {
                 Error::new(
                     ErrorKind::Unsupported,
@@ -143,10 +143,10 @@ pub(crate) async fn kill<B: Backend>(
 pub(crate) async fn arrange<B: Backend>(
     backend: &B,
     session: &mut Session,
-    target: Option<TargetId>,
+    reach: &mut Reach,
     spec: &WindowSpec,
 ) -> Result<Reply> {
-    let (surface, window) = target_window(backend, session, target).await?;
+    let (surface, window) = target_window(backend, session, reach).await?;
     let screen = backend.screen().await?;
     let mut changes = Vec::new();
     match spec.state {

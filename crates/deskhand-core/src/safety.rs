@@ -8,11 +8,11 @@
 
 use serde_json::json;
 
-use crate::action::{Action, Call, Place, TargetId};
+use crate::action::{Action, Call, Place};
 use crate::audit::AuditEntry;
 use crate::backend::Backend;
 use crate::coords::to_pixel;
-use crate::desk::{Config, Outcome, Reply, named, resolve};
+use crate::desk::{Config, Outcome, Reach, Reply};
 use crate::error::{Error, ErrorKind, Result};
 use crate::model::Point;
 use crate::policy::Subject;
@@ -45,6 +45,7 @@ pub(crate) async fn admit<B: Backend>(
     session: &mut Session,
     config: &Config,
     call: &Call,
+    reach: &mut Reach,
     entry: &mut AuditEntry,
 ) -> Result<Admitted> {
     let pointer = backend.pointer().await.map_err(|err| {
@@ -62,7 +63,7 @@ pub(crate) async fn admit<B: Backend>(
     }
     let policy = &config.policy;
     policy.check_call(call)?;
-    match subjects(backend, session, call, pointer).await {
+    match subjects(backend, session, call, reach, pointer).await {
         Ok(subjects) => {
             if let Some(first) = subjects.first() {
                 entry.target = Some(first.surface.clone());
@@ -142,6 +143,7 @@ async fn subjects<B: Backend>(
     backend: &B,
     session: &mut Session,
     call: &Call,
+    reach: &mut Reach,
     pointer: Point,
 ) -> Result<Vec<Subject>> {
     let target = call.target;
@@ -159,21 +161,21 @@ async fn subjects<B: Backend>(
         | Action::Scroll {
             place: Some(place), ..
         } => {
-            found.extend(place_subjects(backend, session, target, place).await?);
+            found.extend(place_subjects(backend, session, reach, place).await?);
         }
         Action::Drag { from, to, .. } => {
-            found.extend(place_subjects(backend, session, target, from).await?);
-            found.extend(place_subjects(backend, session, target, to).await?);
+            found.extend(place_subjects(backend, session, reach, from).await?);
+            found.extend(place_subjects(backend, session, reach, to).await?);
         }
         Action::Type { place: None, .. } if target.is_some() => {
-            found.push(surface_subject(backend, session, target).await?);
+            found.push(surface_subject(backend, session, reach).await?);
         }
         Action::Select { .. }
         | Action::Focus
         | Action::Close
         | Action::Kill
         | Action::Window(_) => {
-            found.push(surface_subject(backend, session, target).await?);
+            found.push(surface_subject(backend, session, reach).await?);
         }
         Action::Launch { app, .. } => found.push(Subject {
             surface: "new".into(),
@@ -230,9 +232,9 @@ async fn subjects<B: Backend>(
 async fn surface_subject<B: Backend>(
     backend: &B,
     session: &mut Session,
-    target: Option<TargetId>,
+    reach: &mut Reach,
 ) -> Result<Subject> {
-    let surface = resolve(backend, session, target).await?;
+    let surface = reach.surface(backend, session).await?;
     Ok(Subject {
         surface: surface.label.clone(),
         label: surface.label.clone(),
@@ -245,13 +247,13 @@ async fn surface_subject<B: Backend>(
 async fn place_subjects<B: Backend>(
     backend: &B,
     session: &mut Session,
-    target: Option<TargetId>,
+    reach: &mut Reach,
     place: &Place,
 ) -> Result<Vec<Subject>> {
     // A find looks only inside its surface, so on a window the element is that window's: its
     // tree is read once, when the action runs, not here as well.
     if let Place::Find(find) = place {
-        let surface = resolve(backend, session, target).await?;
+        let surface = reach.surface(backend, session).await?;
         if let Some(window) = &surface.window {
             return Ok(vec![Subject {
                 label: format!("{find} in {}", surface.label),
@@ -260,7 +262,7 @@ async fn place_subjects<B: Backend>(
             }]);
         }
     }
-    if let Some(element) = named(backend, session, target, place).await? {
+    if let Some(element) = reach.named(backend, session, place).await? {
         let surface = format!("w{}", session.window_id(element.window.key()));
         return Ok(vec![Subject {
             label: format!("{} in {surface}", element.id),
@@ -271,7 +273,7 @@ async fn place_subjects<B: Backend>(
     let Place::Point { x, y } = *place else {
         unreachable!("a place that names no element is a point")
     };
-    let surface = resolve(backend, session, target).await?;
+    let surface = reach.surface(backend, session).await?;
     let pixel = to_pixel(&surface.rect, x, y);
     let mut found = vec![Subject {
         surface: surface.label.clone(),

@@ -5,9 +5,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 
-use crate::action::{Place, TargetId, ValueArg};
+use crate::action::{Place, ValueArg};
 use crate::backend::Backend;
-use crate::desk::{Config, Outcome, Reply, element_failure, named, resolve};
+use crate::desk::{Config, Outcome, Reach, Reply, element_failure};
 use crate::error::{Error, ErrorKind, Result};
 use crate::find::normalize;
 use crate::keys::{Chord, Key, Keys};
@@ -25,11 +25,12 @@ const READ_BACK_TIMEOUT: Duration = Duration::from_millis(1500);
 pub(crate) async fn set_value<B: Backend>(
     backend: &B,
     session: &mut Session,
-    target: Option<TargetId>,
+    reach: &mut Reach,
     place: &Place,
     value: &ValueArg,
 ) -> Result<Reply> {
-    let element = named(backend, session, target, place)
+    let element = reach
+        .named(backend, session, place)
         .await?
         .expect("set_value names an element");
     let label = element.label();
@@ -334,11 +335,12 @@ pub const READ_PAGE_CHARS: usize = 2_000;
 pub(crate) async fn read_text<B: Backend>(
     backend: &B,
     session: &mut Session,
-    target: Option<TargetId>,
+    reach: &mut Reach,
     place: &Place,
     offset: usize,
 ) -> Result<Reply> {
-    let element = named(backend, session, target, place)
+    let element = reach
+        .named(backend, session, place)
         .await?
         .expect("read names an element");
     let label = element.label();
@@ -770,10 +772,10 @@ pub(crate) async fn select<B: Backend>(
     backend: &B,
     session: &mut Session,
     config: &Config,
-    target: Option<TargetId>,
+    reach: &mut Reach,
     path: &[String],
 ) -> Result<Reply> {
-    let surface = resolve(backend, session, target).await?;
+    let surface = reach.surface(backend, session).await?;
     let window = surface.window.clone().ok_or_else(|| {
         Error::bad_argument(
             "`select` needs a window: give `target` \"wN\" (menus belong to windows)",

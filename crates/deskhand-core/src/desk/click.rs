@@ -2,16 +2,14 @@
 
 use serde_json::json;
 
-use crate::action::{ClickSpec, Place, TargetId};
+use crate::action::{ClickSpec, Place};
 use crate::backend::{Backend, InputOutcome};
 use crate::error::{Error, ErrorKind, Result};
 use crate::model::{MouseButton, WindowInfo};
 use crate::render::{click_action, escape};
 use crate::session::Session;
 
-use super::{
-    Config, Named, Reply, element_failure, ensure_focused, intended, locate, named, ref_center,
-};
+use super::{Config, Named, Reach, Reply, element_failure, ensure_focused, intended, ref_center};
 
 fn click_verb(click: &ClickSpec) -> String {
     let times = match click.count {
@@ -42,12 +40,12 @@ pub(super) async fn click_at<B: Backend>(
     backend: &B,
     session: &mut Session,
     config: &Config,
-    target: Option<TargetId>,
+    reach: &mut Reach,
     place: Place,
     click: ClickSpec,
 ) -> Result<Reply> {
     let verb = click_verb(&click);
-    if let Some(element) = named(backend, session, target, &place).await? {
+    if let Some(element) = reach.named(backend, session, &place).await? {
         let label = element.label();
         crate::learn::before(backend, config, session, &element.window).await;
         let failed = |err| element_failure(err, &format!("{label} could not be clicked"));
@@ -122,7 +120,7 @@ pub(super) async fn click_at<B: Backend>(
             json!({"action": "click", "ref": reference, "path": "pointer", "pixel": pixel}),
         ));
     }
-    let spot = locate(backend, session, target, &place).await?;
+    let spot = reach.locate(backend, session, &place).await?;
     backend
         .click(spot.pixel, click.button, click.count, &click.modifiers)
         .await?;

@@ -18,15 +18,15 @@ use crate::safety;
 use crate::session::{Session, SurfaceKey};
 
 mod click;
-mod element;
 mod observe;
+mod reach;
 mod surface;
 mod typing;
 
 use click::{click_at, window_label};
-pub(crate) use element::{Named, named};
-use element::{locate, point_on, ref_center};
 use observe::{capture, observe};
+pub(crate) use reach::{Named, Reach};
+use reach::{point_on, ref_center};
 pub(crate) use surface::resolve;
 use surface::{describe_surface, live_window, make_current};
 pub(crate) use typing::{ensure_focused, focus_for_typing};
@@ -154,11 +154,13 @@ pub async fn execute_with<B: Backend>(
     call: Call,
     control: &Control,
 ) -> Result<Reply> {
+    let mut reach = Reach::new(call.target);
     if !call.actuates() {
-        return perform(backend, session, config, call, control).await;
+        return perform(backend, session, config, call, &mut reach, control).await;
     }
     let mut entry = AuditEntry::of(&call, session);
-    let mut result = match safety::admit(backend, session, config, &call, &mut entry).await {
+    let admitted = safety::admit(backend, session, config, &call, &mut reach, &mut entry).await;
+    let mut result = match admitted {
         Ok(admitted) => {
             // One cheap listing, so a `new_window` wait after this action knows what was there
             // before.
@@ -167,7 +169,7 @@ pub async fn execute_with<B: Backend>(
                 .await
                 .ok()
                 .map(|keys| (keys, crate::learn::unix_ms()));
-            let performed = perform(backend, session, config, call, control).await;
+            let performed = perform(backend, session, config, call, &mut reach, control).await;
             session.acted_at_ms = Some(crate::learn::unix_ms());
             performed.map(|mut reply| {
                 if admitted.resumed {
@@ -189,12 +191,13 @@ pub async fn execute_with<B: Backend>(
     result
 }
 
-/// Runs one call, unguarded.
-pub(crate) async fn perform<B: Backend>(
+/// Runs one call, unguarded, on what `reach` resolves.
+async fn perform<B: Backend>(
     backend: &B,
     session: &mut Session,
     config: &Config,
     call: Call,
+    reach: &mut Reach,
     control: &Control,
 ) -> Result<Reply> {
     let target = call.target;
@@ -206,18 +209,18 @@ pub(crate) async fn perform<B: Backend>(
         Action::Screenshot => capture(backend, session, config, target, None).await,
         Action::Zoom { region } => capture(backend, session, config, target, Some(region)).await,
         Action::Click { place, click } => {
-            click_at(backend, session, config, target, place, click).await
+            click_at(backend, session, config, reach, place, click).await
         }
         Action::Type {
             text,
             place,
             replace,
-        } => type_text(backend, session, target, &text, place, replace).await,
+        } => type_text(backend, session, reach, &text, place, replace).await,
         Action::Read { place, offset } => {
-            crate::values::read_text(backend, session, target, &place, offset).await
+            crate::values::read_text(backend, session, reach, &place, offset).await
         }
         Action::Hover { place } => {
-            let spot = locate(backend, session, target, &place).await?;
+            let spot = reach.locate(backend, session, &place).await?;
             backend.move_pointer(spot.pixel).await?;
             Ok(Reply::input(
                 InputOutcome::Done,
@@ -233,7 +236,7 @@ pub(crate) async fn perform<B: Backend>(
         } => {
             let mut at = String::from("where the pointer is");
             if let Some(place) = &place {
-                let spot = locate(backend, session, target, place).await?;
+                let spot = reach.locate(backend, session, place).await?;
                 backend.move_pointer(spot.pixel).await?;
                 at = format!("at {}", spot.describe());
             }
@@ -261,18 +264,18 @@ pub(crate) async fn perform<B: Backend>(
             Ok(crate::batch::batch(backend, session, config, steps, control).await)
         }
         Action::SetValue { place, value } => {
-            crate::values::set_value(backend, session, target, &place, &value).await
+            crate::values::set_value(backend, session, reach, &place, &value).await
         }
         Action::Select { path } => {
-            crate::values::select(backend, session, config, target, &path).await
+            crate::values::select(backend, session, config, reach, &path).await
         }
         Action::Launch { app, focus } => {
             crate::manage::launch(backend, session, &app, focus, control).await
         }
-        Action::Focus => crate::manage::focus(backend, session, target).await,
-        Action::Close => crate::manage::close(backend, session, target).await,
-        Action::Kill => crate::manage::kill(backend, session, target).await,
-        Action::Window(spec) => crate::manage::arrange(backend, session, target, &spec).await,
+        Action::Focus => crate::manage::focus(backend, session, reach).await,
+        Action::Close => crate::manage::close(backend, session, reach).await,
+        Action::Kill => crate::manage::kill(backend, session, reach).await,
+        Action::Window(spec) => crate::manage::arrange(backend, session, reach, &spec).await,
         Action::ReadClipboard => crate::manage::read_clipboard(backend).await,
         Action::Recall(request) => {
             let recalled = memory(config)?.recall(&request, std::time::SystemTime::now())?;
@@ -313,7 +316,7 @@ pub(crate) async fn perform<B: Backend>(
             amount,
         } => {
             let at = match &place {
-                Some(place) => Some(locate(backend, session, target, place).await?),
+                Some(place) => Some(reach.locate(backend, session, place).await?),
                 None => None,
             };
             let did = format!(
@@ -344,11 +347,11 @@ pub(crate) async fn perform<B: Backend>(
             button,
             modifiers,
         } => {
-            let start = locate(backend, session, target, &from).await?;
-            let end = locate(backend, session, target, &to).await?;
+            let start = reach.locate(backend, session, &from).await?;
+            let end = reach.locate(backend, session, &to).await?;
             let mut points = vec![start.pixel];
             if !via.is_empty() {
-                let surface = resolve(backend, session, target).await?;
+                let surface = reach.surface(backend, session).await?;
                 points.extend(via.iter().map(|[x, y]| to_pixel(&surface.rect, *x, *y)));
             }
             points.push(end.pixel);

@@ -2,7 +2,7 @@
 
 use serde_json::json;
 
-use crate::action::{Place, TargetId};
+use crate::action::Place;
 use crate::backend::{Backend, InputOutcome};
 use crate::error::{Error, ErrorKind, Result};
 use crate::keys::{Chord, Key, Keys};
@@ -10,9 +10,7 @@ use crate::model::{MouseButton, WindowInfo};
 use crate::render::plural;
 use crate::session::Session;
 
-use super::{
-    Named, Reply, element_failure, intended, named, point_on, ref_center, resolve, window_label,
-};
+use super::{Named, Reach, Reply, element_failure, intended, point_on, ref_center, window_label};
 
 /// How long an element has to report the keyboard focus it was given.
 const FOCUS_WAIT: std::time::Duration = std::time::Duration::from_secs(1);
@@ -107,7 +105,7 @@ pub(crate) async fn ensure_focused<B: Backend>(backend: &B, window: &WindowInfo)
 pub(super) async fn type_text<B: Backend>(
     backend: &B,
     session: &mut Session,
-    target: Option<TargetId>,
+    reach: &mut Reach,
     text: &str,
     place: Option<Place>,
     replace: bool,
@@ -116,7 +114,8 @@ pub(super) async fn type_text<B: Backend>(
     // Focusing and typing happen in one call, so nothing can take the focus in between.
     let into = match &place {
         Some(place @ (Place::Ref(_) | Place::Find(_))) => {
-            let element = named(backend, session, target, place)
+            let element = reach
+                .named(backend, session, place)
                 .await?
                 .expect("a ref or find names an element");
             ensure_focused(backend, &element.window).await?;
@@ -124,7 +123,7 @@ pub(super) async fn type_text<B: Backend>(
             format!("{into} in {}", window_label(session, &element.window))
         }
         Some(Place::Point { x, y }) => {
-            let surface = resolve(backend, session, target).await?;
+            let surface = reach.surface(backend, session).await?;
             let spot = point_on(&surface, *x, *y);
             if let Some(window) = &surface.window {
                 ensure_focused(backend, window).await?;
@@ -132,9 +131,9 @@ pub(super) async fn type_text<B: Backend>(
             backend.click(spot.pixel, MouseButton::Left, 1, &[]).await?;
             format!("what was clicked at {}", spot.describe())
         }
-        None => match target {
-            Some(named_target) => {
-                let surface = resolve(backend, session, Some(named_target)).await?;
+        None => match reach.target() {
+            Some(_) => {
+                let surface = reach.surface(backend, session).await?;
                 let Some(window) = &surface.window else {
                     return Err(Error::bad_argument(
                         "`type` cannot focus the whole screen; give a window (`target` \"wN\") or an element (`ref`, `find`)",

@@ -1,0 +1,309 @@
+//! What one call reaches: its surface, and the elements and pixels its places (a ref, a `find`,
+//! a point) name, each resolved once per call. The guard's policy check and the action that
+//! follows work on the same resolution, so what the policy allowed is what the action touches,
+//! and no window list or tree is read twice for it.
+
+use crate::action::{Place, RefId, TargetId};
+use crate::backend::Backend;
+use crate::coords::to_pixel;
+use crate::error::{Error, ErrorKind, Result};
+use crate::find::find_one;
+use crate::model::{Point, WindowInfo};
+use crate::render::escape;
+use crate::session::{RefEntry, Session};
+
+use super::{Surface, live_window, resolve};
+
+/// A resolved place: the pixel, and how to describe it in a reply.
+pub(super) struct Located {
+    pub(super) pixel: Point,
+    what: String,
+}
+
+impl Located {
+    pub(super) fn describe(&self) -> String {
+        self.what.clone()
+    }
+}
+
+fn ref_label(id: RefId, entry: &RefEntry) -> String {
+    if entry.name.is_empty() {
+        format!("{id} {}", entry.role.as_str())
+    } else {
+        format!("{id} {} \"{}\"", entry.role.as_str(), escape(&entry.name))
+    }
+}
+
+/// The current center of a ref's element, read again so a moved window is followed.
+pub(super) async fn ref_center<B: Backend>(
+    backend: &B,
+    id: RefId,
+    entry: &RefEntry,
+    window: &WindowInfo,
+) -> Result<Point> {
+    // An element off screen (a closed menu's item) can report extents far outside any window.
+    let screen = backend.screen().await?;
+    match backend.element_bounds(window, &entry.handle).await? {
+        Some(bounds) if !bounds.is_empty() && screen.contains(bounds.center()) => {
+            Ok(bounds.center())
+        }
+        _ => Err(Error::new(
+            ErrorKind::ElementGone,
+            format!(
+                "{} is not on screen (removed, hidden, in a closed menu or zero-sized); call `observe` again",
+                ref_label(id, entry)
+            ),
+        )),
+    }
+}
+
+/// One call's target and what it was resolved to so far.
+pub(crate) struct Reach {
+    target: Option<TargetId>,
+    surface: Option<Surface>,
+    elements: Vec<(Place, Named)>,
+}
+
+impl Reach {
+    pub(crate) fn new(target: Option<TargetId>) -> Reach {
+        Reach {
+            target,
+            surface: None,
+            elements: Vec::new(),
+        }
+    }
+
+    /// The target the call named, if it named one.
+    pub(crate) fn target(&self) -> Option<TargetId> {
+        self.target
+    }
+
+    /// The call's surface: its target, else the current surface, else the frontmost window.
+    pub(crate) async fn surface<B: Backend>(
+        &mut self,
+        backend: &B,
+        session: &mut Session,
+    ) -> Result<Surface> {
+        if let Some(surface) = &self.surface {
+            return Ok(surface.clone());
+        }
+        let surface = resolve(backend, session, self.target).await?;
+        self.surface = Some(surface.clone());
+        Ok(surface)
+    }
+
+    /// The element a place names; `None` for a point. A ref is checked against the call's
+    /// surface and its window; a `find` is looked up in the surface's tree, once per call.
+    pub(crate) async fn named<B: Backend>(
+        &mut self,
+        backend: &B,
+        session: &mut Session,
+        place: &Place,
+    ) -> Result<Option<Named>> {
+        if let Some((_, named)) = self.elements.iter().find(|(known, _)| known == place) {
+            return Ok(Some(named.clone()));
+        }
+        let named = match place {
+            Place::Ref(id) => {
+                let (entry, window) = self.ref_entry(backend, session, *id).await?;
+                Named {
+                    id: *id,
+                    entry,
+                    window,
+                }
+            }
+            Place::Find(find) => {
+                let surface = self.surface(backend, session).await?;
+                let (id, entry, window) = find_one(backend, session, surface, find).await?;
+                Named { id, entry, window }
+            }
+            Place::Point { .. } => return Ok(None),
+        };
+        self.elements.push((place.clone(), named.clone()));
+        Ok(Some(named))
+    }
+
+    /// Where a place is on the screen now: an element's current center, or a point of the
+    /// surface.
+    pub(super) async fn locate<B: Backend>(
+        &mut self,
+        backend: &B,
+        session: &mut Session,
+        place: &Place,
+    ) -> Result<Located> {
+        if let Some(element) = self.named(backend, session, place).await? {
+            let pixel = ref_center(backend, element.id, &element.entry, &element.window).await?;
+            return Ok(Located {
+                pixel,
+                what: format!("{} (pixel {},{})", element.label(), pixel.x, pixel.y),
+            });
+        }
+        let Place::Point { x, y } = *place else {
+            unreachable!("a place that names no element is a point")
+        };
+        let surface = self.surface(backend, session).await?;
+        Ok(point_on(&surface, x, y))
+    }
+
+    /// A ref's entry after checking it belongs to the call's surface and its window still exists.
+    async fn ref_entry<B: Backend>(
+        &mut self,
+        backend: &B,
+        session: &mut Session,
+        id: RefId,
+    ) -> Result<(RefEntry, WindowInfo)> {
+        let (observation, entry) = session.resolve_ref(id)?;
+        let (observed_on, observed_label, entry) = (
+            observation.surface,
+            observation.label.clone(),
+            entry.clone(),
+        );
+        if let Some(named) = self.target {
+            let surface = self.surface(backend, session).await?;
+            if surface.key != observed_on {
+                return Err(Error::new(
+                    ErrorKind::RefWrongSurface,
+                    format!(
+                        "{id} was observed on {observed_label}, not on {}; observe {named} and use its refs, or leave out `target`",
+                        if surface.label == named.to_string() {
+                            surface.label.clone()
+                        } else {
+                            format!("{named} ({})", surface.label)
+                        }
+                    ),
+                ));
+            }
+        }
+        match live_window(backend, entry.window).await? {
+            Some(window) => Ok((entry, window)),
+            None => Err(Error::new(
+                ErrorKind::SurfaceGone,
+                format!(
+                    "{id} was in a window that is gone now; call `windows`, then observe the window you want"
+                ),
+            )),
+        }
+    }
+}
+
+/// An element a call names, by ref or by `find`.
+#[derive(Debug, Clone)]
+pub(crate) struct Named {
+    pub(crate) id: RefId,
+    pub(crate) entry: RefEntry,
+    pub(crate) window: WindowInfo,
+}
+
+impl Named {
+    pub(crate) fn label(&self) -> String {
+        ref_label(self.id, &self.entry)
+    }
+}
+
+/// A point 0–1000 of a resolved surface.
+pub(super) fn point_on(surface: &Surface, x: f64, y: f64) -> Located {
+    let pixel = to_pixel(&surface.rect, x, y);
+    Located {
+        pixel,
+        what: format!(
+            "{x},{y} of {} (pixel {},{})",
+            surface.label, pixel.x, pixel.y
+        ),
+    }
+}
+
+#[cfg(all(test, feature = "fake"))]
+mod tests {
+    use std::sync::atomic::Ordering;
+
+    use super::*;
+    use crate::action::TargetId;
+    use crate::fake::FakeDesktop;
+    use crate::model::{ElementHandle, Node, Rect, Role, States, Tree};
+
+    fn desktop() -> FakeDesktop {
+        let window = WindowInfo {
+            handle: 7,
+            title: "Editor".into(),
+            pid: Some(70),
+            app_name: "editor".into(),
+            bounds: Rect::new(0, 0, 400, 300),
+            focused: true,
+            minimized: false,
+            maximized: false,
+        };
+        let save = Node {
+            handle: ElementHandle(":1.7/save".into()),
+            role: Role::Button,
+            name: "Save".into(),
+            value: None,
+            states: States {
+                visible: true,
+                enabled: true,
+                ..States::default()
+            },
+            bounds: Some(Rect::new(10, 10, 80, 30)),
+            actions: vec!["click".into()],
+            children: Vec::new(),
+        };
+        let root = Node {
+            handle: ElementHandle(":1.7/root".into()),
+            role: Role::Window,
+            name: "Editor".into(),
+            value: None,
+            states: States {
+                visible: true,
+                enabled: true,
+                ..States::default()
+            },
+            bounds: Some(Rect::new(0, 0, 400, 300)),
+            actions: Vec::new(),
+            children: vec![save],
+        };
+        FakeDesktop::new(
+            Rect::new(0, 0, 1000, 800),
+            vec![(
+                window,
+                Tree {
+                    root,
+                    partial: None,
+                },
+            )],
+        )
+    }
+
+    #[tokio::test]
+    async fn a_call_reads_its_surface_and_each_element_once_however_often_it_asks() {
+        let fake = desktop();
+        let mut session = Session::default();
+        let w = TargetId::Window(session.window_id(fake.windows.lock().unwrap()[0].0.key()));
+        let mut reach = Reach::new(Some(w));
+        let first = reach.surface(&fake, &mut session).await.unwrap();
+        let reads = fake.reads.load(Ordering::Relaxed);
+        assert!(reads > 0, "the first ask reads the window");
+        let again = reach.surface(&fake, &mut session).await.unwrap();
+        assert_eq!(again.label, first.label);
+        assert_eq!(fake.reads.load(Ordering::Relaxed), reads);
+
+        let call =
+            crate::parse_call(serde_json::json!({"action": "click", "find": {"name": "Save"}}));
+        let Ok(crate::action::Call {
+            action: crate::action::Action::Click { place: find, .. },
+            ..
+        }) = call
+        else {
+            panic!("a click by find parses: {call:?}");
+        };
+        let named = reach.named(&fake, &mut session, &find).await.unwrap();
+        let named = named.expect("Save is found");
+        assert_eq!(named.entry.name, "Save");
+        let reads = fake.reads.load(Ordering::Relaxed);
+        let located = reach.locate(&fake, &mut session, &find).await.unwrap();
+        assert_eq!(located.pixel, Point { x: 50, y: 25 });
+        assert_eq!(
+            fake.reads.load(Ordering::Relaxed),
+            reads,
+            "the element found once is the one the pointer goes to"
+        );
+    }
+}
