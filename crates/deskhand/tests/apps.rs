@@ -316,6 +316,30 @@ fn gtk3_widget_factory_lists_its_controls_and_a_check_box_flips_by_ref() {
             has_state(line_of(t, &check), state)
         });
     }
+
+    // GTK3 answers a disabled check box's action with success and leaves it as it was: the
+    // click is refused, not reported done.
+    let disabled = element_lines(&text)
+        .find(|l| l.contains("check \"checkbutton\"") && has_state(l, "disabled"))
+        .and_then(|l| l.trim_start().split(' ').next())
+        .unwrap_or_else(|| panic!("no disabled check box in:\n{text}"))
+        .to_owned();
+    let before = line_of(&text, &disabled).to_owned();
+    let refused = desk.act("click", json!({"ref": disabled}));
+    assert_eq!(refused.code, 1, "{}", refused.stdout);
+    assert!(
+        refused.stdout.starts_with(&format!(
+            "failed (disabled): {disabled} check \"checkbutton\""
+        )) && refused.stdout.contains("nothing was done"),
+        "{}",
+        refused.stdout
+    );
+    let after = desk.act("observe", json!({"target": w})).ok();
+    assert_eq!(
+        line_of(&after, &disabled),
+        before,
+        "the disabled check box changed"
+    );
 }
 
 #[test]

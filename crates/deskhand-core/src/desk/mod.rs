@@ -458,10 +458,12 @@ pub(crate) fn intended(err: Error, did: &str) -> Error {
     }
 }
 
-/// A platform failure on one element most often means the element went away.
+/// A platform failure on one element most often means the element went away; a disabled one
+/// is named, so the agent knows which element to wait for.
 pub(crate) fn element_failure(err: Error, what: &str) -> Error {
     match err.kind {
         _ if err.sent => err,
+        ErrorKind::Disabled => Error::new(ErrorKind::Disabled, format!("{what}: {}", err.message)),
         ErrorKind::Platform => {
             let why = err.message.trim_end_matches('.');
             let why = why.strip_suffix("; call `observe` again").unwrap_or(why);

@@ -598,9 +598,14 @@ impl Accessibility for LinuxBackend {
 
     async fn do_action(&self, element: &ElementHandle, index: usize) -> Result<()> {
         let object = object_of(element)?;
-        let done = self
-            .atspi()
-            .await?
+        let atspi = self.atspi().await?;
+        // GTK3 answers a disabled button's action with success and does nothing: a click there
+        // would report done for nothing.
+        refuse_disabled(
+            atspi.enabled(&object).await,
+            "its action was not run and nothing was done",
+        )?;
+        let done = atspi
             .do_action(&object, index)
             .await
             .map_err(change_error)?;
