@@ -129,8 +129,6 @@ pub struct Rendered {
 }
 
 impl Rendered {
-    /// The header's counts, e.g. `41 elements · 1 value cut to 120 chars · 12 hidden not
-    /// listed`; `surface` names the surface as the header does (`w3`, `screen`).
     /// How long ago the observation a `since` compares with was made, as the header says it.
     fn compared_age(&self) -> String {
         match self.compared_ms {
@@ -142,6 +140,8 @@ impl Rendered {
         }
     }
 
+    /// The header's counts, e.g. `41 elements · 1 value cut to 120 chars · 12 hidden not
+    /// listed`; `surface` names the surface as the header does (`w3`, `screen`).
     pub fn summary(&self, surface: &str) -> String {
         let mut parts = Vec::new();
         if let Some((query, matches)) = &self.query {
