@@ -114,7 +114,7 @@ pub trait Accessibility: Send + Sync {
     ) -> impl Future<Output = Result<Vec<String>>> + Send {
         async { Err(unsupported("Reading an element's actions")) }
     }
-    /// Runs the element's accessibility action at `index` of [`Backend::action_names`].
+    /// Runs the element's accessibility action at `index` of [`Accessibility::action_names`].
     fn do_action(
         &self,
         _element: &ElementHandle,
@@ -133,7 +133,7 @@ pub trait Accessibility: Send + Sync {
         async { false }
     }
     /// Asks the element to take the keyboard focus; `Unsupported` when it cannot be asked.
-    /// The focus may arrive a moment later: [`Backend::element_focused`] tells when it has.
+    /// The focus may arrive a moment later: [`Accessibility::element_focused`] tells when it has.
     fn focus_element(&self, _element: &ElementHandle) -> impl Future<Output = Result<()>> + Send {
         async { Err(unsupported("Focusing an element")) }
     }

@@ -1,10 +1,11 @@
-//! Ending an application's process, and telling which process started which.
+//! Processes as `/proc` shows them: their state, parent, group and start time, the name an
+//! application goes by; ending an application's process, and telling which process started
+//! which.
 
+use std::fs;
 use std::time::Duration;
 
 use deskhand_core::error::{Error, ErrorKind, Result};
-
-use crate::desktop::read_stat;
 
 /// How long a process may take to exit on SIGTERM before it gets SIGKILL.
 const TERM_GRACE: Duration = Duration::from_secs(2);
@@ -13,6 +14,60 @@ const KILL_GRACE: Duration = Duration::from_secs(1);
 const POLL: Duration = Duration::from_millis(20);
 /// Deeper than any real process tree; stops a walk that a racing fork/exit sent in circles.
 const MAX_ANCESTRY: usize = 256;
+
+/// The fields of `/proc/<pid>/stat` that identify a process, its parent and its group.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct ProcStat {
+    state: char,
+    pub(crate) ppid: u32,
+    pub(crate) pgrp: i32,
+    pub(crate) start_time: u64,
+}
+
+impl ProcStat {
+    /// pid 1 on these machines reaps late, so a zombie counts as gone.
+    pub(crate) fn is_dead(&self) -> bool {
+        matches!(self.state, 'Z' | 'X')
+    }
+}
+
+fn parse_stat(line: &str) -> Option<ProcStat> {
+    // The command name may itself contain spaces and parentheses; it ends at the last ')'.
+    let (_, rest) = line.rsplit_once(')')?;
+    let mut fields = rest.split_ascii_whitespace();
+    let state = fields.next()?.chars().next()?;
+    let ppid = fields.next()?.parse().ok()?;
+    let pgrp = fields.next()?.parse().ok()?;
+    // starttime is field 22 of stat(5); pgrp was field 5.
+    let start_time = fields.nth(16)?.parse().ok()?;
+    Some(ProcStat {
+        state,
+        ppid,
+        pgrp,
+        start_time,
+    })
+}
+
+pub(crate) fn read_stat(pid: u32) -> Option<ProcStat> {
+    parse_stat(&fs::read_to_string(format!("/proc/{pid}/stat")).ok()?)
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Identity {
+    Alive,
+    Dead,
+    /// The pid now belongs to some other process.
+    Recycled,
+}
+
+pub(crate) fn identity(pid: u32, start_time: u64) -> Identity {
+    match read_stat(pid) {
+        None => Identity::Dead,
+        Some(stat) if stat.start_time != start_time => Identity::Recycled,
+        Some(stat) if stat.is_dead() => Identity::Dead,
+        Some(_) => Identity::Alive,
+    }
+}
 
 /// Asks process `pid` to exit (SIGTERM), and forces it (SIGKILL) if it has not after
 /// `TERM_GRACE`. Refuses the kernel's and init's pids and deskhand's own.
@@ -179,6 +234,51 @@ mod tests {
         assert!(!status.success());
         let err = kill(child.id()).await.unwrap_err();
         assert_eq!(err.kind, ErrorKind::SurfaceGone, "{err}");
+    }
+
+    #[test]
+    fn parse_stat_reads_fields_after_the_command_name() {
+        let line = "4242 (Web Content) S 1 4240 4240 0 -1 4194560 100 0 0 0 5 3 0 0 20 0 1 0 987654 1000 10 18446744073709551615";
+        assert_eq!(
+            parse_stat(line),
+            Some(ProcStat {
+                state: 'S',
+                ppid: 1,
+                pgrp: 4240,
+                start_time: 987654
+            })
+        );
+    }
+
+    #[test]
+    fn parse_stat_handles_parentheses_in_the_command_name() {
+        let line = "7 (a) Z (b)) Z 1 7 7 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 55 0 0";
+        let stat = parse_stat(line).unwrap();
+        assert_eq!(stat.state, 'Z');
+        assert!(stat.is_dead());
+        assert_eq!(stat.ppid, 1);
+        assert_eq!(stat.pgrp, 7);
+        assert_eq!(stat.start_time, 55);
+    }
+
+    #[test]
+    fn parse_stat_rejects_truncated_lines() {
+        assert_eq!(parse_stat("12 (x) S 1 12"), None);
+        assert_eq!(parse_stat("garbage"), None);
+    }
+
+    #[test]
+    fn read_stat_sees_this_process() {
+        let stat = read_stat(std::process::id()).unwrap();
+        assert!(!stat.is_dead());
+        assert_eq!(
+            identity(std::process::id(), stat.start_time),
+            Identity::Alive
+        );
+        assert_eq!(
+            identity(std::process::id(), stat.start_time + 1),
+            Identity::Recycled
+        );
     }
 }
 

@@ -1,4 +1,5 @@
-//! The Linux [`Backend`]: X11 for windows, input and pixels, AT-SPI2 for trees and actions.
+//! The Linux [`Backend`](deskhand_core::backend::Backend): X11 for windows, input and pixels,
+//! AT-SPI2 for trees and actions.
 //!
 //! x11rb is blocking, so every X request runs on the blocking pool under a deadline; AT-SPI calls
 //! carry their own timeouts. No call can hang the server on one unresponsive application.

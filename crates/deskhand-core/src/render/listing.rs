@@ -1,0 +1,120 @@
+//! What a plain observation lists: down to `max_depth`, what a query matches with its
+//! ancestors, the first `limit`; and which lines need their point to be told apart.
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+
+use super::{Found, Line, Numbers, Rendered, count_cuts, issue};
+use crate::action::ObserveSpec;
+use crate::model::Role;
+
+/// Leaves a point only on the lines that need it to be told apart: an element with neither
+/// name nor value, or one that shows the same role, name and value as another the listing
+/// could show. A line that its words identify is acted on by its ref; its point cost a quarter
+/// of an observation's tokens and said nothing an agent needed (`points: true` shows them all).
+pub(super) fn keep_points_that_tell_apart(found: &mut [Found<'_>], hidden: bool) {
+    fn identity(line: &Line) -> (Role, &str, Option<&str>) {
+        (line.role, line.name.as_str(), line.value.as_deref())
+    }
+    let shown: Vec<bool> = {
+        let mut alike: HashMap<(Role, &str, Option<&str>), usize> = HashMap::new();
+        for line in found.iter().map(|f| &f.line) {
+            if hidden || !line.hidden() {
+                *alike.entry(identity(line)).or_default() += 1;
+            }
+        }
+        found
+            .iter()
+            .map(|f| {
+                let nameless = f.line.name.is_empty() && f.line.value.is_none();
+                nameless || alike.get(&identity(&f.line)).is_some_and(|n| *n > 1)
+            })
+            .collect()
+    };
+    for (f, shown) in found.iter_mut().zip(shown) {
+        f.line.point_shown = shown;
+    }
+}
+
+/// The plain listing: down to `max_depth`, what the query matches with its ancestors, the
+/// first `limit` in tree order. Ancestors come before their descendants in tree order, so the
+/// first `limit` keep every listed element's ancestors.
+pub(super) fn listing(
+    out: &mut Rendered,
+    view: &[&Found<'_>],
+    spec: &ObserveSpec,
+    query: Option<&str>,
+    numbers: &mut dyn Numbers,
+) {
+    if let Some(depth) = spec.max_depth {
+        // With a query, what it matched deeper down: the rest was never going to be listed.
+        out.below_depth = view
+            .iter()
+            .filter(|f| f.line.depth > depth && query.is_none_or(|q| f.matches(q)))
+            .count();
+    }
+    let selected = selection(view, spec, query);
+    out.total = selected.len();
+    for found in selected.into_iter().take(spec.limit) {
+        let number = numbers.number(&found.node.handle, found.node.role);
+        issue(out, found, number);
+        count_cuts(out, found);
+        let line = query.map_or(Cow::Borrowed(&found.line), |q| found.line_for(q));
+        line.write(&mut out.body, &"  ".repeat(line.depth), Some(number));
+        out.body.push('\n');
+        out.elements.push(line.listed(Some(number), None, None));
+    }
+    out.issued = out.elements.len();
+}
+
+/// What a listing selects from `view` before its limit: down to `max_depth`, and what the query
+/// matches with its ancestors.
+pub(super) fn selection<'f, 'a>(
+    view: &[&'f Found<'a>],
+    spec: &ObserveSpec,
+    query: Option<&str>,
+) -> Vec<&'f Found<'a>> {
+    let shallow: Vec<&Found<'_>> = match spec.max_depth {
+        Some(depth) => view
+            .iter()
+            .copied()
+            .filter(|f| f.line.depth <= depth)
+            .collect(),
+        None => view.to_vec(),
+    };
+    match query {
+        Some(query) => with_ancestors(&shallow, |f| f.matches(query)),
+        None => shallow,
+    }
+}
+
+/// The elements `hit` picks, each with its ancestors, in tree order.
+fn with_ancestors<'f, 'a>(
+    view: &[&'f Found<'a>],
+    hit: impl Fn(&Found<'a>) -> bool,
+) -> Vec<&'f Found<'a>> {
+    let mut keep = vec![false; view.len()];
+    let mut ancestors: Vec<usize> = Vec::new();
+    for (i, found) in view.iter().enumerate() {
+        while ancestors
+            .last()
+            .is_some_and(|&a| view[a].line.depth >= found.line.depth)
+        {
+            ancestors.pop();
+        }
+        if hit(found) {
+            keep[i] = true;
+            // A kept ancestor already has its own ancestors kept.
+            for &a in ancestors.iter().rev() {
+                if std::mem::replace(&mut keep[a], true) {
+                    break;
+                }
+            }
+        }
+        ancestors.push(i);
+    }
+    view.iter()
+        .zip(keep)
+        .filter_map(|(found, keep)| keep.then_some(*found))
+        .collect()
+}
