@@ -733,10 +733,7 @@ mod tests {
         for field in ActionName::Click.fields() {
             assert!(help.contains(&format!("\n  {field} ")), "{field}:\n{help}");
         }
-        assert!(
-            help.contains("Element ref from the latest observe"),
-            "{help}"
-        );
+        assert!(help.contains("\n  ref        An element ref."), "{help}");
         assert!(help.contains("Short for {\"ref\": ARG}"), "{help}");
         assert!(help.contains("deskhand click e21"), "{help}");
     }

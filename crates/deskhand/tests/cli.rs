@@ -173,7 +173,7 @@ fn usage_errors_say_what_to_run_exit_2_and_touch_nothing() {
     );
     assert!(
         help.stdout
-            .contains("keys  press: key chords, space-separated"),
+            .contains("keys  press: space-separated key chords"),
         "{}",
         help.stdout
     );
