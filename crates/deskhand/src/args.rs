@@ -9,7 +9,7 @@ use clap::error::{ContextKind, ContextValue, ErrorKind};
 use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand};
 use serde_json::{Map, Value};
 
-use deskhand_core::action::ActionName;
+use deskhand_core::action::{ActionName, RefId};
 
 use crate::safety::SafetyFlags;
 
@@ -204,6 +204,7 @@ fn guide(action: ActionName) -> (&'static str, &'static [&'static str]) {
             "Type text into the focused element, or into a ref's",
             &[
                 "'hello'",
+                "e4 'hello'",
                 r#"'{"ref":"e4","text":"{braces}","replace":true}'"#,
             ],
         ),
@@ -394,6 +395,12 @@ fn arguments(action: ActionName, given: &[String]) -> Result<Value, String> {
     let mut object = match given {
         [] => Map::new(),
         [text] if text.trim_start().starts_with('{') => json_object(action, text)?,
+        // A ref alone is more likely a forgotten text than the text to type.
+        [reference] if action == ActionName::Type && RefId::parse(reference).is_ok() => {
+            return Err(format!(
+                "`type {reference}` names an element but no text; give both, deskhand type {reference} 'text', or to type the characters {reference:?} use deskhand type '{{\"text\": \"{reference}\"}}'"
+            ));
+        }
         [text] => match main_field(action) {
             Some(field) => Map::from_iter([(field.to_owned(), Value::String(text.clone()))]),
             None if action.fields().is_empty() => {
@@ -409,6 +416,13 @@ fn arguments(action: ActionName, given: &[String]) -> Result<Value, String> {
                 ));
             }
         },
+        // Typing into an element is as common as typing into the focus.
+        [reference, text] if action == ActionName::Type && RefId::parse(reference).is_ok() => {
+            Map::from_iter([
+                ("ref".to_owned(), Value::String(reference.clone())),
+                ("text".to_owned(), Value::String(text.clone())),
+            ])
+        }
         // Chords are separated by spaces in the contract too, so nothing is lost.
         chords if action == ActionName::Press => {
             Map::from_iter([("keys".to_owned(), Value::String(chords.join(" ")))])
@@ -677,6 +691,17 @@ mod tests {
         assert!(usage(&["windows", "w1"]).contains("`windows` takes no arguments"));
         let words = usage(&["type", "two", "words"]);
         assert!(words.contains("takes one argument, not 2"), "{words}");
+        assert_eq!(
+            arguments(ActionName::Type, &["e8".into(), "two words".into()]).unwrap(),
+            json!({"action": "type", "ref": "e8", "text": "two words"}),
+            "a ref and a text type into that element"
+        );
+        let forgotten = usage(&["type", "e8"]);
+        assert!(
+            forgotten.contains("`type e8` names an element but no text")
+                && forgotten.contains(r#"deskhand type '{"text": "e8"}'"#),
+            "{forgotten}"
+        );
         let json = usage(&["type", "{not json"]);
         assert!(
             json.contains("not valid JSON") && json.contains(r#"'{"text": "{…"}'"#),
