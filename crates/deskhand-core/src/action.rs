@@ -1517,13 +1517,25 @@ mod tests {
     fn refs_and_targets_parse_strictly() {
         assert_eq!(RefId::parse("e12").unwrap(), RefId(12));
         for bad in ["e0", "e", "E1", "e01", "12", "e-1", "e1x"] {
-            assert!(RefId::parse(bad).is_err(), "{bad}");
+            let err = RefId::parse(bad).unwrap_err();
+            assert_eq!(err.kind, ErrorKind::BadArgument, "{bad}");
+            assert!(
+                err.message.contains("is not an element ref"),
+                "{bad}: {}",
+                err.message
+            );
         }
         assert_eq!(TargetId::parse("w3").unwrap(), TargetId::Window(3));
         assert_eq!(TargetId::parse("a2").unwrap(), TargetId::App(2));
         assert_eq!(TargetId::parse("screen").unwrap(), TargetId::Screen);
         for bad in ["w0", "x3", "", "Screen", "w", "a-1"] {
-            assert!(TargetId::parse(bad).is_err(), "{bad}");
+            let err = TargetId::parse(bad).unwrap_err();
+            assert_eq!(err.kind, ErrorKind::BadArgument, "{bad}");
+            assert!(
+                err.message.contains("is not a surface"),
+                "{bad}: {}",
+                err.message
+            );
         }
     }
 
@@ -1552,8 +1564,10 @@ mod tests {
     #[test]
     fn unknown_and_ignored_arguments_are_refused() {
         let err = parse(json!({"action": "observe", "bogus": 1})).unwrap_err();
+        assert_eq!(err.kind, ErrorKind::BadArgument);
         assert!(err.message.contains("bogus"), "{}", err.message);
         let err = parse(json!({"action": "press", "keys": "a", "text": "x"})).unwrap_err();
+        assert_eq!(err.kind, ErrorKind::BadArgument);
         assert!(
             err.message.contains("does not take `text`"),
             "{}",
@@ -1605,10 +1619,14 @@ mod tests {
 
     #[test]
     fn text_is_bounded_and_never_empty() {
-        assert!(parse(json!({"action": "type", "text": ""})).is_err());
-        let long = "a".repeat(MAX_TEXT_CHARS + 1);
-        assert!(parse(json!({"action": "type", "text": long})).is_err());
-        assert!(parse(json!({"action": "type", "text": "a\u{7}b"})).is_err());
+        let refused = |text: String, why: &str| {
+            let err = parse(json!({"action": "type", "text": text})).unwrap_err();
+            assert_eq!(err.kind, ErrorKind::BadArgument, "{text:?}");
+            assert!(err.message.contains(why), "{text:?}: {}", err.message);
+        };
+        refused(String::new(), "needs a non-empty `text`");
+        refused("a".repeat(MAX_TEXT_CHARS + 1), "more than 10000");
+        refused("a\u{7}b".into(), "the control character U+0007");
         assert!(parse(json!({"action": "type", "text": "héllo\nwörld"})).is_ok());
     }
 
@@ -1626,7 +1644,16 @@ mod tests {
                 modifiers: vec![],
             }
         );
-        assert!(parse(json!({"action": "drag", "from": "e2"})).is_err());
-        assert!(parse(json!({"action": "drag", "from": "x", "to": "e1"})).is_err());
+        for (bad, why) in [
+            (json!({"action": "drag", "from": "e2"}), "`drag` needs `to`"),
+            (
+                json!({"action": "drag", "from": "x", "to": "e1"}),
+                "\"x\" is not an element ref",
+            ),
+        ] {
+            let err = parse(bad.clone()).unwrap_err();
+            assert_eq!(err.kind, ErrorKind::BadArgument, "{bad}");
+            assert!(err.message.contains(why), "{bad}: {}", err.message);
+        }
     }
 }

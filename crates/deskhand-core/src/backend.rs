@@ -440,6 +440,7 @@ mod tests {
             .drag_path(&points, MouseButton::Left, &[], Duration::ZERO)
             .await
             .unwrap_err();
+        assert_eq!(err.kind, ErrorKind::Platform);
         assert_eq!(err.message, "the move failed");
         assert_eq!(
             *pointer.events.lock().unwrap(),

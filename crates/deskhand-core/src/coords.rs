@@ -83,6 +83,7 @@ pub fn region_to_rect(surface: &Rect, region: [f64; 4]) -> Result<Rect> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::ErrorKind;
 
     const SURFACE: Rect = Rect {
         x: 100,
@@ -110,10 +111,23 @@ mod tests {
 
     #[test]
     fn out_of_range_is_a_bad_argument() {
-        assert!(check_unit("x", 1000.5).is_err());
-        assert!(check_unit("x", -1.0).is_err());
-        assert!(check_unit("x", f64::NAN).is_err());
-        assert!(region_to_rect(&SURFACE, [10.0, 10.0, 5.0, 20.0]).is_err());
+        for value in [1000.5, -1.0, f64::NAN] {
+            let err = check_unit("x", value).unwrap_err();
+            assert_eq!(err.kind, ErrorKind::BadArgument, "{value}");
+            assert!(
+                err.message
+                    .starts_with(&format!("`x` is {value}, outside 0–1000")),
+                "{}",
+                err.message
+            );
+        }
+        let err = region_to_rect(&SURFACE, [10.0, 10.0, 5.0, 20.0]).unwrap_err();
+        assert_eq!(err.kind, ErrorKind::BadArgument);
+        assert!(
+            err.message.starts_with("region [10, 10, 5, 20] is empty"),
+            "{}",
+            err.message
+        );
     }
 
     #[test]

@@ -463,7 +463,12 @@ mod tests {
                 "{bad}"
             );
         }
-        let message = chords("ctrl+foo").unwrap_err().to_string();
+        let err = chords("ctrl+foo").unwrap_err();
+        assert!(
+            matches!(&err, KeyError::UnknownKey { token } if token == "foo"),
+            "{err:?}"
+        );
+        let message = err.to_string();
         assert!(message.contains("\"foo\"") && message.contains("Return"));
     }
 

@@ -328,6 +328,7 @@ mod tests {
         let deny = policy(r#"deny_apps = ["KeePassXC"]"#);
         assert!(deny.judges_apps());
         let err = deny.check_subject(&subject(Some("keepassxc"))).unwrap_err();
+        assert_eq!(err.kind, ErrorKind::Denied);
         assert!(
             err.message
                 .contains("deny_apps contains \"KeePassXC\", the application of w3"),
@@ -340,6 +341,7 @@ mod tests {
         let allow = policy(r#"allow_apps = ["gedit", "mousepad"]"#);
         assert!(allow.check_subject(&subject(Some("Gedit"))).is_ok());
         let err = allow.check_subject(&subject(Some("firefox"))).unwrap_err();
+        assert_eq!(err.kind, ErrorKind::Denied);
         assert!(
             err.message
                 .contains("allow_apps (\"gedit\", \"mousepad\") does not contain \"firefox\""),
@@ -347,6 +349,7 @@ mod tests {
             err.message
         );
         let err = allow.check_subject(&subject(None)).unwrap_err();
+        assert_eq!(err.kind, ErrorKind::Denied);
         assert!(err.message.contains("is not known"), "{}", err.message);
     }
 
@@ -359,28 +362,34 @@ mod tests {
         )
         .unwrap();
         assert!(json.read_only);
-        let bad = |text: &str, json: bool| {
-            Policy::parse(text, Path::new("/home/u/policy.toml"), json)
-                .unwrap_err()
-                .to_string()
+        // A file that does not parse is a syntax error; one that parses but says something
+        // impossible breaks a rule.
+        let bad = |text: &str, json: bool, rule: bool| {
+            let err = Policy::parse(text, Path::new("/home/u/policy.toml"), json).unwrap_err();
+            match (&err, rule) {
+                (PolicyError::Syntax { .. }, false) | (PolicyError::Rule { .. }, true) => {}
+                _ => panic!("{text}: {err:?}"),
+            }
+            err.to_string()
         };
-        let message = bad("readonly = true", false);
+        let message = bad("readonly = true", false, false);
         assert!(
             message.starts_with("the policy file /home/u/policy.toml is not valid TOML"),
             "{message}"
         );
         assert!(message.contains("readonly"), "{message}");
-        let message = bad("read_only = \"yes\"", false);
+        let message = bad("read_only = \"yes\"", false, false);
         assert!(message.contains("not valid TOML"), "{message}");
-        let message = bad("{\"read_only\": 1}", true);
+        let message = bad("{\"read_only\": 1}", true, false);
         assert!(message.contains("not valid JSON"), "{message}");
-        let message = bad(r#"deny_keys = ["ctrl+x ctrl+c"]"#, false);
+        let message = bad(r#"deny_keys = ["ctrl+x ctrl+c"]"#, false, true);
         assert!(message.contains("one chord per entry"), "{message}");
-        let message = bad(r#"deny_keys = ["hyper+x"]"#, false);
+        let message = bad(r#"deny_keys = ["hyper+x"]"#, false, true);
         assert!(message.contains("is not a key chord"), "{message}");
-        let message = bad(r#"allow_apps = [" "]"#, false);
+        let message = bad(r#"allow_apps = [" "]"#, false, true);
         assert!(message.contains("empty name"), "{message}");
         let missing = Policy::load(Path::new("/nonexistent/deskhand/policy.toml")).unwrap_err();
+        assert!(matches!(missing, PolicyError::Read { .. }), "{missing:?}");
         assert!(
             missing
                 .to_string()

@@ -313,8 +313,16 @@ mod tests {
         // The same X id in another process is another window.
         assert_eq!(session.window_id(key(0x400001, 11)), 3);
         assert_eq!(session.window_key(2).unwrap(), key(0x500001, 10));
-        assert!(session.window_key(4).is_err());
-        assert!(session.window_key(0).is_err());
+        for unknown in [4, 0] {
+            let err = session.window_key(unknown).unwrap_err();
+            assert_eq!(err.kind, ErrorKind::BadArgument);
+            assert!(
+                err.message
+                    .starts_with(&format!("w{unknown} is not a window id of this session")),
+                "{}",
+                err.message
+            );
+        }
     }
 
     #[test]

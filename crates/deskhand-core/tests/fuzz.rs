@@ -892,13 +892,26 @@ fn the_line_checker_catches_a_forged_line() {
     // The checker itself: an unescaped newline in a name would split one element into two lines.
     let element = json!({"ref": "e1", "depth": 0, "role": "label", "name": "a", "states": []});
     assert!(check_line("e1 label \"a\"", &element, false, false).is_ok());
-    assert!(check_line("e1 label \"a\" @1,1", &element, false, false).is_err());
-    assert!(check_line("e2 label \"a\"", &element, false, false).is_err());
+    // Each forgery is caught for what it forges, not for some other reason.
+    let refused = |line: &str, element: &Value, points: bool| {
+        check_line(line, element, false, points).expect_err(line)
+    };
+    assert_eq!(
+        refused("e1 label \"a\" @1,1", &element, false),
+        "left over: \" @1,1\""
+    );
+    assert_eq!(refused("e2 label \"a\"", &element, false), "the ref e1");
     let placed = json!({"ref": "e1", "depth": 0, "role": "label", "name": "a", "states": [], "point": [1, 2]});
     assert!(check_line("e1 label \"a\" @1,2", &placed, false, true).is_ok());
-    assert!(check_line("e1 label \"a\"", &placed, false, true).is_err());
-    assert!(check_line("e1 label \"a\" @2,1", &placed, false, false).is_err());
-    assert!(unquote("a\u{2028}b\"").is_err());
+    assert_eq!(refused("e1 label \"a\"", &placed, true), "the point");
+    assert_eq!(
+        refused("e1 label \"a\" @2,1", &placed, false),
+        "left over: \" @2,1\""
+    );
+    assert_eq!(
+        unquote("a\u{2028}b\"").unwrap_err(),
+        "raw U+2028 inside quotes"
+    );
     assert_eq!(
         unquote(r#"a\u{2028}b\"c" rest"#).unwrap().0,
         "a\u{2028}b\"c"

@@ -607,12 +607,22 @@ mod tests {
         // An id beats a name.
         assert_eq!(dirs.find("editor").unwrap().name, "Notes");
         assert_eq!(dirs.find("NOTES").unwrap().id, "editor");
-        let ambiguous = dirs.find("VIEWER").unwrap_err().to_string();
+        let ambiguous = dirs.find("VIEWER").unwrap_err();
+        assert!(
+            matches!(&ambiguous, LaunchError::Ambiguous { candidates, .. } if candidates.len() == 2),
+            "{ambiguous:?}"
+        );
+        let ambiguous = ambiguous.to_string();
         assert!(
             ambiguous.contains("one \"Viewer\", two \"viewer\""),
             "{ambiguous}"
         );
-        let missing = dirs.find("nothing\n").unwrap_err().to_string();
+        let missing = dirs.find("nothing\n").unwrap_err();
+        assert!(
+            matches!(&missing, LaunchError::NotFound(query) if query == "nothing\n"),
+            "{missing:?}"
+        );
+        let missing = missing.to_string();
         assert!(missing.contains("\"nothing\\n\""), "{missing}");
         assert!(
             missing.contains("`apps` with {\"installed\": true}"),
@@ -654,9 +664,12 @@ mod tests {
             "process {pid} stayed behind (a zombie) after it exited"
         );
 
-        let failed = spawn(&dirs.find("missing").unwrap())
-            .unwrap_err()
-            .to_string();
+        let failed = spawn(&dirs.find("missing").unwrap()).unwrap_err();
+        assert!(
+            matches!(&failed, LaunchError::Spawn { source, .. } if source.kind() == std::io::ErrorKind::NotFound),
+            "{failed:?}"
+        );
+        let failed = failed.to_string();
         assert!(
             failed.starts_with("starting missing (`deskhand-no-such-program`) failed"),
             "{failed}"

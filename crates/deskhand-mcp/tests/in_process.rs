@@ -192,7 +192,10 @@ async fn a_failing_call_is_a_tool_result_marked_as_an_error() {
     let result = call(&client, json!({"action": "click", "ref": "e9"})).await;
     let text = text_of(&result);
     assert_eq!(result.is_error, Some(true), "{text}");
-    assert!(text.starts_with("failed (ref-"), "{text}");
+    assert!(
+        text.starts_with("failed (ref-unknown): e9 was never issued"),
+        "{text}"
+    );
 }
 
 #[tokio::test]

@@ -79,6 +79,7 @@ fn a_store_from_a_newer_deskhand_is_refused_with_what_to_do() {
 #[test]
 fn a_place_that_cannot_hold_a_store_is_named_in_the_error() {
     let err = SqliteMemory::open("/proc/deskhand-memory/memory.sqlite").unwrap_err();
+    assert_eq!(err.kind, ErrorKind::Platform, "{err}");
     assert!(
         err.message.starts_with(
             "The memory store /proc/deskhand-memory/memory.sqlite could not be created:"

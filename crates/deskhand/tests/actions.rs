@@ -214,8 +214,9 @@ fn set_value_sets_a_gtk3_slider_spin_button_combo_box_and_entry_and_reads_them_b
     );
     assert_eq!(run.code, 1, "{}", run.stdout);
     assert!(
-        run.stdout.contains("100"),
-        "names the range: {}",
+        run.stdout
+            .starts_with("failed (bad-argument): 1000 is outside the element's range 0 to 100"),
+        "a bad argument that names the range: {}",
         run.stdout
     );
     let run = desk.act(

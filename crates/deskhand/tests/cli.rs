@@ -20,7 +20,9 @@ fn a_short_form_answers_as_its_json_form() {
     let long = desk.run(&["observe", r#"{"target":"w999"}"#]);
     assert_eq!(short.code, 1, "{}{}", short.stdout, short.stderr);
     assert!(
-        short.stdout.starts_with("failed (") && short.stdout.contains("w999"),
+        short
+            .stdout
+            .starts_with("failed (bad-argument): w999 is not a window id"),
         "{}",
         short.stdout
     );

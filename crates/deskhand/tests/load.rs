@@ -6,7 +6,7 @@ mod common;
 
 use std::time::{Duration, Instant};
 
-use common::{McpReply, desktop, element_lines, ref_of, wait_until};
+use common::{Desktop, McpReply, desktop, element_lines, ref_of, wait_until};
 use serde_json::{Value, json};
 
 const CALLS: usize = 1_000;
@@ -222,7 +222,9 @@ fn a_thousand_mixed_calls_are_all_right_and_memory_stays_flat() {
 /// not one key lands in the window that had the focus.
 #[test]
 fn typing_by_ref_into_a_background_window_lands_there_and_nowhere_else() {
-    let (_turn, desk) = desktop();
+    // Its own desktop: it runs alongside the thousand calls instead of after them, and its
+    // keys and focus changes cannot reach that test's windows.
+    let desk = &Desktop::start_own();
     let back = desk.fixture("Typing Back", 1);
     let front = desk.fixture("Typing Front", 1);
     let mcp = desk.mcp();
@@ -255,4 +257,6 @@ fn typing_by_ref_into_a_background_window_lands_there_and_nowhere_else() {
             "round {round}: keys went to the focused window"
         );
     }
+    mcp.close();
+    desk.stop();
 }
