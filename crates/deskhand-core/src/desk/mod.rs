@@ -159,28 +159,25 @@ pub async fn execute_with<B: Backend>(
         return perform(backend, session, config, call, &mut reach, control).await;
     }
     let mut entry = AuditEntry::of(&call, session);
-    let admitted = safety::admit(backend, session, config, &call, &mut reach, &mut entry).await;
-    let mut result = match admitted {
-        Ok(admitted) => {
-            // One cheap listing, so a `new_window` wait after this action knows what was there
-            // before.
-            session.windows_before_action = backend
-                .window_keys()
-                .await
-                .ok()
-                .map(|keys| (keys, crate::learn::unix_ms()));
-            let performed = perform(backend, session, config, call, &mut reach, control).await;
-            session.acted_at_ms = Some(crate::learn::unix_ms());
-            performed.map(|mut reply| {
-                if admitted.resumed {
-                    safety::note_resumed(session, &mut entry, &mut reply);
-                }
-                reply
-            })
+    let guarded = async {
+        let admitted =
+            safety::admit(backend, session, config, &call, &mut reach, &mut entry).await?;
+        // One cheap listing, so a `new_window` wait after this action knows what was there
+        // before.
+        session.windows_before_action = backend
+            .window_keys()
+            .await
+            .ok()
+            .map(|keys| (keys, crate::learn::unix_ms()));
+        let performed = perform(backend, session, config, call, &mut reach, control).await;
+        session.acted_at_ms = Some(crate::learn::unix_ms());
+        let mut reply = performed?;
+        if admitted.resumed {
+            safety::note_resumed(session, &mut entry, &mut reply);
         }
-        Err(err) => Err(err),
-    }
-    .or_else(|err| {
+        Ok::<Reply, Error>(reply)
+    };
+    let mut result = guarded.await.or_else(|err| {
         if err.sent {
             Ok(safety::unconfirmed(err))
         } else {
