@@ -54,9 +54,10 @@ impl<T> Backend for T where
 
 /// Top-level windows and the screen they are on.
 pub trait Windows: Send + Sync {
-    /// Applications that own at least one window.
+    /// Applications that own at least one window; by default, [`Windows::windows`] grouped by
+    /// process.
     fn apps(&self) -> impl Future<Output = Result<Vec<AppInfo>>> + Send {
-        async { Err(unsupported("Listing applications")) }
+        async { Ok(AppInfo::owning(&self.windows().await?)) }
     }
     /// Top-level windows, bottom to top.
     fn windows(&self) -> impl Future<Output = Result<Vec<WindowInfo>>> + Send {

@@ -8,8 +8,8 @@ use crate::backend::{
 use crate::error::{Error, ErrorKind, Result};
 use crate::keys::Keys;
 use crate::model::{
-    AppInfo, ClipboardContent, ElementHandle, InstalledApp, Modifier, MouseButton, Node, Point,
-    Rect, RgbImage, ScrollDirection, Tree, WindowChange, WindowInfo, WindowKey,
+    ClipboardContent, ElementHandle, InstalledApp, Modifier, MouseButton, Node, Point, Rect,
+    RgbImage, ScrollDirection, Tree, WindowChange, WindowInfo, WindowKey,
 };
 
 /// One input the fake desktop received.
@@ -104,27 +104,6 @@ impl FakeDesktop {
 }
 
 impl Windows for FakeDesktop {
-    async fn apps(&self) -> Result<Vec<AppInfo>> {
-        let windows = self.windows.lock().unwrap();
-        let mut apps: Vec<AppInfo> = Vec::new();
-        for (window, _) in windows.iter() {
-            let Some(pid) = window.pid else { continue };
-            match apps.iter_mut().find(|a| a.pid == pid) {
-                Some(app) => {
-                    app.windows += 1;
-                    app.focused |= window.focused;
-                }
-                None => apps.push(AppInfo {
-                    pid,
-                    name: window.app_name.clone(),
-                    windows: 1,
-                    focused: window.focused,
-                }),
-            }
-        }
-        Ok(apps)
-    }
-
     async fn windows(&self) -> Result<Vec<WindowInfo>> {
         self.count_read();
         Ok(self

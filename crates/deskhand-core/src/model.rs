@@ -79,6 +79,30 @@ pub struct AppInfo {
     pub focused: bool,
 }
 
+impl AppInfo {
+    /// The applications that own `windows`, in the order of their first window; a window whose
+    /// process is unknown belongs to none.
+    pub fn owning(windows: &[WindowInfo]) -> Vec<AppInfo> {
+        let mut apps: Vec<AppInfo> = Vec::new();
+        for window in windows {
+            let Some(pid) = window.pid else { continue };
+            match apps.iter_mut().find(|app| app.pid == pid) {
+                Some(app) => {
+                    app.windows += 1;
+                    app.focused |= window.focused;
+                }
+                None => apps.push(AppInfo {
+                    pid,
+                    name: window.app_name.clone(),
+                    windows: 1,
+                    focused: window.focused,
+                }),
+            }
+        }
+        apps
+    }
+}
+
 /// A top-level window as the window system reports it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct WindowInfo {
@@ -408,4 +432,49 @@ pub struct InstalledApp {
     pub name: String,
     /// The command line the system runs, for display.
     pub command: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn window(handle: u64, pid: Option<u32>, app: &str, focused: bool) -> WindowInfo {
+        WindowInfo {
+            handle,
+            title: format!("window {handle}"),
+            pid,
+            app_name: app.into(),
+            bounds: Rect::new(0, 0, 100, 100),
+            focused,
+            minimized: false,
+            maximized: false,
+        }
+    }
+
+    #[test]
+    fn apps_group_their_windows_by_process_and_own_the_focus_if_any_window_has_it() {
+        let windows = [
+            window(1, Some(10), "editor", false),
+            window(2, Some(20), "calculator", false),
+            window(3, None, "unknown", true),
+            window(4, Some(10), "editor", true),
+        ];
+        assert_eq!(
+            AppInfo::owning(&windows),
+            [
+                AppInfo {
+                    pid: 10,
+                    name: "editor".into(),
+                    windows: 2,
+                    focused: true,
+                },
+                AppInfo {
+                    pid: 20,
+                    name: "calculator".into(),
+                    windows: 1,
+                    focused: false,
+                },
+            ]
+        );
+    }
 }

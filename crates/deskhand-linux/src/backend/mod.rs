@@ -15,8 +15,8 @@ use deskhand_core::backend::{
 use deskhand_core::error::{Error, ErrorKind, Result};
 use deskhand_core::keys::Keys;
 use deskhand_core::model::{
-    AppInfo, ClipboardContent, ElementHandle, InstalledApp, Modifier, MouseButton, Point, Rect,
-    RgbImage, ScrollDirection, Tree, WindowChange, WindowInfo, WindowKey,
+    ClipboardContent, ElementHandle, InstalledApp, Modifier, MouseButton, Point, Rect, RgbImage,
+    ScrollDirection, Tree, WindowChange, WindowInfo, WindowKey,
 };
 use tokio::sync::OnceCell;
 
@@ -401,28 +401,6 @@ fn typing_deadline(chars: usize) -> Duration {
 }
 
 impl Windows for LinuxBackend {
-    async fn apps(&self) -> Result<Vec<AppInfo>> {
-        let (windows, active) = self.x_windows().await?;
-        let mut apps: Vec<AppInfo> = Vec::new();
-        for window in &windows {
-            let Some(pid) = window.pid else { continue };
-            let info = Self::window_info(window, active);
-            match apps.iter_mut().find(|a| a.pid == pid) {
-                Some(app) => {
-                    app.windows += 1;
-                    app.focused |= info.focused;
-                }
-                None => apps.push(AppInfo {
-                    pid,
-                    name: info.app_name,
-                    windows: 1,
-                    focused: info.focused,
-                }),
-            }
-        }
-        Ok(apps)
-    }
-
     async fn windows(&self) -> Result<Vec<WindowInfo>> {
         let (windows, active) = self.x_windows().await?;
         Ok(windows
