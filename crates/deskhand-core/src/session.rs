@@ -116,6 +116,20 @@ pub struct Session {
     /// When (unix ms) the latest action ended: what it opened reaches the tree a moment later.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) acted_at_ms: Option<u64>,
+    /// Text just typed into a named element, which the app may not show yet. Never written to
+    /// disk: the text may be a secret in a field that does not say it is one.
+    #[serde(skip)]
+    pub(crate) typed_into: Option<TypedInto>,
+}
+
+/// Keys sent to an element: a toolkit that hands keys from the process reading the X events to
+/// another that draws the page (Firefox) can still be delivering them when an accessibility
+/// focus request, which takes a shorter way, moves the focus to the next field.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct TypedInto {
+    pub(crate) element: ElementHandle,
+    pub(crate) text: String,
+    pub(crate) sent: std::time::Instant,
 }
 
 /// A step memory has not yet seen the effect of.

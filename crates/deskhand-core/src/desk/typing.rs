@@ -6,9 +6,9 @@ use crate::action::Place;
 use crate::backend::{Backend, InputOutcome};
 use crate::error::{Error, ErrorKind, Result};
 use crate::keys::{Chord, Key, Keys};
-use crate::model::{MouseButton, WindowInfo};
+use crate::model::{MouseButton, Role, WindowInfo};
 use crate::render::plural;
-use crate::session::Session;
+use crate::session::{Session, TypedInto};
 
 use super::{Named, Reach, Reply, element_failure, intended, point_on, ref_center, window_label};
 
@@ -27,6 +27,31 @@ async fn focus_arrives<B: Backend>(backend: &B, element: &Named) -> Result<bool>
             return Ok(false);
         }
         tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+}
+
+/// How long typed text may take to show in its element before the focus moves on anyway.
+const LANDING_WAIT: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// Before the focus moves to another element, waits (up to [`LANDING_WAIT`]) until the element
+/// typed into last shows the text: keys still on their way would otherwise follow the focus
+/// into the new element. Text that never shows (a cell editor that commits on Return, a field
+/// that reformats) costs the wait once and changes nothing else.
+async fn let_typed_keys_land<B: Backend>(backend: &B, session: &mut Session, next: &Named) {
+    let Some(typed) = session.typed_into.take() else {
+        return;
+    };
+    if typed.element == next.entry.handle || typed.sent.elapsed() >= LANDING_WAIT {
+        return;
+    }
+    let until = typed.sent + LANDING_WAIT;
+    loop {
+        match backend.element_text(&typed.element).await {
+            Ok(now) if !now.contains(&typed.text) && std::time::Instant::now() < until => {
+                tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+            }
+            _ => return,
+        }
     }
 }
 
@@ -111,6 +136,7 @@ pub(super) async fn type_text<B: Backend>(
     replace: bool,
 ) -> Result<Reply> {
     let chars = text.chars().count();
+    let mut named = None;
     // Focusing and typing happen in one call, so nothing can take the focus in between.
     let into = match &place {
         Some(place @ (Place::Ref(_) | Place::Find(_))) => {
@@ -118,8 +144,10 @@ pub(super) async fn type_text<B: Backend>(
                 .named(backend, session, place)
                 .await?
                 .expect("a ref or find names an element");
+            let_typed_keys_land(backend, session, &element).await;
             ensure_focused(backend, &element.window).await?;
             let into = focus_for_typing(backend, &element).await?;
+            named = Some(element.clone());
             format!("{into} in {}", window_label(session, &element.window))
         }
         Some(Place::Point { x, y }) => {
@@ -163,6 +191,13 @@ pub(super) async fn type_text<B: Backend>(
     }
     // The text is never echoed: it may be a password.
     let outcome = backend.type_text(text).await?;
+    session.typed_into = named
+        .filter(|element| outcome == InputOutcome::Done && element.entry.role != Role::Password)
+        .map(|element| TypedInto {
+            element: element.entry.handle,
+            text: text.to_owned(),
+            sent: std::time::Instant::now(),
+        });
     let typed = plural(chars, "character", "characters");
     Ok(Reply::input(
         outcome,
