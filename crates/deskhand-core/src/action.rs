@@ -78,13 +78,34 @@ pub enum Changes {
     StepByStep,
 }
 
-/// One action of the contract: its name, every field it takes, what it changes.
+/// What an action acts on: the applications the policy checks before it runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reaches {
+    /// No application: reads, the clipboard, memory; a batch's steps are checked one by one.
+    Nothing,
+    /// The element or point the call names (a drag: both ends).
+    Place,
+    /// The place named; without one, the focused element of the `target`, else the focus.
+    PlaceOrFocus,
+    /// The place named; without one, whatever is under the pointer.
+    PlaceOrPointer,
+    /// The surface the call names.
+    Surface,
+    /// The focused window.
+    Focus,
+    /// The application it starts.
+    Started,
+}
+
+/// One action of the contract: its name, every field it takes, what it changes and what it
+/// acts on.
 #[derive(Debug, Clone, Copy)]
 pub struct ActionSpec {
     pub name: ActionName,
     pub text: &'static str,
     pub fields: &'static [&'static str],
     pub changes: Changes,
+    pub reaches: Reaches,
 }
 
 /// Every action once, in the order of [`ActionName`]; validation, the policy, the audit log and
@@ -92,22 +113,25 @@ pub struct ActionSpec {
 pub const ACTIONS: [ActionSpec; 26] = {
     use ActionName as A;
     use Changes::{Desktop, Nothing, StepByStep, WhenWriting};
+    use Reaches::{Focus, Place, PlaceOrFocus, PlaceOrPointer, Started, Surface};
     const fn spec(
         name: ActionName,
         text: &'static str,
         fields: &'static [&'static str],
-        changes: Changes,
+        (changes, reaches): (Changes, Reaches),
     ) -> ActionSpec {
         ActionSpec {
             name,
             text,
             fields,
             changes,
+            reaches,
         }
     }
+    const READ: (Changes, Reaches) = (Nothing, Reaches::Nothing);
     [
-        spec(A::Apps, "apps", &["installed"], Nothing),
-        spec(A::Windows, "windows", &[], Nothing),
+        spec(A::Apps, "apps", &["installed"], READ),
+        spec(A::Windows, "windows", &[], READ),
         spec(
             A::Observe,
             "observe",
@@ -120,14 +144,9 @@ pub const ACTIONS: [ActionSpec; 26] = {
                 "points",
                 "since",
             ],
-            Nothing,
+            READ,
         ),
-        spec(
-            A::Read,
-            "read",
-            &["target", "ref", "find", "offset"],
-            Nothing,
-        ),
+        spec(A::Read, "read", &["target", "ref", "find", "offset"], READ),
         spec(
             A::Click,
             "click",
@@ -141,20 +160,20 @@ pub const ACTIONS: [ActionSpec; 26] = {
                 "count",
                 "modifiers",
             ],
-            Desktop,
+            (Desktop, Place),
         ),
         spec(
             A::Type,
             "type",
             &["target", "ref", "find", "text", "replace"],
-            Desktop,
+            (Desktop, PlaceOrFocus),
         ),
-        spec(A::Press, "press", &["keys"], Desktop),
+        spec(A::Press, "press", &["keys"], (Desktop, Focus)),
         spec(
             A::Scroll,
             "scroll",
             &["target", "ref", "find", "x", "y", "direction", "amount"],
-            Desktop,
+            (Desktop, PlaceOrPointer),
         ),
         spec(
             A::Drag,
@@ -168,55 +187,65 @@ pub const ACTIONS: [ActionSpec; 26] = {
                 "button",
                 "modifiers",
             ],
-            Desktop,
+            (Desktop, Place),
         ),
-        spec(A::Screenshot, "screenshot", &["target"], Nothing),
-        spec(A::Zoom, "zoom", &["target", "region"], Nothing),
+        spec(A::Screenshot, "screenshot", &["target"], READ),
+        spec(A::Zoom, "zoom", &["target", "region"], READ),
         spec(
             A::Hover,
             "hover",
             &["target", "ref", "find", "x", "y"],
-            Desktop,
+            (Desktop, Place),
         ),
         spec(
             A::Down,
             "down",
             &["target", "ref", "find", "x", "y", "button", "modifiers"],
-            Desktop,
+            (Desktop, PlaceOrPointer),
         ),
         spec(
             A::Up,
             "up",
             &["target", "ref", "find", "x", "y", "button", "modifiers"],
-            Desktop,
+            (Desktop, PlaceOrPointer),
         ),
         spec(
             A::Wait,
             "wait",
             &["target", "until", "timeout_ms", "interval_ms"],
-            Nothing,
+            READ,
         ),
-        spec(A::Batch, "batch", &["steps"], StepByStep),
+        spec(
+            A::Batch,
+            "batch",
+            &["steps"],
+            (StepByStep, Reaches::Nothing),
+        ),
         spec(
             A::SetValue,
             "set_value",
             &["target", "ref", "find", "value"],
-            Desktop,
+            (Desktop, Place),
         ),
-        spec(A::Select, "select", &["target", "path"], Desktop),
-        spec(A::Launch, "launch", &["app", "focus"], Desktop),
-        spec(A::Focus, "focus", &["target"], Desktop),
-        spec(A::Close, "close", &["target"], Desktop),
-        spec(A::Kill, "kill", &["target"], Desktop),
+        spec(A::Select, "select", &["target", "path"], (Desktop, Surface)),
+        spec(A::Launch, "launch", &["app", "focus"], (Desktop, Started)),
+        spec(A::Focus, "focus", &["target"], (Desktop, Surface)),
+        spec(A::Close, "close", &["target"], (Desktop, Surface)),
+        spec(A::Kill, "kill", &["target"], (Desktop, Surface)),
         spec(
             A::Window,
             "window",
             &["target", "state", "position", "size"],
-            Desktop,
+            (Desktop, Surface),
         ),
-        spec(A::Clipboard, "clipboard", &["text"], WhenWriting),
-        spec(A::Recall, "recall", &["app", "window", "query"], Nothing),
-        spec(A::Forget, "forget", &["app", "all"], Nothing),
+        spec(
+            A::Clipboard,
+            "clipboard",
+            &["text"],
+            (WhenWriting, Reaches::Nothing),
+        ),
+        spec(A::Recall, "recall", &["app", "window", "query"], READ),
+        spec(A::Forget, "forget", &["app", "all"], READ),
     ]
 };
 
@@ -734,6 +763,24 @@ pub struct Call {
     pub name: ActionName,
     pub action: Action,
     pub target: Option<TargetId>,
+}
+
+impl Action {
+    /// The elements and points the action names; what it does without one is its
+    /// [`Reaches`].
+    pub fn places(&self) -> Vec<&Place> {
+        match self {
+            Action::Click { place, .. }
+            | Action::Hover { place }
+            | Action::SetValue { place, .. }
+            | Action::Read { place, .. } => vec![place],
+            Action::Type { place, .. }
+            | Action::Button { place, .. }
+            | Action::Scroll { place, .. } => place.iter().collect(),
+            Action::Drag { from, to, .. } => vec![from, to],
+            _ => Vec::new(),
+        }
+    }
 }
 
 impl Call {
@@ -1493,6 +1540,28 @@ mod tests {
                     "{} takes `{field}`, which the arguments do not have",
                     spec.text
                 );
+            }
+        }
+    }
+
+    /// The policy checks an action against what the table says it reaches: an action that
+    /// changes the desktop and reached nothing would pass every `deny` rule.
+    #[test]
+    fn every_action_that_changes_the_desktop_reaches_what_its_fields_name() {
+        for spec in &ACTIONS {
+            let names_a_place = ["ref", "find", "x", "from"]
+                .iter()
+                .any(|field| spec.fields.contains(field));
+            match spec.changes {
+                Changes::Desktop => {
+                    assert_ne!(spec.reaches, Reaches::Nothing, "{}", spec.text);
+                    let by_place = matches!(
+                        spec.reaches,
+                        Reaches::Place | Reaches::PlaceOrFocus | Reaches::PlaceOrPointer
+                    );
+                    assert_eq!(by_place, names_a_place, "{}", spec.text);
+                }
+                _ => assert_eq!(spec.reaches, Reaches::Nothing, "{}", spec.text),
             }
         }
     }

@@ -8,7 +8,7 @@
 
 use serde_json::json;
 
-use crate::action::{Action, Call, Place};
+use crate::action::{Action, Call, Place, Reaches};
 use crate::audit::AuditEntry;
 use crate::backend::Backend;
 use crate::coords::to_pixel;
@@ -146,43 +146,34 @@ async fn subjects<B: Backend>(
     reach: &mut Reach,
     pointer: Point,
 ) -> Result<Vec<Subject>> {
-    let target = call.target;
     let mut found = Vec::new();
-    match &call.action {
-        Action::Click { place, .. }
-        | Action::Hover { place }
-        | Action::SetValue { place, .. }
-        | Action::Type {
-            place: Some(place), ..
+    let places = call.action.places();
+    match call.name.spec().reaches {
+        Reaches::Nothing => {}
+        Reaches::Place => {
+            for place in places {
+                found.extend(place_subjects(backend, session, reach, place).await?);
+            }
         }
-        | Action::Button {
-            place: Some(place), ..
+        Reaches::PlaceOrFocus | Reaches::PlaceOrPointer if !places.is_empty() => {
+            for place in places {
+                found.extend(place_subjects(backend, session, reach, place).await?);
+            }
         }
-        | Action::Scroll {
-            place: Some(place), ..
-        } => {
-            found.extend(place_subjects(backend, session, reach, place).await?);
-        }
-        Action::Drag { from, to, .. } => {
-            found.extend(place_subjects(backend, session, reach, from).await?);
-            found.extend(place_subjects(backend, session, reach, to).await?);
-        }
-        Action::Type { place: None, .. } if target.is_some() => {
+        Reaches::PlaceOrFocus if call.target.is_some() => {
             found.push(surface_subject(backend, session, reach).await?);
         }
-        Action::Select { .. }
-        | Action::Focus
-        | Action::Close
-        | Action::Kill
-        | Action::Window(_) => {
-            found.push(surface_subject(backend, session, reach).await?);
+        Reaches::Surface => found.push(surface_subject(backend, session, reach).await?),
+        Reaches::Started => {
+            if let Action::Launch { app, .. } = &call.action {
+                found.push(Subject {
+                    surface: "new".into(),
+                    label: format!("the app it starts, {app:?}"),
+                    app: Some(app.clone()),
+                });
+            }
         }
-        Action::Launch { app, .. } => found.push(Subject {
-            surface: "new".into(),
-            label: format!("the app it starts, {app:?}"),
-            app: Some(app.clone()),
-        }),
-        Action::Type { place: None, .. } | Action::Press { .. } => {
+        Reaches::PlaceOrFocus | Reaches::Focus => {
             let windows = backend.windows().await?;
             found.push(match windows.iter().find(|w| w.focused) {
                 Some(window) => {
@@ -200,7 +191,7 @@ async fn subjects<B: Backend>(
                 },
             });
         }
-        Action::Scroll { place: None, .. } | Action::Button { place: None, .. } => {
+        Reaches::PlaceOrPointer => {
             found.push(Subject {
                 surface: "screen".into(),
                 label: format!(
@@ -211,19 +202,6 @@ async fn subjects<B: Backend>(
             });
             found.extend(top_window_at(backend, session, pointer).await?);
         }
-        Action::Apps
-        | Action::Installed
-        | Action::Windows
-        | Action::Observe(_)
-        | Action::Read { .. }
-        | Action::Screenshot
-        | Action::Zoom { .. }
-        | Action::Wait(_)
-        | Action::Batch(_)
-        | Action::ReadClipboard
-        | Action::WriteClipboard { .. }
-        | Action::Recall(_)
-        | Action::Forget { .. } => {}
     }
     Ok(found)
 }
