@@ -7,8 +7,20 @@
 //! runs, what an `AXError` means, the permission messages and the key codes. The FFI shell that
 //! only moves values across the boundary is macOS's alone (`backend/`).
 
+pub mod actions;
+pub mod apps;
+pub mod attributes;
 #[cfg(target_os = "macos")]
 mod backend;
+pub mod display;
+pub mod errors;
+pub mod handle;
+pub mod keys;
+pub mod paths;
+pub mod permissions;
+pub mod roles;
+pub mod tree;
+pub mod windows;
 
 #[cfg(target_os = "macos")]
 pub use backend::MacBackend;
