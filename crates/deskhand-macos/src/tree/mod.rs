@@ -62,7 +62,8 @@ pub struct Limits {
 /// What the walk left out, for the tree's `partial` note.
 #[derive(Default)]
 struct Left {
-    budget: bool,
+    /// The node budget, once it ran out.
+    budget: Option<usize>,
     deadline: bool,
     stalled: bool,
     children: usize,
@@ -78,15 +79,16 @@ struct Walk<'r, R: AxReader> {
     clip: Rect,
 }
 
-/// Reads the tree of the window `root`, whose own handle is `handle` and frame `clip`.
+/// Reads the tree of the window `root`, whose attributes the caller has read already (they
+/// give its `handle` and its frame, `clip`).
 pub fn read_tree<R: AxReader>(
     reader: &R,
     root: &R::Element,
+    attributes: Attributes,
     handle: Handle,
     clip: Rect,
     limits: Limits,
-) -> Result<Tree, AxError> {
-    let attributes = reader.attributes(root)?;
+) -> Tree {
     let mut walk = Walk {
         reader,
         limits,
@@ -95,10 +97,10 @@ pub fn read_tree<R: AxReader>(
         clip,
     };
     let root = walk.node(root, attributes, handle, true);
-    Ok(Tree {
+    Tree {
         root,
         partial: walk.left.note(),
-    })
+    }
 }
 
 impl<R: AxReader> Walk<'_, R> {
@@ -124,19 +126,18 @@ impl<R: AxReader> Walk<'_, R> {
             None => parent_visible,
         };
         let mut node = to_node(&attributes, role, handle.to_element(), bounds, visible);
-        let unnamed_wrapper = node.name.is_empty()
-            && matches!(
-                role,
-                Role::Group | Role::Generic | Role::Image | Role::Unknown
-            );
-        if visible && unnamed_wrapper && !self.left.stalled {
-            // An unnamed group with an action is a control (a web page's clickable `div`).
+        // An unnamed image is listed only when it acts (a web page's image button); layout is
+        // never listed unnamed and controls always are, so neither is asked.
+        if visible && node.name.is_empty() && role == Role::Image && !self.left.stalled {
             if let Ok(names) = self.reader.action_names(element) {
                 node.actions = names.iter().map(|n| core_action_name(n)).collect();
             }
         }
         if visible && self.opens(&ax_role, &attributes) {
             node.children = self.children(element, &ax_role, &handle, role);
+        }
+        if node.name.is_empty() && (role.is_control() || role == Role::Heading) {
+            node.name = words_of_labels(&node.children);
         }
         node
     }
@@ -211,7 +212,7 @@ impl<R: AxReader> Walk<'_, R> {
             return true;
         }
         if self.read >= self.limits.nodes {
-            self.left.budget = true;
+            self.left.budget = Some(self.limits.nodes);
             return true;
         }
         if Instant::now() >= self.limits.deadline {
@@ -228,8 +229,8 @@ impl Left {
         if self.stalled {
             parts.push("the app stopped answering accessibility requests".to_owned());
         }
-        if self.budget {
-            parts.push(format!("stopped at {NODE_BUDGET} elements"));
+        if let Some(budget) = self.budget {
+            parts.push(format!("stopped at {budget} elements"));
         }
         if self.deadline {
             parts.push("the read ran out of time".to_owned());
@@ -245,6 +246,18 @@ impl Left {
         }
         (!parts.is_empty()).then(|| parts.join("; "))
     }
+}
+
+/// The words of the static texts directly inside an element: a web link or button names
+/// itself by the text it holds, as a person reads it.
+fn words_of_labels(children: &[Node]) -> String {
+    let words: Vec<&str> = children
+        .iter()
+        .filter(|child| child.role == Role::Label)
+        .map(|child| child.name.trim())
+        .filter(|name| !name.is_empty())
+        .collect();
+    words.join(" ")
 }
 
 /// What the handle checks on resolving: the words the element is named by, its value aside.
@@ -268,6 +281,17 @@ pub fn to_node(
     let mut name = text(&attributes.title);
     if name.is_empty() {
         name = text(&attributes.description);
+    }
+    if name.is_empty() {
+        // A window's title-bar buttons carry no title nor description, only their subrole.
+        name = match attributes.subrole.as_deref() {
+            Some("AXCloseButton") => "close",
+            Some("AXMinimizeButton") => "minimize",
+            Some("AXZoomButton") => "zoom",
+            Some("AXFullScreenButton") => "full screen",
+            _ => "",
+        }
+        .to_owned();
     }
     let number = match attributes.value {
         Some(AxValue::Number(n)) => Some(n),
@@ -331,3 +355,6 @@ pub fn format_number(n: f64) -> String {
         format!("{n}")
     }
 }
+
+#[cfg(test)]
+mod tests;
