@@ -128,10 +128,13 @@ impl<R: AxReader> Walk<'_, R> {
         let mut node = to_node(&attributes, role, handle.to_element(), bounds, visible);
         // An unnamed image is listed only when it acts (a web page's image button); layout is
         // never listed unnamed and controls always are, so neither is asked.
-        if visible && node.name.is_empty() && role == Role::Image && !self.left.stalled {
-            if let Ok(names) = self.reader.action_names(element) {
-                node.actions = names.iter().map(|n| core_action_name(n)).collect();
-            }
+        if visible
+            && node.name.is_empty()
+            && role == Role::Image
+            && !self.left.stalled
+            && let Ok(names) = self.reader.action_names(element)
+        {
+            node.actions = names.iter().map(|n| core_action_name(n)).collect();
         }
         if visible && self.opens(&ax_role, &attributes) {
             node.children = self.children(element, &ax_role, &handle, role);
