@@ -50,6 +50,15 @@ pub fn installed(bundles: Vec<Bundle>) -> Vec<InstalledApp> {
     apps
 }
 
+/// Whether `id` reads as a bundle id ("com.apple.TextEdit"): it goes to `open -b`.
+pub fn is_bundle_id(id: &str) -> bool {
+    !id.is_empty()
+        && !id.starts_with(['-', '.'])
+        && id
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_'))
+}
+
 /// "TextEdit" of "/System/Applications/TextEdit.app".
 fn bundle_stem(path: &str) -> String {
     let file = path
@@ -117,5 +126,14 @@ mod tests {
                 ),
             ]
         );
+    }
+
+    #[test]
+    fn only_bundle_ids_reach_open() {
+        assert!(is_bundle_id("com.apple.TextEdit"));
+        assert!(is_bundle_id("org.mozilla.firefox"));
+        assert!(!is_bundle_id("-a Calculator"));
+        assert!(!is_bundle_id("com.apple.TextEdit; rm"));
+        assert!(!is_bundle_id(""));
     }
 }

@@ -2,11 +2,13 @@
 //! Every call runs on the blocking pool under a deadline, and every Accessibility request has
 //! the messaging timeout, so a hung app costs a bounded time.
 
+mod appkit;
 mod ax;
 mod quartz;
 
 use std::cell::RefCell;
 use std::collections::HashMap;
+use std::path::Path;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -15,14 +17,15 @@ use deskhand_core::backend::{
 };
 use deskhand_core::keys::Keys;
 use deskhand_core::model::{
-    ElementHandle, Modifier, MouseButton, Point, Rect, RgbImage, ScrollDirection, Tree,
-    WindowChange, WindowInfo, WindowKey,
+    ClipboardContent, ElementHandle, InstalledApp, Modifier, MouseButton, Point, Rect, RgbImage,
+    ScrollDirection, Tree, WindowChange, WindowInfo, WindowKey,
 };
 use deskhand_core::{Error, ErrorKind, Result};
 use objc2_core_foundation::{CFNumber, CFString};
 use objc2_core_graphics::CGPreflightScreenCaptureAccess;
 
 use crate::actions::{NumberPath, StepVerdict, Stepper, core_action_name, number_path};
+use crate::apps::{application_dirs, installed, is_bundle_id};
 use crate::attributes::{AxValue, FrameF};
 use crate::display::{display_rects, screen};
 use crate::errors::{AxError, Request, classify};
@@ -734,5 +737,137 @@ impl Capture for MacBackend {
     }
 }
 
-impl Clipboard for MacBackend {}
-impl Apps for MacBackend {}
+impl Clipboard for MacBackend {
+    async fn read_clipboard(&self) -> Result<ClipboardContent> {
+        blocking("Reading the clipboard", Request::Read, || {
+            let (text, types) = appkit::read_pasteboard();
+            Ok(ClipboardContent { text, types })
+        })
+        .await
+    }
+
+    async fn write_clipboard(&self, text: &str) -> Result<()> {
+        let text = text.to_owned();
+        blocking("Writing the clipboard", Request::Change, move || {
+            if appkit::write_pasteboard(&text) {
+                Ok(())
+            } else {
+                Err(Error::platform(
+                    "the pasteboard refused the text; try again, or type the text instead",
+                ))
+            }
+        })
+        .await
+    }
+}
+
+/// How long a launched app has to show up among the running ones.
+const LAUNCH_DEADLINE: Duration = Duration::from_secs(10);
+
+fn launch(id: &str) -> Result<u32> {
+    let before = appkit::running(id);
+    // `open -g` starts the app in the background, so the agent's window keeps the focus; a
+    // running app is only asked to open, and keeps its process.
+    let mut child = std::process::Command::new("/usr/bin/open")
+        .args(["-g", "-b", id])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .map_err(|err| Error::platform(format!("/usr/bin/open could not start ({err})")))?;
+    let until = Instant::now() + LAUNCH_DEADLINE;
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break status,
+            Ok(None) if Instant::now() < until => std::thread::sleep(Duration::from_millis(50)),
+            Ok(None) | Err(_) => {
+                let _ = child.kill();
+                return Err(Error::new(
+                    ErrorKind::Timeout,
+                    format!(
+                        "launching {id} did not finish within {} s; call windows to see \
+                         whether it opened",
+                        LAUNCH_DEADLINE.as_secs()
+                    ),
+                )
+                .after_sending());
+            }
+        }
+    };
+    if !status.success() {
+        return Err(Error::new(
+            ErrorKind::NotFound,
+            format!("no application has the bundle id {id}; call apps to list the installed ones"),
+        ));
+    }
+    loop {
+        let now = appkit::running(id);
+        if let Some(pid) = now.iter().find(|pid| !before.contains(pid)).or(now.first()) {
+            return Ok(*pid);
+        }
+        if Instant::now() >= until {
+            return Err(Error::new(
+                ErrorKind::Timeout,
+                format!(
+                    "{id} was asked to open but is not running after {} s; call windows to see \
+                     whether it appeared",
+                    LAUNCH_DEADLINE.as_secs()
+                ),
+            )
+            .after_sending());
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+impl Apps for MacBackend {
+    async fn installed(&self) -> Result<Vec<InstalledApp>> {
+        blocking("Listing installed applications", Request::Read, || {
+            let home = std::env::var_os("HOME").unwrap_or_default();
+            let bundles = application_dirs(Path::new(&home))
+                .iter()
+                .flat_map(|dir| appkit::bundles_in(dir))
+                .collect();
+            Ok(installed(bundles))
+        })
+        .await
+    }
+
+    async fn launch(&self, id: &str) -> Result<u32> {
+        if !is_bundle_id(id) {
+            return Err(Error::bad_argument(format!(
+                "\"{id}\" is not a bundle id; launch takes the id apps lists, such as \
+                 com.apple.TextEdit"
+            )));
+        }
+        let id = id.to_owned();
+        // `open` and the wait for the process have deadlines of their own, longer than a call's.
+        match tokio::task::spawn_blocking(move || launch(&id)).await {
+            Ok(result) => result,
+            Err(join) => Err(Error::platform(format!(
+                "launching failed inside deskhand ({join}); call windows to see whether it opened"
+            ))),
+        }
+    }
+
+    async fn kill(&self, pid: u32) -> Result<()> {
+        let target = libc::pid_t::try_from(pid)
+            .ok()
+            .filter(|pid| *pid > 1)
+            .ok_or_else(|| Error::bad_argument(format!("{pid} is not a process deskhand ends")))?;
+        // SAFETY: sends a signal; no memory is involved.
+        if unsafe { libc::kill(target, libc::SIGKILL) } == 0 {
+            return Ok(());
+        }
+        let err = std::io::Error::last_os_error();
+        Err(match err.raw_os_error() {
+            Some(libc::ESRCH) => Error::new(
+                ErrorKind::SurfaceGone,
+                format!("process {pid} is not running; call apps to see what is"),
+            ),
+            _ => Error::platform(format!(
+                "process {pid} could not be ended ({err}); it may belong to another user"
+            )),
+        })
+    }
+}
