@@ -15,6 +15,9 @@ pub enum Step {
     /// The row whose `AXIndex` is n among the table's or outline's `AXRows`: visible rows move
     /// as the table scrolls, a row's index does not.
     Row(usize),
+    /// From a window to its application's `AXMenuBar`, which macOS keeps at the top of the
+    /// screen rather than in the window; an observation lists it first in the window.
+    MenuBar,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -50,6 +53,7 @@ impl fmt::Display for Handle {
             match step {
                 Step::Child(n) => write!(f, "{n}")?,
                 Step::Row(n) => write!(f, "r{n}")?,
+                Step::MenuBar => f.write_str("m")?,
             }
         }
         write!(f, ":{}:{:08x}", self.role, self.name_hash)
@@ -70,9 +74,10 @@ impl Handle {
             "-" => Vec::new(),
             path => path
                 .split('.')
-                .map(|step| match step.strip_prefix('r') {
-                    Some(row) => row.parse().ok().map(Step::Row),
-                    None => step.parse().ok().map(Step::Child),
+                .map(|step| match (step, step.strip_prefix('r')) {
+                    ("m", _) => Some(Step::MenuBar),
+                    (_, Some(row)) => row.parse().ok().map(Step::Row),
+                    (_, None) => step.parse().ok().map(Step::Child),
                 })
                 .collect::<Option<Vec<_>>>()?,
         };
@@ -131,6 +136,12 @@ mod tests {
             .child(Step::Child(1), "AXCell", name_hash("", ""));
         assert!(cell.to_element().0.contains(":2.0.r117.1:AXCell:"));
         assert_eq!(Handle::parse(&cell.to_element()), Some(cell));
+
+        let item = window
+            .child(Step::MenuBar, "AXMenuBar", name_hash("", ""))
+            .child(Step::Child(3), "AXMenuBarItem", name_hash("Format", ""));
+        assert!(item.to_element().0.contains(":m.3:AXMenuBarItem:"));
+        assert_eq!(Handle::parse(&item.to_element()), Some(item));
     }
 
     #[test]

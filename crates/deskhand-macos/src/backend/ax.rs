@@ -206,8 +206,15 @@ pub fn step(element: &AXUIElement, step: Step) -> Result<Option<Element>, AxErro
     let (name, index) = match step {
         Step::Child(n) => ("AXChildren", n),
         Step::Row(n) => ("AXRows", n),
+        Step::MenuBar => return menu_bar(pid(element)?),
     };
     Ok(elements(element, name, index, 1)?.into_iter().next())
+}
+
+/// The menu bar of the application `pid`.
+pub fn menu_bar(pid: u32) -> Result<Option<Element>, AxError> {
+    let app = application(pid);
+    Ok(copy(&app, "AXMenuBar")?.and_then(|bar| bar.downcast::<AXUIElement>().ok()))
 }
 
 /// Every element of an array attribute (a window list: a handful).

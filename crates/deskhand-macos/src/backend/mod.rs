@@ -29,7 +29,7 @@ use crate::apps::{application_dirs, installed, is_bundle_id};
 use crate::attributes::{AxValue, FrameF};
 use crate::display::{display_rects, screen};
 use crate::errors::{AxError, Request, classify};
-use crate::handle::Handle;
+use crate::handle::{Handle, Step};
 use crate::keys::{KeyEvent, TextPiece, chord_events, modifier, text_pieces};
 use crate::permissions::{Permission, missing};
 use crate::roles::role;
@@ -216,6 +216,34 @@ fn list_windows() -> Vec<WindowInfo> {
     window_infos(&cg, &ax_title, frontmost, &displays)
 }
 
+/// Lists the application's menu bar first in its window's tree, as a window on Linux holds
+/// its own: menus are chosen by path from there. The bar lies outside the window, so what it
+/// shows is judged against the screen. Closed menus are not read (see the walk).
+fn with_menu_bar(tree: &mut Tree, window: &Handle, limits: Limits) {
+    let Ok(Some(bar)) = ax::menu_bar(window.pid) else {
+        return;
+    };
+    let Ok(attributes) = ax::attributes(&bar) else {
+        return;
+    };
+    let Some(screen) = screen(&quartz::displays()) else {
+        return;
+    };
+    let handle = window.child(Step::MenuBar, attributes.role(), hash_of(&attributes));
+    let limits = Limits {
+        nodes: limits.nodes.saturating_sub(tree.root.count()),
+        ..limits
+    };
+    let bar = read_tree(&ax::Reader, &bar, attributes, handle, screen, limits);
+    tree.partial = match (tree.partial.take(), bar.partial) {
+        (Some(window), Some(bar)) => Some(format!("{window}; the menu bar: {bar}")),
+        (Some(window), None) => Some(window),
+        (None, Some(bar)) => Some(format!("the menu bar: {bar}")),
+        (None, None) => None,
+    };
+    tree.root.children.insert(0, bar.root);
+}
+
 /// The element's node as an observation shows it, children aside.
 fn node_of(element: &Element) -> std::result::Result<deskhand_core::model::Node, AxError> {
     let mut attributes = ax::attributes(element)?;
@@ -378,18 +406,21 @@ impl Accessibility for MacBackend {
                 name_hash: hash_of(&attributes),
             };
             let clip = attributes.frame().map_or(bounds, FrameF::to_rect);
+            let started = Instant::now();
             let limits = Limits {
                 nodes: NODE_BUDGET,
-                deadline: Instant::now() + TREE_DEADLINE,
+                deadline: started + TREE_DEADLINE,
             };
-            Ok(read_tree(
+            let mut tree = read_tree(
                 &ax::Reader,
                 &root,
                 attributes,
-                root_handle,
+                root_handle.clone(),
                 clip,
                 limits,
-            ))
+            );
+            with_menu_bar(&mut tree, &root_handle, limits);
+            Ok(tree)
         })
         .await
     }

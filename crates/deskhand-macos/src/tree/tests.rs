@@ -160,7 +160,16 @@ fn walk_with(reader: &Recorded<'_>, limits: Limits) -> Tree {
         role: attributes.role().to_owned(),
         name_hash: hash_of(&attributes),
     };
-    let clip = attributes.frame().unwrap().to_rect();
+    // A menu bar is judged against the screen, as the backend does, a window against itself.
+    let clip = match dump.get("screen") {
+        Some(screen) => Rect::new(
+            0,
+            0,
+            screen["w"].as_u64().unwrap() as u32,
+            screen["h"].as_u64().unwrap() as u32,
+        ),
+        None => attributes.frame().unwrap().to_rect(),
+    };
     read_tree(reader, &root, attributes, handle, clip, limits)
 }
 
@@ -486,4 +495,39 @@ fn finder_and_calculator_render_their_controls() {
     let calculator = rendered("calculator");
     assert!(calculator.contains("button \"seven\""), "{calculator}");
     assert!(calculator.contains("label \"1,234.5\""), "{calculator}");
+}
+
+#[test]
+fn a_menu_bar_reads_its_items_and_only_the_open_menu() {
+    let item = |title: &str, x: i32, open: bool| {
+        serde_json::json!({"AXRole": "AXMenuBarItem", "AXTitle": title, "AXSelected": open,
+            "AXPosition": {"x": x, "y": 0}, "AXSize": {"w": 60, "h": 24}, "AXEnabled": true,
+            "AXChildren": [{"AXRole": "AXMenu", "AXPosition": {"x": x, "y": 24},
+                "AXSize": {"w": 200, "h": 100}, "AXChildren": [
+                    {"AXRole": "AXMenuItem", "AXTitle": format!("{title} item"),
+                     "AXPosition": {"x": x, "y": 30}, "AXSize": {"w": 200, "h": 22},
+                     "AXEnabled": true}]}]})
+    };
+    let dump = serde_json::json!({"pid": 412, "window": 9031, "screen": {"w": 1512, "h": 982},
+        "root": {
+        "AXRole": "AXMenuBar", "AXPosition": {"x": 0, "y": 0}, "AXSize": {"w": 1512, "h": 24},
+        "AXChildren": [item("Apple", 0, false), item("File", 60, false), item("Format", 120, true)]}});
+    let reader = Recorded::new(&dump);
+    let tree = walk_with(&reader, limits());
+    let items = &tree.root.children;
+    assert_eq!(tree.root.role, Role::Menubar);
+    assert_eq!(items.len(), 3);
+    assert!(items.iter().all(|i| i.role == Role::Menuitem));
+    assert!(items[0].children.is_empty() && items[1].children.is_empty());
+    assert_eq!(items[2].children[0].role, Role::Menu);
+    assert_eq!(items[2].children[0].children[0].name, "Format item");
+    assert!(
+        !reader
+            .log
+            .borrow()
+            .iter()
+            .any(|l| l == "children AXMenuBarItem[File]"),
+        "a closed menu is not asked for: {:?}",
+        reader.log.borrow()
+    );
 }
