@@ -232,6 +232,9 @@ mod tests {
             ]
         );
         assert_eq!(events("super+s"), e, "cmd and super are one key");
+        assert_eq!(events("command+s"), e);
+        assert_eq!(events("option+a"), events("alt+a"), "option is alt");
+        assert_eq!(events("opt+a")[0].code, 0x3A);
     }
 
     #[test]
