@@ -2,12 +2,11 @@
 
 use std::path::{Path, PathBuf};
 
-/// `~/Library/Application Support/deskhand`: the audit log, the memory store and the policy
-/// live there, as Apple's guidelines place an app's own files.
-pub fn state_dir(home: &Path) -> PathBuf {
-    home.join("Library")
-        .join("Application Support")
-        .join("deskhand")
+/// `~/Library/Application Support`, where Apple places an app's own files: the binary keeps
+/// the policy, the audit log and the memory store in its `deskhand` folder unless a flag or an
+/// XDG variable names another place.
+pub fn application_support(home: &Path) -> PathBuf {
+    home.join("Library").join("Application Support")
 }
 
 #[cfg(test)]
@@ -15,10 +14,10 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_state_dir_is_under_application_support() {
+    fn files_go_under_application_support() {
         assert_eq!(
-            state_dir(Path::new("/Users/ada")),
-            Path::new("/Users/ada/Library/Application Support/deskhand")
+            application_support(Path::new("/Users/ada")).join("deskhand/audit.jsonl"),
+            Path::new("/Users/ada/Library/Application Support/deskhand/audit.jsonl")
         );
     }
 }
