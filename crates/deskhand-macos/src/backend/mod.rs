@@ -1,6 +1,7 @@
 //! The FFI shell: each capability of `core::backend` carried over to the macOS frameworks.
-//! Every call runs on the blocking pool under a deadline, and every Accessibility request has
-//! the messaging timeout, so a hung app costs a bounded time.
+//! Every call that asks another process runs on the blocking pool under a deadline, and every
+//! Accessibility request has the messaging timeout, so a hung app costs a bounded time; events
+//! are posted where the call runs, since posting asks no one.
 
 mod appkit;
 mod ax;
@@ -42,6 +43,8 @@ use ax::Element;
 const TREE_DEADLINE: Duration = Duration::from_secs(5);
 /// The bound on any one call, the walk's deadline included.
 const CALL_DEADLINE: Duration = Duration::from_secs(8);
+/// How long an app may take to say its windows' titles while windows are listed.
+const TITLE_TIMEOUT_S: f32 = 0.25;
 /// A pause between synthetic events: an app drops events that come faster than it reads them.
 const EVENT_GAP: Duration = Duration::from_millis(2);
 
@@ -128,9 +131,12 @@ fn window_gone(handle: u64) -> Error {
 
 /// The accessibility windows of `pid`, each with its frame and title.
 fn ax_windows(pid: u32) -> std::result::Result<Vec<(Element, AxWindow)>, AxError> {
-    let app = ax::application(pid);
+    ax_windows_of(&ax::application(pid))
+}
+
+fn ax_windows_of(app: &Element) -> std::result::Result<Vec<(Element, AxWindow)>, AxError> {
     let mut windows = Vec::new();
-    for window in ax::all(&app, "AXWindows")? {
+    for window in ax::all(app, "AXWindows")? {
         let attributes = ax::attributes(&window)?;
         if let Some(frame) = attributes.frame() {
             let title = attributes.title.clone().unwrap_or_default();
@@ -202,11 +208,19 @@ fn list_windows() -> Vec<WindowInfo> {
     let displays = display_rects(&quartz::displays());
     let frontmost = frontmost_pid();
     let by_pid: RefCell<HashMap<u32, Vec<AxWindow>>> = RefCell::default();
-    // Quartz withholds other apps' titles without Screen Recording; Accessibility has them.
+    // Quartz withholds other apps' titles without Screen Recording; Accessibility has them. It
+    // is asked only then, and briefly: a hung app must not hold up the list of windows.
+    let withheld = !CGPreflightScreenCaptureAccess();
     let ax_title = |window: &CgWindow| -> Option<String> {
+        if !withheld {
+            return None;
+        }
         let mut by_pid = by_pid.borrow_mut();
         let frames = by_pid.entry(window.pid).or_insert_with(|| {
-            ax_windows(window.pid)
+            let app = ax::application(window.pid);
+            // SAFETY: a plain setter on a valid element.
+            let _ = unsafe { app.set_messaging_timeout(TITLE_TIMEOUT_S) };
+            ax_windows_of(&app)
                 .map(|windows| windows.into_iter().map(|(_, w)| w).collect())
                 .unwrap_or_default()
         });
@@ -600,8 +614,8 @@ impl Values for MacBackend {
                 .map_err(|err| classify(err, Request::Read, "Reading the element's text"))?;
             if node.role == deskhand_core::model::Role::Password {
                 return Err(Error::new(
-                    ErrorKind::Denied,
-                    "a password field's content is never read",
+                    ErrorKind::Unsupported,
+                    "a password field's content is never read; observe shows the field without it",
                 ));
             }
             Ok(node.value.unwrap_or(node.name))
