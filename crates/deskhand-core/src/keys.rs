@@ -232,6 +232,9 @@ const MODIFIERS: &[(&str, KeyModifier)] = &[
     ("meta", KeyModifier::Super),
     ("win", KeyModifier::Super),
     ("cmd", KeyModifier::Super),
+    ("command", KeyModifier::Super),
+    ("option", KeyModifier::Alt),
+    ("opt", KeyModifier::Alt),
     ("altgr", KeyModifier::AltGr),
 ];
 

@@ -38,12 +38,25 @@ fn var(env: Env<'_>, name: &str) -> Option<OsString> {
     env(name).filter(|value| !value.is_empty())
 }
 
-/// An XDG base directory: the variable when it holds an absolute path, else `$HOME/<fallback>`.
+/// An XDG base directory: the variable when it holds an absolute path, else the home's.
 fn xdg_dir(env: Env<'_>, name: &str, fallback: &str) -> Option<PathBuf> {
     var(env, name)
         .map(PathBuf::from)
         .filter(|dir| dir.is_absolute())
-        .or_else(|| var(env, "HOME").map(|home| PathBuf::from(home).join(fallback)))
+        .or_else(|| var(env, "HOME").map(|home| under_home(PathBuf::from(home), fallback)))
+}
+
+/// `$HOME/<fallback>`, the XDG default.
+#[cfg(not(target_os = "macos"))]
+fn under_home(home: PathBuf, fallback: &str) -> PathBuf {
+    home.join(fallback)
+}
+
+/// On macOS every kind of file deskhand keeps goes under `~/Library/Application Support`, where
+/// Apple places an app's own files: `…/deskhand/policy.toml`, `audit.jsonl`, `memory.sqlite`.
+#[cfg(target_os = "macos")]
+fn under_home(home: PathBuf, _fallback: &str) -> PathBuf {
+    deskhand_macos::paths::application_support(&home)
 }
 
 fn policy_source(flags: &SafetyFlags, env: Env<'_>) -> PolicySource {
@@ -143,6 +156,8 @@ mod tests {
         move |name| map.get(name).cloned()
     }
 
+    // They assert the XDG defaults under $HOME, which macOS replaces.
+    #[cfg(not(target_os = "macos"))]
     #[test]
     fn the_policy_comes_from_the_flag_then_the_environment_then_xdg() {
         let flags = SafetyFlags {
@@ -181,6 +196,8 @@ mod tests {
         assert_eq!(policy_source(&none, &env(&[])), PolicySource::None);
     }
 
+    // They assert the XDG defaults under $HOME, which macOS replaces.
+    #[cfg(not(target_os = "macos"))]
     #[test]
     fn the_audit_log_comes_from_the_flag_then_the_environment_then_xdg() {
         let none = SafetyFlags::default();
@@ -213,6 +230,8 @@ mod tests {
         );
     }
 
+    // They assert the XDG defaults under $HOME, which macOS replaces.
+    #[cfg(not(target_os = "macos"))]
     #[test]
     fn memory_lives_in_the_xdg_data_dir_unless_named_or_off() {
         let none = SafetyFlags::default();
@@ -269,5 +288,24 @@ mod tests {
         let err = load_with(&missing, &env(&vars)).unwrap_err().to_string();
         assert!(err.contains("missing.toml cannot be read"), "{err}");
         let _ = std::fs::remove_dir_all(dir);
+    }
+
+    #[cfg(target_os = "macos")]
+    #[test]
+    fn on_macos_the_files_default_to_application_support() {
+        let none = SafetyFlags::default();
+        let home = env(&[("HOME", "/Users/ada")]);
+        assert_eq!(
+            audit_path(&none, &home),
+            Ok(Some(
+                "/Users/ada/Library/Application Support/deskhand/audit.jsonl".into()
+            ))
+        );
+        assert_eq!(
+            policy_source(&none, &home),
+            PolicySource::Default(
+                "/Users/ada/Library/Application Support/deskhand/policy.toml".into()
+            )
+        );
     }
 }

@@ -1,0 +1,23 @@
+//! Where deskhand keeps its files on macOS.
+
+use std::path::{Path, PathBuf};
+
+/// `~/Library/Application Support`, where Apple places an app's own files: the binary keeps
+/// the policy, the audit log and the memory store in its `deskhand` folder unless a flag or an
+/// XDG variable names another place.
+pub fn application_support(home: &Path) -> PathBuf {
+    home.join("Library").join("Application Support")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn files_go_under_application_support() {
+        assert_eq!(
+            application_support(Path::new("/Users/ada")).join("deskhand/audit.jsonl"),
+            Path::new("/Users/ada/Library/Application Support/deskhand/audit.jsonl")
+        );
+    }
+}

@@ -1,0 +1,222 @@
+//! Windows as Quartz lists them (`CGWindowListCopyWindowInfo`), and which accessibility window
+//! of the same process each one is: the AX API has no window ids, so they are matched by pid
+//! and frame, the title breaking ties.
+
+use deskhand_core::model::{Rect, WindowInfo};
+
+use crate::attributes::FrameF;
+
+/// One entry of `CGWindowListCopyWindowInfo`, the keys deskhand reads.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CgWindow {
+    /// `kCGWindowNumber`.
+    pub id: u64,
+    /// `kCGWindowOwnerPID`.
+    pub pid: u32,
+    /// `kCGWindowOwnerName`.
+    pub owner: String,
+    /// `kCGWindowName`: empty without the Screen Recording permission, for other apps' windows.
+    pub title: String,
+    /// `kCGWindowBounds`, in global display points.
+    pub bounds: FrameF,
+    /// `kCGWindowLayer`: 0 is the normal window level; menus, the Dock and the menu bar are
+    /// above it.
+    pub layer: i64,
+    /// `kCGWindowAlpha`.
+    pub alpha: f64,
+}
+
+/// An accessibility window of one process: its frame and title.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AxWindow {
+    pub frame: FrameF,
+    pub title: String,
+}
+
+/// Windows smaller than this are a process's helpers (a status item, an invisible key window).
+const MIN_SIDE: f64 = 20.0;
+
+/// Whether an on-screen entry is a window an agent works with: the normal layer, visible,
+/// larger than a helper.
+pub fn is_app_window(window: &CgWindow) -> bool {
+    window.layer == 0
+        && window.alpha > 0.0
+        && window.bounds.width >= MIN_SIDE
+        && window.bounds.height >= MIN_SIDE
+}
+
+/// Frames that differ by less than this are the same window read twice (half points on Retina,
+/// a title bar's rounding).
+const SAME_FRAME: f64 = 2.0;
+
+fn same_frame(a: FrameF, b: FrameF) -> bool {
+    (a.x - b.x).abs() < SAME_FRAME
+        && (a.y - b.y).abs() < SAME_FRAME
+        && (a.width - b.width).abs() < SAME_FRAME
+        && (a.height - b.height).abs() < SAME_FRAME
+}
+
+/// For each Quartz window of one process, the index of its accessibility window among `ax`, each
+/// used once: the same frame, the same title where several share a frame (tabs of one size);
+/// `None` where none has its frame.
+pub fn match_windows(cg: &[CgWindow], ax: &[AxWindow]) -> Vec<Option<usize>> {
+    let mut taken = vec![false; ax.len()];
+    let mut matched = vec![None; cg.len()];
+    // Two passes: frame and title first, so a titled match is not lost to a window that matched
+    // on frame alone.
+    for with_title in [true, false] {
+        for (i, window) in cg.iter().enumerate() {
+            if matched[i].is_some() {
+                continue;
+            }
+            let found = ax.iter().enumerate().position(|(j, candidate)| {
+                !taken[j]
+                    && same_frame(window.bounds, candidate.frame)
+                    && (!with_title
+                        || (!window.title.is_empty() && window.title == candidate.title))
+            });
+            if let Some(j) = found {
+                taken[j] = true;
+                matched[i] = Some(j);
+            }
+        }
+    }
+    matched
+}
+
+/// The core's windows from the on-screen list, which Quartz gives front to back: bottom to top,
+/// as the core wants them, titled from the accessibility window where Quartz withheld the
+/// title. The front window of the frontmost application has the focus; a window that fills a
+/// display is maximized.
+pub fn window_infos(
+    front_to_back: &[CgWindow],
+    ax_title: &dyn Fn(&CgWindow) -> Option<String>,
+    frontmost_pid: Option<u32>,
+    displays: &[Rect],
+) -> Vec<WindowInfo> {
+    let windows: Vec<&CgWindow> = front_to_back.iter().filter(|w| is_app_window(w)).collect();
+    let focused = frontmost_pid.and_then(|pid| windows.iter().find(|w| w.pid == pid).map(|w| w.id));
+    windows
+        .into_iter()
+        .rev()
+        .map(|window| {
+            let bounds = window.bounds.to_rect();
+            let title = if window.title.is_empty() {
+                ax_title(window).unwrap_or_default()
+            } else {
+                window.title.clone()
+            };
+            WindowInfo {
+                handle: window.id,
+                title,
+                pid: Some(window.pid),
+                app_name: window.owner.clone(),
+                bounds,
+                focused: focused == Some(window.id),
+                // Minimized windows are off screen, and the on-screen list has none.
+                minimized: false,
+                maximized: displays.contains(&bounds),
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn frame(x: f64, y: f64, width: f64, height: f64) -> FrameF {
+        FrameF {
+            x,
+            y,
+            width,
+            height,
+        }
+    }
+
+    fn cg(id: u64, pid: u32, title: &str, bounds: FrameF) -> CgWindow {
+        CgWindow {
+            id,
+            pid,
+            owner: "TextEdit".into(),
+            title: title.into(),
+            bounds,
+            layer: 0,
+            alpha: 1.0,
+        }
+    }
+
+    fn ax(title: &str, frame: FrameF) -> AxWindow {
+        AxWindow {
+            frame,
+            title: title.into(),
+        }
+    }
+
+    #[test]
+    fn windows_match_by_frame_and_the_title_breaks_ties() {
+        let same = frame(100.0, 80.0, 600.0, 400.0);
+        let cg_windows = [
+            cg(11, 7, "Notes.txt", same),
+            cg(12, 7, "Untitled", same),
+            cg(13, 7, "", frame(300.5, 200.0, 500.0, 300.0)),
+            cg(14, 7, "", frame(0.0, 0.0, 50.0, 50.0)),
+        ];
+        let ax_windows = [
+            ax("Untitled", same),
+            ax("Report", frame(300.0, 200.5, 500.0, 300.0)),
+            ax("Notes.txt", same),
+        ];
+        assert_eq!(
+            match_windows(&cg_windows, &ax_windows),
+            [Some(2), Some(0), Some(1), None]
+        );
+    }
+
+    #[test]
+    fn without_screen_recording_titles_come_from_accessibility() {
+        let cg_windows = [
+            cg(21, 7, "", frame(0.0, 25.0, 800.0, 600.0)),
+            cg(22, 7, "", frame(50.0, 25.0, 800.0, 600.0)),
+        ];
+        let ax_windows = [
+            ax("Second", frame(50.0, 25.0, 800.0, 600.0)),
+            ax("First", frame(0.0, 25.0, 800.0, 600.0)),
+        ];
+        let matched = match_windows(&cg_windows, &ax_windows);
+        assert_eq!(matched, [Some(1), Some(0)], "frames alone suffice");
+    }
+
+    #[test]
+    fn the_list_runs_bottom_to_top_without_helpers_and_focuses_the_front_window() {
+        let mut menu = cg(1, 9, "Menu", frame(0.0, 0.0, 300.0, 200.0));
+        menu.layer = 101;
+        let mut faded = cg(2, 9, "Gone", frame(0.0, 0.0, 300.0, 200.0));
+        faded.alpha = 0.0;
+        let front = [
+            menu,
+            cg(3, 7, "Front", frame(10.0, 30.0, 400.0, 300.0)),
+            faded,
+            cg(4, 8, "", frame(0.0, 0.0, 1440.0, 900.0)),
+            cg(5, 7, "Behind", frame(40.0, 60.0, 400.0, 300.0)),
+            cg(6, 7, "", frame(0.0, 0.0, 16.0, 16.0)),
+        ];
+        let title = |w: &CgWindow| (w.id == 4).then(|| "From AX".to_owned());
+        let displays = [Rect::new(0, 0, 1440, 900)];
+        let infos = window_infos(&front, &title, Some(7), &displays);
+        let summary: Vec<(u64, &str, bool, bool)> = infos
+            .iter()
+            .map(|w| (w.handle, w.title.as_str(), w.focused, w.maximized))
+            .collect();
+        assert_eq!(
+            summary,
+            [
+                (5, "Behind", false, false),
+                (4, "From AX", false, true),
+                (3, "Front", true, false),
+            ]
+        );
+        assert_eq!(infos[2].bounds, Rect::new(10, 30, 400, 300));
+        assert_eq!(infos[2].pid, Some(7));
+    }
+}
