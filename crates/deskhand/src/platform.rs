@@ -1,12 +1,16 @@
-//! The one place that picks the platform's backend: Linux's on Linux, elsewhere the null backend
-//! whose every call answers `unsupported` until that platform's own lands.
+//! The one place that picks the platform's backend: Linux's on Linux, Windows' on Windows,
+//! elsewhere the null backend whose every call answers `unsupported` until that platform's own
+//! lands.
 
 use deskhand_core::Error;
 
 #[cfg(target_os = "linux")]
 pub type PlatformBackend = deskhand_linux::LinuxBackend;
 
-#[cfg(not(target_os = "linux"))]
+#[cfg(target_os = "windows")]
+pub type PlatformBackend = deskhand_windows::WindowsBackend;
+
+#[cfg(not(any(target_os = "linux", target_os = "windows")))]
 pub type PlatformBackend = deskhand_core::NullBackend;
 
 /// `DESKHAND_TREE_READER=plain` reads every element one call at a time instead of starting from
@@ -20,7 +24,12 @@ pub fn connect() -> Result<PlatformBackend, Error> {
     })
 }
 
-#[cfg(not(target_os = "linux"))]
+#[cfg(target_os = "windows")]
+pub fn connect() -> Result<PlatformBackend, Error> {
+    PlatformBackend::connect()
+}
+
+#[cfg(not(any(target_os = "linux", target_os = "windows")))]
 pub fn connect() -> Result<PlatformBackend, Error> {
     Ok(PlatformBackend::default())
 }

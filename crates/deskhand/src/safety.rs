@@ -38,12 +38,23 @@ fn var(env: Env<'_>, name: &str) -> Option<OsString> {
     env(name).filter(|value| !value.is_empty())
 }
 
-/// An XDG base directory: the variable when it holds an absolute path, else `$HOME/<fallback>`.
+/// An XDG base directory: the variable when it holds an absolute path, else `$HOME/<fallback>`
+/// (on Windows `%LOCALAPPDATA%`, where every file of deskhand's then lives).
 fn xdg_dir(env: Env<'_>, name: &str, fallback: &str) -> Option<PathBuf> {
     var(env, name)
         .map(PathBuf::from)
         .filter(|dir| dir.is_absolute())
-        .or_else(|| var(env, "HOME").map(|home| PathBuf::from(home).join(fallback)))
+        .or_else(|| home_dir(env, fallback))
+}
+
+#[cfg(not(windows))]
+fn home_dir(env: Env<'_>, fallback: &str) -> Option<PathBuf> {
+    var(env, "HOME").map(|home| PathBuf::from(home).join(fallback))
+}
+
+#[cfg(windows)]
+fn home_dir(env: Env<'_>, _fallback: &str) -> Option<PathBuf> {
+    var(env, "LOCALAPPDATA").map(PathBuf::from)
 }
 
 fn policy_source(flags: &SafetyFlags, env: Env<'_>) -> PolicySource {
