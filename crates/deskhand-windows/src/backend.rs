@@ -173,14 +173,16 @@ impl Input for WindowsBackend {
 
 impl Capture for WindowsBackend {
     async fn capture(&self, rect: Rect) -> Result<RgbImage> {
-        blocking(
-            "Capturing the screen",
-            DEADLINE,
-            move || match win32::window::covered_window(rect) {
-                Some(window) => capture::capture_window(window, rect),
-                None => capture::capture(rect, win32::window::screen()),
-            },
-        )
+        blocking("Capturing the screen", DEADLINE, move || {
+            // A window that cannot paint itself into deskhand's bitmap (Wine, some
+            // GPU-drawn apps) leaves it black: the screen then shows what is there.
+            let own = win32::window::covered_window(rect)
+                .map(|window| capture::capture_window(window, rect));
+            match own {
+                Some(Ok(image)) if image.data.iter().any(|&byte| byte != 0) => Ok(image),
+                _ => capture::capture(rect, win32::window::screen()),
+            }
+        })
         .await
     }
 }
