@@ -1,5 +1,5 @@
 //! The Windows [`Backend`](deskhand_core::backend::Backend): Win32 for windows, input, pixels,
-//! the clipboard and apps.
+//! the clipboard and apps; UI Automation for trees, element actions and values.
 //!
 //! Win32 calls block, and a few wait on another process (the clipboard's owner rendering its
 //! data, a window's thread), so each runs on the blocking pool under a deadline: no call can
@@ -13,13 +13,14 @@ use deskhand_core::backend::{
 use deskhand_core::error::{Error, ErrorKind, Result};
 use deskhand_core::keys::Keys;
 use deskhand_core::model::{
-    ClipboardContent, InstalledApp, Modifier, MouseButton, Point, Rect, RgbImage, ScrollDirection,
-    WindowChange, WindowInfo, WindowKey,
+    ClipboardContent, ElementHandle, InstalledApp, Modifier, MouseButton, Point, Rect, RgbImage,
+    ScrollDirection, Tree, WindowChange, WindowInfo, WindowKey,
 };
 use windows::Win32::UI::HiDpi::{
     DPI_AWARENESS_CONTEXT_PER_MONITOR_AWARE_V2, SetProcessDpiAwarenessContext,
 };
 
+use crate::uia::com as uia;
 use crate::win32::{self, apps, capture, clipboard, input};
 
 /// Far longer than any of these calls takes on a live desktop.
@@ -130,9 +131,91 @@ impl Windows for WindowsBackend {
     }
 }
 
-impl Accessibility for WindowsBackend {}
+/// One cached walk of a large window takes well under this on a live app; UI Automation's own
+/// transaction timeout (4 s) ends a request to a hung one first.
+const TREE_DEADLINE: Duration = Duration::from_secs(8);
 
-impl Values for WindowsBackend {}
+impl Accessibility for WindowsBackend {
+    async fn tree(&self, window: &WindowInfo) -> Result<Tree> {
+        let handle = window.handle;
+        blocking("Reading the accessibility tree", TREE_DEADLINE, move || {
+            uia::tree(handle)
+        })
+        .await
+    }
+
+    async fn element_bounds(
+        &self,
+        _window: &WindowInfo,
+        element: &ElementHandle,
+    ) -> Result<Option<Rect>> {
+        let element = element.clone();
+        blocking("Reading the element's place", DEADLINE, move || {
+            uia::element_bounds(&element)
+        })
+        .await
+    }
+
+    async fn action_names(&self, element: &ElementHandle) -> Result<Vec<String>> {
+        let element = element.clone();
+        blocking("Reading the element's actions", DEADLINE, move || {
+            uia::action_names(&element)
+        })
+        .await
+    }
+
+    async fn do_action(&self, element: &ElementHandle, index: usize) -> Result<()> {
+        let element = element.clone();
+        sent("Running the element's action", move || {
+            uia::do_action(&element, index)
+        })
+        .await
+    }
+
+    async fn focus_element(&self, element: &ElementHandle) -> Result<()> {
+        let element = element.clone();
+        sent("Focusing the element", move || uia::focus_element(&element)).await
+    }
+
+    async fn element_focused(&self, element: &ElementHandle) -> Result<bool> {
+        let element = element.clone();
+        blocking("Reading the element's focus", DEADLINE, move || {
+            uia::element_focused(&element)
+        })
+        .await
+    }
+}
+
+impl Values for WindowsBackend {
+    async fn set_text(&self, element: &ElementHandle, text: &str) -> Result<()> {
+        let (element, text) = (element.clone(), text.to_owned());
+        sent("Setting the text", move || uia::set_text(&element, &text)).await
+    }
+
+    async fn set_number(&self, element: &ElementHandle, value: f64) -> Result<()> {
+        let element = element.clone();
+        sent("Setting the number", move || {
+            uia::set_number(&element, value)
+        })
+        .await
+    }
+
+    async fn element_value(&self, element: &ElementHandle) -> Result<Option<String>> {
+        let element = element.clone();
+        blocking("Reading the element's value", DEADLINE, move || {
+            uia::element_value(&element)
+        })
+        .await
+    }
+
+    async fn element_text(&self, element: &ElementHandle) -> Result<String> {
+        let element = element.clone();
+        blocking("Reading the element's text", DEADLINE, move || {
+            uia::element_text(&element)
+        })
+        .await
+    }
+}
 
 impl Input for WindowsBackend {
     async fn pointer(&self) -> Result<Point> {

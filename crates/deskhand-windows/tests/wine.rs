@@ -577,7 +577,8 @@ fn cli(args: &[&str]) -> (i32, String) {
 
 #[tokio::test(flavor = "multi_thread")]
 #[ignore = "needs the Windows build under Wine: run scripts/wine-test"]
-async fn the_cli_keeps_its_session_under_localappdata_and_the_kill_switch_and_audit_hold() {
+async fn the_cli_keeps_its_session_under_localappdata_observe_says_uia_is_missing_and_the_kill_switch_and_audit_hold()
+ {
     let fixture = Fixture::start("CLI Fixture", (200, 200));
     let (code, listed) = cli(&["windows"]);
     assert_eq!(code, 0, "{listed}");
@@ -605,6 +606,15 @@ async fn the_cli_keeps_its_session_under_localappdata_and_the_kill_switch_and_au
             .unwrap_or(false),
         "no session file in {}",
         sessions.display()
+    );
+
+    // Wine 8 has no UI Automation: observe says so, and offers no made-up tree.
+    let (code, observed) = cli(&["observe", &format!(r#"{{"target": "{id}"}}"#)]);
+    assert_eq!(code, 1, "{observed}");
+    assert!(
+        observed.starts_with("failed (no-accessibility): ")
+            && observed.contains("CUIAutomation class is not registered"),
+        "{observed}"
     );
 
     let (code, desktop) = cli(&["desktop", "start"]);

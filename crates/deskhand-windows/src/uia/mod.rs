@@ -4,6 +4,9 @@
 //! (HRESULTs) become the core's error kinds. All of it is pure and unit-tested on recorded
 //! element data; the COM calls that fill an [`Element`] live in `com` (Windows only).
 
+#[cfg(windows)]
+pub mod com;
+
 use deskhand_core::error::{Error, ErrorKind};
 use deskhand_core::model::{ElementHandle, Node, Rect, Role, States};
 use serde::Deserialize;
