@@ -28,6 +28,10 @@ use crate::win32::hwnd;
 /// The most elements one observation reads.
 const NODE_BUDGET: usize = 5000;
 
+/// Some WPF and Win32 apps nest hundreds of levels; the walk recurses, so it stops here rather
+/// than run out of stack.
+const MAX_DEPTH: usize = 64;
+
 /// UI Automation's own limits on one request to a provider, so a hung app ends the call.
 const CONNECTION_TIMEOUT_MS: u32 = 2000;
 const TRANSACTION_TIMEOUT_MS: u32 = 4000;
@@ -226,8 +230,9 @@ fn read(element: &IUIAutomationElement) -> Element {
     }
 }
 
-/// The cached subtree as [`Element`]s, at most `budget` of them; `false` when it was cut.
-fn collect(element: &IUIAutomationElement, budget: &mut usize) -> (Element, bool) {
+/// The cached subtree as [`Element`]s, at most `budget` of them and [`MAX_DEPTH`] deep;
+/// `false` when it was cut.
+fn collect(element: &IUIAutomationElement, budget: &mut usize, depth: usize) -> (Element, bool) {
     let mut read_element = read(element);
     *budget = budget.saturating_sub(1);
     let mut whole = true;
@@ -235,13 +240,16 @@ fn collect(element: &IUIAutomationElement, budget: &mut usize) -> (Element, bool
     unsafe {
         if let Ok(children) = element.GetCachedChildren() {
             let count = children.Length().unwrap_or(0);
+            if depth >= MAX_DEPTH && count > 0 {
+                return (read_element, false);
+            }
             for index in 0..count {
                 if *budget == 0 {
                     whole = false;
                     break;
                 }
                 if let Ok(child) = children.GetElement(index) {
-                    let (child, child_whole) = collect(&child, budget);
+                    let (child, child_whole) = collect(&child, budget, depth + 1);
                     whole &= child_whole;
                     read_element.children.push(child);
                 }
@@ -277,12 +285,12 @@ pub fn tree(window: u64) -> Result<Tree> {
             .map_err(failure(what, false))?
     };
     let mut budget = NODE_BUDGET;
-    let (element, whole) = collect(&root, &mut budget);
+    let (element, whole) = collect(&root, &mut budget, 0);
     let mut pruned = Pruned::default();
     let root = node(window, &element, &mut pruned);
     Ok(Tree {
         root,
-        partial: partial_note(pruned, (!whole).then_some(NODE_BUDGET), false),
+        partial: partial_note(pruned, (!whole).then_some((NODE_BUDGET, MAX_DEPTH)), false),
     })
 }
 
@@ -408,7 +416,7 @@ fn perform(element: &IUIAutomationElement, act: Act) -> windows::core::Result<()
 
 /// Runs the action at `index` of [`action_names`]. One that may run inside the request (a
 /// button whose handler opens a modal dialog answers only when the dialog closes) runs on a
-/// thread of its own: deskhand waits [`ACTION_WAIT`] for it and otherwise reports it applied
+/// thread of its own: deskhand waits two seconds for it and otherwise reports it applied
 /// but unconfirmed, while the thread finishes whenever the app answers.
 pub fn do_action(handle: &ElementHandle, index: usize) -> Result<()> {
     let automation = client()?;

@@ -302,11 +302,16 @@ pub fn node(window: u64, element: &Element, pruned: &mut Pruned) -> Node {
 }
 
 /// Why a walk stopped short, for the tree's `partial` note.
-pub fn partial_note(pruned: Pruned, budget_hit: Option<usize>, timed_out: bool) -> Option<String> {
+/// `cut`: the walk's element budget and depth limit, when it reached one of them.
+pub fn partial_note(
+    pruned: Pruned,
+    cut: Option<(usize, usize)>,
+    timed_out: bool,
+) -> Option<String> {
     let mut parts = Vec::new();
-    if let Some(budget) = budget_hit {
+    if let Some((budget, depth)) = cut {
         parts.push(format!(
-            "the walk stopped at its budget of {budget} elements"
+            "the walk stopped at its budget of {budget} elements or {depth} levels"
         ));
     }
     if timed_out {

@@ -158,10 +158,10 @@ fn a_long_list_keeps_only_the_items_on_screen_and_says_how_many_it_left() {
         Some("492 list items scrolled out of view were not read")
     );
     assert_eq!(
-        partial_note(Pruned::default(), Some(5000), true).as_deref(),
+        partial_note(Pruned::default(), Some((5000, 64)), true).as_deref(),
         Some(
-            "the walk stopped at its budget of 5000 elements; the application stopped \
-             answering during the walk"
+            "the walk stopped at its budget of 5000 elements or 64 levels; the application \
+             stopped answering during the walk"
         )
     );
     assert_eq!(partial_note(Pruned::default(), None, false), None);
