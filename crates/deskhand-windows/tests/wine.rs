@@ -577,7 +577,7 @@ fn cli(args: &[&str]) -> (i32, String) {
 
 #[tokio::test(flavor = "multi_thread")]
 #[ignore = "needs the Windows build under Wine: run scripts/wine-test"]
-async fn the_cli_keeps_its_session_under_localappdata_observe_says_uia_is_missing_and_the_kill_switch_and_audit_hold()
+async fn the_cli_keeps_its_session_under_localappdata_and_policy_kill_switch_audit_and_the_missing_uia_hold()
  {
     let fixture = Fixture::start("CLI Fixture", (200, 200));
     let (code, listed) = cli(&["windows"]);
@@ -606,6 +606,27 @@ async fn the_cli_keeps_its_session_under_localappdata_observe_says_uia_is_missin
             .unwrap_or(false),
         "no session file in {}",
         sessions.display()
+    );
+
+    // The policy judges the app by its Windows process name.
+    let policy = scratch().join("policy.toml");
+    std::fs::write(&policy, "deny_apps = [\"deskhand-fixture\"]\n").expect("the policy");
+    let mark = fixture.lines().len();
+    let (code, denied) = cli(&[
+        "--policy",
+        &windows_path(&policy),
+        "click",
+        &format!(r#"{{"target": "{id}", "x": 161, "y": 95}}"#),
+    ]);
+    assert_eq!(code, 1, "{denied}");
+    assert!(denied.starts_with("failed (denied): "), "{denied}");
+    std::thread::sleep(Duration::from_millis(500));
+    assert!(
+        fixture.lines()[mark..]
+            .iter()
+            .all(|l| !l.starts_with("button")),
+        "a denied click reached the app: {:?}",
+        &fixture.lines()[mark..]
     );
 
     // Wine 8 has no UI Automation: observe says so, and offers no made-up tree.
