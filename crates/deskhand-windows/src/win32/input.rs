@@ -9,7 +9,7 @@ use deskhand_core::keys::Keys;
 use deskhand_core::model::{Modifier, MouseButton, Point, ScrollDirection};
 use windows::Win32::Foundation::POINT;
 use windows::Win32::UI::Input::KeyboardAndMouse::{
-    INPUT, INPUT_0, INPUT_KEYBOARD, INPUT_MOUSE, KEYBD_EVENT_FLAGS, KEYBDINPUT,
+    GetAsyncKeyState, INPUT, INPUT_0, INPUT_KEYBOARD, INPUT_MOUSE, KEYBD_EVENT_FLAGS, KEYBDINPUT,
     KEYEVENTF_EXTENDEDKEY, KEYEVENTF_KEYUP, KEYEVENTF_UNICODE, MAPVK_VK_TO_VSC, MOUSE_EVENT_FLAGS,
     MOUSEEVENTF_HWHEEL, MOUSEEVENTF_LEFTDOWN, MOUSEEVENTF_LEFTUP, MOUSEEVENTF_MIDDLEDOWN,
     MOUSEEVENTF_MIDDLEUP, MOUSEEVENTF_RIGHTDOWN, MOUSEEVENTF_RIGHTUP, MOUSEEVENTF_WHEEL,
@@ -211,7 +211,12 @@ pub fn button(button: MouseButton, down: bool, modifiers: &[Modifier]) -> Result
     };
     let mut inputs = Vec::new();
     if down {
-        inputs.extend(modifier_strokes(modifiers, false));
+        if !modifiers.is_empty() {
+            if !send(&modifier_strokes(modifiers, false)) {
+                return Err(refused("modifier keys"));
+            }
+            wait_until_held(modifiers);
+        }
         inputs.push(mouse_input(flags, 0));
     } else {
         inputs.push(mouse_input(flags, 0));
@@ -221,6 +226,22 @@ pub fn button(button: MouseButton, down: bool, modifiers: &[Modifier]) -> Result
         Ok(())
     } else {
         Err(refused("mouse button"))
+    }
+}
+
+/// Waits (at most 100 ms) until the system sees the modifiers down: a button sent in the same
+/// batch could otherwise reach the app flagged without them (seen under Wine).
+fn wait_until_held(modifiers: &[Modifier]) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_millis(100);
+    let held = || {
+        modifiers.iter().all(|m| {
+            let vk = keymap::modifier_key((*m).into()).vk;
+            // SAFETY: a read of the system's key state.
+            (unsafe { GetAsyncKeyState(vk as i32) } as u16) & 0x8000 != 0
+        })
+    };
+    while !held() && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(5));
     }
 }
 
