@@ -293,3 +293,44 @@ pub fn launch(id: &str) -> Result<u32> {
         Ok(GetProcessId(process.0))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_shortcuts_id_is_its_path_under_the_start_menu_without_the_extension() {
+        let root = Path::new(r"C:\ProgramData\Microsoft\Windows\Start Menu\Programs");
+        assert_eq!(
+            shortcut_id(root, &root.join(r"Accessories\Notepad.lnk")).as_deref(),
+            Some("Accessories/Notepad")
+        );
+        assert_eq!(
+            shortcut_id(root, &root.join("Deskhand Fixture.lnk")).as_deref(),
+            Some("Deskhand Fixture")
+        );
+        assert_eq!(shortcut_id(root, Path::new(r"D:\Other\App.lnk")), None);
+    }
+
+    #[test]
+    fn a_child_descends_from_the_process_that_started_it_and_not_the_other_way() {
+        let own = std::process::id();
+        // Waits on its stdin, which stays open until the kill below.
+        let mut child = std::process::Command::new("cmd.exe")
+            .args(["/c", "pause"])
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::null())
+            .spawn()
+            .expect("starting cmd.exe");
+        let descends = descends_from(child.id(), own);
+        let ascends = descends_from(own, child.id());
+        let name = process_name(child.id());
+        kill(child.id()).expect("ending the child");
+        let _ = child.wait();
+        assert!(descends && !ascends && descends_from(own, own));
+        assert_eq!(
+            name.as_deref().map(str::to_lowercase).as_deref(),
+            Some("cmd")
+        );
+    }
+}

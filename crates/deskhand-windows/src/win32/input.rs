@@ -264,3 +264,19 @@ pub fn scroll(at: Option<Point>, direction: ScrollDirection, amount: u32) -> Res
         Err(refused("scroll"))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Runs under Wine in scripts/wine-test, with Wine's US layout.
+    #[test]
+    fn the_layout_names_the_key_and_shift_of_a_character_and_none_for_one_it_lacks() {
+        let capital = layout_key('A').expect("A is on the layout");
+        assert_eq!((capital.code.vk, capital.shift), (0x41, true));
+        let plus = layout_key('+').expect("+ is on the layout");
+        assert!(plus.shift, "{plus:?}");
+        assert_eq!(layout_key('世'), None);
+        assert_eq!(layout_key('😀'), None, "a surrogate pair is no key");
+    }
+}
