@@ -118,3 +118,82 @@ pub fn capture_window(window: HWND, client: Rect) -> Result<RgbImage> {
         .as_bool()
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use windows::Win32::Foundation::{COLORREF, LPARAM, LRESULT, RECT, WPARAM};
+    use windows::Win32::Graphics::Gdi::{CreateSolidBrush, DeleteObject, FillRect};
+    use windows::Win32::UI::WindowsAndMessaging::{
+        CreateWindowExW, DefWindowProcW, DestroyWindow, RegisterClassW, WINDOW_EX_STYLE,
+        WM_PRINTCLIENT, WNDCLASSW, WS_OVERLAPPEDWINDOW, WS_VISIBLE,
+    };
+    use windows::core::w;
+
+    /// Paints its whole client area green when asked to print it, and nothing else.
+    extern "system" fn green(
+        window: HWND,
+        message: u32,
+        wparam: WPARAM,
+        lparam: LPARAM,
+    ) -> LRESULT {
+        if message == WM_PRINTCLIENT {
+            // SAFETY: PrintWindow passes a live device context in wparam.
+            unsafe {
+                let brush = CreateSolidBrush(COLORREF(0x0000_FF00));
+                FillRect(
+                    HDC(wparam.0 as *mut _),
+                    &RECT {
+                        left: 0,
+                        top: 0,
+                        right: 50,
+                        bottom: 40,
+                    },
+                    brush,
+                );
+                let _ = DeleteObject(brush.into());
+            }
+            return LRESULT(0);
+        }
+        // SAFETY: the default handling of this window's own message.
+        unsafe { DefWindowProcW(window, message, wparam, lparam) }
+    }
+
+    /// Runs under Wine in scripts/wine-test. Wine paints only into device contexts of the
+    /// process that asks, so the window is this test's own.
+    #[test]
+    fn print_window_reads_the_pixels_a_window_paints_for_itself() {
+        // SAFETY: a window class and window of this thread, destroyed at the end.
+        unsafe {
+            let class = WNDCLASSW {
+                lpfnWndProc: Some(green),
+                lpszClassName: w!("DeskhandCaptureTest"),
+                ..Default::default()
+            };
+            RegisterClassW(&class);
+            let window = CreateWindowExW(
+                WINDOW_EX_STYLE(0),
+                w!("DeskhandCaptureTest"),
+                w!("capture test"),
+                WS_OVERLAPPEDWINDOW | WS_VISIBLE,
+                50,
+                50,
+                300,
+                200,
+                None,
+                None,
+                None,
+                None,
+            )
+            .expect("a window");
+            let image = capture_window(window, Rect::new(0, 0, 50, 40));
+            let _ = DestroyWindow(window);
+            let image = image.expect("a capture");
+            assert_eq!((image.width, image.height), (50, 40));
+            assert!(
+                image.data.chunks(3).all(|pixel| pixel == [0, 255, 0]),
+                "the window's own green, not what the screen shows"
+            );
+        }
+    }
+}
