@@ -338,12 +338,15 @@ pub enum Act {
 }
 
 impl Act {
-    /// The programmatic name the core sees in `action_names`.
+    /// The programmatic name the core sees in `action_names`, in the vocabulary its plain click
+    /// looks for (`render::click_action`: "click", "toggle", "open", "select"), so a click on a
+    /// button runs Invoke as one on Linux runs AT-SPI's "click". The legacy default action and
+    /// Collapse are not clicks: a plain click on an element with only those uses the pointer.
     pub fn name(self) -> &'static str {
         match self {
-            Act::Invoke => "invoke",
+            Act::Invoke => "click",
             Act::Toggle => "toggle",
-            Act::Expand => "expand",
+            Act::Expand => "open",
             Act::Collapse => "collapse",
             Act::Select => "select",
             Act::DefaultAction => "default",

@@ -53,7 +53,7 @@ fn notepad_reads_as_a_window_with_a_focused_text_and_menus_that_expand() {
     let file = find(&root, "File");
     assert_eq!(file.role, Role::Menuitem);
     assert!(file.states.expandable && !file.states.expanded);
-    assert_eq!(file.actions, ["expand", "default"]);
+    assert_eq!(file.actions, ["open", "default"]);
     assert_eq!(find(&root, "Application").role, Role::Menubar);
     assert_eq!(find(&root, "Status Bar").role, Role::Statusbar);
     // Names are trimmed as the Linux reader trims them.
@@ -66,7 +66,7 @@ fn calculator_buttons_are_invoked_and_a_disabled_one_says_so() {
     let (root, _) = translate(&calculator());
     let seven = find(&root, "Seven");
     assert_eq!(seven.role, Role::Button);
-    assert_eq!(seven.actions, ["invoke", "default"]);
+    assert_eq!(seven.actions, ["click", "default"]);
     assert_eq!(
         seven.bounds.unwrap().center(),
         deskhand_core::model::Point { x: 240, y: 405 }
@@ -133,7 +133,7 @@ fn a_browser_form_reads_as_on_linux_and_the_password_is_never_read() {
         (button.role, button.name.as_str()),
         (Role::Button, "Sign in")
     );
-    assert_eq!(button.actions, ["invoke", "default"]);
+    assert_eq!(button.actions, ["click", "default"]);
 }
 
 #[test]
@@ -204,7 +204,7 @@ fn actions_follow_the_patterns_and_round_trip_through_their_names() {
     ] {
         assert_eq!(Act::from_name(act.name()), Some(act));
     }
-    assert_eq!(Act::from_name("click"), None);
+    assert_eq!(Act::from_name("invoke"), None);
     assert!(Act::Invoke.may_block() && Act::DefaultAction.may_block());
     assert!(!Act::Toggle.may_block() && !Act::Select.may_block());
 }
@@ -308,4 +308,30 @@ fn handles_that_no_walk_made_are_refused() {
     ] {
         assert_eq!(parse_handle(&ElementHandle(bad.into())), None, "{bad}");
     }
+}
+
+#[test]
+fn the_cores_plain_click_runs_the_pattern_a_click_means_and_the_pointer_otherwise() {
+    let click = |node: &Node| {
+        deskhand_core::render::click_action(node.role, &node.actions)
+            .map(|index| Act::from_name(&node.actions[index]).expect("one of ours"))
+    };
+    let (calculator, _) = translate(&calculator());
+    assert_eq!(click(find(&calculator, "Seven")), Some(Act::Invoke));
+    let (form, _) = translate(&browser_form());
+    assert_eq!(click(find(&form, "Remember me")), Some(Act::Toggle));
+    assert_eq!(click(find(&form, "Country")), Some(Act::Expand));
+    assert_eq!(click(find(&form, "Result 0")), Some(Act::Select));
+    assert_eq!(
+        click(find(&form, "Email")),
+        None,
+        "a click into a field is the pointer's"
+    );
+    let (notepad, _) = translate(&notepad());
+    assert_eq!(click(find(&notepad, "File")), Some(Act::Expand));
+    assert_eq!(
+        click(find(&notepad, "Close")),
+        None,
+        "a legacy default action alone is left to the pointer"
+    );
 }
