@@ -164,6 +164,16 @@ impl SessionStore {
     }
 }
 
+/// Windows keeps a user's per-machine state under `%LOCALAPPDATA%`.
+#[cfg(windows)]
+fn state_dir() -> PathBuf {
+    match std::env::var_os("LOCALAPPDATA") {
+        Some(dir) if !dir.is_empty() => PathBuf::from(dir).join("deskhand"),
+        _ => std::env::temp_dir().join("deskhand"),
+    }
+}
+
+#[cfg(not(windows))]
 fn state_dir() -> PathBuf {
     match std::env::var_os("XDG_RUNTIME_DIR") {
         Some(dir) if !dir.is_empty() => PathBuf::from(dir).join("deskhand"),
@@ -179,7 +189,7 @@ fn unsafe_free_uid() -> u32 {
 }
 
 /// Elsewhere the temporary folder is the user's own already.
-#[cfg(not(unix))]
+#[cfg(not(any(unix, windows)))]
 fn unsafe_free_uid() -> u32 {
     0
 }

@@ -1,4 +1,5 @@
 //! The one place that picks the platform's backend: Linux's on Linux, macOS's on macOS,
+//! Windows' on Windows,
 //! elsewhere the null backend whose every call answers `unsupported` until that platform's own
 //! lands.
 
@@ -10,7 +11,10 @@ pub type PlatformBackend = deskhand_linux::LinuxBackend;
 #[cfg(target_os = "macos")]
 pub type PlatformBackend = deskhand_macos::MacBackend;
 
-#[cfg(not(any(target_os = "linux", target_os = "macos")))]
+#[cfg(target_os = "windows")]
+pub type PlatformBackend = deskhand_windows::WindowsBackend;
+
+#[cfg(not(any(target_os = "linux", target_os = "macos", target_os = "windows")))]
 pub type PlatformBackend = deskhand_core::NullBackend;
 
 /// `DESKHAND_TREE_READER=plain` reads every element one call at a time instead of starting from
@@ -24,12 +28,12 @@ pub fn connect() -> Result<PlatformBackend, Error> {
     })
 }
 
-#[cfg(target_os = "macos")]
+#[cfg(any(target_os = "macos", target_os = "windows"))]
 pub fn connect() -> Result<PlatformBackend, Error> {
     PlatformBackend::connect()
 }
 
-#[cfg(not(any(target_os = "linux", target_os = "macos")))]
+#[cfg(not(any(target_os = "linux", target_os = "macos", target_os = "windows")))]
 pub fn connect() -> Result<PlatformBackend, Error> {
     Ok(PlatformBackend::default())
 }

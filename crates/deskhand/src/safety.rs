@@ -38,25 +38,32 @@ fn var(env: Env<'_>, name: &str) -> Option<OsString> {
     env(name).filter(|value| !value.is_empty())
 }
 
-/// An XDG base directory: the variable when it holds an absolute path, else the home's.
+/// An XDG base directory: the variable when it holds an absolute path, else the platform's
+/// place for it.
 fn xdg_dir(env: Env<'_>, name: &str, fallback: &str) -> Option<PathBuf> {
     var(env, name)
         .map(PathBuf::from)
         .filter(|dir| dir.is_absolute())
-        .or_else(|| var(env, "HOME").map(|home| under_home(PathBuf::from(home), fallback)))
+        .or_else(|| home_dir(env, fallback))
 }
 
 /// `$HOME/<fallback>`, the XDG default.
-#[cfg(not(target_os = "macos"))]
-fn under_home(home: PathBuf, fallback: &str) -> PathBuf {
-    home.join(fallback)
+#[cfg(not(any(windows, target_os = "macos")))]
+fn home_dir(env: Env<'_>, fallback: &str) -> Option<PathBuf> {
+    var(env, "HOME").map(|home| PathBuf::from(home).join(fallback))
 }
 
 /// On macOS every kind of file deskhand keeps goes under `~/Library/Application Support`, where
 /// Apple places an app's own files: `…/deskhand/policy.toml`, `audit.jsonl`, `memory.sqlite`.
 #[cfg(target_os = "macos")]
-fn under_home(home: PathBuf, _fallback: &str) -> PathBuf {
-    deskhand_macos::paths::application_support(&home)
+fn home_dir(env: Env<'_>, _fallback: &str) -> Option<PathBuf> {
+    var(env, "HOME").map(|home| deskhand_macos::paths::application_support(&PathBuf::from(home)))
+}
+
+/// On Windows every file of deskhand's lives under `%LOCALAPPDATA%`.
+#[cfg(windows)]
+fn home_dir(env: Env<'_>, _fallback: &str) -> Option<PathBuf> {
+    var(env, "LOCALAPPDATA").map(PathBuf::from)
 }
 
 fn policy_source(flags: &SafetyFlags, env: Env<'_>) -> PolicySource {
@@ -157,7 +164,7 @@ mod tests {
     }
 
     // They assert the XDG defaults under $HOME, which macOS replaces.
-    #[cfg(not(target_os = "macos"))]
+    #[cfg(not(any(windows, target_os = "macos")))]
     #[test]
     fn the_policy_comes_from_the_flag_then_the_environment_then_xdg() {
         let flags = SafetyFlags {
@@ -197,7 +204,7 @@ mod tests {
     }
 
     // They assert the XDG defaults under $HOME, which macOS replaces.
-    #[cfg(not(target_os = "macos"))]
+    #[cfg(not(any(windows, target_os = "macos")))]
     #[test]
     fn the_audit_log_comes_from_the_flag_then_the_environment_then_xdg() {
         let none = SafetyFlags::default();
@@ -231,7 +238,7 @@ mod tests {
     }
 
     // They assert the XDG defaults under $HOME, which macOS replaces.
-    #[cfg(not(target_os = "macos"))]
+    #[cfg(not(any(windows, target_os = "macos")))]
     #[test]
     fn memory_lives_in_the_xdg_data_dir_unless_named_or_off() {
         let none = SafetyFlags::default();

@@ -1,0 +1,17 @@
+//! The Windows backend of deskhand: Win32 for windows, input, pixels, the clipboard and apps;
+//! UI Automation for trees and element actions.
+//!
+//! The translation between the core's model and Windows' (key codes, input strokes, UI
+//! Automation's control types, patterns and errors) is pure and builds everywhere, so it is
+//! unit-tested on Linux; the Win32 and COM calls around it exist on Windows only.
+
+pub mod keymap;
+pub mod uia;
+
+#[cfg(windows)]
+mod backend;
+#[cfg(windows)]
+mod win32;
+
+#[cfg(windows)]
+pub use backend::WindowsBackend;

@@ -1,0 +1,282 @@
+//! Synthetic input with `SendInput`: chords as virtual keys with their scan codes, text as
+//! UTF-16 units (`KEYEVENTF_UNICODE`), pointer buttons and the wheel; the pointer itself is
+//! placed with `SetCursorPos`, which lands on the exact pixel where SendInput's absolute moves
+//! round through a 0–65535 scale.
+
+use deskhand_core::backend::{InputOutcome, Partial};
+use deskhand_core::error::{Error, ErrorKind, Result};
+use deskhand_core::keys::Keys;
+use deskhand_core::model::{Modifier, MouseButton, Point, ScrollDirection};
+use windows::Win32::Foundation::POINT;
+use windows::Win32::UI::Input::KeyboardAndMouse::{
+    GetAsyncKeyState, INPUT, INPUT_0, INPUT_KEYBOARD, INPUT_MOUSE, KEYBD_EVENT_FLAGS, KEYBDINPUT,
+    KEYEVENTF_EXTENDEDKEY, KEYEVENTF_KEYUP, KEYEVENTF_UNICODE, MAPVK_VK_TO_VSC, MOUSE_EVENT_FLAGS,
+    MOUSEEVENTF_HWHEEL, MOUSEEVENTF_LEFTDOWN, MOUSEEVENTF_LEFTUP, MOUSEEVENTF_MIDDLEDOWN,
+    MOUSEEVENTF_MIDDLEUP, MOUSEEVENTF_RIGHTDOWN, MOUSEEVENTF_RIGHTUP, MOUSEEVENTF_WHEEL,
+    MOUSEINPUT, MapVirtualKeyW, SendInput, VIRTUAL_KEY, VkKeyScanW,
+};
+use windows::Win32::UI::WindowsAndMessaging::{GetCursorPos, SetCursorPos};
+
+use crate::keymap::{self, KeyCode, LayoutKey, Stroke};
+
+/// One notch of the wheel, as Windows counts it.
+const WHEEL_DELTA: i32 = 120;
+
+fn key_input(stroke: Stroke) -> INPUT {
+    let (vk, scan, flags) = match stroke {
+        Stroke::Key { code, up } => {
+            let scan = if code.scan == 0 {
+                // SAFETY: a pure lookup in the keyboard layout.
+                unsafe { MapVirtualKeyW(code.vk as u32, MAPVK_VK_TO_VSC) as u16 }
+            } else {
+                code.scan
+            };
+            let mut flags = KEYBD_EVENT_FLAGS(0);
+            if code.extended {
+                flags |= KEYEVENTF_EXTENDEDKEY;
+            }
+            if up {
+                flags |= KEYEVENTF_KEYUP;
+            }
+            (code.vk, scan, flags)
+        }
+        Stroke::Unicode { unit, up } => (
+            0,
+            unit,
+            if up {
+                KEYEVENTF_UNICODE | KEYEVENTF_KEYUP
+            } else {
+                KEYEVENTF_UNICODE
+            },
+        ),
+    };
+    INPUT {
+        r#type: INPUT_KEYBOARD,
+        Anonymous: INPUT_0 {
+            ki: KEYBDINPUT {
+                wVk: VIRTUAL_KEY(vk),
+                wScan: scan,
+                dwFlags: flags,
+                time: 0,
+                dwExtraInfo: 0,
+            },
+        },
+    }
+}
+
+fn mouse_input(flags: MOUSE_EVENT_FLAGS, data: i32) -> INPUT {
+    INPUT {
+        r#type: INPUT_MOUSE,
+        Anonymous: INPUT_0 {
+            mi: MOUSEINPUT {
+                dx: 0,
+                dy: 0,
+                mouseData: data as u32,
+                dwFlags: flags,
+                time: 0,
+                dwExtraInfo: 0,
+            },
+        },
+    }
+}
+
+/// Sends the inputs; `false` when Windows took fewer than all (another desktop, a secure
+/// screen, or a window of higher integrity has the input).
+fn send(inputs: &[INPUT]) -> bool {
+    // SAFETY: `inputs` are fully initialized INPUT structures of the size passed.
+    let sent = unsafe { SendInput(inputs, size_of::<INPUT>() as i32) };
+    sent as usize == inputs.len()
+}
+
+fn refused(what: &str) -> Error {
+    Error::new(
+        ErrorKind::Platform,
+        format!(
+            "Windows did not take the {what}: input to the window in front is blocked (a \
+             window of an elevated app, the lock screen or a UAC prompt has it); bring another \
+             window to the front, or run deskhand as administrator to drive elevated apps"
+        ),
+    )
+}
+
+/// Where the current keyboard layout has the character, as `VkKeyScanW` says.
+fn layout_key(character: char) -> Option<LayoutKey> {
+    let mut unit = [0u16; 2];
+    if character.encode_utf16(&mut unit).len() != 1 {
+        return None;
+    }
+    // SAFETY: a pure lookup in the keyboard layout.
+    let found = unsafe { VkKeyScanW(unit[0]) };
+    if found == -1 {
+        return None;
+    }
+    let (vk, state) = ((found as u16) & 0xFF, ((found as u16) >> 8) & 0xFF);
+    Some(LayoutKey {
+        code: KeyCode {
+            vk,
+            scan: 0,
+            extended: false,
+        },
+        shift: state & 1 != 0,
+        ctrl: state & 2 != 0,
+        alt: state & 4 != 0,
+    })
+}
+
+pub fn press_keys(keys: &Keys) -> Result<InputOutcome> {
+    let chords = keys.chords();
+    let strokes = chords
+        .iter()
+        .map(|chord| keymap::chord_strokes(chord, layout_key))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|err| Error::bad_argument(err.to_string()))?;
+    for (sent, chord_strokes) in strokes.iter().enumerate() {
+        let inputs: Vec<INPUT> = chord_strokes.iter().copied().map(key_input).collect();
+        if !send(&inputs) {
+            return Ok(partial(sent, chords.len(), "key chords"));
+        }
+    }
+    Ok(InputOutcome::Done)
+}
+
+pub fn type_text(text: &str) -> Result<InputOutcome> {
+    let total = text.chars().count();
+    for (sent, character) in text.chars().enumerate() {
+        let inputs: Vec<INPUT> = keymap::text_strokes(character)
+            .into_iter()
+            .map(key_input)
+            .collect();
+        if !send(&inputs) {
+            return Ok(partial(sent, total, "characters"));
+        }
+    }
+    Ok(InputOutcome::Done)
+}
+
+fn partial(sent: usize, total: usize, unit: &'static str) -> InputOutcome {
+    InputOutcome::Partial(Partial {
+        sent,
+        total,
+        unit,
+        reason: "Windows stopped taking the input (a window of an elevated app, the lock \
+                 screen or a UAC prompt came to the front)"
+            .into(),
+    })
+}
+
+pub fn pointer() -> Result<Point> {
+    let mut at = POINT::default();
+    // SAFETY: writes into the local.
+    unsafe { GetCursorPos(&mut at) }.map_err(|err| {
+        super::failed(
+            "Reading where the pointer is",
+            &err,
+            "the desktop may be locked; try again",
+        )
+    })?;
+    Ok(Point { x: at.x, y: at.y })
+}
+
+pub fn move_pointer(to: Point) -> Result<()> {
+    // SAFETY: no pointers involved.
+    unsafe { SetCursorPos(to.x, to.y) }.map_err(|err| {
+        super::failed(
+            &format!("Moving the pointer to {},{}", to.x, to.y),
+            &err,
+            "the desktop may be locked; try again",
+        )
+    })
+}
+
+fn modifier_strokes(modifiers: &[Modifier], up: bool) -> Vec<INPUT> {
+    let strokes = modifiers.iter().map(|m| Stroke::Key {
+        code: keymap::modifier_key((*m).into()),
+        up,
+    });
+    if up {
+        strokes.rev().map(key_input).collect()
+    } else {
+        strokes.map(key_input).collect()
+    }
+}
+
+pub fn button(button: MouseButton, down: bool, modifiers: &[Modifier]) -> Result<()> {
+    let flags = match (button, down) {
+        (MouseButton::Left, true) => MOUSEEVENTF_LEFTDOWN,
+        (MouseButton::Left, false) => MOUSEEVENTF_LEFTUP,
+        (MouseButton::Middle, true) => MOUSEEVENTF_MIDDLEDOWN,
+        (MouseButton::Middle, false) => MOUSEEVENTF_MIDDLEUP,
+        (MouseButton::Right, true) => MOUSEEVENTF_RIGHTDOWN,
+        (MouseButton::Right, false) => MOUSEEVENTF_RIGHTUP,
+    };
+    let mut inputs = Vec::new();
+    if down {
+        if !modifiers.is_empty() {
+            if !send(&modifier_strokes(modifiers, false)) {
+                return Err(refused("modifier keys"));
+            }
+            wait_until_held(modifiers);
+        }
+        inputs.push(mouse_input(flags, 0));
+    } else {
+        inputs.push(mouse_input(flags, 0));
+        inputs.extend(modifier_strokes(modifiers, true));
+    }
+    if send(&inputs) {
+        Ok(())
+    } else {
+        Err(refused("mouse button"))
+    }
+}
+
+/// Waits (at most 100 ms) until the system sees the modifiers down: a button sent in the same
+/// batch could otherwise reach the app flagged without them (seen under Wine).
+fn wait_until_held(modifiers: &[Modifier]) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_millis(100);
+    let held = || {
+        modifiers.iter().all(|m| {
+            let vk = keymap::modifier_key((*m).into()).vk;
+            // SAFETY: a read of the system's key state.
+            (unsafe { GetAsyncKeyState(vk as i32) } as u16) & 0x8000 != 0
+        })
+    };
+    while !held() && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+}
+
+pub fn scroll(at: Option<Point>, direction: ScrollDirection, amount: u32) -> Result<()> {
+    if let Some(at) = at {
+        move_pointer(at)?;
+    }
+    let notches = i32::try_from(amount).unwrap_or(i32::MAX / WHEEL_DELTA);
+    let (flags, notch) = match direction {
+        ScrollDirection::Up => (MOUSEEVENTF_WHEEL, WHEEL_DELTA),
+        ScrollDirection::Down => (MOUSEEVENTF_WHEEL, -WHEEL_DELTA),
+        ScrollDirection::Right => (MOUSEEVENTF_HWHEEL, WHEEL_DELTA),
+        ScrollDirection::Left => (MOUSEEVENTF_HWHEEL, -WHEEL_DELTA),
+    };
+    // One event per notch: an app that reads only whole deltas of 120 still scrolls each.
+    let inputs: Vec<INPUT> = (0..notches).map(|_| mouse_input(flags, notch)).collect();
+    if send(&inputs) {
+        Ok(())
+    } else {
+        Err(refused("scroll"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Runs under Wine in scripts/wine-test, with Wine's US layout.
+    #[test]
+    fn the_layout_names_the_key_and_shift_of_a_character_and_none_for_one_it_lacks() {
+        let capital = layout_key('A').expect("A is on the layout");
+        assert_eq!((capital.code.vk, capital.shift), (0x41, true));
+        let plus = layout_key('+').expect("+ is on the layout");
+        assert!(plus.shift, "{plus:?}");
+        assert_eq!(layout_key('世'), None);
+        assert_eq!(layout_key('😀'), None, "a surrogate pair is no key");
+    }
+}

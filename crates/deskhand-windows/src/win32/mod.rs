@@ -1,0 +1,35 @@
+//! Win32 calls, each a plain blocking function: the backend runs them on the blocking pool under
+//! a deadline. Failures come back as the core's errors, worded for the agent.
+
+pub mod apps;
+pub mod capture;
+pub mod clipboard;
+pub mod input;
+pub mod window;
+
+use deskhand_core::error::Error;
+use windows::Win32::Foundation::HWND;
+
+/// A window handle as the core keeps it; window handles are 32-bit values even in 64-bit
+/// processes, so the round trip through `u64` loses nothing.
+pub fn hwnd(handle: u64) -> HWND {
+    HWND(handle as isize as *mut core::ffi::c_void)
+}
+
+pub fn handle_of(window: HWND) -> u64 {
+    window.0 as isize as u64
+}
+
+/// A NUL-terminated UTF-16 string for a `PCWSTR` argument.
+pub fn wide(text: &str) -> Vec<u16> {
+    text.encode_utf16().chain(std::iter::once(0)).collect()
+}
+
+/// A Win32 failure, with what was being done and what to try next.
+pub fn failed(what: &str, err: &windows::core::Error, next: &str) -> Error {
+    Error::platform(format!(
+        "{what} failed: Windows answered {} (0x{:08X}); {next}",
+        err.message().trim_end_matches(['\r', '\n', '.']),
+        err.code().0
+    ))
+}

@@ -1,0 +1,349 @@
+//! Top-level windows: the listing (visible, not cloaked, not tool windows), their geometry and
+//! state, focus, closing.
+
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+
+use deskhand_core::error::{Error, ErrorKind, Result};
+use deskhand_core::model::{Rect, WindowChange, WindowInfo, WindowKey};
+use windows::Win32::Foundation::{HWND, LPARAM, POINT, RECT, WPARAM};
+use windows::Win32::Graphics::Dwm::{DWMWA_CLOAKED, DwmGetWindowAttribute};
+use windows::Win32::Graphics::Gdi::ClientToScreen;
+use windows::Win32::System::Threading::{AttachThreadInput, GetCurrentThreadId};
+use windows::Win32::UI::WindowsAndMessaging::{
+    BringWindowToTop, EnumWindows, GWL_EXSTYLE, GetClientRect, GetForegroundWindow, GetShellWindow,
+    GetSystemMetrics, GetWindowLongPtrW, GetWindowRect, GetWindowTextLengthW, GetWindowTextW,
+    GetWindowThreadProcessId, IsIconic, IsWindow, IsWindowVisible, IsZoomed, PostMessageW,
+    SM_CXVIRTUALSCREEN, SM_CYVIRTUALSCREEN, SM_XVIRTUALSCREEN, SM_YVIRTUALSCREEN, SW_MAXIMIZE,
+    SW_MINIMIZE, SW_RESTORE, SWP_ASYNCWINDOWPOS, SWP_NOACTIVATE, SWP_NOMOVE, SWP_NOSIZE,
+    SWP_NOZORDER, SetForegroundWindow, SetWindowPos, ShowWindowAsync, WM_CLOSE, WS_EX_APPWINDOW,
+    WS_EX_TOOLWINDOW,
+};
+use windows::core::BOOL;
+
+use super::apps::process_name;
+use super::{handle_of, hwnd};
+
+/// How long `activate` waits for the foreground to arrive.
+const FOCUS_WAIT: Duration = Duration::from_millis(1500);
+const POLL: Duration = Duration::from_millis(20);
+
+/// The windows a user sees in the task bar, top of the stack first as `EnumWindows` gives them.
+fn listed_windows() -> Result<Vec<HWND>> {
+    unsafe extern "system" fn collect(window: HWND, found: LPARAM) -> BOOL {
+        // SAFETY: `found` is the address of the Vec below, alive for the whole EnumWindows call.
+        let found = unsafe { &mut *(found.0 as *mut Vec<HWND>) };
+        found.push(window);
+        BOOL(1)
+    }
+    let mut all: Vec<HWND> = Vec::new();
+    // SAFETY: the callback only pushes into `all`, which outlives the call.
+    unsafe { EnumWindows(Some(collect), LPARAM(&mut all as *mut Vec<HWND> as isize)) }
+        .map_err(|err| super::failed("Listing the windows", &err, "try again"))?;
+    // SAFETY: plain queries on handles EnumWindows just gave; a window closed meanwhile only
+    // makes them answer "no".
+    let shell = unsafe { GetShellWindow() };
+    Ok(all
+        .into_iter()
+        .filter(|&window| window != shell && is_listed(window))
+        .collect())
+}
+
+/// Visible, not cloaked (a window on another virtual desktop, or a suspended store app), and
+/// not a tool window unless it asks for a task-bar button.
+fn is_listed(window: HWND) -> bool {
+    // SAFETY: queries on a window handle; any handle is valid input to them.
+    unsafe {
+        if !IsWindowVisible(window).as_bool() {
+            return false;
+        }
+        let style = GetWindowLongPtrW(window, GWL_EXSTYLE) as u32;
+        if style & WS_EX_TOOLWINDOW.0 != 0 && style & WS_EX_APPWINDOW.0 == 0 {
+            return false;
+        }
+        let mut cloaked = 0u32;
+        // Without a compositor (Wine, old systems) the attribute is missing: nothing is cloaked.
+        let read = DwmGetWindowAttribute(
+            window,
+            DWMWA_CLOAKED,
+            &mut cloaked as *mut u32 as *mut _,
+            size_of::<u32>() as u32,
+        );
+        !(read.is_ok() && cloaked != 0)
+    }
+}
+
+fn pid_of(window: HWND) -> Option<u32> {
+    let mut pid = 0u32;
+    // SAFETY: writes the owner's process id into `pid`.
+    unsafe { GetWindowThreadProcessId(window, Some(&mut pid)) };
+    (pid != 0).then_some(pid)
+}
+
+fn title_of(window: HWND) -> String {
+    // SAFETY: GetWindowTextW reads the text Windows keeps for the window (no message is sent to
+    // another process) into a buffer of the length asked for.
+    unsafe {
+        let length = GetWindowTextLengthW(window);
+        if length <= 0 {
+            return String::new();
+        }
+        let mut buffer = vec![0u16; length as usize + 1];
+        let copied = GetWindowTextW(window, &mut buffer);
+        String::from_utf16_lossy(&buffer[..copied.max(0) as usize])
+    }
+}
+
+/// The client area in screen pixels.
+pub fn client_rect(window: HWND) -> Option<Rect> {
+    let mut rect = RECT::default();
+    let mut origin = POINT::default();
+    // SAFETY: both calls write into the locals.
+    unsafe {
+        GetClientRect(window, &mut rect).ok()?;
+        ClientToScreen(window, &mut origin).ok().ok()?;
+    }
+    Some(Rect::new(
+        origin.x,
+        origin.y,
+        (rect.right - rect.left).max(0) as u32,
+        (rect.bottom - rect.top).max(0) as u32,
+    ))
+}
+
+fn frame_rect(window: HWND) -> Option<RECT> {
+    let mut rect = RECT::default();
+    // SAFETY: writes into the local.
+    unsafe { GetWindowRect(window, &mut rect) }.ok()?;
+    Some(rect)
+}
+
+fn info(window: HWND, foreground: HWND, names: &mut HashMap<u32, String>) -> Option<WindowInfo> {
+    let pid = pid_of(window);
+    let app_name = match pid {
+        Some(pid) => names
+            .entry(pid)
+            .or_insert_with(|| process_name(pid).unwrap_or_default())
+            .clone(),
+        None => String::new(),
+    };
+    // SAFETY: state queries on a window handle.
+    let (minimized, maximized) =
+        unsafe { (IsIconic(window).as_bool(), IsZoomed(window).as_bool()) };
+    Some(WindowInfo {
+        handle: handle_of(window),
+        title: title_of(window),
+        pid,
+        app_name,
+        bounds: client_rect(window)?,
+        focused: window == foreground,
+        minimized,
+        maximized,
+    })
+}
+
+/// Every listed window, bottom of the stack first.
+pub fn windows() -> Result<Vec<WindowInfo>> {
+    // SAFETY: no arguments.
+    let foreground = unsafe { GetForegroundWindow() };
+    let mut names = HashMap::new();
+    let mut found: Vec<WindowInfo> = listed_windows()?
+        .into_iter()
+        .filter_map(|window| info(window, foreground, &mut names))
+        .collect();
+    found.reverse();
+    Ok(found)
+}
+
+pub fn window(handle: u64) -> Option<WindowInfo> {
+    let window = hwnd(handle);
+    // SAFETY: IsWindow accepts any value.
+    if !unsafe { IsWindow(Some(window)) }.as_bool() || !is_listed(window) {
+        return None;
+    }
+    // SAFETY: no arguments.
+    let foreground = unsafe { GetForegroundWindow() };
+    info(window, foreground, &mut HashMap::new())
+}
+
+pub fn window_keys() -> Result<Vec<WindowKey>> {
+    let mut keys: Vec<WindowKey> = listed_windows()?
+        .into_iter()
+        .map(|window| WindowKey {
+            handle: handle_of(window),
+            pid: pid_of(window),
+        })
+        .collect();
+    keys.reverse();
+    Ok(keys)
+}
+
+/// The virtual screen: every monitor's pixels, in the coordinates input and capture use.
+pub fn screen() -> Rect {
+    // SAFETY: plain metrics.
+    unsafe {
+        Rect::new(
+            GetSystemMetrics(SM_XVIRTUALSCREEN),
+            GetSystemMetrics(SM_YVIRTUALSCREEN),
+            GetSystemMetrics(SM_CXVIRTUALSCREEN).max(0) as u32,
+            GetSystemMetrics(SM_CYVIRTUALSCREEN).max(0) as u32,
+        )
+    }
+}
+
+fn gone(window: &WindowInfo) -> Error {
+    Error::new(
+        ErrorKind::SurfaceGone,
+        format!(
+            "the window \"{}\" is gone; call windows to see what is open now",
+            window.title
+        ),
+    )
+}
+
+fn existing(window: &WindowInfo) -> Result<HWND> {
+    let handle = hwnd(window.handle);
+    // SAFETY: IsWindow accepts any value.
+    if unsafe { IsWindow(Some(handle)) }.as_bool() && pid_of(handle) == window.pid {
+        Ok(handle)
+    } else {
+        Err(gone(window))
+    }
+}
+
+/// Brings the window to the foreground. Windows lets only the foreground process hand the
+/// foreground on; attaching to the foreground thread's input for the call makes deskhand part
+/// of it, and the window is then asked in turn. What Windows still refuses is said, not hidden.
+pub fn activate(window: &WindowInfo) -> Result<()> {
+    let handle = existing(window)?;
+    // SAFETY: calls on a live window handle and thread ids Windows just gave.
+    unsafe {
+        if IsIconic(handle).as_bool() {
+            let _ = ShowWindowAsync(handle, SW_RESTORE);
+        }
+        let foreground = GetForegroundWindow();
+        let foreground_thread = GetWindowThreadProcessId(foreground, None);
+        let own_thread = GetCurrentThreadId();
+        let attached = foreground_thread != 0
+            && foreground_thread != own_thread
+            && AttachThreadInput(own_thread, foreground_thread, true).as_bool();
+        let _ = BringWindowToTop(handle);
+        let granted = SetForegroundWindow(handle).as_bool();
+        if attached {
+            let _ = AttachThreadInput(own_thread, foreground_thread, false);
+        }
+        let deadline = Instant::now() + FOCUS_WAIT;
+        loop {
+            if GetForegroundWindow() == handle {
+                return Ok(());
+            }
+            if Instant::now() >= deadline {
+                break;
+            }
+            std::thread::sleep(POLL);
+        }
+        let why = if granted {
+            "Windows accepted the request but the window did not become the foreground"
+        } else {
+            "Windows refused to give it the focus (its foreground lock lets only the app the user \
+             works in hand the focus on)"
+        };
+        Err(Error::platform(format!(
+            "the window \"{}\" did not take the keyboard focus: {why}; click into the window to \
+             focus it, or ask the user to bring it to the front",
+            window.title
+        )))
+    }
+}
+
+pub fn close(window: &WindowInfo) -> Result<()> {
+    let handle = existing(window)?;
+    // SAFETY: posting does not wait for the window's thread, so a hung app cannot block us.
+    unsafe { PostMessageW(Some(handle), WM_CLOSE, WPARAM(0), LPARAM(0)) }.map_err(|err| {
+        super::failed(
+            &format!("Asking \"{}\" to close", window.title),
+            &err,
+            "kill the app if it no longer answers",
+        )
+    })
+}
+
+/// Asks for the change without waiting on the window's thread (`SWP_ASYNCWINDOWPOS`,
+/// `ShowWindowAsync`): a hung app keeps its place and the caller's read-back says so.
+pub fn change(window: &WindowInfo, change: WindowChange) -> Result<()> {
+    let handle = existing(window)?;
+    let show = |command| {
+        // SAFETY: an asynchronous request on a live window.
+        let _ = unsafe { ShowWindowAsync(handle, command) };
+        Ok(())
+    };
+    let (frame, client) = match (frame_rect(handle), client_rect(handle)) {
+        (Some(frame), Some(client)) => (frame, client),
+        _ => return Err(gone(window)),
+    };
+    // The frame (title bar, borders) around the client area, which the core's pixels name.
+    let (left, top) = (client.x - frame.left, client.y - frame.top);
+    let (extra_width, extra_height) = (
+        (frame.right - frame.left) - client.width as i32,
+        (frame.bottom - frame.top) - client.height as i32,
+    );
+    let (x, y, width, height, keep) = match change {
+        WindowChange::Minimize => return show(SW_MINIMIZE),
+        WindowChange::Maximize => return show(SW_MAXIMIZE),
+        WindowChange::Restore => return show(SW_RESTORE),
+        WindowChange::Move { x, y } => (x - left, y - top, 0, 0, SWP_NOSIZE),
+        WindowChange::Resize { width, height } => (
+            0,
+            0,
+            width as i32 + extra_width,
+            height as i32 + extra_height,
+            SWP_NOMOVE,
+        ),
+    };
+    // SAFETY: an asynchronous request on a live window.
+    unsafe {
+        SetWindowPos(
+            handle,
+            None,
+            x,
+            y,
+            width,
+            height,
+            keep | SWP_NOZORDER | SWP_NOACTIVATE | SWP_ASYNCWINDOWPOS,
+        )
+    }
+    .map_err(|err| {
+        super::failed(
+            &format!("Moving or resizing \"{}\"", window.title),
+            &err,
+            "restore the window first if it is maximized or minimized",
+        )
+    })
+}
+
+/// The listed window whose client area is exactly `rect` when another listed window covers part
+/// of it: a capture of it must come from the window itself, not from the screen.
+pub fn covered_window(rect: Rect) -> Option<HWND> {
+    let mut above: Vec<Rect> = Vec::new();
+    for window in listed_windows().ok()? {
+        // SAFETY: a state query on a window handle.
+        if unsafe { IsIconic(window) }.as_bool() {
+            continue;
+        }
+        if client_rect(window) == Some(rect) {
+            return above
+                .iter()
+                .any(|other| other.intersect(&rect).is_some())
+                .then_some(window);
+        }
+        if let Some(frame) = frame_rect(window) {
+            above.push(Rect::new(
+                frame.left,
+                frame.top,
+                (frame.right - frame.left).max(0) as u32,
+                (frame.bottom - frame.top).max(0) as u32,
+            ));
+        }
+    }
+    None
+}

@@ -1,0 +1,667 @@
+//! End to end on Windows' side of the contract: `deskhand.exe mcp` and the CLI, run under Wine on
+//! the headless X desktop, drive the Win32 fixture app, whose log says what really arrived.
+//!
+//! They need the Windows build and a prepared Wine prefix, so they are ignored in a plain
+//! `cargo test` and run by `scripts/wine-test`, which builds both, starts the desktop and passes
+//! `--ignored`. Under Wine 8 there is no UI Automation: these tests cover windows, input,
+//! pixels, the clipboard, apps and safety; the tree is covered by the UIA unit tests.
+#![cfg(target_os = "linux")]
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use base64::Engine;
+use rmcp::ServiceExt;
+use rmcp::model::{CallToolRequestParams, CallToolResult};
+use rmcp::service::{RoleClient, RunningService};
+use rmcp::transport::TokioChildProcess;
+use serde_json::{Value, json};
+
+fn exe_dir() -> PathBuf {
+    std::env::var_os("DESKHAND_WINE_EXE_DIR")
+        .map(PathBuf::from)
+        .expect(
+            "DESKHAND_WINE_EXE_DIR names the Windows build: run these tests with scripts/wine-test",
+        )
+}
+
+fn scratch() -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("deskhand-wine-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("scratch folder");
+    dir
+}
+
+/// A Unix path as Wine's Windows programs name it: drive Z: is the root.
+fn windows_path(path: &Path) -> String {
+    format!("Z:{}", path.display()).replace('/', "\\")
+}
+
+/// A Windows program of the build, run under Wine, audited into the scratch folder.
+fn wine(program: &str) -> Command {
+    let mut command = Command::new("wine");
+    command
+        .arg(exe_dir().join(program))
+        .env(
+            "DESKHAND_AUDIT",
+            windows_path(&scratch().join("audit.jsonl")),
+        )
+        .env("DESKHAND_MEMORY", "off")
+        .stdin(Stdio::null());
+    command
+}
+
+/// The fixture app, and its log.
+struct Fixture {
+    child: Child,
+    log: PathBuf,
+    title: String,
+}
+
+impl Fixture {
+    fn start(title: &str, at: (i32, i32)) -> Fixture {
+        let log = scratch().join(format!("{}.log", title.replace(' ', "-")));
+        let _ = std::fs::remove_file(&log);
+        let child = wine("deskhand-fixture.exe")
+            .args(["--log", &windows_path(&log), "--title", title, "--at"])
+            .arg(format!("{},{}", at.0, at.1))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("starting the fixture under wine");
+        let fixture = Fixture {
+            child,
+            log,
+            title: title.to_owned(),
+        };
+        fixture.wait_for("ready", |line| line.starts_with("ready "));
+        fixture
+    }
+
+    fn lines(&self) -> Vec<String> {
+        std::fs::read_to_string(&self.log)
+            .unwrap_or_default()
+            .lines()
+            .map(str::to_owned)
+            .collect()
+    }
+
+    /// The first line from `after` on that passes `test`, within 20 s.
+    fn wait_after(&self, after: usize, what: &str, test: impl Fn(&str) -> bool) -> String {
+        let deadline = Instant::now() + Duration::from_secs(20);
+        loop {
+            if let Some(line) = self.lines().iter().skip(after).find(|line| test(line)) {
+                return line.clone();
+            }
+            assert!(
+                Instant::now() < deadline,
+                "the fixture \"{}\" never logged {what}; it logged:\n{}",
+                self.title,
+                self.lines().join("\n")
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    fn wait_for(&self, what: &str, test: impl Fn(&str) -> bool) -> String {
+        self.wait_after(0, what, test)
+    }
+
+    /// Waits for exactly `line` among the lines logged after `after`.
+    fn expect_after(&self, after: usize, line: &str) {
+        self.wait_after(after, line, |logged| logged == line);
+    }
+
+    fn exited(&mut self, within: Duration) -> bool {
+        let deadline = Instant::now() + within;
+        while Instant::now() < deadline {
+            if self
+                .child
+                .try_wait()
+                .expect("polling the fixture")
+                .is_some()
+            {
+                return true;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        false
+    }
+}
+
+impl Drop for Fixture {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// `deskhand.exe mcp` under Wine, as an MCP client sees it.
+struct Mcp {
+    client: RunningService<RoleClient, ()>,
+}
+
+impl Mcp {
+    async fn start() -> Mcp {
+        let command = tokio::process::Command::from(wine("deskhand.exe"));
+        let mut command = command;
+        command.arg("mcp").stderr(Stdio::inherit());
+        let client =
+            ().serve(
+                TokioChildProcess::new(command).expect("spawning deskhand.exe mcp under wine"),
+            )
+            .await
+            .expect("the MCP handshake with deskhand.exe");
+        Mcp { client }
+    }
+
+    async fn call(&self, arguments: Value) -> CallToolResult {
+        self.client
+            .call_tool(
+                CallToolRequestParams::new("desktop")
+                    .with_arguments(arguments.as_object().expect("an object").clone()),
+            )
+            .await
+            .expect("tools/call")
+    }
+
+    /// The reply's text, which must not be an error.
+    async fn ok(&self, arguments: Value) -> String {
+        let reply = self.call(arguments.clone()).await;
+        let text = text_of(&reply);
+        assert_ne!(reply.is_error, Some(true), "{arguments} failed: {text}");
+        text
+    }
+
+    /// The window titled `title` once `test` holds for it, or as it is after 5 s.
+    async fn window_until(&self, title: &str, test: impl Fn(&Window) -> bool) -> Window {
+        let deadline = Instant::now() + Duration::from_secs(5);
+        loop {
+            let window = self.window(title).await;
+            if test(&window) || Instant::now() >= deadline {
+                return window;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+
+    /// The window titled `title`, once it is listed (within 10 s): its `wN` and client area.
+    async fn window(&self, title: &str) -> Window {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        let window = loop {
+            let reply = self.call(json!({"action": "windows"})).await;
+            let structured = reply.structured_content.expect("structured content");
+            let listed = structured["windows"]
+                .as_array()
+                .expect("a window list")
+                .iter()
+                .find(|w| w["title"] == title)
+                .cloned();
+            match listed {
+                Some(window) => break window,
+                None if Instant::now() < deadline => {
+                    tokio::time::sleep(Duration::from_millis(100)).await
+                }
+                None => panic!("\"{title}\" is not listed: {}", text_of_value(&structured)),
+            }
+        };
+        let b = &window["bounds"];
+        Window {
+            id: window["id"].as_str().expect("an id").to_owned(),
+            x: b["x"].as_i64().unwrap() as i32,
+            y: b["y"].as_i64().unwrap() as i32,
+            width: b["width"].as_u64().unwrap() as u32,
+            height: b["height"].as_u64().unwrap() as u32,
+            app: window["app"].as_str().unwrap_or_default().to_owned(),
+        }
+    }
+}
+
+fn text_of_value(value: &Value) -> String {
+    serde_json::to_string_pretty(value).unwrap_or_default()
+}
+
+fn text_of(reply: &CallToolResult) -> String {
+    reply
+        .content
+        .iter()
+        .filter_map(|content| content.as_text().map(|text| text.text.clone()))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[derive(Debug)]
+struct Window {
+    id: String,
+    x: i32,
+    y: i32,
+    width: u32,
+    height: u32,
+    app: String,
+}
+
+impl Window {
+    /// The 0–1000 point that lands on client pixel `(x, y)`.
+    fn at(&self, x: i32, y: i32) -> [f64; 2] {
+        [
+            (x as f64 + 0.5) * 1000.0 / self.width as f64,
+            (y as f64 + 0.5) * 1000.0 / self.height as f64,
+        ]
+    }
+
+    fn click(&self, x: i32, y: i32) -> Value {
+        let [x, y] = self.at(x, y);
+        json!({"action": "click", "target": self.id, "x": x, "y": y})
+    }
+}
+
+/// The fixture's controls, in client pixels (see the fixture's layout).
+const PRESS_ME: (i32, i32) = (80, 35);
+const DIALOG: (i32, i32) = (220, 35);
+const REMEMBER: (i32, i32) = (310, 35);
+const EDIT: (i32, i32) = (150, 85);
+const EMPTY: (i32, i32) = (250, 300);
+const RED: (i32, i32) = (350, 170);
+
+#[tokio::test(flavor = "multi_thread")]
+#[ignore = "needs the Windows build under Wine: run scripts/wine-test"]
+async fn windows_are_listed_with_their_process_and_focused_moved_resized_and_closed() {
+    let fixture = Fixture::start("Geometry Fixture", (120, 140));
+    let mcp = Mcp::start().await;
+    let window = mcp.window("Geometry Fixture").await;
+    assert_eq!(window.app, "deskhand-fixture", "{window:?}");
+    assert!(window.width > 400 && window.height > 300, "{window:?}");
+
+    mcp.ok(json!({"action": "focus", "target": window.id}))
+        .await;
+    let listed = mcp.ok(json!({"action": "windows"})).await;
+    let line = listed
+        .lines()
+        .find(|line| line.contains("\"Geometry Fixture\""))
+        .expect("listed");
+    assert!(line.contains("· focused"), "{listed}");
+
+    let mark = fixture.lines().len();
+    mcp.ok(json!({"action": "window", "target": window.id, "position": [200, 150]}))
+        .await;
+    fixture.wait_after(mark, "a move", |line| line.starts_with("moved "));
+    let moved = mcp
+        .window_until("Geometry Fixture", |w| (w.x, w.y) == (200, 150))
+        .await;
+    assert_eq!((moved.x, moved.y), (200, 150), "{moved:?}");
+
+    let mark = fixture.lines().len();
+    mcp.ok(json!({"action": "window", "target": window.id, "size": [420, 310]}))
+        .await;
+    fixture.expect_after(mark, "sized 420x310");
+    let resized = mcp
+        .window_until("Geometry Fixture", |w| (w.width, w.height) == (420, 310))
+        .await;
+    assert_eq!((resized.width, resized.height), (420, 310), "{resized:?}");
+
+    let mark = fixture.lines().len();
+    mcp.ok(json!({"action": "close", "target": window.id}))
+        .await;
+    fixture.expect_after(mark, "close requested");
+    fixture.expect_after(mark, "destroyed");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+#[ignore = "needs the Windows build under Wine: run scripts/wine-test"]
+async fn typed_text_arrives_exactly_and_chords_arrive_as_their_keys() {
+    let fixture = Fixture::start("Keys Fixture", (140, 120));
+    let mcp = Mcp::start().await;
+    let window = mcp.window("Keys Fixture").await;
+    mcp.ok(window.click(EDIT.0, EDIT.1)).await;
+
+    let text = "héllo 世界 ✓ 😀 ok";
+    let typed = mcp
+        .ok(json!({"action": "type", "target": window.id, "text": text}))
+        .await;
+    assert!(
+        !typed.contains(text),
+        "the reply echoes no typed text: {typed}"
+    );
+    fixture.wait_for("the whole text in the edit", |line| {
+        line == format!("edit text={text:?}")
+    });
+
+    let mark = fixture.lines().len();
+    mcp.ok(json!({"action": "press", "keys": "ctrl+s"})).await;
+    fixture.expect_after(mark, "accelerator ctrl+s");
+    let mark = fixture.lines().len();
+    mcp.ok(json!({"action": "press", "keys": "ctrl+shift+s"}))
+        .await;
+    fixture.expect_after(mark, "accelerator ctrl+shift+s");
+
+    // The scan code and extended flag arrive with the virtual key.
+    let mark = fixture.lines().len();
+    mcp.ok(json!({"action": "press", "keys": "Left"})).await;
+    fixture.expect_after(mark, "key down vk=0x25 scan=0x4B extended=1");
+    let mark = fixture.lines().len();
+    mcp.ok(json!({"action": "press", "keys": "BackSpace"}))
+        .await;
+    fixture.wait_after(mark, "the character before the caret deleted", |line| {
+        line == format!("edit text={:?}", "héllo 世界 ✓ 😀 k")
+    });
+}
+
+#[tokio::test(flavor = "multi_thread")]
+#[ignore = "needs the Windows build under Wine: run scripts/wine-test"]
+async fn the_pointer_clicks_buttons_checks_and_lists_and_scrolls_and_drags() {
+    let fixture = Fixture::start("Pointer Fixture", (160, 100));
+    let mcp = Mcp::start().await;
+    let window = mcp.window("Pointer Fixture").await;
+
+    mcp.ok(window.click(PRESS_ME.0, PRESS_ME.1)).await;
+    fixture.wait_for("the button's click", |l| l == "button Press me clicked");
+    mcp.ok(window.click(REMEMBER.0, REMEMBER.1)).await;
+    fixture.wait_for("the check box on", |l| l == "check Remember on");
+    mcp.ok(window.click(REMEMBER.0, REMEMBER.1)).await;
+    fixture.wait_for("the check box off", |l| l == "check Remember off");
+    // The list's rows start at its top edge (y 120) and are a font's height apart.
+    mcp.ok(window.click(60, 124)).await;
+    fixture.wait_for("the first row selected", |l| l == "list selected=Alpha");
+
+    let mark = fixture.lines().len();
+    let [x, y] = window.at(EMPTY.0, EMPTY.1);
+    mcp.ok(
+        json!({"action": "click", "target": window.id, "x": x, "y": y,
+                   "button": "right", "modifiers": ["ctrl"]}),
+    )
+    .await;
+    fixture.expect_after(
+        mark,
+        &format!("mouse right down {},{} held=ctrl", EMPTY.0, EMPTY.1),
+    );
+
+    let mark = fixture.lines().len();
+    mcp.ok(
+        json!({"action": "scroll", "target": window.id, "x": x, "y": y,
+                   "direction": "down", "amount": 2}),
+    )
+    .await;
+    fixture.expect_after(mark, "wheel -120");
+    let wheels = fixture.lines()[mark..]
+        .iter()
+        .filter(|l| *l == "wheel -120")
+        .count();
+    assert!(wheels <= 2, "{:?}", &fixture.lines()[mark..]);
+
+    let mark = fixture.lines().len();
+    let from = window.at(240, 250);
+    let to = window.at(450, 320);
+    mcp.ok(json!({"action": "drag", "target": window.id, "from": from, "to": to}))
+        .await;
+    fixture.expect_after(mark, "mouse left down 240,250 held=");
+    fixture.expect_after(mark, "mouse left up 450,320 held=");
+}
+
+fn decode_png(reply: &CallToolResult) -> (u32, u32, Vec<u8>) {
+    let image = reply
+        .content
+        .iter()
+        .find_map(|content| content.as_image().map(|image| image.data.clone()))
+        .expect("an image in the reply");
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(image)
+        .expect("base64");
+    let mut reader = png::Decoder::new(std::io::Cursor::new(bytes))
+        .read_info()
+        .expect("a PNG");
+    let mut pixels = vec![0; reader.output_buffer_size().expect("a size")];
+    let info = reader.next_frame(&mut pixels).expect("a frame");
+    let channels = info.color_type.samples();
+    (
+        info.width,
+        info.height,
+        pixels
+            .chunks(channels)
+            .flat_map(|p| [p[0], p[1], p[2]])
+            .collect(),
+    )
+}
+
+fn pixel(image: &(u32, u32, Vec<u8>), window: &Window, at: (i32, i32)) -> [u8; 3] {
+    let (width, height, data) = image;
+    let x = (at.0 as u64 * *width as u64 / window.width as u64) as usize;
+    let y = (at.1 as u64 * *height as u64 / window.height as u64) as usize;
+    let i = (y * *width as usize + x) * 3;
+    [data[i], data[i + 1], data[i + 2]]
+}
+
+#[tokio::test(flavor = "multi_thread")]
+#[ignore = "needs the Windows build under Wine: run scripts/wine-test"]
+async fn a_screenshot_shows_the_window_and_is_whole_when_another_covers_it() {
+    let _fixture = Fixture::start("Capture Fixture", (60, 60));
+    let mcp = Mcp::start().await;
+    let window = mcp.window("Capture Fixture").await;
+    mcp.ok(json!({"action": "focus", "target": window.id}))
+        .await;
+    let shot = mcp
+        .call(json!({"action": "screenshot", "target": window.id}))
+        .await;
+    assert_ne!(shot.is_error, Some(true), "{}", text_of(&shot));
+    let image = decode_png(&shot);
+    assert_eq!(pixel(&image, &window, RED), [255, 0, 0]);
+    assert_ne!(pixel(&image, &window, EMPTY), [255, 0, 0]);
+
+    // Another window over the red block. On Windows the capture then comes from the window
+    // itself (PrintWindow); Wine 8 cannot paint into another process's device context, so
+    // there deskhand falls back to the screen, and this checks only that the capture is whole.
+    let _cover = Fixture::start("Cover Fixture", (window.x + 250, window.y + 20));
+    let cover = mcp.window("Cover Fixture").await;
+    mcp.ok(json!({"action": "focus", "target": cover.id})).await;
+    let covered = mcp
+        .call(json!({"action": "screenshot", "target": window.id}))
+        .await;
+    assert_ne!(covered.is_error, Some(true), "{}", text_of(&covered));
+    let (width, height, _) = decode_png(&covered);
+    assert_eq!((width, height), (window.width, window.height));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+#[ignore = "needs the Windows build under Wine: run scripts/wine-test"]
+async fn the_clipboard_carries_text_both_ways_between_deskhand_and_an_edit() {
+    let fixture = Fixture::start("Clipboard Fixture", (100, 160));
+    let mcp = Mcp::start().await;
+    let window = mcp.window("Clipboard Fixture").await;
+
+    mcp.ok(json!({"action": "clipboard", "text": "pasted ✓ by deskhand"}))
+        .await;
+    mcp.ok(window.click(EDIT.0, EDIT.1)).await;
+    mcp.ok(json!({"action": "press", "keys": "ctrl+v"})).await;
+    fixture.wait_for("the pasted text", |l| {
+        l == format!("edit text={:?}", "pasted ✓ by deskhand")
+    });
+
+    mcp.ok(json!({"action": "clipboard", "text": "something else"}))
+        .await;
+    let mark = fixture.lines().len();
+    mcp.ok(json!({"action": "press", "keys": "End shift+Home ctrl+c"}))
+        .await;
+    // Input is queued, not awaited: the copy has run once the edit has seen the C come up.
+    fixture.expect_after(mark, "key up vk=0x43 scan=0x2E extended=0");
+    let read = mcp.ok(json!({"action": "clipboard"})).await;
+    assert!(read.contains("pasted ✓ by deskhand"), "{read}");
+    assert!(read.contains("CF_UNICODETEXT"), "{read}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+#[ignore = "needs the Windows build under Wine: run scripts/wine-test"]
+async fn a_modal_dialog_is_listed_and_answers_keys_and_an_app_can_be_killed() {
+    let mut fixture = Fixture::start("Dialog Fixture", (80, 80));
+    let mcp = Mcp::start().await;
+    let window = mcp.window("Dialog Fixture").await;
+    mcp.ok(window.click(DIALOG.0, DIALOG.1)).await;
+    fixture.wait_for("the dialog", |l| l == "dialog opened");
+    let dialog = mcp.window("Fixture dialog").await;
+    mcp.ok(json!({"action": "focus", "target": dialog.id}))
+        .await;
+    mcp.ok(json!({"action": "press", "keys": "Return"})).await;
+    fixture.wait_for("the dialog answered OK", |l| l == "dialog closed result=1");
+
+    mcp.ok(json!({"action": "kill", "target": window.id})).await;
+    assert!(
+        fixture.exited(Duration::from_secs(10)),
+        "the killed fixture still runs"
+    );
+}
+
+/// The prefix's user folder, as a Unix path.
+fn wine_user() -> PathBuf {
+    let users =
+        PathBuf::from(std::env::var_os("WINEPREFIX").expect("WINEPREFIX")).join("drive_c/users");
+    std::fs::read_dir(&users)
+        .expect("the prefix's users")
+        .flatten()
+        .map(|entry| entry.path())
+        .find(|path| path.join("AppData/Roaming").is_dir() && !path.ends_with("Public"))
+        .expect("the prefix's user")
+}
+
+/// The Start menu folder of the prefix's user.
+fn start_menu() -> PathBuf {
+    wine_user().join("AppData/Roaming/Microsoft/Windows/Start Menu/Programs")
+}
+
+#[tokio::test(flavor = "multi_thread")]
+#[ignore = "needs the Windows build under Wine: run scripts/wine-test"]
+async fn a_start_menu_shortcut_is_listed_as_installed_and_launches() {
+    let menu = start_menu();
+    std::fs::create_dir_all(&menu).expect("the Start menu folder");
+    let shortcut = menu.join("Deskhand Launch Fixture.lnk");
+    let log = scratch().join("launched.log");
+    let _ = std::fs::remove_file(&log);
+    let status = wine("deskhand-fixture.exe")
+        .arg("--shortcut")
+        .arg(windows_path(&shortcut))
+        .args(["--log", &windows_path(&log), "--title", "Launched-Fixture"])
+        .status()
+        .expect("writing the shortcut");
+    assert!(status.success());
+
+    let mcp = Mcp::start().await;
+    let installed = mcp.ok(json!({"action": "apps", "installed": true})).await;
+    assert!(installed.contains("Deskhand Launch Fixture"), "{installed}");
+    let launched = mcp
+        .ok(json!({"action": "launch", "app": "Deskhand Launch Fixture"}))
+        .await;
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !std::fs::read_to_string(&log)
+        .unwrap_or_default()
+        .lines()
+        .any(|line| line.starts_with("ready "))
+    {
+        assert!(
+            Instant::now() < deadline,
+            "the launched fixture never started: {launched}"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let window = mcp.window("Launched-Fixture").await;
+    mcp.ok(json!({"action": "close", "target": window.id}))
+        .await;
+    let _ = std::fs::remove_file(&shortcut);
+}
+
+fn cli(args: &[&str]) -> (i32, String) {
+    let output = wine("deskhand.exe")
+        .args(args)
+        .output()
+        .expect("running deskhand.exe");
+    let mut text = String::from_utf8_lossy(&output.stdout).into_owned();
+    text.push_str(&String::from_utf8_lossy(&output.stderr));
+    (output.status.code().unwrap_or(-1), text)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+#[ignore = "needs the Windows build under Wine: run scripts/wine-test"]
+async fn the_cli_keeps_its_session_under_localappdata_and_policy_kill_switch_audit_and_the_missing_uia_hold()
+ {
+    let fixture = Fixture::start("CLI Fixture", (200, 200));
+    let (code, listed) = cli(&["windows"]);
+    assert_eq!(code, 0, "{listed}");
+    let id = listed
+        .lines()
+        .find(|line| line.contains("\"CLI Fixture\""))
+        .and_then(|line| line.split(' ').next())
+        .unwrap_or_else(|| panic!("the fixture is listed: {listed}"))
+        .to_owned();
+    let (code, clicked) = cli(&[
+        "click",
+        &format!(r#"{{"target": "{id}", "x": 161, "y": 95}}"#),
+    ]);
+    assert_eq!(code, 0, "{clicked}");
+    fixture.wait_for("the CLI's click on Press me", |l| {
+        l == "button Press me clicked"
+    });
+
+    let sessions = wine_user().join("AppData/Local/deskhand");
+    assert!(
+        std::fs::read_dir(&sessions)
+            .map(|dir| dir
+                .flatten()
+                .any(|e| e.file_name().to_string_lossy().ends_with(".json")))
+            .unwrap_or(false),
+        "no session file in {}",
+        sessions.display()
+    );
+
+    // The policy judges the app by its Windows process name.
+    let policy = scratch().join("policy.toml");
+    std::fs::write(&policy, "deny_apps = [\"deskhand-fixture\"]\n").expect("the policy");
+    let mark = fixture.lines().len();
+    let (code, denied) = cli(&[
+        "--policy",
+        &windows_path(&policy),
+        "click",
+        &format!(r#"{{"target": "{id}", "x": 161, "y": 95}}"#),
+    ]);
+    assert_eq!(code, 1, "{denied}");
+    assert!(denied.starts_with("failed (denied): "), "{denied}");
+    std::thread::sleep(Duration::from_millis(500));
+    assert!(
+        fixture.lines()[mark..]
+            .iter()
+            .all(|l| !l.starts_with("button")),
+        "a denied click reached the app: {:?}",
+        &fixture.lines()[mark..]
+    );
+
+    // Wine 8 has no UI Automation: observe says so, and offers no made-up tree.
+    let (code, observed) = cli(&["observe", &format!(r#"{{"target": "{id}"}}"#)]);
+    assert_eq!(code, 1, "{observed}");
+    assert!(
+        observed.starts_with("failed (no-accessibility): ")
+            && observed.contains("CUIAutomation class is not registered"),
+        "{observed}"
+    );
+
+    let (code, desktop) = cli(&["desktop", "start"]);
+    assert_ne!(code, 0);
+    assert!(desktop.contains("only Linux has"), "{desktop}");
+
+    // The pointer in the top-left corner stops every action until it leaves.
+    let status = Command::new("xdotool")
+        .args(["mousemove", "0", "0"])
+        .status()
+        .expect("xdotool");
+    assert!(status.success());
+    let (code, stopped) = cli(&[
+        "click",
+        &format!(r#"{{"target": "{id}", "x": 161, "y": 95}}"#),
+    ]);
+    assert_eq!(code, 1, "{stopped}");
+    assert!(stopped.starts_with("failed (stopped)"), "{stopped}");
+    Command::new("xdotool")
+        .args(["mousemove", "600", "500"])
+        .status()
+        .expect("xdotool");
+
+    let audit = std::fs::read_to_string(scratch().join("audit.jsonl")).expect("the audit log");
+    assert!(
+        audit.lines().any(|line| line.contains("\"click\"")),
+        "{audit}"
+    );
+}
