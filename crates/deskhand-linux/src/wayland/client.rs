@@ -8,7 +8,7 @@
 use std::fs::File;
 use std::os::fd::{AsFd, FromRawFd};
 use std::os::unix::fs::FileExt;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use wayland_client::globals::{GlobalListContents, registry_queue_init};
 use wayland_client::protocol::wl_buffer::WlBuffer;
@@ -84,7 +84,6 @@ pub struct Client {
     keyboard: Option<(ZwpVirtualKeyboardV1, Keymap)>,
     /// The modifier keys held down now, by evdev code.
     held: Vec<u32>,
-    epoch: Instant,
 }
 
 impl Client {
@@ -131,7 +130,6 @@ impl Client {
             pointer: None,
             keyboard: None,
             held: Vec::new(),
-            epoch: Instant::now(),
         })
     }
 
@@ -151,8 +149,16 @@ impl Client {
         }
     }
 
+    /// Input event time in milliseconds of the monotonic clock, as real devices stamp them:
+    /// times from a clock of this process alone would run backwards from one call to the next.
     fn now(&self) -> u32 {
-        self.epoch.elapsed().as_millis() as u32
+        let mut now = libc::timespec {
+            tv_sec: 0,
+            tv_nsec: 0,
+        };
+        // SAFETY: clock_gettime writes one timespec into the valid pointer it is given.
+        unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut now) };
+        (now.tv_sec as u64 * 1000 + now.tv_nsec as u64 / 1_000_000) as u32
     }
 
     fn roundtrip(&mut self, operation: &'static str) -> Result<(), WaylandError> {
