@@ -144,11 +144,18 @@ fn gtk3_on_sway_clicks_at_reported_points_types_unicode_and_shows_pixels() {
     });
     let entry = ref_of(&text, &["text value=\"entry\" @"]);
     desk.act("click", json!({"ref": entry})).ok();
+    // Keys and chords from one process after another: each process uploads its own keymap.
+    desk.act("type", json!({"text": "x€"})).ok();
+    desk.act("press", json!({"keys": "BackSpace"})).ok();
+    wait_for_line(desk, &w, &entry, "BackSpace to take the €", |l| {
+        l.contains("value=\"entryx\"")
+    });
+    desk.act("press", json!({"keys": "ctrl+a"})).ok();
     let typed = " Hé€😀中 ÄÖ→ž";
     let reply = desk.act("type", json!({"text": typed})).ok();
     assert!(reply.starts_with("done: typed 11 characters"), "{reply}");
     wait_for_line(desk, &w, &entry, "the typed text", |l| {
-        l.contains(&format!("value=\"entry{typed}\""))
+        l.contains(&format!("value=\"{typed}\""))
     });
     let line = line_of(&desk.act("observe", json!({"target": w})).ok(), &entry).to_owned();
     assert!(line.contains(" focused"), "{line}");

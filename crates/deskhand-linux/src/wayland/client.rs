@@ -322,11 +322,11 @@ impl Client {
     pub fn type_keysyms(&mut self, keysyms: &[u32], sent: &mut usize) -> Result<(), WaylandError> {
         let mut start = 0;
         while start < keysyms.len() {
-            // The longest run from `start` whose distinct keysyms fit one keymap.
+            // The longest run from `start` whose keysyms beyond the base keys fit one keymap.
             let mut distinct: Vec<u32> = Vec::new();
             let mut end = start;
             while end < keysyms.len() {
-                if !distinct.contains(&keysyms[end]) {
+                if !keymap::is_base(keysyms[end]) && !distinct.contains(&keysyms[end]) {
                     if distinct.len() == keymap::CAPACITY {
                         break;
                     }

@@ -14,19 +14,45 @@ const MODIFIERS: [(&str, &str); 4] = [
     ("Super_L", "Mod4"),
 ];
 
-/// How many other keysyms one keymap can hold.
-pub const CAPACITY: usize = (LAST_KEYCODE - FIRST_KEYCODE + 1) as usize - MODIFIERS.len();
+/// The named keys every keymap has at the same keycodes after printable ASCII, as a keyboard
+/// has them: BackSpace, Tab, Return, Escape, Delete, Home, the arrows, Page Up and Down, End,
+/// Print, Insert, Menu, F1 to F12, KP_Enter, Pause, Caps Lock... (ISO_Level3_Shift last).
+const NAMED: [u32; 31] = [
+    0xff08, 0xff09, 0xff0d, 0xff1b, 0xffff, 0xff50, 0xff51, 0xff52, 0xff53, 0xff54, 0xff55, 0xff56,
+    0xff57, 0xff61, 0xff63, 0xff67, 0xffbe, 0xffbf, 0xffc0, 0xffc1, 0xffc2, 0xffc3, 0xffc4, 0xffc5,
+    0xffc6, 0xffc7, 0xffc8, 0xffc9, 0xff8d, 0xff13, 0xfe03,
+];
+const BASE_LEN: usize = 95 + NAMED.len();
+
+/// The keys every keymap has at the same keycodes, after the modifiers: printable ASCII and
+/// [`NAMED`]. Toolkits match shortcuts by keycode in tables they may not rebuild when the
+/// keymap changes (GTK3 on sway ignored `BackSpace` and `ctrl+a` from later keymaps that put
+/// them elsewhere).
+fn base() -> impl Iterator<Item = u32> {
+    (0x20..=0x7e).chain(NAMED)
+}
+
+/// Whether `keysym` is one of the keys every keymap has.
+pub fn is_base(keysym: u32) -> bool {
+    (0x20..=0x7e).contains(&keysym) || NAMED.contains(&keysym)
+}
+
+/// How many keysyms beyond the base keys one keymap can hold.
+pub const CAPACITY: usize =
+    (LAST_KEYCODE - FIRST_KEYCODE + 1) as usize - MODIFIERS.len() - BASE_LEN;
+const _: () = assert!(CAPACITY >= 100, "the base keys leave too little room");
 
 /// A keymap's keysyms and the keycode of each.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Keymap {
     keysyms: Vec<u32>,
 }
 
 impl Keymap {
-    /// A keymap holding `keysyms` (at most [`CAPACITY`], duplicates once).
+    /// A keymap holding the base keys and `keysyms` (at most [`CAPACITY`] others, duplicates
+    /// once).
     pub fn new(keysyms: impl IntoIterator<Item = u32>) -> Self {
-        let mut unique: Vec<u32> = Vec::new();
+        let mut unique: Vec<u32> = base().collect();
         // The modifiers have their keys already.
         for keysym in keysyms
             .into_iter()
@@ -36,7 +62,7 @@ impl Keymap {
                 unique.push(keysym);
             }
         }
-        unique.truncate(CAPACITY);
+        unique.truncate(BASE_LEN + CAPACITY);
         Self { keysyms: unique }
     }
 
@@ -106,24 +132,36 @@ mod tests {
 
     #[test]
     fn every_keysym_gets_one_key_after_the_modifiers() {
-        let keymap = Keymap::new([0x61, 0x10020ac, 0x61, 0xffe3, 0xff0d]);
-        assert_eq!(keymap.code_of(0x61), Some(FIRST_KEYCODE + 4 - 8));
-        assert_eq!(keymap.code_of(0x10020ac), Some(FIRST_KEYCODE + 5 - 8));
-        assert_eq!(keymap.code_of(0xff0d), Some(FIRST_KEYCODE + 6 - 8));
-        assert_eq!(keymap.code_of(0x62), None);
-        assert!(keymap.holds(&[0x61, 0xff0d, 0xffe1]) && !keymap.holds(&[0x62]));
+        let keymap = Keymap::new([0x61, 0x10020ac, 0x61, 0xffe3, 0xff0d, 0x10000e9]);
+        let other = Keymap::new([0x1001f600]);
+        // The base keys sit where every keymap has them; the others follow.
+        for keysym in [0x20, 0x61, 0xff08, 0xff0d] {
+            assert_eq!(keymap.code_of(keysym), other.code_of(keysym));
+        }
+        assert_eq!(keymap.code_of(0x20), Some(FIRST_KEYCODE + 4 - 8));
+        let first_other = FIRST_KEYCODE + 4 + BASE_LEN as u32 - 8;
+        assert_eq!(keymap.code_of(0x10020ac), Some(first_other));
+        assert_eq!(keymap.code_of(0x10000e9), Some(first_other + 1));
+        assert_eq!(other.code_of(0x1001f600), Some(first_other));
+        assert_eq!(keymap.code_of(0x1001f600), None);
+        assert!(keymap.holds(&[0x61, 0xff0d, 0xffe1]) && !keymap.holds(&[0x1001f600]));
         let text = keymap.text();
         assert!(text.ends_with("};\n\0"));
         assert!(text.contains("<K9> = 9;") && text.contains("key <K9> { [ Shift_L ] };"));
-        assert!(text.contains("key <K14> { [ 0x10020ac ] };"), "{text}");
+        let code = first_other + 8;
+        assert!(
+            text.contains(&format!("key <K{code}> {{ [ 0x10020ac ] }};")),
+            "{text}"
+        );
         assert!(text.contains("modifier_map Mod1 { <K11> };"));
-        assert_eq!(text.matches("key <K").count(), 4 + 3);
+        assert_eq!(text.matches("key <K").count(), 4 + BASE_LEN + 2);
+        assert!(is_base(0x61) && is_base(0xff08) && !is_base(0x10020ac));
     }
 
     #[test]
     fn a_keymap_holds_at_most_its_capacity() {
         let keymap = Keymap::new(0x1000100..0x1000100 + 400);
-        assert_eq!(keymap.keysyms.len(), CAPACITY);
+        assert_eq!(keymap.keysyms.len(), BASE_LEN + CAPACITY);
         assert_eq!(
             keymap.code_of(0x1000100 + CAPACITY as u32 - 1),
             Some(LAST_KEYCODE - 8)
@@ -132,7 +170,7 @@ mod tests {
 
     #[test]
     fn modifier_keys_are_the_first_keys_in_their_order() {
-        let text = Keymap::default().text();
+        let text = Keymap::new([]).text();
         for (keysym, name) in [
             (0xffe1, "Shift_L"),
             (0xffe4, "Control_L"),
