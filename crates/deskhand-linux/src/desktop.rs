@@ -1,5 +1,5 @@
 //! A private headless accessible desktop: Xvfb, a session bus, the AT-SPI bus and openbox; or,
-//! with [`StartOptions::wayland`], sway with its buses ([`sway`]).
+//! with [`StartOptions::wayland`], sway with its buses (in `desktop/sway.rs`).
 //!
 //! Every process started is recorded with its start time in a JSON state file, so that `stop`
 //! can tell its own processes from unrelated ones that were given a recycled pid.
