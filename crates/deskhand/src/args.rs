@@ -61,6 +61,28 @@ Examples:
         #[command(subcommand)]
         command: DesktopCommand,
     },
+    /// The GNOME Shell extension deskhand needs on GNOME's Wayland session.
+    #[command(
+        name = "gnome-extension",
+        after_help = "\
+Examples:
+  deskhand gnome-extension install   write it for this GNOME Shell and turn it on at next log-in"
+    )]
+    GnomeExtension {
+        #[command(subcommand)]
+        command: GnomeExtensionCommand,
+    },
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Subcommand)]
+pub enum GnomeExtensionCommand {
+    /// Write the extension into ~/.local/share/gnome-shell/extensions and turn it on.
+    Install {
+        /// The GNOME Shell major version to write it for (default: what `gnome-shell
+        /// --version` says).
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+        shell_version: Option<u32>,
+    },
 }
 
 /// `--json`, `--out`, and what every call is loaded with.
@@ -155,6 +177,14 @@ pub enum Invocation {
         expect(dead_code, reason = "elsewhere `desktop` is refused whatever it asks")
     )]
     Desktop(DesktopCommand),
+    #[cfg_attr(
+        not(target_os = "linux"),
+        expect(
+            dead_code,
+            reason = "elsewhere `gnome-extension` is refused whatever it asks"
+        )
+    )]
+    GnomeExtension(GnomeExtensionCommand),
     Action(ActionCall),
 }
 
@@ -373,6 +403,15 @@ pub fn parse(argv: impl IntoIterator<Item = OsString>) -> Result<Invocation, cla
                 ));
             }
             Ok(Invocation::Desktop(command))
+        }
+        (Some(Command::GnomeExtension { command }), _) => {
+            if top != CallOptions::default() {
+                return Err(cmd.error(
+                    ErrorKind::ArgumentConflict,
+                    "options before `gnome-extension` mean nothing to it; leave them out",
+                ));
+            }
+            Ok(Invocation::GnomeExtension(command))
         }
         (None, Some((name, sub))) => {
             let action = ActionName::ALL

@@ -43,6 +43,10 @@ pub enum InstallError {
         source: std::io::Error,
     },
     #[error(
+        "the extension is written, but turning it on failed ({0}); turn it on with `gnome-extensions enable deskhand@deskhand.dev` after logging in again"
+    )]
+    Enable(String),
+    #[error(
         "cannot tell the GNOME Shell version ({0}); give it with `--shell-version N` (what `gnome-shell --version` prints)"
     )]
     UnknownVersion(String),
@@ -91,6 +95,63 @@ impl Extension {
         write(dir.join("extension.js"), &self.script)?;
         Ok(dir)
     }
+}
+
+/// Adds the extension to GNOME's `enabled-extensions` (through `gsettings`, as the shell reads
+/// it at log-in) unless it is there; true if it was added.
+pub fn enable() -> Result<bool, InstallError> {
+    let gsettings = |args: &[&str]| {
+        std::process::Command::new("gsettings")
+            .args(args)
+            .output()
+            .map_err(|err| err.to_string())
+            .and_then(|out| {
+                if out.status.success() {
+                    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+                } else {
+                    Err(String::from_utf8_lossy(&out.stderr).trim().to_string())
+                }
+            })
+            .map_err(InstallError::Enable)
+    };
+    let enabled = gsettings(&["get", "org.gnome.shell", "enabled-extensions"])?;
+    let Some(list) = with_extension(&enabled) else {
+        return Ok(false);
+    };
+    gsettings(&["set", "org.gnome.shell", "enabled-extensions", &list])?;
+    // Without a session bus gsettings falls back to a store that lives only in its process,
+    // and says it succeeded.
+    let kept = gsettings(&["get", "org.gnome.shell", "enabled-extensions"])?;
+    if with_extension(&kept).is_some() {
+        return Err(InstallError::Enable(
+            "gsettings did not keep the setting: no session bus reached dconf".into(),
+        ));
+    }
+    Ok(true)
+}
+
+/// `gsettings`' list of ids with this extension's added, or `None` when it is there already.
+fn with_extension(listed: &str) -> Option<String> {
+    let ids: Vec<&str> = listed
+        .trim()
+        .trim_start_matches("@as")
+        .trim()
+        .trim_start_matches('[')
+        .trim_end_matches(']')
+        .split(',')
+        .map(|id| id.trim().trim_matches('\'').trim_matches('"'))
+        .filter(|id| !id.is_empty())
+        .collect();
+    if ids.contains(&UUID) {
+        return None;
+    }
+    let quoted: Vec<String> = ids
+        .iter()
+        .copied()
+        .chain([UUID])
+        .map(|id| format!("'{id}'"))
+        .collect();
+    Some(format!("[{}]", quoted.join(", ")))
 }
 
 /// The major version in what `gnome-shell --version` prints ("GNOME Shell 43.9").
@@ -144,6 +205,19 @@ mod tests {
             );
         }
         assert!(script.contains(&format!("return {VERSION};")));
+    }
+
+    #[test]
+    fn the_extension_joins_the_enabled_list_once() {
+        assert_eq!(
+            with_extension("@as []\n").as_deref(),
+            Some("['deskhand@deskhand.dev']")
+        );
+        assert_eq!(
+            with_extension("['ding@rastersoft.com', 'ubuntu-dock@ubuntu.com']").as_deref(),
+            Some("['ding@rastersoft.com', 'ubuntu-dock@ubuntu.com', 'deskhand@deskhand.dev']")
+        );
+        assert_eq!(with_extension("['deskhand@deskhand.dev']"), None);
     }
 
     #[test]
