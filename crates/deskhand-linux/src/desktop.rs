@@ -1,4 +1,5 @@
-//! A private headless accessible desktop: Xvfb, a session bus, the AT-SPI bus and openbox.
+//! A private headless accessible desktop: Xvfb, a session bus, the AT-SPI bus and openbox; or,
+//! with [`StartOptions::wayland`], sway with its buses ([`sway`]).
 //!
 //! Every process started is recorded with its start time in a JSON state file, so that `stop`
 //! can tell its own processes from unrelated ones that were given a recycled pid.
@@ -19,6 +20,10 @@ use x11rb::protocol::xproto::{AtomEnum, ConnectionExt as _};
 use x11rb::rust_connection::{DefaultStream, RustConnection};
 
 use crate::process::{Identity, identity, read_stat};
+
+mod sway;
+
+pub use sway::DESKTOP_USER;
 
 /// The accessibility listener's name among the desktop's processes, and the line it prints once
 /// it listens.
@@ -62,6 +67,14 @@ pub struct StartOptions {
     /// their caches filled without every short-lived call registering and leaving, which
     /// Chromium does not survive while it handles input.
     pub accessibility_listener: bool,
+    /// A Wayland compositor instead of Xvfb and openbox.
+    pub wayland: Option<Compositor>,
+}
+
+/// The Wayland compositors deskhand can bring up headless.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Compositor {
+    Sway,
 }
 
 impl Default for StartOptions {
@@ -71,6 +84,7 @@ impl Default for StartOptions {
             height: 1080,
             owner_pid: None,
             accessibility_listener: false,
+            wayland: None,
         }
     }
 }
@@ -78,7 +92,7 @@ impl Default for StartOptions {
 /// A running desktop and the environment an app needs to use it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Desktop {
-    /// The X display name, e.g. `:99`.
+    /// The X display name, e.g. `:99`, or the Wayland socket's path.
     pub display: String,
     /// Variables to set for apps on this desktop.
     pub env: Vec<(String, String)>,
@@ -86,6 +100,8 @@ pub struct Desktop {
     pub unset: Vec<String>,
     /// What `stop` needs; also exported as `DESKHAND_DESKTOP`.
     pub state_file: PathBuf,
+    /// The user apps of a Wayland desktop run as, when that is not the caller.
+    pub user: Option<(u32, u32)>,
 }
 
 impl Desktop {
@@ -366,6 +382,8 @@ struct Session {
     env: Vec<(String, String)>,
     owner: Option<Proc>,
     processes: Vec<Proc>,
+    /// Whom the desktop's own processes run as, on a Wayland desktop.
+    user: Option<sway::User>,
     finished: bool,
 }
 
@@ -387,6 +405,7 @@ impl Session {
             env: Vec::new(),
             owner,
             processes: Vec::new(),
+            user: None,
             finished: false,
         };
         session.prepare()?;
@@ -450,7 +469,10 @@ impl Session {
     }
 
     fn display(&self) -> String {
-        format!(":{}", self.number)
+        match self.user {
+            Some(_) => sway::socket_path(&self.dir).to_string_lossy().into_owned(),
+            None => format!(":{}", self.number),
+        }
     }
 
     fn state_file(&self) -> PathBuf {
@@ -459,13 +481,23 @@ impl Session {
 
     fn command(&self, program: &Path) -> Command {
         let mut command = Command::new(program);
-        command
-            .envs(self.env.iter().map(|(key, value)| (key, value)))
-            .stdin(Stdio::null());
-        for key in UNSET_VARS {
+        for key in self.unset() {
             command.env_remove(key);
         }
         command
+            .envs(self.env.iter().map(|(key, value)| (key, value)))
+            .stdin(Stdio::null());
+        command
+    }
+
+    /// What the desktop's apps must not inherit: on Wayland, X's display instead of Wayland's.
+    fn unset(&self) -> Vec<&'static str> {
+        let mut unset = UNSET_VARS.to_vec();
+        if self.user.is_some() {
+            unset.retain(|key| *key != "WAYLAND_DISPLAY");
+            unset.extend(["DISPLAY", "XAUTHORITY"]);
+        }
+        unset
     }
 
     fn log_path(&self, name: &str) -> PathBuf {
@@ -497,6 +529,18 @@ impl Session {
         program: &Path,
         args: &[String],
     ) -> Result<Child, DesktopError> {
+        self.spawn_with(name, program, args, &[], None)
+    }
+
+    /// [`Session::spawn`] with extra environment variables, run as `user` when given.
+    fn spawn_with(
+        &mut self,
+        name: &'static str,
+        program: &Path,
+        args: &[String],
+        env: &[(&str, &str)],
+        user: Option<sway::User>,
+    ) -> Result<Child, DesktopError> {
         let log_path = self.log_path(name);
         let (stdout, stderr) = File::create(&log_path)
             .and_then(|log| Ok((log.try_clone()?, log)))
@@ -505,8 +549,12 @@ impl Session {
                 hint: "check that /tmp is writable and not full",
                 cause,
             })?;
-        let child = self
-            .command(program)
+        let mut command = self.command(program);
+        command.envs(env.iter().copied());
+        if let Some(user) = user {
+            command.uid(user.uid).gid(user.gid);
+        }
+        let child = command
             .args(args)
             .stdout(stdout)
             .stderr(stderr)
@@ -560,8 +608,8 @@ impl Session {
         }
     }
 
-    fn run_dbus_send(&self, programs: &Programs, args: &[&str]) -> Result<String, DesktopError> {
-        let mut command = self.command(&programs.dbus_send);
+    fn run_dbus_send(&self, dbus_send: &Path, args: &[&str]) -> Result<String, DesktopError> {
+        let mut command = self.command(dbus_send);
         command.args(["--session", "--print-reply", "--reply-timeout=5000"]);
         command.args(args);
         run(command)
@@ -620,48 +668,7 @@ impl Session {
         update_env.args(self.env.iter().map(|(key, _)| key));
         run(update_env)?;
 
-        let mut launcher = self.spawn(
-            "at-spi-bus-launcher",
-            &programs.bus_launcher,
-            &["--launch-immediately".to_owned()],
-        )?;
-        // Asking for the bus address before the launcher owns org.a11y.Bus would make D-Bus
-        // activate a second launcher.
-        let mut bus_error = None;
-        self.wait_ready(
-            &mut launcher,
-            "at-spi-bus-launcher",
-            "own org.a11y.Bus",
-            || match self.run_dbus_send(
-                programs,
-                &[
-                    "--dest=org.freedesktop.DBus",
-                    "/",
-                    "org.freedesktop.DBus.NameHasOwner",
-                    "string:org.a11y.Bus",
-                ],
-            ) {
-                Ok(reply) => reply.contains("boolean true"),
-                Err(err) => {
-                    bus_error = Some(err);
-                    true
-                }
-            },
-        )?;
-        if let Some(err) = bus_error {
-            return Err(err.into());
-        }
-        self.run_dbus_send(
-            programs,
-            &[
-                "--dest=org.a11y.Bus",
-                "/org/a11y/bus",
-                "org.freedesktop.DBus.Properties.Set",
-                "string:org.a11y.Status",
-                "string:IsEnabled",
-                "variant:boolean:true",
-            ],
-        )?;
+        self.start_accessibility_bus(&programs.bus_launcher, &programs.dbus_send, None)?;
 
         let mut openbox = self.spawn("openbox", &programs.openbox, &["--sm-disable".to_owned()])?;
         let root = x11.setup().roots[0].root;
@@ -684,23 +691,81 @@ impl Session {
             },
         )?;
         if opts.accessibility_listener {
-            let exe = std::env::current_exe().map_err(|cause| DesktopError::Io {
-                action:
-                    "find the path of the running executable to start the accessibility listener"
-                        .to_owned(),
-                hint: "start the desktop from the deskhand binary",
-                cause,
-            })?;
-            let mut child =
-                self.spawn(LISTENER, &exe, &["desktop".to_owned(), "listen".to_owned()])?;
-            let log = self.log_path(LISTENER);
-            self.wait_ready(
-                &mut child,
-                LISTENER,
-                "listen for accessibility changes",
-                || fs::read_to_string(&log).is_ok_and(|text| text.contains(LISTENING)),
-            )?;
+            self.start_listener()?;
         }
+        Ok(())
+    }
+
+    /// The AT-SPI bus launcher, once it owns `org.a11y.Bus`, with accessibility switched on.
+    fn start_accessibility_bus(
+        &mut self,
+        launcher: &Path,
+        dbus_send: &Path,
+        user: Option<sway::User>,
+    ) -> Result<(), DesktopError> {
+        let mut launcher = self.spawn_with(
+            "at-spi-bus-launcher",
+            launcher,
+            &["--launch-immediately".to_owned()],
+            &[],
+            user,
+        )?;
+        // Asking for the bus address before the launcher owns org.a11y.Bus would make D-Bus
+        // activate a second launcher.
+        let mut bus_error = None;
+        self.wait_ready(
+            &mut launcher,
+            "at-spi-bus-launcher",
+            "own org.a11y.Bus",
+            || match self.run_dbus_send(
+                dbus_send,
+                &[
+                    "--dest=org.freedesktop.DBus",
+                    "/",
+                    "org.freedesktop.DBus.NameHasOwner",
+                    "string:org.a11y.Bus",
+                ],
+            ) {
+                Ok(reply) => reply.contains("boolean true"),
+                Err(err) => {
+                    bus_error = Some(err);
+                    true
+                }
+            },
+        )?;
+        if let Some(err) = bus_error {
+            return Err(err);
+        }
+        self.run_dbus_send(
+            dbus_send,
+            &[
+                "--dest=org.a11y.Bus",
+                "/org/a11y/bus",
+                "org.freedesktop.DBus.Properties.Set",
+                "string:org.a11y.Status",
+                "string:IsEnabled",
+                "variant:boolean:true",
+            ],
+        )?;
+        Ok(())
+    }
+
+    /// `deskhand desktop listen`, once it listens.
+    fn start_listener(&mut self) -> Result<(), DesktopError> {
+        let exe = std::env::current_exe().map_err(|cause| DesktopError::Io {
+            action: "find the path of the running executable to start the accessibility listener"
+                .to_owned(),
+            hint: "start the desktop from the deskhand binary",
+            cause,
+        })?;
+        let mut child = self.spawn(LISTENER, &exe, &["desktop".to_owned(), "listen".to_owned()])?;
+        let log = self.log_path(LISTENER);
+        self.wait_ready(
+            &mut child,
+            LISTENER,
+            "listen for accessibility changes",
+            || fs::read_to_string(&log).is_ok_and(|text| text.contains(LISTENING)),
+        )?;
         Ok(())
     }
 
@@ -760,11 +825,13 @@ impl Session {
 
     fn finish(mut self) -> Desktop {
         self.finished = true;
+        let unset = self.unset().into_iter().map(str::to_owned).collect();
         Desktop {
             display: self.display(),
             env: std::mem::take(&mut self.env),
-            unset: UNSET_VARS.iter().map(|key| (*key).to_owned()).collect(),
+            unset,
             state_file: self.state_file(),
+            user: self.user.map(|user| (user.uid, user.gid)),
         }
     }
 }
@@ -802,11 +869,9 @@ fn run(mut command: Command) -> Result<String, DesktopError> {
     Ok(String::from_utf8_lossy(&output.stdout).into_owned())
 }
 
-/// Brings up a private desktop on the first free display from :99, in well under a second.
-pub fn start(opts: &StartOptions) -> Result<Desktop, DesktopError> {
-    let programs =
-        locate_programs().map_err(|programs| DesktopError::MissingPrograms { programs })?;
-    let owner = match opts.owner_pid {
+/// The process the desktop must not outlive, recorded with its start time.
+fn owner_of(opts: &StartOptions) -> Result<Option<Proc>, DesktopError> {
+    Ok(match opts.owner_pid {
         Some(pid) => match read_stat(pid) {
             Some(stat) if !stat.is_dead() => Some(Proc {
                 name: "owner".to_owned(),
@@ -816,8 +881,37 @@ pub fn start(opts: &StartOptions) -> Result<Desktop, DesktopError> {
             _ => return Err(DesktopError::OwnerGone { pid }),
         },
         None => None,
-    };
+    })
+}
+
+/// A headless sway with its buses, on a directory of its own (numbered as the X displays are).
+fn start_sway(opts: &StartOptions) -> Result<Desktop, DesktopError> {
+    let programs =
+        sway::locate_programs().map_err(|programs| DesktopError::MissingPrograms { programs })?;
+    let owner = owner_of(opts)?;
+    let user = sway::desktop_user()?;
+    let (number, dir) = claim_display(Path::new("/tmp"), FIRST_DISPLAY)?;
+    let mut session = Session::new(number, dir, owner.clone())?;
+    if let Err(err) = session.bring_up_sway(&programs, opts, user) {
+        return Err(session.keep_log(err));
+    }
+    session.write_state()?;
+    if let Some(owner) = &owner {
+        session.spawn_watcher(owner.pid)?;
+        session.write_state()?;
+    }
+    Ok(session.finish())
+}
+
+/// Brings up a private desktop on the first free display from :99, in well under a second.
+pub fn start(opts: &StartOptions) -> Result<Desktop, DesktopError> {
+    if opts.wayland.is_some() {
+        return start_sway(opts);
+    }
+    let programs =
+        locate_programs().map_err(|programs| DesktopError::MissingPrograms { programs })?;
     let tmp = Path::new("/tmp");
+    let owner = owner_of(opts)?;
     let mut first = FIRST_DISPLAY;
     loop {
         let (number, dir) = claim_display(tmp, first)?;
@@ -1004,6 +1098,22 @@ fn remove_stale_x_files(state: &State) {
 
 /// `desktop listen`: registers as an accessibility listener and stays until the desktop stops.
 pub async fn hold_accessibility_listener() -> Result<(), crate::atspi::AtspiError> {
+    // On a headless sway the listener also keeps the seat's keyboard and pointer.
+    if matches!(
+        crate::wayland::Session::from_env(),
+        crate::wayland::Session::Sway(_)
+    ) {
+        let held = std::thread::Builder::new()
+            .name("input-devices".into())
+            .spawn(|| {
+                if let Err(err) = crate::wayland::hold_input_devices() {
+                    eprintln!("deskhand: the seat's keyboard and pointer are gone: {err}");
+                }
+            });
+        if let Err(err) = held {
+            eprintln!("deskhand: no thread could hold the seat's keyboard and pointer: {err}");
+        }
+    }
     let atspi = crate::atspi::Atspi::connect(std::time::Duration::from_millis(1500)).await?;
     atspi.listen_for_changes().await;
     println!("{LISTENING}");

@@ -390,6 +390,11 @@ pub fn spawn(entry: &Entry) -> Result<u32, LaunchError> {
     if let Some(dir) = &entry.working_dir {
         command.current_dir(dir);
     }
+    // A Wayland desktop run as another user (the headless sway of a root deskhand) takes only
+    // its own user's apps: run the app as that user.
+    if let Some((uid, gid)) = crate::wayland::session_owner() {
+        command.uid(uid).gid(gid);
+    }
     // SAFETY: between fork and exec the closure only calls setsid, which is async-signal-safe,
     // allocates nothing and touches no memory shared with the parent.
     unsafe {

@@ -1,4 +1,5 @@
-//! Linux backend: X11 for windows, input and pixels; AT-SPI2 for accessibility.
+//! Linux backend: X11 or sway (Wayland) for windows, input and pixels; AT-SPI2 for
+//! accessibility.
 #![cfg(target_os = "linux")]
 pub mod atspi;
 pub mod backend;
@@ -7,6 +8,7 @@ pub mod gnome;
 pub mod launch;
 mod process;
 pub mod translate;
+pub mod wayland;
 pub mod x11;
 
 pub use backend::LinuxBackend;

@@ -103,8 +103,18 @@ pub struct McpArgs {
     /// Without DISPLAY, start a private headless desktop and stop it on exit.
     #[arg(long)]
     pub headless: bool,
+    /// With --headless, the desktop is this Wayland compositor instead of X11.
+    #[arg(long, value_name = "COMPOSITOR", requires = "headless")]
+    pub wayland: Option<WaylandCompositor>,
     #[command(flatten)]
     pub safety: SafetyFlags,
+}
+
+/// The Wayland compositors a headless desktop can run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum WaylandCompositor {
+    /// sway (wlroots), run as an unprivileged user
+    Sway,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Subcommand)]
@@ -120,6 +130,9 @@ pub enum DesktopCommand {
         /// Print the environment as JSON instead of shell lines.
         #[arg(long)]
         json: bool,
+        /// A Wayland desktop on this compositor instead of X11 (Xvfb and openbox).
+        #[arg(long, value_name = "COMPOSITOR")]
+        wayland: Option<WaylandCompositor>,
     },
     /// Stop what `deskhand desktop start` started.
     Stop {
@@ -699,7 +712,11 @@ mod tests {
                 size,
                 owner_pid,
                 json,
-            })) => assert_eq!((size, owner_pid, json), (Some((800, 600)), Some(12), true)),
+                wayland,
+            })) => assert_eq!(
+                (size, owner_pid, json, wayland),
+                (Some((800, 600)), Some(12), true, None)
+            ),
             other => panic!("{other:?}"),
         }
         assert!(usage(&["desktop", "start", "--size", "big"]).contains("like 1280x800"));

@@ -191,12 +191,18 @@ fn fnv1a(bytes: &[u8]) -> u64 {
 }
 
 /// `deskhand mcp`: serves one agent over stdio until it hangs up.
-pub fn mcp(McpArgs { headless, safety }: McpArgs) -> anyhow::Result<u8> {
+pub fn mcp(
+    McpArgs {
+        headless,
+        wayland,
+        safety,
+    }: McpArgs,
+) -> anyhow::Result<u8> {
     // Before a headless desktop replaces XDG_CONFIG_HOME with its own, and once for the whole
     // server: no tool call can change the policy.
     let (policy, audit) = safety::load(&safety)?;
     let memory = safety::open_memory(&safety)?;
-    prepare_display(headless)?;
+    prepare_display(headless, wayland)?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -220,15 +226,20 @@ pub fn mcp(McpArgs { headless, safety }: McpArgs) -> anyhow::Result<u8> {
 /// Makes sure there is a desktop to drive: `DISPLAY`'s, or with `headless` and none, a private
 /// headless one started now, its environment taken over for the whole process.
 #[cfg(target_os = "linux")]
-fn prepare_display(headless: bool) -> anyhow::Result<()> {
+fn prepare_display(
+    headless: bool,
+    wayland: Option<crate::args::WaylandCompositor>,
+) -> anyhow::Result<()> {
     use deskhand_linux::desktop;
     let no_display = std::env::var("DISPLAY")
         .map(|d| d.is_empty())
         .unwrap_or(true);
-    if headless && no_display {
+    // A Wayland desktop is asked for by name, so it starts whatever display is set.
+    if headless && (no_display || wayland.is_some()) {
         let started = desktop::start(&desktop::StartOptions {
             owner_pid: Some(std::process::id()),
             accessibility_listener: true,
+            wayland: wayland.map(crate::desktop_cmd::compositor),
             ..desktop::StartOptions::default()
         })
         .context("starting the headless desktop for `deskhand mcp --headless` failed")?;
@@ -254,7 +265,10 @@ fn prepare_display(headless: bool) -> anyhow::Result<()> {
 
 /// Only Linux has a headless desktop of deskhand's; elsewhere the desktop is the user's own.
 #[cfg(not(target_os = "linux"))]
-fn prepare_display(headless: bool) -> anyhow::Result<()> {
+fn prepare_display(
+    headless: bool,
+    _wayland: Option<crate::args::WaylandCompositor>,
+) -> anyhow::Result<()> {
     if headless {
         bail!("`--headless` starts a private X11 desktop, which only Linux has; leave it out");
     }

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use anyhow::Context as _;
 use deskhand_linux::desktop::{self, StartOptions};
 
-use crate::args::DesktopCommand;
+use crate::args::{DesktopCommand, WaylandCompositor};
 
 /// Runs a `desktop` subcommand and returns the process exit code.
 pub fn run(command: DesktopCommand) -> anyhow::Result<u8> {
@@ -14,7 +14,8 @@ pub fn run(command: DesktopCommand) -> anyhow::Result<u8> {
             size,
             owner_pid,
             json,
-        } => start(size, owner_pid, json),
+            wayland,
+        } => start(size, owner_pid, json, wayland),
         DesktopCommand::Stop { state } => stop(state),
         DesktopCommand::Watch { owner_pid, state } => desktop::watch(owner_pid, &state),
         DesktopCommand::Listen => listen(),
@@ -32,10 +33,23 @@ fn listen() -> anyhow::Result<u8> {
     Ok(0)
 }
 
-fn start(size: Option<(u32, u32)>, owner_pid: Option<u32>, json: bool) -> anyhow::Result<u8> {
+/// The desktop module's name for a compositor the command line names.
+pub fn compositor(wayland: WaylandCompositor) -> desktop::Compositor {
+    match wayland {
+        WaylandCompositor::Sway => desktop::Compositor::Sway,
+    }
+}
+
+fn start(
+    size: Option<(u32, u32)>,
+    owner_pid: Option<u32>,
+    json: bool,
+    wayland: Option<WaylandCompositor>,
+) -> anyhow::Result<u8> {
     let mut opts = StartOptions {
         accessibility_listener: true,
         owner_pid,
+        wayland: wayland.map(compositor),
         ..StartOptions::default()
     };
     if let Some((width, height)) = size {
@@ -44,7 +58,7 @@ fn start(size: Option<(u32, u32)>, owner_pid: Option<u32>, json: bool) -> anyhow
     }
     let desktop = desktop::start(&opts)?;
     if json {
-        let json = serde_json::json!({
+        let mut json = serde_json::json!({
             "display": desktop.display,
             "env": desktop
                 .env
@@ -54,6 +68,10 @@ fn start(size: Option<(u32, u32)>, owner_pid: Option<u32>, json: bool) -> anyhow
             "unset": desktop.unset,
             "state_file": desktop.state_file,
         });
+        // Whom apps on a Wayland desktop must run as, when that is not the caller.
+        if let Some((uid, gid)) = desktop.user {
+            json["user"] = serde_json::json!({"uid": uid, "gid": gid});
+        }
         println!("{json}");
     } else {
         print!("{}", desktop.export_lines());

@@ -13,6 +13,19 @@ pub(super) enum Origin {
         dx: i32,
         dy: i32,
     },
+    /// On Wayland every toolkit reports extents relative to its surface, which the compositor
+    /// places at the window's origin (tiled GTK3 on sway draws no shadow); unlike GTK4, the
+    /// toolkit's Showing states still hold.
+    Surface,
+}
+
+/// How extents map to the screen on Wayland, where the toolkit's own rule gives way to the
+/// compositor's window origin.
+pub(super) fn wayland_origin(toolkit: Origin) -> Origin {
+    match toolkit {
+        Origin::Screen | Origin::Surface => Origin::Surface,
+        Origin::Window { .. } => Origin::Window { dx: 0, dy: 0 },
+    }
 }
 
 /// Picks, for one X window, the frame that is its own among the process's frames: each window of
@@ -37,7 +50,7 @@ pub(super) fn match_frame(
                     + (e.width as i64 - w.bounds.width as i64).abs()
                     + (e.height as i64 - w.bounds.height as i64).abs()
             }
-            (Some(e), Origin::Window { .. }) => {
+            (Some(e), Origin::Window { .. } | Origin::Surface) => {
                 (e.width as i64 - w.bounds.width as i64).abs()
                     + (e.height as i64 - w.bounds.height as i64).abs()
             }
@@ -131,6 +144,7 @@ pub(super) fn offset_of(origin: Origin, window: &WindowInfo) -> (i32, i32) {
     match origin {
         Origin::Screen => (0, 0),
         Origin::Window { dx, dy } => (window.bounds.x + dx, window.bounds.y + dy),
+        Origin::Surface => (window.bounds.x, window.bounds.y),
     }
 }
 

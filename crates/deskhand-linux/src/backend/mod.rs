@@ -1,5 +1,5 @@
-//! The Linux [`Backend`](deskhand_core::backend::Backend): X11 for windows, input and pixels,
-//! AT-SPI2 for trees and actions.
+//! The Linux [`Backend`](deskhand_core::backend::Backend): X11, or sway on Wayland, for windows,
+//! input and pixels (chosen from the session at connect time); AT-SPI2 for trees and actions.
 //!
 //! x11rb is blocking, so every X request runs on the blocking pool under a deadline; AT-SPI calls
 //! carry their own timeouts. No call can hang the server on one unresponsive application.
@@ -24,17 +24,22 @@ use crate::atspi::{
     self as a11y, Application, Atspi, AtspiError, Frame, ObjectRef, WalkLimits, WalkStyle,
 };
 use crate::launch::{self, AppDirs, Entry};
+use crate::wayland::{self, Sway};
 use crate::x11::clipboard::{self};
 use crate::x11::{self, X11, X11Error, XRect, XWindow};
 
 mod errors;
 mod frames;
+mod on_sway;
 
 use errors::{
     atspi_error, change_error, clipboard_error, element_error, input_error, launch_error,
     refuse_disabled, x_error,
 };
-use frames::{Origin, match_frame, offset_of, origin_for, popups_over, runs_actions_in_request};
+use frames::{
+    Origin, match_frame, offset_of, origin_for, popups_over, runs_actions_in_request,
+    wayland_origin,
+};
 /// One X request round trip never takes this long on a live server.
 const X_DEADLINE: Duration = Duration::from_secs(5);
 
@@ -63,8 +68,14 @@ const STILL_FOR: Duration = Duration::from_millis(60);
 /// Longer than any minimize animation (openbox's takes about 150 ms).
 const ANIMATION_LIMIT: Duration = Duration::from_millis(600);
 
+/// Where windows, input and pixels come from; the accessibility tree is AT-SPI's on both.
+enum Display {
+    X11(Arc<X11>),
+    Sway(Arc<Sway>),
+}
+
 pub struct LinuxBackend {
-    x11: Arc<X11>,
+    display: Display,
     atspi: OnceCell<Arc<Atspi>>,
     walk_limits: WalkLimits,
     use_cache: bool,
@@ -75,11 +86,29 @@ pub struct LinuxBackend {
 }
 
 impl LinuxBackend {
-    /// Connects to the X server now; the accessibility bus is connected on first use.
+    /// Connects to the session's display server now: sway when the session is sway's on
+    /// Wayland, else X (XWayland on another compositor); the accessibility bus is connected on
+    /// first use.
     pub fn connect() -> Result<Self> {
-        let x11 = X11::connect().map_err(x_error)?;
+        let display = match wayland::Session::from_env() {
+            wayland::Session::Sway(socket) => Display::Sway(Arc::new(Sway::connect(socket)?)),
+            wayland::Session::OtherWayland(_)
+                if std::env::var("DISPLAY").is_ok_and(|d| !d.is_empty()) =>
+            {
+                Display::X11(Arc::new(X11::connect().map_err(x_error)?))
+            }
+            wayland::Session::OtherWayland(name) => {
+                return Err(Error::new(
+                    ErrorKind::Unsupported,
+                    format!(
+                        "this is a Wayland session of {name}, and deskhand drives sway on Wayland only so far (and X11 everywhere); run it in a sway session, under XWayland with DISPLAY set, or on a headless desktop of its own: `eval \"$(deskhand desktop start --wayland sway)\"`"
+                    ),
+                ));
+            }
+            wayland::Session::X11 => Display::X11(Arc::new(X11::connect().map_err(x_error)?)),
+        };
         Ok(Self {
-            x11: Arc::new(x11),
+            display,
             atspi: OnceCell::new(),
             walk_limits: WalkLimits::default(),
             use_cache: true,
@@ -107,6 +136,14 @@ impl LinuxBackend {
         self.atspi.get().map_or(0, |atspi| atspi.calls())
     }
 
+    /// sway, when the session is sway's.
+    fn sway(&self) -> Option<&Sway> {
+        match &self.display {
+            Display::Sway(sway) => Some(sway),
+            Display::X11(_) => None,
+        }
+    }
+
     async fn atspi(&self) -> Result<&Arc<Atspi>> {
         self.atspi
             .get_or_try_init(|| async { Atspi::connect(CALL_TIMEOUT).await.map(Arc::new) })
@@ -120,7 +157,13 @@ impl LinuxBackend {
         T: Send + 'static,
         F: FnOnce(&X11) -> std::result::Result<T, X11Error> + Send + 'static,
     {
-        let x11 = Arc::clone(&self.x11);
+        let Display::X11(x11) = &self.display else {
+            return Err(Error::new(
+                ErrorKind::Unsupported,
+                format!("{what} needs an X server, and this session is Wayland's"),
+            ));
+        };
+        let x11 = Arc::clone(x11);
         let job = tokio::task::spawn_blocking(move || work(&x11));
         match tokio::time::timeout(deadline, job).await {
             Ok(Ok(result)) => result.map_err(x_error),
@@ -205,11 +248,15 @@ impl LinuxBackend {
         {
             frames.extend(result.map_err(atspi_error)?.into_iter().map(|f| (f, app)));
         }
-        let (siblings, _) = self.x_windows().await?;
-        let siblings: Vec<WindowInfo> = siblings
-            .iter()
+        let siblings: Vec<WindowInfo> = self
+            .windows()
+            .await?
+            .into_iter()
             .filter(|w| w.pid == Some(pid))
-            .map(|w| Self::window_info(w, None))
+            .map(|w| WindowInfo {
+                focused: false,
+                ..w
+            })
             .collect();
         let chosen = match_frame(window, &siblings, &frames).ok_or_else(|| {
             no_tree(format!(
@@ -217,7 +264,10 @@ impl LinuxBackend {
             ))
         })?;
         let (frame, app) = &frames[chosen];
-        let origin = origin_for(app, frame, window);
+        let origin = match self.display {
+            Display::X11(_) => origin_for(app, frame, window),
+            Display::Sway(_) => wayland_origin(origin_for(app, frame, window)),
+        };
         self.origins
             .lock()
             .expect("not poisoned")
@@ -402,6 +452,9 @@ fn typing_deadline(chars: usize) -> Duration {
 
 impl Windows for LinuxBackend {
     async fn windows(&self) -> Result<Vec<WindowInfo>> {
+        if let Some(sway) = self.sway() {
+            return sway.windows().await;
+        }
         let (windows, active) = self.x_windows().await?;
         Ok(windows
             .iter()
@@ -410,6 +463,9 @@ impl Windows for LinuxBackend {
     }
 
     async fn window(&self, handle: u64) -> Result<Option<WindowInfo>> {
+        if let Some(sway) = self.sway() {
+            return sway.window(handle).await;
+        }
         let Ok(id) = u32::try_from(handle) else {
             return Ok(None);
         };
@@ -425,6 +481,9 @@ impl Windows for LinuxBackend {
     }
 
     async fn screen(&self) -> Result<Rect> {
+        if let Some(sway) = self.sway() {
+            return sway.screen().await;
+        }
         let (width, height) = self
             .x("reading the screen size", X_DEADLINE, |x| {
                 Ok(x.screen_size())
@@ -434,6 +493,9 @@ impl Windows for LinuxBackend {
     }
 
     async fn window_keys(&self) -> Result<Vec<WindowKey>> {
+        if self.sway().is_some() {
+            return Ok(self.windows().await?.iter().map(WindowInfo::key).collect());
+        }
         let (windows, _) = self.x_windows().await?;
         Ok(windows
             .iter()
@@ -445,6 +507,9 @@ impl Windows for LinuxBackend {
     }
 
     async fn activate(&self, window: &WindowInfo) -> Result<()> {
+        if let Some(sway) = self.sway() {
+            return sway.activate(window).await;
+        }
         let id = x_id(window)?;
         let was_minimized = self
             .x("activating a window", X_DEADLINE, move |x| {
@@ -475,6 +540,9 @@ impl Windows for LinuxBackend {
     }
 
     async fn close(&self, window: &WindowInfo) -> Result<()> {
+        if let Some(sway) = self.sway() {
+            return sway.close(window).await;
+        }
         let id = x_id(window)?;
         self.x("closing a window", X_DEADLINE, move |x| x.close(id))
             .await
@@ -482,6 +550,9 @@ impl Windows for LinuxBackend {
     }
 
     async fn change_window(&self, window: &WindowInfo, change: WindowChange) -> Result<()> {
+        if let Some(sway) = self.sway() {
+            return sway.change_window(window, change).await;
+        }
         let id = x_id(window)?;
         let before = self
             .x("changing a window", X_DEADLINE, move |x| {
@@ -529,7 +600,7 @@ impl Accessibility for LinuxBackend {
         let style = WalkStyle {
             offset: offset_of(origin, window),
             // Window-relative extents and toplevel-only Showing come together: GTK4.
-            showing_reliable: origin == Origin::Screen,
+            showing_reliable: matches!(origin, Origin::Screen | Origin::Surface),
             use_cache: self.use_cache,
         };
         let mut walked = atspi
@@ -751,6 +822,14 @@ impl Input for LinuxBackend {
         count: u32,
         modifiers: &[Modifier],
     ) -> Result<()> {
+        if let Some(sway) = self.sway() {
+            self.settle_listener().await;
+            let held = modifier_keysyms(modifiers);
+            return sway
+                .click(at, button, count, &held)
+                .await
+                .map_err(input_error);
+        }
         let held = modifier_keysyms(modifiers);
         self.input("a click", move |x| {
             x.click(at.x, at.y, x_button(button), count, &held)
@@ -764,6 +843,13 @@ impl Input for LinuxBackend {
         direction: ScrollDirection,
         amount: u32,
     ) -> Result<()> {
+        if let Some(sway) = self.sway() {
+            self.settle_listener().await;
+            return sway
+                .scroll(at, direction, amount)
+                .await
+                .map_err(input_error);
+        }
         let direction = match direction {
             ScrollDirection::Up => x11::ScrollDirection::Up,
             ScrollDirection::Down => x11::ScrollDirection::Down,
@@ -786,6 +872,9 @@ impl Input for LinuxBackend {
         modifiers: &[Modifier],
         duration: std::time::Duration,
     ) -> Result<()> {
+        if self.sway().is_some() {
+            return self.sway_drag(points, button, modifiers, duration).await;
+        }
         let Some((from, rest)) = points.split_first() else {
             return Err(Error::bad_argument(
                 "a drag needs at least one point: where to press, then the points to move through, the last one where to release",
@@ -802,6 +891,9 @@ impl Input for LinuxBackend {
     }
 
     async fn press_keys(&self, keys: &Keys) -> Result<InputOutcome> {
+        if self.sway().is_some() {
+            return self.sway_press_keys(keys).await;
+        }
         let chords = x11::chords(keys);
         self.settle_listener().await;
         let total = chords.len();
@@ -834,6 +926,9 @@ impl Input for LinuxBackend {
     }
 
     async fn type_text(&self, text: &str) -> Result<InputOutcome> {
+        if self.sway().is_some() {
+            return self.sway_type_text(text).await;
+        }
         self.settle_listener().await;
         let owned = text.to_owned();
         let chars = text.chars().count();
@@ -859,6 +954,9 @@ impl Input for LinuxBackend {
     }
 
     async fn pointer(&self) -> Result<Point> {
+        if let Some(sway) = self.sway() {
+            return sway.pointer().await;
+        }
         let (x, y) = self
             .x("reading the pointer position", X_DEADLINE, |x| x.pointer())
             .await?;
@@ -866,11 +964,18 @@ impl Input for LinuxBackend {
     }
 
     async fn move_pointer(&self, to: Point) -> Result<()> {
+        if let Some(sway) = self.sway() {
+            self.settle_listener().await;
+            return sway.move_pointer(to).await.map_err(input_error);
+        }
         self.input("moving the pointer", move |x| x.move_pointer(to.x, to.y))
             .await
     }
 
     async fn button(&self, button: MouseButton, down: bool, modifiers: &[Modifier]) -> Result<()> {
+        if self.sway().is_some() {
+            return self.sway_button(button, down, modifiers).await;
+        }
         let held = modifier_keysyms(modifiers);
         let what = if down {
             "a button press"
@@ -884,6 +989,9 @@ impl Input for LinuxBackend {
 
 impl Capture for LinuxBackend {
     async fn capture(&self, rect: Rect) -> Result<RgbImage> {
+        if let Some(sway) = self.sway() {
+            return sway.capture(rect).await;
+        }
         let region = XRect {
             x: rect.x,
             y: rect.y,
@@ -903,6 +1011,9 @@ impl Capture for LinuxBackend {
 
 impl Clipboard for LinuxBackend {
     async fn read_clipboard(&self) -> Result<ClipboardContent> {
+        if self.sway().is_some() {
+            return Err(on_sway::clipboard_unsupported("Reading the clipboard"));
+        }
         // A thread of its own rather than the blocking pool: the read bounds its waits on the
         // owner itself, and should the X server stop answering, an abandoned thread does not
         // hold up the runtime's shutdown as an unfinished blocking task would.
@@ -940,6 +1051,9 @@ impl Clipboard for LinuxBackend {
     }
 
     async fn write_clipboard(&self, text: &str) -> Result<()> {
+        if self.sway().is_some() {
+            return Err(on_sway::clipboard_unsupported("Writing the clipboard"));
+        }
         clipboard::start_holder(self.clipboard_holder.as_deref(), text)
             .await
             .map_err(clipboard_error)

@@ -16,9 +16,21 @@ pub struct Desktop {
     pub unset: Vec<String>,
     pub display: String,
     scratch: PathBuf,
+    /// The uid and gid apps run as on a Wayland desktop whose user is not the test's.
+    pub user: Option<(u32, u32)>,
 }
 
 static DESKTOP: OnceLock<Desktop> = OnceLock::new();
+static SWAY: OnceLock<Desktop> = OnceLock::new();
+
+/// The shared headless sway desktop of this test binary, and the same turn guard as
+/// [`desktop`].
+pub fn sway() -> (MutexGuard<'static, ()>, &'static Desktop) {
+    let guard = SERIAL
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    (guard, SWAY.get_or_init(|| Desktop::start_with(&["--wayland", "sway"])))
+}
 static SERIAL: Mutex<()> = Mutex::new(());
 
 /// The shared desktop, and a guard: tests that drive one pointer and keyboard take turns.
@@ -31,9 +43,15 @@ pub fn desktop() -> (MutexGuard<'static, ()>, &'static Desktop) {
 
 impl Desktop {
     fn start() -> Desktop {
+        Desktop::start_with(&[])
+    }
+
+    /// A desktop from `deskhand desktop start` with extra arguments (`--wayland sway`).
+    fn start_with(extra: &[&str]) -> Desktop {
         let output = Command::new(BIN)
             .args(["desktop", "start", "--json", "--owner-pid"])
             .arg(std::process::id().to_string())
+            .args(extra)
             .output()
             .expect("running deskhand desktop start");
         assert!(
@@ -56,11 +74,16 @@ impl Desktop {
             .collect();
         let scratch = std::env::temp_dir().join(format!("deskhand-test-{}", std::process::id()));
         std::fs::create_dir_all(&scratch).expect("scratch dir");
+        let user = doc["user"].as_object().map(|user| {
+            let id = |key: &str| user[key].as_u64().expect("a numeric id") as u32;
+            (id("uid"), id("gid"))
+        });
         Desktop {
             env,
             unset,
             display: doc["display"].as_str().expect("display").to_owned(),
             scratch,
+            user,
         }
     }
 
@@ -122,8 +145,13 @@ impl Desktop {
             .map_or_else(|| program.to_owned(), |n| n.to_string_lossy().into_owned());
         let stderr_path = self.scratch(&format!("{name}-{}.stderr", now_ms()));
         let stderr = std::fs::File::create(&stderr_path).expect("app stderr file");
-        let child = self
-            .command(program)
+        let mut command = self.command(program);
+        // On a Wayland desktop of another user, apps run as that user, as `launch` starts them.
+        if let Some((uid, gid)) = self.user {
+            use std::os::unix::process::CommandExt;
+            command.uid(uid).gid(gid);
+        }
+        let child = command
             .args(args)
             .envs(env.iter().copied())
             .stdin(Stdio::null())
@@ -344,6 +372,11 @@ impl Desktop {
     /// exits; [`Desktop::stop`] stops it sooner.
     pub fn start_own() -> Desktop {
         Desktop::start()
+    }
+
+    /// [`Desktop::start_own`] on sway.
+    pub fn start_own_sway() -> Desktop {
+        Desktop::start_with(&["--wayland", "sway"])
     }
 
     /// Stops this desktop's processes, as `deskhand desktop stop` does.

@@ -1,0 +1,543 @@
+//! The Wayland side of the backend, on sway (wlroots): windows through sway's IPC, input
+//! through the virtual pointer and keyboard protocols, pixels through screencopy. The
+//! accessibility tree is AT-SPI's, shared with X11.
+
+mod client;
+pub mod ipc;
+mod keymap;
+
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use deskhand_core::error::{Error, ErrorKind, Result};
+use deskhand_core::model::{
+    MouseButton, Point, Rect, RgbImage, ScrollDirection, WindowChange, WindowInfo,
+};
+
+use client::Client;
+use ipc::{IpcError, SwayIpc, SwayWindow};
+
+/// One request to the compositor never takes this long while it is alive.
+const DEADLINE: Duration = Duration::from_secs(5);
+/// How long `activate` and `change_window` wait for sway to apply what was asked.
+const SETTLE: Duration = Duration::from_millis(1500);
+const POLL: Duration = Duration::from_millis(20);
+
+/// Which desktop the environment names.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Session {
+    X11,
+    /// sway, with its IPC socket.
+    Sway(PathBuf),
+    /// A Wayland compositor deskhand has no backend for, by the name the session gives it.
+    OtherWayland(String),
+}
+
+impl Session {
+    /// From `WAYLAND_DISPLAY`, `XDG_SESSION_TYPE`, `SWAYSOCK` and `XDG_CURRENT_DESKTOP`: a
+    /// Wayland session is one with a Wayland socket that does not say it is X11; its
+    /// compositor is sway when sway's IPC socket is named.
+    pub fn from_env() -> Session {
+        let var = |name: &str| std::env::var(name).ok().filter(|value| !value.is_empty());
+        Self::decide(
+            var("WAYLAND_DISPLAY").is_some(),
+            var("XDG_SESSION_TYPE").as_deref(),
+            var("SWAYSOCK").map(PathBuf::from),
+            var("XDG_CURRENT_DESKTOP"),
+        )
+    }
+
+    fn decide(
+        wayland_display: bool,
+        session_type: Option<&str>,
+        swaysock: Option<PathBuf>,
+        current_desktop: Option<String>,
+    ) -> Session {
+        if !wayland_display || session_type == Some("x11") {
+            return Session::X11;
+        }
+        match (swaysock, current_desktop) {
+            (Some(socket), _) => Session::Sway(socket),
+            (None, Some(desktop)) if desktop.to_ascii_lowercase().contains("sway") => {
+                Session::OtherWayland("sway without SWAYSOCK".to_owned())
+            }
+            (None, desktop) => {
+                Session::OtherWayland(desktop.unwrap_or_else(|| "an unnamed compositor".into()))
+            }
+        }
+    }
+}
+
+/// The owner of the session's Wayland socket when that is not this process's user and this
+/// process may act as it (root): apps started for the session run as the session's user.
+pub fn session_owner() -> Option<(u32, u32)> {
+    let display = std::env::var_os("WAYLAND_DISPLAY")?;
+    let display = Path::new(&display);
+    let socket = if display.is_absolute() {
+        display.to_owned()
+    } else {
+        PathBuf::from(std::env::var_os("XDG_RUNTIME_DIR")?).join(display)
+    };
+    let meta = std::fs::metadata(socket).ok()?;
+    // SAFETY: geteuid has no preconditions.
+    let euid = unsafe { libc::geteuid() };
+    (euid == 0 && meta.uid() != 0).then(|| (meta.uid(), meta.gid()))
+}
+
+/// For a headless sway's life (the desktop's listener calls it): a keyboard and a pointer on
+/// the seat, as a person's desktop has, so that windows keep the keyboard focus between calls.
+/// Returns only when the compositor goes away.
+pub fn hold_input_devices() -> std::result::Result<(), WaylandError> {
+    Client::connect()?
+        .hold_devices()
+        .map(|never| match never {})
+}
+
+/// A failure talking to the compositor.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum WaylandError {
+    #[error(
+        "could not connect to the Wayland compositor ({0}); check WAYLAND_DISPLAY and XDG_RUNTIME_DIR, or start a headless one with `eval \"$(deskhand desktop start --wayland sway)\"`"
+    )]
+    Connect(String),
+    #[error(
+        "the compositor does not offer {0}, which deskhand needs for this; sway and other wlroots compositors do"
+    )]
+    Missing(&'static str),
+    #[error(
+        "the connection to the compositor broke while {operation} ({cause}); check that it still runs"
+    )]
+    Lost {
+        operation: &'static str,
+        cause: String,
+    },
+    #[error("shared memory for the compositor could not be made ({0}); try again")]
+    Memory(String),
+    #[error("the compositor has no output named {0}; call `windows` and try again")]
+    NoOutput(String),
+    #[error("the compositor refused to copy the screen; try again")]
+    CaptureFailed,
+    #[error("the compositor offered the screen in a pixel format deskhand cannot read ({0})")]
+    CaptureFormat(String),
+    #[error(transparent)]
+    Ipc(#[from] IpcError),
+}
+
+fn wayland_error(err: WaylandError) -> Error {
+    let kind = match &err {
+        WaylandError::Connect(_)
+        | WaylandError::Lost { .. }
+        | WaylandError::Ipc(IpcError::Connect { .. } | IpcError::Io { .. }) => ErrorKind::NoDisplay,
+        WaylandError::Missing(_) | WaylandError::CaptureFormat(_) => ErrorKind::Unsupported,
+        _ => ErrorKind::Platform,
+    };
+    Error::new(kind, err.to_string())
+}
+
+/// sway: its IPC socket, and one Wayland connection for input and capture.
+pub struct Sway {
+    socket: PathBuf,
+    client: Arc<Mutex<Client>>,
+    /// Where deskhand's virtual pointer was last sent; see [`Sway::pointer`].
+    pointer: Mutex<Option<Point>>,
+}
+
+impl Sway {
+    pub fn connect(socket: PathBuf) -> Result<Self> {
+        SwayIpc::connect(&socket)
+            .map_err(|err| wayland_error(err.into()))?
+            .output_names()
+            .map_err(|err| wayland_error(err.into()))?;
+        let client = Client::connect().map_err(wayland_error)?;
+        Ok(Self {
+            socket,
+            client: Arc::new(Mutex::new(client)),
+            pointer: Mutex::new(None),
+        })
+    }
+
+    /// Runs blocking work on the blocking pool under a deadline.
+    async fn blocking<T, F>(&self, what: &'static str, deadline: Duration, work: F) -> Result<T>
+    where
+        T: Send + 'static,
+        F: FnOnce() -> std::result::Result<T, WaylandError> + Send + 'static,
+    {
+        match tokio::time::timeout(deadline, tokio::task::spawn_blocking(work)).await {
+            Ok(Ok(result)) => result.map_err(wayland_error),
+            Ok(Err(join)) => Err(Error::platform(format!(
+                "the compositor request for {what} crashed ({join}); try again"
+            ))),
+            Err(_) => Err(Error::new(
+                ErrorKind::Timeout,
+                format!(
+                    "the compositor did not answer {what} within {} s; check that it is alive, then try again",
+                    deadline.as_secs()
+                ),
+            )
+            .after_sending()),
+        }
+    }
+
+    async fn ipc<T, F>(&self, what: &'static str, work: F) -> Result<T>
+    where
+        T: Send + 'static,
+        F: FnOnce(&mut SwayIpc) -> std::result::Result<T, IpcError> + Send + 'static,
+    {
+        let socket = self.socket.clone();
+        self.blocking(what, DEADLINE, move || {
+            let mut ipc = SwayIpc::connect(&socket)?;
+            Ok(work(&mut ipc)?)
+        })
+        .await
+    }
+
+    async fn with_client<T, F>(&self, what: &'static str, deadline: Duration, work: F) -> Result<T>
+    where
+        T: Send + 'static,
+        F: FnOnce(&mut Client) -> std::result::Result<T, WaylandError> + Send + 'static,
+    {
+        let client = Arc::clone(&self.client);
+        self.blocking(what, deadline, move || {
+            let mut client = client.lock().unwrap_or_else(PoisonError::into_inner);
+            work(&mut client)
+        })
+        .await
+    }
+
+    async fn sway_windows(&self) -> Result<Vec<SwayWindow>> {
+        self.ipc("listing windows", |ipc| ipc.windows()).await
+    }
+
+    pub async fn windows(&self) -> Result<Vec<WindowInfo>> {
+        Ok(self.sway_windows().await?.iter().map(window_info).collect())
+    }
+
+    pub async fn window(&self, handle: u64) -> Result<Option<WindowInfo>> {
+        Ok(self
+            .sway_windows()
+            .await?
+            .iter()
+            .find(|w| w.id == handle)
+            .map(window_info))
+    }
+
+    pub async fn screen(&self) -> Result<Rect> {
+        let (x, y, width, height) = self
+            .ipc("reading the screen size", |ipc| ipc.screen())
+            .await?;
+        Ok(Rect::new(x, y, width, height))
+    }
+
+    async fn command(&self, what: &'static str, command: String) -> Result<()> {
+        self.ipc(what, move |ipc| ipc.command(&command))
+            .await
+            .map_err(|err| Error::new(err.kind, err.message).after_sending())
+    }
+
+    pub async fn activate(&self, window: &WindowInfo) -> Result<()> {
+        let id = window.handle;
+        let shown = if window.minimized {
+            "scratchpad show, "
+        } else {
+            ""
+        };
+        self.command("focusing a window", format!("[con_id={id}] {shown}focus"))
+            .await?;
+        let until = tokio::time::Instant::now() + SETTLE;
+        loop {
+            let windows = self.sway_windows().await?;
+            match windows.iter().find(|w| w.id == id) {
+                None => {
+                    return Err(Error::new(
+                        ErrorKind::SurfaceGone,
+                        format!(
+                            "the window \"{}\" closed while it was being focused; call `windows`",
+                            deskhand_core::render::escape(&window.title)
+                        ),
+                    ));
+                }
+                Some(found) if found.focused => return Ok(()),
+                Some(_) => {}
+            }
+            if tokio::time::Instant::now() >= until {
+                let holder = windows.iter().find(|w| w.focused).map(|w| w.title.clone());
+                return Err(Error::platform(format!(
+                    "sway did not give the window \"{}\" the focus within {} ms{}; answer any dialog of that app first, then call `focus` again",
+                    deskhand_core::render::escape(&window.title),
+                    SETTLE.as_millis(),
+                    holder.map_or_else(String::new, |title| format!(
+                        " and focused \"{}\" instead",
+                        deskhand_core::render::escape(&title)
+                    ))
+                )));
+            }
+            tokio::time::sleep(POLL).await;
+        }
+    }
+
+    pub async fn close(&self, window: &WindowInfo) -> Result<()> {
+        self.command(
+            "closing a window",
+            format!("[con_id={}] kill", window.handle),
+        )
+        .await
+    }
+
+    pub async fn change_window(&self, window: &WindowInfo, change: WindowChange) -> Result<()> {
+        let id = window.handle;
+        // A tiled window has no place or size of its own: it floats to take one.
+        let command = match change {
+            WindowChange::Move { x, y } => {
+                format!("[con_id={id}] floating enable, move absolute position {x} {y}")
+            }
+            WindowChange::Resize { width, height } => {
+                format!("[con_id={id}] floating enable, resize set {width} px {height} px")
+            }
+            WindowChange::Minimize => format!("[con_id={id}] move scratchpad"),
+            WindowChange::Maximize => format!("[con_id={id}] fullscreen enable"),
+            WindowChange::Restore if window.minimized => {
+                format!("[con_id={id}] scratchpad show, floating disable")
+            }
+            WindowChange::Restore => format!("[con_id={id}] fullscreen disable"),
+        };
+        self.command("changing a window", command).await?;
+        let before = window.clone();
+        let until = tokio::time::Instant::now() + SETTLE;
+        while tokio::time::Instant::now() < until {
+            let Some(now) = self.window(id).await? else {
+                break;
+            };
+            if now != before {
+                break;
+            }
+            tokio::time::sleep(POLL).await;
+        }
+        Ok(())
+    }
+
+    /// The layout's bounding box, which absolute pointer motion spans.
+    async fn layout(&self) -> Result<(i32, i32, u32, u32)> {
+        self.ipc("reading the screen size", |ipc| ipc.screen())
+            .await
+    }
+
+    pub async fn move_pointer(&self, to: Point) -> Result<()> {
+        let layout = self.layout().await?;
+        self.with_client("moving the pointer", DEADLINE, move |client| {
+            client.move_pointer((to.x, to.y), layout)
+        })
+        .await?;
+        *self.pointer.lock().unwrap_or_else(PoisonError::into_inner) = Some(to);
+        Ok(())
+    }
+
+    /// Where the pointer is: a Wayland client cannot ask, so this is where deskhand last sent
+    /// it, or the middle of the screen where sway puts the cursor at start. A person's own
+    /// mouse moves are not seen.
+    pub async fn pointer(&self) -> Result<Point> {
+        if let Some(known) = *self.pointer.lock().unwrap_or_else(PoisonError::into_inner) {
+            return Ok(known);
+        }
+        let screen = self.screen().await?;
+        Ok(screen.center())
+    }
+
+    pub async fn button(&self, button: MouseButton, down: bool) -> Result<()> {
+        let code = match button {
+            MouseButton::Left => client::BTN_LEFT,
+            MouseButton::Right => client::BTN_RIGHT,
+            MouseButton::Middle => client::BTN_MIDDLE,
+        };
+        self.with_client("a button press", DEADLINE, move |client| {
+            client.button(code, down)
+        })
+        .await
+    }
+
+    /// Holds modifier keys (keysyms) down until the next call; none releases them.
+    pub async fn hold_modifiers(&self, modifiers: Vec<u32>) -> Result<()> {
+        self.with_client("holding modifier keys", DEADLINE, move |client| {
+            client.hold_modifiers(&modifiers)
+        })
+        .await
+    }
+
+    /// A click with modifiers held: the modifiers go down through the keyboard first.
+    pub async fn click(
+        &self,
+        at: Point,
+        button: MouseButton,
+        count: u32,
+        modifiers: &[u32],
+    ) -> Result<()> {
+        self.move_pointer(at).await?;
+        let held = modifiers.to_vec();
+        let code = match button {
+            MouseButton::Left => client::BTN_LEFT,
+            MouseButton::Right => client::BTN_RIGHT,
+            MouseButton::Middle => client::BTN_MIDDLE,
+        };
+        self.with_client("a click", DEADLINE, move |client| {
+            client.hold_modifiers(&held)?;
+            let mut clicked = Ok(());
+            for _ in 0..count {
+                clicked = client
+                    .button(code, true)
+                    .and_then(|()| client.button(code, false));
+                if clicked.is_err() {
+                    break;
+                }
+            }
+            client.hold_modifiers(&[])?;
+            clicked
+        })
+        .await
+    }
+
+    pub async fn scroll(
+        &self,
+        at: Option<Point>,
+        direction: ScrollDirection,
+        amount: u32,
+    ) -> Result<()> {
+        if let Some(at) = at {
+            self.move_pointer(at).await?;
+        }
+        let steps = i32::try_from(amount).unwrap_or(i32::MAX);
+        let (vertical, steps) = match direction {
+            ScrollDirection::Up => (true, -steps),
+            ScrollDirection::Down => (true, steps),
+            ScrollDirection::Left => (false, -steps),
+            ScrollDirection::Right => (false, steps),
+        };
+        self.with_client("a scroll", DEADLINE, move |client| {
+            client.scroll(vertical, steps)
+        })
+        .await
+    }
+
+    /// Presses each chord (modifier keysyms, key keysym) in turn; how many went out.
+    pub async fn press_chords(
+        &self,
+        chords: Vec<(Vec<u32>, u32)>,
+    ) -> Result<(usize, Option<Error>)> {
+        self.with_client("pressing keys", DEADLINE, move |client| {
+            let mut pressed = 0;
+            for (modifiers, key) in &chords {
+                if let Err(err) = client.press_chord(modifiers, *key) {
+                    return Ok((pressed, Some(wayland_error(err))));
+                }
+                pressed += 1;
+            }
+            Ok((pressed, None))
+        })
+        .await
+    }
+
+    /// Types keysyms; how many went out, and why the rest did not.
+    pub async fn type_keysyms(&self, keysyms: Vec<u32>) -> Result<(usize, Option<Error>)> {
+        let deadline = DEADLINE + Duration::from_millis(2 * keysyms.len() as u64);
+        self.with_client("typing", deadline, move |client| {
+            let mut sent = 0;
+            match client.type_keysyms(&keysyms, &mut sent) {
+                Ok(()) => Ok((sent, None)),
+                Err(err) => Ok((sent, Some(wayland_error(err)))),
+            }
+        })
+        .await
+    }
+
+    /// The pixels of a rectangle of the layout, clipped to the output that holds its middle.
+    pub async fn capture(&self, rect: Rect) -> Result<RgbImage> {
+        let outputs = self.ipc("listing outputs", |ipc| ipc.outputs()).await?;
+        let center = rect.center();
+        let Some((name, output)) = outputs
+            .iter()
+            .find(|(_, o)| o.contains(center))
+            .or_else(|| outputs.first())
+            .cloned()
+        else {
+            return Err(Error::platform(
+                "sway has no active output, so there is nothing to capture; check the session",
+            ));
+        };
+        let Some(region) = rect.intersect(&output) else {
+            return Ok(RgbImage {
+                width: 0,
+                height: 0,
+                data: Vec::new(),
+            });
+        };
+        let local = (
+            region.x - output.x,
+            region.y - output.y,
+            region.width,
+            region.height,
+        );
+        let pixels = self
+            .with_client("a capture", DEADLINE, move |client| {
+                client.capture(&name, local)
+            })
+            .await?;
+        Ok(RgbImage {
+            width: pixels.width,
+            height: pixels.height,
+            data: pixels.data,
+        })
+    }
+
+    /// Returns once the compositor has handled everything sent so far.
+    pub async fn sync(&self) -> Result<()> {
+        self.with_client("waiting for the compositor", DEADLINE, |client| {
+            client.sync()
+        })
+        .await
+    }
+}
+
+fn window_info(window: &SwayWindow) -> WindowInfo {
+    let app_name = window
+        .pid
+        .and_then(crate::process::program_name)
+        .or_else(|| window.app_id.clone())
+        .unwrap_or_else(|| "unknown".into());
+    WindowInfo {
+        handle: window.id,
+        title: window.title.clone(),
+        pid: window.pid,
+        app_name,
+        bounds: Rect::new(window.x, window.y, window.width, window.height),
+        focused: window.focused,
+        minimized: window.hidden,
+        maximized: window.fullscreen,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_session_is_wayland_only_with_a_wayland_socket_and_sway_only_with_its_socket() {
+        let sock = || Some(PathBuf::from("/run/sway.sock"));
+        assert_eq!(
+            Session::decide(false, Some("wayland"), sock(), None),
+            Session::X11
+        );
+        assert_eq!(
+            Session::decide(true, Some("x11"), sock(), None),
+            Session::X11
+        );
+        assert_eq!(
+            Session::decide(true, Some("wayland"), sock(), None),
+            Session::Sway(PathBuf::from("/run/sway.sock"))
+        );
+        assert_eq!(
+            Session::decide(true, None, None, Some("GNOME".into())),
+            Session::OtherWayland("GNOME".into())
+        );
+    }
+}
