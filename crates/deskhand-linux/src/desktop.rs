@@ -1151,6 +1151,7 @@ mod tests {
             ],
             unset: vec!["NO_AT_BRIDGE".to_owned()],
             state_file: PathBuf::from("/tmp/deskhand-99/state.json"),
+            user: None,
         };
         assert_eq!(
             desktop.export_lines(),

@@ -231,9 +231,8 @@ fn prepare_display(
     wayland: Option<crate::args::WaylandCompositor>,
 ) -> anyhow::Result<()> {
     use deskhand_linux::desktop;
-    let no_display = std::env::var("DISPLAY")
-        .map(|d| d.is_empty())
-        .unwrap_or(true);
+    let unset = |name: &str| std::env::var(name).map(|d| d.is_empty()).unwrap_or(true);
+    let no_display = unset("DISPLAY") && unset("WAYLAND_DISPLAY");
     // A Wayland desktop is asked for by name, so it starts whatever display is set.
     if headless && (no_display || wayland.is_some()) {
         let started = desktop::start(&desktop::StartOptions {
@@ -257,7 +256,7 @@ fn prepare_display(
         );
     } else if no_display {
         bail!(
-            "DISPLAY is not set, so there is no desktop to drive; run `deskhand mcp --headless` to start a private one, or export DISPLAY"
+            "neither DISPLAY nor WAYLAND_DISPLAY is set, so there is no desktop to drive; run `deskhand mcp --headless` to start a private one, or export DISPLAY"
         );
     }
     Ok(())

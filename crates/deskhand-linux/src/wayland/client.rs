@@ -82,6 +82,8 @@ pub struct Client {
     screencopy: Option<ZwlrScreencopyManagerV1>,
     pointer: Option<ZwlrVirtualPointerV1>,
     keyboard: Option<(ZwpVirtualKeyboardV1, Keymap)>,
+    /// The modifier keys held down now, by evdev code.
+    held: Vec<u32>,
     epoch: Instant,
 }
 
@@ -128,6 +130,7 @@ impl Client {
             screencopy,
             pointer: None,
             keyboard: None,
+            held: Vec::new(),
             epoch: Instant::now(),
         })
     }
@@ -253,20 +256,42 @@ impl Client {
             .map_err(|err| WaylandError::Memory(err.to_string()))?;
         keyboard.keymap(KEYMAP_FORMAT_XKB_V1, file.as_fd(), text.len() as u32);
         self.keyboard = Some((keyboard.clone(), keymap.clone()));
+        // sway hands the focused client a keyboard's keymap with that keyboard's first key,
+        // and the client reads that key with the keymap it had: a Shift tap, which types
+        // nothing, carries the new keymap over.
+        let shift = Keymap::modifier_code(0xffe1).expect("Shift is a modifier");
+        keyboard.key(self.now(), shift, 1);
+        keyboard.key(self.now(), shift, 0);
         self.roundtrip("uploading a keymap")?;
         std::thread::sleep(KEYMAP_SETTLE);
         Ok((keyboard, keymap))
     }
 
-    /// Holds the modifiers (keysyms) down until the next call; none releases them.
+    /// Holds the modifiers (keysyms) down until the next call; none releases them. They go
+    /// down as key presses, as a keyboard's do, and as the modifier state they make.
     pub fn hold_modifiers(&mut self, modifiers: &[u32]) -> Result<(), WaylandError> {
-        if modifiers.is_empty() && self.keyboard.is_none() {
+        if modifiers.is_empty() && self.held.is_empty() {
             return Ok(());
         }
         let (keyboard, _) = self.keyboard_holding(modifiers)?;
+        let wanted: Vec<u32> = modifiers
+            .iter()
+            .filter_map(|m| Keymap::modifier_code(*m))
+            .collect();
+        for code in self.held.clone().iter().rev() {
+            if !wanted.contains(code) {
+                keyboard.key(self.now(), *code, 0);
+            }
+        }
+        for code in &wanted {
+            if !self.held.contains(code) {
+                keyboard.key(self.now(), *code, 1);
+            }
+        }
+        self.held = wanted;
         let mask = modifiers
             .iter()
-            .filter_map(|m| keymap::modifier_mask(*m))
+            .filter_map(|m| Keymap::modifier_mask(*m))
             .fold(0, |mask, bit| mask | bit);
         keyboard.modifiers(mask, 0, 0, 0);
         self.roundtrip("holding modifiers")
@@ -277,18 +302,14 @@ impl Client {
         let mut needed = modifiers.to_vec();
         needed.push(key);
         let (keyboard, keymap) = self.keyboard_holding(&needed)?;
-        let mask = modifiers
-            .iter()
-            .filter_map(|m| keymap::modifier_mask(*m))
-            .fold(0, |mask, bit| mask | bit);
         let code = keymap
             .code_of(key)
+            .or_else(|| Keymap::modifier_code(key))
             .expect("the keymap was made to hold the key");
-        keyboard.modifiers(mask, 0, 0, 0);
+        self.hold_modifiers(modifiers)?;
         keyboard.key(self.now(), code, 1);
         keyboard.key(self.now(), code, 0);
-        keyboard.modifiers(0, 0, 0, 0);
-        self.roundtrip("pressing keys")
+        self.hold_modifiers(&[])
     }
 
     /// Types each keysym as one key stroke; `sent` counts the strokes the compositor took.
@@ -308,7 +329,6 @@ impl Client {
                 end += 1;
             }
             let (keyboard, keymap) = self.keyboard_holding(&distinct)?;
-            keyboard.modifiers(0, 0, 0, 0);
             for chunk in keysyms[start..end].chunks(STROKES_PER_ROUNDTRIP) {
                 for keysym in chunk {
                     let code = keymap

@@ -28,7 +28,10 @@ impl Keymap {
     pub fn new(keysyms: impl IntoIterator<Item = u32>) -> Self {
         let mut unique: Vec<u32> = Vec::new();
         // The modifiers have their keys already.
-        for keysym in keysyms.into_iter().filter(|k| modifier_mask(*k).is_none()) {
+        for keysym in keysyms
+            .into_iter()
+            .filter(|k| Self::modifier_code(*k).is_none())
+        {
             if !unique.contains(&keysym) {
                 unique.push(keysym);
             }
@@ -41,13 +44,31 @@ impl Keymap {
     pub fn holds(&self, keysyms: &[u32]) -> bool {
         keysyms
             .iter()
-            .all(|keysym| modifier_mask(*keysym).is_some() || self.keysyms.contains(keysym))
+            .all(|keysym| Self::modifier_code(*keysym).is_some() || self.keysyms.contains(keysym))
     }
 
     /// The evdev code (XKB keycode − 8) that sends `keysym`.
     pub fn code_of(&self, keysym: u32) -> Option<u32> {
         let index = self.keysyms.iter().position(|k| *k == keysym)?;
         Some(FIRST_KEYCODE + MODIFIERS.len() as u32 + index as u32 - 8)
+    }
+
+    /// The evdev code of the modifier key a modifier keysym names (left or right alike).
+    pub fn modifier_code(keysym: u32) -> Option<u32> {
+        let index = match keysym {
+            0xffe1 | 0xffe2 => 0,
+            0xffe3 | 0xffe4 => 1,
+            0xffe9 | 0xffea => 2,
+            0xffeb | 0xffec => 3,
+            _ => return None,
+        };
+        Some(FIRST_KEYCODE + index - 8)
+    }
+
+    /// The real-modifier mask of a modifier keysym: Shift, Control, Mod1 (Alt), Mod4 (Super).
+    pub fn modifier_mask(keysym: u32) -> Option<u32> {
+        Self::modifier_code(keysym)
+            .map(|code| [1, 1 << 2, 1 << 3, 1 << 6][(code + 8 - FIRST_KEYCODE) as usize])
     }
 
     /// The keymap in XKB's text format, NUL-terminated as the protocol wants it. Types and
@@ -76,17 +97,6 @@ impl Keymap {
              xkb_symbols \"deskhand\" {{\n{symbols}}};\n\
              }};\n\0"
         )
-    }
-}
-
-/// The real-modifier mask of a modifier keysym (Shift, Control, Mod1 for Alt, Mod4 for Super).
-pub fn modifier_mask(keysym: u32) -> Option<u32> {
-    match keysym {
-        0xffe1 | 0xffe2 => Some(1),
-        0xffe3 | 0xffe4 => Some(1 << 2),
-        0xffe9 | 0xffea => Some(1 << 3),
-        0xffeb | 0xffec => Some(1 << 6),
-        _ => None,
     }
 }
 
@@ -121,11 +131,24 @@ mod tests {
     }
 
     #[test]
-    fn modifier_masks_are_the_real_modifiers() {
-        assert_eq!(modifier_mask(0xffe1), Some(1));
-        assert_eq!(modifier_mask(0xffe3), Some(4));
-        assert_eq!(modifier_mask(0xffe9), Some(8));
-        assert_eq!(modifier_mask(0xffeb), Some(64));
-        assert_eq!(modifier_mask(0x61), None);
+    fn modifier_keys_are_the_first_keys_in_their_order() {
+        let text = Keymap::default().text();
+        for (keysym, name) in [
+            (0xffe1, "Shift_L"),
+            (0xffe4, "Control_L"),
+            (0xffe9, "Alt_L"),
+        ] {
+            let code = Keymap::modifier_code(keysym).expect("a modifier");
+            assert!(
+                text.contains(&format!("key <K{}> {{ [ {name} ] }};", code + 8)),
+                "{name} is not on keycode {}",
+                code + 8
+            );
+        }
+        assert_eq!(Keymap::modifier_code(0x61), None);
+        assert_eq!(Keymap::modifier_mask(0xffe2), Some(1));
+        assert_eq!(Keymap::modifier_mask(0xffe3), Some(4));
+        assert_eq!(Keymap::modifier_mask(0xffe9), Some(8));
+        assert_eq!(Keymap::modifier_mask(0xffeb), Some(64));
     }
 }

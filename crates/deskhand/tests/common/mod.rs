@@ -29,7 +29,10 @@ pub fn sway() -> (MutexGuard<'static, ()>, &'static Desktop) {
     let guard = SERIAL
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner());
-    (guard, SWAY.get_or_init(|| Desktop::start_with(&["--wayland", "sway"])))
+    (
+        guard,
+        SWAY.get_or_init(|| Desktop::start_with(&["--wayland", "sway"])),
+    )
 }
 static SERIAL: Mutex<()> = Mutex::new(());
 
