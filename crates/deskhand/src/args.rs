@@ -115,6 +115,8 @@ pub struct McpArgs {
 pub enum WaylandCompositor {
     /// sway (wlroots), run as an unprivileged user
     Sway,
+    /// GNOME Shell (mutter), with deskhand's shell extension turned on
+    Gnome,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Subcommand)]

@@ -37,6 +37,7 @@ fn listen() -> anyhow::Result<u8> {
 pub fn compositor(wayland: WaylandCompositor) -> desktop::Compositor {
     match wayland {
         WaylandCompositor::Sway => desktop::Compositor::Sway,
+        WaylandCompositor::Gnome => desktop::Compositor::Gnome,
     }
 }
 
