@@ -16,6 +16,12 @@ const REMOTE_SESSION: &str = "org.gnome.Mutter.RemoteDesktop.Session";
 const CAST: &str = "org.gnome.Mutter.ScreenCast";
 const CAST_SESSION: &str = "org.gnome.Mutter.ScreenCast.Session";
 const DISPLAY: &str = "org.gnome.Mutter.DisplayConfig";
+/// Events mutter forwards from a remote-desktop session carry the time they are handled, so a
+/// press and release sent back to back reach the app at the same instant, and GTK3 ignored such
+/// a click (seen on a drawing area): a click spaces its events by this much.
+const BUTTON_GAP: Duration = Duration::from_millis(100);
+/// Time for mutter to add a new session's virtual keyboard and pointer to the seat.
+const DEVICES_SETTLE: Duration = Duration::from_millis(300);
 
 /// Linux input event codes (`BTN_LEFT` …) that `NotifyPointerButton` takes.
 fn button_code(button: MouseButton) -> i32 {
@@ -194,9 +200,13 @@ impl RemoteInput {
             timeout,
         };
         input.session_call("Start", &()).await?;
+        // Mutter adds the session's virtual devices to the seat after `Start` answers; events
+        // sent before that are lost.
+        tokio::time::sleep(DEVICES_SETTLE).await;
         // A new session drops its first key event: spend it on a key that types nothing.
         input.key(xkeysym::key::Shift_L, true).await?;
         input.key(xkeysym::key::Shift_L, false).await?;
+        tokio::time::sleep(DEVICES_SETTLE).await;
         Ok(input)
     }
 
@@ -258,6 +268,15 @@ impl RemoteInput {
     pub async fn button(&self, button: MouseButton, down: bool) -> Result<(), GnomeError> {
         self.session_call("NotifyPointerButton", &(button_code(button), down))
             .await
+    }
+
+    /// A click as a person makes one: the pointer there, then press and release apart.
+    pub async fn click(&self, at: Point, button: MouseButton) -> Result<(), GnomeError> {
+        self.move_to(at).await?;
+        tokio::time::sleep(BUTTON_GAP).await;
+        self.button(button, true).await?;
+        tokio::time::sleep(BUTTON_GAP).await;
+        self.button(button, false).await
     }
 
     /// A key by keysym; GNOME finds it in the current keymap and drops one that is not there.
