@@ -66,7 +66,7 @@ fn log_lines(log: &Path) -> Vec<serde_json::Value> {
 }
 
 async fn until<T>(what: &str, probe: impl AsyncFnMut() -> Option<T>) -> T {
-    until_or(what, || String::new(), probe).await
+    until_or(what, String::new, probe).await
 }
 
 async fn until_or<T>(
