@@ -21,6 +21,7 @@ use x11rb::rust_connection::{DefaultStream, RustConnection};
 
 use crate::process::{Identity, identity, read_stat};
 
+mod gnome;
 mod sway;
 
 pub use sway::DESKTOP_USER;
@@ -75,6 +76,7 @@ pub struct StartOptions {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Compositor {
     Sway,
+    Gnome,
 }
 
 impl Default for StartOptions {
@@ -384,6 +386,8 @@ struct Session {
     processes: Vec<Proc>,
     /// Whom the desktop's own processes run as, on a Wayland desktop.
     user: Option<sway::User>,
+    /// The Wayland socket, on a Wayland desktop.
+    wayland_socket: Option<PathBuf>,
     finished: bool,
 }
 
@@ -406,6 +410,7 @@ impl Session {
             owner,
             processes: Vec::new(),
             user: None,
+            wayland_socket: None,
             finished: false,
         };
         session.prepare()?;
@@ -469,8 +474,8 @@ impl Session {
     }
 
     fn display(&self) -> String {
-        match self.user {
-            Some(_) => sway::socket_path(&self.dir).to_string_lossy().into_owned(),
+        match &self.wayland_socket {
+            Some(socket) => socket.to_string_lossy().into_owned(),
             None => format!(":{}", self.number),
         }
     }
@@ -493,7 +498,7 @@ impl Session {
     /// What the desktop's apps must not inherit: on Wayland, X's display instead of Wayland's.
     fn unset(&self) -> Vec<&'static str> {
         let mut unset = UNSET_VARS.to_vec();
-        if self.user.is_some() {
+        if self.wayland_socket.is_some() {
             unset.retain(|key| *key != "WAYLAND_DISPLAY");
             unset.extend(["DISPLAY", "XAUTHORITY"]);
         }
@@ -888,11 +893,27 @@ fn owner_of(opts: &StartOptions) -> Result<Option<Proc>, DesktopError> {
 fn start_sway(opts: &StartOptions) -> Result<Desktop, DesktopError> {
     let programs =
         sway::locate_programs().map_err(|programs| DesktopError::MissingPrograms { programs })?;
-    let owner = owner_of(opts)?;
     let user = sway::desktop_user()?;
+    start_wayland(opts, |session| session.bring_up_sway(&programs, opts, user))
+}
+
+/// A headless GNOME Shell with its buses, on a directory of its own.
+fn start_gnome(opts: &StartOptions) -> Result<Desktop, DesktopError> {
+    let programs =
+        gnome::locate_programs().map_err(|programs| DesktopError::MissingPrograms { programs })?;
+    start_wayland(opts, |session| session.bring_up_gnome(&programs, opts))
+}
+
+/// A Wayland desktop brought up by `bring_up` on the first free directory, with its state
+/// written and its watcher started.
+fn start_wayland(
+    opts: &StartOptions,
+    bring_up: impl FnOnce(&mut Session) -> Result<(), DesktopError>,
+) -> Result<Desktop, DesktopError> {
+    let owner = owner_of(opts)?;
     let (number, dir) = claim_display(Path::new("/tmp"), FIRST_DISPLAY)?;
     let mut session = Session::new(number, dir, owner.clone())?;
-    if let Err(err) = session.bring_up_sway(&programs, opts, user) {
+    if let Err(err) = bring_up(&mut session) {
         return Err(session.keep_log(err));
     }
     session.write_state()?;
@@ -905,8 +926,10 @@ fn start_sway(opts: &StartOptions) -> Result<Desktop, DesktopError> {
 
 /// Brings up a private desktop on the first free display from :99, in well under a second.
 pub fn start(opts: &StartOptions) -> Result<Desktop, DesktopError> {
-    if opts.wayland.is_some() {
-        return start_sway(opts);
+    match opts.wayland {
+        Some(Compositor::Sway) => return start_sway(opts),
+        Some(Compositor::Gnome) => return start_gnome(opts),
+        None => {}
     }
     let programs =
         locate_programs().map_err(|programs| DesktopError::MissingPrograms { programs })?;

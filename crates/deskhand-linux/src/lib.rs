@@ -4,6 +4,7 @@
 pub mod atspi;
 pub mod backend;
 pub mod desktop;
+pub mod gnome;
 pub mod launch;
 mod process;
 pub mod translate;

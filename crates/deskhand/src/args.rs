@@ -61,6 +61,28 @@ Examples:
         #[command(subcommand)]
         command: DesktopCommand,
     },
+    /// The GNOME Shell extension deskhand needs on GNOME's Wayland session.
+    #[command(
+        name = "gnome-extension",
+        after_help = "\
+Examples:
+  deskhand gnome-extension install   write it for this GNOME Shell and turn it on at next log-in"
+    )]
+    GnomeExtension {
+        #[command(subcommand)]
+        command: GnomeExtensionCommand,
+    },
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Subcommand)]
+pub enum GnomeExtensionCommand {
+    /// Write the extension into ~/.local/share/gnome-shell/extensions and turn it on.
+    Install {
+        /// The GNOME Shell major version to write it for (default: what `gnome-shell
+        /// --version` says).
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+        shell_version: Option<u32>,
+    },
 }
 
 /// `--json`, `--out`, and what every call is loaded with.
@@ -93,6 +115,8 @@ pub struct McpArgs {
 pub enum WaylandCompositor {
     /// sway (wlroots), run as an unprivileged user
     Sway,
+    /// GNOME Shell (mutter), with deskhand's shell extension turned on
+    Gnome,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Subcommand)]
@@ -168,6 +192,14 @@ pub enum Invocation {
         expect(dead_code, reason = "elsewhere `desktop` is refused whatever it asks")
     )]
     Desktop(DesktopCommand),
+    #[cfg_attr(
+        not(target_os = "linux"),
+        expect(
+            dead_code,
+            reason = "elsewhere `gnome-extension` is refused whatever it asks"
+        )
+    )]
+    GnomeExtension(GnomeExtensionCommand),
     Action(ActionCall),
 }
 
@@ -386,6 +418,15 @@ pub fn parse(argv: impl IntoIterator<Item = OsString>) -> Result<Invocation, cla
                 ));
             }
             Ok(Invocation::Desktop(command))
+        }
+        (Some(Command::GnomeExtension { command }), _) => {
+            if top != CallOptions::default() {
+                return Err(cmd.error(
+                    ErrorKind::ArgumentConflict,
+                    "options before `gnome-extension` mean nothing to it; leave them out",
+                ));
+            }
+            Ok(Invocation::GnomeExtension(command))
         }
         (None, Some((name, sub))) => {
             let action = ActionName::ALL

@@ -37,6 +37,7 @@ fn listen() -> anyhow::Result<u8> {
 pub fn compositor(wayland: WaylandCompositor) -> desktop::Compositor {
     match wayland {
         WaylandCompositor::Sway => desktop::Compositor::Sway,
+        WaylandCompositor::Gnome => desktop::Compositor::Gnome,
     }
 }
 
@@ -87,5 +88,40 @@ fn stop(state: Option<PathBuf>) -> anyhow::Result<u8> {
         )?,
     };
     desktop::stop(&state_file)?;
+    Ok(0)
+}
+
+/// Writes deskhand's GNOME Shell extension for this user and turns it on; says what the user
+/// must still do, since GNOME on Wayland loads a new extension only at log-in.
+pub fn install_gnome_extension(shell_version: Option<u32>) -> anyhow::Result<u8> {
+    use deskhand_linux::gnome::extension::{self, Extension};
+    let major = match shell_version {
+        Some(major) => major,
+        None => {
+            let out = std::process::Command::new("gnome-shell")
+                .arg("--version")
+                .output()
+                .context(
+                    "running `gnome-shell --version` to learn which extension form to write; give the version with `--shell-version N`",
+                )?;
+            extension::shell_major(&String::from_utf8_lossy(&out.stdout))?
+        }
+    };
+    let data_home = extension::data_home().context(
+        "neither XDG_DATA_HOME nor HOME is set, so there is no folder for the extension; set HOME",
+    )?;
+    let dir = Extension::for_shell(major)?.install(&data_home)?;
+    println!(
+        "wrote deskhand's GNOME Shell extension for GNOME Shell {major} into {}",
+        dir.display()
+    );
+    match extension::enable() {
+        Ok(true) => println!("turned it on in org.gnome.shell enabled-extensions"),
+        Ok(false) => println!("it was turned on already"),
+        Err(err) => println!("{err}"),
+    }
+    println!(
+        "next: log out and back in (GNOME on Wayland loads a new extension only at log-in; on an X11 session, Alt+F2 then `r` restarts the shell instead), then check with `deskhand windows`"
+    );
     Ok(0)
 }

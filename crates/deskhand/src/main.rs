@@ -49,6 +49,14 @@ fn main() -> ExitCode {
         Ok(Invocation::Desktop(_)) => report(Err(anyhow::anyhow!(
             "`deskhand desktop` starts a private X11 desktop, which only Linux has"
         ))),
+        #[cfg(target_os = "linux")]
+        Ok(Invocation::GnomeExtension(args::GnomeExtensionCommand::Install { shell_version })) => {
+            report(desktop_cmd::install_gnome_extension(shell_version))
+        }
+        #[cfg(not(target_os = "linux"))]
+        Ok(Invocation::GnomeExtension(_)) => report(Err(anyhow::anyhow!(
+            "`deskhand gnome-extension` installs an extension for GNOME Shell, which runs on Linux only"
+        ))),
         Ok(Invocation::Action(call)) => report(cli::action(call)),
     };
     ExitCode::from(code)

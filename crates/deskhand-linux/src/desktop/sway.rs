@@ -210,6 +210,7 @@ impl Session {
             .map(|(key, value)| (key.to_owned(), value)),
         );
         self.user = Some(user);
+        self.wayland_socket = Some(socket_path(&self.dir));
         Ok(())
     }
 

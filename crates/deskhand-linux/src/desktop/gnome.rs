@@ -1,0 +1,193 @@
+//! The headless GNOME desktop: gnome-shell on mutter's headless backend with a virtual monitor,
+//! its session bus, a private bus standing in for the system bus (gnome-shell asks logind and
+//! aborts without one), PipeWire for mutter's screen casts (its remote-desktop pointer moves
+//! relative to one), the AT-SPI bus, and deskhand's shell extension turned on before the shell
+//! starts. gnome-shell runs as the caller, root included.
+
+use std::os::unix::net::UnixStream;
+use std::path::PathBuf;
+
+use super::{
+    BUS_LAUNCHER_PATHS, DesktopError, Session, StartOptions, find_in_path, is_executable, run,
+};
+use crate::gnome::extension::{self, Extension, UUID};
+
+/// mutter names its first socket so in the desktop's runtime directory.
+const SOCKET_NAME: &str = "wayland-0";
+
+pub(super) struct Programs {
+    gnome_shell: PathBuf,
+    dbus_daemon: PathBuf,
+    dbus_send: PathBuf,
+    bus_launcher: PathBuf,
+    pipewire: PathBuf,
+    wireplumber: PathBuf,
+    gsettings: PathBuf,
+}
+
+pub(super) fn locate_programs() -> Result<Programs, Vec<(&'static str, &'static str)>> {
+    let mut missing = Vec::new();
+    let mut require = |program: &'static str, package: &'static str, found: Option<PathBuf>| {
+        found.unwrap_or_else(|| {
+            missing.push((program, package));
+            PathBuf::new()
+        })
+    };
+    let programs = Programs {
+        gnome_shell: require("gnome-shell", "gnome-shell", find_in_path("gnome-shell")),
+        dbus_daemon: require("dbus-daemon", "dbus", find_in_path("dbus-daemon")),
+        dbus_send: require("dbus-send", "dbus", find_in_path("dbus-send")),
+        bus_launcher: require(
+            "at-spi-bus-launcher",
+            "at-spi2-core",
+            BUS_LAUNCHER_PATHS
+                .iter()
+                .map(PathBuf::from)
+                .find(|path| is_executable(path)),
+        ),
+        pipewire: require("pipewire", "pipewire-bin", find_in_path("pipewire")),
+        wireplumber: require("wireplumber", "wireplumber", find_in_path("wireplumber")),
+        gsettings: require("gsettings", "libglib2.0-bin", find_in_path("gsettings")),
+    };
+    if missing.is_empty() {
+        Ok(programs)
+    } else {
+        Err(missing)
+    }
+}
+
+impl Session {
+    fn command_with(&self, program: &std::path::Path, args: &[&str]) -> std::process::Command {
+        let mut command = self.command(program);
+        command.args(args);
+        command
+    }
+
+    pub(super) fn gnome_socket(&self) -> PathBuf {
+        self.dir.join("run").join(SOCKET_NAME)
+    }
+
+    /// The environment of a GNOME desktop's apps, replacing the X11 one `prepare` wrote.
+    fn prepare_gnome(&mut self) {
+        let dropped = ["DISPLAY", "XAUTHORITY", "GDK_BACKEND", "GSETTINGS_BACKEND"];
+        self.env.retain(|(key, _)| !dropped.contains(&key.as_str()));
+        let system_bus = self.dir.join("run").join("system_bus");
+        self.env.extend(
+            [
+                (
+                    "DBUS_SYSTEM_BUS_ADDRESS",
+                    format!("unix:path={}", system_bus.display()),
+                ),
+                ("WAYLAND_DISPLAY", SOCKET_NAME.to_owned()),
+                ("XDG_SESSION_TYPE", "wayland".to_owned()),
+                ("XDG_CURRENT_DESKTOP", "GNOME".to_owned()),
+                ("GDK_BACKEND", "wayland".to_owned()),
+                ("QT_QPA_PLATFORM", "wayland".to_owned()),
+            ]
+            .map(|(key, value)| (key.to_owned(), value)),
+        );
+        self.wayland_socket = Some(self.gnome_socket());
+    }
+
+    fn start_bus(
+        &mut self,
+        name: &'static str,
+        programs: &Programs,
+        socket: PathBuf,
+    ) -> Result<(), DesktopError> {
+        let mut dbus = self.spawn(
+            name,
+            &programs.dbus_daemon,
+            &[
+                "--session".to_owned(),
+                "--nofork".to_owned(),
+                "--nopidfile".to_owned(),
+                format!("--address=unix:path={}", socket.display()),
+            ],
+        )?;
+        self.wait_ready(&mut dbus, name, "listen on its socket", || {
+            UnixStream::connect(&socket).is_ok()
+        })
+    }
+
+    pub(super) fn bring_up_gnome(
+        &mut self,
+        programs: &Programs,
+        opts: &StartOptions,
+    ) -> Result<(), DesktopError> {
+        self.prepare_gnome();
+        let run_dir = self.dir.join("run");
+        self.start_bus("dbus-daemon", programs, self.dir.join("bus"))?;
+        self.start_bus("system-bus", programs, run_dir.join("system_bus"))?;
+        self.start_accessibility_bus(&programs.bus_launcher, &programs.dbus_send, None)?;
+        let mut pipewire = self.spawn("pipewire", &programs.pipewire, &[])?;
+        let pipewire_socket = run_dir.join("pipewire-0");
+        self.wait_ready(&mut pipewire, "pipewire", "listen on its socket", || {
+            pipewire_socket.exists()
+        })?;
+        self.spawn("wireplumber", &programs.wireplumber, &[])?;
+
+        let data_home = self.dir.join("data");
+        let version = run(self.command_with(&programs.gnome_shell, &["--version"]))?;
+        let written = extension::shell_major(&version)
+            .and_then(Extension::for_shell)
+            .and_then(|ext| ext.install(&data_home));
+        if let Err(err) = written {
+            return Err(DesktopError::Io {
+                action: "write deskhand's GNOME Shell extension".to_owned(),
+                hint: "check that /tmp is writable and not full",
+                cause: std::io::Error::other(err.to_string()),
+            });
+        }
+        run(self.command_with(
+            &programs.gsettings,
+            &[
+                "set",
+                "org.gnome.shell",
+                "enabled-extensions",
+                &format!("['{UUID}']"),
+            ],
+        ))?;
+
+        let size = format!("{}x{}", opts.width, opts.height);
+        let mut shell = self.spawn(
+            "gnome-shell",
+            &programs.gnome_shell,
+            &[
+                "--headless".to_owned(),
+                "--wayland".to_owned(),
+                "--no-x11".to_owned(),
+                "--virtual-monitor".to_owned(),
+                size,
+            ],
+        )?;
+        let shell_ready = [
+            "--dest=org.freedesktop.DBus",
+            "/",
+            "org.freedesktop.DBus.NameHasOwner",
+            "string:dev.deskhand.Shell",
+        ];
+        self.wait_ready(
+            &mut shell,
+            "gnome-shell",
+            "load deskhand's extension",
+            || {
+                self.run_dbus_send(&programs.dbus_send, &shell_ready)
+                    .is_ok_and(|reply| reply.contains("boolean true"))
+            },
+        )?;
+        // GNOME starts in the Activities overview, where windows take no input.
+        self.run_dbus_send(
+            &programs.dbus_send,
+            &[
+                "--dest=dev.deskhand.Shell",
+                "/dev/deskhand/Shell",
+                "dev.deskhand.Shell.HideOverview",
+            ],
+        )?;
+        if opts.accessibility_listener {
+            self.start_listener()?;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,154 @@
+// deskhand's GNOME Shell extension: what a Wayland client cannot ask the compositor for
+// (window frames and buffers, process ids, stacking, focus, geometry, pixels), over D-Bus on the
+// session bus as dev.deskhand.Shell. Written by `deskhand gnome-extension install`.
+
+const IFACE = `<node>
+  <interface name="dev.deskhand.Shell">
+    <property name="Version" type="u" access="read"/>
+    <method name="Windows"><arg type="s" direction="out" name="json"/></method>
+    <method name="Activate"><arg type="t" direction="in" name="id"/><arg type="b" direction="out" name="found"/></method>
+    <method name="Close"><arg type="t" direction="in" name="id"/><arg type="b" direction="out" name="found"/></method>
+    <method name="MoveResize">
+      <arg type="t" direction="in" name="id"/>
+      <arg type="i" direction="in" name="x"/><arg type="i" direction="in" name="y"/>
+      <arg type="i" direction="in" name="width"/><arg type="i" direction="in" name="height"/>
+      <arg type="b" direction="out" name="found"/>
+    </method>
+    <method name="SetState"><arg type="t" direction="in" name="id"/><arg type="s" direction="in" name="state"/><arg type="b" direction="out" name="found"/></method>
+    <method name="Screenshot">
+      <arg type="i" direction="in" name="x"/><arg type="i" direction="in" name="y"/>
+      <arg type="i" direction="in" name="width"/><arg type="i" direction="in" name="height"/>
+      <arg type="s" direction="in" name="path"/>
+    </method>
+    <method name="Pointer"><arg type="i" direction="out" name="x"/><arg type="i" direction="out" name="y"/></method>
+    <method name="HideOverview"/>
+  </interface>
+</node>`;
+
+const LISTED = [Meta.WindowType.NORMAL, Meta.WindowType.DIALOG, Meta.WindowType.MODAL_DIALOG,
+    Meta.WindowType.UTILITY];
+
+function listedWindows() {
+    const windows = global.get_window_actors()
+        .map(actor => actor.get_meta_window())
+        .filter(w => w && LISTED.includes(w.get_window_type()));
+    return global.display.sort_windows_by_stacking(windows);
+}
+
+function rect(r) {
+    return [r.x, r.y, r.width, r.height];
+}
+
+function byId(id) {
+    return listedWindows().find(w => w.get_id() === Number(id));
+}
+
+class DeskhandShell {
+    get Version() {
+        return 1;
+    }
+
+    Windows() {
+        // Bottom to top, as the stacking order.
+        return JSON.stringify(listedWindows().map(w => ({
+            id: w.get_id(),
+            title: w.get_title() || '',
+            pid: w.get_pid(),
+            wm_class: w.get_wm_class() || '',
+            app_id: w.get_gtk_application_id() || w.get_sandboxed_app_id() || '',
+            frame: rect(w.get_frame_rect()),
+            buffer: rect(w.get_buffer_rect()),
+            focused: w.has_focus(),
+            minimized: w.minimized,
+            maximized: w.get_maximized() === Meta.MaximizeFlags.BOTH,
+            fullscreen: w.is_fullscreen(),
+            x11: w.get_client_type() === Meta.WindowClientType.X11,
+        })));
+    }
+
+    Activate(id) {
+        const w = byId(id);
+        if (w)
+            Main.activateWindow(w);
+        return Boolean(w);
+    }
+
+    Close(id) {
+        const w = byId(id);
+        if (w)
+            w.delete(global.get_current_time());
+        return Boolean(w);
+    }
+
+    MoveResize(id, x, y, width, height) {
+        const w = byId(id);
+        if (!w)
+            return false;
+        if (w.get_maximized())
+            w.unmaximize(Meta.MaximizeFlags.BOTH);
+        w.move_resize_frame(true, x, y, width, height);
+        return true;
+    }
+
+    SetState(id, state) {
+        const w = byId(id);
+        if (!w)
+            return false;
+        if (state === 'minimized') {
+            w.minimize();
+            return true;
+        }
+        w.unminimize();
+        if (state === 'maximized')
+            w.maximize(Meta.MaximizeFlags.BOTH);
+        else if (state === 'fullscreen')
+            w.make_fullscreen();
+        else {
+            w.unmake_fullscreen();
+            w.unmaximize(Meta.MaximizeFlags.BOTH);
+        }
+        return true;
+    }
+
+    ScreenshotAsync([x, y, width, height, path], invocation) {
+        try {
+            const stream = Gio.File.new_for_path(path)
+                .replace(null, false, Gio.FileCreateFlags.REPLACE_DESTINATION, null);
+            new Shell.Screenshot().screenshot_area(x, y, width, height, stream, (shot, result) => {
+                try {
+                    shot.screenshot_area_finish(result);
+                    stream.close(null);
+                    invocation.return_value(null);
+                } catch (e) {
+                    invocation.return_dbus_error('dev.deskhand.Shell.Failed', String(e.message));
+                }
+            });
+        } catch (e) {
+            invocation.return_dbus_error('dev.deskhand.Shell.Failed', String(e.message));
+        }
+    }
+
+    Pointer() {
+        const [x, y] = global.get_pointer();
+        return [x, y];
+    }
+
+    HideOverview() {
+        Main.overview.hide();
+    }
+}
+
+class DeskhandExtension {
+    enable() {
+        this._object = Gio.DBusExportedObject.wrapJSObject(IFACE, new DeskhandShell());
+        this._object.export(Gio.DBus.session, '/dev/deskhand/Shell');
+        this._name = Gio.bus_own_name_on_connection(Gio.DBus.session, 'dev.deskhand.Shell',
+            Gio.BusNameOwnerFlags.NONE, null, null);
+    }
+
+    disable() {
+        Gio.bus_unown_name(this._name);
+        this._object.unexport();
+        this._object = null;
+    }
+}

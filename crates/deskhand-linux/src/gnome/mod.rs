@@ -1,0 +1,115 @@
+//! GNOME on Wayland: the compositor's own interfaces for input (`org.gnome.Mutter.RemoteDesktop`)
+//! and deskhand's shell extension for windows, focus and pixels.
+
+pub mod desk;
+pub mod extension;
+pub mod remote;
+pub mod shell;
+
+use std::time::Duration;
+
+use serde::Deserialize;
+
+#[derive(Debug, thiserror::Error)]
+pub enum GnomeError {
+    #[error(
+        "deskhand's GNOME Shell extension is not running ({0}), so windows, focus and pixels cannot be read; run `deskhand gnome-extension install`, then log out and back in (GNOME on Wayland loads a new extension only at log-in) and call again"
+    )]
+    ExtensionAbsent(String),
+    #[error(
+        "GNOME's remote desktop interface (org.gnome.Mutter.RemoteDesktop) is not reachable ({0}), so no pointer or key can be sent; deskhand needs GNOME Shell on Wayland with its session bus"
+    )]
+    NoRemoteDesktop(String),
+    #[error("{what} did not answer within {ms} ms; GNOME Shell may be busy: try again")]
+    Timeout { what: String, ms: u128 },
+    #[error("{what} failed: {source}")]
+    Call { what: String, source: zbus::Error },
+    #[error("GNOME answered something deskhand cannot read: {0}")]
+    BadReply(String),
+}
+
+impl GnomeError {
+    /// A missing extension is said as such: every reply that needs it names the fix.
+    fn from_shell_call(err: GnomeError) -> GnomeError {
+        match err {
+            GnomeError::Call { what, source } if names_a_missing_service(&source) => {
+                GnomeError::ExtensionAbsent(format!("{what}: {source}"))
+            }
+            other => other,
+        }
+    }
+}
+
+fn names_a_missing_service(err: &zbus::Error) -> bool {
+    match err {
+        zbus::Error::FDO(fdo) => matches!(
+            **fdo,
+            zbus::fdo::Error::ServiceUnknown(_)
+                | zbus::fdo::Error::NameHasNoOwner(_)
+                | zbus::fdo::Error::UnknownObject(_)
+                | zbus::fdo::Error::UnknownMethod(_)
+        ),
+        zbus::Error::MethodError(name, _, _) => matches!(
+            name.as_str(),
+            "org.freedesktop.DBus.Error.ServiceUnknown"
+                | "org.freedesktop.DBus.Error.NameHasNoOwner"
+                | "org.freedesktop.DBus.Error.UnknownObject"
+                | "org.freedesktop.DBus.Error.UnknownMethod"
+        ),
+        _ => false,
+    }
+}
+
+/// One method call with a deadline of its own: GNOME Shell runs its extensions on its main
+/// loop, which a busy frame can hold up.
+async fn call<B, R>(
+    conn: &zbus::Connection,
+    service: &str,
+    path: &str,
+    interface: &str,
+    method: &str,
+    body: &B,
+    timeout: Duration,
+) -> Result<R, GnomeError>
+where
+    B: serde::Serialize + zbus::zvariant::DynamicType,
+    R: for<'d> Deserialize<'d> + zbus::zvariant::Type,
+{
+    let what = || format!("{interface}.{method}");
+    let reply = tokio::time::timeout(
+        timeout,
+        conn.call_method(Some(service), path, Some(interface), method, body),
+    )
+    .await
+    .map_err(|_| GnomeError::Timeout {
+        what: what(),
+        ms: timeout.as_millis(),
+    })?
+    .map_err(|source| GnomeError::Call {
+        what: what(),
+        source,
+    })?;
+    reply
+        .body()
+        .deserialize()
+        .map_err(|err| GnomeError::BadReply(format!("{}: {err}", what())))
+}
+
+/// The session bus GNOME Shell is on, with calls bounded by `timeout`.
+pub async fn session_bus(timeout: Duration) -> Result<zbus::Connection, GnomeError> {
+    tokio::time::timeout(timeout * 2, async {
+        zbus::connection::Builder::session()?
+            .method_timeout(timeout)
+            .build()
+            .await
+    })
+    .await
+    .map_err(|_| GnomeError::Timeout {
+        what: "connecting to the session bus".into(),
+        ms: (timeout * 2).as_millis(),
+    })?
+    .map_err(|source| GnomeError::Call {
+        what: "connecting to the session bus".into(),
+        source,
+    })
+}

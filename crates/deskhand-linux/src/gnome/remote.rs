@@ -1,0 +1,358 @@
+//! Pointer and keys on GNOME's Wayland session through `org.gnome.Mutter.RemoteDesktop`, the
+//! interface GNOME's own remote desktop uses. Its absolute pointer motion is relative to a
+//! screen-cast stream of one monitor, so one stream is recorded per monitor; no frame is ever
+//! read from them.
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use deskhand_core::model::{MouseButton, Point, Rect};
+use zbus::zvariant::{OwnedObjectPath, OwnedValue, Value};
+
+use super::{GnomeError, call};
+
+const REMOTE: &str = "org.gnome.Mutter.RemoteDesktop";
+const REMOTE_SESSION: &str = "org.gnome.Mutter.RemoteDesktop.Session";
+const CAST: &str = "org.gnome.Mutter.ScreenCast";
+const CAST_SESSION: &str = "org.gnome.Mutter.ScreenCast.Session";
+const DISPLAY: &str = "org.gnome.Mutter.DisplayConfig";
+/// Events mutter forwards from a remote-desktop session carry the time they are handled, so a
+/// press and release sent back to back reach the app at the same instant, and GTK3 ignored such
+/// a click (seen on a drawing area): a click spaces its events by this much.
+const BUTTON_GAP: Duration = Duration::from_millis(100);
+/// Time for mutter to add a new session's virtual keyboard and pointer to the seat.
+const DEVICES_SETTLE: Duration = Duration::from_millis(300);
+
+/// Linux input event codes (`BTN_LEFT` …) that `NotifyPointerButton` takes.
+fn button_code(button: MouseButton) -> i32 {
+    match button {
+        MouseButton::Left => 0x110,
+        MouseButton::Right => 0x111,
+        MouseButton::Middle => 0x112,
+    }
+}
+
+/// A monitor's place in the screen's layout and the stream its pointer motion is relative to.
+#[derive(Debug, Clone, PartialEq)]
+struct MonitorStream {
+    area: Rect,
+    stream: OwnedObjectPath,
+}
+
+type Mode = (
+    String,
+    i32,
+    i32,
+    f64,
+    f64,
+    Vec<f64>,
+    HashMap<String, OwnedValue>,
+);
+type Monitor = (
+    (String, String, String, String),
+    Vec<Mode>,
+    HashMap<String, OwnedValue>,
+);
+type LogicalMonitor = (
+    i32,
+    i32,
+    f64,
+    u32,
+    bool,
+    Vec<(String, String, String, String)>,
+    HashMap<String, OwnedValue>,
+);
+type DisplayState = (
+    u32,
+    Vec<Monitor>,
+    Vec<LogicalMonitor>,
+    HashMap<String, OwnedValue>,
+);
+
+/// Each monitor's connector and its area in the layout, from `GetCurrentState`: the size is the
+/// current mode's, divided by the scale in GNOME's logical layout.
+fn monitor_areas(state: &DisplayState) -> Vec<(String, Rect)> {
+    let (_, monitors, logical, properties) = state;
+    let logical_layout = properties
+        .get("layout-mode")
+        .and_then(|mode| u32::try_from(mode).ok())
+        .is_none_or(|mode| mode == 1);
+    let mut areas = Vec::new();
+    for (x, y, scale, _, _, connectors, _) in logical {
+        for (connector, ..) in connectors {
+            let Some((_, modes, _)) = monitors.iter().find(|(spec, ..)| &spec.0 == connector)
+            else {
+                continue;
+            };
+            let current = modes.iter().find(|(.., props)| {
+                props
+                    .get("is-current")
+                    .and_then(|v| bool::try_from(v).ok())
+                    .unwrap_or(false)
+            });
+            let Some((_, width, height, ..)) = current else {
+                continue;
+            };
+            let divide = if logical_layout && *scale > 0.0 {
+                *scale
+            } else {
+                1.0
+            };
+            areas.push((
+                connector.clone(),
+                Rect::new(
+                    *x,
+                    *y,
+                    (*width as f64 / divide).round() as u32,
+                    (*height as f64 / divide).round() as u32,
+                ),
+            ));
+        }
+    }
+    areas
+}
+
+/// A remote-desktop session: it lasts as long as the D-Bus connection that created it, and a
+/// screen-sharing indicator shows in the top bar meanwhile.
+pub struct RemoteInput {
+    conn: zbus::Connection,
+    session: OwnedObjectPath,
+    monitors: Vec<MonitorStream>,
+    timeout: Duration,
+}
+
+impl RemoteInput {
+    pub async fn start(conn: zbus::Connection, timeout: Duration) -> Result<Self, GnomeError> {
+        let unreachable = |err: GnomeError| match err {
+            GnomeError::Call { what, source } => {
+                GnomeError::NoRemoteDesktop(format!("{what}: {source}"))
+            }
+            other => other,
+        };
+        let session: OwnedObjectPath = call(
+            &conn,
+            REMOTE,
+            "/org/gnome/Mutter/RemoteDesktop",
+            REMOTE,
+            "CreateSession",
+            &(),
+            timeout,
+        )
+        .await
+        .map_err(unreachable)?;
+        let id: OwnedValue = call(
+            &conn,
+            REMOTE,
+            session.as_str(),
+            "org.freedesktop.DBus.Properties",
+            "Get",
+            &(REMOTE_SESSION, "SessionId"),
+            timeout,
+        )
+        .await?;
+        let id = String::try_from(id)
+            .map_err(|err| GnomeError::BadReply(format!("the session id: {err}")))?;
+        let cast_options = HashMap::from([("remote-desktop-session-id", Value::from(id))]);
+        let cast: OwnedObjectPath = call(
+            &conn,
+            CAST,
+            "/org/gnome/Mutter/ScreenCast",
+            CAST,
+            "CreateSession",
+            &(cast_options,),
+            timeout,
+        )
+        .await
+        .map_err(unreachable)?;
+        let state: DisplayState = call(
+            &conn,
+            DISPLAY,
+            "/org/gnome/Mutter/DisplayConfig",
+            DISPLAY,
+            "GetCurrentState",
+            &(),
+            timeout,
+        )
+        .await?;
+        let mut monitors = Vec::new();
+        for (connector, area) in monitor_areas(&state) {
+            let stream: OwnedObjectPath = call(
+                &conn,
+                CAST,
+                cast.as_str(),
+                CAST_SESSION,
+                "RecordMonitor",
+                &(connector.as_str(), HashMap::<&str, Value>::new()),
+                timeout,
+            )
+            .await?;
+            monitors.push(MonitorStream { area, stream });
+        }
+        if monitors.is_empty() {
+            return Err(GnomeError::BadReply(
+                "GNOME reports no monitor with a current mode".into(),
+            ));
+        }
+        let input = Self {
+            conn,
+            session,
+            monitors,
+            timeout,
+        };
+        input.session_call("Start", &()).await?;
+        // Mutter adds the session's virtual devices to the seat after `Start` answers; events
+        // sent before that are lost.
+        tokio::time::sleep(DEVICES_SETTLE).await;
+        // A new session drops its first key event: spend it on a key that types nothing.
+        input.key(xkeysym::key::Shift_L, true).await?;
+        input.key(xkeysym::key::Shift_L, false).await?;
+        tokio::time::sleep(DEVICES_SETTLE).await;
+        Ok(input)
+    }
+
+    async fn session_call<B>(&self, method: &str, body: &B) -> Result<(), GnomeError>
+    where
+        B: serde::Serialize + zbus::zvariant::DynamicType,
+    {
+        call(
+            &self.conn,
+            REMOTE,
+            self.session.as_str(),
+            REMOTE_SESSION,
+            method,
+            body,
+            self.timeout,
+        )
+        .await
+    }
+
+    /// The screen's extent: every monitor's area together.
+    pub fn screen(&self) -> Rect {
+        let left = self.monitors.iter().map(|m| m.area.x).min().unwrap_or(0);
+        let top = self.monitors.iter().map(|m| m.area.y).min().unwrap_or(0);
+        let right = self
+            .monitors
+            .iter()
+            .map(|m| m.area.x + m.area.width as i32)
+            .max()
+            .unwrap_or(0);
+        let bottom = self
+            .monitors
+            .iter()
+            .map(|m| m.area.y + m.area.height as i32)
+            .max()
+            .unwrap_or(0);
+        Rect::new(left, top, (right - left) as u32, (bottom - top) as u32)
+    }
+
+    pub async fn move_to(&self, to: Point) -> Result<(), GnomeError> {
+        let monitor = self
+            .monitors
+            .iter()
+            .find(|m| m.area.contains(to))
+            .ok_or_else(|| {
+                GnomeError::BadReply(format!(
+                    "pixel {},{} is on no monitor of this screen",
+                    to.x, to.y
+                ))
+            })?;
+        let x = f64::from(to.x - monitor.area.x);
+        let y = f64::from(to.y - monitor.area.y);
+        self.session_call(
+            "NotifyPointerMotionAbsolute",
+            &(monitor.stream.as_str(), x, y),
+        )
+        .await
+    }
+
+    pub async fn button(&self, button: MouseButton, down: bool) -> Result<(), GnomeError> {
+        self.session_call("NotifyPointerButton", &(button_code(button), down))
+            .await
+    }
+
+    /// A click as a person makes one: the pointer there, then press and release apart.
+    pub async fn click(&self, at: Point, button: MouseButton) -> Result<(), GnomeError> {
+        self.move_to(at).await?;
+        tokio::time::sleep(BUTTON_GAP).await;
+        self.button(button, true).await?;
+        tokio::time::sleep(BUTTON_GAP).await;
+        self.button(button, false).await
+    }
+
+    /// A key by keysym; GNOME finds it in the current keymap and drops one that is not there.
+    pub async fn key(&self, keysym: u32, down: bool) -> Result<(), GnomeError> {
+        self.session_call("NotifyKeyboardKeysym", &(keysym, down))
+            .await
+    }
+
+    /// Wheel clicks: positive steps scroll down (or right).
+    pub async fn scroll(&self, vertical: bool, steps: i32) -> Result<(), GnomeError> {
+        let axis: u32 = if vertical { 0 } else { 1 };
+        self.session_call("NotifyPointerAxisDiscrete", &(axis, steps))
+            .await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn mode(width: i32, height: i32, current: bool) -> Mode {
+        let props = HashMap::from([("is-current".to_string(), OwnedValue::from(current))]);
+        ("m".into(), width, height, 60.0, 1.0, vec![1.0], props)
+    }
+
+    fn monitor(connector: &str, modes: Vec<Mode>) -> Monitor {
+        (
+            (connector.into(), "v".into(), "p".into(), "s".into()),
+            modes,
+            HashMap::new(),
+        )
+    }
+
+    fn logical(x: i32, y: i32, scale: f64, connector: &str) -> LogicalMonitor {
+        (
+            x,
+            y,
+            scale,
+            0,
+            x == 0,
+            vec![(connector.into(), "v".into(), "p".into(), "s".into())],
+            HashMap::new(),
+        )
+    }
+
+    #[test]
+    fn each_monitor_is_placed_with_its_current_mode_in_logical_pixels() {
+        let state: DisplayState = (
+            2,
+            vec![
+                monitor(
+                    "Meta-0",
+                    vec![mode(1920, 1080, false), mode(1280, 800, true)],
+                ),
+                monitor("HDMI-1", vec![mode(3840, 2160, true)]),
+                monitor("DP-9", vec![mode(640, 480, false)]),
+            ],
+            vec![
+                logical(0, 0, 1.0, "Meta-0"),
+                logical(1280, 0, 2.0, "HDMI-1"),
+            ],
+            HashMap::new(),
+        );
+        assert_eq!(
+            monitor_areas(&state),
+            vec![
+                ("Meta-0".to_string(), Rect::new(0, 0, 1280, 800)),
+                ("HDMI-1".to_string(), Rect::new(1280, 0, 1920, 1080)),
+            ]
+        );
+    }
+
+    #[test]
+    fn buttons_are_the_kernel_codes_gnome_expects() {
+        assert_eq!(button_code(MouseButton::Left), 0x110);
+        assert_eq!(button_code(MouseButton::Right), 0x111);
+        assert_eq!(button_code(MouseButton::Middle), 0x112);
+    }
+}
