@@ -1,7 +1,6 @@
 //! GNOME on Wayland: the compositor's own interfaces for input (`org.gnome.Mutter.RemoteDesktop`)
 //! and deskhand's shell extension for windows, focus and pixels.
 
-pub mod desk;
 pub mod extension;
 pub mod remote;
 pub mod shell;
