@@ -230,38 +230,59 @@ struct Programs {
     openbox: PathBuf,
 }
 
-fn locate_programs() -> Result<Programs, Vec<(&'static str, &'static str)>> {
-    let mut missing = Vec::new();
-    let mut require = |program: &'static str, package: &'static str, found: Option<PathBuf>| {
+/// Finds the programs a desktop needs, and lists the packages of those it lacks.
+#[derive(Default)]
+struct Locator {
+    missing: Vec<(&'static str, &'static str)>,
+}
+
+impl Locator {
+    fn found(
+        &mut self,
+        program: &'static str,
+        package: &'static str,
+        found: Option<PathBuf>,
+    ) -> PathBuf {
         found.unwrap_or_else(|| {
-            missing.push((program, package));
+            self.missing.push((program, package));
             PathBuf::new()
         })
-    };
-    let programs = Programs {
-        xvfb: require("Xvfb", "xvfb", find_in_path("Xvfb")),
-        dbus_daemon: require("dbus-daemon", "dbus", find_in_path("dbus-daemon")),
-        dbus_send: require("dbus-send", "dbus", find_in_path("dbus-send")),
-        dbus_update_env: require(
-            "dbus-update-activation-environment",
-            "dbus",
-            find_in_path("dbus-update-activation-environment"),
-        ),
-        bus_launcher: require(
-            "at-spi-bus-launcher",
-            "at-spi2-core",
-            BUS_LAUNCHER_PATHS
-                .iter()
-                .map(PathBuf::from)
-                .find(|path| is_executable(path)),
-        ),
-        openbox: require("openbox", "openbox", find_in_path("openbox")),
-    };
-    if missing.is_empty() {
-        Ok(programs)
-    } else {
-        Err(missing)
     }
+
+    /// A program on PATH.
+    fn on_path(&mut self, program: &'static str, package: &'static str) -> PathBuf {
+        self.found(program, package, find_in_path(program))
+    }
+
+    /// The AT-SPI bus launcher, which is not on PATH.
+    fn bus_launcher(&mut self) -> PathBuf {
+        let found = BUS_LAUNCHER_PATHS
+            .iter()
+            .map(PathBuf::from)
+            .find(|path| is_executable(path));
+        self.found("at-spi-bus-launcher", "at-spi2-core", found)
+    }
+
+    fn finish<T>(self, programs: T) -> Result<T, Vec<(&'static str, &'static str)>> {
+        if self.missing.is_empty() {
+            Ok(programs)
+        } else {
+            Err(self.missing)
+        }
+    }
+}
+
+fn locate_programs() -> Result<Programs, Vec<(&'static str, &'static str)>> {
+    let mut find = Locator::default();
+    let programs = Programs {
+        xvfb: find.on_path("Xvfb", "xvfb"),
+        dbus_daemon: find.on_path("dbus-daemon", "dbus"),
+        dbus_send: find.on_path("dbus-send", "dbus"),
+        dbus_update_env: find.on_path("dbus-update-activation-environment", "dbus"),
+        bus_launcher: find.bus_launcher(),
+        openbox: find.on_path("openbox", "openbox"),
+    };
+    find.finish(programs)
 }
 
 fn find_in_path(name: &str) -> Option<PathBuf> {

@@ -7,9 +7,7 @@
 use std::os::unix::net::UnixStream;
 use std::path::PathBuf;
 
-use super::{
-    BUS_LAUNCHER_PATHS, DesktopError, Session, StartOptions, find_in_path, is_executable, run,
-};
+use super::{DesktopError, Locator, Session, StartOptions, run};
 use crate::gnome::extension::{self, Extension, UUID};
 
 /// mutter names its first socket so in the desktop's runtime directory.
@@ -26,34 +24,17 @@ pub(super) struct Programs {
 }
 
 pub(super) fn locate_programs() -> Result<Programs, Vec<(&'static str, &'static str)>> {
-    let mut missing = Vec::new();
-    let mut require = |program: &'static str, package: &'static str, found: Option<PathBuf>| {
-        found.unwrap_or_else(|| {
-            missing.push((program, package));
-            PathBuf::new()
-        })
-    };
+    let mut find = Locator::default();
     let programs = Programs {
-        gnome_shell: require("gnome-shell", "gnome-shell", find_in_path("gnome-shell")),
-        dbus_daemon: require("dbus-daemon", "dbus", find_in_path("dbus-daemon")),
-        dbus_send: require("dbus-send", "dbus", find_in_path("dbus-send")),
-        bus_launcher: require(
-            "at-spi-bus-launcher",
-            "at-spi2-core",
-            BUS_LAUNCHER_PATHS
-                .iter()
-                .map(PathBuf::from)
-                .find(|path| is_executable(path)),
-        ),
-        pipewire: require("pipewire", "pipewire-bin", find_in_path("pipewire")),
-        wireplumber: require("wireplumber", "wireplumber", find_in_path("wireplumber")),
-        gsettings: require("gsettings", "libglib2.0-bin", find_in_path("gsettings")),
+        gnome_shell: find.on_path("gnome-shell", "gnome-shell"),
+        dbus_daemon: find.on_path("dbus-daemon", "dbus"),
+        dbus_send: find.on_path("dbus-send", "dbus"),
+        bus_launcher: find.bus_launcher(),
+        pipewire: find.on_path("pipewire", "pipewire-bin"),
+        wireplumber: find.on_path("wireplumber", "wireplumber"),
+        gsettings: find.on_path("gsettings", "libglib2.0-bin"),
     };
-    if missing.is_empty() {
-        Ok(programs)
-    } else {
-        Err(missing)
-    }
+    find.finish(programs)
 }
 
 impl Session {

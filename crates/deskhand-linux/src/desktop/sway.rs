@@ -11,9 +11,7 @@ use std::os::unix::net::UnixStream;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use super::{
-    BUS_LAUNCHER_PATHS, DesktopError, Session, StartOptions, find_in_path, is_executable, run,
-};
+use super::{DesktopError, Locator, Session, StartOptions, find_in_path, run};
 use crate::wayland::ipc::SwayIpc;
 
 /// The unprivileged user the desktop runs as when deskhand runs as root.
@@ -37,31 +35,14 @@ pub(super) struct Programs {
 }
 
 pub(super) fn locate_programs() -> Result<Programs, Vec<(&'static str, &'static str)>> {
-    let mut missing = Vec::new();
-    let mut require = |program: &'static str, package: &'static str, found: Option<PathBuf>| {
-        found.unwrap_or_else(|| {
-            missing.push((program, package));
-            PathBuf::new()
-        })
-    };
+    let mut find = Locator::default();
     let programs = Programs {
-        sway: require("sway", "sway", find_in_path("sway")),
-        dbus_daemon: require("dbus-daemon", "dbus", find_in_path("dbus-daemon")),
-        dbus_send: require("dbus-send", "dbus", find_in_path("dbus-send")),
-        bus_launcher: require(
-            "at-spi-bus-launcher",
-            "at-spi2-core",
-            BUS_LAUNCHER_PATHS
-                .iter()
-                .map(PathBuf::from)
-                .find(|path| is_executable(path)),
-        ),
+        sway: find.on_path("sway", "sway"),
+        dbus_daemon: find.on_path("dbus-daemon", "dbus"),
+        dbus_send: find.on_path("dbus-send", "dbus"),
+        bus_launcher: find.bus_launcher(),
     };
-    if missing.is_empty() {
-        Ok(programs)
-    } else {
-        Err(missing)
-    }
+    find.finish(programs)
 }
 
 /// Who runs the desktop: the caller itself, or, for root, the `deskhand` system user, created
