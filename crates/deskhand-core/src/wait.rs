@@ -15,6 +15,7 @@ use crate::desk::{Outcome, Reply, Surface, resolve};
 use crate::error::{Error, ErrorKind, Result};
 use crate::find::SurfaceTrees;
 use crate::model::{ElementHandle, Node, Role, WindowKey};
+use crate::ocr::TextReader;
 use crate::render::{FENCE, escape, one_line, pick};
 use crate::safety::{STOPPED_MESSAGE, in_corner};
 use crate::session::{Seen, Session};
@@ -58,6 +59,8 @@ struct Look {
 
 struct Waiter<'a> {
     surface: Surface,
+    /// What reads the text of a window without a tree, and the text a condition waits for.
+    reader: Option<&'a TextReader>,
     spec: &'a WaitSpec,
     /// Windows there before the wait began, for `new_window`.
     before: HashSet<WindowKey>,
@@ -70,6 +73,7 @@ struct Waiter<'a> {
 pub(crate) async fn wait<B: Backend>(
     backend: &B,
     session: &mut Session,
+    reader: Option<&TextReader>,
     target: Option<TargetId>,
     spec: &WaitSpec,
     control: &Control,
@@ -128,6 +132,7 @@ pub(crate) async fn wait<B: Backend>(
     };
     let mut waiter = Waiter {
         surface,
+        reader,
         spec,
         before,
         handles,
@@ -238,7 +243,7 @@ impl Waiter<'_> {
                 surface.rect = window.bounds;
                 surface.window = Some(window.clone());
             }
-            Some(SurfaceTrees::of(backend, session, surface).await?)
+            Some(SurfaceTrees::of(backend, session, self.reader, surface).await?)
         } else {
             None
         };

@@ -24,6 +24,7 @@ pub fn action(call: ActionCall) -> anyhow::Result<u8> {
         policy,
         audit,
         memory: safety::open_memory(&options.safety)?,
+        ocr: crate::platform::text_reader(),
         ..Config::default()
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -207,6 +208,7 @@ pub fn mcp(McpArgs { headless, safety }: McpArgs) -> anyhow::Result<u8> {
             policy,
             audit,
             memory,
+            ocr: crate::platform::text_reader(),
             ..Config::default()
         };
         let server = DesktopServer::new(Arc::new(backend), config);

@@ -20,7 +20,7 @@ pub(super) async fn observe<B: Backend>(
     target: Option<TargetId>,
     spec: &ObserveSpec,
 ) -> Result<Reply> {
-    let read = SurfaceTrees::read(backend, session, target).await?;
+    let read = SurfaceTrees::read(backend, session, config.ocr.as_ref(), target).await?;
     let labelled = read.labelled(session);
     let (surface, trees, unreadable) = (&read.surface, &read.trees, &read.unreadable);
     // Taken out now and put back below: nothing fails from here on.
@@ -44,6 +44,9 @@ pub(super) async fn observe<B: Backend>(
         surface.rect.height,
         rendered.summary(&surface.label)
     );
+    if read.from_pixels {
+        header.push_str(" · no accessibility tree: text read from pixels");
+    }
     let partial: Vec<String> = trees
         .iter()
         .filter_map(|(window, tree)| {
@@ -70,6 +73,9 @@ pub(super) async fn observe<B: Backend>(
         "partial": partial,
         "elements": rendered.elements,
     });
+    if read.from_pixels {
+        data["from_pixels"] = json!(true);
+    }
     // Only what a call asked for, or a cut, adds fields: the common reply stays as short.
     if rendered.total > rendered.elements.len() {
         data["elements_total"] = json!(rendered.total);

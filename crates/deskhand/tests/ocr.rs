@@ -1,0 +1,58 @@
+//! Text read from pixels, on the shared private headless desktop through the real CLI: windows
+//! with no accessibility tree (Tk, xterm) are observed, clicked, typed into and waited on by
+//! the text on their pixels.
+
+mod common;
+
+use std::time::Duration;
+
+use common::{desktop, element_lines, observe_until, ref_where, window_where};
+use serde_json::json;
+
+/// How long an app may take to show its window.
+const START: Duration = Duration::from_secs(20);
+/// How long the effect of an action may take to show on the pixels.
+const SETTLE: Duration = Duration::from_secs(10);
+
+#[test]
+fn the_tk_demo_is_read_from_pixels_and_clicked_by_the_ref_of_its_caption() {
+    let (_turn, desk) = desktop();
+    let _tk = desk.spawn("/usr/bin/python3", &["-m", "tkinter"]);
+    let (w, _) = window_where(desk, START, "the Tk demo", |t| t == "tk");
+    let text = observe_until(desk, &w, SETTLE, "the Tk demo's captions", |t| {
+        t.contains("\"Click me!\"") && t.contains("\"QUIT\"")
+    });
+    let header = text.lines().next().unwrap_or_default();
+    assert!(
+        header.contains("no accessibility tree: text read from pixels"),
+        "{text}"
+    );
+    let read: Vec<&str> = element_lines(&text)
+        .filter(|l| l.contains(" ocr"))
+        .collect();
+    assert!(
+        read.len() >= 3,
+        "the labels and captions carry the ocr mark: {text}"
+    );
+    let click_me = ref_where(&text, "the Click me! caption", |l| {
+        l.contains("label \"Click me!\" ocr")
+    });
+
+    let clicked = desk.act("click", json!({"ref": click_me})).ok();
+    assert!(
+        clicked.contains("with the pointer at its center") && clicked.contains("read from pixels"),
+        "{clicked}"
+    );
+    // The demo's button command wraps its own caption in brackets.
+    let after = observe_until(desk, &w, SETTLE, "the changed caption", |t| {
+        t.contains("\"[Click me!]\"")
+    });
+    assert!(after.contains("\"QUIT\""), "{after}");
+    // The old ref went with the new observe, as tree refs do.
+    let stale = desk.act("click", json!({"ref": click_me}));
+    assert!(
+        stale.stdout.starts_with("failed (ref-expired)"),
+        "{}",
+        stale.stdout
+    );
+}
