@@ -56,3 +56,73 @@ fn the_tk_demo_is_read_from_pixels_and_clicked_by_the_ref_of_its_caption() {
         stale.stdout
     );
 }
+
+#[test]
+fn an_xterm_is_read_typed_into_by_its_prompt_and_waited_on_for_its_output() {
+    let (_turn, desk) = desktop();
+    let title = "deskhand ocr xterm";
+    let _xterm = desk.spawn_with_env(
+        "xterm",
+        &[
+            "-T",
+            title,
+            "-fa",
+            "DejaVu Sans Mono",
+            "-fs",
+            "12",
+            "-e",
+            "sh",
+        ],
+        &[("PS1", "ocr-prompt$ ")],
+    );
+    let (w, _) = window_where(desk, START, "the xterm", |t| t == title);
+    let text = observe_until(desk, &w, SETTLE, "the shell's prompt", |t| {
+        t.contains("ocr-prompt")
+    });
+    assert!(
+        text.lines()
+            .next()
+            .is_some_and(|h| h.contains("text read from pixels")),
+        "{text}"
+    );
+    let prompt = ref_where(&text, "the prompt", |l| l.contains("ocr-prompt"));
+
+    let typed = desk
+        .act(
+            "type",
+            json!({"ref": prompt, "text": "echo deskhand-$((6*7))\n"}),
+        )
+        .ok();
+    assert!(typed.contains("focused by a click at pixel"), "{typed}");
+    // Only the shell's answer says 42: the typed line says 6*7.
+    let waited = desk
+        .act(
+            "wait",
+            json!({"target": w, "until": {"text": "deskhand-42"}, "timeout_ms": 10000}),
+        )
+        .ok();
+    assert!(waited.contains("\"deskhand-42\""), "{waited}");
+    let read = desk.act("observe", json!({"target": w})).ok();
+    assert!(
+        element_lines(&read).any(|l| l.contains("label \"deskhand-42\" ocr")),
+        "{read}"
+    );
+
+    let still = desk.act(
+        "wait",
+        json!({"target": w, "until": {"text": "deskhand-42", "is": "absent"}, "timeout_ms": 600}),
+    );
+    assert!(still.stdout.starts_with("timeout"), "{}", still.stdout);
+    desk.act("type", json!({"target": w, "text": "clear\n"}))
+        .ok();
+    let cleared = desk
+        .act(
+            "wait",
+            json!({"target": w, "until": {"text": "deskhand-42", "is": "absent"}}),
+        )
+        .ok();
+    assert!(
+        cleared.contains("no text on the pixels contains"),
+        "{cleared}"
+    );
+}
