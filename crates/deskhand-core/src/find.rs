@@ -6,7 +6,7 @@ use crate::backend::Backend;
 use crate::desk::{Surface, resolve};
 use crate::error::{Error, ErrorKind, Result};
 use crate::model::{Node, Role, Tree, WindowInfo};
-use crate::ocr::{TextReader, window_from_pixels};
+use crate::ocr::{TextReader, name_unnamed, window_from_pixels};
 use crate::render::{Rendered, WindowTree, escape, one_line, pick};
 use crate::session::{RefEntry, Session};
 
@@ -56,7 +56,12 @@ impl SurfaceTrees {
         let mut from_pixels = false;
         for window in windows {
             match backend.tree(&window).await {
-                Ok(tree) => trees.push((window, tree)),
+                Ok(mut tree) => {
+                    if let (Some(reader), Some(_)) = (reader, &surface.window) {
+                        name_unnamed(backend, reader, &window, &mut tree).await;
+                    }
+                    trees.push((window, tree))
+                }
                 Err(err) if err.is_window_without_tree() && surface.window.is_some() => {
                     let Some(reader) = reader else {
                         return Err(err);

@@ -126,3 +126,48 @@ fn an_xterm_is_read_typed_into_by_its_prompt_and_waited_on_for_its_output() {
         "{cleared}"
     );
 }
+
+#[test]
+fn an_icon_only_button_is_named_by_its_pixels_and_ocr_adds_only_what_the_tree_lacks() {
+    let (_turn, desk) = desktop();
+    let fixture = desk.fixture_with("Icon Fixture", 1, &["--icon-button"]);
+    let w = desk.window_id("Icon Fixture");
+    let text = observe_until(desk, &w, SETTLE, "the icon button's name", |t| {
+        t.contains("button \"Zap\" ocr")
+    });
+    // Read from pixels, not from the tree: the tree's own names carry no mark.
+    assert!(text.contains("button \"Press me\""), "{text}");
+    assert!(!text.contains("\"Press me\" ocr"), "{text}");
+    let with_ocr = desk.act("observe", json!({"target": w, "ocr": true})).ok();
+    let header = with_ocr.lines().next().unwrap_or_default();
+    assert!(
+        header.contains("read from pixels where the tree shows none"),
+        "{with_ocr}"
+    );
+    // The drawn word outside the button is added once; the button's caption and the tree's
+    // own labels are not repeated.
+    let zaps: Vec<&str> = element_lines(&with_ocr)
+        .filter(|l| l.contains("\"Zap\""))
+        .collect();
+    assert_eq!(zaps.len(), 2, "{with_ocr}");
+    assert!(
+        zaps.iter().any(|l| l.contains("label \"Zap\" ocr")),
+        "{with_ocr}"
+    );
+    let press_me = element_lines(&with_ocr)
+        .filter(|l| l.contains("Press me"))
+        .count();
+    assert_eq!(press_me, 1, "{with_ocr}");
+
+    // find reaches the name read from pixels, and the click lands on the button.
+    let clicked = desk
+        .act(
+            "click",
+            json!({"target": w, "find": {"name": "Zap", "role": "button"}}),
+        )
+        .ok();
+    assert!(clicked.starts_with("done"), "{clicked}");
+    fixture.wait_for("the Zap button's click", |e| {
+        e["event"] == "clicked" && e["widget"] == "zap"
+    });
+}
