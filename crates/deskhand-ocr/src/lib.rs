@@ -121,6 +121,12 @@ impl Tesseract {
         }
     }
 
+    /// Forgets every cached tile, so the next read recognizes again: what a benchmark of
+    /// recognition itself needs.
+    pub fn clear_cache(&self) {
+        *self.cache.lock().unwrap_or_else(|p| p.into_inner()) = TileCache::default();
+    }
+
     fn load(&self) -> Result<TessBaseApi, OcrError> {
         let no_model = || OcrError::NoModel(self.datapath.clone());
         let datapath = match &self.datapath {

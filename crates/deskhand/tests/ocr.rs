@@ -171,3 +171,49 @@ fn an_icon_only_button_is_named_by_its_pixels_and_ocr_adds_only_what_the_tree_la
         e["event"] == "clicked" && e["widget"] == "zap"
     });
 }
+
+#[test]
+fn surfaces_with_nothing_to_read_and_calls_that_cannot_be_read_answer_clearly() {
+    let (_turn, desk) = desktop();
+    let script = desk.scratch("ocr-bad-input.tcl");
+    std::fs::write(
+        &script,
+        "wm title . {OCR Black}\n. configure -bg black -width 300 -height 200\n\
+         toplevel .empty -width 300 -height 200\nwm title .empty {OCR Empty}\n\
+         toplevel .tiny -width 1 -height 1\nwm title .tiny {OCR Tiny}\nwm geometry .tiny 1x1\n",
+    )
+    .expect("the Tk script");
+    let _wish = desk.spawn("wish", &[script.to_str().expect("utf-8 path")]);
+    for title in ["OCR Black", "OCR Empty", "OCR Tiny"] {
+        let (w, _) = window_where(desk, START, title, |t| t == title);
+        let run = desk.act("observe", json!({"target": w}));
+        assert_eq!(run.code, 0, "{title}: {}{}", run.stdout, run.stderr);
+        let header = run.stdout.lines().next().unwrap_or_default();
+        assert!(
+            header.contains("text read from pixels, none found"),
+            "{title}: {}",
+            run.stdout
+        );
+        assert_eq!(element_lines(&run.stdout).count(), 1, "{}", run.stdout);
+    }
+
+    let screen = desk.act("observe", json!({"target": "screen", "ocr": true}));
+    assert!(
+        screen.stdout.starts_with("failed (bad-argument)") && screen.stdout.contains("one window"),
+        "{}",
+        screen.stdout
+    );
+    let blank = desk.act("wait", json!({"until": {"text": "  "}}));
+    assert!(
+        blank.stdout.starts_with("failed (bad-argument)")
+            && blank.stdout.contains("`text` is empty"),
+        "{}",
+        blank.stdout
+    );
+    let focused = desk.act("wait", json!({"until": {"text": "Saved", "is": "focused"}}));
+    assert!(
+        focused.stdout.starts_with("failed (bad-argument)"),
+        "{}",
+        focused.stdout
+    );
+}

@@ -52,6 +52,9 @@ pub(super) async fn observe<B: Backend>(
     );
     if read.from_pixels {
         header.push_str(" · no accessibility tree: text read from pixels");
+        if trees.iter().all(|(_, tree)| tree.root.children.is_empty()) {
+            header.push_str(", none found (take a `screenshot` to see what it shows)");
+        }
     }
     if let Some(added) = added {
         header.push_str(&format!(
