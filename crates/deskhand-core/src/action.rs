@@ -1556,6 +1556,41 @@ mod tests {
     }
 
     #[test]
+    fn a_text_condition_waits_for_words_on_the_pixels_present_or_absent_only() {
+        let wait = |until: serde_json::Value| {
+            parse(json!({"action": "wait", "until": until})).map(|call| match call.action {
+                Action::Wait(spec) => spec.conditions,
+                other => panic!("not a wait: {other:?}"),
+            })
+        };
+        assert_eq!(
+            wait(json!({"text": " Saved "})).unwrap(),
+            [Condition::TextShown {
+                text: "Saved".into(),
+                absent: false
+            }]
+        );
+        assert_eq!(
+            wait(json!({"text": "Saved", "is": "absent"})).unwrap(),
+            [Condition::TextShown {
+                text: "Saved".into(),
+                absent: true
+            }]
+        );
+        for bad in [
+            json!({"text": ""}),
+            json!({"text": "Saved", "is": "enabled"}),
+            json!({"text": "Saved", "value": "x"}),
+            json!({"text": "Saved", "name": "Save"}),
+        ] {
+            let err = wait(bad.clone()).unwrap_err();
+            assert_eq!(err.kind, ErrorKind::BadArgument, "{bad}: {}", err.message);
+        }
+        let observe = parse(json!({"action": "observe", "ocr": true})).unwrap();
+        assert!(matches!(observe.action, Action::Observe(spec) if spec.ocr));
+    }
+
+    #[test]
     fn refs_and_targets_parse_strictly() {
         assert_eq!(RefId::parse("e12").unwrap(), RefId(12));
         for bad in ["e0", "e", "E1", "e01", "12", "e-1", "e1x"] {
