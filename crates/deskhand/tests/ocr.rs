@@ -38,6 +38,13 @@ fn the_tk_demo_is_read_from_pixels_and_clicked_by_the_ref_of_its_caption() {
         l.contains("label \"Click me!\" ocr")
     });
 
+    let set = desk.act("set_value", json!({"ref": click_me, "value": "x"}));
+    assert!(
+        set.stdout.starts_with("failed (bad-argument)") && set.stdout.contains("read from pixels"),
+        "{}",
+        set.stdout
+    );
+
     let clicked = desk.act("click", json!({"ref": click_me})).ok();
     assert!(
         clicked.contains("with the pointer at its center") && clicked.contains("read from pixels"),
