@@ -56,12 +56,7 @@ impl SurfaceTrees {
         let mut from_pixels = false;
         for window in windows {
             match backend.tree(&window).await {
-                Ok(mut tree) => {
-                    if let (Some(reader), Some(_)) = (reader, &surface.window) {
-                        name_unnamed(backend, reader, &window, &mut tree).await;
-                    }
-                    trees.push((window, tree))
-                }
+                Ok(tree) => trees.push((window, tree)),
                 Err(err) if err.is_window_without_tree() && surface.window.is_some() => {
                     let Some(reader) = reader else {
                         return Err(err);
@@ -86,6 +81,17 @@ impl SurfaceTrees {
             unreadable,
             from_pixels,
         })
+    }
+
+    /// Names the unnamed controls of a window surface's tree by the text on their pixels (see
+    /// [`name_unnamed`]); a screen surface's windows may cover each other, and are left as read.
+    pub(crate) async fn name_from_pixels<B: Backend>(&mut self, backend: &B, reader: &TextReader) {
+        if self.surface.window.is_none() || self.from_pixels {
+            return;
+        }
+        for (window, tree) in &mut self.trees {
+            name_unnamed(backend, reader, window, tree).await;
+        }
     }
 
     /// The trees as an observation renders them.
@@ -175,8 +181,14 @@ pub(crate) async fn find_one<B: Backend>(
     find: &Find,
 ) -> Result<(RefId, RefEntry, WindowInfo)> {
     let (trees, found) = loop {
-        let trees = SurfaceTrees::of(backend, session, reader, surface.clone()).await?;
-        let found = trees.matching(session, find, &|_| true);
+        let mut trees = SurfaceTrees::of(backend, session, reader, surface.clone()).await?;
+        let mut found = trees.matching(session, find, &|_| true);
+        // A name the tree lacks may be drawn on an unnamed control (an icon-only button): its
+        // pixels are read only then, so a find the tree answers costs no capture.
+        if let (true, Some(reader), Some(_)) = (found.refs.is_empty(), reader, &find.name) {
+            trees.name_from_pixels(backend, reader).await;
+            found = trees.matching(session, find, &|_| true);
+        }
         // What the latest action opened (a popover, a menu) reaches the tree a moment later.
         let since_action = session
             .acted_at_ms

@@ -112,6 +112,8 @@ pub(crate) async fn window_from_pixels<B: Backend>(
 const MIN_CAPTION_EDGE: u32 = 8;
 /// At most this many unnamed controls of one window are read per look.
 const MAX_UNNAMED: usize = 32;
+/// A control is named by text this sure or more (the weakest of its words).
+const MIN_NAME_CONFIDENCE: u8 = 60;
 
 /// Whether `node` is a control with nothing in the tree to name it: no name, no value, and no
 /// named element inside (a button's label child names it).
@@ -197,8 +199,16 @@ pub(crate) async fn name_unnamed<B: Backend>(
             .into_iter()
             .filter_map(|(path, image)| {
                 let groups = reader.read(&image).ok()?;
-                let text: Vec<String> = groups.into_iter().map(|g| g.text).collect();
-                (!text.is_empty()).then(|| (path, text.join(" ")))
+                let surest = groups.iter().map(|g| g.confidence).min()?;
+                let name = groups
+                    .into_iter()
+                    .map(|g| g.text)
+                    .collect::<Vec<_>>()
+                    .join(" ");
+                let letters = name.chars().filter(|c| c.is_alphanumeric()).count();
+                // An icon read as text is mostly one unsure character: "4", "x".
+                let sure = (letters >= 2 && surest >= MIN_NAME_CONFIDENCE) || surest >= 90;
+                sure.then_some((path, name))
             })
             .collect::<Vec<_>>()
     })

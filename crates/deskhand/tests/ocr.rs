@@ -6,7 +6,7 @@ mod common;
 
 use std::time::Duration;
 
-use common::{desktop, element_lines, observe_until, ref_where, window_where};
+use common::{desktop, element_lines, observe_until, observe_with_until, ref_where, window_where};
 use serde_json::json;
 
 /// How long an app may take to show its window.
@@ -139,13 +139,21 @@ fn an_icon_only_button_is_named_by_its_pixels_and_ocr_adds_only_what_the_tree_la
     let (_turn, desk) = desktop();
     let fixture = desk.fixture_with("Icon Fixture", 1, &["--icon-button"]);
     let w = desk.window_id("Icon Fixture");
-    let text = observe_until(desk, &w, SETTLE, "the icon button's name", |t| {
-        t.contains("button \"Zap\" ocr")
+    // A plain observe reads no pixels: the button is listed as the tree gives it, unnamed.
+    let plain = observe_until(desk, &w, SETTLE, "the fixture's buttons", |t| {
+        t.contains("button \"Other\"")
     });
+    assert!(!plain.contains("Zap"), "{plain}");
+    let with_ocr = observe_with_until(
+        desk,
+        json!({"target": w, "ocr": true}),
+        SETTLE,
+        "the icon button's name",
+        |t| t.contains("button \"Zap\" ocr"),
+    );
     // Read from pixels, not from the tree: the tree's own names carry no mark.
-    assert!(text.contains("button \"Press me\""), "{text}");
-    assert!(!text.contains("\"Press me\" ocr"), "{text}");
-    let with_ocr = desk.act("observe", json!({"target": w, "ocr": true})).ok();
+    assert!(with_ocr.contains("button \"Press me\""), "{with_ocr}");
+    assert!(!with_ocr.contains("\"Press me\" ocr"), "{with_ocr}");
     let header = with_ocr.lines().next().unwrap_or_default();
     assert!(
         header.contains("read from pixels where the tree shows none"),
@@ -166,7 +174,8 @@ fn an_icon_only_button_is_named_by_its_pixels_and_ocr_adds_only_what_the_tree_la
         .count();
     assert_eq!(press_me, 1, "{with_ocr}");
 
-    // find reaches the name read from pixels, and the click lands on the button.
+    // A find by a name the tree lacks reads the unnamed controls' pixels, and the click lands
+    // on the button.
     let clicked = desk
         .act(
             "click",

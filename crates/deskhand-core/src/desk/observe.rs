@@ -131,7 +131,8 @@ pub(super) async fn observe<B: Backend>(
     Ok(Reply::observed(text, data))
 }
 
-/// `ocr: true`: the text on the window's pixels that its tree does not show, added to it.
+/// `ocr: true`: unnamed controls named by the text on their pixels, then the text on the
+/// window's pixels that its tree does not show, added to it.
 async fn add_pixel_text<B: Backend>(
     backend: &B,
     config: &Config,
@@ -143,6 +144,7 @@ async fn add_pixel_text<B: Backend>(
             "`ocr` reads text from pixels, and this build has no text reader (OCR); leave `ocr` out, or take a `screenshot`",
         ));
     };
+    read.name_from_pixels(backend, reader).await;
     let [(window, tree)] = read.trees.as_mut_slice() else {
         return Err(Error::bad_argument(
             "`ocr` reads one window's pixels, and the screen shows many that may cover each other; observe one window (`target` \"wN\")",
