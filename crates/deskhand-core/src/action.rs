@@ -143,6 +143,7 @@ pub const ACTIONS: [ActionSpec; 26] = {
                 "hidden",
                 "points",
                 "since",
+                "ocr",
             ],
             READ,
         ),
@@ -339,7 +340,7 @@ pub struct DesktopArgs {
     /// observe: at most 1–5000 elements (default 300).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub limit: Option<u32>,
-    /// observe: only elements whose name, role or value contains this (any case), with their ancestors; recall: search the remembered.
+    /// observe: only elements whose name, role or value contains this (any case), with ancestors; recall: search memory.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub query: Option<String>,
     /// observe: at most this deep, 0–100 (0: the window alone).
@@ -348,13 +349,16 @@ pub struct DesktopArgs {
     /// observe: true to list hidden elements too.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub hidden: Option<bool>,
-    /// observe: true for the center @x,y on every line, not only where its words do not tell it apart.
+    /// observe: true for @x,y on every line, not only where needed.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub points: Option<bool>,
     /// observe: true for only the changes since the surface's last observe (+ added, - removed, ~ changed); unchanged refs stay valid.
     #[serde(alias = "diff", skip_serializing_if = "Option::is_none")]
     pub since: Option<bool>,
-    /// Instead of `ref`: the element by what it shows, looked up at call time; an exact name beats a partial one; several matches fail, listed.
+    /// observe: true to add OCR text where the tree has none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ocr: Option<bool>,
+    /// Instead of `ref`: the element by what it shows, found at call time; exact names beat partial ones.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub find: Option<FindArgs>,
     /// drag: up to 50 points [x, y] passed between `from` and `to`.
@@ -381,13 +385,13 @@ pub struct DesktopArgs {
     /// window: the state to set.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub state: Option<WindowState>,
-    /// window: the content's top-left [x, y], screen pixels as `windows` lists them.
+    /// window: the content's top-left [x, y], screen pixels.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub position: Option<[i32; 2]>,
     /// window: the content's [width, height], screen pixels.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub size: Option<[u32; 2]>,
-    /// wait: one condition or a list, all to hold: an element by "name" (exact, else in part), "role" or "ref", with "is" (default present), "value" (exact), "value_has" (in part, any case) or "value_not"; "title" or "window": part of the surface's or any window's title; "new_window" or "gone" (the surface closed): true; "stable_ms": the tree unchanged N ms, with "region" the pixels there.
+    /// wait: one condition or a list, all to hold: an element by "name" (exact, else in part), "role" or "ref", with "is" (default present), "value" (exact), "value_has" (in part, any case) or "value_not"; "title" or "window": part of the surface's or any window's title; "new_window" or "gone" (the surface closed): true; "stable_ms": the tree unchanged N ms, with "region" the pixels there; "text": words on its pixels (OCR), with "is".
     #[serde(skip_serializing_if = "Option::is_none")]
     pub until: Option<Conditions>,
     /// wait: give up after 1–30000 ms (default 10000).
@@ -475,6 +479,8 @@ pub struct ConditionArgs {
     pub stable_ms: Option<u32>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub region: Option<[f64; 4]>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
 }
 
 /// One condition, or several that must all hold.
@@ -616,6 +622,11 @@ pub enum Condition {
         region: [f64; 4],
         ms: u32,
     },
+    /// Text read from the surface's pixels contains this (any case), or with `absent` does not.
+    TextShown {
+        text: String,
+        absent: bool,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -661,6 +672,8 @@ pub struct ObserveSpec {
     pub points: bool,
     /// Print only the changes since the last observe of the same surface.
     pub since: bool,
+    /// Add the text read from the surface's pixels where no listed element shows text.
+    pub ocr: bool,
 }
 
 impl Default for ObserveSpec {
@@ -672,6 +685,7 @@ impl Default for ObserveSpec {
             hidden: false,
             points: false,
             since: false,
+            ocr: false,
         }
     }
 }
@@ -868,6 +882,7 @@ impl ConditionArgs {
             self.new_window.is_some(),
             self.gone.is_some(),
             self.stable_ms.is_some(),
+            self.text.is_some(),
         ];
         let element_only = self.is.is_some()
             || self.value.is_some()
@@ -875,13 +890,38 @@ impl ConditionArgs {
             || self.value_has.is_some();
         if kinds.iter().filter(|k| **k).count() != 1 {
             return Err(Error::bad_argument(
-                "give exactly one kind of condition: an element (`name`, `role` or `ref`), `title`, `window`, `new_window`, `gone` or `stable_ms`; list several conditions to combine them",
+                "give exactly one kind of condition: an element (`name`, `role` or `ref`), `title`, `window`, `new_window`, `gone`, `stable_ms` or `text`; list several conditions to combine them",
             ));
         }
-        if element_only && !element {
+        if element_only && !element && self.text.is_none() {
             return Err(Error::bad_argument(
                 "`is`, `value`, `value_has` and `value_not` need the element they are about: `name`, `role` or `ref`",
             ));
+        }
+        if let Some(text) = &self.text {
+            if text.trim().is_empty() {
+                return Err(Error::bad_argument(
+                    "`text` is empty; give the words the surface's pixels will show",
+                ));
+            }
+            if self.value.is_some() || self.value_not.is_some() || self.value_has.is_some() {
+                return Err(Error::bad_argument(
+                    "`text` goes with `is` \"present\" or \"absent\" only: text read from pixels has no value",
+                ));
+            }
+            let absent = match self.is {
+                None | Some(ElementIs::Present) => false,
+                Some(ElementIs::Absent) => true,
+                Some(_) => {
+                    return Err(Error::bad_argument(
+                        "`text` goes with `is` \"present\" or \"absent\" only: text read from pixels cannot be enabled or focused",
+                    ));
+                }
+            };
+            return Ok(Condition::TextShown {
+                text: text.trim().to_owned(),
+                absent,
+            });
         }
         if self.region.is_some() && self.stable_ms.is_none() {
             return Err(Error::bad_argument(
@@ -1456,6 +1496,7 @@ impl DesktopArgs {
             hidden: self.hidden.unwrap_or(false),
             points: self.points.unwrap_or(false),
             since: self.since.unwrap_or(false),
+            ocr: self.ocr.unwrap_or(false),
         })
     }
 
@@ -1483,6 +1524,7 @@ impl DesktopArgs {
             ("hidden", self.hidden.is_some()),
             ("points", self.points.is_some()),
             ("since", self.since.is_some()),
+            ("ocr", self.ocr.is_some()),
             ("find", self.find.is_some()),
             ("via", self.via.is_some()),
             ("duration_ms", self.duration_ms.is_some()),
@@ -1580,6 +1622,41 @@ mod tests {
             "{}",
             err.message
         );
+    }
+
+    #[test]
+    fn a_text_condition_waits_for_words_on_the_pixels_present_or_absent_only() {
+        let wait = |until: serde_json::Value| {
+            parse(json!({"action": "wait", "until": until})).map(|call| match call.action {
+                Action::Wait(spec) => spec.conditions,
+                other => panic!("not a wait: {other:?}"),
+            })
+        };
+        assert_eq!(
+            wait(json!({"text": " Saved "})).unwrap(),
+            [Condition::TextShown {
+                text: "Saved".into(),
+                absent: false
+            }]
+        );
+        assert_eq!(
+            wait(json!({"text": "Saved", "is": "absent"})).unwrap(),
+            [Condition::TextShown {
+                text: "Saved".into(),
+                absent: true
+            }]
+        );
+        for bad in [
+            json!({"text": ""}),
+            json!({"text": "Saved", "is": "enabled"}),
+            json!({"text": "Saved", "value": "x"}),
+            json!({"text": "Saved", "name": "Save"}),
+        ] {
+            let err = wait(bad.clone()).unwrap_err();
+            assert_eq!(err.kind, ErrorKind::BadArgument, "{bad}: {}", err.message);
+        }
+        let observe = parse(json!({"action": "observe", "ocr": true})).unwrap();
+        assert!(matches!(observe.action, Action::Observe(spec) if spec.ocr));
     }
 
     #[test]

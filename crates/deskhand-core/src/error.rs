@@ -99,6 +99,10 @@ pub struct Error {
     /// the app may have acted on it: an action reports this as applied but unconfirmed, never
     /// as failed.
     pub sent: bool,
+    /// A `no-accessibility` failure of one window that has no accessibility tree of its own (Tk,
+    /// xterm), while accessibility works: such a window can be read from its pixels. A bus that
+    /// is down is a setup failure instead, and stays one.
+    pub(crate) window_without_tree: bool,
 }
 
 impl Error {
@@ -107,7 +111,21 @@ impl Error {
             kind,
             message: message.into(),
             sent: false,
+            window_without_tree: false,
         }
+    }
+
+    /// `no-accessibility` for a window that exposes no tree while accessibility itself works.
+    pub fn window_without_tree(message: impl Into<String>) -> Self {
+        Self {
+            window_without_tree: true,
+            ..Self::new(ErrorKind::NoAccessibility, message)
+        }
+    }
+
+    /// Whether this is [`Error::window_without_tree`]: the window can be read from pixels.
+    pub fn is_window_without_tree(&self) -> bool {
+        self.window_without_tree
     }
 
     /// This failure came after the request went out: the app may have acted on it.

@@ -6,6 +6,7 @@ use crate::backend::Backend;
 use crate::desk::{Surface, resolve};
 use crate::error::{Error, ErrorKind, Result};
 use crate::model::{Node, Role, Tree, WindowInfo};
+use crate::ocr::{TextReader, name_unnamed, window_from_pixels};
 use crate::render::{Rendered, WindowTree, escape, one_line, pick};
 use crate::session::{RefEntry, Session};
 
@@ -15,21 +16,29 @@ pub(crate) struct SurfaceTrees {
     pub(crate) trees: Vec<(WindowInfo, Tree)>,
     /// Windows of a screen surface whose tree could not be read, with why.
     pub(crate) unreadable: Vec<String>,
+    /// Whether the surface's window had no accessibility tree and its tree was made of the text
+    /// read from its pixels.
+    pub(crate) from_pixels: bool,
 }
 
 impl SurfaceTrees {
     pub(crate) async fn read<B: Backend>(
         backend: &B,
         session: &mut Session,
+        reader: Option<&TextReader>,
         target: Option<TargetId>,
     ) -> Result<Self> {
         let surface = resolve(backend, session, target).await?;
-        Self::of(backend, session, surface).await
+        Self::of(backend, session, reader, surface).await
     }
 
+    /// The trees of `surface`. A window without an accessibility tree is read from its pixels
+    /// when there is a `reader`; on a screen surface such a window is unreadable (its pixels
+    /// may be covered by others): observing it alone reads it.
     pub(crate) async fn of<B: Backend>(
         backend: &B,
         session: &mut Session,
+        reader: Option<&TextReader>,
         surface: Surface,
     ) -> Result<Self> {
         let windows: Vec<WindowInfo> = match &surface.window {
@@ -44,9 +53,18 @@ impl SurfaceTrees {
         };
         let mut trees = Vec::with_capacity(windows.len());
         let mut unreadable = Vec::new();
+        let mut from_pixels = false;
         for window in windows {
             match backend.tree(&window).await {
                 Ok(tree) => trees.push((window, tree)),
+                Err(err) if err.is_window_without_tree() && surface.window.is_some() => {
+                    let Some(reader) = reader else {
+                        return Err(err);
+                    };
+                    let tree = window_from_pixels(backend, reader, &window).await?;
+                    from_pixels = true;
+                    trees.push((window, tree));
+                }
                 // A screen still shows the other windows when one app has no tree. Its reason
                 // may quote the app (a D-Bus error it sent): kept on one line.
                 Err(err) if surface.window.is_none() => unreadable.push(format!(
@@ -61,7 +79,19 @@ impl SurfaceTrees {
             surface,
             trees,
             unreadable,
+            from_pixels,
         })
+    }
+
+    /// Names the unnamed controls of a window surface's tree by the text on their pixels (see
+    /// [`name_unnamed`]); a screen surface's windows may cover each other, and are left as read.
+    pub(crate) async fn name_from_pixels<B: Backend>(&mut self, backend: &B, reader: &TextReader) {
+        if self.surface.window.is_none() || self.from_pixels {
+            return;
+        }
+        for (window, tree) in &mut self.trees {
+            name_unnamed(backend, reader, window, tree).await;
+        }
     }
 
     /// The trees as an observation renders them.
@@ -146,12 +176,19 @@ const SETTLE_AFTER_ACTION_MS: u64 = 1_500;
 pub(crate) async fn find_one<B: Backend>(
     backend: &B,
     session: &mut Session,
+    reader: Option<&TextReader>,
     surface: Surface,
     find: &Find,
 ) -> Result<(RefId, RefEntry, WindowInfo)> {
     let (trees, found) = loop {
-        let trees = SurfaceTrees::of(backend, session, surface.clone()).await?;
-        let found = trees.matching(session, find, &|_| true);
+        let mut trees = SurfaceTrees::of(backend, session, reader, surface.clone()).await?;
+        let mut found = trees.matching(session, find, &|_| true);
+        // A name the tree lacks may be drawn on an unnamed control (an icon-only button): its
+        // pixels are read only then, so a find the tree answers costs no capture.
+        if let (true, Some(reader), Some(_)) = (found.refs.is_empty(), reader, &find.name) {
+            trees.name_from_pixels(backend, reader).await;
+            found = trees.matching(session, find, &|_| true);
+        }
         // What the latest action opened (a popover, a menu) reaches the tree a moment later.
         let since_action = session
             .acted_at_ms

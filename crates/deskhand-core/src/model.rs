@@ -155,8 +155,48 @@ impl WindowInfo {
 /// Accessibility API, which has no ids, from the pid, the window and the path of child indices,
 /// with the role and name checked on resolving so a reordered tree answers "gone" rather than
 /// reaching a neighbour.
+///
+/// Text read from a window's pixels (see [`crate::ocr`]) has a handle of the core's own,
+/// [`ElementHandle::read_from_pixels`]: where the text is, relative to its window, and what it
+/// says. No platform call can resolve it; the core acts on it with the pointer.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct ElementHandle(pub String);
+
+impl ElementHandle {
+    const PIXELS: &str = "ocr:";
+
+    /// The handle of text read from pixels at `bounds`, relative to its window's top-left
+    /// corner: the same text in the same place of the window keeps its ref number.
+    pub fn read_from_pixels(bounds: Rect, text: &str) -> ElementHandle {
+        ElementHandle(format!(
+            "{}{},{},{},{}:{text}",
+            Self::PIXELS,
+            bounds.x,
+            bounds.y,
+            bounds.width,
+            bounds.height
+        ))
+    }
+
+    pub fn is_read_from_pixels(&self) -> bool {
+        self.0.starts_with(Self::PIXELS)
+    }
+
+    /// Where text read from pixels is, relative to its window; `None` for any other handle.
+    pub fn pixel_bounds(&self) -> Option<Rect> {
+        let rest = self.0.strip_prefix(Self::PIXELS)?;
+        let (place, _) = rest.split_once(':')?;
+        let mut parts = place.split(',');
+        let mut next = || parts.next()?.parse::<i64>().ok();
+        let (x, y, width, height) = (next()?, next()?, next()?, next()?);
+        Some(Rect::new(
+            i32::try_from(x).ok()?,
+            i32::try_from(y).ok()?,
+            u32::try_from(width).ok()?,
+            u32::try_from(height).ok()?,
+        ))
+    }
+}
 
 /// Roles, reduced to what an agent needs to tell controls apart.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -316,6 +356,9 @@ pub struct States {
     pub editable: bool,
     pub pressed: bool,
     pub modal: bool,
+    /// Its name was read from its pixels (OCR), not given by the accessibility tree: text on a
+    /// surface without a tree, or the caption drawn on an unnamed icon button.
+    pub from_pixels: bool,
 }
 
 /// One accessible element and its subtree, with extents already in screen pixels.
@@ -449,6 +492,17 @@ mod tests {
             minimized: false,
             maximized: false,
         }
+    }
+
+    #[test]
+    fn a_handle_of_text_read_from_pixels_keeps_where_the_text_is() {
+        let handle = ElementHandle::read_from_pixels(Rect::new(42, -3, 86, 25), "a: b");
+        assert!(handle.is_read_from_pixels());
+        assert_eq!(handle.pixel_bounds(), Some(Rect::new(42, -3, 86, 25)));
+        let tree = ElementHandle(":1.42/org/a11y/atspi/accessible/17".into());
+        assert!(!tree.is_read_from_pixels());
+        assert_eq!(tree.pixel_bounds(), None);
+        assert_eq!(ElementHandle("ocr:1,2:x".into()).pixel_bounds(), None);
     }
 
     #[test]

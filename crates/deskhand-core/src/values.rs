@@ -34,6 +34,11 @@ pub(crate) async fn set_value<B: Backend>(
         .await?
         .expect("set_value names an element");
     let label = element.label();
+    if element.entry.handle.is_read_from_pixels() {
+        return Err(Error::bad_argument(format!(
+            "{label} is text read from pixels, with no value to set; `click` it and `type`, or set a field the tree shows"
+        )));
+    }
     let role = element.entry.role;
     let handle = element.entry.handle.clone();
     let failed = |err| element_failure(err, &format!("{label} could not be set"));
@@ -344,6 +349,11 @@ pub(crate) async fn read_text<B: Backend>(
         .await?
         .expect("read names an element");
     let label = element.label();
+    if element.entry.handle.is_read_from_pixels() {
+        return Err(Error::bad_argument(format!(
+            "{label} is text read from pixels, and its whole text is the name observe listed; observe again to read it anew"
+        )));
+    }
     if element.entry.role == Role::Password {
         return Err(Error::new(
             ErrorKind::Unsupported,

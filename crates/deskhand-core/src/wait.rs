@@ -15,6 +15,7 @@ use crate::desk::{Outcome, Reply, Surface, resolve};
 use crate::error::{Error, ErrorKind, Result};
 use crate::find::SurfaceTrees;
 use crate::model::{ElementHandle, Node, Role, WindowKey};
+use crate::ocr::{TextReader, read_rect};
 use crate::render::{FENCE, escape, one_line, pick};
 use crate::safety::{STOPPED_MESSAGE, in_corner};
 use crate::session::{Seen, Session};
@@ -58,6 +59,8 @@ struct Look {
 
 struct Waiter<'a> {
     surface: Surface,
+    /// What reads the text of a window without a tree, and the text a condition waits for.
+    reader: Option<&'a TextReader>,
     spec: &'a WaitSpec,
     /// Windows there before the wait began, for `new_window`.
     before: HashSet<WindowKey>,
@@ -70,6 +73,7 @@ struct Waiter<'a> {
 pub(crate) async fn wait<B: Backend>(
     backend: &B,
     session: &mut Session,
+    reader: Option<&TextReader>,
     target: Option<TargetId>,
     spec: &WaitSpec,
     control: &Control,
@@ -128,6 +132,7 @@ pub(crate) async fn wait<B: Backend>(
     };
     let mut waiter = Waiter {
         surface,
+        reader,
         spec,
         before,
         handles,
@@ -238,7 +243,7 @@ impl Waiter<'_> {
                 surface.rect = window.bounds;
                 surface.window = Some(window.clone());
             }
-            Some(SurfaceTrees::of(backend, session, surface).await?)
+            Some(SurfaceTrees::of(backend, session, self.reader, surface).await?)
         } else {
             None
         };
@@ -304,6 +309,29 @@ impl Waiter<'_> {
                         same_for >= Duration::from_millis(u64::from(*ms)),
                         format!("pixels unchanged for {} ms", same_for.as_millis()),
                     )
+                }
+                Condition::TextShown { text, absent } => {
+                    let Some(reader) = self.reader else {
+                        return Err(Error::new(
+                            ErrorKind::Unsupported,
+                            "waiting for `text` reads the surface's pixels, and this build has no text reader (OCR); wait on an element's `name` instead",
+                        ));
+                    };
+                    let rect = live.as_ref().map_or(self.surface.rect, |w| w.bounds);
+                    let groups = read_rect(backend, reader, rect).await?;
+                    let wanted = crate::find::normalize(text);
+                    let shown = groups
+                        .iter()
+                        .find(|g| crate::find::normalize(&g.text).contains(&wanted));
+                    let evidence = match shown {
+                        Some(group) => format!("text \"{}\" on the pixels", escape(&group.text)),
+                        None => format!(
+                            "no text on the pixels contains \"{}\" ({} read)",
+                            escape(text),
+                            crate::render::plural(groups.len(), "word group", "word groups")
+                        ),
+                    };
+                    (shown.is_some() != *absent, evidence)
                 }
                 Condition::TreeStable { ms } => {
                     let trees = trees.as_ref().expect("read above");
@@ -504,5 +532,10 @@ fn condition_text(condition: &Condition) -> String {
         Condition::Gone => "the window gone".into(),
         Condition::TreeStable { ms } => format!("the tree unchanged for {ms} ms"),
         Condition::PixelsStable { ms, .. } => format!("the region's pixels unchanged for {ms} ms"),
+        Condition::TextShown { text, absent } => format!(
+            "\"{}\" {} the pixels",
+            escape(text),
+            if *absent { "gone from" } else { "shown on" }
+        ),
     }
 }

@@ -467,6 +467,7 @@ fn states() -> impl Strategy<Value = States> {
         editable: b[3] && b[11],
         pressed: b[4] && b[8],
         modal: b[0] && b[5] && b[7],
+        from_pixels: b[1] && b[2] && b[11],
     })
 }
 
@@ -666,6 +667,7 @@ const STATES: &[&str] = &[
     "collapsed",
     "modal",
     "hidden",
+    "ocr",
 ];
 
 /// Parses one element line and checks it says exactly what the structured element says; a

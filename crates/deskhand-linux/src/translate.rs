@@ -96,6 +96,7 @@ pub fn states(set: StateSet, role: Role, showing_reliable: bool) -> States {
         editable: has(State::Editable) && !has(State::ReadOnly),
         pressed: has(State::Pressed),
         modal: has(State::Modal),
+        from_pixels: false,
     }
 }
 

@@ -24,6 +24,7 @@ pub fn action(call: ActionCall) -> anyhow::Result<u8> {
         policy,
         audit,
         memory: safety::open_memory(&options.safety)?,
+        ocr: crate::platform::text_reader(),
         ..Config::default()
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -223,6 +224,7 @@ pub fn mcp(
             policy,
             audit,
             memory,
+            ocr: crate::platform::text_reader(),
             ..Config::default()
         };
         let server = DesktopServer::new(Arc::new(backend), config);

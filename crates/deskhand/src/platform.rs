@@ -37,3 +37,15 @@ pub fn connect() -> Result<PlatformBackend, Error> {
 pub fn connect() -> Result<PlatformBackend, Error> {
     Ok(PlatformBackend::default())
 }
+
+/// What reads text from pixels where a window has no accessibility tree: Tesseract where it is
+/// linked (Linux for now), else nothing, and such windows answer `no-accessibility`.
+#[cfg(target_os = "linux")]
+pub fn text_reader() -> Option<deskhand_core::ocr::TextReader> {
+    Some(std::sync::Arc::new(deskhand_ocr::Tesseract::default()))
+}
+
+#[cfg(not(target_os = "linux"))]
+pub fn text_reader() -> Option<deskhand_core::ocr::TextReader> {
+    None
+}

@@ -49,7 +49,8 @@ pub(super) async fn click_at<B: Backend>(
         let label = element.label();
         crate::learn::before(backend, config, session, &element.window).await;
         let failed = |err| element_failure(err, &format!("{label} could not be clicked"));
-        let names = if click.is_plain() {
+        let from_pixels = element.entry.handle.is_read_from_pixels();
+        let names = if click.is_plain() && !from_pixels {
             backend
                 .action_names(&element.entry.handle)
                 .await
@@ -111,10 +112,15 @@ pub(super) async fn click_at<B: Backend>(
             .click(pixel, click.button, click.count, &click.modifiers)
             .await?;
         learn_click(config, session, &element, &click);
+        let read = if from_pixels {
+            " (text read from pixels: no accessibility action to run)"
+        } else {
+            ""
+        };
         return Ok(Reply::input(
             InputOutcome::Done,
             format!(
-                "{verb} {label} with the pointer at its center (pixel {},{})",
+                "{verb} {label} with the pointer at its center (pixel {},{}){read}",
                 pixel.x, pixel.y
             ),
             json!({"action": "click", "ref": reference, "path": "pointer", "pixel": pixel}),

@@ -42,6 +42,9 @@ pub struct Config {
     pub audit: AuditLog,
     /// What deskhand remembers across sessions. Default: nothing.
     pub memory: Option<std::sync::Arc<dyn crate::memory::Memory>>,
+    /// What reads text from pixels, for windows without an accessibility tree. Default: none
+    /// (such a window answers `no-accessibility`).
+    pub ocr: Option<crate::ocr::TextReader>,
 }
 
 impl Default for Config {
@@ -51,6 +54,7 @@ impl Default for Config {
             policy: Policy::default(),
             audit: AuditLog::default(),
             memory: None,
+            ocr: None,
         }
     }
 }
@@ -154,7 +158,7 @@ pub async fn execute_with<B: Backend>(
     call: Call,
     control: &Control,
 ) -> Result<Reply> {
-    let mut reach = Reach::new(call.target);
+    let mut reach = Reach::new(call.target, config.ocr.clone());
     if !call.actuates() {
         return perform(backend, session, config, call, &mut reach, control).await;
     }
@@ -256,7 +260,17 @@ async fn perform<B: Backend>(
                 json!({"action": if down { "down" } else { "up" }, "button": button}),
             ))
         }
-        Action::Wait(spec) => crate::wait::wait(backend, session, target, &spec, control).await,
+        Action::Wait(spec) => {
+            crate::wait::wait(
+                backend,
+                session,
+                config.ocr.as_ref(),
+                target,
+                &spec,
+                control,
+            )
+            .await
+        }
         Action::Batch(steps) => {
             Ok(crate::batch::batch(backend, session, config, steps, control).await)
         }

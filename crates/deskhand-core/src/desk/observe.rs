@@ -5,10 +5,11 @@ use serde_json::json;
 use crate::action::{ObserveSpec, TargetId};
 use crate::backend::Backend;
 use crate::coords::region_to_rect;
-use crate::error::Result;
+use crate::error::{Error, ErrorKind, Result};
 use crate::find::SurfaceTrees;
 use crate::image::{encode_png, fit};
-use crate::render::{FENCE, one_line, render};
+use crate::ocr::add_unlisted_text;
+use crate::render::{FENCE, one_line, plural, render};
 use crate::session::{Observation, Session};
 
 use super::{Config, Outcome, Reply, describe_surface, make_current, resolve};
@@ -20,7 +21,12 @@ pub(super) async fn observe<B: Backend>(
     target: Option<TargetId>,
     spec: &ObserveSpec,
 ) -> Result<Reply> {
-    let read = SurfaceTrees::read(backend, session, target).await?;
+    let mut read = SurfaceTrees::read(backend, session, config.ocr.as_ref(), target).await?;
+    let added = if spec.ocr && !read.from_pixels {
+        Some(add_pixel_text(backend, config, &mut read).await?)
+    } else {
+        None
+    };
     let labelled = read.labelled(session);
     let (surface, trees, unreadable) = (&read.surface, &read.trees, &read.unreadable);
     // Taken out now and put back below: nothing fails from here on.
@@ -44,6 +50,18 @@ pub(super) async fn observe<B: Backend>(
         surface.rect.height,
         rendered.summary(&surface.label)
     );
+    if read.from_pixels {
+        header.push_str(" · no accessibility tree: text read from pixels");
+        if trees.iter().all(|(_, tree)| tree.root.children.is_empty()) {
+            header.push_str(", none found (take a `screenshot` to see what it shows)");
+        }
+    }
+    if let Some(added) = added {
+        header.push_str(&format!(
+            " · {} read from pixels where the tree shows none",
+            plural(added, "text", "texts")
+        ));
+    }
     let partial: Vec<String> = trees
         .iter()
         .filter_map(|(window, tree)| {
@@ -70,6 +88,9 @@ pub(super) async fn observe<B: Backend>(
         "partial": partial,
         "elements": rendered.elements,
     });
+    if read.from_pixels {
+        data["from_pixels"] = json!(true);
+    }
     // Only what a call asked for, or a cut, adds fields: the common reply stays as short.
     if rendered.total > rendered.elements.len() {
         data["elements_total"] = json!(rendered.total);
@@ -108,6 +129,28 @@ pub(super) async fn observe<B: Backend>(
     });
     make_current(session, surface);
     Ok(Reply::observed(text, data))
+}
+
+/// `ocr: true`: unnamed controls named by the text on their pixels, then the text on the
+/// window's pixels that its tree does not show, added to it.
+async fn add_pixel_text<B: Backend>(
+    backend: &B,
+    config: &Config,
+    read: &mut SurfaceTrees,
+) -> Result<usize> {
+    let Some(reader) = config.ocr.as_ref() else {
+        return Err(Error::new(
+            ErrorKind::Unsupported,
+            "`ocr` reads text from pixels, and this build has no text reader (OCR); leave `ocr` out, or take a `screenshot`",
+        ));
+    };
+    read.name_from_pixels(backend, reader).await;
+    let [(window, tree)] = read.trees.as_mut_slice() else {
+        return Err(Error::bad_argument(
+            "`ocr` reads one window's pixels, and the screen shows many that may cover each other; observe one window (`target` \"wN\")",
+        ));
+    };
+    add_unlisted_text(backend, reader, window, tree).await
 }
 
 pub(super) async fn capture<B: Backend>(

@@ -8,7 +8,8 @@ use crate::backend::Backend;
 use crate::coords::to_pixel;
 use crate::error::{Error, ErrorKind, Result};
 use crate::find::find_one;
-use crate::model::{Point, WindowInfo};
+use crate::model::{Point, Rect, WindowInfo};
+use crate::ocr::TextReader;
 use crate::render::escape;
 use crate::session::{RefEntry, Session};
 
@@ -43,7 +44,17 @@ pub(super) async fn ref_center<B: Backend>(
 ) -> Result<Point> {
     // An element off screen (a closed menu's item) can report extents far outside any window.
     let screen = backend.screen().await?;
-    match backend.element_bounds(window, &entry.handle).await? {
+    // Text read from pixels is where it was in its window: a moved window is followed.
+    let bounds = match entry.handle.pixel_bounds() {
+        Some(relative) => Some(Rect {
+            x: window.bounds.x.saturating_add(relative.x),
+            y: window.bounds.y.saturating_add(relative.y),
+            ..relative
+        })
+        .filter(|b| window.bounds.contains(b.center())),
+        None => backend.element_bounds(window, &entry.handle).await?,
+    };
+    match bounds {
         Some(bounds) if !bounds.is_empty() && screen.contains(bounds.center()) => {
             Ok(bounds.center())
         }
@@ -62,14 +73,17 @@ pub(crate) struct Reach {
     target: Option<TargetId>,
     surface: Option<Surface>,
     elements: Vec<(Place, Named)>,
+    /// What reads the text of a window without a tree, for a `find` there.
+    reader: Option<TextReader>,
 }
 
 impl Reach {
-    pub(crate) fn new(target: Option<TargetId>) -> Reach {
+    pub(crate) fn new(target: Option<TargetId>, reader: Option<TextReader>) -> Reach {
         Reach {
             target,
             surface: None,
             elements: Vec::new(),
+            reader,
         }
     }
 
@@ -114,7 +128,8 @@ impl Reach {
             }
             Place::Find(find) => {
                 let surface = self.surface(backend, session).await?;
-                let (id, entry, window) = find_one(backend, session, surface, find).await?;
+                let (id, entry, window) =
+                    find_one(backend, session, self.reader.as_ref(), surface, find).await?;
                 Named { id, entry, window }
             }
             Place::Point { .. } => return Ok(None),
@@ -277,7 +292,7 @@ mod tests {
         let fake = desktop();
         let mut session = Session::default();
         let w = TargetId::Window(session.window_id(fake.windows.lock().unwrap()[0].0.key()));
-        let mut reach = Reach::new(Some(w));
+        let mut reach = Reach::new(Some(w), None);
         let first = reach.surface(&fake, &mut session).await.unwrap();
         let reads = fake.reads.load(Ordering::Relaxed);
         assert!(reads > 0, "the first ask reads the window");

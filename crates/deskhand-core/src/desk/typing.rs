@@ -66,6 +66,16 @@ pub(crate) async fn focus_for_typing<B: Backend>(backend: &B, element: &Named) -
             &format!("moving the keyboard focus to {label} (nothing was typed)"),
         )
     };
+    if element.entry.handle.is_read_from_pixels() {
+        // Text read from pixels has no accessibility to ask or confirm the focus with: a click
+        // at its center is how a person would focus it.
+        let pixel = ref_center(backend, element.id, &element.entry, &element.window).await?;
+        backend.click(pixel, MouseButton::Left, 1, &[]).await?;
+        return Ok(format!(
+            "{label} (focused by a click at pixel {},{}; text read from pixels, so the focus is not confirmed)",
+            pixel.x, pixel.y
+        ));
+    }
     let asked = match backend.focus_element(&element.entry.handle).await {
         Ok(()) => None,
         Err(err) if err.kind == ErrorKind::Unsupported => Some(err.message),

@@ -44,7 +44,7 @@ const CLICK_ACTIONS: [&str; 7] = [
 ];
 
 /// Every state a line can show.
-const STATE_NAMES: [&str; 10] = [
+const STATE_NAMES: [&str; 11] = [
     "disabled",
     "focused",
     "checked",
@@ -55,6 +55,7 @@ const STATE_NAMES: [&str; 10] = [
     "collapsed",
     "modal",
     "hidden",
+    "ocr",
 ];
 
 /// One window's tree as it goes into an observation.

@@ -206,5 +206,8 @@ fn states_of(node: &Node) -> Vec<&'static str> {
     if s.modal {
         states.push("modal");
     }
+    if s.from_pixels {
+        states.push("ocr");
+    }
     states
 }

@@ -209,13 +209,10 @@ impl LinuxBackend {
     /// popups of the same application that show over it (see [`popups_over`]).
     async fn frame_of(&self, window: &WindowInfo) -> Result<(Frame, Origin, Vec<Frame>)> {
         let no_tree = |why: String| {
-            Error::new(
-                ErrorKind::NoAccessibility,
-                format!(
-                    "the window \"{}\" exposes no accessibility tree ({why}); use `screenshot` or `zoom` and act with x/y",
-                    deskhand_core::render::escape(&window.title)
-                ),
-            )
+            Error::window_without_tree(format!(
+                "the window \"{}\" exposes no accessibility tree ({why}); use `screenshot` or `zoom` and act with x/y",
+                deskhand_core::render::escape(&window.title)
+            ))
         };
         let pid = window
             .pid

@@ -1,0 +1,297 @@
+//! Text read from pixels: how a surface without an accessibility tree (Tk, xterm, a canvas, an
+//! app under Wine) is still seen as text. The engine lives outside the core (Tesseract, in
+//! `deskhand-ocr`); the executor gets it through [`crate::Config::ocr`] and knows only this trait.
+
+use std::fmt::Debug;
+
+use crate::backend::Backend;
+use crate::error::{Error, Result};
+use crate::model::{ElementHandle, Node, Rect, RgbImage, Role, States, Tree, WindowInfo};
+
+/// Words that belong together on screen: a label, a button's caption, a line of a terminal.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WordGroup {
+    pub text: String,
+    /// In the pixels of the image that was read, (0, 0) at its top-left corner.
+    pub bounds: Rect,
+    /// The engine's confidence in the weakest of its words, 0–100.
+    pub confidence: u8,
+}
+
+/// An engine that reads the text of an image. Reading is CPU work that may take a good part of a
+/// second: the executor calls it off the async threads.
+pub trait ReadText: Debug + Send + Sync {
+    /// The word groups of `image`, top to bottom, left to right; none for an image with no text
+    /// (empty, uniform, a single pixel). Fails only when the engine itself cannot run.
+    fn read(&self, image: &RgbImage) -> Result<Vec<WordGroup>>;
+}
+
+/// How the executor holds an engine: shared, for reading off the async threads.
+pub type TextReader = std::sync::Arc<dyn ReadText>;
+
+/// The word groups of a screen rectangle, captured now, with bounds in screen pixels; none when
+/// the rectangle is off screen. The engine runs on the blocking pool.
+pub(crate) async fn read_rect<B: Backend>(
+    backend: &B,
+    reader: &TextReader,
+    rect: Rect,
+) -> Result<Vec<WordGroup>> {
+    let Some(rect) = rect.intersect(&backend.screen().await?) else {
+        return Ok(Vec::new());
+    };
+    let image = backend.capture(rect).await?;
+    let reader = reader.clone();
+    let groups = tokio::task::spawn_blocking(move || reader.read(&image))
+        .await
+        .map_err(|err| Error::platform(format!("reading text from pixels stopped: {err}")))??;
+    Ok(groups
+        .into_iter()
+        .map(|mut group| {
+            group.bounds.x = group.bounds.x.saturating_add(rect.x);
+            group.bounds.y = group.bounds.y.saturating_add(rect.y);
+            group
+        })
+        .collect())
+}
+
+/// A window without an accessibility tree as one: the window, and a label for each word group
+/// read from its pixels, marked [`States::from_pixels`].
+pub(crate) async fn window_from_pixels<B: Backend>(
+    backend: &B,
+    reader: &TextReader,
+    window: &WindowInfo,
+) -> Result<Tree> {
+    let groups = read_rect(backend, reader, window.bounds).await?;
+    let shown = States {
+        enabled: true,
+        visible: true,
+        ..States::default()
+    };
+    let children = groups
+        .into_iter()
+        .map(|group| {
+            let relative = Rect {
+                x: group.bounds.x - window.bounds.x,
+                y: group.bounds.y - window.bounds.y,
+                ..group.bounds
+            };
+            Node {
+                handle: ElementHandle::read_from_pixels(relative, &group.text),
+                role: Role::Label,
+                name: group.text,
+                value: None,
+                states: States {
+                    from_pixels: true,
+                    ..shown
+                },
+                bounds: Some(group.bounds),
+                actions: Vec::new(),
+                children: Vec::new(),
+            }
+        })
+        .collect();
+    Ok(Tree {
+        root: Node {
+            handle: ElementHandle::read_from_pixels(
+                Rect::new(0, 0, window.bounds.width, window.bounds.height),
+                "",
+            ),
+            role: Role::Window,
+            name: window.title.clone(),
+            value: None,
+            states: shown,
+            bounds: Some(window.bounds),
+            actions: Vec::new(),
+            children,
+        },
+        partial: None,
+    })
+}
+
+/// Unnamed controls this big or more are read; smaller ones hold no legible caption.
+const MIN_CAPTION_EDGE: u32 = 8;
+/// At most this many unnamed controls of one window are read per look.
+const MAX_UNNAMED: usize = 32;
+/// A control is named by text this sure or more (the weakest of its words).
+const MIN_NAME_CONFIDENCE: u8 = 60;
+
+/// Whether `node` is a control with nothing in the tree to name it: no name, no value, and no
+/// named element inside (a button's label child names it).
+fn unnamed_control(node: &Node, window: &Rect) -> bool {
+    let named_inside = |n: &Node| !n.name.trim().is_empty();
+    matches!(
+        node.role,
+        Role::Button | Role::Toggle | Role::Menuitem | Role::Tab | Role::Link
+    ) && node.states.visible
+        && node.name.trim().is_empty()
+        && node.value.as_deref().is_none_or(str::is_empty)
+        && !node.children.iter().any(|c| c.any(&named_inside))
+        && node.bounds.is_some_and(|b| {
+            b.width >= MIN_CAPTION_EDGE
+                && b.height >= MIN_CAPTION_EDGE
+                && b.intersect(window) == Some(b)
+        })
+}
+
+/// The paths (child indices from the root) of the unnamed controls of `node`.
+fn unnamed_paths(node: &Node, window: &Rect, path: &mut Vec<usize>, out: &mut Vec<Vec<usize>>) {
+    if out.len() >= MAX_UNNAMED || !node.states.visible && !path.is_empty() {
+        return;
+    }
+    if unnamed_control(node, window) {
+        out.push(path.clone());
+        return;
+    }
+    for (i, child) in node.children.iter().enumerate() {
+        path.push(i);
+        unnamed_paths(child, window, path, out);
+        path.pop();
+    }
+}
+
+fn at_path<'n>(node: &'n mut Node, path: &[usize]) -> &'n mut Node {
+    path.iter().fold(node, |node, &i| &mut node.children[i])
+}
+
+/// The part of `image` (captured at `origin`) under `rect`, in screen pixels.
+fn crop(image: &RgbImage, origin: Rect, rect: Rect) -> Option<RgbImage> {
+    let part = rect.intersect(&Rect::new(origin.x, origin.y, image.width, image.height))?;
+    let (left, top) = ((part.x - origin.x) as usize, (part.y - origin.y) as usize);
+    let row = image.width as usize * 3;
+    let data = (top..top + part.height as usize)
+        .flat_map(|y| &image.data[y * row + left * 3..y * row + (left + part.width as usize) * 3])
+        .copied()
+        .collect();
+    Some(RgbImage {
+        width: part.width,
+        height: part.height,
+        data,
+    })
+}
+
+/// Names each unnamed control of `tree` (an icon-only button) by the text read from its own
+/// pixels, where there is any, and marks it [`States::from_pixels`]. Best effort: a window
+/// whose pixels cannot be read keeps its controls unnamed, as the tree gave them.
+pub(crate) async fn name_unnamed<B: Backend>(
+    backend: &B,
+    reader: &TextReader,
+    window: &WindowInfo,
+    tree: &mut Tree,
+) {
+    let mut paths = Vec::new();
+    unnamed_paths(&tree.root, &window.bounds, &mut Vec::new(), &mut paths);
+    if paths.is_empty() {
+        return;
+    }
+    let Ok(image) = backend.capture(window.bounds).await else {
+        return;
+    };
+    let crops: Vec<(Vec<usize>, RgbImage)> = paths
+        .into_iter()
+        .filter_map(|path| {
+            let bounds = at_path(&mut tree.root, &path).bounds?;
+            Some((path, crop(&image, window.bounds, bounds)?))
+        })
+        .collect();
+    let reader = reader.clone();
+    let read = tokio::task::spawn_blocking(move || {
+        crops
+            .into_iter()
+            .filter_map(|(path, image)| {
+                let groups = reader.read(&image).ok()?;
+                let surest = groups.iter().map(|g| g.confidence).min()?;
+                let name = groups
+                    .into_iter()
+                    .map(|g| g.text)
+                    .collect::<Vec<_>>()
+                    .join(" ");
+                let letters = name.chars().filter(|c| c.is_alphanumeric()).count();
+                // An icon read as text is mostly one unsure character: "4", "x".
+                let sure = (letters >= 2 && surest >= MIN_NAME_CONFIDENCE) || surest >= 90;
+                sure.then_some((path, name))
+            })
+            .collect::<Vec<_>>()
+    })
+    .await;
+    for (path, name) in read.unwrap_or_default() {
+        let node = at_path(&mut tree.root, &path);
+        node.name = name;
+        node.states.from_pixels = true;
+    }
+}
+
+/// Adds to a window's tree the text read from its pixels that no element shows: on a canvas,
+/// an image, a custom-drawn widget. A word group is left out where the tree already has it: its
+/// center on an element without children that has a name or value, or its words in the name or
+/// value of an element it overlaps. Each one kept becomes a label under the innermost element
+/// it lies in.
+pub(crate) async fn add_unlisted_text<B: Backend>(
+    backend: &B,
+    reader: &TextReader,
+    window: &WindowInfo,
+    tree: &mut Tree,
+) -> Result<usize> {
+    let groups = read_rect(backend, reader, window.bounds).await?;
+    let mut added = 0;
+    for group in groups {
+        if shown_by_tree(&tree.root, &group) {
+            continue;
+        }
+        let relative = Rect {
+            x: group.bounds.x - window.bounds.x,
+            y: group.bounds.y - window.bounds.y,
+            ..group.bounds
+        };
+        let label = Node {
+            handle: ElementHandle::read_from_pixels(relative, &group.text),
+            role: Role::Label,
+            name: group.text,
+            value: None,
+            states: States {
+                enabled: true,
+                visible: true,
+                from_pixels: true,
+                ..States::default()
+            },
+            bounds: Some(group.bounds),
+            actions: Vec::new(),
+            children: Vec::new(),
+        };
+        innermost(&mut tree.root, group.bounds.center())
+            .children
+            .push(label);
+        added += 1;
+    }
+    Ok(added)
+}
+
+fn shown_by_tree(node: &Node, group: &WordGroup) -> bool {
+    let words = crate::find::normalize(&group.text);
+    let center = group.bounds.center();
+    node.any(&|n: &Node| {
+        let Some(bounds) = n.bounds.filter(|_| n.states.visible) else {
+            return false;
+        };
+        let text = [n.name.as_str(), n.value.as_deref().unwrap_or_default()];
+        let has_text = text.iter().any(|t| !t.trim().is_empty());
+        let leaf_under = n.children.is_empty() && has_text && bounds.contains(center);
+        let same_words = bounds.intersect(&group.bounds).is_some()
+            && text.iter().any(|t| {
+                let t = crate::find::normalize(t);
+                !t.is_empty() && (t.contains(&words) || words.contains(&t))
+            });
+        leaf_under || same_words
+    })
+}
+
+fn innermost(node: &mut Node, point: crate::model::Point) -> &mut Node {
+    let inside = node.children.iter().position(|c| {
+        c.states.visible
+            && c.bounds.is_some_and(|b| b.contains(point))
+            && !c.handle.is_read_from_pixels()
+    });
+    match inside {
+        Some(i) => innermost(&mut node.children[i], point),
+        None => node,
+    }
+}

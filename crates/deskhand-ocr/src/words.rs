@@ -1,0 +1,138 @@
+//! Tesseract's words (its TSV output) into word groups: the words of one line that sit close
+//! enough together to be one label, caption or line of terminal text.
+
+use deskhand_core::model::Rect;
+use deskhand_core::ocr::WordGroup;
+
+/// One recognized word, in the pixels of the image Tesseract read.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Word {
+    /// Block, paragraph and line number: which line of text the word is on.
+    line: (u32, u32, u32),
+    left: i32,
+    top: i32,
+    width: i32,
+    height: i32,
+    confidence: f32,
+    text: String,
+}
+
+/// Short words below this confidence are left out: on UI captures they are icons and borders
+/// taken for letters far more often than text.
+const MIN_CONFIDENCE: f32 = 50.0;
+/// A word of only marks (no letter or digit) must be this sure: icons read as "©", "|" or "=".
+const MIN_CONFIDENCE_MARKS: f32 = 85.0;
+
+/// Whether a word is sure enough to keep. Tesseract gives words outside its dictionary (a
+/// shell prompt, a path: `root@vm:/tmp#`) a confidence of 0 even when it read them exactly, so
+/// a long word made mostly of letters and digits is kept whatever its confidence; what an icon
+/// is misread as is short.
+fn sure_enough(text: &str, confidence: f32) -> bool {
+    let chars = text.chars().count();
+    let letters = text.chars().filter(|c| c.is_alphanumeric()).count();
+    if letters == 0 {
+        return confidence >= MIN_CONFIDENCE_MARKS;
+    }
+    confidence >= MIN_CONFIDENCE || (chars >= 5 && letters * 5 >= chars * 3)
+}
+
+/// The words of Tesseract's TSV (level 5 rows), those sure enough to keep.
+pub(crate) fn parse_tsv(tsv: &str) -> Vec<Word> {
+    tsv.lines()
+        .filter_map(|line| {
+            let fields: Vec<&str> = line.splitn(12, '\t').collect();
+            if fields.len() < 12 || fields[0] != "5" {
+                return None;
+            }
+            let number = |i: usize| fields[i].trim().parse::<i32>().ok();
+            let text = fields[11].trim();
+            let confidence: f32 = fields[10].trim().parse().ok()?;
+            if text.is_empty() || !sure_enough(text, confidence) {
+                return None;
+            }
+            Some(Word {
+                line: (number(2)? as u32, number(3)? as u32, number(4)? as u32),
+                left: number(6)?,
+                top: number(7)?,
+                width: number(8)?,
+                height: number(9)?,
+                confidence,
+                text: text.to_owned(),
+            })
+        })
+        .collect()
+}
+
+/// Words of one line join when the gap between them is at most this many times the line's
+/// height: a space is about a third of it, the gap between two buttons a good deal more.
+const JOIN_GAP: f32 = 0.9;
+
+/// The words as groups, their bounds divided by `scale` and moved down by `top`: back in the
+/// pixels of the image before it was enlarged and cut into tiles.
+pub(crate) fn group(words: &[Word], scale: i32, top: i32) -> Vec<WordGroup> {
+    let mut groups: Vec<(Word, f32)> = Vec::new();
+    for word in words {
+        if let Some((last, weakest)) = groups.last_mut() {
+            let gap = word.left - (last.left + last.width);
+            let height = last.height.max(word.height) as f32;
+            if last.line == word.line && (gap as f32) <= JOIN_GAP * height {
+                let right = (last.left + last.width).max(word.left + word.width);
+                let bottom = (last.top + last.height).max(word.top + word.height);
+                last.left = last.left.min(word.left);
+                last.top = last.top.min(word.top);
+                last.width = right - last.left;
+                last.height = bottom - last.top;
+                last.text.push(' ');
+                last.text.push_str(&word.text);
+                *weakest = weakest.min(word.confidence);
+                continue;
+            }
+        }
+        groups.push((word.clone(), word.confidence));
+    }
+    groups
+        .into_iter()
+        .map(|(word, weakest)| WordGroup {
+            text: word.text,
+            bounds: Rect::new(
+                word.left / scale,
+                word.top / scale + top,
+                (word.width.max(1) as u32).div_ceil(scale as u32),
+                (word.height.max(1) as u32).div_ceil(scale as u32),
+            ),
+            confidence: weakest.clamp(0.0, 100.0) as u8,
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const TSV: &str = "level\tpage_num\tblock_num\tpar_num\tline_num\tword_num\tleft\ttop\twidth\theight\tconf\ttext
+1\t1\t0\t0\t0\t0\t0\t0\t344\t200\t-1\t
+4\t1\t1\t1\t1\t0\t10\t10\t200\t20\t-1\t
+5\t1\t1\t1\t1\t1\t10\t10\t60\t20\t96.5\tClick
+5\t1\t1\t1\t1\t2\t76\t10\t40\t20\t95.1\tme!
+5\t1\t1\t1\t1\t3\t200\t10\t60\t20\t91.0\tQUIT
+5\t1\t1\t1\t2\t1\t10\t60\t20\t20\t30.0\tgar
+5\t1\t1\t1\t2\t2\t40\t60\t20\t20\t70.0\t|
+5\t1\t1\t1\t2\t3\t80\t60\t20\t20\t88.0\t7
+5\t1\t1\t1\t3\t1\t10\t90\t200\t20\t0.0\troot@vm:/tmp#
+";
+
+    #[test]
+    fn close_words_of_a_line_group_and_unsure_ones_are_left_out() {
+        let words = parse_tsv(TSV);
+        assert_eq!(
+            words.iter().map(|w| w.text.as_str()).collect::<Vec<_>>(),
+            ["Click", "me!", "QUIT", "7", "root@vm:/tmp#"]
+        );
+        let groups = group(&words, 2, 100);
+        let texts: Vec<&str> = groups.iter().map(|g| g.text.as_str()).collect();
+        assert_eq!(texts, ["Click me!", "QUIT", "7", "root@vm:/tmp#"]);
+        assert_eq!(groups[0].bounds, Rect::new(5, 105, 53, 10));
+        assert_eq!(groups[0].confidence, 95);
+        assert_eq!(groups[1].bounds, Rect::new(100, 105, 30, 10));
+    }
+}

@@ -1,0 +1,486 @@
+//! Text read from pixels, on a private 1920x1080 headless desktop, warm, in this process (as the
+//! MCP server runs it): how long Tesseract takes on a 600x400 window, on the whole screen, and on
+//! an unchanged surface again (capture and hash, the cache answers); then how right it is
+//! against windows that have a tree, whose visible names and bounds are free ground truth.
+//!
+//! `cargo bench -p deskhand --bench ocr` (release). Prints medians and a Markdown table.
+#![cfg(target_os = "linux")]
+
+use std::collections::HashSet;
+use std::os::unix::process::CommandExt;
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use deskhand_core::backend::{Accessibility, Capture, Windows};
+use deskhand_core::model::{Node, Rect, Role, WindowInfo};
+use deskhand_core::ocr::{ReadText, WordGroup};
+use deskhand_linux::LinuxBackend;
+use deskhand_ocr::Tesseract;
+use serde_json::Value;
+
+const BIN: &str = env!("CARGO_BIN_EXE_deskhand");
+const RUNS: usize = 7;
+
+/// A started app, killed with its process group when dropped.
+struct App(Child);
+
+impl App {
+    fn spawn(program: &str, args: &[String]) -> App {
+        let child = Command::new(program)
+            .args(args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .process_group(0)
+            .spawn()
+            .unwrap_or_else(|err| panic!("starting {program}: {err}"));
+        App(child)
+    }
+}
+
+impl Drop for App {
+    fn drop(&mut self) {
+        if let Ok(pgid) = i32::try_from(self.0.id()) {
+            // SAFETY: kill(2) with the negated id of a process group this bench created.
+            unsafe {
+                libc::kill(-pgid, libc::SIGKILL);
+            }
+        }
+        let _ = self.0.wait();
+    }
+}
+
+fn start_desktop() {
+    let output = Command::new(BIN)
+        .args([
+            "desktop",
+            "start",
+            "--json",
+            "--size",
+            "1920x1080",
+            "--owner-pid",
+        ])
+        .arg(std::process::id().to_string())
+        .stdin(Stdio::null())
+        .output()
+        .expect("running deskhand desktop start");
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let doc: Value = serde_json::from_slice(&output.stdout).expect("desktop start --json");
+    // SAFETY: nothing but this main thread exists yet, so no other thread reads the
+    // environment while it changes.
+    unsafe {
+        for name in doc["unset"].as_array().expect("unset") {
+            std::env::remove_var(name.as_str().expect("name"));
+        }
+        for (key, value) in doc["env"].as_object().expect("env") {
+            std::env::set_var(key, value.as_str().expect("value"));
+        }
+    }
+}
+
+fn median(mut times: Vec<Duration>) -> f64 {
+    times.sort();
+    times[times.len() / 2].as_secs_f64() * 1000.0
+}
+
+async fn window(backend: &LinuxBackend, wanted: &dyn Fn(&str) -> bool) -> Option<WindowInfo> {
+    let until = Instant::now() + Duration::from_secs(45);
+    while Instant::now() < until {
+        if let Ok(windows) = backend.windows().await
+            && let Some(w) = windows.into_iter().find(|w| wanted(&w.title))
+        {
+            return Some(w);
+        }
+        tokio::time::sleep(Duration::from_millis(300)).await;
+    }
+    None
+}
+
+/// Words as compared: lower case, without the punctuation around them.
+fn words(text: &str) -> Vec<String> {
+    text.split_whitespace()
+        .map(|w| {
+            w.trim_matches(|c: char| !c.is_alphanumeric())
+                .to_lowercase()
+        })
+        .filter(|w| !w.is_empty())
+        .collect()
+}
+
+/// What an element shows as text: its name, else (static text, a paragraph) its value.
+fn shown(node: &Node) -> Option<&str> {
+    let text = match &node.value {
+        Some(v) if node.name.trim().is_empty() => v.as_str(),
+        _ => node.name.as_str(),
+    };
+    (!text.trim().is_empty()).then_some(text)
+}
+
+/// Roles whose name is drawn as text on the element (an icon button's name is not, so buttons
+/// count only with a label child, which is itself listed).
+fn shows_its_name(role: Role) -> bool {
+    matches!(
+        role,
+        Role::Label
+            | Role::Link
+            | Role::Check
+            | Role::Radio
+            | Role::Tab
+            | Role::Menuitem
+            | Role::Heading
+            | Role::Paragraph
+            | Role::Listitem
+            | Role::Cell
+    )
+}
+
+struct Truth {
+    /// Visible elements that show their name, with their text and bounds.
+    elements: Vec<(String, Rect)>,
+    /// Every word any visible element of the tree carries (name or value).
+    vocabulary: HashSet<String>,
+}
+
+fn truth(tree: &Node, window: &Rect) -> Truth {
+    fn walk(node: &Node, window: &Rect, truth: &mut Truth) {
+        if !node.states.visible {
+            return;
+        }
+        let inside = node
+            .bounds
+            .filter(|b| !b.is_empty() && b.intersect(window) == Some(*b));
+        if inside.is_some() {
+            truth.vocabulary.extend(words(&node.name));
+            truth
+                .vocabulary
+                .extend(words(node.value.as_deref().unwrap_or_default()));
+        }
+        if let (Some(bounds), Some(text)) = (inside, shown(node))
+            && shows_its_name(node.role)
+        {
+            truth.elements.push((text.to_owned(), bounds));
+        }
+        for child in &node.children {
+            walk(child, window, truth);
+        }
+    }
+    let mut truth = Truth {
+        elements: Vec::new(),
+        vocabulary: HashSet::new(),
+    };
+    walk(tree, window, &mut truth);
+    truth
+}
+
+struct Score {
+    recall: f64,
+    precision: f64,
+    centers: f64,
+    truth_words: usize,
+    ocr_words: usize,
+    matched_groups: usize,
+}
+
+fn score(truth: &Truth, groups: &[WordGroup]) -> Score {
+    let truth_words: HashSet<String> = truth.elements.iter().flat_map(|(t, _)| words(t)).collect();
+    let read: Vec<String> = groups.iter().flat_map(|g| words(&g.text)).collect();
+    let read_set: HashSet<&String> = read.iter().collect();
+    let found = truth_words.iter().filter(|w| read_set.contains(w)).count();
+    let right = read
+        .iter()
+        .filter(|w| truth.vocabulary.contains(*w))
+        .count();
+    let (mut matched, mut inside) = (0, 0);
+    for group in groups {
+        let text = words(&group.text).join(" ");
+        if text.chars().count() < 2 {
+            continue;
+        }
+        let owners: Vec<&Rect> = truth
+            .elements
+            .iter()
+            .filter(|(t, _)| {
+                let t = words(t).join(" ");
+                t == text || (text.len() >= 4 && t.contains(&text))
+            })
+            .map(|(_, b)| b)
+            .collect();
+        if owners.is_empty() {
+            continue;
+        }
+        matched += 1;
+        if owners.iter().any(|b| b.contains(group.bounds.center())) {
+            inside += 1;
+        }
+    }
+    let share = |n: usize, of: usize| {
+        if of == 0 {
+            f64::NAN
+        } else {
+            n as f64 * 100.0 / of as f64
+        }
+    };
+    Score {
+        recall: share(found, truth_words.len()),
+        precision: share(right, read.len()),
+        centers: share(inside, matched),
+        truth_words: truth_words.len(),
+        ocr_words: read.len(),
+        matched_groups: matched,
+    }
+}
+
+fn scratch() -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("deskhand-ocr-bench-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("scratch dir");
+    dir
+}
+
+const PAGE: &str =
+    "<!doctype html><title>OCR Bench Page</title><body style='font-family:sans-serif'>
+<h1>Quarterly report</h1><p>Revenue grew in every region this quarter.</p>
+<p>Shipping times fell from five days to three.</p><a href='#'>Read the full report</a>
+<h2>Next steps</h2><ul><li>Hire two engineers</li><li>Open the Lisbon office</li></ul>
+<button>Download summary</button></body>";
+
+const FORM: &str =
+    "<!doctype html><title>OCR Bench Form</title><body style='font-family:sans-serif'>
+<h1>Create your account</h1><form><p><label for=n>Full name</label> <input id=n></p>
+<p><label for=e>Email address</label> <input id=e></p><p><label for=c>Country</label>
+<select id=c><option>Portugal</option><option>Norway</option></select></p>
+<p><input type=checkbox id=t><label for=t>I accept the terms</label></p>
+<button type=button>Sign up</button></form></body>";
+
+fn main() {
+    start_desktop();
+    let dir = scratch();
+    std::fs::write(dir.join("page.html"), PAGE).expect("page");
+    std::fs::write(dir.join("form.html"), FORM).expect("form");
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("runtime");
+    runtime.block_on(run(dir));
+}
+
+async fn run(dir: PathBuf) {
+    let backend = LinuxBackend::connect().expect("connecting to the bench desktop");
+    let engine = Tesseract::default();
+    println!(
+        "# OCR benchmark ({} build, warm, OMP_THREAD_LIMIT={})",
+        if cfg!(debug_assertions) {
+            "debug"
+        } else {
+            "release"
+        },
+        std::env::var("OMP_THREAD_LIMIT").unwrap_or_else(|_| "unset".into())
+    );
+    let nproc = std::thread::available_parallelism().map_or(0, |n| n.get());
+    println!(
+        "{nproc} cores, load {}",
+        std::fs::read_to_string("/proc/loadavg")
+            .unwrap_or_default()
+            .trim()
+    );
+    println!();
+
+    let s = |v: &str| v.to_string();
+    let chromium_args = vec![
+        s("--force-renderer-accessibility"),
+        s("--no-sandbox"),
+        s("--disable-gpu"),
+        s("--no-first-run"),
+        s("--no-default-browser-check"),
+        s("--password-store=basic"),
+        format!("--user-data-dir={}", dir.join("chromium").display()),
+        s("--window-size=900,700"),
+        format!("file://{}", dir.join("page.html").display()),
+    ];
+    std::fs::create_dir_all(dir.join("firefox")).expect("firefox profile");
+    let firefox_args = vec![
+        s("--new-instance"),
+        s("--profile"),
+        dir.join("firefox").to_string_lossy().into_owned(),
+        format!("file://{}", dir.join("form.html").display()),
+    ];
+    type Wanted = Box<dyn Fn(&str) -> bool>;
+    let apps: Vec<(&str, &str, Vec<String>, Wanted)> = vec![
+        (
+            "gtk3-widget-factory",
+            "gtk3-widget-factory",
+            vec![],
+            Box::new(|t| t == "gtk3-widget-factory"),
+        ),
+        (
+            "gnome-calculator",
+            "gnome-calculator",
+            vec![],
+            Box::new(|t| t == "Calculator"),
+        ),
+        (
+            "mousepad",
+            "mousepad",
+            vec![],
+            Box::new(|t| t.ends_with("Mousepad")),
+        ),
+        (
+            "Chromium page",
+            "chromium",
+            chromium_args,
+            Box::new(|t| t.starts_with("OCR Bench Page")),
+        ),
+        (
+            "Firefox form",
+            "firefox-esr",
+            firefox_args,
+            Box::new(|t| t.starts_with("OCR Bench Form")),
+        ),
+    ];
+
+    speed(&backend, &engine, &dir).await;
+    let mut rows = Vec::new();
+    for (label, program, args, wanted) in &apps {
+        let _app = App::spawn(program, args);
+        let Some(window) = window(&backend, wanted.as_ref()).await else {
+            rows.push(format!("| {label} | did not start | | | | |"));
+            continue;
+        };
+        // Browsers build their page (and its tree) a moment after the window shows.
+        tokio::time::sleep(Duration::from_secs(
+            if *program == "chromium" || *program == "firefox-esr" {
+                6
+            } else {
+                2
+            },
+        ))
+        .await;
+        let window = backend
+            .windows()
+            .await
+            .ok()
+            .and_then(|ws| ws.into_iter().find(|w| w.handle == window.handle))
+            .unwrap_or(window);
+        if let Err(err) = backend.activate(&window).await {
+            println!("{label}: could not raise its window: {}", err.message);
+        }
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        let tree = match backend.tree(&window).await {
+            Ok(tree) => tree,
+            Err(err) => {
+                rows.push(format!("| {label} | no tree: {} | | | | |", err.message));
+                continue;
+            }
+        };
+        let image = backend.capture(window.bounds).await.expect("capture");
+        engine.clear_cache();
+        let groups: Vec<WordGroup> = engine
+            .read(&image)
+            .expect("read")
+            .into_iter()
+            .map(|mut g| {
+                g.bounds.x += window.bounds.x;
+                g.bounds.y += window.bounds.y;
+                g
+            })
+            .collect();
+        let scored = score(&truth(&tree.root, &window.bounds), &groups);
+        rows.push(format!(
+            "| {label} ({}x{}) | {:.0} % of {} | {:.0} % of {} | {:.0} % of {} |",
+            window.bounds.width,
+            window.bounds.height,
+            scored.recall,
+            scored.truth_words,
+            scored.precision,
+            scored.ocr_words,
+            scored.centers,
+            scored.matched_groups,
+        ));
+    }
+    println!(
+        "## accuracy against the tree's visible names (targets: recall ≥ 90 %, precision ≥ 95 %, centers inside ≥ 95 %)"
+    );
+    println!();
+    println!(
+        "| app (window px) | word recall | word precision | OCR'd names centered in their element |"
+    );
+    println!("|---|---|---|---|");
+    for row in rows {
+        println!("{row}");
+    }
+}
+
+/// A Tk window of `width`x`height` full of lines of text and nothing that moves (no caret, no
+/// spinner), so that "unchanged" is what the cache sees.
+fn text_window(dir: &std::path::Path, title: &str, width: u32, height: u32) -> App {
+    let lines = (height / 18).max(1);
+    let columns = (width / 8).max(10) as usize;
+    let mut text = String::new();
+    for n in 0..lines {
+        let line = format!(
+            "Line {n}: the quick brown fox jumps over the lazy dog, invoice 4{n:03} paid. "
+        );
+        text.push_str(&line.repeat(columns / line.len() + 1)[..columns]);
+        text.push('\n');
+    }
+    let script = dir.join(format!("{}.tcl", title.replace(' ', "-")));
+    std::fs::write(
+        &script,
+        format!(
+            "wm title . {{{title}}}\nwm geometry . {width}x{height}+0+0\nlabel .t -justify left -anchor nw -font {{DejaVuSansMono 10}} -text {{{text}}}\npack .t -fill both -expand 1\n"
+        ),
+    )
+    .expect("the Tk script");
+    App::spawn("wish", &[script.to_string_lossy().into_owned()])
+}
+
+async fn speed(backend: &LinuxBackend, engine: &Tesseract, dir: &std::path::Path) {
+    let screen = backend.screen().await.expect("screen");
+    for (what, width, height) in [
+        ("600x400 window", 600, 400),
+        ("whole screen", screen.width, screen.height),
+    ] {
+        let title = format!("OCR text {width}x{height}");
+        let _window = text_window(dir, &title, width, height);
+        let Some(window) = window(backend, &|t| t == title).await else {
+            println!("{what}: the Tk window did not show");
+            continue;
+        };
+        tokio::time::sleep(Duration::from_secs(1)).await;
+        let rect = if width == screen.width {
+            screen
+        } else {
+            window.bounds
+        };
+        let image = backend.capture(rect).await.expect("capture");
+        engine.read(&image).expect("warm-up read");
+        let mut cold = Vec::new();
+        let mut groups = 0;
+        for _ in 0..RUNS {
+            engine.clear_cache();
+            let started = Instant::now();
+            groups = engine.read(&image).expect("read").len();
+            cold.push(started.elapsed());
+        }
+        let mut again = Vec::new();
+        for _ in 0..RUNS {
+            let started = Instant::now();
+            let image = backend.capture(rect).await.expect("capture");
+            engine.read(&image).expect("read");
+            again.push(started.elapsed());
+        }
+        println!(
+            "{what} ({}x{}): read {:.0} ms median of {RUNS} ({groups} word groups); unchanged again (capture + hash) {:.1} ms",
+            image.width,
+            image.height,
+            median(cold),
+            median(again)
+        );
+    }
+    println!();
+}
