@@ -337,6 +337,7 @@ pub fn to_node(
             ),
         pressed: false,
         modal: ax_role == "AXSheet",
+        from_pixels: false,
     };
     Node {
         handle,

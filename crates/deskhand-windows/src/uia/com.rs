@@ -443,10 +443,10 @@ pub fn do_action(handle: &ElementHandle, index: usize) -> Result<()> {
     });
     match answered.recv_timeout(ACTION_WAIT) {
         Ok(Ok(())) => Ok(()),
-        Ok(Err(err)) => Err(Error {
-            message: format!("{what}{}", err.message),
-            ..err
-        }),
+        Ok(Err(mut err)) => {
+            err.message = format!("{what}{}", err.message);
+            Err(err)
+        }
         Err(_) => Err(Error::new(
             ErrorKind::Timeout,
             format!(

@@ -210,6 +210,7 @@ pub fn states(element: &Element) -> States {
         pressed: element.control_type == control_type::BUTTON
             && patterns.toggle == Some(Toggle::On),
         modal: false,
+        from_pixels: false,
     }
 }
 
