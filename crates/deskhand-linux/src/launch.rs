@@ -365,6 +365,9 @@ fn on_path(program: &str, path: &OsStr) -> bool {
     std::env::split_paths(path).any(|dir| executable(&dir.join(program)))
 }
 
+/// Set beside `OMP_THREAD_LIMIT` when deskhand set that limit itself, not the user.
+pub const OWN_THREAD_LIMIT: &str = "DESKHAND_OWN_OMP_THREAD_LIMIT";
+
 /// Starts the application in a session of its own, with no input or output and deskhand's
 /// environment, so it outlives deskhand and no signal meant for deskhand's terminal reaches
 /// it. Returns its process id without waiting for it.
@@ -389,6 +392,12 @@ pub fn spawn(entry: &Entry) -> Result<u32, LaunchError> {
         .stderr(Stdio::null());
     if let Some(dir) = &entry.working_dir {
         command.current_dir(dir);
+    }
+    // The thread limit deskhand set for its own OCR is not the app's to inherit.
+    if std::env::var_os(OWN_THREAD_LIMIT).is_some() {
+        command
+            .env_remove("OMP_THREAD_LIMIT")
+            .env_remove(OWN_THREAD_LIMIT);
     }
     // A Wayland desktop run as another user (the headless sway of a root deskhand) takes only
     // its own user's apps: run the app as that user.

@@ -33,7 +33,11 @@ fn main() -> ExitCode {
         if let Some(arg0) = args.next() {
             command.arg0(arg0);
         }
-        let _exec_failed = command.args(args).env("OMP_THREAD_LIMIT", "1").exec();
+        let _exec_failed = command
+            .args(args)
+            .env("OMP_THREAD_LIMIT", "1")
+            .env(deskhand_linux::launch::OWN_THREAD_LIMIT, "1")
+            .exec();
     }
     // Not a user command, so not in the help: `write_clipboard` runs the binary this way to hold
     // the text.

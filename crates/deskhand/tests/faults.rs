@@ -343,16 +343,26 @@ fn without_the_accessibility_bus_observe_fails_fast_and_pixels_still_work() {
     let click = mcp.call(json!({"action": "click", "target": w, "x": 500, "y": 990}));
     assert!(!click.is_error, "{}", click.text);
 
-    // A fresh process (the CLI) says the same.
+    // A fresh process (the CLI) asks the session bus for the accessibility bus, which starts a
+    // new, empty one: the fixture is not on it, so its window has no tree there and is read
+    // from its pixels, as any window without a tree is; or, while the new bus comes up, the
+    // call fails as the server's did.
     let started = Instant::now();
     let run = desk.act("observe", json!({"target": cli_w}));
     let cli_took = started.elapsed();
-    assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
+    let read_from_pixels =
+        run.code == 0
+            && run.stdout.lines().next().is_some_and(|header| {
+                header.ends_with("no accessibility tree: text read from pixels")
+            });
     assert!(
-        run.stdout.starts_with("failed (no-accessibility)")
-            || run.stdout.starts_with("failed (timeout)"),
-        "{}",
-        run.stdout
+        read_from_pixels
+            || (run.code == 1
+                && (run.stdout.starts_with("failed (no-accessibility)")
+                    || run.stdout.starts_with("failed (timeout)"))),
+        "{}{}",
+        run.stdout,
+        run.stderr
     );
     assert!(cli_took <= OBSERVE_BOUND, "took {cli_took:?}");
     println!(
