@@ -125,11 +125,22 @@ pub struct Session {
 /// Keys sent to an element: a toolkit that hands keys from the process reading the X events to
 /// another that draws the page (Firefox) can still be delivering them when an accessibility
 /// focus request, which takes a shorter way, moves the focus to the next field.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Clone, PartialEq)]
 pub(crate) struct TypedInto {
     pub(crate) element: ElementHandle,
     pub(crate) text: String,
     pub(crate) sent: std::time::Instant,
+}
+
+/// The text is left out: a session printed for a failing test or a log must not show it.
+impl std::fmt::Debug for TypedInto {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TypedInto")
+            .field("element", &self.element)
+            .field("characters", &self.text.chars().count())
+            .field("sent", &self.sent)
+            .finish()
+    }
 }
 
 /// A step memory has not yet seen the effect of.

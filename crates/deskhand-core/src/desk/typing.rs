@@ -202,7 +202,11 @@ pub(super) async fn type_text<B: Backend>(
     // The text is never echoed: it may be a password.
     let outcome = backend.type_text(text).await?;
     session.typed_into = named
-        .filter(|element| outcome == InputOutcome::Done && element.entry.role != Role::Password)
+        .filter(|element| {
+            outcome == InputOutcome::Done
+                && element.entry.role != Role::Password
+                && !element.entry.handle.is_read_from_pixels()
+        })
         .map(|element| TypedInto {
             element: element.entry.handle,
             text: text.to_owned(),
