@@ -223,6 +223,17 @@ impl LinuxBackend {
             .await
             .map_err(atspi_error)?;
         if apps.is_empty() {
+            // A process that has just ended left the bus before the X server took its windows
+            // away: that window is going, not one to read from its pixels.
+            if crate::process::read_stat(pid).is_none_or(|stat| stat.is_dead()) {
+                return Err(Error::new(
+                    ErrorKind::SurfaceGone,
+                    format!(
+                        "the process {pid} of the window \"{}\" has ended, so the window is going away; call `windows`",
+                        deskhand_core::render::escape(&window.title)
+                    ),
+                ));
+            }
             return Err(no_tree(format!(
                 "process {pid} is not registered on the accessibility bus"
             )));
