@@ -78,15 +78,15 @@ impl LinuxBackend {
         moved.map_err(input_error).and(released)
     }
 
-    pub(super) async fn sway_press_keys(&self, keys: &Keys) -> Result<InputOutcome> {
-        let sway = self.sway_or_err()?;
-        let chords: Vec<(Vec<u32>, u32)> = x11::chords(keys)
-            .into_iter()
-            .map(|chord| (chord.modifiers, chord.key))
-            .collect();
-        let total = chords.len();
-        self.settle_listener().await;
-        match sway.press_chords(chords).await.map_err(input_error)? {
+    /// Keys sent on sway as the core's outcome: all of them, once the app has read them; none,
+    /// as the failure; or the part that went out before the failure.
+    async fn sway_outcome(
+        &self,
+        (sent, failed): (usize, Option<Error>),
+        total: usize,
+        unit: &'static str,
+    ) -> Result<InputOutcome> {
+        match (sent, failed) {
             (_, None) => {
                 self.sway_keys_read().await?;
                 Ok(InputOutcome::Done)
@@ -95,10 +95,22 @@ impl LinuxBackend {
             (sent, Some(err)) => Ok(InputOutcome::Partial(Partial {
                 sent,
                 total,
-                unit: "key chords",
+                unit,
                 reason: err.message,
             })),
         }
+    }
+
+    pub(super) async fn sway_press_keys(&self, keys: &Keys) -> Result<InputOutcome> {
+        let sway = self.sway_or_err()?;
+        let chords: Vec<(Vec<u32>, u32)> = x11::chords(keys)
+            .into_iter()
+            .map(|chord| (chord.modifiers, chord.key))
+            .collect();
+        let total = chords.len();
+        self.settle_listener().await;
+        let sent = sway.press_chords(chords).await.map_err(input_error)?;
+        self.sway_outcome(sent, total, "key chords").await
     }
 
     pub(super) async fn sway_type_text(&self, text: &str) -> Result<InputOutcome> {
@@ -110,19 +122,8 @@ impl LinuxBackend {
             .collect();
         let total = keysyms.len();
         self.settle_listener().await;
-        match sway.type_keysyms(keysyms).await.map_err(input_error)? {
-            (_, None) => {
-                self.sway_keys_read().await?;
-                Ok(InputOutcome::Done)
-            }
-            (0, Some(err)) => Err(err),
-            (sent, Some(err)) => Ok(InputOutcome::Partial(Partial {
-                sent,
-                total,
-                unit: "characters",
-                reason: err.message,
-            })),
-        }
+        let sent = sway.type_keysyms(keysyms).await.map_err(input_error)?;
+        self.sway_outcome(sent, total, "characters").await
     }
 
     /// Returns once the compositor has passed every key on and the focused application has
