@@ -1142,11 +1142,20 @@ fn remove_stale_x_files(state: &State) {
 
 /// `desktop listen`: registers as an accessibility listener and stays until the desktop stops.
 pub async fn hold_accessibility_listener() -> Result<(), crate::atspi::AtspiError> {
-    // On a headless sway the listener also keeps the seat's keyboard and pointer.
-    if matches!(
-        crate::wayland::Session::from_env(),
-        crate::wayland::Session::Sway(_)
-    ) {
+    // On a headless compositor the listener also keeps the seat's keyboard and pointer: without
+    // them GNOME's seat has none between two calls, and the focused window loses the keyboard.
+    let session = crate::wayland::Session::from_env();
+    let _gnome_devices = match session {
+        crate::wayland::Session::Gnome => match crate::gnome::hold_input_devices().await {
+            Ok(held) => Some(held),
+            Err(err) => {
+                eprintln!("deskhand: the seat's keyboard and pointer could not be added: {err}");
+                None
+            }
+        },
+        _ => None,
+    };
+    if matches!(session, crate::wayland::Session::Sway(_)) {
         let held = std::thread::Builder::new()
             .name("input-devices".into())
             .spawn(|| {

@@ -177,6 +177,15 @@ async fn gnome_lists_focuses_types_clicks_at_reported_points_and_shows_pixels() 
     })
     .await;
     let (cx, cy) = (width / 2, height / 2);
+    // Read again: mutter may place a window after it first shows it.
+    let placed = shell
+        .windows()
+        .await
+        .unwrap()
+        .into_iter()
+        .find(|w| w.id == window.id)
+        .expect("the fixture's window is still there");
+    let (frame, buffer) = (placed.frame_rect(), placed.buffer_rect());
     let at = Point {
         x: buffer.x + x + cx,
         y: buffer.y + y + cy,

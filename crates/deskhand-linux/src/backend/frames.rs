@@ -3,6 +3,7 @@
 use deskhand_core::model::{Rect, WindowInfo};
 
 use crate::atspi::{Application, Frame};
+use crate::gnome::Placement;
 
 /// Where a toolkit's extents are measured from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -13,18 +14,35 @@ pub(super) enum Origin {
         dx: i32,
         dy: i32,
     },
-    /// On Wayland every toolkit reports extents relative to its surface, which the compositor
-    /// places at the window's origin (tiled GTK3 on sway draws no shadow); unlike GTK4, the
-    /// toolkit's Showing states still hold.
-    Surface,
+    /// On Wayland every toolkit reports extents relative to its surface, which starts this far
+    /// from the window's frame: at it on sway (tiled GTK3 draws no shadow), before it on GNOME
+    /// (GTK3's client-side shadow); unlike GTK4, the toolkit's Showing states still hold.
+    Surface {
+        dx: i32,
+        dy: i32,
+    },
 }
 
 /// How extents map to the screen on Wayland, where the toolkit's own rule gives way to the
 /// compositor's window origin.
 pub(super) fn wayland_origin(toolkit: Origin) -> Origin {
     match toolkit {
-        Origin::Screen | Origin::Surface => Origin::Surface,
+        Origin::Screen | Origin::Surface { .. } => Origin::Surface { dx: 0, dy: 0 },
         Origin::Window { .. } => Origin::Window { dx: 0, dy: 0 },
+    }
+}
+
+/// How extents map to the screen on GNOME: from the surface, shadows included, for toolkits
+/// that count from it (GTK3); from the frame for GTK4, which counts from its visible window
+/// there as on X11; by X's rules for XWayland windows.
+pub(super) fn gnome_origin(toolkit: Origin, frame: Rect, placement: Placement) -> Origin {
+    match toolkit {
+        toolkit if placement.x11 => toolkit,
+        Origin::Window { .. } => Origin::Window { dx: 0, dy: 0 },
+        Origin::Screen | Origin::Surface { .. } => Origin::Surface {
+            dx: placement.buffer.x - frame.x,
+            dy: placement.buffer.y - frame.y,
+        },
     }
 }
 
@@ -50,7 +68,7 @@ pub(super) fn match_frame(
                     + (e.width as i64 - w.bounds.width as i64).abs()
                     + (e.height as i64 - w.bounds.height as i64).abs()
             }
-            (Some(e), Origin::Window { .. } | Origin::Surface) => {
+            (Some(e), Origin::Window { .. } | Origin::Surface { .. }) => {
                 (e.width as i64 - w.bounds.width as i64).abs()
                     + (e.height as i64 - w.bounds.height as i64).abs()
             }
@@ -143,8 +161,9 @@ pub(super) fn runs_actions_in_request(toolkit: &str, version: &str) -> bool {
 pub(super) fn offset_of(origin: Origin, window: &WindowInfo) -> (i32, i32) {
     match origin {
         Origin::Screen => (0, 0),
-        Origin::Window { dx, dy } => (window.bounds.x + dx, window.bounds.y + dy),
-        Origin::Surface => (window.bounds.x, window.bounds.y),
+        Origin::Window { dx, dy } | Origin::Surface { dx, dy } => {
+            (window.bounds.x + dx, window.bounds.y + dy)
+        }
     }
 }
 

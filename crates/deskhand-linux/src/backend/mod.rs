@@ -1,5 +1,6 @@
-//! The Linux [`Backend`](deskhand_core::backend::Backend): X11, or sway on Wayland, for windows,
-//! input and pixels (chosen from the session at connect time); AT-SPI2 for trees and actions.
+//! The Linux [`Backend`](deskhand_core::backend::Backend): X11, or sway or GNOME on Wayland, for
+//! windows, input and pixels (chosen from the session at connect time); AT-SPI2 for trees and
+//! actions.
 //!
 //! x11rb is blocking, so every X request runs on the blocking pool under a deadline; AT-SPI calls
 //! carry their own timeouts. No call can hang the server on one unresponsive application.
@@ -23,6 +24,7 @@ use tokio::sync::OnceCell;
 use crate::atspi::{
     self as a11y, Application, Atspi, AtspiError, Frame, ObjectRef, WalkLimits, WalkStyle,
 };
+use crate::gnome::Gnome;
 use crate::launch::{self, AppDirs, Entry};
 use crate::wayland::{self, Sway};
 use crate::x11::clipboard::{self};
@@ -30,6 +32,7 @@ use crate::x11::{self, X11, X11Error, XRect, XWindow};
 
 mod errors;
 mod frames;
+mod on_gnome;
 mod on_sway;
 
 use errors::{
@@ -37,7 +40,7 @@ use errors::{
     refuse_disabled, x_error,
 };
 use frames::{
-    Origin, match_frame, offset_of, origin_for, popups_over, runs_actions_in_request,
+    Origin, gnome_origin, match_frame, offset_of, origin_for, popups_over, runs_actions_in_request,
     wayland_origin,
 };
 /// One X request round trip never takes this long on a live server.
@@ -72,6 +75,7 @@ const ANIMATION_LIMIT: Duration = Duration::from_millis(600);
 enum Display {
     X11(Arc<X11>),
     Sway(Arc<Sway>),
+    Gnome(Arc<Gnome>),
 }
 
 pub struct LinuxBackend {
@@ -86,12 +90,13 @@ pub struct LinuxBackend {
 }
 
 impl LinuxBackend {
-    /// Connects to the session's display server now: sway when the session is sway's on
-    /// Wayland, else X (XWayland on another compositor); the accessibility bus is connected on
-    /// first use.
+    /// Connects to the session's display server: sway or GNOME when the session is theirs on
+    /// Wayland (GNOME Shell is reached on first use), else X (XWayland on another compositor);
+    /// the accessibility bus is connected on first use.
     pub fn connect() -> Result<Self> {
         let display = match wayland::Session::from_env() {
             wayland::Session::Sway(socket) => Display::Sway(Arc::new(Sway::connect(socket)?)),
+            wayland::Session::Gnome => Display::Gnome(Arc::new(Gnome::default())),
             wayland::Session::OtherWayland(_)
                 if std::env::var("DISPLAY").is_ok_and(|d| !d.is_empty()) =>
             {
@@ -101,7 +106,7 @@ impl LinuxBackend {
                 return Err(Error::new(
                     ErrorKind::Unsupported,
                     format!(
-                        "this is a Wayland session of {name}, and deskhand drives sway on Wayland only so far (and X11 everywhere); run it in a sway session, under XWayland with DISPLAY set, or on a headless desktop of its own: `eval \"$(deskhand desktop start --wayland sway)\"`"
+                        "this is a Wayland session of {name}, and deskhand drives GNOME and sway on Wayland only so far (and X11 everywhere); run it in a GNOME or sway session, under XWayland with DISPLAY set, or on a headless desktop of its own: `eval \"$(deskhand desktop start --wayland sway)\"`"
                     ),
                 ));
             }
@@ -140,7 +145,15 @@ impl LinuxBackend {
     fn sway(&self) -> Option<&Sway> {
         match &self.display {
             Display::Sway(sway) => Some(sway),
-            Display::X11(_) => None,
+            Display::X11(_) | Display::Gnome(_) => None,
+        }
+    }
+
+    /// GNOME Shell, when the session is GNOME's on Wayland.
+    fn gnome(&self) -> Option<&Gnome> {
+        match &self.display {
+            Display::Gnome(gnome) => Some(gnome),
+            Display::X11(_) | Display::Sway(_) => None,
         }
     }
 
@@ -272,9 +285,14 @@ impl LinuxBackend {
             ))
         })?;
         let (frame, app) = &frames[chosen];
-        let origin = match self.display {
+        let origin = match &self.display {
             Display::X11(_) => origin_for(app, frame, window),
             Display::Sway(_) => wayland_origin(origin_for(app, frame, window)),
+            Display::Gnome(gnome) => gnome_origin(
+                origin_for(app, frame, window),
+                window.bounds,
+                gnome.placement(window).await?,
+            ),
         };
         self.origins
             .lock()
@@ -463,6 +481,9 @@ impl Windows for LinuxBackend {
         if let Some(sway) = self.sway() {
             return sway.windows().await;
         }
+        if let Some(gnome) = self.gnome() {
+            return gnome.windows().await;
+        }
         let (windows, active) = self.x_windows().await?;
         Ok(windows
             .iter()
@@ -473,6 +494,9 @@ impl Windows for LinuxBackend {
     async fn window(&self, handle: u64) -> Result<Option<WindowInfo>> {
         if let Some(sway) = self.sway() {
             return sway.window(handle).await;
+        }
+        if let Some(gnome) = self.gnome() {
+            return gnome.window(handle).await;
         }
         let Ok(id) = u32::try_from(handle) else {
             return Ok(None);
@@ -492,6 +516,9 @@ impl Windows for LinuxBackend {
         if let Some(sway) = self.sway() {
             return sway.screen().await;
         }
+        if let Some(gnome) = self.gnome() {
+            return gnome.screen().await;
+        }
         let (width, height) = self
             .x("reading the screen size", X_DEADLINE, |x| {
                 Ok(x.screen_size())
@@ -501,7 +528,7 @@ impl Windows for LinuxBackend {
     }
 
     async fn window_keys(&self) -> Result<Vec<WindowKey>> {
-        if self.sway().is_some() {
+        if self.sway().is_some() || self.gnome().is_some() {
             return Ok(self.windows().await?.iter().map(WindowInfo::key).collect());
         }
         let (windows, _) = self.x_windows().await?;
@@ -517,6 +544,9 @@ impl Windows for LinuxBackend {
     async fn activate(&self, window: &WindowInfo) -> Result<()> {
         if let Some(sway) = self.sway() {
             return sway.activate(window).await;
+        }
+        if let Some(gnome) = self.gnome() {
+            return gnome.activate(window).await;
         }
         let id = x_id(window)?;
         let was_minimized = self
@@ -551,6 +581,9 @@ impl Windows for LinuxBackend {
         if let Some(sway) = self.sway() {
             return sway.close(window).await;
         }
+        if let Some(gnome) = self.gnome() {
+            return gnome.close(window).await;
+        }
         let id = x_id(window)?;
         self.x("closing a window", X_DEADLINE, move |x| x.close(id))
             .await
@@ -560,6 +593,9 @@ impl Windows for LinuxBackend {
     async fn change_window(&self, window: &WindowInfo, change: WindowChange) -> Result<()> {
         if let Some(sway) = self.sway() {
             return sway.change_window(window, change).await;
+        }
+        if let Some(gnome) = self.gnome() {
+            return gnome.change_window(window, change).await;
         }
         let id = x_id(window)?;
         let before = self
@@ -608,7 +644,7 @@ impl Accessibility for LinuxBackend {
         let style = WalkStyle {
             offset: offset_of(origin, window),
             // Window-relative extents and toplevel-only Showing come together: GTK4.
-            showing_reliable: matches!(origin, Origin::Screen | Origin::Surface),
+            showing_reliable: matches!(origin, Origin::Screen | Origin::Surface { .. }),
             use_cache: self.use_cache,
         };
         let mut walked = atspi
@@ -838,6 +874,11 @@ impl Input for LinuxBackend {
                 .await
                 .map_err(input_error);
         }
+        if let Some(gnome) = self.gnome() {
+            self.settle_listener().await;
+            let held = modifier_keysyms(modifiers);
+            return gnome.click(at, button, count, &held).await;
+        }
         let held = modifier_keysyms(modifiers);
         self.input("a click", move |x| {
             x.click(at.x, at.y, x_button(button), count, &held)
@@ -857,6 +898,10 @@ impl Input for LinuxBackend {
                 .scroll(at, direction, amount)
                 .await
                 .map_err(input_error);
+        }
+        if let Some(gnome) = self.gnome() {
+            self.settle_listener().await;
+            return gnome.scroll(at, direction, amount).await;
         }
         let direction = match direction {
             ScrollDirection::Up => x11::ScrollDirection::Up,
@@ -880,8 +925,8 @@ impl Input for LinuxBackend {
         modifiers: &[Modifier],
         duration: std::time::Duration,
     ) -> Result<()> {
-        if self.sway().is_some() {
-            return self.sway_drag(points, button, modifiers, duration).await;
+        if self.sway().is_some() || self.gnome().is_some() {
+            return self.pointer_drag(points, button, modifiers, duration).await;
         }
         let Some((from, rest)) = points.split_first() else {
             return Err(Error::bad_argument(
@@ -901,6 +946,9 @@ impl Input for LinuxBackend {
     async fn press_keys(&self, keys: &Keys) -> Result<InputOutcome> {
         if self.sway().is_some() {
             return self.sway_press_keys(keys).await;
+        }
+        if self.gnome().is_some() {
+            return self.gnome_press_keys(keys).await;
         }
         let chords = x11::chords(keys);
         self.settle_listener().await;
@@ -937,6 +985,9 @@ impl Input for LinuxBackend {
         if self.sway().is_some() {
             return self.sway_type_text(text).await;
         }
+        if self.gnome().is_some() {
+            return self.gnome_type_text(text).await;
+        }
         self.settle_listener().await;
         let owned = text.to_owned();
         let chars = text.chars().count();
@@ -965,6 +1016,9 @@ impl Input for LinuxBackend {
         if let Some(sway) = self.sway() {
             return sway.pointer().await;
         }
+        if let Some(gnome) = self.gnome() {
+            return gnome.pointer().await;
+        }
         let (x, y) = self
             .x("reading the pointer position", X_DEADLINE, |x| x.pointer())
             .await?;
@@ -976,6 +1030,10 @@ impl Input for LinuxBackend {
             self.settle_listener().await;
             return sway.move_pointer(to).await.map_err(input_error);
         }
+        if let Some(gnome) = self.gnome() {
+            self.settle_listener().await;
+            return gnome.move_pointer(to).await;
+        }
         self.input("moving the pointer", move |x| x.move_pointer(to.x, to.y))
             .await
     }
@@ -983,6 +1041,9 @@ impl Input for LinuxBackend {
     async fn button(&self, button: MouseButton, down: bool, modifiers: &[Modifier]) -> Result<()> {
         if self.sway().is_some() {
             return self.sway_button(button, down, modifiers).await;
+        }
+        if self.gnome().is_some() {
+            return self.gnome_button(button, down, modifiers).await;
         }
         let held = modifier_keysyms(modifiers);
         let what = if down {
@@ -999,6 +1060,9 @@ impl Capture for LinuxBackend {
     async fn capture(&self, rect: Rect) -> Result<RgbImage> {
         if let Some(sway) = self.sway() {
             return sway.capture(rect).await;
+        }
+        if let Some(gnome) = self.gnome() {
+            return gnome.capture(rect).await;
         }
         let region = XRect {
             x: rect.x,
@@ -1021,6 +1085,9 @@ impl Clipboard for LinuxBackend {
     async fn read_clipboard(&self) -> Result<ClipboardContent> {
         if self.sway().is_some() {
             return Err(on_sway::clipboard_unsupported("Reading the clipboard"));
+        }
+        if let Some(gnome) = self.gnome() {
+            return gnome.read_clipboard().await;
         }
         // A thread of its own rather than the blocking pool: the read bounds its waits on the
         // owner itself, and should the X server stop answering, an abandoned thread does not
@@ -1061,6 +1128,9 @@ impl Clipboard for LinuxBackend {
     async fn write_clipboard(&self, text: &str) -> Result<()> {
         if self.sway().is_some() {
             return Err(on_sway::clipboard_unsupported("Writing the clipboard"));
+        }
+        if let Some(gnome) = self.gnome() {
+            return gnome.write_clipboard(text).await;
         }
         clipboard::start_holder(self.clipboard_holder.as_deref(), text)
             .await

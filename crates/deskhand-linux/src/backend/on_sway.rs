@@ -1,9 +1,9 @@
 //! The capability traits' bodies on sway that need more than one call into [`Sway`]: typing and
-//! keys with their confirmation, drags and modified buttons.
+//! keys with their confirmation and modified buttons; and drags on either Wayland compositor.
 
 use std::time::Duration;
 
-use deskhand_core::backend::{Accessibility as _, InputOutcome, Partial, Windows as _};
+use deskhand_core::backend::{Accessibility as _, Input as _, InputOutcome, Partial, Windows as _};
 use deskhand_core::error::{Error, ErrorKind, Result};
 use deskhand_core::keys::Keys;
 use deskhand_core::model::{Modifier, MouseButton, Point};
@@ -48,7 +48,8 @@ impl LinuxBackend {
         }
     }
 
-    pub(super) async fn sway_drag(
+    /// A drag on Wayland, where it is made of pointer moves and buttons as a person makes one.
+    pub(super) async fn pointer_drag(
         &self,
         points: &[Point],
         button: MouseButton,
@@ -60,27 +61,25 @@ impl LinuxBackend {
                 "a drag needs at least one point: where to press, then the points to move through, the last one where to release",
             ));
         };
-        let sway = self.sway_or_err()?;
-        self.settle_listener().await;
-        sway.move_pointer(*first).await.map_err(input_error)?;
-        self.sway_button(button, true, modifiers).await?;
+        self.move_pointer(*first).await?;
+        self.button(button, true, modifiers).await?;
         let step = duration / u32::try_from(rest.len().max(1)).unwrap_or(u32::MAX);
         let mut moved = Ok(());
         for point in rest {
             tokio::time::sleep(step).await;
-            moved = sway.move_pointer(*point).await;
+            moved = self.move_pointer(*point).await;
             if moved.is_err() {
                 break;
             }
         }
         // Released even when a move failed, so no drag is left holding the button.
-        let released = self.sway_button(button, false, modifiers).await;
-        moved.map_err(input_error).and(released)
+        let released = self.button(button, false, modifiers).await;
+        moved.and(released)
     }
 
-    /// Keys sent on sway as the core's outcome: all of them, once the app has read them; none,
+    /// Keys sent on Wayland as the core's outcome: all of them, once the app has read them; none,
     /// as the failure; or the part that went out before the failure.
-    async fn sway_outcome(
+    pub(super) async fn wayland_outcome(
         &self,
         (sent, failed): (usize, Option<Error>),
         total: usize,
@@ -88,7 +87,7 @@ impl LinuxBackend {
     ) -> Result<InputOutcome> {
         match (sent, failed) {
             (_, None) => {
-                self.sway_keys_read().await?;
+                self.wayland_keys_read().await?;
                 Ok(InputOutcome::Done)
             }
             (0, Some(err)) => Err(err),
@@ -110,7 +109,7 @@ impl LinuxBackend {
         let total = chords.len();
         self.settle_listener().await;
         let sent = sway.press_chords(chords).await.map_err(input_error)?;
-        self.sway_outcome(sent, total, "key chords").await
+        self.wayland_outcome(sent, total, "key chords").await
     }
 
     pub(super) async fn sway_type_text(&self, text: &str) -> Result<InputOutcome> {
@@ -123,17 +122,21 @@ impl LinuxBackend {
         let total = keysyms.len();
         self.settle_listener().await;
         let sent = sway.type_keysyms(keysyms).await.map_err(input_error)?;
-        self.sway_outcome(sent, total, "characters").await
+        self.wayland_outcome(sent, total, "characters").await
     }
 
     /// Returns once the compositor has passed every key on and the focused application has
     /// answered an accessibility request since: its main loop, which reads the keys, has run.
     /// A Wayland client cannot be asked directly whether it read its input.
-    async fn sway_keys_read(&self) -> Result<()> {
-        self.sway_or_err()?
-            .sync()
-            .await
-            .map_err(|err| Error::new(err.kind, err.message).after_sending())?;
+    async fn wayland_keys_read(&self) -> Result<()> {
+        let synced = match (self.sway(), self.gnome()) {
+            (Some(sway), _) => sway.sync().await,
+            (None, Some(gnome)) => gnome.sync().await,
+            (None, None) => Err(Error::platform(
+                "the session changed from Wayland to another display server; try again",
+            )),
+        };
+        synced.map_err(|err| Error::new(err.kind, err.message).after_sending())?;
         let focused = self.windows().await?.into_iter().find(|w| w.focused);
         if let Some(window) = focused {
             self.answers(&window).await;

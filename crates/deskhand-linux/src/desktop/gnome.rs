@@ -129,9 +129,32 @@ impl Session {
                 &format!("['{UUID}']"),
             ],
         ))?;
+        // Without a display manager GNOME greets the session with a banner ("Screen Lock
+        // disabled") at the top of the screen, which takes the clicks meant for the windows
+        // under it for as long as the pointer rests on it.
+        run(self.command_with(
+            &programs.gsettings,
+            &[
+                "set",
+                "org.gnome.desktop.notifications",
+                "show-banners",
+                "false",
+            ],
+        ))?;
+        // The top-left corner is deskhand's kill switch; GNOME's hot corner there would open
+        // the overview each time a user or a test stops deskhand with it.
+        run(self.command_with(
+            &programs.gsettings,
+            &[
+                "set",
+                "org.gnome.desktop.interface",
+                "enable-hot-corners",
+                "false",
+            ],
+        ))?;
 
         let size = format!("{}x{}", opts.width, opts.height);
-        let mut shell = self.spawn(
+        let mut shell = self.spawn_with(
             "gnome-shell",
             &programs.gnome_shell,
             &[
@@ -141,30 +164,22 @@ impl Session {
                 "--virtual-monitor".to_owned(),
                 size,
             ],
+            &[("DESKHAND_LEAVE_OVERVIEW", "1")],
+            None,
         )?;
         let shell_ready = [
-            "--dest=org.freedesktop.DBus",
-            "/",
-            "org.freedesktop.DBus.NameHasOwner",
-            "string:dev.deskhand.Shell",
+            "--dest=dev.deskhand.Shell",
+            "/dev/deskhand/Shell",
+            "dev.deskhand.Shell.Ready",
         ];
         self.wait_ready(
             &mut shell,
             "gnome-shell",
-            "load deskhand's extension",
+            "load deskhand's extension and finish starting",
             || {
                 self.run_dbus_send(&programs.dbus_send, &shell_ready)
                     .is_ok_and(|reply| reply.contains("boolean true"))
             },
-        )?;
-        // GNOME starts in the Activities overview, where windows take no input.
-        self.run_dbus_send(
-            &programs.dbus_send,
-            &[
-                "--dest=dev.deskhand.Shell",
-                "/dev/deskhand/Shell",
-                "dev.deskhand.Shell.HideOverview",
-            ],
         )?;
         if opts.accessibility_listener {
             self.start_listener()?;

@@ -1,6 +1,7 @@
 //! GNOME on Wayland: the compositor's own interfaces for input (`org.gnome.Mutter.RemoteDesktop`)
 //! and deskhand's shell extension for windows, focus and pixels.
 
+mod desk;
 pub mod extension;
 pub mod remote;
 pub mod shell;
@@ -9,12 +10,19 @@ use std::time::Duration;
 
 use serde::Deserialize;
 
+pub use desk::{Gnome, Placement};
+
 #[derive(Debug, thiserror::Error)]
 pub enum GnomeError {
     #[error(
         "deskhand's GNOME Shell extension is not running ({0}), so windows, focus and pixels cannot be read; run `deskhand gnome-extension install`, then log out and back in (GNOME on Wayland loads a new extension only at log-in) and call again"
     )]
     ExtensionAbsent(String),
+    #[error(
+        "deskhand's GNOME Shell extension that is running is version {running}, older than this deskhand needs ({}); run `deskhand gnome-extension install`, then log out and back in, and call again",
+        extension::VERSION
+    )]
+    ExtensionOutdated { running: u32 },
     #[error(
         "GNOME's remote desktop interface (org.gnome.Mutter.RemoteDesktop) is not reachable ({0}), so no pointer or key can be sent; deskhand needs GNOME Shell on Wayland with its session bus"
     )]
@@ -92,6 +100,14 @@ where
         .body()
         .deserialize()
         .map_err(|err| GnomeError::BadReply(format!("{}: {err}", what())))
+}
+
+/// For a headless GNOME's life (the desktop's listener holds it): a remote-desktop session whose
+/// keyboard and pointer stay on the seat, as a person's devices do, so that windows keep the
+/// keyboard focus between calls. The devices go when the returned session drops.
+pub async fn hold_input_devices() -> Result<remote::RemoteInput, GnomeError> {
+    const TIMEOUT: Duration = Duration::from_secs(3);
+    remote::RemoteInput::start(session_bus(TIMEOUT).await?, TIMEOUT).await
 }
 
 /// The session bus GNOME Shell is on, with calls bounded by `timeout`.

@@ -4,7 +4,8 @@
 //! read from them.
 
 use std::collections::HashMap;
-use std::time::Duration;
+use std::sync::{Mutex, PoisonError};
+use std::time::{Duration, Instant};
 
 use deskhand_core::model::{MouseButton, Point, Rect};
 use zbus::zvariant::{OwnedObjectPath, OwnedValue, Value};
@@ -18,7 +19,8 @@ const CAST_SESSION: &str = "org.gnome.Mutter.ScreenCast.Session";
 const DISPLAY: &str = "org.gnome.Mutter.DisplayConfig";
 /// Events mutter forwards from a remote-desktop session carry the time they are handled, so a
 /// press and release sent back to back reach the app at the same instant, and GTK3 ignored such
-/// a click (seen on a drawing area): a click spaces its events by this much.
+/// a click (seen on a drawing area), as it ignored a press right after a motion (a drag's
+/// start): a button event follows the pointer's last event by this much.
 const BUTTON_GAP: Duration = Duration::from_millis(100);
 /// Time for mutter to add a new session's virtual keyboard and pointer to the seat.
 const DEVICES_SETTLE: Duration = Duration::from_millis(300);
@@ -119,6 +121,8 @@ pub struct RemoteInput {
     session: OwnedObjectPath,
     monitors: Vec<MonitorStream>,
     timeout: Duration,
+    /// When the pointer last moved or a button changed.
+    last_pointer: Mutex<Instant>,
 }
 
 impl RemoteInput {
@@ -198,6 +202,7 @@ impl RemoteInput {
             session,
             monitors,
             timeout,
+            last_pointer: Mutex::new(Instant::now()),
         };
         input.session_call("Start", &()).await?;
         // Mutter adds the session's virtual devices to the seat after `Start` answers; events
@@ -258,25 +263,45 @@ impl RemoteInput {
             })?;
         let x = f64::from(to.x - monitor.area.x);
         let y = f64::from(to.y - monitor.area.y);
-        self.session_call(
-            "NotifyPointerMotionAbsolute",
-            &(monitor.stream.as_str(), x, y),
-        )
-        .await
+        let sent = self
+            .session_call(
+                "NotifyPointerMotionAbsolute",
+                &(monitor.stream.as_str(), x, y),
+            )
+            .await;
+        self.pointer_event_now();
+        sent
     }
 
+    /// A button pressed or released, [`BUTTON_GAP`] after the pointer's last event.
     pub async fn button(&self, button: MouseButton, down: bool) -> Result<(), GnomeError> {
-        self.session_call("NotifyPointerButton", &(button_code(button), down))
-            .await
+        self.after_pointer_gap().await;
+        let sent = self
+            .session_call("NotifyPointerButton", &(button_code(button), down))
+            .await;
+        self.pointer_event_now();
+        sent
     }
 
     /// A click as a person makes one: the pointer there, then press and release apart.
     pub async fn click(&self, at: Point, button: MouseButton) -> Result<(), GnomeError> {
         self.move_to(at).await?;
-        tokio::time::sleep(BUTTON_GAP).await;
         self.button(button, true).await?;
-        tokio::time::sleep(BUTTON_GAP).await;
         self.button(button, false).await
+    }
+
+    fn last_pointer_event(&self) -> Instant {
+        *self
+            .last_pointer
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn pointer_event_now(&self) {
+        *self
+            .last_pointer
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = Instant::now();
     }
 
     /// A key by keysym; GNOME finds it in the current keymap and drops one that is not there.
@@ -288,8 +313,20 @@ impl RemoteInput {
     /// Wheel clicks: positive steps scroll down (or right).
     pub async fn scroll(&self, vertical: bool, steps: i32) -> Result<(), GnomeError> {
         let axis: u32 = if vertical { 0 } else { 1 };
-        self.session_call("NotifyPointerAxisDiscrete", &(axis, steps))
-            .await
+        self.after_pointer_gap().await;
+        let sent = self
+            .session_call("NotifyPointerAxisDiscrete", &(axis, steps))
+            .await;
+        self.pointer_event_now();
+        sent
+    }
+
+    /// Waits until [`BUTTON_GAP`] has passed since the pointer's last event.
+    async fn after_pointer_gap(&self) {
+        let since = self.last_pointer_event().elapsed();
+        if since < BUTTON_GAP {
+            tokio::time::sleep(BUTTON_GAP - since).await;
+        }
     }
 }
 

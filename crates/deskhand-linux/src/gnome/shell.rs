@@ -12,7 +12,7 @@ const SERVICE: &str = "dev.deskhand.Shell";
 const PATH: &str = "/dev/deskhand/Shell";
 
 /// The methods the client calls; the extension's own test checks it exports each.
-pub const METHODS: [&str; 8] = [
+pub const METHODS: [&str; 11] = [
     "Windows",
     "Activate",
     "Close",
@@ -20,7 +20,10 @@ pub const METHODS: [&str; 8] = [
     "SetState",
     "Screenshot",
     "Pointer",
-    "HideOverview",
+    "Ready",
+    "CommitText",
+    "ReadClipboard",
+    "WriteClipboard",
 ];
 
 /// A screenshot of the whole 1280×800 screen takes about 0.1 s in the shell; a large screen on
@@ -151,9 +154,38 @@ impl Shell {
         self.call("Pointer", &(), self.timeout).await
     }
 
-    /// Leaves the Activities overview, where GNOME starts: windows behind it take no input.
-    pub async fn hide_overview(&self) -> Result<(), GnomeError> {
-        self.call("HideOverview", &(), self.timeout).await
+    /// The interface version of the running extension.
+    pub async fn version(&self) -> Result<u32, GnomeError> {
+        let value: zbus::zvariant::OwnedValue = call(
+            &self.conn,
+            SERVICE,
+            PATH,
+            "org.freedesktop.DBus.Properties",
+            "Get",
+            &(SERVICE, "Version"),
+            self.timeout,
+        )
+        .await
+        .map_err(GnomeError::from_shell_call)?;
+        u32::try_from(value)
+            .map_err(|err| GnomeError::BadReply(format!("the extension's version: {err}")))
+    }
+
+    /// Sends text to the focused text field through the input method, as GNOME's on-screen
+    /// keyboard does; false when no field takes input-method text.
+    pub async fn commit_text(&self, text: &str) -> Result<bool, GnomeError> {
+        self.call("CommitText", &(text,), self.timeout).await
+    }
+
+    /// The clipboard's text (when it holds any) and the types it is offered as.
+    pub async fn read_clipboard(&self) -> Result<(Option<String>, Vec<String>), GnomeError> {
+        let (has_text, text, types): (bool, String, Vec<String>) =
+            self.call("ReadClipboard", &(), self.timeout).await?;
+        Ok((has_text.then_some(text), types))
+    }
+
+    pub async fn write_clipboard(&self, text: &str) -> Result<(), GnomeError> {
+        self.call("WriteClipboard", &(text,), self.timeout).await
     }
 
     /// The pixels of a region of the screen.

@@ -24,6 +24,8 @@ const DEADLINE: Duration = Duration::from_secs(5);
 /// How long `activate` and `change_window` wait for sway to apply what was asked.
 const SETTLE: Duration = Duration::from_millis(1500);
 const POLL: Duration = Duration::from_millis(20);
+/// Two reads of a window this far apart that agree: sway has finished changing it.
+const STILL: Duration = Duration::from_millis(50);
 
 /// Which desktop the environment names.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -31,6 +33,8 @@ pub enum Session {
     X11,
     /// sway, with its IPC socket.
     Sway(PathBuf),
+    /// GNOME Shell (mutter), reached over the session bus.
+    Gnome,
     /// A Wayland compositor deskhand has no backend for, by the name the session gives it.
     OtherWayland(String),
 }
@@ -38,7 +42,8 @@ pub enum Session {
 impl Session {
     /// From `WAYLAND_DISPLAY`, `XDG_SESSION_TYPE`, `SWAYSOCK` and `XDG_CURRENT_DESKTOP`: a
     /// Wayland session is one with a Wayland socket that does not say it is X11; its
-    /// compositor is sway when sway's IPC socket is named.
+    /// compositor is sway when sway's IPC socket is named, GNOME's when the desktop says GNOME
+    /// (Ubuntu's says `ubuntu:GNOME`).
     pub fn from_env() -> Session {
         let var = |name: &str| std::env::var(name).ok().filter(|value| !value.is_empty());
         Self::decide(
@@ -62,6 +67,13 @@ impl Session {
             (Some(socket), _) => Session::Sway(socket),
             (None, Some(desktop)) if desktop.to_ascii_lowercase().contains("sway") => {
                 Session::OtherWayland("sway without SWAYSOCK".to_owned())
+            }
+            (None, Some(desktop))
+                if desktop
+                    .split(':')
+                    .any(|name| name.eq_ignore_ascii_case("gnome")) =>
+            {
+                Session::Gnome
             }
             (None, desktop) => {
                 Session::OtherWayland(desktop.unwrap_or_else(|| "an unnamed compositor".into()))
@@ -304,18 +316,53 @@ impl Sway {
             WindowChange::Restore => format!("[con_id={id}] fullscreen disable"),
         };
         self.command("changing a window", command).await?;
-        let before = window.clone();
-        let until = tokio::time::Instant::now() + SETTLE;
-        while tokio::time::Instant::now() < until {
-            let Some(now) = self.window(id).await? else {
-                break;
-            };
-            if now != before {
-                break;
+        let Some(now) = self.changed_from(window).await? else {
+            return Ok(());
+        };
+        // sway places and sizes the container, borders and title bar included; deskhand's
+        // bounds are the window's own surface inside it: correct once by the difference.
+        let correction = match change {
+            WindowChange::Move { x, y } if (now.bounds.x, now.bounds.y) != (x, y) => Some(format!(
+                "[con_id={id}] move absolute position {} {}",
+                2 * x - now.bounds.x,
+                2 * y - now.bounds.y
+            )),
+            WindowChange::Resize { width, height }
+                if (now.bounds.width, now.bounds.height) != (width, height) =>
+            {
+                let grow = |asked: u32, got: u32| (2 * i64::from(asked) - i64::from(got)).max(1);
+                Some(format!(
+                    "[con_id={id}] resize set {} px {} px",
+                    grow(width, now.bounds.width),
+                    grow(height, now.bounds.height)
+                ))
             }
-            tokio::time::sleep(POLL).await;
+            _ => None,
+        };
+        if let Some(command) = correction {
+            self.command("changing a window", command).await?;
+            self.changed_from(&now).await?;
         }
         Ok(())
+    }
+
+    /// The window once it no longer reads as `before` and has stopped changing (sway applies
+    /// a floating enable and a move or resize in steps), or as it is after `SETTLE`; `None`
+    /// once it is gone.
+    async fn changed_from(&self, before: &WindowInfo) -> Result<Option<WindowInfo>> {
+        let until = tokio::time::Instant::now() + SETTLE;
+        let mut last: Option<WindowInfo> = None;
+        loop {
+            let Some(now) = self.window(before.handle).await? else {
+                return Ok(None);
+            };
+            let settled = last.as_ref() == Some(&now) && now != *before;
+            if settled || tokio::time::Instant::now() >= until {
+                return Ok(Some(now));
+            }
+            last = Some(now);
+            tokio::time::sleep(STILL).await;
+        }
     }
 
     /// The layout's bounding box, which absolute pointer motion spans.
@@ -521,7 +568,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_session_is_wayland_only_with_a_wayland_socket_and_sway_only_with_its_socket() {
+    fn the_session_is_wayland_only_with_a_wayland_socket_sway_with_its_socket_and_gnome_by_name() {
         let sock = || Some(PathBuf::from("/run/sway.sock"));
         assert_eq!(
             Session::decide(false, Some("wayland"), sock(), None),
@@ -536,8 +583,12 @@ mod tests {
             Session::Sway(PathBuf::from("/run/sway.sock"))
         );
         assert_eq!(
-            Session::decide(true, None, None, Some("GNOME".into())),
-            Session::OtherWayland("GNOME".into())
+            Session::decide(true, None, None, Some("ubuntu:GNOME".into())),
+            Session::Gnome
+        );
+        assert_eq!(
+            Session::decide(true, None, None, Some("KDE".into())),
+            Session::OtherWayland("KDE".into())
         );
     }
 }

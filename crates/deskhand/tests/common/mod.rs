@@ -22,16 +22,26 @@ pub struct Desktop {
 
 static DESKTOP: OnceLock<Desktop> = OnceLock::new();
 static SWAY: OnceLock<Desktop> = OnceLock::new();
+static GNOME: OnceLock<Desktop> = OnceLock::new();
 
-/// The shared headless sway desktop of this test binary, and the same turn guard as
-/// [`desktop`].
+/// The shared headless sway desktop of this test binary, and its turn guard: it has a pointer
+/// and keyboard of its own, so its tests take turns with each other, not with the X11 ones.
 pub fn sway() -> (MutexGuard<'static, ()>, &'static Desktop) {
-    let guard = SERIAL
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    static TURN: Mutex<()> = Mutex::new(());
+    let guard = TURN.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
     (
         guard,
         SWAY.get_or_init(|| Desktop::start_with(&["--wayland", "sway"])),
+    )
+}
+
+/// The shared headless GNOME desktop of this test binary, and its turn guard, as [`sway`].
+pub fn gnome() -> (MutexGuard<'static, ()>, &'static Desktop) {
+    static TURN: Mutex<()> = Mutex::new(());
+    let guard = TURN.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    (
+        guard,
+        GNOME.get_or_init(|| Desktop::start_with(&["--wayland", "gnome"])),
     )
 }
 static SERIAL: Mutex<()> = Mutex::new(());
@@ -178,6 +188,11 @@ impl Desktop {
             title.replace(' ', "_"),
             now_ms()
         ));
+        // On a Wayland desktop of another user the fixture runs as that user and writes there.
+        if let Some((uid, gid)) = self.user {
+            std::fs::File::create(&log).expect("the oracle log");
+            std::os::unix::fs::chown(&log, Some(uid), Some(gid)).expect("chown the oracle log");
+        }
         let script =
             Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/fixture_app.py");
         let windows = windows.to_string();
@@ -377,9 +392,9 @@ impl Desktop {
         Desktop::start()
     }
 
-    /// [`Desktop::start_own`] on sway.
-    pub fn start_own_sway() -> Desktop {
-        Desktop::start_with(&["--wayland", "sway"])
+    /// [`Desktop::start_own`] on a Wayland compositor (`sway`, `gnome`).
+    pub fn start_own_wayland(compositor: &str) -> Desktop {
+        Desktop::start_with(&["--wayland", compositor])
     }
 
     /// Stops this desktop's processes, as `deskhand desktop stop` does.

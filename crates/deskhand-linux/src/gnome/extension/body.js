@@ -21,7 +21,13 @@ const IFACE = `<node>
       <arg type="s" direction="in" name="path"/>
     </method>
     <method name="Pointer"><arg type="i" direction="out" name="x"/><arg type="i" direction="out" name="y"/></method>
-    <method name="HideOverview"/>
+    <method name="Ready"><arg type="b" direction="out" name="ready"/></method>
+    <method name="CommitText"><arg type="s" direction="in" name="text"/><arg type="b" direction="out" name="committed"/></method>
+    <method name="ReadClipboard">
+      <arg type="b" direction="out" name="has_text"/><arg type="s" direction="out" name="text"/>
+      <arg type="as" direction="out" name="types"/>
+    </method>
+    <method name="WriteClipboard"><arg type="s" direction="in" name="text"/></method>
   </interface>
 </node>`;
 
@@ -45,7 +51,7 @@ function byId(id) {
 
 class DeskhandShell {
     get Version() {
-        return 1;
+        return 2;
     }
 
     Windows() {
@@ -133,13 +139,50 @@ class DeskhandShell {
         return [x, y];
     }
 
-    HideOverview() {
-        Main.overview.hide();
+    // Whether the shell has finished starting and shows the windows, not the overview.
+    Ready() {
+        return !Main.layoutManager._startingUp && !Main.overview.visible;
     }
+
+    // Text as GNOME's on-screen keyboard sends it: through the input method to the focused
+    // text field (text-input protocol), whatever the keymap holds. False when no field takes
+    // input-method text (an XWayland app, a terminal without it, nothing focused).
+    CommitText(text) {
+        if (!Main.inputMethod.currentFocus)
+            return false;
+        Main.inputMethod.commit(text);
+        return true;
+    }
+
+    ReadClipboardAsync(_params, invocation) {
+        const clipboard = St.Clipboard.get_default();
+        const types = clipboard.get_mimetypes(St.ClipboardType.CLIPBOARD) || [];
+        clipboard.get_text(St.ClipboardType.CLIPBOARD, (_clipboard, text) => {
+            invocation.return_value(new GLib.Variant('(bsas)', [text !== null, text || '', types]));
+        });
+    }
+
+    WriteClipboard(text) {
+        St.Clipboard.get_default().set_text(St.ClipboardType.CLIPBOARD, text);
+    }
+}
+
+// GNOME starts in the Activities overview, where windows take no input. deskhand's headless
+// desktop asks (through the shell's environment) to leave it once start-up is over; a person's
+// session is left as its user has it.
+function leaveOverviewAfterStartup() {
+    if (GLib.getenv('DESKHAND_LEAVE_OVERVIEW') !== '1')
+        return null;
+    if (!Main.layoutManager._startingUp) {
+        Main.overview.hide();
+        return null;
+    }
+    return Main.layoutManager.connect('startup-complete', () => Main.overview.hide());
 }
 
 class DeskhandExtension {
     enable() {
+        this._startup = leaveOverviewAfterStartup();
         this._object = Gio.DBusExportedObject.wrapJSObject(IFACE, new DeskhandShell());
         this._object.export(Gio.DBus.session, '/dev/deskhand/Shell');
         this._name = Gio.bus_own_name_on_connection(Gio.DBus.session, 'dev.deskhand.Shell',
@@ -147,6 +190,9 @@ class DeskhandExtension {
     }
 
     disable() {
+        if (this._startup)
+            Main.layoutManager.disconnect(this._startup);
+        this._startup = null;
         Gio.bus_unown_name(this._name);
         this._object.unexport();
         this._object = null;

@@ -1,3 +1,3 @@
 // GNOME Shell 42 to 44 load extensions as scripts with `imports`.
-const { Gio, Meta, Shell } = imports.gi;
+const { GLib, Gio, Meta, Shell, St } = imports.gi;
 const Main = imports.ui.main;

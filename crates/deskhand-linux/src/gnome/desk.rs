@@ -1,0 +1,426 @@
+//! GNOME on Wayland as the capability traits need it: windows, focus, geometry and pixels from
+//! deskhand's shell extension, pointer and keys through Mutter's remote desktop, both in the
+//! core's terms and errors.
+
+use std::time::Duration;
+
+use deskhand_core::error::{Error, ErrorKind, Result};
+use deskhand_core::model::{
+    ClipboardContent, MouseButton, Point, Rect, RgbImage, ScrollDirection, WindowChange, WindowInfo,
+};
+use deskhand_core::render::escape;
+use tokio::sync::OnceCell;
+
+use super::extension::VERSION;
+use super::remote::RemoteInput;
+use super::shell::{Shell, ShellWindow, WindowState};
+use super::{GnomeError, session_bus};
+
+/// One D-Bus round trip to the shell or to Mutter never takes this long when they are alive.
+const CALL_TIMEOUT: Duration = Duration::from_secs(3);
+/// How long a window may take to show a focus, place or state it was given.
+const SETTLE: Duration = Duration::from_millis(1500);
+const POLL: Duration = Duration::from_millis(30);
+/// Longer than a frame of the shell's 60 Hz clock, on which it hands queued input to the apps.
+const FRAME: Duration = Duration::from_millis(40);
+
+pub fn gnome_error(err: GnomeError) -> Error {
+    let kind = match &err {
+        GnomeError::ExtensionAbsent(_)
+        | GnomeError::ExtensionOutdated { .. }
+        | GnomeError::NoRemoteDesktop(_) => ErrorKind::NoDisplay,
+        GnomeError::Timeout { .. } => ErrorKind::Timeout,
+        GnomeError::Call { .. } | GnomeError::BadReply(_) => ErrorKind::Platform,
+    };
+    Error::new(kind, err.to_string())
+}
+
+/// Where a window's surface lies on GNOME, which only the shell knows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Placement {
+    /// The whole surface, client-side shadows included.
+    pub buffer: Rect,
+    /// An XWayland window, whose toolkit counts in X's screen coordinates.
+    pub x11: bool,
+}
+
+/// The connection to GNOME Shell, made on first use; the remote-desktop session is started on
+/// the first input, since it shows a screen-sharing indicator while it lasts.
+#[derive(Default)]
+pub struct Gnome {
+    shell: OnceCell<Shell>,
+    input: OnceCell<RemoteInput>,
+}
+
+fn window_info(window: &ShellWindow) -> WindowInfo {
+    let app_name = crate::process::program_name(window.pid)
+        .or_else(|| (!window.app_id.is_empty()).then(|| window.app_id.clone()))
+        .or_else(|| (!window.wm_class.is_empty()).then(|| window.wm_class.clone()))
+        .unwrap_or_else(|| "unknown".into());
+    WindowInfo {
+        handle: window.id,
+        title: window.title.clone(),
+        pid: (window.pid > 0).then_some(window.pid),
+        app_name,
+        bounds: window.frame_rect(),
+        focused: window.focused,
+        minimized: window.minimized,
+        maximized: window.maximized,
+    }
+}
+
+impl Gnome {
+    async fn shell(&self) -> Result<&Shell> {
+        self.shell
+            .get_or_try_init(|| async {
+                let shell = Shell::new(session_bus(CALL_TIMEOUT).await?, CALL_TIMEOUT);
+                let running = shell.version().await?;
+                if running < VERSION {
+                    return Err(GnomeError::ExtensionOutdated { running });
+                }
+                Ok(shell)
+            })
+            .await
+            .map_err(gnome_error)
+    }
+
+    async fn input(&self) -> Result<&RemoteInput> {
+        self.input
+            .get_or_try_init(|| async {
+                let conn = session_bus(CALL_TIMEOUT).await?;
+                RemoteInput::start(conn, CALL_TIMEOUT).await
+            })
+            .await
+            .map_err(gnome_error)
+    }
+
+    /// Windows as the shell lists them, bottom to top, with their frames and buffers.
+    async fn shell_windows(&self) -> Result<Vec<ShellWindow>> {
+        self.shell().await?.windows().await.map_err(gnome_error)
+    }
+
+    /// Windows top first, as the core lists them.
+    pub async fn windows(&self) -> Result<Vec<WindowInfo>> {
+        let mut windows: Vec<WindowInfo> = self
+            .shell_windows()
+            .await?
+            .iter()
+            .map(window_info)
+            .collect();
+        windows.reverse();
+        Ok(windows)
+    }
+
+    pub async fn window(&self, handle: u64) -> Result<Option<WindowInfo>> {
+        Ok(self
+            .shell_windows()
+            .await?
+            .iter()
+            .find(|w| w.id == handle)
+            .map(window_info))
+    }
+
+    /// Where the window's surface lies, client-side shadows included: what GTK3's
+    /// window-relative accessibility extents count from (GTK4's count from the frame).
+    pub async fn placement(&self, window: &WindowInfo) -> Result<Placement> {
+        self.shell_windows()
+            .await?
+            .iter()
+            .find(|w| w.id == window.handle)
+            .map(|w| Placement {
+                buffer: w.buffer_rect(),
+                x11: w.x11,
+            })
+            .ok_or_else(|| Self::gone(window, "read"))
+    }
+
+    pub async fn screen(&self) -> Result<Rect> {
+        Ok(self.input().await?.screen())
+    }
+
+    fn gone(window: &WindowInfo, doing: &str) -> Error {
+        Error::new(
+            ErrorKind::SurfaceGone,
+            format!(
+                "the window \"{}\" closed before it could be {doing}; call `windows`",
+                escape(&window.title)
+            ),
+        )
+    }
+
+    pub async fn activate(&self, window: &WindowInfo) -> Result<()> {
+        let shell = self.shell().await?;
+        if !shell.activate(window.handle).await.map_err(gnome_error)? {
+            return Err(Self::gone(window, "focused"));
+        }
+        let until = tokio::time::Instant::now() + SETTLE;
+        loop {
+            let windows = self.shell_windows().await?;
+            match windows.iter().find(|w| w.id == window.handle) {
+                None => return Err(Self::gone(window, "focused")),
+                Some(found) if found.focused => return Ok(()),
+                Some(_) => {}
+            }
+            if tokio::time::Instant::now() >= until {
+                let holder = windows.iter().find(|w| w.focused);
+                return Err(Error::platform(format!(
+                    "GNOME did not give the window \"{}\" the focus within {} ms{}; answer any dialog of that app first, then call `focus` again",
+                    escape(&window.title),
+                    SETTLE.as_millis(),
+                    holder.map_or_else(String::new, |w| format!(
+                        " and kept it on \"{}\"",
+                        escape(&w.title)
+                    ))
+                ))
+                .after_sending());
+            }
+            tokio::time::sleep(POLL).await;
+        }
+    }
+
+    pub async fn close(&self, window: &WindowInfo) -> Result<()> {
+        let closed = self
+            .shell()
+            .await?
+            .close(window.handle)
+            .await
+            .map_err(|err| gnome_error(err).after_sending())?;
+        if closed {
+            Ok(())
+        } else {
+            Err(Self::gone(window, "closed"))
+        }
+    }
+
+    pub async fn change_window(&self, window: &WindowInfo, change: WindowChange) -> Result<()> {
+        let shell = self.shell().await?;
+        let frame = window.bounds;
+        let found = match change {
+            WindowChange::Move { x, y } => {
+                shell
+                    .move_resize(window.handle, Rect::new(x, y, frame.width, frame.height))
+                    .await
+            }
+            WindowChange::Resize { width, height } => {
+                shell
+                    .move_resize(window.handle, Rect::new(frame.x, frame.y, width, height))
+                    .await
+            }
+            WindowChange::Minimize => shell.set_state(window.handle, WindowState::Minimized).await,
+            WindowChange::Maximize => shell.set_state(window.handle, WindowState::Maximized).await,
+            WindowChange::Restore => shell.set_state(window.handle, WindowState::Normal).await,
+        }
+        .map_err(|err| gnome_error(err).after_sending())?;
+        if !found {
+            return Err(Self::gone(window, "changed"));
+        }
+        let until = tokio::time::Instant::now() + SETTLE;
+        while tokio::time::Instant::now() < until {
+            match self.window(window.handle).await? {
+                Some(now) if now == *window => tokio::time::sleep(POLL).await,
+                _ => break,
+            }
+        }
+        Ok(())
+    }
+
+    pub async fn pointer(&self) -> Result<Point> {
+        let (x, y) = self.shell().await?.pointer().await.map_err(gnome_error)?;
+        Ok(Point { x, y })
+    }
+
+    pub async fn move_pointer(&self, to: Point) -> Result<()> {
+        self.input()
+            .await?
+            .move_to(to)
+            .await
+            .map_err(|err| gnome_error(err).after_sending())
+    }
+
+    pub async fn button(&self, button: MouseButton, down: bool) -> Result<()> {
+        self.input()
+            .await?
+            .button(button, down)
+            .await
+            .map_err(|err| gnome_error(err).after_sending())
+    }
+
+    /// Wheel clicks at `at` (where the pointer is when `None`).
+    pub async fn scroll(
+        &self,
+        at: Option<Point>,
+        direction: ScrollDirection,
+        amount: u32,
+    ) -> Result<()> {
+        let input = self.input().await?;
+        if let Some(at) = at {
+            input
+                .move_to(at)
+                .await
+                .map_err(|err| gnome_error(err).after_sending())?;
+        }
+        let steps = i32::try_from(amount).unwrap_or(i32::MAX);
+        let (vertical, steps) = match direction {
+            ScrollDirection::Up => (true, -steps),
+            ScrollDirection::Down => (true, steps),
+            ScrollDirection::Left => (false, -steps),
+            ScrollDirection::Right => (false, steps),
+        };
+        input
+            .scroll(vertical, steps)
+            .await
+            .map_err(|err| gnome_error(err).after_sending())
+    }
+
+    /// Keys by keysym pressed (or released, in reverse order): modifiers held around a button.
+    pub async fn keys(&self, keysyms: &[u32], down: bool) -> Result<()> {
+        let input = self.input().await?;
+        let sent = async {
+            if down {
+                for &keysym in keysyms {
+                    input.key(keysym, true).await?;
+                }
+            } else {
+                for &keysym in keysyms.iter().rev() {
+                    input.key(keysym, false).await?;
+                }
+            }
+            Ok(())
+        };
+        sent.await.map_err(|err| gnome_error(err).after_sending())
+    }
+
+    /// A click as a person makes one, with `held` modifier keysyms down around it.
+    pub async fn click(
+        &self,
+        at: Point,
+        button: MouseButton,
+        count: u32,
+        held: &[u32],
+    ) -> Result<()> {
+        let input = self.input().await?;
+        let sent = async {
+            for &keysym in held {
+                input.key(keysym, true).await?;
+            }
+            let mut clicked = Ok(());
+            for _ in 0..count.max(1) {
+                clicked = input.click(at, button).await;
+                if clicked.is_err() {
+                    break;
+                }
+            }
+            // Released even when the click failed, so no modifier stays held.
+            for &keysym in held.iter().rev() {
+                input.key(keysym, false).await?;
+            }
+            clicked
+        };
+        sent.await.map_err(|err| gnome_error(err).after_sending())
+    }
+
+    /// Chords as (modifier keysyms, key keysym): how many went out, and why the rest did not.
+    pub async fn press_chords(&self, chords: &[(Vec<u32>, u32)]) -> Result<(usize, Option<Error>)> {
+        let input = self.input().await?;
+        for (pressed, (modifiers, key)) in chords.iter().enumerate() {
+            let chord = async {
+                for &modifier in modifiers {
+                    input.key(modifier, true).await?;
+                }
+                let tapped = async {
+                    input.key(*key, true).await?;
+                    input.key(*key, false).await
+                }
+                .await;
+                for &modifier in modifiers.iter().rev() {
+                    input.key(modifier, false).await?;
+                }
+                tapped
+            };
+            if let Err(err) = chord.await {
+                return Ok((pressed, Some(gnome_error(err))));
+            }
+        }
+        Ok((chords.len(), None))
+    }
+
+    /// Sends text to the focused field through the input method; false when no field takes it.
+    pub async fn commit_text(&self, text: &str) -> Result<bool> {
+        self.shell()
+            .await?
+            .commit_text(text)
+            .await
+            .map_err(|err| gnome_error(err).after_sending())
+    }
+
+    /// A round trip through the shell's main loop, which delivers input to the apps: what was
+    /// sent before it has been handed on once it answers and a frame has passed.
+    pub async fn sync(&self) -> Result<()> {
+        self.shell().await?.pointer().await.map_err(gnome_error)?;
+        tokio::time::sleep(FRAME).await;
+        Ok(())
+    }
+
+    pub async fn read_clipboard(&self) -> Result<ClipboardContent> {
+        let (text, types) = self
+            .shell()
+            .await?
+            .read_clipboard()
+            .await
+            .map_err(gnome_error)?;
+        Ok(ClipboardContent { text, types })
+    }
+
+    pub async fn write_clipboard(&self, text: &str) -> Result<()> {
+        self.shell()
+            .await?
+            .write_clipboard(text)
+            .await
+            .map_err(|err| gnome_error(err).after_sending())
+    }
+
+    pub async fn capture(&self, rect: Rect) -> Result<RgbImage> {
+        self.shell()
+            .await?
+            .screenshot(rect)
+            .await
+            .map_err(gnome_error)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_window_keeps_the_shell_id_and_its_frame_as_bounds() {
+        let shell = ShellWindow {
+            id: 7,
+            title: "Calculator".into(),
+            pid: 0,
+            wm_class: "gnome-calculator".into(),
+            app_id: "org.gnome.Calculator".into(),
+            frame: [98, 134, 360, 489],
+            buffer: [37, 79, 482, 611],
+            focused: true,
+            minimized: false,
+            maximized: false,
+            fullscreen: false,
+            x11: false,
+        };
+        let info = window_info(&shell);
+        assert_eq!(info.handle, 7);
+        assert_eq!(info.pid, None);
+        assert_eq!(info.app_name, "org.gnome.Calculator");
+        assert_eq!(info.bounds, Rect::new(98, 134, 360, 489));
+        assert!(info.focused);
+    }
+
+    #[test]
+    fn a_missing_extension_names_the_install_command() {
+        let err = gnome_error(GnomeError::ExtensionAbsent("no owner".into()));
+        assert_eq!(err.kind, ErrorKind::NoDisplay);
+        assert!(err.message.contains("deskhand gnome-extension install"));
+        assert!(err.message.contains("log out"));
+    }
+}

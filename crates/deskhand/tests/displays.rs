@@ -1,0 +1,482 @@
+//! The contract on each display deskhand drives: X11 (Xvfb), sway and GNOME Shell on Wayland,
+//! each a headless desktop started by `deskhand desktop start`, with real GTK3 and GTK4 apps on
+//! it driven through the real CLI and MCP server. Every scenario runs on all three; the
+//! fixture app's own log and the apps' accessibility trees are the oracles.
+
+mod common;
+
+use common::{
+    Desktop, element_lines, line_of, observe_until, observe_with_until, ref_of, wait_until,
+    window_where,
+};
+use serde_json::{Value, json};
+use std::sync::MutexGuard;
+use std::time::Duration;
+
+const GTK_START: Duration = Duration::from_secs(20);
+const SETTLE: Duration = Duration::from_secs(10);
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Display {
+    X11,
+    Sway,
+    Gnome,
+}
+
+impl Display {
+    /// This test binary's shared desktop of this display, and its turn.
+    fn desktop(self) -> (MutexGuard<'static, ()>, &'static Desktop) {
+        match self {
+            Display::X11 => common::desktop(),
+            Display::Sway => common::sway(),
+            Display::Gnome => common::gnome(),
+        }
+    }
+}
+
+/// One test per display for each scenario, named after it: `scenario::x11`, `::sway`, `::gnome`.
+macro_rules! on_every_display {
+    ($($scenario:ident),* $(,)?) => {$(
+        mod $scenario {
+            #[test]
+            fn x11() {
+                super::$scenario(super::Display::X11);
+            }
+            #[test]
+            fn sway() {
+                super::$scenario(super::Display::Sway);
+            }
+            #[test]
+            fn gnome() {
+                super::$scenario(super::Display::Gnome);
+            }
+        }
+    )*};
+}
+
+on_every_display!(
+    gtk3_clicks_at_reported_points_types_unicode_and_shows_pixels,
+    gtk4_calculator_takes_pointer_clicks_at_reported_points_and_keys,
+    the_pointer_in_the_corner_stops_actions,
+    windows_move_resize_minimize_restore_and_close,
+    drags_and_scrolls_reach_the_app,
+    the_clipboard_holds_what_was_written,
+);
+
+/// The `@x,y` point of an observation line, 0–1000 of its surface.
+fn point_of(line: &str) -> (f64, f64) {
+    let (x, y) = line
+        .rsplit_once('@')
+        .and_then(|(_, p)| p.split_once(','))
+        .unwrap_or_else(|| panic!("no point in {line:?}"));
+    (x.trim().parse().expect("x"), y.trim().parse().expect("y"))
+}
+
+/// Observes `w` until the line of `reference` satisfies `wanted`.
+fn wait_for_line(
+    desk: &Desktop,
+    w: &str,
+    reference: &str,
+    what: &str,
+    wanted: impl Fn(&str) -> bool,
+) {
+    observe_until(desk, w, SETTLE, what, |text| {
+        element_lines(text)
+            .find(|l| l.trim_start().split(' ').next() == Some(reference))
+            .is_some_and(&wanted)
+    });
+}
+
+/// The window `w` as `windows --json` lists it.
+fn listed(desk: &Desktop, w: &str) -> Option<Value> {
+    let listed = desk.act_json("windows", json!({}));
+    listed["data"]["windows"]
+        .as_array()?
+        .iter()
+        .find(|x| x["id"] == w)
+        .cloned()
+}
+
+/// The fixture app with one window, focused, and its `w` id.
+fn fixture(desk: &Desktop, title: &str) -> (common::Fixture, String) {
+    let fixture = desk.fixture(title, 1);
+    let (w, _) = window_where(desk, GTK_START, title, |t| t == title);
+    desk.act("focus", json!({"target": w})).ok();
+    (fixture, w)
+}
+
+fn gtk3_clicks_at_reported_points_types_unicode_and_shows_pixels(display: Display) {
+    let (_turn, desk) = display.desktop();
+    let _factory = desk.spawn("gtk3-widget-factory", &[]);
+    let (w, _) = window_where(desk, GTK_START, "gtk3-widget-factory", |t| {
+        t == "gtk3-widget-factory"
+    });
+    desk.act("focus", json!({"target": w})).ok();
+    let text = observe_until(desk, &w, GTK_START, "the pages and the entry", |t| {
+        t.contains("radio \"Page 2\"") && t.contains("text value=\"entry\" @")
+    });
+
+    // A pointer click at the point reported for "Page 2": AT-SPI extents on Wayland are
+    // relative to the window (on GNOME to its surface, shadow included), so this lands only if
+    // they were mapped with the compositor's window origin.
+    let page2 = ref_of(&text, &["radio \"Page 2\""]);
+    let placed = desk
+        .act("observe", json!({"target": w, "points": true}))
+        .ok();
+    let (x, y) = point_of(line_of(&placed, &page2));
+    let reply = desk.act("click", json!({"target": w, "x": x, "y": y})).ok();
+    assert!(reply.contains("with the pointer"), "{reply}");
+    wait_for_line(desk, &w, &page2, "Page 2 checked", |l| {
+        l.contains(" checked")
+    });
+    let page1 = ref_of(&placed, &["radio \"Page 1\""]);
+    let (x, y) = point_of(line_of(&placed, &page1));
+    desk.act("click", json!({"target": w, "x": x, "y": y})).ok();
+    wait_for_line(desk, &w, &page1, "Page 1 checked", |l| {
+        l.contains(" checked")
+    });
+
+    // Typing characters no keyboard layout here has, into the entry, by ref.
+    let text = observe_until(desk, &w, SETTLE, "the entry", |t| {
+        t.contains("text value=\"entry\" @")
+    });
+    let entry = ref_of(&text, &["text value=\"entry\" @"]);
+    desk.act("click", json!({"ref": entry})).ok();
+    // Keys and chords from one process after another: each process uploads its own keymap.
+    desk.act("type", json!({"text": "x€"})).ok();
+    desk.act("press", json!({"keys": "BackSpace"})).ok();
+    wait_for_line(desk, &w, &entry, "BackSpace to take the €", |l| {
+        l.contains("value=\"entryx\"")
+    });
+    desk.act("press", json!({"keys": "ctrl+a"})).ok();
+    let typed = " Hé€😀中 ÄÖ→ž";
+    let reply = desk.act("type", json!({"text": typed})).ok();
+    assert!(reply.starts_with("done: typed 11 characters"), "{reply}");
+    wait_for_line(desk, &w, &entry, "the typed text", |l| {
+        l.contains(&format!("value=\"{typed}\""))
+    });
+    let line = line_of(&desk.act("observe", json!({"target": w})).ok(), &entry).to_owned();
+    assert!(line.contains(" focused"), "{line}");
+
+    // The window's pixels at its place and size, and a zoom of a quarter of it at native size.
+    let listed = desk.act_json("windows", json!({}));
+    let window = listed["data"]["windows"]
+        .as_array()
+        .expect("windows")
+        .iter()
+        .find(|x| x["id"] == w.as_str())
+        .expect("the window")
+        .clone();
+    let shot = desk.act_json("screenshot", json!({"target": w}));
+    for key in ["x", "y", "width", "height"] {
+        assert_eq!(shot["data"]["pixels"][key], window["bounds"][key], "{shot}");
+    }
+    let out = desk.scratch(&format!("{display:?}-zoom.png"));
+    let reply = desk.run(&[
+        "zoom",
+        &json!({"target": w, "region": [0, 0, 500, 500]}).to_string(),
+        "--json",
+        "--out",
+        out.to_str().expect("utf-8 path"),
+    ]);
+    let doc: serde_json::Value = serde_json::from_str(&reply.stdout).expect("zoom --json");
+    let width = window["bounds"]["width"].as_u64().expect("width");
+    assert_eq!(doc["data"]["width"], width.div_ceil(2), "{doc}");
+    let png = std::fs::read(&out).expect("the zoom file");
+    assert_eq!(&png[1..4], b"PNG");
+    assert_eq!(
+        u64::from(u32::from_be_bytes(png[16..20].try_into().expect("4 bytes"))),
+        width.div_ceil(2)
+    );
+}
+
+fn gtk4_calculator_takes_pointer_clicks_at_reported_points_and_keys(display: Display) {
+    let (_turn, desk) = display.desktop();
+    let _calculator = desk.spawn("gnome-calculator", &[]);
+    let (w, _) = window_where(desk, GTK_START, "gnome-calculator", |t| t == "Calculator");
+    desk.act("focus", json!({"target": w})).ok();
+    let text = observe_until(desk, &w, GTK_START, "the keypad", |t| {
+        t.contains("button \"7\"") && t.contains("button \"=\"")
+    });
+    let display = common::first_of_role(&text, "text");
+    let placed = desk
+        .act("observe", json!({"target": w, "points": true}))
+        .ok();
+    for label in ["7", "×", "3"] {
+        let button = ref_of(&placed, &[&format!("button \"{label}\"")]);
+        let (x, y) = point_of(line_of(&placed, &button));
+        let reply = desk.act("click", json!({"target": w, "x": x, "y": y})).ok();
+        assert!(reply.contains("with the pointer"), "{reply}");
+    }
+    wait_for_line(desk, &w, &display, "7×3 on the display", |l| {
+        l.contains("value=\"7×3\"")
+    });
+    desk.act("press", json!({"keys": "Return"})).ok();
+    wait_for_line(desk, &w, &display, "21 on the display", |l| {
+        l.contains("value=\"21\"")
+    });
+}
+
+/// Moves the pointer out of the kill switch's corner when dropped, as the user would, so that a
+/// failing scenario cannot stop the ones after it.
+struct Cornered<'a> {
+    display: Display,
+    desk: &'a Desktop,
+}
+
+impl Drop for Cornered<'_> {
+    fn drop(&mut self) {
+        match self.display {
+            Display::X11 => {
+                let _ = self
+                    .desk
+                    .command("xdotool")
+                    .args(["mousemove", "500", "500"])
+                    .status();
+            }
+            // deskhand knows sway's pointer only from its own moves, and that record ends
+            // with the MCP server that made them.
+            Display::Sway => {}
+            Display::Gnome => gnome_pointer_to(self.desk, 500, 500),
+        }
+    }
+}
+
+/// A person's pointer move on GNOME: through a remote-desktop session of the test's own.
+fn gnome_pointer_to(desk: &Desktop, x: i32, y: i32) {
+    let address = desk
+        .env
+        .iter()
+        .find(|(k, _)| k == "DBUS_SESSION_BUS_ADDRESS")
+        .map(|(_, v)| v.clone())
+        .expect("the desktop's session bus");
+    let runtime = tokio::runtime::Runtime::new().expect("a runtime");
+    runtime.block_on(async {
+        let timeout = Duration::from_secs(3);
+        let conn = zbus::connection::Builder::address(address.as_str())
+            .expect("a bus address")
+            .method_timeout(timeout)
+            .build()
+            .await
+            .expect("the desktop's session bus");
+        let input = deskhand_linux::gnome::remote::RemoteInput::start(conn, timeout)
+            .await
+            .expect("a remote-desktop session");
+        input
+            .move_to(deskhand_core::model::Point { x, y })
+            .await
+            .expect("the pointer moves");
+    });
+}
+
+fn the_pointer_in_the_corner_stops_actions(display: Display) {
+    let (_turn, desk) = display.desktop();
+    let mcp = desk.mcp();
+    let moved = mcp.call(json!({"action": "hover", "x": 500, "y": 500}));
+    assert!(!moved.is_error, "{}", moved.text);
+    let cornered = mcp.call(json!({"action": "hover", "x": 0, "y": 0}));
+    let _leave = Cornered { display, desk };
+    assert!(!cornered.is_error, "{}", cornered.text);
+    let stopped = mcp.call(json!({"action": "click", "x": 500, "y": 500}));
+    assert_eq!(stopped.kind(), Some("stopped"), "{}", stopped.text);
+    mcp.close();
+}
+
+fn windows_move_resize_minimize_restore_and_close(display: Display) {
+    let (_turn, desk) = display.desktop();
+    let title = format!("Window Fixture {display:?}");
+    let (_fixture, w) = fixture(desk, &title);
+    let bounds = |desk: &Desktop| listed(desk, &w).map(|window| window["bounds"].clone());
+
+    let reply = desk
+        .act("window", json!({"target": w, "position": [200, 150]}))
+        .ok();
+    assert!(
+        reply.starts_with(&format!("done: {w} is now 200,150 ")),
+        "{reply}"
+    );
+    let at = bounds(desk).expect("the window");
+    assert_eq!(
+        (at["x"].as_i64(), at["y"].as_i64()),
+        (Some(200), Some(150)),
+        "{at}"
+    );
+
+    let (width, height) = (
+        at["width"].as_u64().unwrap() + 60,
+        at["height"].as_u64().unwrap() + 40,
+    );
+    desk.act("window", json!({"target": w, "size": [width, height]}))
+        .ok();
+    let sized = bounds(desk).expect("the window");
+    assert_eq!(
+        (sized["width"].as_u64(), sized["height"].as_u64()),
+        (Some(width), Some(height)),
+        "{sized}"
+    );
+
+    let reply = desk
+        .act("window", json!({"target": w, "state": "minimized"}))
+        .ok();
+    assert!(reply.trim_end().ends_with(" minimized"), "{reply}");
+    assert_eq!(listed(desk, &w).unwrap()["minimized"], true);
+    let reply = desk
+        .act("window", json!({"target": w, "state": "normal"}))
+        .ok();
+    assert!(reply.trim_end().ends_with(" normal"), "{reply}");
+    assert_eq!(listed(desk, &w).unwrap()["minimized"], false);
+
+    desk.act("close", json!({"target": w})).ok();
+    let gone = wait_until(SETTLE, || listed(desk, &w).is_none().then_some(()));
+    assert!(gone.is_some(), "{w} is still listed after close");
+}
+
+fn drags_and_scrolls_reach_the_app(display: Display) {
+    let (_turn, desk) = display.desktop();
+    let (fixture, w) = fixture(desk, &format!("Pointer Fixture {display:?}"));
+    let text = observe_with_until(
+        desk,
+        json!({"target": w, "points": true}),
+        GTK_START,
+        "the canvas and the scroll area",
+        |t| t.contains("canvas \"Canvas\" @") && t.contains("scrollpane \"Scroll area\" @"),
+    );
+    let (cx, cy) = point_of(line_of(&text, &ref_of(&text, &["canvas \"Canvas\""])));
+    let before = fixture.events().len();
+    desk.act(
+        "drag",
+        json!({"target": w, "from": [cx - 30.0, cy], "to": [cx + 30.0, cy], "via": [[cx, cy - 10.0]], "duration_ms": 300}),
+    )
+    .ok();
+    let drag = fixture.wait_for("the drag", |e| e["event"] == "drag");
+    assert!(drag["motions"].as_u64().unwrap() >= 2, "{drag}");
+    assert!(
+        drag["to"][0].as_i64().unwrap() > drag["from"][0].as_i64().unwrap() + 20,
+        "{drag}"
+    );
+
+    let area = ref_of(&text, &["scrollpane \"Scroll area\""]);
+    let (sx, sy) = point_of(line_of(&text, &area));
+    desk.act(
+        "scroll",
+        json!({"target": w, "x": sx, "y": sy, "direction": "down", "amount": 3}),
+    )
+    .ok();
+    let scrolled = fixture.wait_for("the scroll area to scroll", |e| {
+        e["event"] == "scrolled" && e["value"].as_f64().is_some_and(|v| v > 0.0)
+    });
+    assert!(fixture.events().len() > before, "{scrolled}");
+}
+
+fn the_clipboard_holds_what_was_written(display: Display) {
+    let (_turn, desk) = display.desktop();
+    let written = "clip héllo ✓";
+    let reply = desk.act("clipboard", json!({"text": written}));
+    if display == Display::Sway {
+        // wlr data-control is not there yet: said so, and nothing is claimed.
+        assert_ne!(reply.code, 0, "{}{}", reply.stdout, reply.stderr);
+        assert!(reply.stdout.contains("(unsupported)"), "{}", reply.stdout);
+        return;
+    }
+    assert!(
+        reply
+            .ok()
+            .starts_with("done: the clipboard holds 12 characters")
+    );
+    let read = desk.act_json("clipboard", json!({}));
+    assert_eq!(read["data"]["text"], written, "{read}");
+
+    // An app pastes it: the clipboard is the desktop's, not deskhand's own.
+    let (_fixture, w) = fixture(desk, &format!("Clipboard Fixture {display:?}"));
+    let text = observe_until(desk, &w, GTK_START, "the name field", |t| {
+        t.contains("text \"Name\"")
+    });
+    let name = ref_of(&text, &["text \"Name\""]);
+    desk.act("click", json!({"ref": name})).ok();
+    desk.act("press", json!({"keys": "ctrl+v"})).ok();
+    wait_for_line(desk, &w, &name, "the pasted text", |l| {
+        l.contains(&format!("value=\"{written}\""))
+    });
+}
+
+#[test]
+fn desktop_start_and_stop_on_sway_end_exactly_what_started() {
+    let desk = Desktop::start_own_wayland("sway");
+    // sway refuses root, so a root caller's desktop runs as a user of its own.
+    let sway_pid = desk
+        .processes()
+        .into_iter()
+        .find(|(name, _)| name == "sway")
+        .expect("sway")
+        .1;
+    let owner = std::fs::metadata(format!("/proc/{sway_pid}"))
+        .map(|m| std::os::unix::fs::MetadataExt::uid(&m))
+        .expect("sway's /proc entry");
+    assert_ne!(owner, 0, "sway runs as root");
+    assert_eq!(desk.user.map(|(uid, _)| uid).unwrap_or(owner), owner);
+    start_and_stop_end_exactly_what_started(&desk, &["sway"]);
+}
+
+#[test]
+fn desktop_start_and_stop_on_gnome_end_exactly_what_started() {
+    let desk = Desktop::start_own_wayland("gnome");
+    start_and_stop_end_exactly_what_started(
+        &desk,
+        &["gnome-shell", "system-bus", "pipewire", "wireplumber"],
+    );
+}
+
+/// A Wayland desktop has its socket, the compositor and the buses, lists no window, shows its
+/// screen, and leaves nothing behind when it stops.
+fn start_and_stop_end_exactly_what_started(desk: &Desktop, compositor: &[&str]) {
+    let var = |name: &str| {
+        desk.env
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.clone())
+            .unwrap_or_else(|| panic!("{name} is not in the desktop's environment"))
+    };
+    assert_eq!(var("XDG_SESSION_TYPE"), "wayland");
+    assert_eq!(var("GDK_BACKEND"), "wayland");
+    assert!(
+        desk.unset.iter().any(|k| k == "DISPLAY"),
+        "{:?}",
+        desk.unset
+    );
+    let socket = std::path::Path::new(&var("XDG_RUNTIME_DIR")).join(var("WAYLAND_DISPLAY"));
+    assert_eq!(desk.display, socket.to_string_lossy());
+    assert!(socket.exists(), "no Wayland socket at {}", socket.display());
+    let names: Vec<String> = desk.processes().into_iter().map(|(name, _)| name).collect();
+    for &wanted in ["dbus-daemon", "at-spi-bus-launcher", "a11y-listener"]
+        .iter()
+        .chain(compositor)
+    {
+        assert!(
+            names.iter().any(|n| n == wanted),
+            "{wanted} not in {names:?}"
+        );
+    }
+    let listed = desk.run(&["windows"]).ok();
+    assert!(listed.starts_with("windows · 0 windows"), "{listed}");
+    let screen = desk.act_json("screenshot", json!({"target": "screen"}));
+    assert_eq!(screen["data"]["surface"], "screen", "{screen}");
+    assert!(
+        screen["data"]["pixels"]["width"].as_u64() > Some(0),
+        "{screen}"
+    );
+
+    let pids: Vec<u32> = desk.processes().into_iter().map(|(_, pid)| pid).collect();
+    desk.stop().ok();
+    let gone = wait_until(Duration::from_secs(5), || {
+        pids.iter()
+            .all(|pid| {
+                std::fs::read_to_string(format!("/proc/{pid}/stat")).map_or(true, |stat| {
+                    stat.rsplit_once(") ")
+                        .is_some_and(|(_, rest)| rest.starts_with('Z'))
+                })
+            })
+            .then_some(())
+    });
+    assert!(gone.is_some(), "some of {pids:?} outlived desktop stop");
+    assert!(!socket.exists(), "the Wayland socket outlived desktop stop");
+}
