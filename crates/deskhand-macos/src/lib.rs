@@ -13,6 +13,7 @@ pub mod attributes;
 #[cfg(target_os = "macos")]
 mod backend;
 pub mod display;
+pub mod ending;
 pub mod errors;
 pub mod handle;
 pub mod keys;

@@ -29,6 +29,7 @@ use crate::actions::{NumberPath, StepVerdict, Stepper, core_action_name, number_
 use crate::apps::{application_dirs, installed, is_bundle_id};
 use crate::attributes::{AxValue, FrameF};
 use crate::display::{display_rects, screen};
+use crate::ending::{GRACES, KillRefused, Processes, end};
 use crate::errors::{AxError, Request, classify};
 use crate::handle::{Handle, Step};
 use crate::keys::{KeyEvent, TextPiece, chord_events, modifier, text_pieces};
@@ -896,23 +897,44 @@ impl Apps for MacBackend {
     }
 
     async fn kill(&self, pid: u32) -> Result<()> {
+        blocking("Ending the app", Request::Change, move || {
+            end(&System, pid, GRACES).map(|_| ())
+        })
+        .await
+    }
+}
+
+/// The processes of this Mac, as ending an app asks them.
+struct System;
+
+impl Processes for System {
+    fn ask_to_quit(&self, pid: u32) -> bool {
+        libc::pid_t::try_from(pid).is_ok_and(appkit::ask_to_quit)
+    }
+
+    fn kill(&self, pid: u32) -> std::result::Result<(), KillRefused> {
         let target = libc::pid_t::try_from(pid)
-            .ok()
-            .filter(|pid| *pid > 1)
-            .ok_or_else(|| Error::bad_argument(format!("{pid} is not a process deskhand ends")))?;
-        // SAFETY: sends a signal; no memory is involved.
+            .map_err(|_| KillRefused::Other(format!("{pid} is not a process id")))?;
+        // SAFETY: sends a signal; no memory is involved. `target` is positive (checked before),
+        // so it names one process, never a group.
         if unsafe { libc::kill(target, libc::SIGKILL) } == 0 {
             return Ok(());
         }
         let err = std::io::Error::last_os_error();
         Err(match err.raw_os_error() {
-            Some(libc::ESRCH) => Error::new(
-                ErrorKind::SurfaceGone,
-                format!("process {pid} is not running; call apps to see what is"),
-            ),
-            _ => Error::platform(format!(
-                "process {pid} could not be ended ({err}); it may belong to another user"
-            )),
+            Some(libc::ESRCH) => KillRefused::NotRunning,
+            _ => KillRefused::Other(err.to_string()),
         })
+    }
+
+    fn running(&self, pid: u32) -> bool {
+        let Ok(target) = libc::pid_t::try_from(pid) else {
+            return false;
+        };
+        // SAFETY: signal 0 only asks whether the process exists; no memory is involved.
+        // NSRunningApplication's own `terminated` is not used: it changes only while the main
+        // run loop runs, which deskhand's main thread does not.
+        let answered = unsafe { libc::kill(target, 0) };
+        answered == 0 || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
     }
 }
