@@ -6,6 +6,7 @@
 mod appkit;
 mod ax;
 mod quartz;
+mod sck;
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -28,6 +29,7 @@ use objc2_core_graphics::CGPreflightScreenCaptureAccess;
 use crate::actions::{NumberPath, StepVerdict, Stepper, core_action_name, number_path};
 use crate::apps::{application_dirs, installed, is_bundle_id};
 use crate::attributes::{AxValue, FrameF};
+use crate::capture::{AfterFailure, Plan, after_failure, plan};
 use crate::display::{display_rects, screen};
 use crate::ending::{GRACES, KillRefused, Processes, end};
 use crate::errors::{AxError, Request, classify};
@@ -760,26 +762,51 @@ impl Input for MacBackend {
     }
 }
 
+/// The pixels of `rect` (global points): ScreenCaptureKit where it takes screenshots, else or
+/// after it failed for a reason other than the permission, the window list.
+fn capture(rect: Rect) -> Result<RgbImage> {
+    // Asking Quartz for the displays first also opens the window server connection, which
+    // ScreenCaptureKit expects a process without an NSApplication to have.
+    let displays = quartz::displays();
+    let outside = || {
+        Error::bad_argument(format!(
+            "the region {rect:?} lies outside every display; give one on screen"
+        ))
+    };
+    let on_screen = screen(&displays)
+        .and_then(|screen| rect.intersect(&screen))
+        .ok_or_else(outside)?;
+    let screenshots = objc2::available!(macos = 14.0);
+    let no_image = |how: &str| {
+        Error::platform(format!(
+            "the screen could not be captured ({how}); if it worked before, macOS may be \
+             asking again for permission: {}",
+            missing(Permission::ScreenRecording)
+        ))
+    };
+    if let Plan::Screenshots {
+        width,
+        height,
+        pieces,
+    } = plan(on_screen, &displays, screenshots).ok_or_else(outside)?
+    {
+        match sck::capture(width, height, &pieces) {
+            Ok(image) => return Ok(image),
+            Err(sck::Failed(code)) => match after_failure(code) {
+                AfterFailure::AskForPermission => {
+                    return Err(Error::platform(missing(Permission::ScreenRecording)));
+                }
+                AfterFailure::UseWindowList => {}
+            },
+        }
+    }
+    quartz::capture(on_screen).ok_or_else(|| no_image("Quartz gave no image"))
+}
+
 impl Capture for MacBackend {
     async fn capture(&self, rect: Rect) -> Result<RgbImage> {
         require(Permission::ScreenRecording)?;
-        blocking("Capturing the screen", Request::Read, move || {
-            let on_screen = screen(&quartz::displays())
-                .and_then(|screen| rect.intersect(&screen))
-                .ok_or_else(|| {
-                    Error::bad_argument(format!(
-                        "the region {rect:?} lies outside every display; give one on screen"
-                    ))
-                })?;
-            quartz::capture(on_screen).ok_or_else(|| {
-                Error::platform(format!(
-                    "the screen could not be captured (Quartz gave no image); if it worked \
-                     before, macOS may be asking again for permission: {}",
-                    missing(Permission::ScreenRecording)
-                ))
-            })
-        })
-        .await
+        blocking("Capturing the screen", Request::Read, move || capture(rect)).await
     }
 }
 
