@@ -3,6 +3,7 @@
 //! framework's; each is waited for with a deadline, so a capture daemon that does not answer
 //! costs a bounded time and the window list takes over.
 
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::time::Duration;
 
@@ -27,6 +28,23 @@ const ANSWER_WAIT: Duration = Duration::from_secs(2);
 /// Why ScreenCaptureKit gave no image: the `SCStreamError` code, or `None` when it did not
 /// answer in time or answered with nothing.
 pub struct Failed(pub Option<isize>);
+
+/// Requests whose handler has not run yet. While one is out the framework is not answering,
+/// and another would only queue behind it: the window list takes the capture instead.
+static UNANSWERED: AtomicUsize = AtomicUsize::new(0);
+
+/// Counts a request as sent, unless an earlier one is still unanswered.
+fn send_request() -> Result<(), Failed> {
+    if UNANSWERED.load(Ordering::SeqCst) > 0 {
+        return Err(Failed(None));
+    }
+    UNANSWERED.fetch_add(1, Ordering::SeqCst);
+    Ok(())
+}
+
+fn answered() {
+    UNANSWERED.fetch_sub(1, Ordering::SeqCst);
+}
 
 /// A value handed from the framework's queue to the waiting thread.
 struct Handed<T>(T);
@@ -58,9 +76,11 @@ fn displays() -> Result<Retained<NSArray<SCDisplay>>, Failed> {
             // SAFETY: the framework passes a valid object or null; retaining keeps it past
             // the handler.
             let content = unsafe { Retained::retain(content) };
+            answered();
             let _ = send.send(content.map(Handed).ok_or_else(|| code_of(error)));
         },
     );
+    send_request()?;
     // SAFETY: the handler has the signature the method declares and owns all it uses.
     unsafe {
         SCShareableContent::getShareableContentExcludingDesktopWindows_onScreenWindowsOnly_completionHandler(
@@ -102,8 +122,10 @@ fn screenshot(display: &SCDisplay, piece: &Piece) -> Result<RgbImage, Failed> {
             // keeps it past the handler.
             unsafe { CFRetained::retain(image) }
         });
+        answered();
         let _ = send.send(image.map(Handed).ok_or_else(|| code_of(error)));
     });
+    send_request()?;
     // SAFETY: the handler has the signature the method declares and owns all it uses.
     unsafe {
         SCScreenshotManager::captureImageWithFilter_configuration_completionHandler(
