@@ -5,6 +5,7 @@
 
 mod appkit;
 mod ax;
+mod keyboard;
 mod quartz;
 mod sck;
 
@@ -34,7 +35,7 @@ use crate::display::{display_rects, screen};
 use crate::ending::{GRACES, KillRefused, Processes, end};
 use crate::errors::{AxError, Request, classify};
 use crate::handle::{Handle, Step};
-use crate::keys::{KeyEvent, TextPiece, chord_events, modifier, text_pieces};
+use crate::keys::{KeyEvent, Layouts, TextPiece, chord_events, modifier, text_pieces};
 use crate::permissions::{Permission, missing};
 use crate::roles::role;
 use crate::tree::{Limits, NODE_BUDGET, hash_of, read_tree, to_node};
@@ -51,17 +52,19 @@ const TITLE_TIMEOUT_S: f32 = 0.25;
 /// A pause between synthetic events: an app drops events that come faster than it reads them.
 const EVENT_GAP: Duration = Duration::from_millis(2);
 
-/// The macOS backend. It holds only which mouse button is down, so a move while it is held is
-/// posted as a drag.
+/// The macOS backend. It holds which mouse button is down, so a move while it is held is
+/// posted as a drag, and the key table of each keyboard layout seen.
 #[derive(Debug, Default)]
 pub struct MacBackend {
     held: Mutex<Option<MouseButton>>,
+    layouts: Mutex<Layouts>,
 }
 
 impl MacBackend {
     /// Checks the Accessibility permission at start, asking macOS to prompt the user once if it
     /// is missing, and sets the global messaging timeout. A missing permission does not stop
     /// the server: every call that needs it answers with the message that says how to grant it.
+    /// Called on the main thread, it also reads the keyboard layout there (see `keyboard`).
     pub fn connect() -> Result<MacBackend> {
         ax::system_wide();
         if !ax::trusted(true) {
@@ -70,7 +73,9 @@ impl MacBackend {
         if !CGPreflightScreenCaptureAccess() {
             eprintln!("deskhand: {}", missing(Permission::ScreenRecording));
         }
-        Ok(MacBackend::default())
+        let backend = MacBackend::default();
+        keyboard::prepare(&backend.layouts);
+        Ok(backend)
     }
 }
 
@@ -731,9 +736,10 @@ impl Input for MacBackend {
     }
 
     async fn press_keys(&self, keys: &Keys) -> Result<InputOutcome> {
+        let layout = keyboard::key_table(&self.layouts);
         let mut events = Vec::new();
         for (written, chord) in keys.written() {
-            let chord_events = chord_events(chord).map_err(|err| {
+            let chord_events = chord_events(chord, &layout).map_err(|err| {
                 Error::bad_argument(format!("\"{written}\" cannot be pressed: {err}"))
             })?;
             events.extend(chord_events.into_iter().map(|e| (e, None)));
