@@ -783,13 +783,6 @@ fn capture(rect: Rect) -> Result<RgbImage> {
         .and_then(|screen| rect.intersect(&screen))
         .ok_or_else(outside)?;
     let screenshots = objc2::available!(macos = 14.0);
-    let no_image = |how: &str| {
-        Error::platform(format!(
-            "the screen could not be captured ({how}); if it worked before, macOS may be \
-             asking again for permission: {}",
-            missing(Permission::ScreenRecording)
-        ))
-    };
     if let Plan::Screenshots {
         width,
         height,
@@ -806,7 +799,13 @@ fn capture(rect: Rect) -> Result<RgbImage> {
             },
         }
     }
-    quartz::capture(on_screen).ok_or_else(|| no_image("Quartz gave no image"))
+    quartz::capture(on_screen).ok_or_else(|| {
+        Error::platform(format!(
+            "the screen could not be captured (Quartz gave no image); if it worked before, \
+             macOS may be asking again for permission: {}",
+            missing(Permission::ScreenRecording)
+        ))
+    })
 }
 
 impl Capture for MacBackend {
