@@ -113,9 +113,8 @@ pub fn ansi(c: char) -> Option<(u16, bool)> {
 pub enum Held {
     Nothing,
     Shift,
-    /// Command: what a shortcut is matched against. Most layouts type the same there, but
-    /// some choose another table (French gives the number row's digits, "Dvorak - QWERTY ⌘"
-    /// the QWERTY letters).
+    /// Command: what a Command shortcut is matched against. Most layouts type the same
+    /// there, but some choose another table ("Dvorak - QWERTY ⌘" gives the QWERTY letters).
     Command,
     CommandShift,
 }
@@ -194,13 +193,14 @@ impl KeyTable {
         self.typed.get(&c).copied()
     }
 
-    /// The key a shortcut naming `c` is pressed on: where `c` is with Command held, else
-    /// where it is typed, else at its US position, as macOS itself falls back for a layout
-    /// without Latin letters.
-    pub fn shortcut(&self, c: char) -> Option<(u16, bool)> {
-        self.command
-            .get(&c)
-            .copied()
+    /// The key a shortcut naming `c` is pressed on: with `command` held, where `c` is while
+    /// Command is down; else, or when it is not there, where it is typed (Control and Option
+    /// pick no table of their own); else at its US position, as macOS itself falls back for a
+    /// layout without Latin letters.
+    pub fn shortcut(&self, c: char, command: bool) -> Option<(u16, bool)> {
+        command
+            .then(|| self.command.get(&c).copied())
+            .flatten()
             .or_else(|| self.typing(c))
             .or_else(|| ansi(c))
     }
@@ -244,7 +244,7 @@ impl Layouts {
 /// The events of one chord: modifiers down in order, the key down and up, the modifiers up in
 /// reverse. A character with no modifier but Shift is pressed on the key of `layout` that
 /// types it, or through its Unicode string when no key does; with Command, Control or Option
-/// it is pressed where `layout` has it for shortcuts.
+/// it is pressed where `layout` has it for that shortcut ([`KeyTable::shortcut`]).
 pub fn chord_events(chord: &Chord, layout: &KeyTable) -> Result<Vec<KeyEvent>, NoMacKey> {
     let mut events = Vec::new();
     let mut flags = 0;
@@ -270,9 +270,10 @@ pub fn chord_events(chord: &Chord, layout: &KeyTable) -> Result<Vec<KeyEvent>, N
                 (Some(lower), None) => lower,
                 _ => c,
             };
+            let command = chord.modifiers.contains(&KeyModifier::Super);
             let (code, shift) = layout
-                .shortcut(lower)
-                .or_else(|| layout.shortcut(c))
+                .shortcut(lower, command)
+                .or_else(|| layout.shortcut(c, command))
                 .ok_or_else(|| NoMacKey(c.to_string()))?;
             (code, None, shifted(shift))
         }
@@ -441,9 +442,10 @@ mod tests {
         assert!(chord_events(&Chord::key(Key::Function(24)), &KeyTable::us()).is_err());
     }
 
-    /// A French AZERTY layout as `UCKeyTranslate` reads it: A and Q, Z and W swapped, M where
-    /// the US semicolon is, the number row typing signs unshifted and digits shifted or with
-    /// Command, a dead circumflex, and a keypad that types digits.
+    /// An AZERTY layout made for the tests, as `UCKeyTranslate` would read it: A and Q, Z and
+    /// W swapped, M where the US semicolon is, the number row typing signs unshifted and digits
+    /// shifted, a Command table that gives those digits unshifted (a layout may choose so), a
+    /// dead circumflex, and a keypad that types digits.
     fn azerty(code: u16, held: Held) -> Option<char> {
         let shift = matches!(held, Held::Shift | Held::CommandShift);
         let command = matches!(held, Held::Command | Held::CommandShift);
@@ -513,6 +515,30 @@ mod tests {
     }
 
     #[test]
+    fn only_command_picks_the_layouts_command_table() {
+        // "Dvorak - QWERTY ⌘": Dvorak as typed, QWERTY while Command is down. Dvorak's C is
+        // where QWERTY has I.
+        let dvorak_qwerty = KeyTable::build(|code, held| match (code, held) {
+            (0x22, Held::Nothing) => Some('c'),
+            (0x08, Held::Nothing) => Some('j'),
+            (0x22, Held::Command) => Some('i'),
+            (0x08, Held::Command) => Some('c'),
+            _ => None,
+        });
+        assert_eq!(
+            pressed("cmd+c", &dvorak_qwerty).0,
+            0x08,
+            "copy on QWERTY's C"
+        );
+        assert_eq!(
+            pressed("ctrl+c", &dvorak_qwerty).0,
+            0x22,
+            "interrupt on Dvorak's C"
+        );
+        assert_eq!(pressed("ctrl+cmd+c", &dvorak_qwerty).0, 0x08);
+    }
+
+    #[test]
     fn on_azerty_characters_type_on_their_own_keys_and_the_rest_by_unicode() {
         let french = KeyTable::build(azerty);
         assert_eq!(pressed("a", &french), (0x0C, 0, None));
@@ -542,7 +568,8 @@ mod tests {
         let us = KeyTable::us();
         for c in ' '..='~' {
             assert_eq!(us.typing(c), ansi(c), "{c:?}");
-            assert_eq!(us.shortcut(c), ansi(c), "{c:?}");
+            assert_eq!(us.shortcut(c, true), ansi(c), "{c:?}");
+            assert_eq!(us.shortcut(c, false), ansi(c), "{c:?}");
         }
         assert_eq!(us.typing('é'), None);
     }
