@@ -9,9 +9,11 @@ use deskhand_core::model::{Point, Rect};
 
 use crate::attributes::FrameF;
 
-/// One active display: `CGDisplayBounds` and how many pixels its mode has per point.
+/// One active display: its `CGDirectDisplayID`, `CGDisplayBounds` and how many pixels its mode
+/// has per point.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Display {
+    pub id: u32,
     pub bounds: FrameF,
     pub scale: f64,
 }
@@ -144,6 +146,7 @@ mod tests {
 
     fn display(x: f64, y: f64, width: f64, height: f64, scale: f64) -> Display {
         Display {
+            id: 1,
             bounds: FrameF {
                 x,
                 y,

@@ -1,5 +1,8 @@
 //! The core's keys as macOS virtual key codes (`kVK_*` of `HIToolbox/Events.h`) and
 //! `CGEventFlags`, and text cut into the pieces `CGEventKeyboardSetUnicodeString` takes.
+//! Named keys sit at the same place on every layout; a character's key depends on the layout,
+//! so it is looked up in a [`KeyTable`] built from what the current layout's keys type (the
+//! US table when that cannot be read).
 
 use deskhand_core::keys::{Chord, Key, KeyModifier};
 
@@ -16,7 +19,7 @@ pub struct KeyEvent {
     pub down: bool,
     pub flags: u64,
     /// The character the event types regardless of the keyboard layout (a key event with a
-    /// Unicode string), for characters no key of the US layout types.
+    /// Unicode string), for characters no key of the layout types.
     pub unicode: Option<char>,
 }
 
@@ -105,11 +108,144 @@ pub fn ansi(c: char) -> Option<(u16, bool)> {
         .map(|i| (i as u16, true))
 }
 
+/// Which modifiers a key is translated under while the table of a layout is built.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Held {
+    Nothing,
+    Shift,
+    /// Command: what a Command shortcut is matched against. Most layouts type the same
+    /// there, but some choose another table ("Dvorak - QWERTY ⌘" gives the QWERTY letters).
+    Command,
+    CommandShift,
+}
+
+impl Held {
+    /// The `modifierKeyState` `UCKeyTranslate` takes: the Carbon `EventModifiers` bits
+    /// (`cmdKey`, `shiftKey`) shifted right by 8.
+    pub fn modifier_key_state(self) -> u32 {
+        const COMMAND: u32 = 0x01;
+        const SHIFT: u32 = 0x02;
+        match self {
+            Held::Nothing => 0,
+            Held::Shift => SHIFT,
+            Held::Command => COMMAND,
+            Held::CommandShift => COMMAND | SHIFT,
+        }
+    }
+}
+
+/// The keypad's key codes (`kVK_ANSI_Keypad*`, `kVK_JIS_KeypadComma`): they type digits and
+/// signs too, but a character is pressed where a typist would press it, on the main block.
+const KEYPAD: [u16; 19] = [
+    0x41, 0x43, 0x45, 0x47, 0x4B, 0x4C, 0x4E, 0x51, 0x52, 0x53, 0x54, 0x55, 0x56, 0x57, 0x58, 0x59,
+    0x5B, 0x5C, 0x5F,
+];
+
+/// Which key of one keyboard layout types each character, and whether Shift goes with it:
+/// once as typed, once with Command held, as shortcuts are matched.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct KeyTable {
+    typed: std::collections::HashMap<char, (u16, bool)>,
+    command: std::collections::HashMap<char, (u16, bool)>,
+}
+
+impl KeyTable {
+    /// The table of a layout, from what each key of the main block types under each of the
+    /// [`Held`] states (`translate` answers `None` for a dead key or nothing printable). The
+    /// first key found wins, unshifted ones before shifted ones, so each character goes to
+    /// the simplest key that types it.
+    pub fn build(mut translate: impl FnMut(u16, Held) -> Option<char>) -> KeyTable {
+        let mut table = KeyTable::default();
+        let printable = |c: char| !c.is_control() && !('\u{F700}'..='\u{F8FF}').contains(&c);
+        for (held, shift, into_command) in [
+            (Held::Nothing, false, false),
+            (Held::Shift, true, false),
+            (Held::Command, false, true),
+            (Held::CommandShift, true, true),
+        ] {
+            for code in (0..0x80).filter(|code| !KEYPAD.contains(code)) {
+                let Some(c) = translate(code, held).filter(|c| printable(*c)) else {
+                    continue;
+                };
+                let map = if into_command {
+                    &mut table.command
+                } else {
+                    &mut table.typed
+                };
+                map.entry(c).or_insert((code, shift));
+            }
+        }
+        table
+    }
+
+    /// The ANSI (US) layout: what deskhand uses when the current layout cannot be read.
+    pub fn us() -> KeyTable {
+        let keys: std::collections::HashMap<char, (u16, bool)> =
+            (' '..='~').filter_map(|c| Some((c, ansi(c)?))).collect();
+        KeyTable {
+            typed: keys.clone(),
+            command: keys,
+        }
+    }
+
+    /// The key that types `c`, and whether it needs Shift.
+    pub fn typing(&self, c: char) -> Option<(u16, bool)> {
+        self.typed.get(&c).copied()
+    }
+
+    /// The key a shortcut naming `c` is pressed on: with `command` held, where `c` is while
+    /// Command is down; else, or when it is not there, where it is typed (Control and Option
+    /// pick no table of their own); else at its US position, as macOS itself falls back for a
+    /// layout without Latin letters.
+    pub fn shortcut(&self, c: char, command: bool) -> Option<(u16, bool)> {
+        command
+            .then(|| self.command.get(&c).copied())
+            .flatten()
+            .or_else(|| self.typing(c))
+            .or_else(|| ansi(c))
+    }
+}
+
+/// The key table of each keyboard layout seen, by its input source id, built once.
+#[derive(Debug, Default)]
+pub struct Layouts {
+    tables: std::collections::HashMap<String, std::sync::Arc<KeyTable>>,
+    last: Option<std::sync::Arc<KeyTable>>,
+}
+
+impl Layouts {
+    /// The table of layout `id`, built by `build` the first time that layout is current; a
+    /// layout whose table cannot be built gets the US one.
+    pub fn table(
+        &mut self,
+        id: &str,
+        build: impl FnOnce() -> Option<KeyTable>,
+    ) -> std::sync::Arc<KeyTable> {
+        let table = self
+            .tables
+            .entry(id.to_owned())
+            .or_insert_with(|| std::sync::Arc::new(build().unwrap_or_else(KeyTable::us)))
+            .clone();
+        self.last = Some(table.clone());
+        table
+    }
+
+    /// The table of the layout last seen, or the US one before any: for a moment when the
+    /// current layout cannot be asked.
+    pub fn last(&self) -> std::sync::Arc<KeyTable> {
+        static US: std::sync::OnceLock<std::sync::Arc<KeyTable>> = std::sync::OnceLock::new();
+        self.last.clone().unwrap_or_else(|| {
+            US.get_or_init(|| std::sync::Arc::new(KeyTable::us()))
+                .clone()
+        })
+    }
+}
+
 /// The events of one chord: modifiers down in order, the key down and up, the modifiers up in
-/// reverse. A character with no modifier but Shift types through its Unicode string, so the
-/// keyboard layout does not matter; with Command, Control or Option it is the key at its US
-/// position, as shortcuts are named.
-pub fn chord_events(chord: &Chord) -> Result<Vec<KeyEvent>, NoMacKey> {
+/// reverse. A character with no modifier but Shift is pressed on the key of `layout` that
+/// types it, or through its Unicode string when no key does; with Command, Control or Option
+/// it is pressed where `layout` has it for that shortcut ([`KeyTable::shortcut`]).
+pub fn chord_events(chord: &Chord, layout: &KeyTable) -> Result<Vec<KeyEvent>, NoMacKey> {
     let mut events = Vec::new();
     let mut flags = 0;
     for m in &chord.modifiers {
@@ -122,15 +258,24 @@ pub fn chord_events(chord: &Chord) -> Result<Vec<KeyEvent>, NoMacKey> {
             unicode: None,
         });
     }
+    let shifted = |shift: bool| if shift { FLAG_SHIFT } else { 0 };
     let (code, unicode, extra) = match chord.key {
-        Key::Char(c) if chord.types_a_character() => match ansi(c) {
-            Some((code, shift)) => (code, None, if shift { FLAG_SHIFT } else { 0 }),
+        Key::Char(c) if chord.types_a_character() => match layout.typing(c) {
+            Some((code, shift)) => (code, None, shifted(shift)),
             None => (0, Some(c), 0),
         },
         Key::Char(c) => {
-            let lower = c.to_ascii_lowercase();
-            let (code, shift) = ansi(lower).ok_or_else(|| NoMacKey(c.to_string()))?;
-            (code, None, if shift { FLAG_SHIFT } else { 0 })
+            let mut lower = c.to_lowercase();
+            let lower = match (lower.next(), lower.next()) {
+                (Some(lower), None) => lower,
+                _ => c,
+            };
+            let command = chord.modifiers.contains(&KeyModifier::Super);
+            let (code, shift) = layout
+                .shortcut(lower, command)
+                .or_else(|| layout.shortcut(c, command))
+                .ok_or_else(|| NoMacKey(c.to_string()))?;
+            (code, None, shifted(shift))
         }
         key => (named(key)?, None, 0),
     };
@@ -215,7 +360,7 @@ mod tests {
 
     fn events(spec: &str) -> Vec<KeyEvent> {
         let keys = Keys::parse(spec).unwrap();
-        chord_events(&keys.chords()[0]).unwrap()
+        chord_events(&keys.chords()[0], &KeyTable::us()).unwrap()
     }
 
     #[test]
@@ -267,7 +412,7 @@ mod tests {
         assert_eq!(e_acute.len(), 2);
         let ctrl_a = events("ctrl+A");
         assert_eq!((ctrl_a[1].code, ctrl_a[1].flags), (0x00, FLAG_CONTROL));
-        assert!(chord_events(&Keys::parse("cmd+é").unwrap().chords()[0]).is_err());
+        assert!(chord_events(&Keys::parse("cmd+é").unwrap().chords()[0], &KeyTable::us()).is_err());
     }
 
     #[test]
@@ -292,9 +437,164 @@ mod tests {
         assert_eq!(events("F1")[0].code, 0x7A);
         assert_eq!(events("F20")[0].code, 0x5A);
         assert_eq!(events("Page_Down")[0].code, 0x79);
-        let insert = chord_events(&Chord::key(Key::Insert)).unwrap_err();
+        let insert = chord_events(&Chord::key(Key::Insert), &KeyTable::us()).unwrap_err();
         assert!(insert.to_string().contains("no Insert key"), "{insert}");
-        assert!(chord_events(&Chord::key(Key::Function(24))).is_err());
+        assert!(chord_events(&Chord::key(Key::Function(24)), &KeyTable::us()).is_err());
+    }
+
+    /// An AZERTY layout made for the tests, as `UCKeyTranslate` would read it: A and Q, Z and
+    /// W swapped, M where the US semicolon is, the number row typing signs unshifted and digits
+    /// shifted, a Command table that gives those digits unshifted (a layout may choose so), a
+    /// dead circumflex, and a keypad that types digits.
+    fn azerty(code: u16, held: Held) -> Option<char> {
+        let shift = matches!(held, Held::Shift | Held::CommandShift);
+        let command = matches!(held, Held::Command | Held::CommandShift);
+        const NUMBER_ROW: [(u16, char, char); 10] = [
+            (0x12, '&', '1'),
+            (0x13, 'é', '2'),
+            (0x14, '"', '3'),
+            (0x15, '\'', '4'),
+            (0x17, '(', '5'),
+            (0x16, '§', '6'),
+            (0x1A, 'è', '7'),
+            (0x1C, '!', '8'),
+            (0x19, 'ç', '9'),
+            (0x1D, 'à', '0'),
+        ];
+        if let Some(&(_, sign, digit)) = NUMBER_ROW.iter().find(|key| key.0 == code) {
+            return Some(if shift || command { digit } else { sign });
+        }
+        let letter = match code {
+            0x21 => return None,
+            0x53 => return Some('1'),
+            0x0C => 'a',
+            0x0D => 'z',
+            0x00 => 'q',
+            0x06 => 'w',
+            0x29 => 'm',
+            0x2E => return Some(if shift { '?' } else { ',' }),
+            0x31 => return Some(' '),
+            _ => ('a'..='z').find(|c| ansi(*c) == Some((code, false)) && !"aqzwm".contains(*c))?,
+        };
+        Some(if shift {
+            letter.to_ascii_uppercase()
+        } else {
+            letter
+        })
+    }
+
+    fn pressed(spec: &str, layout: &KeyTable) -> (u16, u64, Option<char>) {
+        let keys = Keys::parse(spec).unwrap();
+        let events = chord_events(&keys.chords()[0], layout).unwrap();
+        let key = events[chord_modifiers(&keys)];
+        (key.code, key.flags, key.unicode)
+    }
+
+    fn chord_modifiers(keys: &Keys) -> usize {
+        keys.chords()[0].modifiers.len()
+    }
+
+    #[test]
+    fn on_azerty_a_shortcut_uses_the_key_that_types_its_letter_there() {
+        let french = KeyTable::build(azerty);
+        assert_eq!(pressed("ctrl+a", &french), (0x0C, FLAG_CONTROL, None));
+        assert_eq!(pressed("cmd+q", &french), (0x00, FLAG_COMMAND, None));
+        assert_eq!(pressed("cmd+shift+z", &french).0, 0x0D);
+        assert_eq!(pressed("cmd+m", &french).0, 0x29);
+        assert_eq!(
+            pressed("ctrl+a", &KeyTable::us()).0,
+            0x00,
+            "the US table is unchanged"
+        );
+        // With Command the number row gives digits: cmd+1 is that key, unshifted.
+        assert_eq!(pressed("cmd+1", &french), (0x12, FLAG_COMMAND, None));
+        // A letter the layout lacks for shortcuts falls back to its US place.
+        let greek = KeyTable::build(|code, _| (code == 0x00).then_some('α'));
+        assert_eq!(pressed("cmd+c", &greek).0, 0x08);
+        assert_eq!(pressed("cmd+α", &greek).0, 0x00);
+    }
+
+    #[test]
+    fn only_command_picks_the_layouts_command_table() {
+        // "Dvorak - QWERTY ⌘": Dvorak as typed, QWERTY while Command is down. Dvorak's C is
+        // where QWERTY has I.
+        let dvorak_qwerty = KeyTable::build(|code, held| match (code, held) {
+            (0x22, Held::Nothing) => Some('c'),
+            (0x08, Held::Nothing) => Some('j'),
+            (0x22, Held::Command) => Some('i'),
+            (0x08, Held::Command) => Some('c'),
+            _ => None,
+        });
+        assert_eq!(
+            pressed("cmd+c", &dvorak_qwerty).0,
+            0x08,
+            "copy on QWERTY's C"
+        );
+        assert_eq!(
+            pressed("ctrl+c", &dvorak_qwerty).0,
+            0x22,
+            "interrupt on Dvorak's C"
+        );
+        assert_eq!(pressed("ctrl+cmd+c", &dvorak_qwerty).0, 0x08);
+    }
+
+    #[test]
+    fn on_azerty_characters_type_on_their_own_keys_and_the_rest_by_unicode() {
+        let french = KeyTable::build(azerty);
+        assert_eq!(pressed("a", &french), (0x0C, 0, None));
+        assert_eq!(pressed("Q", &french), (0x00, FLAG_SHIFT, None));
+        assert_eq!(
+            pressed("é", &french),
+            (0x13, 0, None),
+            "é has a key of its own"
+        );
+        assert_eq!(pressed("&", &french), (0x12, 0, None));
+        assert_eq!(
+            pressed("1", &french),
+            (0x12, FLAG_SHIFT, None),
+            "a digit is typed on the number row with Shift, not on the keypad"
+        );
+        assert_eq!(pressed("space", &french), (0x31, 0, None));
+        assert_eq!(
+            pressed("^", &french),
+            (0, 0, Some('^')),
+            "a dead key is never pressed"
+        );
+        assert_eq!(pressed("ß", &french), (0, 0, Some('ß')));
+    }
+
+    #[test]
+    fn the_us_table_is_the_ansi_layout() {
+        let us = KeyTable::us();
+        for c in ' '..='~' {
+            assert_eq!(us.typing(c), ansi(c), "{c:?}");
+            assert_eq!(us.shortcut(c, true), ansi(c), "{c:?}");
+            assert_eq!(us.shortcut(c, false), ansi(c), "{c:?}");
+        }
+        assert_eq!(us.typing('é'), None);
+    }
+
+    #[test]
+    fn each_layout_is_built_once_and_a_failed_one_gets_the_us_table() {
+        let mut layouts = Layouts::default();
+        assert_eq!(*layouts.last(), KeyTable::us(), "before any layout is seen");
+        let mut builds = 0;
+        let mut build = |table: fn() -> Option<KeyTable>| {
+            builds += 1;
+            table()
+        };
+        let french = layouts.table("com.apple.keylayout.French", || {
+            build(|| Some(KeyTable::build(azerty)))
+        });
+        assert_eq!(french.typing('a'), Some((0x0C, false)));
+        let again = layouts.table("com.apple.keylayout.French", || build(|| None));
+        assert!(std::sync::Arc::ptr_eq(&french, &again));
+        let broken = layouts.table("com.example.broken", || build(|| None));
+        assert_eq!(*broken, KeyTable::us());
+        assert_eq!(*layouts.last(), KeyTable::us());
+        layouts.table("com.apple.keylayout.French", || build(|| None));
+        assert_eq!(layouts.last().typing('a'), Some((0x0C, false)));
+        assert_eq!(builds, 2, "French and the broken layout, each once");
     }
 
     #[test]

@@ -12,7 +12,9 @@ pub mod apps;
 pub mod attributes;
 #[cfg(target_os = "macos")]
 mod backend;
+pub mod capture;
 pub mod display;
+pub mod ending;
 pub mod errors;
 pub mod handle;
 pub mod keys;

@@ -68,3 +68,10 @@ pub fn write_pasteboard(text: &str) -> bool {
     // SAFETY: the type is a constant of the framework.
     pasteboard.setString_forType(&NSString::from_str(text), unsafe { NSPasteboardTypeString })
 }
+
+/// Asks the app with process `pid` to quit as its Quit menu item would; false when no app has
+/// that pid (a helper process, a daemon) or it declined at once.
+pub fn ask_to_quit(pid: libc::pid_t) -> bool {
+    NSRunningApplication::runningApplicationWithProcessIdentifier(pid)
+        .is_some_and(|app| app.terminate())
+}

@@ -5,7 +5,9 @@
 
 mod appkit;
 mod ax;
+mod keyboard;
 mod quartz;
+mod sck;
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -28,10 +30,12 @@ use objc2_core_graphics::CGPreflightScreenCaptureAccess;
 use crate::actions::{NumberPath, StepVerdict, Stepper, core_action_name, number_path};
 use crate::apps::{application_dirs, installed, is_bundle_id};
 use crate::attributes::{AxValue, FrameF};
+use crate::capture::{AfterFailure, Plan, after_failure, plan};
 use crate::display::{display_rects, screen};
+use crate::ending::{GRACES, KillRefused, Processes, end};
 use crate::errors::{AxError, Request, classify};
 use crate::handle::{Handle, Step};
-use crate::keys::{KeyEvent, TextPiece, chord_events, modifier, text_pieces};
+use crate::keys::{KeyEvent, Layouts, TextPiece, chord_events, modifier, text_pieces};
 use crate::permissions::{Permission, missing};
 use crate::roles::role;
 use crate::tree::{Limits, NODE_BUDGET, hash_of, read_tree, to_node};
@@ -48,17 +52,19 @@ const TITLE_TIMEOUT_S: f32 = 0.25;
 /// A pause between synthetic events: an app drops events that come faster than it reads them.
 const EVENT_GAP: Duration = Duration::from_millis(2);
 
-/// The macOS backend. It holds only which mouse button is down, so a move while it is held is
-/// posted as a drag.
+/// The macOS backend. It holds which mouse button is down, so a move while it is held is
+/// posted as a drag, and the key table of each keyboard layout seen.
 #[derive(Debug, Default)]
 pub struct MacBackend {
     held: Mutex<Option<MouseButton>>,
+    layouts: Mutex<Layouts>,
 }
 
 impl MacBackend {
     /// Checks the Accessibility permission at start, asking macOS to prompt the user once if it
     /// is missing, and sets the global messaging timeout. A missing permission does not stop
     /// the server: every call that needs it answers with the message that says how to grant it.
+    /// Called on the main thread, it also reads the keyboard layout there (see `keyboard`).
     pub fn connect() -> Result<MacBackend> {
         ax::system_wide();
         if !ax::trusted(true) {
@@ -67,7 +73,9 @@ impl MacBackend {
         if !CGPreflightScreenCaptureAccess() {
             eprintln!("deskhand: {}", missing(Permission::ScreenRecording));
         }
-        Ok(MacBackend::default())
+        let backend = MacBackend::default();
+        keyboard::prepare(&backend.layouts);
+        Ok(backend)
     }
 }
 
@@ -728,9 +736,10 @@ impl Input for MacBackend {
     }
 
     async fn press_keys(&self, keys: &Keys) -> Result<InputOutcome> {
+        let layout = keyboard::key_table(&self.layouts);
         let mut events = Vec::new();
         for (written, chord) in keys.written() {
-            let chord_events = chord_events(chord).map_err(|err| {
+            let chord_events = chord_events(chord, &layout).map_err(|err| {
                 Error::bad_argument(format!("\"{written}\" cannot be pressed: {err}"))
             })?;
             events.extend(chord_events.into_iter().map(|e| (e, None)));
@@ -759,26 +768,50 @@ impl Input for MacBackend {
     }
 }
 
+/// The pixels of `rect` (global points): ScreenCaptureKit where it takes screenshots, else or
+/// after it failed for a reason other than the permission, the window list.
+fn capture(rect: Rect) -> Result<RgbImage> {
+    // Asking Quartz for the displays first also opens the window server connection, which
+    // ScreenCaptureKit expects a process without an NSApplication to have.
+    let displays = quartz::displays();
+    let outside = || {
+        Error::bad_argument(format!(
+            "the region {rect:?} lies outside every display; give one on screen"
+        ))
+    };
+    let on_screen = screen(&displays)
+        .and_then(|screen| rect.intersect(&screen))
+        .ok_or_else(outside)?;
+    let screenshots = objc2::available!(macos = 14.0);
+    if let Plan::Screenshots {
+        width,
+        height,
+        pieces,
+    } = plan(on_screen, &displays, screenshots).ok_or_else(outside)?
+    {
+        match sck::capture(width, height, &pieces) {
+            Ok(image) => return Ok(image),
+            Err(sck::Failed(code)) => match after_failure(code) {
+                AfterFailure::AskForPermission => {
+                    return Err(Error::platform(missing(Permission::ScreenRecording)));
+                }
+                AfterFailure::UseWindowList => {}
+            },
+        }
+    }
+    quartz::capture(on_screen).ok_or_else(|| {
+        Error::platform(format!(
+            "the screen could not be captured (Quartz gave no image); if it worked before, \
+             macOS may be asking again for permission: {}",
+            missing(Permission::ScreenRecording)
+        ))
+    })
+}
+
 impl Capture for MacBackend {
     async fn capture(&self, rect: Rect) -> Result<RgbImage> {
         require(Permission::ScreenRecording)?;
-        blocking("Capturing the screen", Request::Read, move || {
-            let on_screen = screen(&quartz::displays())
-                .and_then(|screen| rect.intersect(&screen))
-                .ok_or_else(|| {
-                    Error::bad_argument(format!(
-                        "the region {rect:?} lies outside every display; give one on screen"
-                    ))
-                })?;
-            quartz::capture(on_screen).ok_or_else(|| {
-                Error::platform(format!(
-                    "the screen could not be captured (Quartz gave no image); if it worked \
-                     before, macOS may be asking again for permission: {}",
-                    missing(Permission::ScreenRecording)
-                ))
-            })
-        })
-        .await
+        blocking("Capturing the screen", Request::Read, move || capture(rect)).await
     }
 }
 
@@ -896,23 +929,44 @@ impl Apps for MacBackend {
     }
 
     async fn kill(&self, pid: u32) -> Result<()> {
+        blocking("Ending the app", Request::Change, move || {
+            end(&System, pid, GRACES).map(|_| ())
+        })
+        .await
+    }
+}
+
+/// The processes of this Mac, as ending an app asks them.
+struct System;
+
+impl Processes for System {
+    fn ask_to_quit(&self, pid: u32) -> bool {
+        libc::pid_t::try_from(pid).is_ok_and(appkit::ask_to_quit)
+    }
+
+    fn kill(&self, pid: u32) -> std::result::Result<(), KillRefused> {
         let target = libc::pid_t::try_from(pid)
-            .ok()
-            .filter(|pid| *pid > 1)
-            .ok_or_else(|| Error::bad_argument(format!("{pid} is not a process deskhand ends")))?;
-        // SAFETY: sends a signal; no memory is involved.
+            .map_err(|_| KillRefused::Other(format!("{pid} is not a process id")))?;
+        // SAFETY: sends a signal; no memory is involved. `target` is positive (checked before),
+        // so it names one process, never a group.
         if unsafe { libc::kill(target, libc::SIGKILL) } == 0 {
             return Ok(());
         }
         let err = std::io::Error::last_os_error();
         Err(match err.raw_os_error() {
-            Some(libc::ESRCH) => Error::new(
-                ErrorKind::SurfaceGone,
-                format!("process {pid} is not running; call apps to see what is"),
-            ),
-            _ => Error::platform(format!(
-                "process {pid} could not be ended ({err}); it may belong to another user"
-            )),
+            Some(libc::ESRCH) => KillRefused::NotRunning,
+            _ => KillRefused::Other(err.to_string()),
         })
+    }
+
+    fn running(&self, pid: u32) -> bool {
+        let Ok(target) = libc::pid_t::try_from(pid) else {
+            return false;
+        };
+        // SAFETY: signal 0 only asks whether the process exists; no memory is involved.
+        // NSRunningApplication's own `terminated` is not used: it changes only while the main
+        // run loop runs, which deskhand's main thread does not.
+        let answered = unsafe { libc::kill(target, 0) };
+        answered == 0 || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
     }
 }

@@ -102,6 +102,7 @@ pub fn displays() -> Vec<Display> {
                 CGDisplayMode::width(mode.as_deref()),
             );
             Display {
+                id,
                 bounds: frame(CGDisplayBounds(id)),
                 scale,
             }
@@ -218,15 +219,15 @@ pub fn key(event: &KeyEvent, unicode: Option<&str>) -> Result<(), &'static str> 
     Ok(())
 }
 
-/// The pixels of `rect` (global display points) at the finest resolution of the displays it
-/// touches, or `None` when Quartz gives no image.
+/// The pixels of `rect` (global display points) through the window list, at the finest
+/// resolution of the displays it touches, or `None` when Quartz gives no image.
 pub fn capture(rect: Rect) -> Option<RgbImage> {
     let bounds = CGRect::new(
         CGPoint::new(f64::from(rect.x), f64::from(rect.y)),
         CGSize::new(f64::from(rect.width), f64::from(rect.height)),
     );
-    // Deprecated for ScreenCaptureKit, whose capture is asynchronous and needs a run loop;
-    // this one still answers on every macOS that has the other.
+    // Deprecated for ScreenCaptureKit, which takes the capture from macOS 14 on; this one is
+    // kept for the systems before, and for when ScreenCaptureKit fails.
     #[allow(deprecated)]
     let image = objc2_core_graphics::CGWindowListCreateImage(
         bounds,
@@ -237,7 +238,8 @@ pub fn capture(rect: Rect) -> Option<RgbImage> {
     image_pixels(&image)
 }
 
-fn image_pixels(image: &CGImage) -> Option<RgbImage> {
+/// The pixels of a 32-bit image; `None` for any other layout.
+pub fn image_pixels(image: &CGImage) -> Option<RgbImage> {
     let image = Some(image);
     if CGImage::bits_per_pixel(image) != 32 || CGImage::bits_per_component(image) != 8 {
         return None;
