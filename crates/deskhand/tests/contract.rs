@@ -3,13 +3,32 @@
 
 mod common;
 
-use common::{desktop, element_lines, ref_of, wait_until};
+use common::{Display, element_lines, on_every_display, ref_of, wait_until};
 use serde_json::json;
 use std::time::Duration;
 
-#[test]
-fn apps_and_windows_list_ids_titles_bounds_and_focus() {
-    let (_turn, desk) = desktop();
+on_every_display!(
+    apps_and_windows_list_ids_titles_bounds_and_focus,
+    observe_names_its_surface_and_cuts_long_names_and_values,
+    refs_expire_on_the_next_observe_and_numbers_are_never_reused,
+    a_ref_belongs_to_the_surface_it_was_observed_on,
+    a_plain_ref_click_uses_the_accessibility_action_even_when_covered,
+    double_right_and_modified_clicks_use_the_pointer_at_the_center,
+    coordinate_clicks_land_on_what_is_under_the_point,
+    with_no_target_calls_use_the_current_surface_and_failed_reads_keep_it,
+    an_app_id_means_its_focused_window_now,
+    a_window_id_is_one_window_and_fails_as_surface_gone_once_closed,
+    a_window_id_follows_its_window_when_it_moves,
+    zoom_returns_native_pixels_of_the_region,
+    press_goes_to_the_focused_app_and_nothing_is_raised,
+    scroll_without_a_point_goes_where_the_pointer_is,
+    typing_unicode_arrives_exactly_and_passwords_never_show,
+    drag_moves_between_points_with_the_button_held,
+    failures_have_stable_kinds_change_nothing_and_exit_one,
+);
+
+fn apps_and_windows_list_ids_titles_bounds_and_focus(display: Display) {
+    let (_turn, desk) = display.desktop();
     let fixture = desk.fixture("Listing Fixture", 1);
     desk.activate("Listing Fixture");
     let apps = desk.act_json("apps", json!({}));
@@ -44,9 +63,8 @@ fn apps_and_windows_list_ids_titles_bounds_and_focus() {
     );
 }
 
-#[test]
-fn observe_names_its_surface_and_cuts_long_names_and_values() {
-    let (_turn, desk) = desktop();
+fn observe_names_its_surface_and_cuts_long_names_and_values(display: Display) {
+    let (_turn, desk) = display.desktop();
     let _fixture = desk.fixture("Observe Fixture", 1);
     let w = desk.window_id("Observe Fixture");
     let text = desk.act("observe", json!({"target": w})).ok();
@@ -82,9 +100,8 @@ fn observe_names_its_surface_and_cuts_long_names_and_values() {
     );
 }
 
-#[test]
-fn refs_expire_on_the_next_observe_and_numbers_are_never_reused() {
-    let (_turn, desk) = desktop();
+fn refs_expire_on_the_next_observe_and_numbers_are_never_reused(display: Display) {
+    let (_turn, desk) = display.desktop();
     let _one = desk.fixture("Refs One", 1);
     let _two = desk.fixture("Refs Two", 1);
     let w1 = desk.window_id("Refs One");
@@ -129,9 +146,8 @@ fn refs_expire_on_the_next_observe_and_numbers_are_never_reused() {
     );
 }
 
-#[test]
-fn a_ref_belongs_to_the_surface_it_was_observed_on() {
-    let (_turn, desk) = desktop();
+fn a_ref_belongs_to_the_surface_it_was_observed_on(display: Display) {
+    let (_turn, desk) = display.desktop();
     let one = desk.fixture("Surface One", 1);
     let _two = desk.fixture("Surface Two", 1);
     let w1 = desk.window_id("Surface One");
@@ -156,9 +172,8 @@ fn a_ref_belongs_to_the_surface_it_was_observed_on() {
     one.wait_for("the click on its own surface", |e| e["event"] == "clicked");
 }
 
-#[test]
-fn a_plain_ref_click_uses_the_accessibility_action_even_when_covered() {
-    let (_turn, desk) = desktop();
+fn a_plain_ref_click_uses_the_accessibility_action_even_when_covered(display: Display) {
+    let (_turn, desk) = display.desktop();
     let fixture = desk.fixture("Covered Fixture", 1);
     let w = desk.window_id("Covered Fixture");
     let text = desk.act("observe", json!({"target": w})).ok();
@@ -183,9 +198,8 @@ fn a_plain_ref_click_uses_the_accessibility_action_even_when_covered() {
     );
 }
 
-#[test]
-fn double_right_and_modified_clicks_use_the_pointer_at_the_center() {
-    let (_turn, desk) = desktop();
+fn double_right_and_modified_clicks_use_the_pointer_at_the_center(display: Display) {
+    let (_turn, desk) = display.desktop();
     let fixture = desk.fixture("Pointer Fixture", 1);
     desk.activate("Pointer Fixture");
     let w = desk.window_id("Pointer Fixture");
@@ -222,9 +236,8 @@ fn double_right_and_modified_clicks_use_the_pointer_at_the_center() {
     );
 }
 
-#[test]
-fn coordinate_clicks_land_on_what_is_under_the_point() {
-    let (_turn, desk) = desktop();
+fn coordinate_clicks_land_on_what_is_under_the_point(display: Display) {
+    let (_turn, desk) = display.desktop();
     let fixture = desk.fixture("Point Fixture", 1);
     desk.activate("Point Fixture");
     let w = desk.window_id("Point Fixture");
@@ -245,9 +258,8 @@ fn coordinate_clicks_land_on_what_is_under_the_point() {
     });
 }
 
-#[test]
-fn with_no_target_calls_use_the_current_surface_and_failed_reads_keep_it() {
-    let (_turn, desk) = desktop();
+fn with_no_target_calls_use_the_current_surface_and_failed_reads_keep_it(display: Display) {
+    let (_turn, desk) = display.desktop();
     let _one = desk.fixture("Current One", 1);
     let _two = desk.fixture("Current Two", 1);
     desk.activate("Current Two");
@@ -283,9 +295,8 @@ fn with_no_target_calls_use_the_current_surface_and_failed_reads_keep_it() {
     assert!(plain.contains("\"Current Two\""), "{plain}");
 }
 
-#[test]
-fn an_app_id_means_its_focused_window_now() {
-    let (_turn, desk) = desktop();
+fn an_app_id_means_its_focused_window_now(display: Display) {
+    let (_turn, desk) = display.desktop();
     let fixture = desk.fixture("Multi", 2);
     let listed = desk.act_json("apps", json!({}));
     let app = listed["data"]["apps"]
@@ -311,9 +322,8 @@ fn an_app_id_means_its_focused_window_now() {
     );
 }
 
-#[test]
-fn a_window_id_is_one_window_and_fails_as_surface_gone_once_closed() {
-    let (_turn, desk) = desktop();
+fn a_window_id_is_one_window_and_fails_as_surface_gone_once_closed(display: Display) {
+    let (_turn, desk) = display.desktop();
     let fixture = desk.fixture("Gone", 2);
     let w1 = desk.window_id("Gone");
     let w2 = desk.window_id("Gone 2");
@@ -325,12 +335,7 @@ fn a_window_id_is_one_window_and_fails_as_surface_gone_once_closed() {
     let close = desk.act("observe", json!({"target": w2})).ok();
     let press = ref_of(&close, &["button \"Press me\""]);
 
-    let status = desk
-        .command("wmctrl")
-        .args(["-F", "-c", "Gone 2"])
-        .status()
-        .unwrap();
-    assert!(status.success());
+    desk.act_outside("Gone 2", None);
     fixture.wait_for("window 2 to close", |e| {
         e["event"] == "closed" && e["window"] == 2
     });
@@ -365,12 +370,24 @@ fn a_window_id_is_one_window_and_fails_as_surface_gone_once_closed() {
     }
 }
 
-#[test]
-fn a_window_id_follows_its_window_when_it_moves() {
-    let (_turn, desk) = desktop();
+fn a_window_id_follows_its_window_when_it_moves(display: Display) {
+    let (_turn, desk) = display.desktop();
     let fixture = desk.fixture("Mover", 1);
     desk.activate("Mover");
     let w = desk.window_id("Mover");
+    // Placed from outside first: a tiled window on sway takes a size of its own as it floats,
+    // and only a move that keeps the size keeps the point on the check box.
+    desk.act_outside("Mover", Some((100, 100)));
+    let placed = wait_until(Duration::from_secs(5), || {
+        let listed = desk.act_json("windows", json!({}));
+        let window = listed["data"]["windows"]
+            .as_array()?
+            .iter()
+            .find(|w| w["title"] == "Mover")?
+            .clone();
+        (window["bounds"]["x"].as_i64()? <= 110).then_some(())
+    });
+    assert!(placed.is_some(), "the window did not move to 100,100");
     let text = desk
         .act("observe", json!({"target": w, "points": true}))
         .ok();
@@ -380,12 +397,7 @@ fn a_window_id_follows_its_window_when_it_moves() {
         .unwrap();
     let (x, y) = line.rsplit('@').next().unwrap().split_once(',').unwrap();
     let (x, y): (f64, f64) = (x.parse().unwrap(), y.parse().unwrap());
-    let status = desk
-        .command("wmctrl")
-        .args(["-F", "-r", "Mover", "-e", "0,700,420,-1,-1"])
-        .status()
-        .unwrap();
-    assert!(status.success());
+    desk.act_outside("Mover", Some((700, 420)));
     let moved = wait_until(Duration::from_secs(5), || {
         let listed = desk.act_json("windows", json!({}));
         let window = listed["data"]["windows"]
@@ -400,9 +412,8 @@ fn a_window_id_follows_its_window_when_it_moves() {
     fixture.wait_for("a toggle at the moved window", |e| e["event"] == "toggled");
 }
 
-#[test]
-fn zoom_returns_native_pixels_of_the_region() {
-    let (_turn, desk) = desktop();
+fn zoom_returns_native_pixels_of_the_region(display: Display) {
+    let (_turn, desk) = display.desktop();
     let _fixture = desk.fixture("Zoom Fixture", 1);
     let w = desk.window_id("Zoom Fixture");
     let listed = desk.act_json("windows", json!({}));
@@ -442,9 +453,8 @@ fn zoom_returns_native_pixels_of_the_region() {
     );
 }
 
-#[test]
-fn press_goes_to_the_focused_app_and_nothing_is_raised() {
-    let (_turn, desk) = desktop();
+fn press_goes_to_the_focused_app_and_nothing_is_raised(display: Display) {
+    let (_turn, desk) = display.desktop();
     let fixture = desk.fixture("Keys Fixture", 1);
     let _other = desk.fixture("Keys Other", 1);
     desk.activate("Keys Fixture");
@@ -476,9 +486,8 @@ fn press_goes_to_the_focused_app_and_nothing_is_raised() {
     assert_eq!(focused, vec![keys_w.as_str()]);
 }
 
-#[test]
-fn scroll_without_a_point_goes_where_the_pointer_is() {
-    let (_turn, desk) = desktop();
+fn scroll_without_a_point_goes_where_the_pointer_is(display: Display) {
+    let (_turn, desk) = display.desktop();
     let fixture = desk.fixture("Scroll Fixture", 1);
     desk.activate("Scroll Fixture");
     let w = desk.window_id("Scroll Fixture");
@@ -497,16 +506,20 @@ fn scroll_without_a_point_goes_where_the_pointer_is() {
         .ok();
     assert!(reply.contains("where the pointer is"), "{reply}");
     let events = fixture.settled_events(before);
+    // X11 delivers wheel clicks as steps, Wayland as smooth scrolls, one per click.
     let downs = events
         .iter()
-        .filter(|e| e["event"] == "scroll" && e["direction"] == "down")
+        .filter(|e| {
+            e["event"] == "scroll"
+                && (e["direction"] == "down"
+                    || (e["direction"] == "smooth" && e["dy"].as_f64().is_some_and(|dy| dy > 0.0)))
+        })
         .count();
     assert_eq!(downs, 2, "{events:?}");
 }
 
-#[test]
-fn typing_unicode_arrives_exactly_and_passwords_never_show() {
-    let (_turn, desk) = desktop();
+fn typing_unicode_arrives_exactly_and_passwords_never_show(display: Display) {
+    let (_turn, desk) = display.desktop();
     let fixture = desk.fixture("Typing Fixture", 1);
     desk.activate("Typing Fixture");
     let w = desk.window_id("Typing Fixture");
@@ -542,9 +555,8 @@ fn typing_unicode_arrives_exactly_and_passwords_never_show() {
     assert!(!seen.to_string().contains("hunter2"));
 }
 
-#[test]
-fn drag_moves_between_points_with_the_button_held() {
-    let (_turn, desk) = desktop();
+fn drag_moves_between_points_with_the_button_held(display: Display) {
+    let (_turn, desk) = display.desktop();
     let fixture = desk.fixture("Drag Fixture", 1);
     desk.activate("Drag Fixture");
     let w = desk.window_id("Drag Fixture");
@@ -576,9 +588,8 @@ fn drag_moves_between_points_with_the_button_held() {
     assert!(drag["motions"].as_i64().unwrap() >= 1, "{drag}");
 }
 
-#[test]
-fn failures_have_stable_kinds_change_nothing_and_exit_one() {
-    let (_turn, desk) = desktop();
+fn failures_have_stable_kinds_change_nothing_and_exit_one(display: Display) {
+    let (_turn, desk) = display.desktop();
     let fixture = desk.fixture("Failure Fixture", 1);
     desk.activate("Failure Fixture");
     let w = desk.window_id("Failure Fixture");

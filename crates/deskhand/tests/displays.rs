@@ -6,53 +6,14 @@
 mod common;
 
 use common::{
-    Desktop, element_lines, line_of, observe_until, observe_with_until, ref_of, wait_until,
-    window_where,
+    Desktop, Display, element_lines, line_of, observe_until, observe_with_until, on_every_display,
+    ref_of, wait_until, window_where,
 };
 use serde_json::{Value, json};
-use std::sync::MutexGuard;
 use std::time::Duration;
 
 const GTK_START: Duration = Duration::from_secs(20);
 const SETTLE: Duration = Duration::from_secs(10);
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Display {
-    X11,
-    Sway,
-    Gnome,
-}
-
-impl Display {
-    /// This test binary's shared desktop of this display, and its turn.
-    fn desktop(self) -> (MutexGuard<'static, ()>, &'static Desktop) {
-        match self {
-            Display::X11 => common::desktop(),
-            Display::Sway => common::sway(),
-            Display::Gnome => common::gnome(),
-        }
-    }
-}
-
-/// One test per display for each scenario, named after it: `scenario::x11`, `::sway`, `::gnome`.
-macro_rules! on_every_display {
-    ($($scenario:ident),* $(,)?) => {$(
-        mod $scenario {
-            #[test]
-            fn x11() {
-                super::$scenario(super::Display::X11);
-            }
-            #[test]
-            fn sway() {
-                super::$scenario(super::Display::Sway);
-            }
-            #[test]
-            fn gnome() {
-                super::$scenario(super::Display::Gnome);
-            }
-        }
-    )*};
-}
 
 on_every_display!(
     gtk3_clicks_at_reported_points_types_unicode_and_shows_pixels,

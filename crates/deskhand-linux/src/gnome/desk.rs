@@ -238,8 +238,15 @@ impl Gnome {
     }
 
     pub async fn button(&self, button: MouseButton, down: bool) -> Result<()> {
-        self.input()
-            .await?
+        let input = self.input().await?;
+        if !input.pointer_moved() {
+            let here = self.pointer().await?;
+            input
+                .move_to(here)
+                .await
+                .map_err(|err| gnome_error(err).after_sending())?;
+        }
+        input
             .button(button, down)
             .await
             .map_err(|err| gnome_error(err).after_sending())
@@ -253,6 +260,11 @@ impl Gnome {
         amount: u32,
     ) -> Result<()> {
         let input = self.input().await?;
+        let at = match at {
+            Some(at) => Some(at),
+            None if !input.pointer_moved() => Some(self.pointer().await?),
+            None => None,
+        };
         if let Some(at) = at {
             input
                 .move_to(at)

@@ -121,8 +121,9 @@ pub struct RemoteInput {
     session: OwnedObjectPath,
     monitors: Vec<MonitorStream>,
     timeout: Duration,
-    /// When the pointer last moved or a button changed.
-    last_pointer: Mutex<Instant>,
+    /// When the pointer last moved or a button changed; `None` before this session's first
+    /// pointer event.
+    last_pointer: Mutex<Option<Instant>>,
 }
 
 impl RemoteInput {
@@ -202,7 +203,7 @@ impl RemoteInput {
             session,
             monitors,
             timeout,
-            last_pointer: Mutex::new(Instant::now()),
+            last_pointer: Mutex::new(None),
         };
         input.session_call("Start", &()).await?;
         // Mutter adds the session's virtual devices to the seat after `Start` answers; events
@@ -290,7 +291,7 @@ impl RemoteInput {
         self.button(button, false).await
     }
 
-    fn last_pointer_event(&self) -> Instant {
+    fn last_pointer_event(&self) -> Option<Instant> {
         *self
             .last_pointer
             .lock()
@@ -301,7 +302,14 @@ impl RemoteInput {
         *self
             .last_pointer
             .lock()
-            .unwrap_or_else(PoisonError::into_inner) = Instant::now();
+            .unwrap_or_else(PoisonError::into_inner) = Some(Instant::now());
+    }
+
+    /// Whether this session's pointer has moved yet: mutter delivers a new session's wheel and
+    /// buttons only after its pointer has moved once (a scroll where the pointer already was
+    /// reached no app).
+    pub fn pointer_moved(&self) -> bool {
+        self.last_pointer_event().is_some()
     }
 
     /// A key by keysym; GNOME finds it in the current keymap and drops one that is not there.
@@ -323,7 +331,9 @@ impl RemoteInput {
 
     /// Waits until [`BUTTON_GAP`] has passed since the pointer's last event.
     async fn after_pointer_gap(&self) {
-        let since = self.last_pointer_event().elapsed();
+        let since = self
+            .last_pointer_event()
+            .map_or(BUTTON_GAP, |last| last.elapsed());
         if since < BUTTON_GAP {
             tokio::time::sleep(BUTTON_GAP - since).await;
         }

@@ -225,12 +225,18 @@ impl Desktop {
 
     /// Raises and focuses a window by title, as a person would before typing into it.
     pub fn activate(&self, title: &str) {
-        let status = self
-            .command("wmctrl")
-            .args(["-F", "-a", title])
-            .status()
-            .expect("running wmctrl");
-        assert!(status.success(), "wmctrl could not activate {title:?}");
+        if self.compositor().is_some() {
+            // No wmctrl on Wayland: deskhand's own focus, checked by the listing below.
+            let w = self.window_id(title);
+            self.act("focus", serde_json::json!({"target": w})).ok();
+        } else {
+            let status = self
+                .command("wmctrl")
+                .args(["-F", "-a", title])
+                .status()
+                .expect("running wmctrl");
+            assert!(status.success(), "wmctrl could not activate {title:?}");
+        }
         let focused = wait_until(Duration::from_secs(5), || {
             let listed = self.act_json("windows", serde_json::json!({}));
             listed["data"]["windows"]
@@ -242,6 +248,140 @@ impl Desktop {
         assert!(
             focused.is_some(),
             "{title:?} never became the focused window"
+        );
+    }
+}
+
+/// A display a desktop of these tests can run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Display {
+    X11,
+    Sway,
+    Gnome,
+}
+
+impl Display {
+    /// This test binary's shared desktop of this display, and its turn.
+    pub fn desktop(self) -> (MutexGuard<'static, ()>, &'static Desktop) {
+        match self {
+            Display::X11 => desktop(),
+            Display::Sway => sway(),
+            Display::Gnome => gnome(),
+        }
+    }
+}
+
+/// One test per display for each scenario, named after it: `scenario::x11`, `::sway`,
+/// `::gnome`; each scenario is a function taking the [`Display`].
+#[allow(unused_macros)] // Only the binaries with scenarios use it.
+macro_rules! on_every_display {
+    ($($scenario:ident),* $(,)?) => {$(
+        mod $scenario {
+            #[test]
+            fn x11() {
+                super::$scenario(crate::common::Display::X11);
+            }
+            #[test]
+            fn sway() {
+                super::$scenario(crate::common::Display::Sway);
+            }
+            #[test]
+            fn gnome() {
+                super::$scenario(crate::common::Display::Gnome);
+            }
+        }
+    )*};
+}
+#[allow(unused_imports)]
+pub(crate) use on_every_display;
+
+impl Desktop {
+    /// The Wayland compositor of this desktop (`sway`, `gnome`); `None` on X11.
+    pub fn compositor(&self) -> Option<&'static str> {
+        let var = |name: &str| {
+            self.env
+                .iter()
+                .find(|(k, _)| k == name)
+                .map(|(_, v)| v.as_str())
+        };
+        if var("SWAYSOCK").is_some() {
+            Some("sway")
+        } else if var("XDG_CURRENT_DESKTOP") == Some("GNOME") {
+            Some("gnome")
+        } else {
+            None
+        }
+    }
+
+    /// What the user does to a window from outside deskhand, through the window manager's own
+    /// tools: wmctrl on X11, swaymsg on sway, GNOME Shell (through deskhand's extension, as its
+    /// window menu would) on GNOME. `close` closes it; `Some((x, y))` moves it there.
+    pub fn act_outside(&self, title: &str, move_to: Option<(i32, i32)>) {
+        let status = match self.compositor() {
+            None => {
+                let mut wmctrl = self.command("wmctrl");
+                wmctrl.args(["-F"]);
+                match move_to {
+                    None => wmctrl.args(["-c", title]),
+                    Some((x, y)) => wmctrl.args(["-r", title, "-e", &format!("0,{x},{y},-1,-1")]),
+                };
+                wmctrl.status()
+            }
+            Some("sway") => {
+                let command = match move_to {
+                    None => "kill".to_owned(),
+                    Some((x, y)) => format!("floating enable, move absolute position {x} {y}"),
+                };
+                self.command("swaymsg")
+                    .arg(format!("[title=\"^{title}$\"] {command}"))
+                    .stdout(Stdio::null())
+                    .status()
+            }
+            Some(_) => {
+                let listed: Value = serde_json::from_str(
+                    self.command("gdbus")
+                        .args(["call", "--session", "--dest", "dev.deskhand.Shell"])
+                        .args(["--object-path", "/dev/deskhand/Shell"])
+                        .args(["--method", "dev.deskhand.Shell.Windows"])
+                        .output()
+                        .map(|out| String::from_utf8_lossy(&out.stdout).into_owned())
+                        .ok()
+                        .and_then(|reply| {
+                            let start = reply.find('[')?;
+                            let end = reply.rfind(']')?;
+                            Some(reply[start..=end].replace("\\\"", "\""))
+                        })
+                        .unwrap_or_default()
+                        .as_str(),
+                )
+                .unwrap_or(Value::Null);
+                let window = listed
+                    .as_array()
+                    .and_then(|all| all.iter().find(|w| w["title"] == title))
+                    .unwrap_or_else(|| panic!("GNOME Shell lists no window {title:?}: {listed}"));
+                let id = window["id"].to_string();
+                let mut gdbus = self.command("gdbus");
+                gdbus
+                    .args(["call", "--session", "--dest", "dev.deskhand.Shell"])
+                    .args(["--object-path", "/dev/deskhand/Shell"]);
+                match move_to {
+                    None => gdbus.args(["--method", "dev.deskhand.Shell.Close", &id]),
+                    Some((x, y)) => gdbus.args([
+                        "--method",
+                        "dev.deskhand.Shell.MoveResize",
+                        &id,
+                        &x.to_string(),
+                        &y.to_string(),
+                        &window["frame"][2].to_string(),
+                        &window["frame"][3].to_string(),
+                    ]),
+                };
+                gdbus.stdout(Stdio::null()).status()
+            }
+        };
+        assert!(
+            status.is_ok_and(|s| s.success()),
+            "the window manager's own tool did not act on {title:?}"
         );
     }
 }
