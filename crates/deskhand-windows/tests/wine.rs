@@ -573,6 +573,12 @@ async fn a_packaged_app_id_says_the_apps_folder_cannot_be_read_where_there_is_no
     // is refused with the reason before anything is started.
     let installed = mcp.ok(json!({"action": "apps", "installed": true})).await;
     assert!(!installed.contains('!'), "{installed}");
+    let header = installed.lines().next().unwrap_or_default();
+    assert!(
+        header.contains(" · not listed: the Apps folder (shell:AppsFolder) could not be read")
+            && header.contains("HRESULT 0x80070002"),
+        "{installed}"
+    );
     let aumid = "Microsoft.WindowsCalculator_8wekyb3d8bbwe!App";
     let reply = mcp.call(json!({"action": "launch", "app": aumid})).await;
     let text = text_of(&reply);

@@ -253,19 +253,30 @@ fn item_name(item: &IShellItem, kind: SIGDN) -> Option<String> {
     }
 }
 
-/// The packaged apps of the Apps folder; the sentence saying why when it cannot be read (Wine
-/// has no Apps folder).
-fn packaged_apps() -> std::result::Result<Vec<InstalledApp>, String> {
+/// The Apps folder's enumeration; the sentence saying why when it cannot be read (Wine has no
+/// Apps folder).
+fn apps_folder() -> std::result::Result<IEnumShellItems, String> {
     enter_com();
     let failure = |err: windows::core::Error| packaged::listing_failure(err.code().0);
-    // SAFETY: COM calls on shell objects this function owns; each item is released when the
-    // loop lets it go.
+    // SAFETY: COM calls on shell objects this function owns.
     unsafe {
         let folder: IShellItem =
             SHGetKnownFolderItem(&FOLDERID_AppsFolder, KF_FLAG_DEFAULT, None).map_err(failure)?;
-        let items: IEnumShellItems = folder
-            .BindToHandler(None, &BHID_EnumItems)
-            .map_err(failure)?;
+        folder.BindToHandler(None, &BHID_EnumItems).map_err(failure)
+    }
+}
+
+/// Why the packaged apps are missing from `installed`, when the Apps folder cannot be read.
+pub fn installed_gaps() -> Vec<String> {
+    apps_folder().err().into_iter().collect()
+}
+
+/// The packaged apps of the Apps folder.
+fn packaged_apps() -> std::result::Result<Vec<InstalledApp>, String> {
+    let items = apps_folder()?;
+    // SAFETY: COM calls on the enumeration this function owns; each item is released when the
+    // loop lets it go.
+    unsafe {
         let mut found = Vec::new();
         for _ in 0..packaged::MOST_ENTRIES {
             let mut next = [None];
