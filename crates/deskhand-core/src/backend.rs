@@ -293,6 +293,11 @@ pub trait Apps: Send + Sync {
     fn installed(&self) -> impl Future<Output = Result<Vec<InstalledApp>>> + Send {
         async { Err(unsupported("Listing installed applications")) }
     }
+    /// Kinds of apps `installed` could not list on this system, one sentence each saying why
+    /// (Windows under Wine has no Apps folder for packaged apps); the reply says them.
+    fn installed_gaps(&self) -> impl Future<Output = Vec<String>> + Send {
+        async { Vec::new() }
+    }
     /// Starts an installed app (by its id) detached from deskhand; returns its process id.
     fn launch(&self, _id: &str) -> impl Future<Output = Result<u32>> + Send {
         async { Err(unsupported("Launching an app")) }

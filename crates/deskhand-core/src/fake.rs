@@ -48,6 +48,8 @@ pub struct FakeDesktop {
     /// How often the desktop was read: a window list (`windows`), one window (`window`) or a
     /// tree (`tree`).
     pub reads: std::sync::atomic::AtomicUsize,
+    /// What `installed_gaps` answers: kinds of apps this desktop cannot list.
+    pub installed_gaps: Mutex<Vec<String>>,
 }
 
 impl FakeDesktop {
@@ -60,6 +62,7 @@ impl FakeDesktop {
             clipboard: Mutex::new(ClipboardContent::default()),
             values: Mutex::new(Vec::new()),
             reads: Default::default(),
+            installed_gaps: Mutex::new(Vec::new()),
         }
     }
 
@@ -373,6 +376,10 @@ impl Apps for FakeDesktop {
             name: "Editor".into(),
             command: "editor".into(),
         }])
+    }
+
+    async fn installed_gaps(&self) -> Vec<String> {
+        self.installed_gaps.lock().unwrap().clone()
     }
 
     async fn launch(&self, id: &str) -> Result<u32> {

@@ -236,8 +236,13 @@ fn change_text(change: WindowChange) -> String {
 
 pub(crate) async fn installed<B: Backend>(backend: &B) -> Result<Reply> {
     let apps = backend.installed().await?;
+    let gaps = backend.installed_gaps().await;
+    let not_listed: String = gaps
+        .iter()
+        .map(|gap| format!(" · not listed: {}", escape(gap)))
+        .collect();
     let mut text = format!(
-        "installed · {} · launch one with {{\"action\": \"launch\", \"app\": id}}\n{FENCE}\n",
+        "installed · {} · launch one with {{\"action\": \"launch\", \"app\": id}}{not_listed}\n{FENCE}\n",
         plural(apps.len(), "app", "apps")
     );
     for app in &apps {
@@ -247,7 +252,7 @@ pub(crate) async fn installed<B: Backend>(backend: &B) -> Result<Reply> {
         text,
         outcome: Outcome::Observed,
         image: None,
-        data: json!({"installed": apps}),
+        data: json!({"installed": apps, "not_listed": gaps}),
     })
 }
 

@@ -1196,3 +1196,24 @@ async fn refs_an_ambiguous_find_lists_are_usable() {
         }
     }
 }
+
+/// A kind of app the platform cannot list (Windows' packaged apps under Wine) is said under the
+/// list, not left for the agent to guess from what is missing.
+#[tokio::test]
+async fn the_installed_list_says_what_the_system_could_not_list() {
+    let mut d = desk();
+    let listed = d.ok(json!({"action": "apps", "installed": true})).await;
+    assert!(!header(&listed).contains("not listed"), "{}", listed.text);
+    assert_eq!(listed.data["not_listed"], json!([]));
+
+    let gap = "the Apps folder (shell:AppsFolder) could not be read: this system has none";
+    d.fake.installed_gaps.lock().unwrap().push(gap.into());
+    let listed = d.ok(json!({"action": "apps", "installed": true})).await;
+    assert!(
+        header(&listed).ends_with(&format!(" · not listed: {gap}")),
+        "{}",
+        listed.text
+    );
+    assert!(listed.text.contains("org.example.Editor \"Editor\""));
+    assert_eq!(listed.data["not_listed"], json!([gap]));
+}

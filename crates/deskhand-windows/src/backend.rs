@@ -292,6 +292,14 @@ impl Apps for WindowsBackend {
         .await
     }
 
+    async fn installed_gaps(&self) -> Vec<String> {
+        blocking("Reading the Apps folder", DEADLINE, || {
+            Ok(apps::installed_gaps())
+        })
+        .await
+        .unwrap_or_else(|err| vec![err.message])
+    }
+
     async fn launch(&self, id: &str) -> Result<u32> {
         let id = id.to_owned();
         blocking("Launching the app", LAUNCH_DEADLINE, move || {

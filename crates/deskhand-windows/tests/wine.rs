@@ -565,6 +565,43 @@ async fn a_start_menu_shortcut_is_listed_as_installed_and_launches() {
     let _ = std::fs::remove_file(&shortcut);
 }
 
+#[tokio::test(flavor = "multi_thread")]
+#[ignore = "needs the Windows build under Wine: run scripts/wine-test"]
+async fn a_packaged_app_id_says_the_apps_folder_cannot_be_read_where_there_is_none() {
+    let mcp = Mcp::start().await;
+    // Wine 8 has no Apps folder: the installed list is the Start menu's, and a Store app's id
+    // is refused with the reason before anything is started.
+    let installed = mcp.ok(json!({"action": "apps", "installed": true})).await;
+    assert!(!installed.contains('!'), "{installed}");
+    let header = installed.lines().next().unwrap_or_default();
+    assert!(
+        header.contains(" · not listed: the Apps folder (shell:AppsFolder) could not be read")
+            && header.contains("HRESULT 0x80070002"),
+        "{installed}"
+    );
+    let aumid = "Microsoft.WindowsCalculator_8wekyb3d8bbwe!App";
+    let reply = mcp.call(json!({"action": "launch", "app": aumid})).await;
+    let text = text_of(&reply);
+    assert_eq!(reply.is_error, Some(true), "{text}");
+    assert!(
+        text.starts_with("failed (not-found): ")
+            && text.contains(aumid)
+            && text.contains("the Apps folder (shell:AppsFolder) could not be read")
+            && text.contains("HRESULT 0x80070002"),
+        "{text}"
+    );
+    // An id that is neither a shortcut nor a packaged app says both were looked for.
+    let reply = mcp
+        .call(json!({"action": "launch", "app": "No Such App"}))
+        .await;
+    let text = text_of(&reply);
+    assert!(
+        text.starts_with("failed (not-found): ")
+            && text.contains("no Start menu shortcut or packaged app"),
+        "{text}"
+    );
+}
+
 fn cli(args: &[&str]) -> (i32, String) {
     let output = wine("deskhand.exe")
         .args(args)

@@ -1,7 +1,9 @@
 //! The COM shell around the translation: one UI Automation client per call in the
 //! multithreaded apartment, one cached walk per window (every property of the subtree in one
 //! cross-process round trip), element actions through their patterns. Wine 8 has no
-//! `CUIAutomation`: creating the client fails there, and every call answers `no-accessibility`.
+//! `CUIAutomation`: creating the client fails there, and every call answers `no-accessibility`
+//! (what else Wine's UI Automation lacks is in the crate's README). Only `CoCreateInstance` is
+//! asked: Wine 8's `DllGetClassObject` of the DLL is a stub that aborts the process.
 
 use std::sync::mpsc;
 use std::time::Duration;

@@ -1,5 +1,5 @@
 //! Processes and installed apps: a process's program name and parent, ending a process, the
-//! Start menu's shortcuts and starting what one points at.
+//! Start menu's shortcuts and the Apps folder's packaged apps, and starting either.
 
 use std::path::{Path, PathBuf};
 
@@ -7,8 +7,8 @@ use deskhand_core::error::{Error, ErrorKind, Result};
 use deskhand_core::model::InstalledApp;
 use windows::Win32::Foundation::{CloseHandle, HANDLE};
 use windows::Win32::System::Com::{
-    CLSCTX_INPROC_SERVER, COINIT_MULTITHREADED, CoCreateInstance, CoInitializeEx, IPersistFile,
-    STGM_READ,
+    CLSCTX_INPROC_SERVER, CLSCTX_LOCAL_SERVER, COINIT_MULTITHREADED, CoCreateInstance,
+    CoInitializeEx, CoTaskMemFree, IPersistFile, STGM_READ,
 };
 use windows::Win32::System::Diagnostics::ToolHelp::{
     CreateToolhelp32Snapshot, PROCESSENTRY32W, Process32FirstW, Process32NextW, TH32CS_SNAPPROCESS,
@@ -18,12 +18,16 @@ use windows::Win32::System::Threading::{
     PROCESS_TERMINATE, QueryFullProcessImageNameW, TerminateProcess,
 };
 use windows::Win32::UI::Shell::{
-    IShellLinkW, SEE_MASK_NOCLOSEPROCESS, SHELLEXECUTEINFOW, ShellExecuteExW, ShellLink,
+    AO_NONE, ApplicationActivationManager, BHID_EnumItems, FOLDERID_AppsFolder,
+    IApplicationActivationManager, IEnumShellItems, IShellItem, IShellLinkW, KF_FLAG_DEFAULT,
+    SEE_MASK_NOCLOSEPROCESS, SHELLEXECUTEINFOW, SHGetKnownFolderItem, SIGDN, SIGDN_NORMALDISPLAY,
+    SIGDN_PARENTRELATIVEPARSING, ShellExecuteExW, ShellLink,
 };
 use windows::Win32::UI::WindowsAndMessaging::SW_SHOWNORMAL;
 use windows::core::{Interface, PCWSTR};
 
 use super::wide;
+use crate::packaged;
 
 /// Closes a process handle when dropped.
 struct Process(HANDLE);
@@ -220,8 +224,8 @@ fn all_shortcuts() -> Vec<(String, PathBuf)> {
     found
 }
 
-pub fn installed() -> Vec<InstalledApp> {
-    let mut apps: Vec<InstalledApp> = all_shortcuts()
+fn shortcut_apps() -> Vec<InstalledApp> {
+    all_shortcuts()
         .into_iter()
         .map(|(id, path)| {
             let name = path
@@ -235,22 +239,107 @@ pub fn installed() -> Vec<InstalledApp> {
             };
             InstalledApp { id, name, command }
         })
-        .collect();
-    apps.sort_by_key(|app| app.name.to_lowercase());
-    apps
+        .collect()
 }
 
-/// Starts the shortcut's target detached from deskhand and answers its process id.
+/// One of an item's names, freed after copying.
+fn item_name(item: &IShellItem, kind: SIGDN) -> Option<String> {
+    // SAFETY: the shell allocates the string with the COM allocator; it is copied, then freed.
+    unsafe {
+        let name = item.GetDisplayName(kind).ok()?;
+        let copied = name.to_string().ok();
+        CoTaskMemFree(Some(name.0 as *const _));
+        copied
+    }
+}
+
+/// The Apps folder's enumeration; the sentence saying why when it cannot be read (Wine has no
+/// Apps folder).
+fn apps_folder() -> std::result::Result<IEnumShellItems, String> {
+    enter_com();
+    let failure = |err: windows::core::Error| packaged::listing_failure(err.code().0);
+    // SAFETY: COM calls on shell objects this function owns.
+    unsafe {
+        let folder: IShellItem =
+            SHGetKnownFolderItem(&FOLDERID_AppsFolder, KF_FLAG_DEFAULT, None).map_err(failure)?;
+        folder.BindToHandler(None, &BHID_EnumItems).map_err(failure)
+    }
+}
+
+/// Why the packaged apps are missing from `installed`, when the Apps folder cannot be read.
+pub fn installed_gaps() -> Vec<String> {
+    apps_folder().err().into_iter().collect()
+}
+
+/// The packaged apps of the Apps folder.
+fn packaged_apps() -> std::result::Result<Vec<InstalledApp>, String> {
+    let items = apps_folder()?;
+    // SAFETY: COM calls on the enumeration this function owns; each item is released when the
+    // loop lets it go.
+    unsafe {
+        let mut found = Vec::new();
+        for _ in 0..packaged::MOST_ENTRIES {
+            let mut next = [None];
+            let mut fetched = 0u32;
+            if items.Next(&mut next, Some(&mut fetched)).is_err() || fetched == 0 {
+                break;
+            }
+            let Some(item) = next[0].take() else { break };
+            let (Some(display), Some(parsing)) = (
+                item_name(&item, SIGDN_NORMALDISPLAY),
+                item_name(&item, SIGDN_PARENTRELATIVEPARSING),
+            ) else {
+                continue;
+            };
+            found.extend(packaged::packaged_app(&display, &parsing));
+        }
+        Ok(found)
+    }
+}
+
+/// The Start menu's shortcuts and the Apps folder's packaged apps. A system without an Apps
+/// folder (Wine) lists the shortcuts alone; launching a packaged id there says why.
+pub fn installed() -> Vec<InstalledApp> {
+    packaged::merge(shortcut_apps(), packaged_apps().unwrap_or_default())
+}
+
+/// Starts a packaged app by its AUMID through the shell's activation manager, once the Apps
+/// folder confirms it is installed, and answers its process id.
+fn launch_packaged(aumid: &str) -> Result<u32> {
+    let listed = packaged_apps().map_err(|why| packaged::unlisted(aumid, &why))?;
+    let Some(app) = listed
+        .into_iter()
+        .find(|app| app.id.eq_ignore_ascii_case(aumid))
+    else {
+        return Err(packaged::not_installed(aumid));
+    };
+    // SAFETY: COM calls on an object this function owns; the id lives until the call returns.
+    unsafe {
+        let manager: IApplicationActivationManager =
+            CoCreateInstance(&ApplicationActivationManager, None, CLSCTX_LOCAL_SERVER)
+                .map_err(|err| packaged::launch_failure(err.code().0, aumid, false))?;
+        let id = wide(&app.id);
+        manager
+            .ActivateApplication(PCWSTR(id.as_ptr()), PCWSTR::null(), AO_NONE)
+            .map_err(|err| packaged::launch_failure(err.code().0, aumid, true))
+    }
+}
+
+/// Starts the shortcut's target, or the packaged app, detached from deskhand and answers its
+/// process id.
 pub fn launch(id: &str) -> Result<u32> {
     let Some((_, path)) = all_shortcuts()
         .into_iter()
         .find(|(known, _)| known.eq_ignore_ascii_case(id))
     else {
+        if packaged::is_packaged_aumid(id) {
+            return launch_packaged(id);
+        }
         return Err(Error::new(
             ErrorKind::NotFound,
             format!(
-                "no Start menu shortcut has the id \"{id}\"; call apps with installed to list \
-                 the ids"
+                "no Start menu shortcut or packaged app has the id \"{id}\"; call apps with \
+                 installed to list the ids"
             ),
         ));
     };

@@ -80,23 +80,42 @@ fn mouse_input(flags: MOUSE_EVENT_FLAGS, data: i32) -> INPUT {
     }
 }
 
-/// Sends the inputs; `false` when Windows took fewer than all (another desktop, a secure
-/// screen, or a window of higher integrity has the input).
-fn send(inputs: &[INPUT]) -> bool {
+/// Sends the inputs and answers how many Windows took: fewer than all when another desktop, a
+/// secure screen, or a window of higher integrity has the input.
+fn send(inputs: &[INPUT]) -> usize {
     // SAFETY: `inputs` are fully initialized INPUT structures of the size passed.
-    let sent = unsafe { SendInput(inputs, size_of::<INPUT>() as i32) };
-    sent as usize == inputs.len()
+    unsafe { SendInput(inputs, size_of::<INPUT>() as i32) as usize }
 }
 
-fn refused(what: &str) -> Error {
-    Error::new(
-        ErrorKind::Platform,
-        format!(
-            "Windows did not take the {what}: input to the window in front is blocked (a \
-             window of an elevated app, the lock screen or a UAC prompt has it); bring another \
-             window to the front, or run deskhand as administrator to drive elevated apps"
-        ),
-    )
+/// Windows refused the `what`. `sent_before`: events of the same request went in before the
+/// refusal, so the app may have acted on them and it is applied but unconfirmed, not failed.
+fn refused(what: &str, sent_before: bool) -> Error {
+    let blocked = "input to the window in front is blocked (a window of an elevated app, the \
+                   lock screen or a UAC prompt has it); bring another window to the front, or \
+                   run deskhand as administrator to drive elevated apps";
+    if sent_before {
+        Error::new(
+            ErrorKind::Platform,
+            format!(
+                "Windows took only part of the {what}, so some of it may have reached the app: \
+                 {blocked}"
+            ),
+        )
+        .after_sending()
+    } else {
+        Error::new(
+            ErrorKind::Platform,
+            format!("Windows did not take the {what}: {blocked}"),
+        )
+    }
+}
+
+/// Sends one request's inputs; a refusal after any of them went in is applied but unconfirmed.
+fn send_all(inputs: &[INPUT], what: &str, sent_before: bool) -> Result<()> {
+    match send(inputs) {
+        taken if taken == inputs.len() => Ok(()),
+        taken => Err(refused(what, sent_before || taken > 0)),
+    }
 }
 
 /// Where the current keyboard layout has the character, as `VkKeyScanW` says.
@@ -132,7 +151,7 @@ pub fn press_keys(keys: &Keys) -> Result<InputOutcome> {
         .map_err(|err| Error::bad_argument(err.to_string()))?;
     for (sent, chord_strokes) in strokes.iter().enumerate() {
         let inputs: Vec<INPUT> = chord_strokes.iter().copied().map(key_input).collect();
-        if !send(&inputs) {
+        if send(&inputs) != inputs.len() {
             return Ok(partial(sent, chords.len(), "key chords"));
         }
     }
@@ -146,7 +165,7 @@ pub fn type_text(text: &str) -> Result<InputOutcome> {
             .into_iter()
             .map(key_input)
             .collect();
-        if !send(&inputs) {
+        if send(&inputs) != inputs.len() {
             return Ok(partial(sent, total, "characters"));
         }
     }
@@ -209,24 +228,24 @@ pub fn button(button: MouseButton, down: bool, modifiers: &[Modifier]) -> Result
         (MouseButton::Right, true) => MOUSEEVENTF_RIGHTDOWN,
         (MouseButton::Right, false) => MOUSEEVENTF_RIGHTUP,
     };
-    let mut inputs = Vec::new();
-    if down {
-        if !modifiers.is_empty() {
-            if !send(&modifier_strokes(modifiers, false)) {
-                return Err(refused("modifier keys"));
-            }
-            wait_until_held(modifiers);
-        }
-        inputs.push(mouse_input(flags, 0));
-    } else {
-        inputs.push(mouse_input(flags, 0));
+    if !down {
+        let mut inputs = vec![mouse_input(flags, 0)];
         inputs.extend(modifier_strokes(modifiers, true));
+        return send_all(&inputs, "mouse button", false);
     }
-    if send(&inputs) {
-        Ok(())
-    } else {
-        Err(refused("mouse button"))
+    if modifiers.is_empty() {
+        return send_all(&[mouse_input(flags, 0)], "mouse button", false);
     }
+    let held = modifier_strokes(modifiers, false);
+    if let Err(err) = send_all(&held, "modifier keys", false) {
+        // Whatever went down is let go again, so no key stays held for the next input.
+        send(&modifier_strokes(modifiers, true));
+        return Err(err);
+    }
+    wait_until_held(modifiers);
+    send_all(&[mouse_input(flags, 0)], "mouse button", true).inspect_err(|_| {
+        send(&modifier_strokes(modifiers, true));
+    })
 }
 
 /// Waits (at most 100 ms) until the system sees the modifiers down: a button sent in the same
@@ -258,11 +277,7 @@ pub fn scroll(at: Option<Point>, direction: ScrollDirection, amount: u32) -> Res
     };
     // One event per notch: an app that reads only whole deltas of 120 still scrolls each.
     let inputs: Vec<INPUT> = (0..notches).map(|_| mouse_input(flags, notch)).collect();
-    if send(&inputs) {
-        Ok(())
-    } else {
-        Err(refused("scroll"))
-    }
+    send_all(&inputs, "scroll", false)
 }
 
 #[cfg(test)]
@@ -278,5 +293,25 @@ mod tests {
         assert!(plus.shift, "{plus:?}");
         assert_eq!(layout_key('世'), None);
         assert_eq!(layout_key('😀'), None, "a surrogate pair is no key");
+    }
+
+    #[test]
+    fn a_refusal_before_anything_went_in_failed_and_one_after_is_unconfirmed() {
+        let nothing = refused("scroll", false);
+        assert_eq!(nothing.kind, ErrorKind::Platform);
+        assert!(
+            !nothing.sent
+                && nothing
+                    .message
+                    .starts_with("Windows did not take the scroll")
+        );
+        let part = refused("mouse button", true);
+        assert!(
+            part.sent,
+            "the modifiers sent before it may have reached the app"
+        );
+        assert!(part.message.contains("some of it may have reached the app"));
+        // An empty request is all taken: nothing to refuse.
+        assert!(send_all(&[], "scroll", false).is_ok());
     }
 }

@@ -242,18 +242,23 @@ pub fn activate(window: &WindowInfo) -> Result<()> {
             }
             std::thread::sleep(POLL);
         }
-        let why = if granted {
-            "Windows accepted the request but the window did not become the foreground"
-        } else {
-            "Windows refused to give it the focus (its foreground lock lets only the app the user \
-             works in hand the focus on)"
-        };
-        Err(Error::platform(format!(
-            "the window \"{}\" did not take the keyboard focus: {why}; click into the window to \
-             focus it, or ask the user to bring it to the front",
-            window.title
-        )))
+        Err(focus_refused(&window.title, granted))
     }
+}
+
+/// The window did not become the foreground within the wait. `granted`: what
+/// `SetForegroundWindow` answered; either way nothing was typed or clicked yet.
+fn focus_refused(title: &str, granted: bool) -> Error {
+    let why = if granted {
+        "Windows accepted the request but the window did not become the foreground"
+    } else {
+        "Windows refused to give it the focus (its foreground lock lets only the app the user \
+         works in hand the focus on)"
+    };
+    Error::platform(format!(
+        "the window \"{title}\" did not take the keyboard focus: {why}; nothing was sent to it. \
+         Click into the window to focus it, or ask the user to bring it to the front"
+    ))
 }
 
 pub fn close(window: &WindowInfo) -> Result<()> {
@@ -346,4 +351,32 @@ pub fn covered_window(rect: Rect) -> Option<HWND> {
         }
     }
     None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_refused_focus_says_whether_windows_refused_or_the_window_stayed_behind() {
+        let refused = focus_refused("Notes", false);
+        assert_eq!(refused.kind, ErrorKind::Platform);
+        assert!(
+            !refused.sent,
+            "no input went out before the focus was refused"
+        );
+        assert!(
+            refused
+                .message
+                .contains("\"Notes\" did not take the keyboard focus")
+                && refused
+                    .message
+                    .contains("Windows refused to give it the focus")
+                && refused.message.contains("nothing was sent"),
+            "{}",
+            refused.message
+        );
+        let behind = focus_refused("Notes", true);
+        assert!(behind.message.contains("did not become the foreground"));
+    }
 }
