@@ -105,8 +105,15 @@ impl LinuxBackend {
         let total = text.chars().count();
         self.settle_listener().await;
         let mut sent = 0;
-        let mut keys_in_flight = false;
+        let mut in_flight = false;
         for piece in pieces(&text) {
+            // Keys go through the shell's input queue and text does not, and the shell hands
+            // the app only the last text committed before a frame: whatever went before must
+            // have reached the app before the next piece goes.
+            if in_flight {
+                gnome.sync().await?;
+            }
+            in_flight = true;
             match piece {
                 Piece::Key(keysym) => {
                     if let (_, Some(err)) = gnome.press_chords(&[(Vec::new(), keysym)]).await? {
@@ -115,15 +122,8 @@ impl LinuxBackend {
                             .await;
                     }
                     sent += 1;
-                    keys_in_flight = true;
                 }
                 Piece::Text(run) => {
-                    // Keys go through the shell's input queue and text does not: the keys
-                    // before it must have reached the app first.
-                    if keys_in_flight {
-                        gnome.sync().await?;
-                        keys_in_flight = false;
-                    }
                     let committed = match gnome.commit_text(&run).await? {
                         true => true,
                         false if sent == 0 => {
