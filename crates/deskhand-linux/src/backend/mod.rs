@@ -71,6 +71,12 @@ const STILL_FOR: Duration = Duration::from_millis(60);
 /// Longer than any minimize animation (openbox's takes about 150 ms).
 const ANIMATION_LIMIT: Duration = Duration::from_millis(600);
 
+/// Apps count a press as the next click of a multi-click when it follows the last release
+/// within their double-click time (400 ms in GTK and Qt, 500 ms in Chromium): on Wayland a
+/// new press waits until this long after the last release, as X11's input does, so that two
+/// calls never merge into a double-click nobody asked for.
+const CLICK_SEPARATION: Duration = Duration::from_millis(550);
+
 /// Where windows, input and pixels come from; the accessibility tree is AT-SPI's on both.
 enum Display {
     X11(Arc<X11>),
@@ -87,6 +93,8 @@ pub struct LinuxBackend {
     origins: Mutex<HashMap<u64, Origin>>,
     /// The deskhand binary that holds written clipboard text; `None`: the running one.
     clipboard_holder: Option<PathBuf>,
+    /// When a button last went up on Wayland (X11 keeps its own): see [`CLICK_SEPARATION`].
+    last_release: Mutex<Option<Instant>>,
 }
 
 impl LinuxBackend {
@@ -119,6 +127,7 @@ impl LinuxBackend {
             use_cache: true,
             origins: Mutex::new(HashMap::new()),
             clipboard_holder: None,
+            last_release: Mutex::new(None),
         })
     }
 
@@ -405,6 +414,18 @@ impl LinuxBackend {
             return Vec::new();
         };
         atspi.applications_of(Some(pid)).await.unwrap_or_default()
+    }
+
+    /// Waits until a new press on Wayland cannot join the last click (see [`CLICK_SEPARATION`]).
+    async fn apart_from_last_click(&self) {
+        let last = *self.last_release.lock().expect("not poisoned");
+        if let Some(since) = last.map(|released| released.elapsed()) {
+            tokio::time::sleep(CLICK_SEPARATION.saturating_sub(since)).await;
+        }
+    }
+
+    fn released_now(&self) {
+        *self.last_release.lock().expect("not poisoned") = Some(Instant::now());
     }
 
     /// Chromium crashes when input reaches it while it takes in a new accessibility listener;
@@ -868,16 +889,22 @@ impl Input for LinuxBackend {
     ) -> Result<()> {
         if let Some(sway) = self.sway() {
             self.settle_listener().await;
+            self.apart_from_last_click().await;
             let held = modifier_keysyms(modifiers);
-            return sway
+            let clicked = sway
                 .click(at, button, count, &held)
                 .await
                 .map_err(input_error);
+            self.released_now();
+            return clicked;
         }
         if let Some(gnome) = self.gnome() {
             self.settle_listener().await;
+            self.apart_from_last_click().await;
             let held = modifier_keysyms(modifiers);
-            return gnome.click(at, button, count, &held).await;
+            let clicked = gnome.click(at, button, count, &held).await;
+            self.released_now();
+            return clicked;
         }
         let held = modifier_keysyms(modifiers);
         self.input("a click", move |x| {
@@ -1039,11 +1066,18 @@ impl Input for LinuxBackend {
     }
 
     async fn button(&self, button: MouseButton, down: bool, modifiers: &[Modifier]) -> Result<()> {
-        if self.sway().is_some() {
-            return self.sway_button(button, down, modifiers).await;
-        }
-        if self.gnome().is_some() {
-            return self.gnome_button(button, down, modifiers).await;
+        if self.sway().is_some() || self.gnome().is_some() {
+            if down {
+                self.apart_from_last_click().await;
+            }
+            let sent = match self.sway() {
+                Some(_) => self.sway_button(button, down, modifiers).await,
+                None => self.gnome_button(button, down, modifiers).await,
+            };
+            if !down {
+                self.released_now();
+            }
+            return sent;
         }
         let held = modifier_keysyms(modifiers);
         let what = if down {
