@@ -67,9 +67,9 @@ pub(crate) fn parse_tsv(tsv: &str) -> Vec<Word> {
 /// height: a space is about a third of it, the gap between two buttons a good deal more.
 const JOIN_GAP: f32 = 0.9;
 
-/// The words as groups, their bounds divided by `scale` and moved down by `top`: back in the
-/// pixels of the image before it was enlarged and cut into tiles.
-pub(crate) fn group(words: &[Word], scale: i32, top: i32) -> Vec<WordGroup> {
+/// The words as groups, their bounds divided by `scale`: back in the pixels of the image
+/// before it was enlarged.
+pub(crate) fn group(words: &[Word], scale: i32) -> Vec<WordGroup> {
     let mut groups: Vec<(Word, f32)> = Vec::new();
     for word in words {
         if let Some((last, weakest)) = groups.last_mut() {
@@ -96,7 +96,7 @@ pub(crate) fn group(words: &[Word], scale: i32, top: i32) -> Vec<WordGroup> {
             text: word.text,
             bounds: Rect::new(
                 word.left / scale,
-                word.top / scale + top,
+                word.top / scale,
                 (word.width.max(1) as u32).div_ceil(scale as u32),
                 (word.height.max(1) as u32).div_ceil(scale as u32),
             ),
@@ -128,11 +128,11 @@ mod tests {
             words.iter().map(|w| w.text.as_str()).collect::<Vec<_>>(),
             ["Click", "me!", "QUIT", "7", "root@vm:/tmp#"]
         );
-        let groups = group(&words, 2, 100);
+        let groups = group(&words, 2);
         let texts: Vec<&str> = groups.iter().map(|g| g.text.as_str()).collect();
         assert_eq!(texts, ["Click me!", "QUIT", "7", "root@vm:/tmp#"]);
-        assert_eq!(groups[0].bounds, Rect::new(5, 105, 53, 10));
+        assert_eq!(groups[0].bounds, Rect::new(5, 5, 53, 10));
         assert_eq!(groups[0].confidence, 95);
-        assert_eq!(groups[1].bounds, Rect::new(100, 105, 30, 10));
+        assert_eq!(groups[1].bounds, Rect::new(100, 5, 30, 10));
     }
 }
