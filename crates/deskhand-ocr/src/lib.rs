@@ -167,7 +167,7 @@ impl Tesseract {
             .map_err(|err| OcrError::Image(err.to_string()))?;
         // Screens are about 96 dpi (twice that enlarged). Without it Tesseract guesses, and
         // warns.
-        api.set_source_resolution(96 * crop.scale as i32);
+        api.set_source_resolution((96.0 * crop.scale) as i32);
         api.recognize().map_err(|_| OcrError::Recognize)?;
         let tsv = api.get_tsv_text(0).map_err(|_| OcrError::Recognize)?;
         Ok(words::parse_tsv(&tsv.as_ref().to_string_lossy()))
@@ -200,7 +200,7 @@ impl Tesseract {
                         *engine = Some(self.load()?);
                     }
                     let api = engine.as_mut().expect("loaded above");
-                    let found = words::group(&Self::recognize(api, &crop)?, crop.scale as i32);
+                    let found = words::group(&Self::recognize(api, &crop)?, crop.scale);
                     drop(engine);
                     self.keep(key, &found);
                     found

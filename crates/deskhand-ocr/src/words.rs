@@ -69,7 +69,7 @@ const JOIN_GAP: f32 = 0.9;
 
 /// The words as groups, their bounds divided by `scale`: back in the pixels of the image
 /// before it was enlarged.
-pub(crate) fn group(words: &[Word], scale: i32) -> Vec<WordGroup> {
+pub(crate) fn group(words: &[Word], scale: f32) -> Vec<WordGroup> {
     let mut groups: Vec<(Word, f32)> = Vec::new();
     for word in words {
         if let Some((last, weakest)) = groups.last_mut() {
@@ -95,10 +95,10 @@ pub(crate) fn group(words: &[Word], scale: i32) -> Vec<WordGroup> {
         .map(|(word, weakest)| WordGroup {
             text: word.text,
             bounds: Rect::new(
-                word.left / scale,
-                word.top / scale,
-                (word.width.max(1) as u32).div_ceil(scale as u32),
-                (word.height.max(1) as u32).div_ceil(scale as u32),
+                (word.left as f32 / scale).floor() as i32,
+                (word.top as f32 / scale).floor() as i32,
+                (word.width.max(1) as f32 / scale).ceil() as u32,
+                (word.height.max(1) as f32 / scale).ceil() as u32,
             ),
             confidence: weakest.clamp(0.0, 100.0) as u8,
         })
@@ -128,7 +128,7 @@ mod tests {
             words.iter().map(|w| w.text.as_str()).collect::<Vec<_>>(),
             ["Click", "me!", "QUIT", "7", "root@vm:/tmp#"]
         );
-        let groups = group(&words, 2);
+        let groups = group(&words, 2.0);
         let texts: Vec<&str> = groups.iter().map(|g| g.text.as_str()).collect();
         assert_eq!(texts, ["Click me!", "QUIT", "7", "root@vm:/tmp#"]);
         assert_eq!(groups[0].bounds, Rect::new(5, 5, 53, 10));

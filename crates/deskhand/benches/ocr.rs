@@ -235,6 +235,27 @@ fn score(truth: &Truth, groups: &[WordGroup]) -> Score {
     }
 }
 
+/// What the tree shows that was not read, and what was read that the tree does not carry: where
+/// recall and precision are lost.
+fn show_misses(label: &str, truth: &Truth, groups: &[WordGroup]) {
+    let read: HashSet<String> = groups.iter().flat_map(|g| words(&g.text)).collect();
+    let mut missed: Vec<String> = truth
+        .elements
+        .iter()
+        .flat_map(|(t, _)| words(t))
+        .filter(|w| !read.contains(w))
+        .collect();
+    missed.sort();
+    missed.dedup();
+    let wrong: Vec<String> = groups
+        .iter()
+        .flat_map(|g| words(&g.text))
+        .filter(|w| !truth.vocabulary.contains(w))
+        .collect();
+    println!("{label}: missed {missed:?}");
+    println!("{label}: not in the tree {wrong:?}");
+}
+
 fn scratch() -> PathBuf {
     let dir = std::env::temp_dir().join(format!("deskhand-ocr-bench-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("scratch dir");
@@ -389,7 +410,11 @@ async fn run(dir: PathBuf) {
                 g
             })
             .collect();
-        let scored = score(&truth(&tree.root, &window.bounds), &groups);
+        let truth = truth(&tree.root, &window.bounds);
+        if std::env::var_os("DESKHAND_BENCH_SHOW").is_some() {
+            show_misses(label, &truth, &groups);
+        }
+        let scored = score(&truth, &groups);
         rows.push(format!(
             "| {label} ({}x{}) | {:.0} % of {} | {:.0} % of {} | {:.0} % of {} |",
             window.bounds.width,
