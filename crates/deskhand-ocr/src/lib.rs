@@ -190,7 +190,7 @@ impl Tesseract {
     fn read_gray(&self, image: &Gray) -> Result<Vec<WordGroup>, OcrError> {
         let mut groups = Vec::new();
         for line in regions::text_lines(image) {
-            let crop = image.line_crop(&line);
+            let crop = image.line_crop(&line.area);
             let key = content_key(crop.image.width, &crop.image.data);
             let found = match self.cached(key) {
                 Some(found) => found,
@@ -200,7 +200,10 @@ impl Tesseract {
                         *engine = Some(self.load()?);
                     }
                     let api = engine.as_mut().expect("loaded above");
-                    let found = words::group(&Self::recognize(api, &crop)?, crop.scale);
+                    let mut found = words::group(&Self::recognize(api, &crop)?, crop.scale);
+                    if line.parts == 1 {
+                        found.retain(|group| !words::icon_like(&group.text));
+                    }
                     drop(engine);
                     self.keep(key, &found);
                     found

@@ -43,6 +43,14 @@ impl Area {
     }
 }
 
+/// A line of text: its bounds, and how many components (glyphs, or glyphs run together) it is
+/// made of.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct TextLine {
+    pub(crate) area: Area,
+    pub(crate) parts: usize,
+}
+
 /// Two neighbouring pixels this far apart in shade are an edge: anti-aliased glyph borders and
 /// grey (disabled) captions are further apart than that, the gradients of buttons and panels
 /// far less.
@@ -224,7 +232,7 @@ fn too_tall(members: &[Area]) -> Option<usize> {
 /// The lines of text of a set of components, each once. A line that holds components much
 /// taller than its glyphs (a border's sides, an icon) is joined again without them: that also
 /// parts what they had bridged (two buttons' captions, two rows beside an icon).
-fn lines_of(parts: Vec<Area>, out: &mut Vec<Area>) {
+fn lines_of(parts: Vec<Area>, out: &mut Vec<TextLine>) {
     for members in join(parts) {
         if let Some(limit) = too_tall(&members) {
             lines_of(
@@ -243,7 +251,10 @@ fn lines_of(parts: Vec<Area>, out: &mut Vec<Area>) {
         let stroke = members.len() == 1
             && (line.width <= 2 || (line.height >= STROKE && line.width * 3 < line.height));
         if (MIN_LINE_HEIGHT..=MAX_LINE_HEIGHT).contains(&line.height) && !stroke {
-            out.push(line);
+            out.push(TextLine {
+                area: line,
+                parts: members.len(),
+            });
         }
     }
 }
@@ -251,7 +262,7 @@ fn lines_of(parts: Vec<Area>, out: &mut Vec<Area>) {
 /// The lines of text of `image`, top to bottom: the bounds of their marks. The darker-side
 /// marks of a light-on-dark line lie one pixel outside its glyphs; either way the bounds hold
 /// the whole of every glyph but its faintest anti-aliased edge.
-pub(crate) fn text_lines(image: &Gray) -> Vec<Area> {
+pub(crate) fn text_lines(image: &Gray) -> Vec<TextLine> {
     let marked = marks(image);
     let parts: Vec<Area> = components(&marked, image.width, image.height)
         .into_iter()
@@ -259,7 +270,7 @@ pub(crate) fn text_lines(image: &Gray) -> Vec<Area> {
         .collect();
     let mut lines = Vec::new();
     lines_of(parts, &mut lines);
-    lines.sort_by_key(|l| (l.top, l.left));
+    lines.sort_by_key(|l| (l.area.top, l.area.left));
     lines
 }
 
@@ -295,7 +306,10 @@ mod tests {
         boxes.extend(word(48, 10, 3)); // a space (8 px) away: the same line
         boxes.extend(word(200, 10, 2)); // far: a line of its own
         boxes.extend(word(10, 40, 5)); // the row below
-        let lines = text_lines(&drawn(300, 60, &boxes));
+        let lines: Vec<Area> = text_lines(&drawn(300, 60, &boxes))
+            .iter()
+            .map(|l| l.area)
+            .collect();
         assert_eq!(
             lines,
             [
@@ -334,7 +348,10 @@ mod tests {
             ]);
             boxes.extend(word(left + 3, 18, 6));
         }
-        let lines = text_lines(&drawn(160, 50, &boxes));
+        let lines: Vec<Area> = text_lines(&drawn(160, 50, &boxes))
+            .iter()
+            .map(|l| l.area)
+            .collect();
         assert_eq!(
             lines,
             [
@@ -362,7 +379,7 @@ mod tests {
         }
         let lines = text_lines(&image);
         assert_eq!(lines.len(), 1, "{lines:?}");
-        let line = lines[0];
+        let line = lines[0].area;
         assert!(line.left <= 10 && line.right() >= 32 && line.top <= 10 && line.bottom() >= 20);
     }
 

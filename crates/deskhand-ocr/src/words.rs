@@ -36,6 +36,14 @@ fn sure_enough(text: &str, confidence: f32) -> bool {
     confidence >= MIN_CONFIDENCE || (chars >= 5 && letters * 5 >= chars * 3)
 }
 
+/// Whether the text read from a single connected shape is what icons are misread as: one or
+/// two letters (a checkbox or radio button as "o", a drop-down arrow as "v", a close button as
+/// "x"). A real caption of letters has a shape per letter; a lone digit (a keypad's) is kept.
+pub(crate) fn icon_like(text: &str) -> bool {
+    let letters = text.chars().filter(|c| c.is_alphanumeric()).count();
+    (1..=2).contains(&letters) && !text.chars().any(|c| c.is_numeric())
+}
+
 /// The words of Tesseract's TSV (level 5 rows), those sure enough to keep.
 pub(crate) fn parse_tsv(tsv: &str) -> Vec<Word> {
     tsv.lines()
@@ -120,6 +128,16 @@ mod tests {
 5\t1\t1\t1\t2\t3\t80\t60\t20\t20\t88.0\t7
 5\t1\t1\t1\t3\t1\t10\t90\t200\t20\t0.0\troot@vm:/tmp#
 ";
+
+    #[test]
+    fn one_or_two_letters_are_icon_like_digits_and_words_are_not() {
+        for icon in ["o", "x", "v", "Cc", "(o)"] {
+            assert!(icon_like(icon), "{icon}");
+        }
+        for text in ["7", "50%", "x2", "Undo", "+"] {
+            assert!(!icon_like(text), "{text}");
+        }
+    }
 
     #[test]
     fn close_words_of_a_line_group_and_unsure_ones_are_left_out() {
