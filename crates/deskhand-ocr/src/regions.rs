@@ -223,8 +223,12 @@ fn too_tall(members: &[Area]) -> Option<usize> {
         .filter(|&h| h >= SPECK)
         .collect();
     heights.sort_unstable();
+    // Steps below the lower quartile are from the few things lower than glyphs: the counters
+    // of a bold "e" or "o", which are components of their own.
+    let body = *heights.get(heights.len() / 4)?;
     heights
         .windows(2)
+        .filter(|pair| pair[0] >= body)
         .find(|pair| pair[1] as f32 > TALL * pair[0] as f32 && pair[1] >= pair[0] + TALL_MARGIN)
         .map(|pair| pair[0])
 }
@@ -368,6 +372,31 @@ mod tests {
                     height: 10
                 },
             ]
+        );
+    }
+
+    #[test]
+    fn a_bold_line_whose_letters_have_counters_is_one_line() {
+        // Thick 14x18 "letters", two with a light 6x6 hole: the holes are components too.
+        let letters: Vec<_> = (0..8).map(|i| (10 + i * 18, 10, 14, 18)).collect();
+        let mut image = drawn(200, 40, &letters);
+        for i in [1, 5] {
+            for y in 16..22 {
+                for x in 14 + i * 18..20 + i * 18 {
+                    image.data[y * 200 + x] = 240;
+                }
+            }
+        }
+        let lines = text_lines(&image);
+        assert_eq!(lines.len(), 1, "{lines:?}");
+        assert_eq!(
+            lines[0].area,
+            Area {
+                left: 10,
+                top: 10,
+                width: 140,
+                height: 18
+            }
         );
     }
 
