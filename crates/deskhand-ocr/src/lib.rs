@@ -152,7 +152,7 @@ impl Tesseract {
             // Screens have no dictionary words in many places (paths, numbers, names).
             (c"load_system_dawg", c"0"),
             // Each line comes dark on light already; trying a line inverted again when it
-            // reads poorly cost a third of the time on dense text.
+            // reads poorly cost a quarter of the time on dense text (CLI, 1.2 s against 0.9).
             (c"tessedit_do_invert", c"0"),
         ] {
             api.set_variable(name, value)
@@ -165,7 +165,7 @@ impl Tesseract {
         let (width, height) = (crop.image.width as i32, crop.image.height as i32);
         api.set_image(&crop.image.data, width, height, 1, width)
             .map_err(|err| OcrError::Image(err.to_string()))?;
-        // Screens are about 96 dpi (twice that enlarged). Without it Tesseract guesses, and
+        // Screens are about 96 dpi, times the enlargement. Without it Tesseract guesses, and
         // warns.
         api.set_source_resolution((96.0 * crop.scale) as i32);
         api.recognize().map_err(|_| OcrError::Recognize)?;
