@@ -1,0 +1,448 @@
+//! Where the text is, found before any recognition: the marks of the image (the darker side of
+//! every sharp edge) joined into connected components, drawn lines and frames taken out, and
+//! the components that sit side by side at one height joined into lines of text. Tesseract then
+//! reads each line on its own: it never spends time on blank background, and never sees a
+//! button's border or an icon next to the text it would take for a picture (its own page
+//! layout drops text that touches a drawn border).
+
+use crate::prepare::Gray;
+
+/// A rectangle of the image, in its pixels.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Area {
+    pub(crate) left: usize,
+    pub(crate) top: usize,
+    pub(crate) width: usize,
+    pub(crate) height: usize,
+}
+
+impl Area {
+    fn right(&self) -> usize {
+        self.left + self.width
+    }
+
+    fn bottom(&self) -> usize {
+        self.top + self.height
+    }
+
+    fn union(&self, other: &Area) -> Area {
+        let (left, top) = (self.left.min(other.left), self.top.min(other.top));
+        Area {
+            left,
+            top,
+            width: self.right().max(other.right()) - left,
+            height: self.bottom().max(other.bottom()) - top,
+        }
+    }
+
+    /// How many rows the two share.
+    fn rows_shared(&self, other: &Area) -> usize {
+        self.bottom()
+            .min(other.bottom())
+            .saturating_sub(self.top.max(other.top))
+    }
+}
+
+/// A line of text: its bounds, and how many components (glyphs, or glyphs run together) it is
+/// made of.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct TextLine {
+    pub(crate) area: Area,
+    pub(crate) parts: usize,
+}
+
+/// Two neighbouring pixels this far apart in shade are an edge: anti-aliased glyph borders and
+/// grey (disabled) captions are further apart than that, the gradients of buttons and panels
+/// far less.
+const EDGE: u8 = 36;
+
+/// A horizontal run of marks this long is a drawn line (a border, a separator, an underline),
+/// not part of a glyph: the bar of a "T" in a 32 px heading is shorter.
+const LONG_RUN: usize = 24;
+
+/// Lines of text lower or higher than this (in pixels of the image) are not read: below, no
+/// glyph is legible; above, it is a picture or a frame, not text.
+const MIN_LINE_HEIGHT: usize = 6;
+const MAX_LINE_HEIGHT: usize = 72;
+
+/// Components a line joins are at most this many times its height apart: a space is about a
+/// third of it (a monospace one near one), the gap between two buttons more. Tesseract's words
+/// of one line are grouped again, closer, after reading; a wide line costs less to read than
+/// its words one by one.
+const JOIN_GAP: f32 = 1.2;
+
+/// Within a line, a step from one component's height to the next taller one's of this ratio,
+/// and a few pixels more, parts glyphs from what is not text of that line: the side of a
+/// button's border, an icon beside a label. Between the x-height, capitals and a slash or
+/// parenthesis of one font the steps are smaller.
+const TALL: f32 = 1.6;
+const TALL_MARGIN: usize = 5;
+
+/// A lone component this high or more and under a third as wide is no text.
+const STROKE: usize = 16;
+
+/// Below this height a component is a dot, comma or hyphen, whose step up to the glyphs
+/// beside it says nothing.
+const SPECK: usize = 5;
+
+/// Which pixels are marks: of every pair of neighbours (across and down) that make an edge,
+/// the darker one. Dark text on a light ground is marked on its own pixels, so a glyph and a
+/// border one blank pixel apart stay apart; light text on dark is marked on the ground around
+/// each glyph, which outlines it as well.
+fn marks(image: &Gray) -> Vec<bool> {
+    let (width, height) = (image.width, image.height);
+    let mut marked = vec![false; width * height];
+    for y in 0..height {
+        for x in 0..width {
+            let at = y * width + x;
+            let p = image.data[at];
+            if x + 1 < width {
+                let q = image.data[at + 1];
+                if p.abs_diff(q) >= EDGE {
+                    marked[if p < q { at } else { at + 1 }] = true;
+                }
+            }
+            if y + 1 < height {
+                let q = image.data[at + width];
+                if p.abs_diff(q) >= EDGE {
+                    marked[if p < q { at } else { at + width }] = true;
+                }
+            }
+        }
+    }
+    marked
+}
+
+/// A connected set of marks: its bounds.
+fn components(marked: &[bool], width: usize, height: usize) -> Vec<Area> {
+    // Runs of marks per row, long ones (drawn lines) left out; runs of neighbouring rows that
+    // touch (diagonally too) are one component, kept in a union-find.
+    struct Run {
+        y: usize,
+        left: usize,
+        right: usize,
+    }
+    fn root(parent: &mut [usize], mut i: usize) -> usize {
+        while parent[i] != i {
+            parent[i] = parent[parent[i]];
+            i = parent[i];
+        }
+        i
+    }
+    let mut runs: Vec<Run> = Vec::new();
+    let mut parent: Vec<usize> = Vec::new();
+    let mut previous = 0..0;
+    for y in 0..height {
+        let row = &marked[y * width..(y + 1) * width];
+        let first = runs.len();
+        let mut x = 0;
+        while x < width {
+            if !row[x] {
+                x += 1;
+                continue;
+            }
+            let left = x;
+            while x < width && row[x] {
+                x += 1;
+            }
+            if x - left < LONG_RUN {
+                runs.push(Run { y, left, right: x });
+                parent.push(parent.len());
+            }
+        }
+        let current = first..runs.len();
+        let mut above = previous.start;
+        for i in current.clone() {
+            // Runs above that end before this one starts (diagonal contact aside) touch no
+            // later run of this row either.
+            while above < previous.end && runs[above].right < runs[i].left {
+                above += 1;
+            }
+            let mut j = above;
+            while j < previous.end && runs[j].left <= runs[i].right {
+                let (a, b) = (root(&mut parent, i), root(&mut parent, j));
+                if a != b {
+                    parent[a.max(b)] = a.min(b);
+                }
+                j += 1;
+            }
+        }
+        previous = current;
+    }
+    let mut bounds: Vec<Option<Area>> = vec![None; runs.len()];
+    for (i, run) in runs.iter().enumerate() {
+        let area = Area {
+            left: run.left,
+            top: run.y,
+            width: run.right - run.left,
+            height: 1,
+        };
+        let r = root(&mut parent, i);
+        bounds[r] = Some(bounds[r].map_or(area, |b| b.union(&area)));
+    }
+    bounds.into_iter().flatten().collect()
+}
+
+/// Components side by side at one height, joined left to right into lines: each component
+/// joins the line it shares the most rows with, when it is near that line's right end and not
+/// much taller than it.
+fn join(mut parts: Vec<Area>) -> Vec<Vec<Area>> {
+    parts.sort_by_key(|p| (p.left, p.top));
+    let mut lines: Vec<(Area, Vec<Area>)> = Vec::new();
+    for part in parts {
+        let best = lines
+            .iter()
+            .enumerate()
+            .filter(|(_, (line, _))| {
+                let gap = part.left as f32 - line.right() as f32;
+                let shared = line.rows_shared(&part);
+                gap <= JOIN_GAP * line.height.max(part.height) as f32
+                    && shared * 2 >= part.height.min(line.height)
+                    && part.height as f32 <= TALL * line.height as f32 + TALL_MARGIN as f32
+            })
+            .max_by_key(|(_, (line, _))| line.rows_shared(&part))
+            .map(|(i, _)| i);
+        match best {
+            Some(i) => {
+                let (line, members) = &mut lines[i];
+                *line = line.union(&part);
+                members.push(part);
+            }
+            None => lines.push((part, vec![part])),
+        }
+    }
+    lines.into_iter().map(|(_, members)| members).collect()
+}
+
+/// The height above which a line's components are not its glyphs, if any are: the first
+/// big step up in their heights.
+fn too_tall(members: &[Area]) -> Option<usize> {
+    let mut heights: Vec<usize> = members
+        .iter()
+        .map(|m| m.height)
+        .filter(|&h| h >= SPECK)
+        .collect();
+    heights.sort_unstable();
+    // Steps below the lower quartile are from the few things lower than glyphs: the counters
+    // of a bold "e" or "o", which are components of their own.
+    let body = *heights.get(heights.len() / 4)?;
+    heights
+        .windows(2)
+        .filter(|pair| pair[0] >= body)
+        .find(|pair| pair[1] as f32 > TALL * pair[0] as f32 && pair[1] >= pair[0] + TALL_MARGIN)
+        .map(|pair| pair[0])
+}
+
+/// The lines of text of a set of components, each once. A line that holds components much
+/// taller than its glyphs (a border's sides, an icon) is joined again without them: that also
+/// parts what they had bridged (two buttons' captions, two rows beside an icon).
+fn lines_of(parts: Vec<Area>, out: &mut Vec<TextLine>) {
+    for members in join(parts) {
+        if let Some(limit) = too_tall(&members) {
+            lines_of(
+                members.into_iter().filter(|m| m.height <= limit).collect(),
+                out,
+            );
+            continue;
+        }
+        let line = members
+            .iter()
+            .skip(1)
+            .fold(members[0], |line, m| line.union(m));
+        // A lone stroke much higher than wide is a border's side or a separator, a lone one
+        // or two pixels wide a piece of an icon; a lone glyph that narrow ("1") is lower and
+        // wider.
+        let stroke = members.len() == 1
+            && (line.width <= 2 || (line.height >= STROKE && line.width * 3 < line.height));
+        if (MIN_LINE_HEIGHT..=MAX_LINE_HEIGHT).contains(&line.height) && !stroke {
+            out.push(TextLine {
+                area: line,
+                parts: members.len(),
+            });
+        }
+    }
+}
+
+/// The lines of text of `image`, top to bottom: the bounds of their marks. The darker-side
+/// marks of a light-on-dark line lie one pixel outside its glyphs; either way the bounds hold
+/// the whole of every glyph but its faintest anti-aliased edge.
+pub(crate) fn text_lines(image: &Gray) -> Vec<TextLine> {
+    let marked = marks(image);
+    let parts: Vec<Area> = components(&marked, image.width, image.height)
+        .into_iter()
+        .filter(|p| p.height <= MAX_LINE_HEIGHT)
+        .collect();
+    let mut lines = Vec::new();
+    lines_of(parts, &mut lines);
+    lines.sort_by_key(|l| (l.area.top, l.area.left));
+    lines
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A white image with dark rectangles drawn on it.
+    fn drawn(width: usize, height: usize, boxes: &[(usize, usize, usize, usize)]) -> Gray {
+        let mut data = vec![240u8; width * height];
+        for &(left, top, w, h) in boxes {
+            for y in top..top + h {
+                for x in left..left + w {
+                    data[y * width + x] = 20;
+                }
+            }
+        }
+        Gray {
+            width,
+            height,
+            data,
+        }
+    }
+
+    /// "Glyphs": 6x10 blocks 2 px apart, `count` of them from `left` on the row at `top`.
+    fn word(left: usize, top: usize, count: usize) -> Vec<(usize, usize, usize, usize)> {
+        (0..count).map(|i| (left + i * 8, top, 6, 10)).collect()
+    }
+
+    #[test]
+    fn glyphs_side_by_side_are_one_line_and_far_apart_two() {
+        let mut boxes = word(10, 10, 4);
+        boxes.extend(word(48, 10, 3)); // a space (8 px) away: the same line
+        boxes.extend(word(200, 10, 2)); // far: a line of its own
+        boxes.extend(word(10, 40, 5)); // the row below
+        let lines: Vec<Area> = text_lines(&drawn(300, 60, &boxes))
+            .iter()
+            .map(|l| l.area)
+            .collect();
+        assert_eq!(
+            lines,
+            [
+                Area {
+                    left: 10,
+                    top: 10,
+                    width: 60,
+                    height: 10
+                },
+                Area {
+                    left: 200,
+                    top: 10,
+                    width: 14,
+                    height: 10
+                },
+                Area {
+                    left: 10,
+                    top: 40,
+                    width: 38,
+                    height: 10
+                },
+            ]
+        );
+    }
+
+    #[test]
+    fn captions_inside_borders_are_read_without_the_borders() {
+        // Two buttons: a 1 px frame each, their captions 2 px inside; nothing else.
+        let mut boxes = Vec::new();
+        for left in [10, 80] {
+            boxes.extend([
+                (left, 10, 60, 1),
+                (left, 35, 60, 1),
+                (left, 10, 1, 26),
+                (left + 59, 10, 1, 26),
+            ]);
+            boxes.extend(word(left + 3, 18, 6));
+        }
+        let lines: Vec<Area> = text_lines(&drawn(160, 50, &boxes))
+            .iter()
+            .map(|l| l.area)
+            .collect();
+        assert_eq!(
+            lines,
+            [
+                Area {
+                    left: 13,
+                    top: 18,
+                    width: 46,
+                    height: 10
+                },
+                Area {
+                    left: 83,
+                    top: 18,
+                    width: 46,
+                    height: 10
+                },
+            ]
+        );
+    }
+
+    #[test]
+    fn a_bold_line_whose_letters_have_counters_is_one_line() {
+        // Thick 14x18 "letters", two with a light 6x6 hole: the holes are components too.
+        let letters: Vec<_> = (0..8).map(|i| (10 + i * 18, 10, 14, 18)).collect();
+        let mut image = drawn(200, 40, &letters);
+        for i in [1, 5] {
+            for y in 16..22 {
+                for x in 14 + i * 18..20 + i * 18 {
+                    image.data[y * 200 + x] = 240;
+                }
+            }
+        }
+        let lines = text_lines(&image);
+        assert_eq!(lines.len(), 1, "{lines:?}");
+        assert_eq!(
+            lines[0].area,
+            Area {
+                left: 10,
+                top: 10,
+                width: 140,
+                height: 18
+            }
+        );
+    }
+
+    #[test]
+    fn light_text_on_dark_is_found_too() {
+        let mut image = drawn(100, 30, &word(10, 10, 3));
+        for p in &mut image.data {
+            *p = 255 - *p;
+        }
+        let lines = text_lines(&image);
+        assert_eq!(lines.len(), 1, "{lines:?}");
+        let line = lines[0].area;
+        assert!(line.left <= 10 && line.right() >= 32 && line.top <= 10 && line.bottom() >= 20);
+    }
+
+    #[test]
+    fn blank_images_pictures_and_specks_hold_no_lines() {
+        assert!(text_lines(&drawn(50, 50, &[])).is_empty());
+        assert!(
+            text_lines(&drawn(200, 200, &[(10, 10, 150, 150)])).is_empty(),
+            "a panel"
+        );
+        assert!(
+            text_lines(&drawn(50, 50, &[(10, 10, 2, 2)])).is_empty(),
+            "a speck"
+        );
+        assert!(
+            text_lines(&drawn(50, 50, &[(10, 10, 4, 30)])).is_empty(),
+            "a separator"
+        );
+        assert!(
+            text_lines(&drawn(50, 50, &[(10, 10, 2, 8)])).is_empty(),
+            "a hairline"
+        );
+        assert_eq!(
+            text_lines(&drawn(50, 50, &[(10, 10, 4, 10)])).len(),
+            1,
+            "a \"1\""
+        );
+        assert!(
+            text_lines(&Gray {
+                width: 0,
+                height: 0,
+                data: vec![]
+            })
+            .is_empty()
+        );
+    }
+}
