@@ -1,0 +1,316 @@
+//! `cargo bench -p deskhand --bench displays`: the same steps on each display deskhand drives,
+//! side by side: X11 (Xvfb), sway and GNOME Shell on Wayland.
+//!
+//! For each display the bench brings up a private headless desktop (`deskhand desktop start
+//! --owner-pid`, `--wayland sway|gnome`), then runs itself again inside it, where one backend
+//! and one session (as the MCP server has) time `observe` of the GTK3 fixture app's window, a
+//! pointer click on one of its buttons, a `screenshot` of the window, and typing 1,000
+//! characters of mixed Unicode into its name field, checked against what the app itself logs
+//! it received. It prints medians only: targets live in the issue, not here.
+//! `DESKHAND_BENCH_DISPLAYS=sway,gnome` measures only those.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use deskhand_core::{Config, Outcome, Reply, Session, execute, parse_call};
+use deskhand_linux::LinuxBackend;
+use serde_json::{Value, json};
+
+const BIN: &str = env!("CARGO_BIN_EXE_deskhand");
+const DISPLAYS: [&str; 3] = ["x11", "sway", "gnome"];
+/// Set in the bench's own run inside a desktop: the display it measures.
+const CHILD: &str = "DESKHAND_BENCH_CHILD";
+/// The uid:gid the fixture runs as, on a desktop of another user (sway's, when root).
+const USER: &str = "DESKHAND_BENCH_USER";
+const RUNS: usize = 11;
+const WARM_UP: usize = 2;
+const TYPE_RUNS: usize = 3;
+const TYPED_CHARS: usize = 1_000;
+const START: Duration = Duration::from_secs(30);
+const TITLE: &str = "Bench Fixture";
+
+fn main() {
+    match std::env::var(CHILD) {
+        Ok(display) => measure(&display),
+        Err(_) => compare(),
+    }
+}
+
+/// Runs the measurement on each display and prints one table.
+fn compare() {
+    let only: Option<Vec<String>> = std::env::var("DESKHAND_BENCH_DISPLAYS")
+        .ok()
+        .map(|list| list.split(',').map(|d| d.trim().to_lowercase()).collect());
+    let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
+    println!(
+        "displays bench · {RUNS} runs after {WARM_UP} warm-up ({TYPE_RUNS} for typing) · load {}",
+        load.split_whitespace()
+            .take(3)
+            .collect::<Vec<_>>()
+            .join(" ")
+    );
+    println!(
+        "| display | observe ms | click ms | screenshot ms | type {TYPED_CHARS} chars ms | chars/s | arrived exactly |"
+    );
+    println!("|---|---|---|---|---|---|---|");
+    for display in DISPLAYS {
+        if only
+            .as_ref()
+            .is_some_and(|only| !only.iter().any(|d| d == display))
+        {
+            continue;
+        }
+        match run_inside(display) {
+            Ok(row) => println!("{row}"),
+            Err(why) => println!("| {display} | failed: {why} | | | | | |"),
+        }
+    }
+}
+
+/// Starts the display's desktop and the bench inside it; the row it printed.
+fn run_inside(display: &str) -> Result<String, String> {
+    let mut start = Command::new(BIN);
+    start
+        .args(["desktop", "start", "--json", "--owner-pid"])
+        .arg(std::process::id().to_string());
+    if display != "x11" {
+        start.args(["--wayland", display]);
+    }
+    let output = start
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|e| e.to_string())?;
+    if !output.status.success() {
+        return Err(String::from_utf8_lossy(&output.stderr).trim().to_owned());
+    }
+    let doc: Value = serde_json::from_slice(&output.stdout).map_err(|e| e.to_string())?;
+    let mut child = Command::new(std::env::current_exe().map_err(|e| e.to_string())?);
+    for name in doc["unset"].as_array().into_iter().flatten() {
+        child.env_remove(name.as_str().unwrap_or_default());
+    }
+    child.env_remove("DISPLAY");
+    for (key, value) in doc["env"].as_object().into_iter().flatten() {
+        child.env(key, value.as_str().unwrap_or_default());
+    }
+    if let Some(user) = doc["user"].as_object() {
+        child.env(USER, format!("{}:{}", user["uid"], user["gid"]));
+    }
+    let ran = child
+        .env(CHILD, display)
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|e| e.to_string())?;
+    let _ = Command::new(BIN)
+        .args(["desktop", "stop", "--state"])
+        .arg(doc["env"]["DESKHAND_DESKTOP"].as_str().unwrap_or_default())
+        .output();
+    let stdout = String::from_utf8_lossy(&ran.stdout);
+    stdout
+        .lines()
+        .rfind(|line| line.starts_with('|'))
+        .map(str::to_owned)
+        .ok_or_else(|| {
+            format!(
+                "the run inside printed no row: {}",
+                String::from_utf8_lossy(&ran.stderr).trim()
+            )
+        })
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}
+
+fn median(samples: &[f64]) -> f64 {
+    let mut s = samples.to_vec();
+    s.sort_by(f64::total_cmp);
+    match s.len() {
+        0 => f64::NAN,
+        n if n % 2 == 1 => s[n / 2],
+        n => (s[n / 2 - 1] + s[n / 2]) / 2.0,
+    }
+}
+
+/// 1,000 characters of ASCII, accented Latin, Greek, CJK and symbols; `shift` rotates the start
+/// so that one run's text never passes for another's.
+fn mixed_text(shift: usize) -> String {
+    const POOL: &str = "The quick brown fox jumps over 13 lazy dogs; \
+        déjà vu à la façade, naïve señor, smörgåsbord Ærø Łódź; \
+        Ελληνικά: αβγδε ΩΣΠ; 日本語の文章、中文字符と한국어; \
+        → ✓ € © ½ ≠ ∞ ★ ¿¡ «»; ";
+    POOL.chars().cycle().skip(shift).take(TYPED_CHARS).collect()
+}
+
+struct Desk {
+    backend: LinuxBackend,
+    session: Session,
+    config: Config,
+}
+
+impl Desk {
+    async fn call(&mut self, args: Value) -> Result<Reply, String> {
+        let call = parse_call(args).map_err(|e| e.reply_text())?;
+        execute(&self.backend, &mut self.session, &self.config, call)
+            .await
+            .map_err(|e| e.reply_text().trim_end().to_owned())
+    }
+
+    /// The median of `RUNS` timed calls after `WARM_UP` untimed ones.
+    async fn median_of(&mut self, args: Value) -> Result<f64, String> {
+        let mut samples = Vec::new();
+        for run in 0..WARM_UP + RUNS {
+            let started = Instant::now();
+            self.call(args.clone()).await?;
+            if run >= WARM_UP {
+                samples.push(ms(started.elapsed()));
+            }
+        }
+        Ok(median(&samples))
+    }
+
+    /// The ref of the first line of the latest observation of `w` that holds `needle`.
+    async fn ref_of(&mut self, w: &str, needle: &str) -> Result<String, String> {
+        let observed = self.call(json!({"action": "observe", "target": w})).await?;
+        observed
+            .text
+            .lines()
+            .find(|l| l.contains(needle))
+            .and_then(|l| l.split_whitespace().next())
+            .map(str::to_owned)
+            .ok_or_else(|| format!("no {needle} in the observation of {w}"))
+    }
+}
+
+/// The fixture's log: the texts its name field held, last one last.
+fn logged_texts(log: &Path) -> Vec<String> {
+    std::fs::read_to_string(log)
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+        .filter(|e| e["event"] == "text" && e["widget"] == "name")
+        .filter_map(|e| e["text"].as_str().map(str::to_owned))
+        .collect()
+}
+
+fn fixture_log() -> PathBuf {
+    let log = std::env::temp_dir().join(format!("deskhand-bench-{}.jsonl", std::process::id()));
+    std::fs::write(&log, "").expect("the fixture's log");
+    if let Some((uid, gid)) = std::env::var(USER).ok().and_then(|user| {
+        let (uid, gid) = user.split_once(':')?;
+        Some((uid.parse().ok()?, gid.parse().ok()?))
+    }) {
+        std::os::unix::fs::chown(&log, Some(uid), Some(gid)).expect("chown the fixture's log");
+    }
+    log
+}
+
+/// The run inside one desktop: prints its table row.
+fn measure(display: &str) {
+    let runtime = tokio::runtime::Runtime::new().expect("a runtime");
+    let log = fixture_log();
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/fixture_app.py");
+    let mut fixture = Command::new("/usr/bin/python3");
+    fixture
+        .arg(&script)
+        .args(["--log", log.to_str().expect("utf-8 path"), "--title", TITLE])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    if let Some((uid, gid)) = std::env::var(USER).ok().and_then(|user| {
+        let (uid, gid) = user.split_once(':')?;
+        Some((uid.parse().ok()?, gid.parse().ok()?))
+    }) {
+        use std::os::unix::process::CommandExt;
+        fixture.uid(uid).gid(gid);
+    }
+    let mut app = fixture.spawn().expect("the fixture app starts");
+    let row = runtime.block_on(async {
+        let mut desk = Desk {
+            backend: LinuxBackend::connect().map_err(|e| e.message)?,
+            session: Session::default(),
+            config: Config::default(),
+        };
+        measure_in(&mut desk, display, &log).await
+    });
+    let _ = app.kill();
+    let _ = app.wait();
+    let _ = std::fs::remove_file(&log);
+    match row {
+        Ok(row) => println!("{row}"),
+        Err(why) => println!("| {display} | failed: {why} | | | | | |"),
+    }
+}
+
+async fn measure_in(desk: &mut Desk, display: &str, log: &Path) -> Result<String, String> {
+    let started = Instant::now();
+    let w = loop {
+        let listed = desk.call(json!({"action": "windows"})).await?;
+        let found = listed.data["windows"].as_array().and_then(|all| {
+            all.iter()
+                .find(|w| w["title"] == TITLE)
+                .and_then(|w| w["id"].as_str().map(str::to_owned))
+        });
+        if let Some(w) = found {
+            break w;
+        }
+        if started.elapsed() > START {
+            return Err(format!(
+                "the fixture's window did not appear within {START:?}"
+            ));
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    };
+    desk.call(json!({"action": "focus", "target": w})).await?;
+
+    let observe = desk
+        .median_of(json!({"action": "observe", "target": w}))
+        .await?;
+    let points = desk
+        .call(json!({"action": "observe", "target": w, "points": true}))
+        .await?;
+    let other = points
+        .text
+        .lines()
+        .find(|l| l.contains("button \"Other\""))
+        .and_then(|l| l.rsplit_once('@'))
+        .and_then(|(_, at)| at.trim().split_once(','))
+        .and_then(|(x, y)| Some((x.parse::<f64>().ok()?, y.parse::<f64>().ok()?)))
+        .ok_or("no point for the Other button")?;
+    let click = desk
+        .median_of(json!({"action": "click", "target": w, "x": other.0, "y": other.1}))
+        .await?;
+    let screenshot = desk
+        .median_of(json!({"action": "screenshot", "target": w}))
+        .await?;
+
+    let mut typing = Vec::new();
+    let mut exact = 0;
+    for run in 0..TYPE_RUNS {
+        let name = desk.ref_of(&w, "text \"Name\"").await?;
+        desk.call(json!({"action": "click", "ref": name})).await?;
+        desk.call(json!({"action": "press", "keys": "ctrl+a Delete"}))
+            .await?;
+        let text = mixed_text(run * 7);
+        let started = Instant::now();
+        let reply = desk.call(json!({"action": "type", "text": text})).await?;
+        typing.push(ms(started.elapsed()));
+        let arrived = async {
+            for _ in 0..40 {
+                if logged_texts(log).last() == Some(&text) {
+                    return true;
+                }
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+            false
+        };
+        if reply.outcome == Outcome::Done && arrived.await {
+            exact += 1;
+        }
+    }
+    let typed = median(&typing);
+    Ok(format!(
+        "| {display} | {observe:.1} | {click:.1} | {screenshot:.1} | {typed:.0} | {:.0} | {exact}/{TYPE_RUNS} |",
+        TYPED_CHARS as f64 / (typed / 1000.0)
+    ))
+}
