@@ -274,7 +274,7 @@ impl RemoteInput {
         sent
     }
 
-    /// A button pressed or released, [`BUTTON_GAP`] after the pointer's last event.
+    /// A button pressed or released, `BUTTON_GAP` after the pointer's last event.
     pub async fn button(&self, button: MouseButton, down: bool) -> Result<(), GnomeError> {
         self.after_pointer_gap().await;
         let sent = self
