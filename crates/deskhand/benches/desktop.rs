@@ -22,11 +22,14 @@ use std::time::{Duration, Instant};
 
 use deskhand_core::backend::{Accessibility, Windows};
 use deskhand_core::model::WindowInfo;
-use deskhand_core::{Config, Outcome, Reply, Session, execute, parse_call};
+use deskhand_core::{Config, Outcome, Reply, Session};
 use deskhand_linux::LinuxBackend;
 use deskhand_linux::atspi::Atspi;
 use serde_json::{Value, json};
 use std::os::unix::process::CommandExt;
+
+mod shared;
+use shared::{Desk, TYPED_CHARS, median, mixed_text, ms};
 
 const BIN: &str = env!("CARGO_BIN_EXE_deskhand");
 /// Measured runs of each timed call, after the warm-up runs.
@@ -34,7 +37,6 @@ const RUNS: usize = 11;
 const WARM_UP: usize = 2;
 /// Typing is slow (about a character per X round trip), so fewer runs.
 const TYPE_RUNS: usize = 3;
-const TYPED_CHARS: usize = 1_000;
 const DEFAULT_ROWS: usize = 800;
 const GTK_START: Duration = Duration::from_secs(30);
 const CHROMIUM_START: Duration = Duration::from_secs(60);
@@ -193,30 +195,6 @@ fn mb(kb: u64) -> f64 {
     kb as f64 / 1024.0
 }
 
-/// 1,000 characters of ASCII, accented Latin, Greek, CJK and symbols; `shift` rotates the start
-/// so a stale clipboard from an earlier run can never pass for this one.
-fn mixed_text(shift: usize) -> String {
-    const POOL: &str = "The quick brown fox jumps over 13 lazy dogs; \
-        déjà vu à la façade, naïve señor, smörgåsbord Ærø Łódź; \
-        Ελληνικά: αβγδε ΩΣΠ; 日本語の文章、中文字符と한국어; \
-        → ✓ € © ½ ≠ ∞ ★ ¿¡ «»; ";
-    POOL.chars().cycle().skip(shift).take(TYPED_CHARS).collect()
-}
-
-fn ms(d: Duration) -> f64 {
-    d.as_secs_f64() * 1000.0
-}
-
-fn median(samples: &[f64]) -> f64 {
-    let mut s = samples.to_vec();
-    s.sort_by(f64::total_cmp);
-    match s.len() {
-        0 => f64::NAN,
-        n if n % 2 == 1 => s[n / 2],
-        n => (s[n / 2 - 1] + s[n / 2]) / 2.0,
-    }
-}
-
 /// Nearest-rank 90th percentile.
 fn p90(samples: &[f64]) -> f64 {
     let mut s = samples.to_vec();
@@ -228,27 +206,7 @@ fn p90(samples: &[f64]) -> f64 {
     s[rank - 1]
 }
 
-/// The one backend, session and config every timed call goes through, as the MCP server has.
-struct Desk {
-    backend: LinuxBackend,
-    session: Session,
-    config: Config,
-}
-
 impl Desk {
-    async fn call(&mut self, args: Value) -> Result<Reply, String> {
-        let call = parse_call(args).map_err(|e| e.reply_text())?;
-        execute(&self.backend, &mut self.session, &self.config, call)
-            .await
-            .map_err(|e| e.reply_text().trim_end().to_owned())
-    }
-
-    async fn timed(&mut self, args: Value) -> Result<(Reply, f64), String> {
-        let started = Instant::now();
-        let reply = self.call(args).await?;
-        Ok((reply, ms(started.elapsed())))
-    }
-
     /// The `w` id and the window whose title satisfies `wanted`, waiting for it to appear.
     async fn window(
         &mut self,

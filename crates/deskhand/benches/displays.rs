@@ -13,9 +13,12 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use deskhand_core::{Config, Outcome, Reply, Session, execute, parse_call};
+use deskhand_core::{Config, Outcome, Session};
 use deskhand_linux::LinuxBackend;
 use serde_json::{Value, json};
+
+mod shared;
+use shared::{Desk, TYPED_CHARS, median, mixed_text, ms};
 
 const BIN: &str = env!("CARGO_BIN_EXE_deskhand");
 const DISPLAYS: [&str; 3] = ["x11", "sway", "gnome"];
@@ -26,7 +29,6 @@ const USER: &str = "DESKHAND_BENCH_USER";
 const RUNS: usize = 11;
 const WARM_UP: usize = 2;
 const TYPE_RUNS: usize = 3;
-const TYPED_CHARS: usize = 1_000;
 const START: Duration = Duration::from_secs(30);
 const TITLE: &str = "Bench Fixture";
 
@@ -118,44 +120,7 @@ fn run_inside(display: &str) -> Result<String, String> {
         })
 }
 
-fn ms(d: Duration) -> f64 {
-    d.as_secs_f64() * 1000.0
-}
-
-fn median(samples: &[f64]) -> f64 {
-    let mut s = samples.to_vec();
-    s.sort_by(f64::total_cmp);
-    match s.len() {
-        0 => f64::NAN,
-        n if n % 2 == 1 => s[n / 2],
-        n => (s[n / 2 - 1] + s[n / 2]) / 2.0,
-    }
-}
-
-/// 1,000 characters of ASCII, accented Latin, Greek, CJK and symbols; `shift` rotates the start
-/// so that one run's text never passes for another's.
-fn mixed_text(shift: usize) -> String {
-    const POOL: &str = "The quick brown fox jumps over 13 lazy dogs; \
-        déjà vu à la façade, naïve señor, smörgåsbord Ærø Łódź; \
-        Ελληνικά: αβγδε ΩΣΠ; 日本語の文章、中文字符と한국어; \
-        → ✓ € © ½ ≠ ∞ ★ ¿¡ «»; ";
-    POOL.chars().cycle().skip(shift).take(TYPED_CHARS).collect()
-}
-
-struct Desk {
-    backend: LinuxBackend,
-    session: Session,
-    config: Config,
-}
-
 impl Desk {
-    async fn call(&mut self, args: Value) -> Result<Reply, String> {
-        let call = parse_call(args).map_err(|e| e.reply_text())?;
-        execute(&self.backend, &mut self.session, &self.config, call)
-            .await
-            .map_err(|e| e.reply_text().trim_end().to_owned())
-    }
-
     /// The median of `RUNS` timed calls after `WARM_UP` untimed ones.
     async fn median_of(&mut self, args: Value) -> Result<f64, String> {
         let mut samples = Vec::new();

@@ -6,7 +6,7 @@ mod common;
 
 use common::{
     App, Desktop, chromium, desktop, element_lines, first_of_role, has_state, line_of,
-    observe_until, ref_of, wait_until, window_where,
+    observe_until, point_of, ref_of, wait_until, window_where,
 };
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
@@ -22,15 +22,6 @@ const SETTLE: Duration = Duration::from_secs(10);
 /// The header line of an observation.
 fn header(text: &str) -> &str {
     text.lines().next().unwrap_or_default()
-}
-
-/// The `@x,y` point of an observation line, 0–1000 of its surface.
-fn point_of(line: &str) -> (f64, f64) {
-    let (x, y) = line
-        .rsplit_once('@')
-        .and_then(|(_, p)| p.split_once(','))
-        .unwrap_or_else(|| panic!("no point in {line:?}"));
-    (x.trim().parse().expect("x"), y.trim().parse().expect("y"))
 }
 
 /// The number of elements the header counts.

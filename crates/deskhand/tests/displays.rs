@@ -7,7 +7,7 @@ mod common;
 
 use common::{
     Desktop, Display, element_lines, line_of, observe_until, observe_with_until, on_every_display,
-    ref_of, wait_until, window_where,
+    point_of, ref_of, wait_until, window_where,
 };
 use serde_json::{Value, json};
 use std::time::Duration;
@@ -37,15 +37,6 @@ mod chromium_fills_and_submits_a_form_and_hides_the_password {
     fn gnome() {
         super::chromium_fills_and_submits_a_form_and_hides_the_password(super::Display::Gnome);
     }
-}
-
-/// The `@x,y` point of an observation line, 0–1000 of its surface.
-fn point_of(line: &str) -> (f64, f64) {
-    let (x, y) = line
-        .rsplit_once('@')
-        .and_then(|(_, p)| p.split_once(','))
-        .unwrap_or_else(|| panic!("no point in {line:?}"));
-    (x.trim().parse().expect("x"), y.trim().parse().expect("y"))
 }
 
 /// Observes `w` until the line of `reference` satisfies `wanted`.

@@ -745,6 +745,15 @@ pub fn chromium(desk: &Desktop, profile: &Path, extra: &[&str], url: &str) -> Ap
     desk.spawn("chromium", &args)
 }
 
+/// The `@x,y` point of an observation line, 0–1000 of its surface.
+pub fn point_of(line: &str) -> (f64, f64) {
+    let (x, y) = line
+        .rsplit_once('@')
+        .and_then(|(_, p)| p.split_once(','))
+        .unwrap_or_else(|| panic!("no point in {line:?}"));
+    (x.trim().parse().expect("x"), y.trim().parse().expect("y"))
+}
+
 /// The observation line of the element `reference`.
 pub fn line_of<'a>(text: &'a str, reference: &str) -> &'a str {
     element_lines(text)
