@@ -44,11 +44,15 @@ fn a_thousand_mixed_calls_are_all_right_and_memory_stays_flat() {
     let mcp = desk.mcp();
     let factory = mcp.window_id("gtk3-widget-factory", Duration::from_secs(30));
     let w = mcp.window_id(TITLE, Duration::from_secs(30));
-    // The widget factory builds its tree after its window shows.
+    // The widget factory builds its tree after its window shows: its size is the one that
+    // holds for three reads in a row, half a second apart.
+    let mut last = (0, 0);
     let factory_size = wait_until(Duration::from_secs(30), || {
+        std::thread::sleep(Duration::from_millis(500));
         let reply = mcp.call(json!({"action": "observe", "target": factory}));
         let n = reply.data["elements"].as_array()?.len();
-        (!reply.is_error && n >= 20).then_some(n)
+        last = if n == last.0 { (n, last.1 + 1) } else { (n, 1) };
+        (!reply.is_error && n >= 20 && last.1 >= 3).then_some(n)
     })
     .expect("the widget factory's tree");
 

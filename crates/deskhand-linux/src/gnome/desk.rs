@@ -48,6 +48,7 @@ pub struct Placement {
 /// the first input, since it shows a screen-sharing indicator while it lasts.
 #[derive(Default)]
 pub struct Gnome {
+    bus: OnceCell<zbus::Connection>,
     shell: OnceCell<Shell>,
     input: OnceCell<RemoteInput>,
 }
@@ -70,10 +71,20 @@ fn window_info(window: &ShellWindow) -> WindowInfo {
 }
 
 impl Gnome {
+    /// The session bus, connected once for the shell, the display configuration and the
+    /// remote-desktop session, which lasts as long as this connection.
+    async fn bus(&self) -> Result<&zbus::Connection> {
+        self.bus
+            .get_or_try_init(|| session_bus(CALL_TIMEOUT))
+            .await
+            .map_err(gnome_error)
+    }
+
     async fn shell(&self) -> Result<&Shell> {
+        let bus = self.bus().await?;
         self.shell
             .get_or_try_init(|| async {
-                let shell = Shell::new(session_bus(CALL_TIMEOUT).await?, CALL_TIMEOUT);
+                let shell = Shell::new(bus.clone(), CALL_TIMEOUT);
                 let running = shell.version().await?;
                 if running < VERSION {
                     return Err(GnomeError::ExtensionOutdated { running });
@@ -85,11 +96,9 @@ impl Gnome {
     }
 
     async fn input(&self) -> Result<&RemoteInput> {
+        let bus = self.bus().await?;
         self.input
-            .get_or_try_init(|| async {
-                let conn = session_bus(CALL_TIMEOUT).await?;
-                RemoteInput::start(conn, CALL_TIMEOUT).await
-            })
+            .get_or_try_init(|| RemoteInput::start(bus.clone(), CALL_TIMEOUT))
             .await
             .map_err(gnome_error)
     }
@@ -134,8 +143,14 @@ impl Gnome {
             .ok_or_else(|| Self::gone(window, "read"))
     }
 
+    /// Read without starting the remote-desktop session a read has no need of.
     pub async fn screen(&self) -> Result<Rect> {
-        Ok(self.input().await?.screen())
+        if let Some(input) = self.input.get() {
+            return Ok(input.screen());
+        }
+        super::remote::screen_of(self.bus().await?, CALL_TIMEOUT)
+            .await
+            .map_err(gnome_error)
     }
 
     fn gone(window: &WindowInfo, doing: &str) -> Error {

@@ -114,6 +114,42 @@ fn monitor_areas(state: &DisplayState) -> Vec<(String, Rect)> {
     areas
 }
 
+/// The rectangle around `areas`; empty when there are none.
+fn bounding(areas: impl Iterator<Item = Rect> + Clone) -> Rect {
+    let left = areas.clone().map(|a| a.x).min().unwrap_or(0);
+    let top = areas.clone().map(|a| a.y).min().unwrap_or(0);
+    let right = areas
+        .clone()
+        .map(|a| a.x + a.width as i32)
+        .max()
+        .unwrap_or(0);
+    let bottom = areas.map(|a| a.y + a.height as i32).max().unwrap_or(0);
+    Rect::new(left, top, (right - left) as u32, (bottom - top) as u32)
+}
+
+async fn display_state(
+    conn: &zbus::Connection,
+    timeout: Duration,
+) -> Result<DisplayState, GnomeError> {
+    call(
+        conn,
+        DISPLAY,
+        "/org/gnome/Mutter/DisplayConfig",
+        DISPLAY,
+        "GetCurrentState",
+        &(),
+        timeout,
+    )
+    .await
+}
+
+/// The screen's extent, every monitor's area together, read from Mutter's display
+/// configuration: without a remote-desktop session, which shows a screen-sharing indicator.
+pub async fn screen_of(conn: &zbus::Connection, timeout: Duration) -> Result<Rect, GnomeError> {
+    let areas = monitor_areas(&display_state(conn, timeout).await?);
+    Ok(bounding(areas.into_iter().map(|(_, area)| area)))
+}
+
 /// A remote-desktop session: it lasts as long as the D-Bus connection that created it, and a
 /// screen-sharing indicator shows in the top bar meanwhile.
 pub struct RemoteInput {
@@ -169,16 +205,7 @@ impl RemoteInput {
         )
         .await
         .map_err(unreachable)?;
-        let state: DisplayState = call(
-            &conn,
-            DISPLAY,
-            "/org/gnome/Mutter/DisplayConfig",
-            DISPLAY,
-            "GetCurrentState",
-            &(),
-            timeout,
-        )
-        .await?;
+        let state = display_state(&conn, timeout).await?;
         let mut monitors = Vec::new();
         for (connector, area) in monitor_areas(&state) {
             let stream: OwnedObjectPath = call(
@@ -234,21 +261,7 @@ impl RemoteInput {
 
     /// The screen's extent: every monitor's area together.
     pub fn screen(&self) -> Rect {
-        let left = self.monitors.iter().map(|m| m.area.x).min().unwrap_or(0);
-        let top = self.monitors.iter().map(|m| m.area.y).min().unwrap_or(0);
-        let right = self
-            .monitors
-            .iter()
-            .map(|m| m.area.x + m.area.width as i32)
-            .max()
-            .unwrap_or(0);
-        let bottom = self
-            .monitors
-            .iter()
-            .map(|m| m.area.y + m.area.height as i32)
-            .max()
-            .unwrap_or(0);
-        Rect::new(left, top, (right - left) as u32, (bottom - top) as u32)
+        bounding(self.monitors.iter().map(|m| m.area))
     }
 
     pub async fn move_to(&self, to: Point) -> Result<(), GnomeError> {
