@@ -110,8 +110,10 @@ impl LinuxBackend {
             // Keys go through the shell's input queue and text does not, and the shell hands
             // the app only the last text committed before a frame: whatever went before must
             // have reached the app before the next piece goes.
-            if in_flight {
-                gnome.sync().await?;
+            if in_flight && let Err(err) = gnome.sync().await {
+                return self
+                    .wayland_outcome((sent, Some(err.after_sending())), total, "characters")
+                    .await;
             }
             in_flight = true;
             match piece {
@@ -124,13 +126,20 @@ impl LinuxBackend {
                     sent += 1;
                 }
                 Piece::Text(run) => {
-                    let committed = match gnome.commit_text(&run).await? {
-                        true => true,
-                        false if sent == 0 => {
-                            tokio::time::sleep(INPUT_METHOD_WAIT).await;
-                            gnome.commit_text(&run).await?
+                    let mut committed = gnome.commit_text(&run).await;
+                    if matches!(committed, Ok(false)) && sent == 0 {
+                        tokio::time::sleep(INPUT_METHOD_WAIT).await;
+                        committed = gnome.commit_text(&run).await;
+                    }
+                    // A commit that failed may have reached the app: what went before it is
+                    // the part sent, never a failure of the whole.
+                    let committed = match committed {
+                        Ok(committed) => committed,
+                        Err(err) => {
+                            return self
+                                .wayland_outcome((sent, Some(err)), total, "characters")
+                                .await;
                         }
-                        false => false,
                     };
                     if !committed {
                         return self.gnome_type_as_keys(&text, sent, total).await;
