@@ -23,21 +23,9 @@ on_every_display!(
     windows_move_resize_minimize_restore_and_close,
     drags_and_scrolls_reach_the_app,
     the_clipboard_holds_what_was_written,
+    chromium_fills_and_submits_a_form_and_hides_the_password,
 );
 
-/// Chromium on X11 and GNOME. Not on sway yet: there Chromium drops the characters that
-/// deskhand's keymap puts on key codes it knows no key for (evdev 84 and 95 typed "o" and "z"
-/// in "ana.lopez+test@example.org", and it arrived as "ana.lpe+test@example.rg").
-mod chromium_fills_and_submits_a_form_and_hides_the_password {
-    #[test]
-    fn x11() {
-        super::chromium_fills_and_submits_a_form_and_hides_the_password(super::Display::X11);
-    }
-    #[test]
-    fn gnome() {
-        super::chromium_fills_and_submits_a_form_and_hides_the_password(super::Display::Gnome);
-    }
-}
 
 /// Observes `w` until the line of `reference` satisfies `wanted`.
 fn wait_for_line(

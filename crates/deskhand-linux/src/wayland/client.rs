@@ -44,6 +44,9 @@ const DEVICE_SETTLE: Duration = Duration::from_millis(60);
 /// Key strokes between two round trips: the compositor keeps up, and a failure is found close
 /// to where it happened.
 const STROKES_PER_ROUNDTRIP: usize = 32;
+/// The Shift_L keysym and the real-modifier bit Shift sets.
+const SHIFT_L: u32 = 0xffe1;
+const SHIFT_MASK: u32 = 1;
 /// XKB_KEYMAP_FORMAT_TEXT_V1.
 const KEYMAP_FORMAT_XKB_V1: u32 = 1;
 
@@ -265,7 +268,7 @@ impl Client {
         // sway hands the focused client a keyboard's keymap with that keyboard's first key,
         // and the client reads that key with the keymap it had: a Shift tap, which types
         // nothing, carries the new keymap over.
-        let shift = Keymap::modifier_code(0xffe1).expect("Shift is a modifier");
+        let shift = Keymap::modifier_code(SHIFT_L).expect("Shift is a modifier");
         keyboard.key(self.now(), shift, 1);
         keyboard.key(self.now(), shift, 0);
         self.roundtrip("uploading a keymap")?;
@@ -308,11 +311,20 @@ impl Client {
         let mut needed = modifiers.to_vec();
         needed.push(key);
         let (keyboard, keymap) = self.keyboard_holding(&needed)?;
-        let code = keymap
+        let (code, shifted) = keymap
             .code_of(key)
-            .or_else(|| Keymap::modifier_code(key))
+            .or_else(|| Keymap::modifier_code(key).map(|code| (code, false)))
             .expect("the keymap was made to hold the key");
-        self.hold_modifiers(modifiers)?;
+        // A key on a US keyboard's second level ("A", "!") takes Shift, as a person's would.
+        let mut held = modifiers.to_vec();
+        if shifted
+            && !held
+                .iter()
+                .any(|m| Keymap::modifier_mask(*m) == Some(SHIFT_MASK))
+        {
+            held.push(SHIFT_L);
+        }
+        self.hold_modifiers(&held)?;
         keyboard.key(self.now(), code, 1);
         keyboard.key(self.now(), code, 0);
         self.hold_modifiers(&[])
@@ -335,13 +347,29 @@ impl Client {
                 end += 1;
             }
             let (keyboard, keymap) = self.keyboard_holding(&distinct)?;
+            let held_mask = self
+                .held
+                .iter()
+                .filter_map(|code| Keymap::mask_of_code(*code))
+                .fold(0, |mask, bit| mask | bit);
+            let shift = Keymap::modifier_code(SHIFT_L).expect("Shift is a modifier");
             for chunk in keysyms[start..end].chunks(STROKES_PER_ROUNDTRIP) {
                 for keysym in chunk {
-                    let code = keymap
+                    let (code, shifted) = keymap
                         .code_of(*keysym)
                         .expect("the keymap was made to hold the run's keysyms");
+                    // Shift around a key of the second level, unless it is held already.
+                    let tap_shift = shifted && held_mask & SHIFT_MASK == 0;
+                    if tap_shift {
+                        keyboard.key(self.now(), shift, 1);
+                        keyboard.modifiers(held_mask | SHIFT_MASK, 0, 0, 0);
+                    }
                     keyboard.key(self.now(), code, 1);
                     keyboard.key(self.now(), code, 0);
+                    if tap_shift {
+                        keyboard.key(self.now(), shift, 0);
+                        keyboard.modifiers(held_mask, 0, 0, 0);
+                    }
                 }
                 self.roundtrip("typing")?;
                 *sent += chunk.len();
