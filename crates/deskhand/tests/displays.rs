@@ -26,7 +26,6 @@ on_every_display!(
     chromium_fills_and_submits_a_form_and_hides_the_password,
 );
 
-
 /// Observes `w` until the line of `reference` satisfies `wanted`.
 fn wait_for_line(
     desk: &Desktop,
