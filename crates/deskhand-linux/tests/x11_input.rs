@@ -195,13 +195,23 @@ fn types_clicks_and_captures_on_a_real_gtk_entry() {
         }
     });
 
-    // Openbox sets the frame extents a moment after the window is listed.
-    let window: XWindow = poll("the GTK window, framed", Duration::from_secs(20), || {
-        x11.windows()
-            .unwrap()
-            .into_iter()
-            .find(|w| w.title == title && w.frame_extents.is_some())
-    });
+    // Openbox sets the frame extents a moment after the window is listed, and may place the
+    // window after that: it is read until two reads a moment apart agree.
+    let window: XWindow = poll(
+        "the GTK window, framed and placed",
+        Duration::from_secs(20),
+        || {
+            let framed = |x11: &X11| {
+                x11.windows()
+                    .unwrap()
+                    .into_iter()
+                    .find(|w| w.title == title && w.frame_extents.is_some())
+            };
+            let first = framed(&x11)?;
+            std::thread::sleep(Duration::from_millis(200));
+            (framed(&x11).as_ref() == Some(&first)).then_some(first)
+        },
+    );
     assert_eq!(window.pid, Some(pid));
     assert!(window.wm_class.is_some(), "{window:?}");
     assert!(
