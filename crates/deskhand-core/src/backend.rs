@@ -182,35 +182,6 @@ pub trait Values: Send + Sync {
     }
 }
 
-/// A drag made of [`Input::move_pointer`] and [`Input::button`]: presses at the first point,
-/// moves through the others over `duration`, releases at the last, and releases even when a
-/// move fails, so no drag is left holding the button. [`Input::drag_path`]'s default, and what a
-/// backend with a native drag on one display and none on another calls for the latter.
-pub async fn drag_by_moves<I: Input + Sync + ?Sized>(
-    input: &I,
-    points: &[Point],
-    button: MouseButton,
-    modifiers: &[Modifier],
-    duration: Duration,
-) -> Result<()> {
-    let Some((first, rest)) = points.split_first() else {
-        return Ok(());
-    };
-    input.move_pointer(*first).await?;
-    input.button(button, true, modifiers).await?;
-    let step = duration / u32::try_from(rest.len().max(1)).unwrap_or(u32::MAX);
-    let mut moved = Ok(());
-    for point in rest {
-        tokio::time::sleep(step).await;
-        moved = input.move_pointer(*point).await;
-        if moved.is_err() {
-            break;
-        }
-    }
-    let released = input.button(button, false, modifiers).await;
-    moved.and(released)
-}
-
 /// Synthetic pointer and keyboard input, going where the pointer or the keyboard focus is.
 pub trait Input: Send + Sync {
     /// Where the pointer is now, in screen pixels: the kill switch reads it before every action.
@@ -259,7 +230,24 @@ pub trait Input: Send + Sync {
         modifiers: &[Modifier],
         duration: Duration,
     ) -> impl Future<Output = Result<()>> + Send {
-        drag_by_moves(self, points, button, modifiers, duration)
+        async move {
+            let Some((first, rest)) = points.split_first() else {
+                return Ok(());
+            };
+            self.move_pointer(*first).await?;
+            self.button(button, true, modifiers).await?;
+            let step = duration / u32::try_from(rest.len().max(1)).unwrap_or(u32::MAX);
+            let mut moved = Ok(());
+            for point in rest {
+                tokio::time::sleep(step).await;
+                moved = self.move_pointer(*point).await;
+                if moved.is_err() {
+                    break;
+                }
+            }
+            let released = self.button(button, false, modifiers).await;
+            moved.and(released)
+        }
     }
     /// Scrolls at `at`, or where the pointer is when `None`.
     fn scroll(

@@ -952,18 +952,14 @@ impl Input for LinuxBackend {
         modifiers: &[Modifier],
         duration: std::time::Duration,
     ) -> Result<()> {
+        if self.sway().is_some() || self.gnome().is_some() {
+            return self.pointer_drag(points, button, modifiers, duration).await;
+        }
         let Some((from, rest)) = points.split_first() else {
             return Err(Error::bad_argument(
                 "a drag needs at least one point: where to press, then the points to move through, the last one where to release",
             ));
         };
-        // Wayland has no drag of its own: moves and buttons, as a person makes one.
-        if self.sway().is_some() || self.gnome().is_some() {
-            return deskhand_core::backend::drag_by_moves(
-                self, points, button, modifiers, duration,
-            )
-            .await;
-        }
         let from = (from.x, from.y);
         let path: Vec<(i32, i32)> = rest.iter().map(|p| (p.x, p.y)).collect();
         let held = modifier_keysyms(modifiers);

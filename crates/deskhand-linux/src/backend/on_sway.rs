@@ -1,10 +1,12 @@
 //! The capability traits' bodies on sway that need more than one call into [`Sway`]: typing and
-//! keys with their confirmation and modified buttons.
+//! keys with their confirmation and modified buttons; and drags on either Wayland compositor.
 
-use deskhand_core::backend::{Accessibility as _, InputOutcome, Partial, Windows as _};
+use std::time::Duration;
+
+use deskhand_core::backend::{Accessibility as _, Input as _, InputOutcome, Partial, Windows as _};
 use deskhand_core::error::{Error, ErrorKind, Result};
 use deskhand_core::keys::Keys;
-use deskhand_core::model::{Modifier, MouseButton};
+use deskhand_core::model::{Modifier, MouseButton, Point};
 
 use super::errors::input_error;
 use super::{LinuxBackend, modifier_keysyms};
@@ -44,6 +46,35 @@ impl LinuxBackend {
             let unheld = sway.hold_modifiers(Vec::new()).await;
             released.and(unheld).map_err(input_error)
         }
+    }
+
+    /// A drag on Wayland, where it is made of pointer moves and buttons as a person makes one.
+    pub(super) async fn pointer_drag(
+        &self,
+        points: &[Point],
+        button: MouseButton,
+        modifiers: &[Modifier],
+        duration: Duration,
+    ) -> Result<()> {
+        let Some((first, rest)) = points.split_first() else {
+            return Err(Error::bad_argument(
+                "a drag needs at least one point: where to press, then the points to move through, the last one where to release",
+            ));
+        };
+        self.move_pointer(*first).await?;
+        self.button(button, true, modifiers).await?;
+        let step = duration / u32::try_from(rest.len().max(1)).unwrap_or(u32::MAX);
+        let mut moved = Ok(());
+        for point in rest {
+            tokio::time::sleep(step).await;
+            moved = self.move_pointer(*point).await;
+            if moved.is_err() {
+                break;
+            }
+        }
+        // Released even when a move failed, so no drag is left holding the button.
+        let released = self.button(button, false, modifiers).await;
+        moved.and(released)
     }
 
     /// Keys sent on Wayland as the core's outcome: all of them, once the app has read them; none,
