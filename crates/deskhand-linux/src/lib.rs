@@ -12,4 +12,16 @@ pub mod wayland;
 pub mod x11;
 
 pub use backend::LinuxBackend;
-pub use x11::clipboard::{HOLDER_ARG as CLIPBOARD_HOLDER_ARG, serve_clipboard};
+pub use x11::clipboard::HOLDER_ARG as CLIPBOARD_HOLDER_ARG;
+
+/// The clipboard holder's side, in the binary run with [`CLIPBOARD_HOLDER_ARG`]: it holds the
+/// text it reads from standard input on the X server, or on the Wayland compositor when its
+/// next argument says so.
+pub fn serve_clipboard() -> Result<(), x11::clipboard::ClipboardError> {
+    if std::env::args_os().nth(2).as_deref()
+        == Some(std::ffi::OsStr::new(x11::clipboard::WAYLAND_HOLDER))
+    {
+        return Ok(wayland::selection::serve()?);
+    }
+    x11::clipboard::serve_clipboard()
+}

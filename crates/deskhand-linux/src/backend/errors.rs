@@ -25,6 +25,7 @@ pub(super) fn x_error(err: X11Error) -> Error {
 pub(super) fn clipboard_error(err: ClipboardError) -> Error {
     match err {
         ClipboardError::X(err) => x_error(err),
+        ClipboardError::Wayland(err) => crate::wayland::selection_error(err),
         ClipboardError::OwnerTimeout { .. }
         | ClipboardError::ServerSilent { .. }
         | ClipboardError::HolderTimeout { .. } => Error::new(ErrorKind::Timeout, err.to_string()),

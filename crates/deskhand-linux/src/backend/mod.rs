@@ -27,7 +27,7 @@ use crate::atspi::{
 use crate::gnome::Gnome;
 use crate::launch::{self, AppDirs, Entry};
 use crate::wayland::{self, Sway};
-use crate::x11::clipboard::{self};
+use crate::x11::clipboard::{self, ClipboardContents, ClipboardError};
 use crate::x11::{self, X11, X11Error, XRect, XWindow};
 
 mod errors;
@@ -1117,42 +1117,29 @@ impl Capture for LinuxBackend {
 
 impl Clipboard for LinuxBackend {
     async fn read_clipboard(&self) -> Result<ClipboardContent> {
-        if self.sway().is_some() {
-            return Err(on_sway::clipboard_unsupported("Reading the clipboard"));
-        }
         if let Some(gnome) = self.gnome() {
             return gnome.read_clipboard().await;
         }
-        // A thread of its own rather than the blocking pool: the read bounds its waits on the
-        // owner itself, and should the X server stop answering, an abandoned thread does not
-        // hold up the runtime's shutdown as an unfinished blocking task would.
-        let (sender, receiver) = tokio::sync::oneshot::channel();
-        std::thread::Builder::new()
-            .name("clipboard-read".into())
-            .spawn(move || {
-                let _ = sender.send(clipboard::read(Instant::now() + clipboard::READ_DEADLINE));
-            })
-            .map_err(|err| {
-                Error::platform(format!(
-                    "no thread could be started to read the clipboard ({err}); try again"
-                ))
-            })?;
-        let deadline = clipboard::READ_DEADLINE + X_DEADLINE;
-        let read = match tokio::time::timeout(deadline, receiver).await {
-            Ok(Ok(read)) => read.map_err(clipboard_error)?,
-            Ok(Err(_)) => {
-                return Err(Error::platform("reading the clipboard crashed; try again"));
-            }
-            Err(_) => {
-                return Err(Error::new(
-                    ErrorKind::Timeout,
-                    format!(
-                        "the X server did not answer reading the clipboard within {} s; check that the display is alive, then try again",
-                        deadline.as_secs()
-                    ),
-                ));
-            }
+        let (read, server) = if self.sway().is_some() {
+            let read = read_on_its_own_thread(|deadline| {
+                crate::wayland::selection::read(deadline).map_err(ClipboardError::from)
+            });
+            (read.await, "the Wayland compositor")
+        } else {
+            (
+                read_on_its_own_thread(clipboard::read).await,
+                "the X server",
+            )
         };
+        let read = read.ok_or_else(|| {
+            Error::new(
+                ErrorKind::Timeout,
+                format!(
+                    "{server} did not answer reading the clipboard within {} s; check that the display is alive, then try again",
+                    (clipboard::READ_DEADLINE + X_DEADLINE).as_secs()
+                ),
+            )
+        })??;
         Ok(ClipboardContent {
             text: read.text,
             types: read.types,
@@ -1160,15 +1147,44 @@ impl Clipboard for LinuxBackend {
     }
 
     async fn write_clipboard(&self, text: &str) -> Result<()> {
-        if self.sway().is_some() {
-            return Err(on_sway::clipboard_unsupported("Writing the clipboard"));
-        }
         if let Some(gnome) = self.gnome() {
             return gnome.write_clipboard(text).await;
         }
-        clipboard::start_holder(self.clipboard_holder.as_deref(), text)
-            .await
-            .map_err(clipboard_error)
+        clipboard::start_holder(
+            self.clipboard_holder.as_deref(),
+            text,
+            self.sway().is_some(),
+        )
+        .await
+        .map_err(clipboard_error)
+    }
+}
+
+/// Runs a clipboard read on a thread of its own rather than the blocking pool: the read bounds
+/// its waits on the owner itself, and should the display server stop answering, an abandoned
+/// thread does not hold up the runtime's shutdown as an unfinished blocking task would. `None`:
+/// the display server did not answer in time.
+async fn read_on_its_own_thread<F>(read: F) -> Option<Result<ClipboardContents>>
+where
+    F: FnOnce(Instant) -> std::result::Result<ClipboardContents, ClipboardError> + Send + 'static,
+{
+    let (sender, receiver) = tokio::sync::oneshot::channel();
+    let started = std::thread::Builder::new()
+        .name("clipboard-read".into())
+        .spawn(move || {
+            let _ = sender.send(read(Instant::now() + clipboard::READ_DEADLINE));
+        });
+    if let Err(err) = started {
+        return Some(Err(Error::platform(format!(
+            "no thread could be started to read the clipboard ({err}); try again"
+        ))));
+    }
+    match tokio::time::timeout(clipboard::READ_DEADLINE + X_DEADLINE, receiver).await {
+        Ok(Ok(read)) => Some(read.map_err(clipboard_error)),
+        Ok(Err(_)) => Some(Err(Error::platform(
+            "reading the clipboard crashed; try again",
+        ))),
+        Err(_) => None,
     }
 }
 

@@ -4,23 +4,13 @@
 use std::time::Duration;
 
 use deskhand_core::backend::{Accessibility as _, Input as _, InputOutcome, Partial, Windows as _};
-use deskhand_core::error::{Error, ErrorKind, Result};
+use deskhand_core::error::{Error, Result};
 use deskhand_core::keys::Keys;
 use deskhand_core::model::{Modifier, MouseButton, Point};
 
 use super::errors::input_error;
 use super::{LinuxBackend, modifier_keysyms};
 use crate::x11;
-
-/// What a clipboard call answers on sway: wlr data-control is not there yet.
-pub(super) fn clipboard_unsupported(what: &str) -> Error {
-    Error::new(
-        ErrorKind::Unsupported,
-        format!(
-            "{what} is not available on Wayland yet: deskhand reaches the clipboard through X11 only so far; type the text with `type` instead of pasting it"
-        ),
-    )
-}
 
 impl LinuxBackend {
     fn sway_or_err(&self) -> Result<&crate::wayland::Sway> {

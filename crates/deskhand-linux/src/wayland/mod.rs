@@ -5,6 +5,7 @@
 mod client;
 pub mod ipc;
 mod keymap;
+pub mod selection;
 
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
@@ -136,6 +137,17 @@ pub enum WaylandError {
     CaptureFormat(String),
     #[error(transparent)]
     Ipc(#[from] IpcError),
+}
+
+/// A clipboard failure on a wlroots compositor, as the agent hears it.
+pub(crate) fn selection_error(err: selection::SelectionError) -> Error {
+    match err {
+        selection::SelectionError::Wayland(err) => wayland_error(err),
+        err @ selection::SelectionError::OwnerTimeout(_) => {
+            Error::new(ErrorKind::Timeout, err.to_string())
+        }
+        err => Error::platform(err.to_string()),
+    }
 }
 
 fn wayland_error(err: WaylandError) -> Error {

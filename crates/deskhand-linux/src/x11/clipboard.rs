@@ -34,10 +34,12 @@ use super::{During as _, X11Error};
 
 /// The hidden first argument that turns the deskhand binary into a clipboard holder.
 pub const HOLDER_ARG: &str = "__clipboard-holder";
+/// The holder's second argument when it holds a Wayland compositor's clipboard.
+pub const WAYLAND_HOLDER: &str = "wayland";
 /// The line a holder prints once it owns the clipboard.
-const READY: &str = "ready";
+pub(crate) const READY: &str = "ready";
 /// The most text a read accepts.
-const MAX_TEXT: usize = 10 * 1024 * 1024;
+pub(crate) const MAX_TEXT: usize = 10 * 1024 * 1024;
 /// How long the owner may take to answer one request or to send one INCR chunk.
 const OWNER_TIMEOUT: Duration = Duration::from_secs(3);
 /// A whole read, however many chunks the owner sends.
@@ -129,11 +131,14 @@ pub enum ClipboardError {
     HolderFailed { program: String, reason: String },
 
     #[error(
-        "the clipboard holder {program} did not take the clipboard within {} s; the X server \
-         may be overloaded: write again",
+        "the clipboard holder {program} did not take the clipboard within {} s; the display \
+         server may be overloaded: write again",
         HOLDER_DEADLINE.as_secs()
     )]
     HolderTimeout { program: String },
+
+    #[error(transparent)]
+    Wayland(#[from] crate::wayland::selection::SelectionError),
 }
 
 /// What the clipboard offers now.
@@ -556,7 +561,7 @@ pub fn serve_clipboard() -> Result<(), ClipboardError> {
 
 /// Closes the descriptors beyond the standard three that the holder inherited: a pipe among
 /// them would stay open for as long as the holder lives, and keep whoever reads it waiting.
-fn close_inherited() {
+pub(crate) fn close_inherited() {
     let Ok(listing) = std::fs::read_dir("/proc/self/fd") else {
         return;
     };
@@ -574,7 +579,7 @@ fn close_inherited() {
 /// Ends every tie to the process that started the holder: a pipe left open would keep a caller
 /// that waits for the CLI's output waiting for the holder too, and the caller's session would
 /// take the holder along when its terminal closes.
-fn detach() {
+pub(crate) fn detach() {
     // SAFETY: setsid takes no arguments; should it fail, the holder merely stays in the session.
     unsafe { libc::setsid() };
     // The working directory may be on a file system someone wants to unmount.
@@ -836,9 +841,14 @@ impl<'a> Holder<'a> {
     }
 }
 
-/// Starts a holder for `text`: `program` (the running binary when `None`) with [`HOLDER_ARG`],
-/// in this process's environment, and returns once it owns the clipboard.
-pub async fn start_holder(program: Option<&Path>, text: &str) -> Result<(), ClipboardError> {
+/// Starts a holder for `text`: `program` (the running binary when `None`) with [`HOLDER_ARG`]
+/// (and [`WAYLAND_HOLDER`] to hold a Wayland compositor's clipboard), in this process's
+/// environment, and returns once it owns the clipboard.
+pub async fn start_holder(
+    program: Option<&Path>,
+    text: &str,
+    on_wayland: bool,
+) -> Result<(), ClipboardError> {
     let program: PathBuf = match program {
         Some(program) => program.to_owned(),
         None => std::env::current_exe().map_err(|cause| ClipboardError::Spawn {
@@ -851,6 +861,7 @@ pub async fn start_holder(program: Option<&Path>, text: &str) -> Result<(), Clip
     // open the streams of whoever waits for this process's output.
     let mut child = tokio::process::Command::new(&program)
         .arg(HOLDER_ARG)
+        .args(on_wayland.then_some(WAYLAND_HOLDER))
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
