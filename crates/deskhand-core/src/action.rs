@@ -97,8 +97,30 @@ pub enum Reaches {
     Started,
 }
 
-/// One action of the contract: its name, every field it takes, what it changes and what it
-/// acts on.
+/// What the audit log keeps of an action's arguments, besides the action, its surface and app,
+/// and how it ended. An action that changes nothing is not audited and keeps nothing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kept {
+    /// The element named (its ref, role and name, never a password field's name), the point,
+    /// or the `find`; without one, where the action went: `focused` or `pointer`.
+    Place,
+    /// Both ends of a drag, each a ref or a point; the first one's element as for `Place`.
+    Ends,
+    Button,
+    Count,
+    Modifiers,
+    /// How many characters were typed or set, never which: they may be a secret.
+    Characters,
+    /// The chords, with every one that types a character shown as `<char>`.
+    Keys,
+    Direction,
+    Amount,
+    /// What else names the action: `replace`, a menu path, the app started, a window change.
+    Detail,
+}
+
+/// One action of the contract: its name, every field it takes, what it changes, what it acts
+/// on and what the audit log keeps of it.
 #[derive(Debug, Clone, Copy)]
 pub struct ActionSpec {
     pub name: ActionName,
@@ -106,6 +128,9 @@ pub struct ActionSpec {
     pub fields: &'static [&'static str],
     pub changes: Changes,
     pub reaches: Reaches,
+    /// In the order the audit entry is filled: a later item may name more precisely what an
+    /// earlier one said (a `find` in `Place` over `replace` in `Detail`).
+    pub keeps: &'static [Kept],
 }
 
 /// Every action once, in the order of [`ActionName`]; validation, the policy, the audit log and
@@ -113,12 +138,15 @@ pub struct ActionSpec {
 pub const ACTIONS: [ActionSpec; 26] = {
     use ActionName as A;
     use Changes::{Desktop, Nothing, StepByStep, WhenWriting};
+    use Kept::{
+        Amount, Button, Characters, Count, Detail, Direction, Ends, Keys, Modifiers, Place as Named,
+    };
     use Reaches::{Focus, Place, PlaceOrFocus, PlaceOrPointer, Started, Surface};
     const fn spec(
         name: ActionName,
         text: &'static str,
         fields: &'static [&'static str],
-        (changes, reaches): (Changes, Reaches),
+        (changes, reaches, keeps): (Changes, Reaches, &'static [Kept]),
     ) -> ActionSpec {
         ActionSpec {
             name,
@@ -126,9 +154,10 @@ pub const ACTIONS: [ActionSpec; 26] = {
             fields,
             changes,
             reaches,
+            keeps,
         }
     }
-    const READ: (Changes, Reaches) = (Nothing, Reaches::Nothing);
+    const READ: (Changes, Reaches, &[Kept]) = (Nothing, Reaches::Nothing, &[]);
     [
         spec(A::Apps, "apps", &["installed"], READ),
         spec(A::Windows, "windows", &[], READ),
@@ -161,20 +190,25 @@ pub const ACTIONS: [ActionSpec; 26] = {
                 "count",
                 "modifiers",
             ],
-            (Desktop, Place),
+            (Desktop, Place, &[Named, Button, Count, Modifiers]),
         ),
         spec(
             A::Type,
             "type",
             &["target", "ref", "find", "text", "replace"],
-            (Desktop, PlaceOrFocus),
+            (Desktop, PlaceOrFocus, &[Characters, Detail, Named]),
         ),
-        spec(A::Press, "press", &["keys"], (Desktop, Focus)),
+        spec(
+            A::Press,
+            "press",
+            &["keys"],
+            (Desktop, Focus, &[Keys, Named]),
+        ),
         spec(
             A::Scroll,
             "scroll",
             &["target", "ref", "find", "x", "y", "direction", "amount"],
-            (Desktop, PlaceOrPointer),
+            (Desktop, PlaceOrPointer, &[Named, Direction, Amount]),
         ),
         spec(
             A::Drag,
@@ -188,7 +222,7 @@ pub const ACTIONS: [ActionSpec; 26] = {
                 "button",
                 "modifiers",
             ],
-            (Desktop, Place),
+            (Desktop, Place, &[Ends, Button, Modifiers]),
         ),
         spec(A::Screenshot, "screenshot", &["target"], READ),
         spec(A::Zoom, "zoom", &["target", "region"], READ),
@@ -196,19 +230,19 @@ pub const ACTIONS: [ActionSpec; 26] = {
             A::Hover,
             "hover",
             &["target", "ref", "find", "x", "y"],
-            (Desktop, Place),
+            (Desktop, Place, &[Named]),
         ),
         spec(
             A::Down,
             "down",
             &["target", "ref", "find", "x", "y", "button", "modifiers"],
-            (Desktop, PlaceOrPointer),
+            (Desktop, PlaceOrPointer, &[Named, Button, Modifiers]),
         ),
         spec(
             A::Up,
             "up",
             &["target", "ref", "find", "x", "y", "button", "modifiers"],
-            (Desktop, PlaceOrPointer),
+            (Desktop, PlaceOrPointer, &[Named, Button, Modifiers]),
         ),
         spec(
             A::Wait,
@@ -220,30 +254,40 @@ pub const ACTIONS: [ActionSpec; 26] = {
             A::Batch,
             "batch",
             &["steps"],
-            (StepByStep, Reaches::Nothing),
+            (StepByStep, Reaches::Nothing, &[]),
         ),
         spec(
             A::SetValue,
             "set_value",
             &["target", "ref", "find", "value"],
-            (Desktop, Place),
+            (Desktop, Place, &[Named, Characters]),
         ),
-        spec(A::Select, "select", &["target", "path"], (Desktop, Surface)),
-        spec(A::Launch, "launch", &["app", "focus"], (Desktop, Started)),
-        spec(A::Focus, "focus", &["target"], (Desktop, Surface)),
-        spec(A::Close, "close", &["target"], (Desktop, Surface)),
-        spec(A::Kill, "kill", &["target"], (Desktop, Surface)),
+        spec(
+            A::Select,
+            "select",
+            &["target", "path"],
+            (Desktop, Surface, &[Detail]),
+        ),
+        spec(
+            A::Launch,
+            "launch",
+            &["app", "focus"],
+            (Desktop, Started, &[Detail]),
+        ),
+        spec(A::Focus, "focus", &["target"], (Desktop, Surface, &[])),
+        spec(A::Close, "close", &["target"], (Desktop, Surface, &[])),
+        spec(A::Kill, "kill", &["target"], (Desktop, Surface, &[])),
         spec(
             A::Window,
             "window",
             &["target", "state", "position", "size"],
-            (Desktop, Surface),
+            (Desktop, Surface, &[Detail]),
         ),
         spec(
             A::Clipboard,
             "clipboard",
             &["text"],
-            (WhenWriting, Reaches::Nothing),
+            (WhenWriting, Reaches::Nothing, &[Characters]),
         ),
         spec(A::Recall, "recall", &["app", "window", "query"], READ),
         spec(A::Forget, "forget", &["app", "all"], READ),

@@ -8,7 +8,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde::Serialize;
 
-use crate::action::{Action, Call, Place};
+use crate::action::{Action, Call, Kept, Place, Reaches, ValueArg};
 use crate::keys::Keys;
 use crate::model::{Modifier, MouseButton, Role, ScrollDirection};
 use crate::session::Session;
@@ -148,7 +148,9 @@ pub struct AuditEntry {
 }
 
 impl AuditEntry {
-    /// What the call says about itself, before anything is resolved or sent.
+    /// What the call says about itself, before anything is resolved or sent: the fields its
+    /// action keeps in the table of actions ([`crate::action::ActionSpec::keeps`]), in that
+    /// order.
     pub fn of(call: &Call, session: &Session) -> AuditEntry {
         let mut entry = AuditEntry {
             ts: utc_timestamp(SystemTime::now()),
@@ -157,125 +159,76 @@ impl AuditEntry {
             result: "failed",
             ..AuditEntry::default()
         };
-        let place = |entry: &mut AuditEntry, place: &Place| match place {
-            Place::Ref(id) => entry.describe_ref(*id, session),
-            Place::Find(find) => entry.detail = Some(format!("find {find}")),
-            Place::Point { x, y } => {
-                let (x, y) = (*x, *y);
-                entry.point = Some([x, y]);
-                if entry.target.is_none() {
-                    entry.target = session.current.map(|t| t.to_string());
+        let spec = call.name.spec();
+        let action = &call.action;
+        for kept in spec.keeps {
+            match kept {
+                Kept::Place => match action.places().first() {
+                    Some(place) => entry.describe_place(place, session),
+                    None => {
+                        let went = match spec.reaches {
+                            Reaches::PlaceOrPointer => Some("pointer"),
+                            Reaches::Focus => Some("focused"),
+                            Reaches::PlaceOrFocus if entry.target.is_none() => Some("focused"),
+                            _ => None,
+                        };
+                        if let Some(went) = went {
+                            entry.target = Some(went.into());
+                        }
+                    }
+                },
+                Kept::Ends => {
+                    if let Action::Drag { from, to, .. } = action {
+                        entry.from = Some(end_of_drag(from));
+                        entry.to = Some(end_of_drag(to));
+                        if let Place::Ref(id) = from {
+                            entry.describe_ref(*id, session);
+                        } else if entry.target.is_none() {
+                            entry.target = session.current.map(|t| t.to_string());
+                        }
+                    }
                 }
-            }
-        };
-        match &call.action {
-            Action::Click { place: at, click } => {
-                place(&mut entry, at);
-                entry.button = Some(click.button);
-                entry.count = Some(click.count);
-                entry.modifiers = click.modifiers.clone();
-            }
-            Action::Type {
-                text,
-                place: at,
-                replace,
-            } => {
-                entry.characters = Some(text.chars().count());
-                if *replace {
-                    entry.detail = Some("replace".into());
+                Kept::Button => entry.button = button_of(action),
+                Kept::Count => {
+                    if let Action::Click { click, .. } = action {
+                        entry.count = Some(click.count);
+                    }
                 }
-                match at {
-                    Some(at) => place(&mut entry, at),
-                    None if entry.target.is_some() => {}
-                    None => entry.target = Some("focused".into()),
+                Kept::Modifiers => entry.modifiers = modifiers_of(action).to_vec(),
+                Kept::Characters => entry.characters = characters_of(action),
+                Kept::Keys => {
+                    if let Action::Press { keys } = action {
+                        entry.keys = Some(redact_keys(keys));
+                    }
                 }
-            }
-            Action::Hover { place: at } => place(&mut entry, at),
-            Action::Button {
-                place: at,
-                button,
-                modifiers,
-                ..
-            } => {
-                match at {
-                    Some(at) => place(&mut entry, at),
-                    None => entry.target = Some("pointer".into()),
+                Kept::Direction | Kept::Amount => {
+                    if let Action::Scroll {
+                        direction, amount, ..
+                    } = action
+                    {
+                        match kept {
+                            Kept::Direction => entry.direction = Some(*direction),
+                            _ => entry.amount = Some(*amount),
+                        }
+                    }
                 }
-                entry.button = Some(*button);
-                entry.modifiers = modifiers.clone();
+                Kept::Detail => entry.detail = detail_of(action),
             }
-            Action::SetValue { place: at, value } => {
-                place(&mut entry, at);
-                // How much was set, never what: the field may hold a secret.
-                entry.characters = Some(match value {
-                    crate::action::ValueArg::Text(text) => text.chars().count(),
-                    crate::action::ValueArg::Number(number) => number.to_string().len(),
-                });
-            }
-            Action::Select { path } => entry.detail = Some(format!("path {path:?}")),
-            Action::Launch { app, focus } => {
-                entry.detail = Some(format!("app {app:?}, focus {focus}"));
-            }
-            Action::Window(spec) => {
-                entry.detail = Some(format!(
-                    "state {:?}, position {:?}, size {:?}",
-                    spec.state, spec.position, spec.size
-                ));
-            }
-            Action::WriteClipboard { text } => entry.characters = Some(text.chars().count()),
-            Action::Focus | Action::Close | Action::Kill => {}
-            Action::Press { keys } => {
-                entry.keys = Some(redact_keys(keys));
-                entry.target = Some("focused".into());
-            }
-            Action::Scroll {
-                place: at,
-                direction,
-                amount,
-            } => {
-                match at {
-                    Some(at) => place(&mut entry, at),
-                    None => entry.target = Some("pointer".into()),
-                }
-                entry.direction = Some(*direction);
-                entry.amount = Some(*amount);
-            }
-            Action::Drag {
-                from,
-                to,
-                button,
-                modifiers,
-                ..
-            } => {
-                let end = |place: &Place| match place {
-                    Place::Ref(id) => id.to_string(),
-                    Place::Find(find) => format!("find {find}"),
-                    Place::Point { x, y } => format!("[{x}, {y}]"),
-                };
-                entry.from = Some(end(from));
-                entry.to = Some(end(to));
-                if let Place::Ref(id) = from {
-                    entry.describe_ref(*id, session);
-                } else if entry.target.is_none() {
-                    entry.target = session.current.map(|t| t.to_string());
-                }
-                entry.button = Some(*button);
-                entry.modifiers = modifiers.clone();
-            }
-            Action::Read { place: at, .. } => place(&mut entry, at),
-            Action::Apps
-            | Action::Installed
-            | Action::Windows
-            | Action::Observe(_)
-            | Action::Screenshot
-            | Action::Zoom { .. }
-            | Action::Wait(_)
-            | Action::Batch(_)
-            | Action::ReadClipboard
-            | Action::Recall(_)
-            | Action::Forget { .. } => {}
         }
         entry
+    }
+
+    fn describe_place(&mut self, place: &Place, session: &Session) {
+        match place {
+            Place::Ref(id) => self.describe_ref(*id, session),
+            Place::Find(find) => self.detail = Some(format!("find {find}")),
+            Place::Point { x, y } => {
+                self.point = Some([*x, *y]);
+                if self.target.is_none() {
+                    self.target = session.current.map(|t| t.to_string());
+                }
+            }
+        }
     }
 
     fn describe_ref(&mut self, id: crate::action::RefId, session: &Session) {
@@ -289,6 +242,56 @@ impl AuditEntry {
                 self.name = Some(found.name.clone());
             }
         }
+    }
+}
+
+/// One end of a drag as the log shows it: `e4`, `find …` or `[x, y]`.
+fn end_of_drag(place: &Place) -> String {
+    match place {
+        Place::Ref(id) => id.to_string(),
+        Place::Find(find) => format!("find {find}"),
+        Place::Point { x, y } => format!("[{x}, {y}]"),
+    }
+}
+
+fn button_of(action: &Action) -> Option<MouseButton> {
+    match action {
+        Action::Click { click, .. } => Some(click.button),
+        Action::Button { button, .. } | Action::Drag { button, .. } => Some(*button),
+        _ => None,
+    }
+}
+
+fn modifiers_of(action: &Action) -> &[Modifier] {
+    match action {
+        Action::Click { click, .. } => &click.modifiers,
+        Action::Button { modifiers, .. } | Action::Drag { modifiers, .. } => modifiers,
+        _ => &[],
+    }
+}
+
+/// How many characters a call types, sets or writes.
+fn characters_of(action: &Action) -> Option<usize> {
+    match action {
+        Action::Type { text, .. } | Action::WriteClipboard { text } => Some(text.chars().count()),
+        Action::SetValue { value, .. } => Some(match value {
+            ValueArg::Text(text) => text.chars().count(),
+            ValueArg::Number(number) => number.to_string().len(),
+        }),
+        _ => None,
+    }
+}
+
+fn detail_of(action: &Action) -> Option<String> {
+    match action {
+        Action::Type { replace: true, .. } => Some("replace".into()),
+        Action::Select { path } => Some(format!("path {path:?}")),
+        Action::Launch { app, focus } => Some(format!("app {app:?}, focus {focus}")),
+        Action::Window(spec) => Some(format!(
+            "state {:?}, position {:?}, size {:?}",
+            spec.state, spec.position, spec.size
+        )),
+        _ => None,
     }
 }
 
@@ -322,7 +325,115 @@ pub fn utc_timestamp(at: SystemTime) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::action::{ActionName, Changes, parse_call};
+    use serde_json::json;
     use std::time::Duration;
+
+    /// What an entry holds beyond every entry's own fields, as the table's items.
+    fn kept(entry: &AuditEntry) -> Vec<Kept> {
+        let find = entry
+            .detail
+            .as_deref()
+            .is_some_and(|d| d.starts_with("find "));
+        let went = matches!(entry.target.as_deref(), Some("focused" | "pointer"));
+        let drag = entry.from.is_some() || entry.to.is_some();
+        [
+            (
+                Kept::Place,
+                !drag && (entry.element.is_some() || entry.point.is_some() || find || went),
+            ),
+            (Kept::Ends, drag),
+            (Kept::Button, entry.button.is_some()),
+            (Kept::Count, entry.count.is_some()),
+            (Kept::Modifiers, !entry.modifiers.is_empty()),
+            (Kept::Characters, entry.characters.is_some()),
+            (Kept::Keys, entry.keys.is_some()),
+            (Kept::Direction, entry.direction.is_some()),
+            (Kept::Amount, entry.amount.is_some()),
+            (Kept::Detail, entry.detail.is_some() && !find),
+        ]
+        .into_iter()
+        .filter_map(|(kept, held)| held.then_some(kept))
+        .collect()
+    }
+
+    #[test]
+    fn an_entry_holds_exactly_what_the_table_says_its_action_keeps() {
+        // Each action with every argument the log could keep.
+        let samples = [
+            json!({"action": "apps"}),
+            json!({"action": "windows"}),
+            json!({"action": "observe", "target": "w1"}),
+            json!({"action": "read", "ref": "e1"}),
+            json!({"action": "click", "ref": "e1", "button": "right", "count": 2, "modifiers": ["ctrl"]}),
+            json!({"action": "type", "ref": "e1", "text": "hunter2", "replace": true}),
+            json!({"action": "press", "keys": "ctrl+s"}),
+            json!({"action": "scroll", "x": 10, "y": 20, "direction": "down", "amount": 3}),
+            json!({"action": "drag", "from": "e1", "to": [500, 500], "button": "left", "modifiers": ["shift"]}),
+            json!({"action": "screenshot"}),
+            json!({"action": "zoom", "region": [0, 0, 500, 500]}),
+            json!({"action": "hover", "x": 10, "y": 20}),
+            json!({"action": "down", "ref": "e1", "button": "left", "modifiers": ["alt"]}),
+            json!({"action": "up", "x": 1, "y": 2, "button": "left", "modifiers": ["alt"]}),
+            json!({"action": "wait", "until": {"text": "Saved"}}),
+            json!({"action": "batch", "steps": [{"action": "press", "keys": "a"}]}),
+            json!({"action": "set_value", "ref": "e1", "value": "secret"}),
+            json!({"action": "select", "target": "w1", "path": ["File", "Open"]}),
+            json!({"action": "launch", "app": "org.gnome.Calculator"}),
+            json!({"action": "focus", "target": "w1"}),
+            json!({"action": "close", "target": "w1"}),
+            json!({"action": "kill", "target": "w1"}),
+            json!({"action": "window", "target": "w1", "state": "maximized"}),
+            json!({"action": "clipboard", "text": "copied"}),
+            json!({"action": "recall"}),
+            json!({"action": "forget", "all": true}),
+        ];
+        let session = Session::default();
+        let mut covered = Vec::new();
+        for sample in samples {
+            let call = parse_call(sample.clone()).unwrap_or_else(|err| panic!("{sample}: {err}"));
+            let spec = call.name.spec();
+            covered.push(call.name);
+            if matches!(spec.changes, Changes::Nothing | Changes::StepByStep) {
+                assert!(spec.keeps.is_empty(), "{} is never audited", spec.text);
+                continue;
+            }
+            let entry = AuditEntry::of(&call, &session);
+            let mut wanted = spec.keeps.to_vec();
+            let mut held = kept(&entry);
+            wanted.sort_by_key(|k| *k as u8);
+            held.sort_by_key(|k| *k as u8);
+            assert_eq!(held, wanted, "{sample}: {entry:?}");
+        }
+        assert_eq!(
+            covered,
+            ActionName::ALL,
+            "one sample per action, in the table's order"
+        );
+    }
+
+    #[test]
+    fn without_a_place_the_entry_says_where_the_action_went() {
+        let session = Session::default();
+        let target = |args| AuditEntry::of(&parse_call(args).unwrap(), &session).target;
+        assert_eq!(
+            target(json!({"action": "press", "keys": "a"})).as_deref(),
+            Some("focused")
+        );
+        assert_eq!(
+            target(json!({"action": "type", "text": "a"})).as_deref(),
+            Some("focused")
+        );
+        assert_eq!(
+            target(json!({"action": "type", "text": "a", "target": "w2"})).as_deref(),
+            Some("w2")
+        );
+        assert_eq!(
+            target(json!({"action": "scroll", "direction": "up"})).as_deref(),
+            Some("pointer")
+        );
+        assert_eq!(target(json!({"action": "up"})).as_deref(), Some("pointer"));
+    }
 
     #[test]
     fn timestamps_are_utc_rfc3339() {
