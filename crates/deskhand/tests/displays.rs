@@ -180,19 +180,29 @@ struct Cornered<'a> {
 
 impl Drop for Cornered<'_> {
     fn drop(&mut self) {
-        match self.display {
-            Display::X11 => {
-                let _ = self
-                    .desk
-                    .command("xdotool")
-                    .args(["mousemove", "500", "500"])
-                    .status();
-            }
-            // deskhand knows sway's pointer only from its own moves, and that record ends
-            // with the MCP server that made them.
-            Display::Sway => {}
-            Display::Gnome => gnome_pointer_to(self.desk, 500, 500),
+        person_moves_pointer(self.display, self.desk, 500, 500);
+    }
+}
+
+/// The pointer moved as a person would, not by deskhand: the desktop's own tools.
+fn person_moves_pointer(display: Display, desk: &Desktop, x: i32, y: i32) {
+    match display {
+        Display::X11 => {
+            let moved = desk
+                .command("xdotool")
+                .args(["mousemove", &x.to_string(), &y.to_string()])
+                .status();
+            assert!(moved.is_ok_and(|status| status.success()), "xdotool");
         }
+        Display::Sway => {
+            let moved = desk
+                .command("swaymsg")
+                .args(["seat", "-", "cursor", "set", &x.to_string(), &y.to_string()])
+                .stdout(std::process::Stdio::null())
+                .status();
+            assert!(moved.is_ok_and(|status| status.success()), "swaymsg");
+        }
+        Display::Gnome => gnome_pointer_to(desk, x, y),
     }
 }
 
@@ -233,6 +243,20 @@ fn the_pointer_in_the_corner_stops_actions(display: Display) {
     assert!(!cornered.is_error, "{}", cornered.text);
     let stopped = mcp.call(json!({"action": "click", "x": 500, "y": 500}));
     assert_eq!(stopped.kind(), Some("stopped"), "{}", stopped.text);
+
+    // A person's moves count as much: out of the corner resumes, back into it stops again.
+    person_moves_pointer(display, desk, 400, 400);
+    let resumed = mcp.call(json!({"action": "hover", "x": 500, "y": 500}));
+    assert!(!resumed.is_error, "{}", resumed.text);
+    person_moves_pointer(display, desk, 1, 1);
+    let stopped = wait_until(SETTLE, || {
+        let reply = mcp.call(json!({"action": "hover", "x": 500, "y": 500}));
+        (reply.kind() == Some("stopped")).then_some(reply)
+    });
+    assert!(
+        stopped.is_some(),
+        "a person's move into the corner did not stop deskhand"
+    );
     mcp.close();
 }
 

@@ -3,6 +3,7 @@
 //! accessibility tree is AT-SPI's, shared with X11.
 
 mod client;
+mod corner;
 pub mod ipc;
 mod keymap;
 pub mod selection;
@@ -165,8 +166,11 @@ fn wayland_error(err: WaylandError) -> Error {
 pub struct Sway {
     socket: PathBuf,
     client: Arc<Mutex<Client>>,
-    /// Where deskhand's virtual pointer was last sent; see [`Sway::pointer`].
-    pointer: Mutex<Option<Point>>,
+    /// Where deskhand's virtual pointer was last sent, and how many times the pointer had left
+    /// the kill switch's corner then; see [`Sway::pointer`].
+    pointer: Mutex<Option<(Point, u64)>>,
+    /// The kill switch's corner, shown on first need; `None` inside: it could not be shown.
+    corner: tokio::sync::OnceCell<Option<corner::CornerWatch>>,
 }
 
 impl Sway {
@@ -180,6 +184,7 @@ impl Sway {
             socket,
             client: Arc::new(Mutex::new(client)),
             pointer: Mutex::new(None),
+            corner: tokio::sync::OnceCell::new(),
         })
     }
 
@@ -389,19 +394,59 @@ impl Sway {
             client.move_pointer((to.x, to.y), layout)
         })
         .await?;
-        *self.pointer.lock().unwrap_or_else(PoisonError::into_inner) = Some(to);
+        let left = self
+            .corner_watch()
+            .await
+            .map_or(0, |corner| corner.times_left());
+        *self.pointer.lock().unwrap_or_else(PoisonError::into_inner) = Some((to, left));
         Ok(())
     }
 
-    /// Where the pointer is: a Wayland client cannot ask, so this is where deskhand last sent
-    /// it, or the middle of the screen where sway puts the cursor at start. A person's own
-    /// mouse moves are not seen.
+    /// Where the pointer is, as far as a Wayland client can know: the top-left corner of the
+    /// screen while the pointer is over the kill switch's corner surface (whoever moved it
+    /// there), else where deskhand last sent it, or the middle of the screen where sway puts the
+    /// cursor at start. Where a person moved it outside the corner is not seen, but that it
+    /// left the corner deskhand put it in is.
     pub async fn pointer(&self) -> Result<Point> {
-        if let Some(known) = *self.pointer.lock().unwrap_or_else(PoisonError::into_inner) {
-            return Ok(known);
+        let corner = self.corner_watch().await;
+        if corner.is_some_and(|corner| corner.in_corner() == Some(true)) {
+            return Ok(Point { x: 0, y: 0 });
+        }
+        let known = *self.pointer.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some((known, left_then)) = known {
+            let moved_out = corner.is_some_and(|corner| {
+                corner.in_corner().is_some() && corner.times_left() > left_then
+            });
+            if !(moved_out && deskhand_core::safety::in_corner(known)) {
+                return Ok(known);
+            }
         }
         let screen = self.screen().await?;
         Ok(screen.center())
+    }
+
+    /// The kill switch's corner on the output at the screen's origin, shown the first time it is
+    /// needed. Where it cannot be shown (no output there, a compositor without the layer shell),
+    /// the kill switch sees deskhand's own moves only, as before there was one.
+    async fn corner_watch(&self) -> Option<&corner::CornerWatch> {
+        self.corner
+            .get_or_init(|| async {
+                let outputs = self
+                    .ipc("listing outputs", |ipc| ipc.outputs())
+                    .await
+                    .ok()?;
+                let (name, _) = outputs
+                    .into_iter()
+                    .find(|(_, rect)| rect.contains(Point { x: 0, y: 0 }))?;
+                let side = deskhand_core::safety::CORNER_PIXELS as u32 + 1;
+                self.blocking("showing the kill switch's corner", DEADLINE, move || {
+                    corner::CornerWatch::start(&name, side)
+                })
+                .await
+                .ok()
+            })
+            .await
+            .as_ref()
     }
 
     pub async fn button(&self, button: MouseButton, down: bool) -> Result<()> {
