@@ -230,6 +230,11 @@ impl LinuxBackend {
     /// The accessible frame that is this X window, how its extents map to the screen, and the
     /// popups of the same application that show over it (see [`popups_over`]).
     async fn frame_of(&self, window: &WindowInfo) -> Result<(Frame, Origin, Vec<Frame>)> {
+        if self.gnome_unplaced().await? {
+            // The window was found as this frame; its extents are never mapped to the screen.
+            let frame = self.unplaced_frame(window).await?;
+            return Ok((frame, Origin::Surface { dx: 0, dy: 0 }, Vec::new()));
+        }
         let no_tree = |why: String| {
             Error::window_without_tree(format!(
                 "the window \"{}\" exposes no accessibility tree ({why}); use `screenshot` or `zoom` and act with x/y",
@@ -503,6 +508,10 @@ impl Windows for LinuxBackend {
             return sway.windows().await;
         }
         if let Some(gnome) = self.gnome() {
+            if !gnome.extension_running().await? {
+                let found = self.unplaced_windows().await?;
+                return Ok(found.into_iter().map(|(window, _)| window).collect());
+            }
             return gnome.windows().await;
         }
         let (windows, active) = self.x_windows().await?;
@@ -517,6 +526,13 @@ impl Windows for LinuxBackend {
             return sway.window(handle).await;
         }
         if let Some(gnome) = self.gnome() {
+            if !gnome.extension_running().await? {
+                let found = self.unplaced_windows().await?;
+                return Ok(found
+                    .into_iter()
+                    .map(|(window, _)| window)
+                    .find(|window| window.handle == handle));
+            }
             return gnome.window(handle).await;
         }
         let Ok(id) = u32::try_from(handle) else {
@@ -548,6 +564,13 @@ impl Windows for LinuxBackend {
         Ok(Rect::new(0, 0, width, height))
     }
 
+    async fn positions_unknown(&self) -> Option<String> {
+        match self.gnome_unplaced().await {
+            Ok(true) => Some(crate::gnome::POSITIONS_UNKNOWN.to_owned()),
+            Ok(false) | Err(_) => None,
+        }
+    }
+
     async fn window_keys(&self) -> Result<Vec<WindowKey>> {
         if self.sway().is_some() || self.gnome().is_some() {
             return Ok(self.windows().await?.iter().map(WindowInfo::key).collect());
@@ -567,6 +590,9 @@ impl Windows for LinuxBackend {
             return sway.activate(window).await;
         }
         if let Some(gnome) = self.gnome() {
+            if !gnome.extension_running().await? {
+                return self.unplaced_activate(window).await;
+            }
             return gnome.activate(window).await;
         }
         let id = x_id(window)?;
@@ -672,6 +698,9 @@ impl Accessibility for LinuxBackend {
             .tree(&frame.object, style, self.walk_limits)
             .await
             .map_err(atspi_error)?;
+        if self.gnome_unplaced().await? {
+            on_gnome::without_extents(&mut walked.root);
+        }
         // An open popup is part of what the window shows: its items are listed, found and
         // selected like the window's own. One that closed while it was read is left out.
         for popup in popups {
@@ -691,6 +720,9 @@ impl Accessibility for LinuxBackend {
         element: &ElementHandle,
     ) -> Result<Option<Rect>> {
         let object = object_of(element)?;
+        if self.gnome_unplaced().await? {
+            return Err(Self::unplaced_error("Reaching an element with the pointer"));
+        }
         let origin = self.origin_of(window).await?;
         let atspi = self.atspi().await?;
         let (dx, dy) = offset_of(origin, window);
@@ -1044,6 +1076,12 @@ impl Input for LinuxBackend {
             return sway.pointer().await;
         }
         if let Some(gnome) = self.gnome() {
+            if !gnome.extension_running().await? {
+                // GNOME tells where the pointer is only to the extension, and without it
+                // deskhand moves none: the kill switch sees no pointer, as on sway for a
+                // pointer someone else moved (said in every window listing's note).
+                return Ok(gnome.screen().await?.center());
+            }
             return gnome.pointer().await;
         }
         let (x, y) = self
