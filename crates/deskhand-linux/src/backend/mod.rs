@@ -230,11 +230,6 @@ impl LinuxBackend {
     /// The accessible frame that is this X window, how its extents map to the screen, and the
     /// popups of the same application that show over it (see [`popups_over`]).
     async fn frame_of(&self, window: &WindowInfo) -> Result<(Frame, Origin, Vec<Frame>)> {
-        if self.gnome_unplaced().await? {
-            // The window was found as this frame; its extents are never mapped to the screen.
-            let frame = self.unplaced_frame(window).await?;
-            return Ok((frame, Origin::Surface { dx: 0, dy: 0 }, Vec::new()));
-        }
         let no_tree = |why: String| {
             Error::window_without_tree(format!(
                 "the window \"{}\" exposes no accessibility tree ({why}); use `screenshot` or `zoom` and act with x/y",
@@ -510,7 +505,7 @@ impl Windows for LinuxBackend {
         if let Some(gnome) = self.gnome() {
             if !gnome.extension_running().await? {
                 let found = self.unplaced_windows().await?;
-                return Ok(found.into_iter().map(|(window, _)| window).collect());
+                return Ok(found.into_iter().map(|(window, ..)| window).collect());
             }
             return gnome.windows().await;
         }
@@ -530,7 +525,7 @@ impl Windows for LinuxBackend {
                 let found = self.unplaced_windows().await?;
                 return Ok(found
                     .into_iter()
-                    .map(|(window, _)| window)
+                    .map(|(window, ..)| window)
                     .find(|window| window.handle == handle));
             }
             return gnome.window(handle).await;
@@ -686,7 +681,14 @@ impl Windows for LinuxBackend {
 
 impl Accessibility for LinuxBackend {
     async fn tree(&self, window: &WindowInfo) -> Result<Tree> {
-        let (frame, origin, popups) = self.frame_of(window).await?;
+        let unplaced = self.gnome_unplaced().await?;
+        let (frame, origin, popups) = if unplaced {
+            // The window was listed as this frame; its extents are never mapped to the screen.
+            let (frame, origin) = self.unplaced_frame(window).await?;
+            (frame, origin, Vec::new())
+        } else {
+            self.frame_of(window).await?
+        };
         let atspi = self.atspi().await?;
         let style = WalkStyle {
             offset: offset_of(origin, window),
@@ -698,7 +700,7 @@ impl Accessibility for LinuxBackend {
             .tree(&frame.object, style, self.walk_limits)
             .await
             .map_err(atspi_error)?;
-        if self.gnome_unplaced().await? {
+        if unplaced {
             on_gnome::without_extents(&mut walked.root);
         }
         // An open popup is part of what the window shows: its items are listed, found and

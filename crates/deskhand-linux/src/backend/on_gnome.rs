@@ -11,6 +11,7 @@ use deskhand_core::model::{Modifier, MouseButton, Node, Rect, WindowInfo};
 use deskhand_core::render::escape;
 
 use super::errors::atspi_error;
+use super::frames::{Origin, origin_for, wayland_origin};
 use super::{LinuxBackend, modifier_keysyms};
 use crate::atspi::{Application, Frame};
 use crate::gnome::{Gnome, GnomeError, gnome_error};
@@ -149,9 +150,10 @@ impl LinuxBackend {
     }
 
     /// The windows of every application on the accessibility bus, bottom to top as far as that
-    /// is known (the focused one last), each with the frame it is. An application that does not
+    /// is known (the focused one last), each with the frame it is and the toolkit's rule for
+    /// extents (which says whether its Showing states hold). An application that does not
     /// answer is left out.
-    pub(super) async fn unplaced_windows(&self) -> Result<Vec<(WindowInfo, Frame)>> {
+    pub(super) async fn unplaced_windows(&self) -> Result<Vec<(WindowInfo, Frame, Origin)>> {
         let atspi = self.atspi().await?;
         let apps: Vec<Application> = atspi
             .applications()
@@ -161,7 +163,7 @@ impl LinuxBackend {
             .filter(|app| app.answering && !is_the_shell(app))
             .collect();
         let frames = futures::future::join_all(apps.iter().map(|app| atspi.frames(app))).await;
-        let mut windows: Vec<(WindowInfo, Frame)> = apps
+        let mut windows: Vec<(WindowInfo, Frame, Origin)> = apps
             .iter()
             .zip(frames)
             .filter_map(|(app, frames)| Some((app, frames.ok()?)))
@@ -169,19 +171,23 @@ impl LinuxBackend {
                 frames
                     .into_iter()
                     .filter(|frame| frame.showing)
-                    .map(move |frame| (unplaced_window(&frame, app), frame))
+                    .map(move |frame| {
+                        let window = unplaced_window(&frame, app);
+                        let origin = wayland_origin(origin_for(app, &frame, &window));
+                        (window, frame, origin)
+                    })
             })
             .collect();
-        windows.sort_by_key(|(window, _)| window.focused);
+        windows.sort_by_key(|(window, ..)| window.focused);
         Ok(windows)
     }
 
-    pub(super) async fn unplaced_frame(&self, window: &WindowInfo) -> Result<Frame> {
+    pub(super) async fn unplaced_frame(&self, window: &WindowInfo) -> Result<(Frame, Origin)> {
         self.unplaced_windows()
             .await?
             .into_iter()
-            .find(|(w, _)| w.handle == window.handle)
-            .map(|(_, frame)| frame)
+            .find(|(w, ..)| w.handle == window.handle)
+            .map(|(_, frame, origin)| (frame, origin))
             .ok_or_else(|| {
                 Error::new(
                     ErrorKind::SurfaceGone,
@@ -200,9 +206,9 @@ impl LinuxBackend {
             .unplaced_windows()
             .await?
             .into_iter()
-            .find(|(w, _)| w.handle == window.handle);
+            .find(|(w, ..)| w.handle == window.handle);
         match now {
-            Some((now, _)) if now.focused => Ok(()),
+            Some((now, ..)) if now.focused => Ok(()),
             Some(_) => Err(Error::new(
                 ErrorKind::Unsupported,
                 format!(
