@@ -604,6 +604,16 @@ fn gnome_without_its_extension_acts_by_ref_and_refuses_what_needs_positions() {
     wait_for_line(desk, &w, &name, "the typed text in the entry", |l| {
         l.contains("value=\"hello, world 42\"") && l.contains(" focused")
     });
+    let reply = desk
+        .act(
+            "set_value",
+            json!({"find": {"name": "Long value", "role": "text"}, "value": "set by accessibility"}),
+        )
+        .ok();
+    assert!(reply.starts_with("done: set e"), "{reply}");
+    fixture.wait_for("the long value replaced", |e| {
+        e["event"] == "text" && e["widget"] == "long_value" && e["text"] == "set by accessibility"
+    });
 
     // What needs a position on the screen is refused, naming the fix, and sends nothing.
     let before = fixture.events().len();
@@ -628,15 +638,34 @@ fn gnome_without_its_extension_acts_by_ref_and_refuses_what_needs_positions() {
         "no pointer press reached the app: {after:?}"
     );
 
-    // A window without the focus cannot be given it: keys for it are refused, not sent.
-    let other = desk.fixture("Later Fixture", 1);
-    window_where(desk, GTK_START, "the later fixture", |t| {
-        t == "Later Fixture"
-    });
+    // A GTK4 window mapped later takes the focus: its buttons click by ref and its display
+    // takes keys, while the first window, which cannot be given the focus back without the
+    // extension, is refused keys, and none reach it.
+    let _calculator = desk.spawn("gnome-calculator", &[]);
+    let (calc, _) = window_where(desk, GTK_START, "gnome-calculator", |t| t == "Calculator");
     wait_until(SETTLE, || {
         listed(desk, &w).filter(|x| x["focused"] == false)
     })
-    .expect("the later window takes the focus from the first");
+    .expect("the calculator takes the focus from the fixture");
+    let text = observe_until(desk, &calc, GTK_START, "the keypad", |t| {
+        t.contains("button \"7\"") && t.contains("button \"×\"")
+    });
+    let display = common::first_of_role(&text, "text");
+    for label in ["4", "×", "7"] {
+        let button = ref_of(&text, &[&format!("button \"{label}\"")]);
+        let reply = desk.act("click", json!({"ref": button})).ok();
+        assert!(
+            reply.contains("through its accessibility action"),
+            "{reply}"
+        );
+    }
+    desk.act("type", json!({"text": "+1\n"})).ok();
+    wait_for_line(desk, &calc, &display, "29 on the display", |l| {
+        l.contains("value=\"29\"")
+    });
+
+    let text = desk.act("observe", json!({"target": w})).ok();
+    let name = ref_of(&text, &["text \"Name\""]);
     let before = fixture.events().len();
     let run = desk.act("type", json!({"ref": name, "text": "lost"}));
     assert_ne!(
@@ -654,5 +683,4 @@ fn gnome_without_its_extension_acts_by_ref_and_refuses_what_needs_positions() {
         after.is_empty(),
         "nothing reached the first window: {after:?}"
     );
-    drop(other);
 }
