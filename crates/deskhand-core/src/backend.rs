@@ -79,6 +79,13 @@ pub trait Windows: Send + Sync {
     fn activate(&self, _window: &WindowInfo) -> impl Future<Output = Result<()>> + Send {
         async { Err(unsupported("Focusing a window")) }
     }
+    /// Why the windows' places on the screen are unknown on this connection, when they are (GNOME
+    /// on Wayland tells them only to deskhand's shell extension): then each window's `bounds`
+    /// holds its size only, at 0,0, the tree carries no extents, and the backend refuses what
+    /// needs a screen position (the pointer, pixels). One line, naming what would make them known.
+    fn positions_unknown(&self) -> impl Future<Output = Option<String>> + Send {
+        async { None }
+    }
     /// Asks the window to close, as its close button would; the app may ask the user first.
     fn close(&self, _window: &WindowInfo) -> impl Future<Output = Result<()>> + Send {
         async { Err(unsupported("Closing a window")) }

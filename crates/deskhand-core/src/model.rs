@@ -111,7 +111,9 @@ pub struct WindowInfo {
     pub title: String,
     pub pid: Option<u32>,
     pub app_name: String,
-    /// The client area in screen pixels.
+    /// The client area in screen pixels; only its size where the backend's
+    /// [`Windows::positions_unknown`](crate::backend::Windows::positions_unknown) says why the
+    /// place is unknown (then x and y are 0 and name no place on the screen).
     pub bounds: Rect,
     pub focused: bool,
     pub minimized: bool,

@@ -519,3 +519,202 @@ fn chromium_fills_and_submits_a_form_and_hides_the_password(display: Display) {
     let text = observe_until(desk, &w, SETTLE, &status, |t| t.contains(&status));
     assert!(!text.contains("s3cr3t"), "{text}");
 }
+
+/// deskhand's GNOME Shell extension turned off for a test, as on a user's desktop where it was
+/// just installed and waits for the next log-in; turned back on, and waited for, at the end.
+struct WithoutExtension<'a>(&'a Desktop);
+
+impl<'a> WithoutExtension<'a> {
+    fn new(desk: &'a Desktop) -> Self {
+        let switch = |to: &str| {
+            desk.command("gnome-extensions")
+                .args([to, deskhand_linux::gnome::extension::UUID])
+                .status()
+                .expect("running gnome-extensions")
+        };
+        assert!(switch("disable").success(), "the extension turns off");
+        wait_until(SETTLE, || {
+            desk.act_json("windows", json!({}))["data"]["positions_unknown"]
+                .is_string()
+                .then_some(())
+        })
+        .expect("windows are listed without the extension once it is off");
+        WithoutExtension(desk)
+    }
+}
+
+impl Drop for WithoutExtension<'_> {
+    fn drop(&mut self) {
+        let desk = self.0;
+        let on = desk
+            .command("gnome-extensions")
+            .args(["enable", deskhand_linux::gnome::extension::UUID])
+            .status();
+        let back = on.is_ok_and(|status| status.success())
+            && wait_until(SETTLE, || {
+                desk.act_json("windows", json!({}))["data"]["positions_unknown"]
+                    .is_null()
+                    .then_some(())
+            })
+            .is_some();
+        if !back && !std::thread::panicking() {
+            panic!("deskhand's extension did not come back on");
+        }
+    }
+}
+
+/// Without deskhand's extension (installed, not yet loaded: the state until the user logs in
+/// again) GNOME still lists the windows from accessibility, observe gives refs, a click on a
+/// ref runs its accessibility action and typing into a ref's field arrives exactly; what needs
+/// window positions (a pointer click at a point, pixels, focusing another window) is refused,
+/// naming the fix, and sends nothing.
+#[test]
+fn gnome_without_its_extension_acts_by_ref_and_refuses_what_needs_positions() {
+    let (_turn, desk) = Display::Gnome.desktop();
+    let fixture = desk.fixture("Unplaced Fixture", 1);
+    let (w, _) = window_where(desk, GTK_START, "the fixture", |t| t == "Unplaced Fixture");
+    desk.act("focus", json!({"target": w})).ok();
+    let _off = WithoutExtension::new(desk);
+
+    let listing = desk.run(&["windows"]).ok();
+    let header = listing.lines().next().unwrap_or_default();
+    assert!(
+        header.contains("window positions unknown")
+            && header.contains("deskhand gnome-extension install"),
+        "{listing}"
+    );
+    let (w, _) = window_where(desk, GTK_START, "the fixture", |t| t == "Unplaced Fixture");
+    let line = listing
+        .lines()
+        .find(|l| l.contains("\"Unplaced Fixture\""))
+        .unwrap_or_else(|| panic!("the fixture's window is listed: {listing}"));
+    assert!(
+        line.contains("position unknown") && line.contains(" · focused"),
+        "{line}"
+    );
+    let window = listed(desk, &w).expect("the fixture's window in windows --json");
+    assert!(window["bounds"].is_null(), "{window}");
+    assert!(
+        window["size"][0].as_u64().is_some_and(|w| w > 0),
+        "{window}"
+    );
+
+    let text = observe_until(desk, &w, GTK_START, "the button and the entry", |t| {
+        t.contains("button \"Press me\"") && t.contains("text \"Name\"")
+    });
+    let head = text.lines().next().unwrap_or_default();
+    assert!(
+        head.contains("no points: window positions unknown"),
+        "{text}"
+    );
+    let points = desk
+        .act("observe", json!({"target": w, "points": true}))
+        .ok();
+    assert!(
+        element_lines(&points).all(|l| !l.contains(" @")),
+        "no element has a point: {points}"
+    );
+
+    // A click by ref runs the button's accessibility action: "clicked" without a pointer press.
+    let press = ref_of(&text, &["button \"Press me\""]);
+    let reply = desk.act("click", json!({"ref": press})).ok();
+    assert!(
+        reply.contains("through its accessibility action"),
+        "{reply}"
+    );
+    fixture.wait_for("the click on Press me", |e| {
+        e["event"] == "clicked" && e["widget"] == "press_me"
+    });
+
+    // Typing into a ref: focused through accessibility and confirmed, then keys.
+    let name = ref_of(&text, &["text \"Name\""]);
+    let reply = desk
+        .act("type", json!({"ref": name, "text": "hello, world 42"}))
+        .ok();
+    assert!(reply.starts_with("done: typed 15 characters"), "{reply}");
+    fixture.wait_for("the typed name", |e| {
+        e["event"] == "text" && e["widget"] == "name" && e["text"] == "hello, world 42"
+    });
+    wait_for_line(desk, &w, &name, "the typed text in the entry", |l| {
+        l.contains("value=\"hello, world 42\"") && l.contains(" focused")
+    });
+    let reply = desk
+        .act(
+            "set_value",
+            json!({"find": {"name": "Long value", "role": "text"}, "value": "set by accessibility"}),
+        )
+        .ok();
+    assert!(reply.starts_with("done: set e"), "{reply}");
+    fixture.wait_for("the long value replaced", |e| {
+        e["event"] == "text" && e["widget"] == "long_value" && e["text"] == "set by accessibility"
+    });
+
+    // What needs a position on the screen is refused, naming the fix, and sends nothing.
+    let before = fixture.events().len();
+    for (action, args) in [
+        ("click", json!({"target": w, "x": 500, "y": 500})),
+        ("hover", json!({"x": 640, "y": 400})),
+        ("screenshot", json!({"target": w})),
+    ] {
+        let run = desk.act(action, args.clone());
+        assert_ne!(run.code, 0, "{action} {args} is refused: {}", run.stdout);
+        assert!(
+            run.stdout.contains("deskhand gnome-extension install")
+                && run.stdout.contains("log out"),
+            "{action} {args} names the fix: {}{}",
+            run.stdout,
+            run.stderr
+        );
+    }
+    let after = fixture.settled_events(before);
+    assert!(
+        after.iter().all(|e| e["event"] != "button"),
+        "no pointer press reached the app: {after:?}"
+    );
+
+    // A GTK4 window mapped later takes the focus: its buttons click by ref and its display
+    // takes keys, while the first window, which cannot be given the focus back without the
+    // extension, is refused keys, and none reach it.
+    let _calculator = desk.spawn("gnome-calculator", &[]);
+    let (calc, _) = window_where(desk, GTK_START, "gnome-calculator", |t| t == "Calculator");
+    wait_until(SETTLE, || {
+        listed(desk, &w).filter(|x| x["focused"] == false)
+    })
+    .expect("the calculator takes the focus from the fixture");
+    let text = observe_until(desk, &calc, GTK_START, "the keypad", |t| {
+        t.contains("button \"7\"") && t.contains("button \"×\"")
+    });
+    let display = common::first_of_role(&text, "text");
+    for label in ["4", "×", "7"] {
+        let button = ref_of(&text, &[&format!("button \"{label}\"")]);
+        let reply = desk.act("click", json!({"ref": button})).ok();
+        assert!(
+            reply.contains("through its accessibility action"),
+            "{reply}"
+        );
+    }
+    desk.act("type", json!({"text": "+1\n"})).ok();
+    wait_for_line(desk, &calc, &display, "29 on the display", |l| {
+        l.contains("value=\"29\"")
+    });
+
+    let text = desk.act("observe", json!({"target": w})).ok();
+    let name = ref_of(&text, &["text \"Name\""]);
+    let before = fixture.events().len();
+    let run = desk.act("type", json!({"ref": name, "text": "lost"}));
+    assert_ne!(
+        run.code, 0,
+        "typing into an unfocused window is refused: {}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains("does not have the keyboard focus"),
+        "{}",
+        run.stdout
+    );
+    let after = fixture.settled_events(before);
+    assert!(
+        after.is_empty(),
+        "nothing reached the first window: {after:?}"
+    );
+}

@@ -420,9 +420,14 @@ async fn apps<B: Backend>(backend: &B, session: &mut Session) -> Result<Reply> {
 
 async fn windows<B: Backend>(backend: &B, session: &mut Session) -> Result<Reply> {
     let windows = backend.windows().await?;
+    let unplaced = backend.positions_unknown().await;
     let mut text = format!(
-        "windows · {} · top first\n",
-        plural(windows.len(), "window", "windows")
+        "windows · {} · {}\n",
+        plural(windows.len(), "window", "windows"),
+        match &unplaced {
+            Some(why) => format!("focused first · {why}"),
+            None => "top first".to_owned(),
+        }
     );
     let mut listed = Vec::new();
     for window in windows.iter().rev() {
@@ -432,14 +437,14 @@ async fn windows<B: Backend>(backend: &B, session: &mut Session) -> Result<Reply
             .map(|pid| format!("a{} ", session.app_id(pid)))
             .unwrap_or_default();
         let b = window.bounds;
+        let place = match unplaced {
+            Some(_) => format!("size {}x{}, position unknown", b.width, b.height),
+            None => format!("{},{} {}x{}", b.x, b.y, b.width, b.height),
+        };
         text.push_str(&format!(
-            "w{id} \"{}\" · app {app}\"{}\" · {},{} {}x{}{}{}\n",
+            "w{id} \"{}\" · app {app}\"{}\" · {place}{}{}\n",
             escape(&crate::render::cut(&window.title, crate::render::MAX_NAME_CHARS).0),
             escape(&window.app_name),
-            b.x,
-            b.y,
-            b.width,
-            b.height,
             if window.focused { " · focused" } else { "" },
             if window.minimized {
                 " · minimized"
@@ -447,13 +452,22 @@ async fn windows<B: Backend>(backend: &B, session: &mut Session) -> Result<Reply
                 ""
             },
         ));
-        listed.push(json!({
+        let mut entry = json!({
             "id": format!("w{id}"), "title": window.title, "app": window.app_name,
             "app_id": window.pid.map(|pid| format!("a{}", session.app_id(pid))),
             "bounds": b, "focused": window.focused, "minimized": window.minimized,
-        }));
+        });
+        if unplaced.is_some() {
+            entry["bounds"] = serde_json::Value::Null;
+            entry["size"] = json!([b.width, b.height]);
+        }
+        listed.push(entry);
     }
-    Ok(Reply::observed(text, json!({"windows": listed})))
+    let mut data = json!({"windows": listed});
+    if let Some(why) = unplaced {
+        data["positions_unknown"] = json!(why);
+    }
+    Ok(Reply::observed(text, data))
 }
 
 /// A failure after the request went out, saying what was asked: the reply calls it applied but

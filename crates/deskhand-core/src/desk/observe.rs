@@ -50,6 +50,10 @@ pub(super) async fn observe<B: Backend>(
         surface.rect.height,
         rendered.summary(&surface.label)
     );
+    let unplaced = backend.positions_unknown().await;
+    if let Some(why) = &unplaced {
+        header.push_str(&format!(" · no points: {why}"));
+    }
     if read.from_pixels {
         header.push_str(" · no accessibility tree: text read from pixels");
         if trees.iter().all(|(_, tree)| tree.root.children.is_empty()) {
@@ -90,6 +94,12 @@ pub(super) async fn observe<B: Backend>(
     });
     if read.from_pixels {
         data["from_pixels"] = json!(true);
+    }
+    if let Some(why) = unplaced {
+        if surface.window.is_some() {
+            data["bounds"] = serde_json::Value::Null;
+        }
+        data["positions_unknown"] = json!(why);
     }
     // Only what a call asked for, or a cut, adds fields: the common reply stays as short.
     if rendered.total > rendered.elements.len() {

@@ -89,7 +89,19 @@ pub(crate) async fn focus_for_typing<B: Backend>(backend: &B, element: &Named) -
     if focused.map_err(not_typed)? {
         return Ok(label);
     }
-    let pixel = ref_center(backend, element.id, &element.entry, &element.window).await?;
+    let pixel = ref_center(backend, element.id, &element.entry, &element.window)
+        .await
+        .map_err(|err| {
+            let asked = asked.as_deref().unwrap_or("asked through accessibility, it did not report having it");
+            Error::new(
+                err.kind,
+                format!(
+                    "{label} did not take the keyboard focus ({}), and it cannot be clicked instead: {}; nothing was typed",
+                    asked.trim_end_matches('.'),
+                    err.message.trim_end_matches('.')
+                ),
+            )
+        })?;
     backend.click(pixel, MouseButton::Left, 1, &[]).await?;
     if focus_arrives(backend, element).await.map_err(not_typed)? {
         return Ok(format!(

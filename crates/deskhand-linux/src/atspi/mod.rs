@@ -129,6 +129,8 @@ pub struct Frame {
     pub name: String,
     pub extents: Option<Rect>,
     pub active: bool,
+    /// Mapped on the screen: an application keeps hidden windows (a closed dialog) as frames.
+    pub showing: bool,
 }
 
 /// Limits for one tree read.
@@ -665,16 +667,17 @@ impl Atspi {
                 Err(err) if err.unanswered() => return Err(err),
                 Err(_) => None,
             };
-            let active = match state {
-                Ok(words) => translate::state_set(&words).contains(atspi::State::Active),
+            let states = match state {
+                Ok(words) => translate::state_set(&words),
                 Err(err) if err.unanswered() => return Err(err),
-                Err(_) => false,
+                Err(_) => atspi::StateSet::empty(),
             };
             Ok(Some(Frame {
                 object,
                 name,
                 extents,
-                active,
+                active: states.contains(atspi::State::Active),
+                showing: states.contains(atspi::State::Showing),
             }))
         });
         join_all(frames)

@@ -208,6 +208,7 @@ mod tests {
             name: name.into(),
             extents,
             active,
+            showing: true,
         }
     }
 

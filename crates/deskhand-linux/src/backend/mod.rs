@@ -503,6 +503,10 @@ impl Windows for LinuxBackend {
             return sway.windows().await;
         }
         if let Some(gnome) = self.gnome() {
+            if !gnome.extension_running().await? {
+                let found = self.unplaced_windows().await?;
+                return Ok(found.into_iter().map(|(window, ..)| window).collect());
+            }
             return gnome.windows().await;
         }
         let (windows, active) = self.x_windows().await?;
@@ -517,6 +521,13 @@ impl Windows for LinuxBackend {
             return sway.window(handle).await;
         }
         if let Some(gnome) = self.gnome() {
+            if !gnome.extension_running().await? {
+                let found = self.unplaced_windows().await?;
+                return Ok(found
+                    .into_iter()
+                    .map(|(window, ..)| window)
+                    .find(|window| window.handle == handle));
+            }
             return gnome.window(handle).await;
         }
         let Ok(id) = u32::try_from(handle) else {
@@ -548,6 +559,13 @@ impl Windows for LinuxBackend {
         Ok(Rect::new(0, 0, width, height))
     }
 
+    async fn positions_unknown(&self) -> Option<String> {
+        match self.gnome_unplaced().await {
+            Ok(true) => Some(crate::gnome::POSITIONS_UNKNOWN.to_owned()),
+            Ok(false) | Err(_) => None,
+        }
+    }
+
     async fn window_keys(&self) -> Result<Vec<WindowKey>> {
         if self.sway().is_some() || self.gnome().is_some() {
             return Ok(self.windows().await?.iter().map(WindowInfo::key).collect());
@@ -567,6 +585,9 @@ impl Windows for LinuxBackend {
             return sway.activate(window).await;
         }
         if let Some(gnome) = self.gnome() {
+            if !gnome.extension_running().await? {
+                return self.unplaced_activate(window).await;
+            }
             return gnome.activate(window).await;
         }
         let id = x_id(window)?;
@@ -660,7 +681,14 @@ impl Windows for LinuxBackend {
 
 impl Accessibility for LinuxBackend {
     async fn tree(&self, window: &WindowInfo) -> Result<Tree> {
-        let (frame, origin, popups) = self.frame_of(window).await?;
+        let unplaced = self.gnome_unplaced().await?;
+        let (frame, origin, popups) = if unplaced {
+            // The window was listed as this frame; its extents are never mapped to the screen.
+            let (frame, origin) = self.unplaced_frame(window).await?;
+            (frame, origin, Vec::new())
+        } else {
+            self.frame_of(window).await?
+        };
         let atspi = self.atspi().await?;
         let style = WalkStyle {
             offset: offset_of(origin, window),
@@ -672,6 +700,9 @@ impl Accessibility for LinuxBackend {
             .tree(&frame.object, style, self.walk_limits)
             .await
             .map_err(atspi_error)?;
+        if unplaced {
+            on_gnome::without_extents(&mut walked.root);
+        }
         // An open popup is part of what the window shows: its items are listed, found and
         // selected like the window's own. One that closed while it was read is left out.
         for popup in popups {
@@ -691,6 +722,9 @@ impl Accessibility for LinuxBackend {
         element: &ElementHandle,
     ) -> Result<Option<Rect>> {
         let object = object_of(element)?;
+        if self.gnome_unplaced().await? {
+            return Err(Self::unplaced_error("Reaching an element with the pointer"));
+        }
         let origin = self.origin_of(window).await?;
         let atspi = self.atspi().await?;
         let (dx, dy) = offset_of(origin, window);
@@ -1044,6 +1078,12 @@ impl Input for LinuxBackend {
             return sway.pointer().await;
         }
         if let Some(gnome) = self.gnome() {
+            if !gnome.extension_running().await? {
+                // GNOME tells where the pointer is only to the extension, and without it
+                // deskhand moves none: the kill switch sees no pointer, as on sway for a
+                // pointer someone else moved (said in every window listing's note).
+                return Ok(gnome.screen().await?.center());
+            }
             return gnome.pointer().await;
         }
         let (x, y) = self

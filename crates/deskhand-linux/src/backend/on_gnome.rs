@@ -1,15 +1,20 @@
 //! The capability traits' bodies on GNOME that need more than one call into [`Gnome`]: keys and
-//! text with their confirmation, and modified buttons.
+//! text with their confirmation, and modified buttons; and, while deskhand's shell extension is
+//! absent, windows as accessibility lists them, without their places.
 
 use std::time::Duration;
 
 use deskhand_core::backend::InputOutcome;
 use deskhand_core::error::{Error, ErrorKind, Result};
 use deskhand_core::keys::Keys;
-use deskhand_core::model::{Modifier, MouseButton};
+use deskhand_core::model::{Modifier, MouseButton, Node, Rect, WindowInfo};
+use deskhand_core::render::escape;
 
+use super::errors::atspi_error;
+use super::frames::{Origin, origin_for, wayland_origin};
 use super::{LinuxBackend, modifier_keysyms};
-use crate::gnome::Gnome;
+use crate::atspi::{Application, Frame};
+use crate::gnome::{Gnome, GnomeError, gnome_error};
 use crate::x11;
 
 /// The protocol that carries input-method text caps one message below 4000 bytes.
@@ -17,6 +22,28 @@ const COMMIT_BYTES: usize = 1000;
 
 /// A field that just took the focus turns its input method on a moment later.
 const INPUT_METHOD_WAIT: Duration = Duration::from_millis(150);
+
+/// Why text goes out as keys, which carry only what every keyboard layout has.
+#[derive(Debug, Clone, Copy)]
+enum KeysOnly {
+    /// The focused window takes no input-method text.
+    NoInputMethod,
+    /// The input method is reached through deskhand's extension, which is not running.
+    NoExtension,
+}
+
+impl KeysOnly {
+    fn refusal(self) -> &'static str {
+        match self {
+            KeysOnly::NoInputMethod => {
+                "the focused window takes no input-method text, and GNOME types only the keys of its keyboard layout into it, so characters beyond printable ASCII cannot be typed there; set the text with `value` where the element allows it, or type it without those characters"
+            }
+            KeysOnly::NoExtension => {
+                "without deskhand's GNOME Shell extension (not running) text goes out as keys, and GNOME types only the keys of its keyboard layout, so characters beyond printable ASCII cannot be typed; set the text with `value` where the element allows it, or run `deskhand gnome-extension install`, then log out and back in"
+            }
+        }
+    }
+}
 
 /// One step of typing on GNOME.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -51,6 +78,59 @@ fn pieces(text: &str) -> Vec<Piece> {
     pieces
 }
 
+/// A window's handle while the extension is absent: its frame's accessible object, which lasts
+/// as long as the window (FNV-1a, so the same frame gets the same handle in every process).
+fn unplaced_handle(frame: &Frame) -> u64 {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for byte in frame
+        .object
+        .bus
+        .bytes()
+        .chain([b'|'])
+        .chain(frame.object.path.bytes())
+    {
+        hash ^= u64::from(byte);
+        hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    hash
+}
+
+/// gnome-shell is on the accessibility bus too, with its stage as a window of its own.
+fn is_the_shell(app: &Application) -> bool {
+    app.name == "gnome-shell" || app.toolkit.eq_ignore_ascii_case("clutter")
+}
+
+/// A window as accessibility shows it: its title, process and focus, and only its size, for
+/// its extents count from its own corner on Wayland. Whether it is minimized or maximized, an
+/// app on Wayland is not told, so neither is said.
+fn unplaced_window(frame: &Frame, app: &Application) -> WindowInfo {
+    let app_name = app
+        .pid
+        .and_then(crate::process::program_name)
+        .or_else(|| (!app.name.is_empty()).then(|| app.name.clone()))
+        .unwrap_or_else(|| "unknown".into());
+    let size = frame.extents.unwrap_or(Rect::new(0, 0, 0, 0));
+    WindowInfo {
+        handle: unplaced_handle(frame),
+        title: frame.name.clone(),
+        pid: app.pid,
+        app_name,
+        bounds: Rect::new(0, 0, size.width, size.height),
+        focused: frame.active,
+        minimized: false,
+        maximized: false,
+    }
+}
+
+/// Takes every extent out of a tree whose window's place is unknown: extents there count from
+/// the window's corner, and a point made of them would name the wrong pixel of the screen.
+pub(super) fn without_extents(node: &mut Node) {
+    node.bounds = None;
+    for child in &mut node.children {
+        without_extents(child);
+    }
+}
+
 /// How many characters of `text`, from its start, GNOME can type as keys of any keyboard
 /// layout: printable ASCII, Return and Tab. It drops a keysym its keymap lacks without a word.
 fn typable_as_keys(text: &str) -> usize {
@@ -60,6 +140,96 @@ fn typable_as_keys(text: &str) -> usize {
 }
 
 impl LinuxBackend {
+    /// Whether windows are known without their places: GNOME while deskhand's extension is
+    /// absent.
+    pub(super) async fn gnome_unplaced(&self) -> Result<bool> {
+        match self.gnome() {
+            Some(gnome) => Ok(!gnome.extension_running().await?),
+            None => Ok(false),
+        }
+    }
+
+    /// The windows of every application on the accessibility bus, bottom to top as far as that
+    /// is known (the focused one last), each with the frame it is and the toolkit's rule for
+    /// extents (which says whether its Showing states hold). An application that does not
+    /// answer is left out.
+    pub(super) async fn unplaced_windows(&self) -> Result<Vec<(WindowInfo, Frame, Origin)>> {
+        let atspi = self.atspi().await?;
+        let apps: Vec<Application> = atspi
+            .applications()
+            .await
+            .map_err(atspi_error)?
+            .into_iter()
+            .filter(|app| app.answering && !is_the_shell(app))
+            .collect();
+        let frames = futures::future::join_all(apps.iter().map(|app| atspi.frames(app))).await;
+        let mut windows: Vec<(WindowInfo, Frame, Origin)> = apps
+            .iter()
+            .zip(frames)
+            .filter_map(|(app, frames)| Some((app, frames.ok()?)))
+            .flat_map(|(app, frames)| {
+                frames
+                    .into_iter()
+                    .filter(|frame| frame.showing)
+                    .map(move |frame| {
+                        let window = unplaced_window(&frame, app);
+                        let origin = wayland_origin(origin_for(app, &frame, &window));
+                        (window, frame, origin)
+                    })
+            })
+            .collect();
+        windows.sort_by_key(|(window, ..)| window.focused);
+        Ok(windows)
+    }
+
+    pub(super) async fn unplaced_frame(&self, window: &WindowInfo) -> Result<(Frame, Origin)> {
+        self.unplaced_windows()
+            .await?
+            .into_iter()
+            .find(|(w, ..)| w.handle == window.handle)
+            .map(|(_, frame, origin)| (frame, origin))
+            .ok_or_else(|| {
+                Error::new(
+                    ErrorKind::SurfaceGone,
+                    format!(
+                        "the window \"{}\" is gone; call `windows`",
+                        escape(&window.title)
+                    ),
+                )
+            })
+    }
+
+    /// A window takes the focus on request only through the extension: without it, one that
+    /// has the focus already is fine and any other is refused before anything is sent to it.
+    pub(super) async fn unplaced_activate(&self, window: &WindowInfo) -> Result<()> {
+        let now = self
+            .unplaced_windows()
+            .await?
+            .into_iter()
+            .find(|(w, ..)| w.handle == window.handle);
+        match now {
+            Some((now, ..)) if now.focused => Ok(()),
+            Some(_) => Err(Error::new(
+                ErrorKind::Unsupported,
+                format!(
+                    "the window \"{}\" does not have the keyboard focus, and GNOME gives a window the focus on request only through deskhand's shell extension, which is not running, so nothing was sent to it; ask the user to click into that window, or run `deskhand gnome-extension install`, then log out and back in",
+                    escape(&window.title)
+                ),
+            )),
+            None => Err(Error::new(
+                ErrorKind::SurfaceGone,
+                format!(
+                    "the window \"{}\" is gone; call `windows`",
+                    escape(&window.title)
+                ),
+            )),
+        }
+    }
+
+    pub(super) fn unplaced_error(what: &str) -> Error {
+        gnome_error(GnomeError::Unplaced(what.to_owned()))
+    }
+
     fn gnome_or_err(&self) -> Result<&Gnome> {
         self.gnome().ok_or_else(|| {
             Error::platform("the session changed from GNOME to another display server; try again")
@@ -104,6 +274,11 @@ impl LinuxBackend {
         let text = text.replace("\r\n", "\n");
         let total = text.chars().count();
         self.settle_listener().await;
+        if !gnome.extension_running().await? {
+            return self
+                .gnome_type_as_keys(&text, 0, total, KeysOnly::NoExtension)
+                .await;
+        }
         let mut sent = 0;
         let mut in_flight = false;
         for piece in pieces(&text) {
@@ -142,7 +317,9 @@ impl LinuxBackend {
                         }
                     };
                     if !committed {
-                        return self.gnome_type_as_keys(&text, sent, total).await;
+                        return self
+                            .gnome_type_as_keys(&text, sent, total, KeysOnly::NoInputMethod)
+                            .await;
                     }
                     sent += run.chars().count();
                 }
@@ -159,6 +336,7 @@ impl LinuxBackend {
         text: &str,
         sent: usize,
         total: usize,
+        why: KeysOnly,
     ) -> Result<InputOutcome> {
         let gnome = self.gnome_or_err()?;
         let rest: String = text.chars().skip(sent).collect();
@@ -176,10 +354,7 @@ impl LinuxBackend {
                 .await;
         }
         if typable < rest.chars().count() {
-            let refused = Error::new(
-                ErrorKind::Unsupported,
-                "the focused window takes no input-method text, and GNOME types only the keys of its keyboard layout into it, so characters beyond printable ASCII cannot be typed there; set the text with `value` where the element allows it, or type it without those characters",
-            );
+            let refused = Error::new(ErrorKind::Unsupported, why.refusal());
             return self
                 .wayland_outcome((sent, Some(refused)), total, "characters")
                 .await;
@@ -222,6 +397,64 @@ mod tests {
             })
             .collect();
         assert_eq!(joined, long);
+    }
+
+    fn frame(path: &str, active: bool) -> Frame {
+        Frame {
+            object: crate::atspi::ObjectRef {
+                bus: ":1.42".into(),
+                path: path.into(),
+            },
+            name: "Fixture".into(),
+            extents: Some(Rect::new(0, 0, 652, 603)),
+            active,
+            showing: true,
+        }
+    }
+
+    #[test]
+    fn a_window_without_the_extension_has_its_frame_as_handle_and_only_its_size() {
+        let app = Application {
+            root: crate::atspi::ObjectRef {
+                bus: ":1.42".into(),
+                path: "/org/a11y/atspi/accessible/root".into(),
+            },
+            pid: None,
+            name: "fixture_app.py".into(),
+            toolkit: "GTK".into(),
+            toolkit_version: "3.24.38".into(),
+            answering: true,
+        };
+        let window = unplaced_window(&frame("/org/a11y/atspi/accessible/123", true), &app);
+        assert_eq!(window.bounds, Rect::new(0, 0, 652, 603));
+        assert_eq!(window.app_name, "fixture_app.py");
+        assert!(window.focused);
+        let again = unplaced_window(&frame("/org/a11y/atspi/accessible/123", false), &app);
+        let other = unplaced_window(&frame("/org/a11y/atspi/accessible/124", true), &app);
+        assert_eq!(window.handle, again.handle);
+        assert_ne!(window.handle, other.handle);
+        assert!(!is_the_shell(&app));
+    }
+
+    #[test]
+    fn a_tree_without_the_window_place_keeps_no_extent() {
+        let node = |bounds, children| Node {
+            handle: deskhand_core::model::ElementHandle(":1.42|/a".into()),
+            role: deskhand_core::model::Role::Unknown,
+            name: String::new(),
+            value: None,
+            states: deskhand_core::model::States::default(),
+            bounds,
+            actions: Vec::new(),
+            children,
+        };
+        let leaf = node(Some(Rect::new(26, 40, 80, 30)), Vec::new());
+        let middle = node(Some(Rect::new(10, 10, 100, 100)), vec![leaf]);
+        let mut root = node(Some(Rect::new(0, 0, 652, 603)), vec![middle]);
+        without_extents(&mut root);
+        assert_eq!(root.bounds, None);
+        assert_eq!(root.children[0].bounds, None);
+        assert_eq!(root.children[0].children[0].bounds, None);
     }
 
     #[test]

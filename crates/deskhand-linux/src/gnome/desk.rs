@@ -1,8 +1,10 @@
 //! GNOME on Wayland as the capability traits need it: windows, focus, geometry and pixels from
 //! deskhand's shell extension, pointer and keys through Mutter's remote desktop, both in the
-//! core's terms and errors.
+//! core's terms and errors. Without the extension (installed, but not loaded until the user logs
+//! in again) keys still go out, and the pointer, which needs window positions, is refused.
 
-use std::time::Duration;
+use std::sync::{Mutex, PoisonError};
+use std::time::{Duration, Instant};
 
 use deskhand_core::error::{Error, ErrorKind, Result};
 use deskhand_core::model::{
@@ -23,12 +25,16 @@ const SETTLE: Duration = Duration::from_millis(1500);
 const POLL: Duration = Duration::from_millis(30);
 /// Longer than a frame of the shell's 60 Hz clock, on which it hands queued input to the apps.
 const FRAME: Duration = Duration::from_millis(40);
+/// How long an extension found absent counts as absent before the shell is asked again: one
+/// call sees one mode, and an extension that loads later is found.
+const ABSENCE_RECHECK: Duration = Duration::from_secs(5);
 
 pub fn gnome_error(err: GnomeError) -> Error {
     let kind = match &err {
         GnomeError::ExtensionAbsent(_)
         | GnomeError::ExtensionOutdated { .. }
         | GnomeError::NoRemoteDesktop(_) => ErrorKind::NoDisplay,
+        GnomeError::Unplaced(_) => ErrorKind::Unsupported,
         GnomeError::Timeout { .. } => ErrorKind::Timeout,
         GnomeError::Call { .. } | GnomeError::BadReply(_) => ErrorKind::Platform,
     };
@@ -51,6 +57,8 @@ pub struct Gnome {
     bus: OnceCell<zbus::Connection>,
     shell: OnceCell<Shell>,
     input: OnceCell<RemoteInput>,
+    /// When the shell last said the extension is not running.
+    found_absent: Mutex<Option<Instant>>,
 }
 
 fn window_info(window: &ShellWindow) -> WindowInfo {
@@ -82,7 +90,8 @@ impl Gnome {
 
     async fn shell(&self) -> Result<&Shell> {
         let bus = self.bus().await?;
-        self.shell
+        let found = self
+            .shell
             .get_or_try_init(|| async {
                 let shell = Shell::new(bus.clone(), CALL_TIMEOUT);
                 let running = shell.version().await?;
@@ -91,8 +100,46 @@ impl Gnome {
                 }
                 Ok(shell)
             })
-            .await
-            .map_err(gnome_error)
+            .await;
+        if let Err(GnomeError::ExtensionAbsent(_)) = &found {
+            *self.absence() = Some(Instant::now());
+        }
+        found.map_err(gnome_error)
+    }
+
+    fn absence(&self) -> std::sync::MutexGuard<'_, Option<Instant>> {
+        self.found_absent
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Whether deskhand's extension runs in the shell: false when it is not installed, or
+    /// installed and waiting for the next log-in. An outdated one is an error that says so.
+    pub async fn extension_running(&self) -> Result<bool> {
+        if self.shell.get().is_some() {
+            return Ok(true);
+        }
+        if self
+            .absence()
+            .is_some_and(|since| since.elapsed() < ABSENCE_RECHECK)
+        {
+            return Ok(false);
+        }
+        let asked = Instant::now();
+        match self.shell().await {
+            Ok(_) => Ok(true),
+            Err(_) if self.absence().is_some_and(|since| since >= asked) => Ok(false),
+            Err(err) => Err(err),
+        }
+    }
+
+    /// Refuses `what`, which needs screen positions, while the extension is absent.
+    async fn placed(&self, what: &str) -> Result<()> {
+        if self.extension_running().await? {
+            Ok(())
+        } else {
+            Err(gnome_error(GnomeError::Unplaced(what.to_owned())))
+        }
     }
 
     async fn input(&self) -> Result<&RemoteInput> {
@@ -245,6 +292,7 @@ impl Gnome {
     }
 
     pub async fn move_pointer(&self, to: Point) -> Result<()> {
+        self.placed("Moving the pointer").await?;
         self.input()
             .await?
             .move_to(to)
@@ -253,6 +301,7 @@ impl Gnome {
     }
 
     pub async fn button(&self, button: MouseButton, down: bool) -> Result<()> {
+        self.placed("A mouse button").await?;
         let input = self.input().await?;
         if !input.pointer_moved() {
             let here = self.pointer().await?;
@@ -274,6 +323,7 @@ impl Gnome {
         direction: ScrollDirection,
         amount: u32,
     ) -> Result<()> {
+        self.placed("Scrolling with the wheel").await?;
         let input = self.input().await?;
         let at = match at {
             Some(at) => Some(at),
@@ -325,6 +375,7 @@ impl Gnome {
         count: u32,
         held: &[u32],
     ) -> Result<()> {
+        self.placed("A click at a point").await?;
         let input = self.input().await?;
         let sent = async {
             for &keysym in held {
@@ -383,7 +434,14 @@ impl Gnome {
     /// A round trip through the shell's main loop, which delivers input to the apps: what was
     /// sent before it has been handed on once it answers and a frame has passed.
     pub async fn sync(&self) -> Result<()> {
-        self.shell().await?.pointer().await.map_err(gnome_error)?;
+        if self.extension_running().await? {
+            self.shell().await?.pointer().await.map_err(gnome_error)?;
+        } else {
+            // Mutter answers its display configuration on the same main loop.
+            super::remote::screen_of(self.bus().await?, CALL_TIMEOUT)
+                .await
+                .map_err(gnome_error)?;
+        }
         tokio::time::sleep(FRAME).await;
         Ok(())
     }

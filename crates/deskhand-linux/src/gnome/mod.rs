@@ -10,14 +10,21 @@ use std::time::Duration;
 
 use serde::Deserialize;
 
-pub use desk::{Gnome, Placement};
+pub use desk::{Gnome, Placement, gnome_error};
+
+/// The one-line note that replies about windows carry while the extension is absent.
+pub const POSITIONS_UNKNOWN: &str = "window positions unknown: GNOME tells them only to deskhand's shell extension, which is not running; refs work through accessibility (click, type, value, focus of a field), while points, the pointer, pixels and the kill switch (which cannot see the pointer) need the extension: run `deskhand gnome-extension install`, then log out and back in";
 
 #[derive(Debug, thiserror::Error)]
 pub enum GnomeError {
     #[error(
-        "deskhand's GNOME Shell extension is not running ({0}), so windows, focus and pixels cannot be read; run `deskhand gnome-extension install`, then log out and back in (GNOME on Wayland loads a new extension only at log-in) and call again"
+        "deskhand's GNOME Shell extension is not running ({0}), and window positions, focusing, closing, moving and resizing windows, the pointer, pixels and the clipboard need it; run `deskhand gnome-extension install`, then log out and back in (GNOME on Wayland loads a new extension only at log-in) and call again"
     )]
     ExtensionAbsent(String),
+    #[error(
+        "{0} needs to know where windows are on the screen, and GNOME tells that only to deskhand's shell extension, which is not running, so nothing was sent; act by ref instead (a click runs the element's accessibility action, `type` with a ref focuses its field through accessibility), or run `deskhand gnome-extension install`, then log out and back in"
+    )]
+    Unplaced(String),
     #[error(
         "deskhand's GNOME Shell extension that is running is version {running}, older than this deskhand needs ({}); run `deskhand gnome-extension install`, then log out and back in, and call again",
         extension::VERSION
