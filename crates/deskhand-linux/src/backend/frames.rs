@@ -24,26 +24,48 @@ pub(super) enum Origin {
 }
 
 /// How extents map to the screen on Wayland, where the toolkit's own rule gives way to the
-/// compositor's window origin.
-pub(super) fn wayland_origin(toolkit: Origin) -> Origin {
+/// compositor's window origin, `inset` (see [`wayland_inset`]) inside it.
+pub(super) fn wayland_origin(toolkit: Origin, (dx, dy): (i32, i32)) -> Origin {
     match toolkit {
-        Origin::Screen | Origin::Surface { .. } => Origin::Surface { dx: 0, dy: 0 },
+        Origin::Screen | Origin::Surface { .. } => Origin::Surface { dx, dy },
         Origin::Window { .. } => Origin::Window { dx: 0, dy: 0 },
     }
 }
 
 /// How extents map to the screen on GNOME: from the surface, shadows included, for toolkits
-/// that count from it (GTK3); from the frame for GTK4, which counts from its visible window
-/// there as on X11; by X's rules for XWayland windows.
-pub(super) fn gnome_origin(toolkit: Origin, frame: Rect, placement: Placement) -> Origin {
+/// that count from it (GTK3), `inset` further in; from the frame for GTK4, which counts from its
+/// visible window there as on X11; by X's rules for XWayland windows.
+pub(super) fn gnome_origin(
+    toolkit: Origin,
+    frame: Rect,
+    placement: Placement,
+    (dx, dy): (i32, i32),
+) -> Origin {
     match toolkit {
         toolkit if placement.x11 => toolkit,
         Origin::Window { .. } => Origin::Window { dx: 0, dy: 0 },
         Origin::Screen | Origin::Surface { .. } => Origin::Surface {
-            dx: placement.buffer.x - frame.x,
-            dy: placement.buffer.y - frame.y,
+            dx: placement.buffer.x - frame.x + dx,
+            dy: placement.buffer.y - frame.y + dy,
         },
     }
+}
+
+/// Where a Wayland toolkit's extents start inside its window. Qt draws its own title bar and
+/// border inside its surface where the compositor draws none (GNOME), and counts its extents
+/// from the content within them: its frame is then smaller than the window, by a border as wide
+/// on the left, the right and the bottom, and the title bar on top. Elsewhere, and for other
+/// toolkits, extents start at the window.
+pub(super) fn wayland_inset(app: &Application, frame: &Frame, window: &WindowInfo) -> (i32, i32) {
+    let Some(content) = frame
+        .extents
+        .filter(|_| app.toolkit.eq_ignore_ascii_case("qt"))
+    else {
+        return (0, 0);
+    };
+    let side = (window.bounds.width as i32 - content.width as i32).max(0) / 2;
+    let top = (window.bounds.height as i32 - content.height as i32 - side).max(0);
+    (side, top)
 }
 
 /// Picks, for one X window, the frame that is its own among the process's frames: each window of
@@ -184,6 +206,33 @@ mod tests {
             toolkit_version: version.into(),
             answering: true,
         }
+    }
+
+    #[test]
+    fn qt_on_wayland_counts_from_inside_its_own_title_bar_and_border() {
+        let frame = |extents: Rect| frame("/qt", "Untitled", Some(extents), true);
+        let decorated = window(1, "Untitled", Rect::new(253, 203, 706, 533));
+        let qt = app("Qt", "5.15.8");
+        // FeatherPad on GNOME: a 3 px border and a 30 px title bar around 700x500 of content.
+        assert_eq!(
+            wayland_inset(&qt, &frame(Rect::new(0, 0, 700, 500)), &decorated),
+            (3, 30)
+        );
+        // The compositor draws the decoration (sway): the content is the window.
+        let plain = window(1, "Untitled", Rect::new(0, 0, 700, 500));
+        assert_eq!(
+            wayland_inset(&qt, &frame(Rect::new(0, 0, 700, 500)), &plain),
+            (0, 0)
+        );
+        // GTK3 counts from its surface whatever its frame says.
+        assert_eq!(
+            wayland_inset(
+                &app("GTK", "3.24.38"),
+                &frame(Rect::new(0, 0, 700, 500)),
+                &decorated
+            ),
+            (0, 0)
+        );
     }
 
     fn window(handle: u64, title: &str, bounds: Rect) -> WindowInfo {

@@ -41,7 +41,7 @@ use errors::{
 };
 use frames::{
     Origin, gnome_origin, match_frame, offset_of, origin_for, popups_over, runs_actions_in_request,
-    wayland_origin,
+    wayland_inset, wayland_origin,
 };
 /// One X request round trip never takes this long on a live server.
 const X_DEADLINE: Duration = Duration::from_secs(5);
@@ -296,11 +296,15 @@ impl LinuxBackend {
         let (frame, app) = &frames[chosen];
         let origin = match &self.display {
             Display::X11(_) => origin_for(app, frame, window),
-            Display::Sway(_) => wayland_origin(origin_for(app, frame, window)),
+            Display::Sway(_) => wayland_origin(
+                origin_for(app, frame, window),
+                wayland_inset(app, frame, window),
+            ),
             Display::Gnome(gnome) => gnome_origin(
                 origin_for(app, frame, window),
                 window.bounds,
                 gnome.placement(window).await?,
+                wayland_inset(app, frame, window),
             ),
         };
         self.origins

@@ -173,7 +173,7 @@ impl LinuxBackend {
                     .filter(|frame| frame.showing)
                     .map(move |frame| {
                         let window = unplaced_window(&frame, app);
-                        let origin = wayland_origin(origin_for(app, &frame, &window));
+                        let origin = wayland_origin(origin_for(app, &frame, &window), (0, 0));
                         (window, frame, origin)
                     })
             })
