@@ -10,7 +10,7 @@ use std::os::fd::{AsFd, FromRawFd};
 use std::os::unix::fs::FileExt;
 use std::time::Duration;
 
-use wayland_client::globals::{GlobalListContents, registry_queue_init};
+use wayland_client::globals::{GlobalList, GlobalListContents, registry_queue_init};
 use wayland_client::protocol::wl_buffer::WlBuffer;
 use wayland_client::protocol::wl_output::{self, WlOutput};
 use wayland_client::protocol::wl_pointer::{Axis, ButtonState};
@@ -92,17 +92,10 @@ pub struct Client {
 impl Client {
     /// Connects to the compositor named by `$WAYLAND_DISPLAY`.
     pub fn connect() -> Result<Self, WaylandError> {
-        let connection =
-            Connection::connect_to_env().map_err(|err| WaylandError::Connect(err.to_string()))?;
-        let (globals, mut queue) = registry_queue_init::<State>(&connection)
-            .map_err(|err| WaylandError::Connect(err.to_string()))?;
+        let (connection, globals, mut queue) = connect_with_globals::<State>()?;
         let handle = queue.handle();
-        let seat: WlSeat = globals
-            .bind(&handle, 1..=7, ())
-            .map_err(|_| WaylandError::Missing("wl_seat"))?;
-        let shm: WlShm = globals
-            .bind(&handle, 1..=1, ())
-            .map_err(|_| WaylandError::Missing("wl_shm"))?;
+        let seat: WlSeat = bind(&globals, &handle, 1..=7, "wl_seat")?;
+        let shm: WlShm = bind(&globals, &handle, 1..=1, "wl_shm")?;
         let outputs: Vec<WlOutput> = globals.contents().with_list(|list| {
             list.iter()
                 .filter(|global| global.interface == WlOutput::interface().name)
@@ -510,8 +503,37 @@ fn to_rgb(
     Some(data)
 }
 
+/// A new connection to the compositor named by `$WAYLAND_DISPLAY`, with its globals.
+pub(super) fn connect_with_globals<S>()
+-> Result<(Connection, GlobalList, EventQueue<S>), WaylandError>
+where
+    S: Dispatch<WlRegistry, GlobalListContents> + 'static,
+{
+    let connection =
+        Connection::connect_to_env().map_err(|err| WaylandError::Connect(err.to_string()))?;
+    let (globals, queue) = registry_queue_init::<S>(&connection)
+        .map_err(|err| WaylandError::Connect(err.to_string()))?;
+    Ok((connection, globals, queue))
+}
+
+/// The global `I` at a version in `versions`, or the error that the compositor lacks `name`.
+pub(super) fn bind<I, S>(
+    globals: &GlobalList,
+    handle: &QueueHandle<S>,
+    versions: std::ops::RangeInclusive<u32>,
+    name: &'static str,
+) -> Result<I, WaylandError>
+where
+    I: Proxy + 'static,
+    S: Dispatch<I, ()> + 'static,
+{
+    globals
+        .bind(handle, versions, ())
+        .map_err(|_| WaylandError::Missing(name))
+}
+
 /// An anonymous shared-memory file of `size` bytes.
-fn memfd(name: &str, size: usize) -> Result<File, WaylandError> {
+pub(super) fn memfd(name: &str, size: usize) -> Result<File, WaylandError> {
     let name = std::ffi::CString::new(name).expect("no NUL in the name");
     // SAFETY: memfd_create takes a NUL-terminated name and flags; it returns a new fd or -1.
     let fd = unsafe { libc::memfd_create(name.as_ptr(), libc::MFD_CLOEXEC) };

@@ -7,14 +7,13 @@
 //! to stop deskhand. It lives on a connection and thread of its own for as long as its
 //! [`CornerWatch`] does.
 
-use std::fs::File;
 use std::os::fd::AsFd as _;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc;
 use std::time::Duration;
 
-use wayland_client::globals::{GlobalListContents, registry_queue_init};
+use wayland_client::globals::GlobalListContents;
 use wayland_client::protocol::wl_buffer::WlBuffer;
 use wayland_client::protocol::wl_compositor::WlCompositor;
 use wayland_client::protocol::wl_output::{self, WlOutput};
@@ -33,6 +32,7 @@ use wayland_protocols_wlr::layer_shell::v1::client::zwlr_layer_surface_v1::{
 };
 
 use super::WaylandError;
+use super::client::{bind, connect_with_globals};
 
 /// How long the compositor may take to place and show the surface.
 const START_DEADLINE: Duration = Duration::from_secs(3);
@@ -122,23 +122,17 @@ impl Watcher {
         in_corner: Arc<AtomicBool>,
         left: Arc<AtomicU64>,
     ) -> Result<Watcher, WaylandError> {
-        let connection =
-            Connection::connect_to_env().map_err(|err| WaylandError::Connect(err.to_string()))?;
-        let (globals, mut queue) = registry_queue_init::<State>(&connection)
-            .map_err(|err| WaylandError::Connect(err.to_string()))?;
+        let (_connection, globals, mut queue) = connect_with_globals::<State>()?;
         let handle = queue.handle();
-        let compositor: WlCompositor = globals
-            .bind(&handle, 4..=5, ())
-            .map_err(|_| WaylandError::Missing("wl_compositor"))?;
-        let shm: WlShm = globals
-            .bind(&handle, 1..=1, ())
-            .map_err(|_| WaylandError::Missing("wl_shm"))?;
-        let layer_shell: ZwlrLayerShellV1 = globals
-            .bind(&handle, 1..=4, ())
-            .map_err(|_| WaylandError::Missing("zwlr_layer_shell_v1 (the kill switch's corner)"))?;
-        let _seat: WlSeat = globals
-            .bind(&handle, 1..=7, ())
-            .map_err(|_| WaylandError::Missing("wl_seat"))?;
+        let compositor: WlCompositor = bind(&globals, &handle, 4..=5, "wl_compositor")?;
+        let shm: WlShm = bind(&globals, &handle, 1..=1, "wl_shm")?;
+        let layer_shell: ZwlrLayerShellV1 = bind(
+            &globals,
+            &handle,
+            1..=4,
+            "zwlr_layer_shell_v1 (the kill switch's corner)",
+        )?;
+        let _seat: WlSeat = bind(&globals, &handle, 1..=7, "wl_seat")?;
         let outputs = globals.contents().with_list(|list| {
             list.iter()
                 .filter(|global| global.interface == WlOutput::interface().name)
@@ -230,7 +224,8 @@ fn transparent_buffer(
 ) -> Result<WlBuffer, WaylandError> {
     let stride = width * 4;
     let size = stride * height;
-    let file = anonymous_file(size as u64)?;
+    // A new memfd is all zeroes: fully transparent in ARGB.
+    let file = super::client::memfd("deskhand-corner", size as usize)?;
     let pool = shm.create_pool(file.as_fd(), size as i32, handle, ());
     let buffer = pool.create_buffer(
         0,
@@ -243,23 +238,6 @@ fn transparent_buffer(
     );
     pool.destroy();
     Ok(buffer)
-}
-
-/// Zeroed shared memory of `size` bytes, which no other process can open by name.
-fn anonymous_file(size: u64) -> Result<File, WaylandError> {
-    // SAFETY: memfd_create takes a NUL-terminated name and flags; the descriptor it returns is
-    // owned by the File alone.
-    let fd = unsafe { libc::memfd_create(c"deskhand-corner".as_ptr(), libc::MFD_CLOEXEC) };
-    if fd < 0 {
-        return Err(WaylandError::Memory(
-            std::io::Error::last_os_error().to_string(),
-        ));
-    }
-    // SAFETY: fd was just opened and is owned here alone.
-    let file = unsafe { <File as std::os::fd::FromRawFd>::from_raw_fd(fd) };
-    file.set_len(size)
-        .map_err(|err| WaylandError::Memory(err.to_string()))?;
-    Ok(file)
 }
 
 impl Dispatch<WlRegistry, GlobalListContents> for State {

@@ -19,7 +19,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use wayland_client::backend::ObjectId;
-use wayland_client::globals::{GlobalListContents, registry_queue_init};
+use wayland_client::globals::GlobalListContents;
 use wayland_client::protocol::wl_registry::WlRegistry;
 use wayland_client::protocol::wl_seat::WlSeat;
 use wayland_client::{Connection, Dispatch, EventQueue, Proxy, QueueHandle, event_created_child};
@@ -35,6 +35,7 @@ use wayland_protocols_wlr::data_control::v1::client::zwlr_data_control_source_v1
 };
 
 use super::WaylandError;
+use super::client::{bind, connect_with_globals};
 use crate::x11::clipboard::{ClipboardContents, MAX_TEXT};
 
 /// The text types a holder offers, and a reader asks for in this order: UTF-8 first. Plain
@@ -107,17 +108,15 @@ struct Endpoint {
 
 impl Endpoint {
     fn open() -> Result<Self, WaylandError> {
-        let connection =
-            Connection::connect_to_env().map_err(|err| WaylandError::Connect(err.to_string()))?;
-        let (globals, queue) = registry_queue_init::<State>(&connection)
-            .map_err(|err| WaylandError::Connect(err.to_string()))?;
+        let (connection, globals, queue) = connect_with_globals::<State>()?;
         let handle = queue.handle();
-        let seat: WlSeat = globals
-            .bind(&handle, 1..=7, ())
-            .map_err(|_| WaylandError::Missing("wl_seat"))?;
-        let manager: ZwlrDataControlManagerV1 = globals
-            .bind(&handle, 1..=2, ())
-            .map_err(|_| WaylandError::Missing("zwlr_data_control_manager_v1 (the clipboard)"))?;
+        let seat: WlSeat = bind(&globals, &handle, 1..=7, "wl_seat")?;
+        let manager: ZwlrDataControlManagerV1 = bind(
+            &globals,
+            &handle,
+            1..=2,
+            "zwlr_data_control_manager_v1 (the clipboard)",
+        )?;
         let device = manager.get_data_device(&seat, &handle, ());
         let mut endpoint = Endpoint {
             connection,
