@@ -66,11 +66,15 @@ fn healthy(mcp: &Mcp, w: &str) -> McpReply {
 enum Ended {
     Complete,
     Partial,
+    /// The app was gone from the accessibility bus before its window was: the text on its
+    /// pixels, said to be that.
+    FromPixels,
     Failed(&'static str),
 }
 
 /// Checks an observe that may have hit a stalled or dying app: within the bound, and either a
-/// failure of an expected kind, a tree marked partial, or exactly the complete tree.
+/// failure of an expected kind, a tree marked partial, text marked as read from the pixels, or
+/// exactly the complete tree.
 fn classify(reply: &McpReply, complete: &Value, kinds: &[&'static str]) -> Ended {
     assert!(
         reply.took <= OBSERVE_BOUND,
@@ -100,6 +104,14 @@ fn classify(reply: &McpReply, complete: &Value, kinds: &[&'static str]) -> Ended
             reply.data
         );
         return Ended::Partial;
+    }
+    if reply.data["from_pixels"] == true {
+        assert!(
+            header.contains("no accessibility tree: text read from pixels"),
+            "{}",
+            reply.text
+        );
+        return Ended::FromPixels;
     }
     // Not marked partial: then nothing may be missing.
     assert_eq!(
