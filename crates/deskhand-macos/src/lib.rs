@@ -25,4 +25,4 @@ pub mod tree;
 pub mod windows;
 
 #[cfg(target_os = "macos")]
-pub use backend::MacBackend;
+pub use backend::{MacBackend, serve_main_queue_while};

@@ -12,6 +12,16 @@ use std::process::ExitCode;
 use args::Invocation;
 
 fn main() -> ExitCode {
+    // Text Input Sources answer on the main thread only, so on macOS the main thread serves the
+    // main queue and the program runs beside it.
+    #[cfg(target_os = "macos")]
+    deskhand_macos::serve_main_queue_while(run);
+    #[cfg(not(target_os = "macos"))]
+    ExitCode::from(run())
+}
+
+/// The program, returning its exit code.
+fn run() -> u8 {
     // A long-lived server runs X calls on a pool whose threads come and go; glibc gives each new
     // thread its own heap arena, and the memory of arenas is rarely handed back. Two arenas keep
     // the server's footprint flat over thousands of calls.
@@ -45,13 +55,13 @@ fn main() -> ExitCode {
     if std::env::args_os().nth(1).as_deref()
         == Some(std::ffi::OsStr::new(deskhand_linux::CLIPBOARD_HOLDER_ARG))
     {
-        return ExitCode::from(report(
+        return report(
             deskhand_linux::serve_clipboard()
                 .map(|()| 0)
                 .map_err(Into::into),
-        ));
+        );
     }
-    let code = match args::parse(std::env::args_os()) {
+    match args::parse(std::env::args_os()) {
         // Help and version are "errors" to clap too, printed to stdout with exit 0.
         Err(err) => {
             let _ = err.print();
@@ -77,8 +87,7 @@ fn main() -> ExitCode {
             "`deskhand gnome-extension` installs an extension for GNOME Shell, which runs on Linux only"
         ))),
         Ok(Invocation::Action(call)) => report(cli::action(call)),
-    };
-    ExitCode::from(code)
+    }
 }
 
 /// Setup failures (no display, no bus) print as one sentence and exit 1.

@@ -374,11 +374,7 @@ fn a_hung_app_slows_only_the_calls_that_involve_it() {
     // a CLI call that does not takes well under a second, some of it the process's start.
     let unhindered = Duration::from_millis(1200);
     let (took, run) = timed("windows", json!({}));
-    assert!(
-        took < unhindered,
-        "windows took {took:?}: {}",
-        run.stdout
-    );
+    assert!(took < unhindered, "windows took {took:?}: {}", run.stdout);
     let (took, run) = timed("screenshot", json!({"target": frozen}));
     assert!(
         took < unhindered,
@@ -386,11 +382,7 @@ fn a_hung_app_slows_only_the_calls_that_involve_it() {
         run.stdout
     );
     let (took, run) = timed("observe", json!({"target": lively}));
-    assert!(
-        took < unhindered,
-        "observe took {took:?}: {}",
-        run.stdout
-    );
+    assert!(took < unhindered, "observe took {took:?}: {}", run.stdout);
     let (took, run) = timed("click", json!({"ref": press, "target": frozen}));
     assert!(
         took < Duration::from_millis(2500),

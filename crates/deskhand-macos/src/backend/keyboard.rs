@@ -147,13 +147,48 @@ pub fn key_table(layouts: &Mutex<Layouts>) -> Arc<KeyTable> {
     }
 }
 
-/// Done once at connect, on the main thread where it runs: sends the probe that tells whether
-/// the main queue is served, reads the layout, and creates a first keyboard event, whose
-/// one-time setup in the window server asks Text Input Sources too.
+/// Done once at connect: sends the probe that tells whether the main queue is served, and
+/// creates a first keyboard event on the main thread, whose one-time setup in the window server
+/// asks Text Input Sources too; then reads the layout. On the main thread itself (a program
+/// that never serves the main queue) that is done here; elsewhere, through the main queue when
+/// it answers within [`MAIN_WAIT`].
 pub fn prepare(layouts: &Mutex<Layouts>) {
-    DispatchQueue::main().exec_async(|| MAIN_SERVED.store(true, Ordering::SeqCst));
+    let (served, probe) = mpsc::channel();
+    DispatchQueue::main().exec_async(move || {
+        MAIN_SERVED.store(true, Ordering::SeqCst);
+        drop(CGEvent::new_keyboard_event(None, 0, false));
+        let _ = served.send(());
+    });
     if MainThreadMarker::new().is_some() {
         key_table(layouts);
         drop(CGEvent::new_keyboard_event(None, 0, false));
+    } else if probe.recv_timeout(MAIN_WAIT).is_ok() {
+        key_table(layouts);
     }
+}
+
+/// Runs `program` on a thread of its own while the main thread serves the main dispatch queue,
+/// which Text Input Sources are asked on: a keyboard layout switched during a long MCP session
+/// is then read again before the next chord, instead of the one read at connect standing. Ends
+/// the process with the program's exit code.
+pub fn serve_main_queue_while(program: fn() -> u8) -> ! {
+    let started = std::thread::Builder::new()
+        .name("deskhand".into())
+        .spawn(move || {
+            let code = program();
+            end(code)
+        });
+    match started {
+        Ok(_) => dispatch2::dispatch_main(),
+        // No second thread: the program runs here, and the layout read at connect stands.
+        Err(_) => end(program()),
+    }
+}
+
+/// Exits with `code` once what was printed is out: exiting skips the buffers' destructors.
+fn end(code: u8) -> ! {
+    use std::io::Write as _;
+    let _ = std::io::stdout().flush();
+    let _ = std::io::stderr().flush();
+    std::process::exit(i32::from(code))
 }

@@ -9,6 +9,8 @@ mod keyboard;
 mod quartz;
 mod sck;
 
+pub use keyboard::serve_main_queue_while;
+
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::path::Path;
