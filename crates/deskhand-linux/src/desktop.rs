@@ -32,8 +32,9 @@ const LISTENER: &str = "a11y-listener";
 pub const LISTENING: &str = "listening for accessibility changes";
 const FIRST_DISPLAY: u32 = 99;
 const LAST_DISPLAY: u32 = 999;
-/// Generous because test binaries may bring up several desktops at once on a 2-core machine.
-const STEP_TIMEOUT: Duration = Duration::from_secs(15);
+/// Generous because test binaries may bring up several desktops at once on a 2-core machine:
+/// GNOME Shell once took over 15 s to load its extensions there at a load of 4.
+const STEP_TIMEOUT: Duration = Duration::from_secs(30);
 const POLL_INTERVAL: Duration = Duration::from_millis(10);
 const WATCH_INTERVAL: Duration = Duration::from_millis(200);
 const TERM_GRACE: Duration = Duration::from_secs(2);

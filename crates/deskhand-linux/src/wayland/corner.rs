@@ -1,17 +1,12 @@
 //! The kill switch's eye on a wlroots compositor. A Wayland client cannot ask where the pointer
-//! is, but it is told when the pointer enters one of its own surfaces. So a transparent surface
-//! of the layer shell's overlay layer covers exactly the pixels of the top-left corner that stop
-//! deskhand, and the pointer entering it, whoever moved it, is the user's signal.
-//!
-//! The surface takes the pointer's clicks on those few pixels, which the pointer only reaches
-//! to stop deskhand. It lives on a connection and thread of its own for as long as its
-//! [`CornerWatch`] does.
+//! is, but it is told when the pointer is over one of its own surfaces, also when the surface
+//! appears under a pointer already there. So each time the kill switch looks, a transparent
+//! surface of the layer shell's overlay layer covers exactly the pixels of the top-left corner
+//! that stop deskhand, for the few round trips it takes the compositor to say whether the
+//! pointer is over it, whoever moved it there; then it goes again, and takes no click the user
+//! meant for what is under it.
 
 use std::os::fd::AsFd as _;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::mpsc;
-use std::time::Duration;
 
 use wayland_client::globals::GlobalListContents;
 use wayland_client::protocol::wl_buffer::WlBuffer;
@@ -23,7 +18,7 @@ use wayland_client::protocol::wl_seat::{self, WlSeat};
 use wayland_client::protocol::wl_shm::{self, WlShm};
 use wayland_client::protocol::wl_shm_pool::WlShmPool;
 use wayland_client::protocol::wl_surface::WlSurface;
-use wayland_client::{Connection, Dispatch, Proxy, QueueHandle, WEnum, delegate_noop};
+use wayland_client::{Connection, Dispatch, EventQueue, Proxy, QueueHandle, WEnum, delegate_noop};
 use wayland_protocols_wlr::layer_shell::v1::client::zwlr_layer_shell_v1::{
     Layer, ZwlrLayerShellV1,
 };
@@ -34,94 +29,31 @@ use wayland_protocols_wlr::layer_shell::v1::client::zwlr_layer_surface_v1::{
 use super::WaylandError;
 use super::client::{bind, connect_with_globals};
 
-/// How long the compositor may take to place and show the surface.
-const START_DEADLINE: Duration = Duration::from_secs(3);
-
-/// Whether the pointer is in the corner, as long as the watching thread runs.
-pub struct CornerWatch {
-    in_corner: Arc<AtomicBool>,
-    left: Arc<AtomicU64>,
-    watching: Arc<AtomicBool>,
+/// A connection ready to look at the corner of one output.
+pub struct CornerProbe {
+    queue: EventQueue<State>,
+    state: State,
+    compositor: WlCompositor,
+    layer_shell: ZwlrLayerShellV1,
+    output: Option<WlOutput>,
+    buffer: WlBuffer,
+    side: u32,
 }
 
-impl CornerWatch {
-    /// Puts a `side`×`side` pixel surface in the top-left corner of the output named `output`
-    /// (the one at the layout's top-left), and returns once the compositor shows it: from then
-    /// on, where the pointer is (in the corner or not) is known.
-    pub fn start(output: &str, side: u32) -> Result<CornerWatch, WaylandError> {
-        let in_corner = Arc::new(AtomicBool::new(false));
-        let left = Arc::new(AtomicU64::new(0));
-        let watching = Arc::new(AtomicBool::new(true));
-        let (ready, started) = mpsc::channel();
-        let output = output.to_owned();
-        let watch = CornerWatch {
-            in_corner: Arc::clone(&in_corner),
-            left: Arc::clone(&left),
-            watching: Arc::clone(&watching),
-        };
-        std::thread::Builder::new()
-            .name("corner-watch".into())
-            .spawn(move || {
-                let result = Watcher::show(&output, side, in_corner, left);
-                match result {
-                    Ok(watcher) => {
-                        let _ = ready.send(Ok(()));
-                        watcher.watch();
-                    }
-                    Err(err) => {
-                        let _ = ready.send(Err(err));
-                    }
-                }
-                watching.store(false, Ordering::SeqCst);
-            })
-            .map_err(|err| WaylandError::Connect(format!("no thread for the corner: {err}")))?;
-        match started.recv_timeout(START_DEADLINE) {
-            Ok(Ok(())) => Ok(watch),
-            Ok(Err(err)) => Err(err),
-            Err(_) => Err(WaylandError::Lost {
-                operation: "showing the kill switch's corner",
-                cause: format!("no answer within {} s", START_DEADLINE.as_secs()),
-            }),
-        }
-    }
-
-    /// Whether the pointer is in the corner; `None` once the watch has ended (the connection
-    /// to the compositor broke), when nothing is known any more.
-    pub fn in_corner(&self) -> Option<bool> {
-        self.watching
-            .load(Ordering::SeqCst)
-            .then(|| self.in_corner.load(Ordering::SeqCst))
-    }
-
-    /// How many times the pointer has left the corner so far: a count that grew since deskhand
-    /// put the pointer there says someone has moved it out again.
-    pub fn times_left(&self) -> u64 {
-        self.left.load(Ordering::SeqCst)
-    }
-}
-
+#[derive(Default)]
 struct State {
     surface: Option<WlSurface>,
-    configured: Option<(u32, u32, u32)>,
-    pointer: Option<WlPointer>,
-    in_corner: Arc<AtomicBool>,
-    left: Arc<AtomicU64>,
-    outputs: Vec<(WlOutput, Option<String>)>,
+    configured: Option<u32>,
     closed: bool,
+    pointer: Option<WlPointer>,
+    over: bool,
+    outputs: Vec<(WlOutput, Option<String>)>,
 }
 
-struct Watcher {
-    queue: wayland_client::EventQueue<State>,
-    state: State,
-}
-
-impl Watcher {
-    fn show(
-        output: &str,
-        side: u32,
-        in_corner: Arc<AtomicBool>,
-        left: Arc<AtomicU64>,
-    ) -> Result<Watcher, WaylandError> {
+impl CornerProbe {
+    /// Connects for a `side`×`side` pixel corner of the output named `output` (the one at the
+    /// screen's origin).
+    pub fn connect(output: &str, side: u32) -> Result<CornerProbe, WaylandError> {
         let (_connection, globals, mut queue) = connect_with_globals::<State>()?;
         let handle = queue.handle();
         let compositor: WlCompositor = bind(&globals, &handle, 4..=5, "wl_compositor")?;
@@ -146,72 +78,99 @@ impl Watcher {
                 .collect()
         });
         let mut state = State {
-            surface: None,
-            configured: None,
-            pointer: None,
-            in_corner,
-            left,
             outputs,
-            closed: false,
-        };
-        let lost = |operation: &'static str| {
-            move |err: wayland_client::DispatchError| WaylandError::Lost {
-                operation,
-                cause: err.to_string(),
-            }
+            ..State::default()
         };
         // The outputs' names (wl_output 4) and the seat's pointer come on this round trip.
         queue
             .roundtrip(&mut state)
             .map_err(lost("reading the outputs"))?;
-        let on = state
+        let output = state
             .outputs
             .iter()
             .find(|(_, name)| name.as_deref() == Some(output))
             .map(|(output, _)| output.clone());
-        let surface = compositor.create_surface(&handle, ());
-        let layer = layer_shell.get_layer_surface(
+        let buffer = transparent_buffer(&shm, side, side, &handle)?;
+        Ok(CornerProbe {
+            queue,
+            state,
+            compositor,
+            layer_shell,
+            output,
+            buffer,
+            side,
+        })
+    }
+
+    /// Whether the pointer is in the corner now.
+    pub fn pointer_in_corner(&mut self) -> Result<bool, WaylandError> {
+        let handle = self.queue.handle();
+        let surface = self.compositor.create_surface(&handle, ());
+        let layer = self.layer_shell.get_layer_surface(
             &surface,
-            on.as_ref(),
+            self.output.as_ref(),
             Layer::Overlay,
             "deskhand-kill-switch".into(),
             &handle,
             (),
         );
-        layer.set_size(side, side);
+        layer.set_size(self.side, self.side);
         layer.set_anchor(Anchor::Top | Anchor::Left);
         // Not pushed aside by panels: the corner is the screen's own.
         layer.set_exclusive_zone(-1);
         layer.set_keyboard_interactivity(KeyboardInteractivity::None);
         surface.commit();
-        state.surface = Some(surface.clone());
-        while state.configured.is_none() && !state.closed {
-            queue
-                .blocking_dispatch(&mut state)
+        self.state.surface = Some(surface.clone());
+        self.state.configured = None;
+        self.state.closed = false;
+        self.state.over = false;
+        let looked = self.look(&surface, &layer);
+        layer.destroy();
+        surface.destroy();
+        self.state.surface = None;
+        let gone = self.queue.flush().map_err(|err| WaylandError::Lost {
+            operation: "taking the kill switch's corner away",
+            cause: err.to_string(),
+        });
+        let over = looked?;
+        gone?;
+        Ok(over)
+    }
+
+    fn look(
+        &mut self,
+        surface: &WlSurface,
+        layer: &ZwlrLayerSurfaceV1,
+    ) -> Result<bool, WaylandError> {
+        while self.state.configured.is_none() && !self.state.closed {
+            self.queue
+                .blocking_dispatch(&mut self.state)
                 .map_err(lost("placing the kill switch's corner"))?;
         }
-        let Some((serial, width, height)) = state.configured else {
+        let Some(serial) = self.state.configured else {
             return Err(WaylandError::Lost {
                 operation: "placing the kill switch's corner",
                 cause: "the compositor closed it".into(),
             });
         };
         layer.ack_configure(serial);
-        let buffer = transparent_buffer(&shm, width.max(1), height.max(1), &handle)?;
-        surface.attach(Some(&buffer), 0, 0);
+        surface.attach(Some(&self.buffer), 0, 0);
         surface.damage_buffer(0, 0, i32::MAX, i32::MAX);
         surface.commit();
-        // Shown: if the pointer is already there, the compositor says so on the next trips.
+        // Shown: a pointer already there enters it within the next round trips.
         for _ in 0..2 {
-            queue
-                .roundtrip(&mut state)
+            self.queue
+                .roundtrip(&mut self.state)
                 .map_err(lost("showing the kill switch's corner"))?;
         }
-        Ok(Watcher { queue, state })
+        Ok(self.state.over)
     }
+}
 
-    fn watch(mut self) {
-        while !self.state.closed && self.queue.blocking_dispatch(&mut self.state).is_ok() {}
+fn lost(operation: &'static str) -> impl Fn(wayland_client::DispatchError) -> WaylandError {
+    move |err| WaylandError::Lost {
+        operation,
+        cause: err.to_string(),
     }
 }
 
@@ -302,13 +261,8 @@ impl Dispatch<WlPointer, ()> for State {
     ) {
         let ours = |surface: &WlSurface| state.surface.as_ref() == Some(surface);
         match event {
-            wl_pointer::Event::Enter { surface, .. } if ours(&surface) => {
-                state.in_corner.store(true, Ordering::SeqCst);
-            }
-            wl_pointer::Event::Leave { surface, .. } if ours(&surface) => {
-                state.in_corner.store(false, Ordering::SeqCst);
-                state.left.fetch_add(1, Ordering::SeqCst);
-            }
+            wl_pointer::Event::Enter { surface, .. } if ours(&surface) => state.over = true,
+            wl_pointer::Event::Leave { surface, .. } if ours(&surface) => state.over = false,
             _ => {}
         }
     }
@@ -324,11 +278,9 @@ impl Dispatch<ZwlrLayerSurfaceV1, ()> for State {
         _: &QueueHandle<Self>,
     ) {
         match event {
-            zwlr_layer_surface_v1::Event::Configure {
-                serial,
-                width,
-                height,
-            } => state.configured = Some((serial, width, height)),
+            zwlr_layer_surface_v1::Event::Configure { serial, .. } => {
+                state.configured = Some(serial);
+            }
             zwlr_layer_surface_v1::Event::Closed => state.closed = true,
             _ => {}
         }

@@ -166,11 +166,11 @@ fn wayland_error(err: WaylandError) -> Error {
 pub struct Sway {
     socket: PathBuf,
     client: Arc<Mutex<Client>>,
-    /// Where deskhand's virtual pointer was last sent, and how many times the pointer had left
-    /// the kill switch's corner then; see [`Sway::pointer`].
-    pointer: Mutex<Option<(Point, u64)>>,
-    /// The kill switch's corner, shown on first need; `None` inside: it could not be shown.
-    corner: tokio::sync::OnceCell<Option<corner::CornerWatch>>,
+    /// Where deskhand's virtual pointer was last sent; see [`Sway::pointer`].
+    pointer: Mutex<Option<Point>>,
+    /// The kill switch's look at the corner, connected on first need; `None` inside: the
+    /// compositor cannot show it.
+    corner: tokio::sync::OnceCell<Option<Arc<Mutex<corner::CornerProbe>>>>,
 }
 
 impl Sway {
@@ -394,41 +394,45 @@ impl Sway {
             client.move_pointer((to.x, to.y), layout)
         })
         .await?;
-        let left = self
-            .corner_watch()
-            .await
-            .map_or(0, |corner| corner.times_left());
-        *self.pointer.lock().unwrap_or_else(PoisonError::into_inner) = Some((to, left));
+        *self.pointer.lock().unwrap_or_else(PoisonError::into_inner) = Some(to);
         Ok(())
     }
 
     /// Where the pointer is, as far as a Wayland client can know: the top-left corner of the
-    /// screen while the pointer is over the kill switch's corner surface (whoever moved it
-    /// there), else where deskhand last sent it, or the middle of the screen where sway puts the
-    /// cursor at start. Where a person moved it outside the corner is not seen, but that it
-    /// left the corner deskhand put it in is.
+    /// screen when the kill switch's look finds the pointer there (whoever moved it), else where
+    /// deskhand last sent it (unless that was the corner, which the pointer has left since), or
+    /// the middle of the screen where sway puts the cursor at start. Where a person moved it
+    /// outside the corner is not seen.
     pub async fn pointer(&self) -> Result<Point> {
-        let corner = self.corner_watch().await;
-        if corner.is_some_and(|corner| corner.in_corner() == Some(true)) {
+        let in_corner = match self.corner_probe().await {
+            Some(probe) => Some(
+                self.blocking("looking at the kill switch's corner", DEADLINE, move || {
+                    probe
+                        .lock()
+                        .unwrap_or_else(PoisonError::into_inner)
+                        .pointer_in_corner()
+                })
+                .await?,
+            ),
+            None => None,
+        };
+        if in_corner == Some(true) {
             return Ok(Point { x: 0, y: 0 });
         }
         let known = *self.pointer.lock().unwrap_or_else(PoisonError::into_inner);
-        if let Some((known, left_then)) = known {
-            let moved_out = corner.is_some_and(|corner| {
-                corner.in_corner().is_some() && corner.times_left() > left_then
-            });
-            if !(moved_out && deskhand_core::safety::in_corner(known)) {
-                return Ok(known);
-            }
+        if let Some(known) = known
+            && !(in_corner == Some(false) && deskhand_core::safety::in_corner(known))
+        {
+            return Ok(known);
         }
         let screen = self.screen().await?;
         Ok(screen.center())
     }
 
-    /// The kill switch's corner on the output at the screen's origin, shown the first time it is
-    /// needed. Where it cannot be shown (no output there, a compositor without the layer shell),
-    /// the kill switch sees deskhand's own moves only, as before there was one.
-    async fn corner_watch(&self) -> Option<&corner::CornerWatch> {
+    /// The kill switch's look at the corner of the output at the screen's origin, connected the
+    /// first time it is needed. Where it cannot be (no output there, a compositor without the
+    /// layer shell), the kill switch sees deskhand's own moves only.
+    async fn corner_probe(&self) -> Option<Arc<Mutex<corner::CornerProbe>>> {
         self.corner
             .get_or_init(|| async {
                 let outputs = self
@@ -439,14 +443,17 @@ impl Sway {
                     .into_iter()
                     .find(|(_, rect)| rect.contains(Point { x: 0, y: 0 }))?;
                 let side = deskhand_core::safety::CORNER_PIXELS as u32 + 1;
-                self.blocking("showing the kill switch's corner", DEADLINE, move || {
-                    corner::CornerWatch::start(&name, side)
-                })
+                self.blocking(
+                    "connecting for the kill switch's corner",
+                    DEADLINE,
+                    move || corner::CornerProbe::connect(&name, side),
+                )
                 .await
                 .ok()
+                .map(|probe| Arc::new(Mutex::new(probe)))
             })
             .await
-            .as_ref()
+            .clone()
     }
 
     pub async fn button(&self, button: MouseButton, down: bool) -> Result<()> {
