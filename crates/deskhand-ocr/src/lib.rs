@@ -12,7 +12,6 @@ mod words;
 
 use std::collections::HashMap;
 use std::ffi::CString;
-use std::hash::{DefaultHasher, Hash, Hasher};
 use std::path::PathBuf;
 use std::sync::Mutex;
 
@@ -20,8 +19,9 @@ use deskhand_core::model::RgbImage;
 use deskhand_core::ocr::{ReadText, WordGroup};
 use deskhand_core::{Error, ErrorKind};
 use tesseract_plumbing::TessBaseApi;
+use xxhash_rust::xxh3;
 
-use prepare::{Crop, Gray};
+use prepare::{Crop, Cut, Gray};
 
 /// What can keep Tesseract from reading.
 #[derive(Debug, thiserror::Error)]
@@ -190,8 +190,8 @@ impl Tesseract {
     fn read_gray(&self, image: &Gray) -> Result<Vec<WordGroup>, OcrError> {
         let mut groups = Vec::new();
         for line in regions::text_lines(image) {
-            let crop = image.line_crop(&line.area);
-            let key = content_key(crop.image.width, &crop.image.data);
+            let cut = Cut::of(image, &line.area);
+            let key = line_key(&cut, image, line.parts);
             let found = match self.cached(key) {
                 Some(found) => found,
                 None => {
@@ -200,6 +200,7 @@ impl Tesseract {
                         *engine = Some(self.load()?);
                     }
                     let api = engine.as_mut().expect("loaded above");
+                    let crop = cut.crop(image);
                     let mut found = words::group(&Self::recognize(api, &crop)?, crop.scale);
                     if line.parts == 1 {
                         found.retain(|group| !words::icon_like(&group.text));
@@ -209,9 +210,10 @@ impl Tesseract {
                     found
                 }
             };
+            let origin = cut.origin();
             groups.extend(found.into_iter().map(|mut group| {
-                group.bounds.x += crop.origin.0;
-                group.bounds.y += crop.origin.1;
+                group.bounds.x += origin.0;
+                group.bounds.y += origin.1;
                 group
             }));
         }
@@ -219,13 +221,30 @@ impl Tesseract {
     }
 }
 
-/// A hash of an image's content and shape.
+/// A hash of an image's content and shape. XXH3: SipHash, the standard library's, took 2.2 ms
+/// of a 1080p capture (6 MB), this a quarter of that.
 fn content_key(width: usize, data: &[u8]) -> u64 {
-    let mut hasher = DefaultHasher::new();
-    width.hash(&mut hasher);
-    data.hash(&mut hasher);
-    hasher.finish()
+    xxh3::xxh3_64_with_seed(data, width as u64)
 }
+
+/// A hash of what a line's crop is made of: the pixels it is cut from, their shape, its
+/// enlargement, and how many shapes the line has (which decides whether icon-like words are
+/// kept). Lines are keyed apart from whole images by their seed.
+fn line_key(cut: &Cut, image: &Gray, parts: usize) -> u64 {
+    let mut hasher = xxh3::Xxh3::with_seed(LINE_SEED);
+    let mut width = 0;
+    for row in cut.rows(image) {
+        width = row.len();
+        hasher.update(row);
+    }
+    hasher.update(&(width as u64).to_le_bytes());
+    hasher.update(&(parts as u64).to_le_bytes());
+    hasher.update(&cut.scale().to_le_bytes());
+    hasher.digest()
+}
+
+/// Any seed but a plausible image width.
+const LINE_SEED: u64 = 0x6c69_6e65_0000_0000;
 
 impl ReadText for Tesseract {
     fn read(&self, image: &RgbImage) -> deskhand_core::Result<Vec<WordGroup>> {
