@@ -1,5 +1,5 @@
-//! Text read from pixels with Tesseract, behind the core's [`ReadText`]: one engine per process,
-//! loaded on first use, fed only the lines of text found on the capture beforehand (each on its
+//! Text read from pixels with Tesseract, behind the core's [`ReadText`]: up to two engines per
+//! process (one per core), loaded on first use, fed only the lines of text found on the capture beforehand (each on its
 //! own, gray, dark on light, enlarged when small), and a cache of each line's words and of each
 //! whole image's by content, so an unchanged surface costs a hash and no recognition, and a
 //! changed one re-reads only the lines that changed.
