@@ -20,10 +20,10 @@ impl Gray {
         let (width, height) = (image.width as usize, image.height as usize);
         let pixels = width.checked_mul(height)?;
         let bytes = image.data.get(..pixels.checked_mul(3)?)?;
-        let data = bytes
-            .chunks_exact(3)
-            .map(|p| ((p[0] as u32 * 77 + p[1] as u32 * 150 + p[2] as u32 * 29) >> 8) as u8)
-            .collect();
+        let mut data = vec![0; pixels];
+        for (gray, p) in data.iter_mut().zip(bytes.chunks_exact(3)) {
+            *gray = ((p[0] as u32 * 77 + p[1] as u32 * 150 + p[2] as u32 * 29) >> 8) as u8;
+        }
         Some(Gray {
             width,
             height,
@@ -91,9 +91,6 @@ pub(crate) struct Crop {
     pub(crate) image: Gray,
     /// How much it was enlarged: 1 to 2.
     pub(crate) scale: f32,
-    /// Where the crop's top-left corner is in the image it was cut from, at 1x (negative: the
-    /// margin added around it).
-    pub(crate) origin: (i32, i32),
 }
 
 /// Lines of text lower than this are read enlarged: at 1x a GTK app's menu font or xterm's
@@ -105,64 +102,106 @@ const ENLARGE_BELOW: usize = 20;
 /// about half the time.
 const ENLARGE: f32 = 1.5;
 
-impl Gray {
-    /// `area` (a line of text) with one more pixel around it for the faintest glyph edges, set
-    /// on a margin of its own background (Tesseract misses text that touches the edge of its
-    /// image, and must not see the neighbouring border or icon), dark on light (its model
-    /// reads that), and enlarged when small.
-    pub(crate) fn line_crop(&self, area: &Area) -> Crop {
+/// Where a line's crop comes from in the image: the line with one more pixel around it, for
+/// the faintest glyph edges. Everything the crop is made of is in these pixels, so their hash
+/// stands for the crop's, and a line seen before is answered without cutting it out again.
+pub(crate) struct Cut {
+    left: usize,
+    top: usize,
+    width: usize,
+    height: usize,
+    margin: usize,
+    scale: f32,
+}
+
+impl Cut {
+    pub(crate) fn of(image: &Gray, area: &Area) -> Cut {
         let left = area.left.saturating_sub(1);
         let top = area.top.saturating_sub(1);
-        let right = (area.left + area.width + 1).min(self.width);
-        let bottom = (area.top + area.height + 1).min(self.height);
-        let (width, height) = (right - left, bottom - top);
-        let pixel = |x: usize, y: usize| self.data[(top + y) * self.width + left + x];
+        let right = (area.left + area.width + 1).min(image.width);
+        let bottom = (area.top + area.height + 1).min(image.height);
+        let height = bottom - top;
+        Cut {
+            left,
+            top,
+            width: right - left,
+            height,
+            margin: (height / 2).max(4),
+            scale: if area.height < ENLARGE_BELOW {
+                ENLARGE
+            } else {
+                1.0
+            },
+        }
+    }
+
+    /// Where the crop's top-left corner is in the image, at 1x (negative: the margin added
+    /// around it).
+    pub(crate) fn origin(&self) -> (i32, i32) {
+        (
+            self.left as i32 - self.margin as i32,
+            self.top as i32 - self.margin as i32,
+        )
+    }
+
+    /// How much the crop is enlarged: 1 to 2.
+    pub(crate) fn scale(&self) -> f32 {
+        self.scale
+    }
+
+    /// The rows of the image the crop is made of.
+    pub(crate) fn rows<'g>(&self, image: &'g Gray) -> impl Iterator<Item = &'g [u8]> {
+        let (left, width) = (self.left, self.width);
+        image.data[self.top * image.width..]
+            .chunks(image.width)
+            .take(self.height)
+            .map(move |row| &row[left..left + width])
+    }
+
+    /// The line cut out on a margin of its own background (Tesseract misses text that touches
+    /// the edge of its image, and must not see the neighbouring border or icon), dark on light
+    /// (its model reads that), and enlarged when small.
+    pub(crate) fn crop(&self, image: &Gray) -> Crop {
+        let (width, height) = (self.width, self.height);
+        let rows: Vec<&[u8]> = self.rows(image).collect();
         // The ground is the commonest shade on the rim; the text, what differs from it.
         let mut counts = [0u32; 256];
-        for x in 0..width {
-            counts[pixel(x, 0) as usize] += 1;
-            counts[pixel(x, height - 1) as usize] += 1;
+        for (&top, &bottom) in rows[0].iter().zip(rows[height - 1]) {
+            counts[top as usize] += 1;
+            counts[bottom as usize] += 1;
         }
-        for y in 0..height {
-            counts[pixel(0, y) as usize] += 1;
-            counts[pixel(width - 1, y) as usize] += 1;
+        for row in &rows {
+            counts[row[0] as usize] += 1;
+            counts[row[width - 1] as usize] += 1;
         }
+        let sum: u64 = rows
+            .iter()
+            .map(|row| row.iter().map(|&p| p as u64).sum::<u64>())
+            .sum();
         let ground = (0..=255u8)
             .max_by_key(|&s| counts[s as usize])
             .unwrap_or(255);
-        let sum: u64 = (0..height)
-            .flat_map(|y| (0..width).map(move |x| (x, y)))
-            .map(|(x, y)| pixel(x, y) as u64)
-            .sum();
         let light_on_dark = sum > ground as u64 * (width * height) as u64;
         let shade = |p: u8| if light_on_dark { 255 - p } else { p };
-        let margin = (height / 2).max(4);
+        let margin = self.margin;
         let wide = width + 2 * margin;
         let mut data = vec![shade(ground); wide * (height + 2 * margin)];
-        for y in 0..height {
-            for x in 0..width {
-                data[(margin + y) * wide + margin + x] = shade(pixel(x, y));
-            }
+        for (y, row) in rows.iter().enumerate() {
+            let out = &mut data[(margin + y) * wide + margin..][..width];
+            out.iter_mut().zip(*row).for_each(|(o, &p)| *o = shade(p));
         }
         let image = Gray {
             width: wide,
             height: height + 2 * margin,
             data,
         };
-        let origin = (left as i32 - margin as i32, top as i32 - margin as i32);
-        let scale = if area.height < ENLARGE_BELOW {
-            ENLARGE
-        } else {
-            1.0
-        };
         Crop {
-            image: if scale > 1.0 {
-                image.enlarged(scale)
+            image: if self.scale > 1.0 {
+                image.enlarged(self.scale)
             } else {
                 image
             },
-            scale,
-            origin,
+            scale: self.scale,
         }
     }
 }
@@ -195,10 +234,11 @@ mod tests {
             width: 2,
             height: 2,
         };
-        let crop = image.line_crop(&area);
+        let cut = Cut::of(&image, &area);
+        let crop = cut.crop(&image);
         assert!(crop.scale > 1.0, "small text is enlarged");
         // One pixel around the area, then a margin of 4, then enlarged.
-        assert_eq!(crop.origin, (-1, -1));
+        assert_eq!(cut.origin(), (-1, -1));
         assert_eq!((crop.image.width, crop.image.height), (18, 18));
         let ground = 255 - 30;
         assert_eq!(crop.image.data[0], ground, "inverted: a light ground");

@@ -4,6 +4,8 @@
 //! against windows that have a tree, whose visible names and bounds are free ground truth.
 //!
 //! `cargo bench -p deskhand --bench ocr` (release). Prints medians and a Markdown table.
+//! `DESKHAND_BENCH_PARTS=typical,accuracy` runs only those of its parts (`dense`, `typical`,
+//! `accuracy`).
 #![cfg(target_os = "linux")]
 
 use std::collections::HashSet;
@@ -81,6 +83,14 @@ fn start_desktop() {
             std::env::set_var(key, value.as_str().expect("value"));
         }
     }
+}
+
+/// Whether the part named `name` is to run: all of them unless `DESKHAND_BENCH_PARTS` lists
+/// some.
+fn part(name: &str) -> bool {
+    std::env::var("DESKHAND_BENCH_PARTS")
+        .ok()
+        .is_none_or(|parts| parts.split(',').any(|p| p.trim() == name))
 }
 
 fn median(mut times: Vec<Duration>) -> f64 {
@@ -365,6 +375,9 @@ async fn run(dir: PathBuf) {
     ];
 
     speed(&backend, &engine, &dir).await;
+    if !part("accuracy") {
+        return;
+    }
     let mut rows = Vec::new();
     for (label, program, args, wanted) in &apps {
         let _app = App::spawn(program, args);
@@ -478,19 +491,22 @@ async fn measure(backend: &LinuxBackend, engine: &Tesseract, what: &str, rect: R
         cold.push(started.elapsed());
     }
     let mut again = Vec::new();
+    let mut captures = Vec::new();
     for _ in 0..RUNS {
         let started = Instant::now();
         let image = backend.capture(rect).await.expect("capture");
+        captures.push(started.elapsed());
         engine.read(&image).expect("read");
         again.push(started.elapsed());
     }
     println!(
-        "{what} ({}x{}): read {:.0} ms median of {RUNS} ({} word groups); unchanged again (capture + hash) {:.1} ms",
+        "{what} ({}x{}): read {:.0} ms median of {RUNS} ({} word groups); unchanged again (capture + hash) {:.1} ms, of which the capture {:.1} ms",
         image.width,
         image.height,
         median(cold),
         groups.len(),
-        median(again)
+        median(again),
+        median(captures)
     );
     if std::env::var_os("DESKHAND_BENCH_SHOW").is_some() {
         for group in &groups {
@@ -512,6 +528,15 @@ async fn showing(backend: &LinuxBackend, title: &str) -> Option<Rect> {
 
 async fn speed(backend: &LinuxBackend, engine: &Tesseract, dir: &std::path::Path) {
     let screen = backend.screen().await.expect("screen");
+    if part("dense") {
+        dense(backend, engine, dir, screen).await;
+    }
+    if part("typical") {
+        typical(backend, engine, screen).await;
+    }
+}
+
+async fn dense(backend: &LinuxBackend, engine: &Tesseract, dir: &std::path::Path, screen: Rect) {
     println!("## dense text, the worst case");
     println!();
     for (what, width, height) in [
@@ -532,6 +557,9 @@ async fn speed(backend: &LinuxBackend, engine: &Tesseract, dir: &std::path::Path
         measure(backend, engine, what, rect).await;
     }
     println!();
+}
+
+async fn typical(backend: &LinuxBackend, engine: &Tesseract, screen: Rect) {
     println!("## typical surfaces");
     println!();
     let s = |v: &str| v.to_string();

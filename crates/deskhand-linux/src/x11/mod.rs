@@ -75,6 +75,8 @@ pub struct X11 {
     pings: AtomicU32,
     /// A MappingNotify was taken off the event queue while waiting for something else.
     mapping_notified: AtomicBool,
+    /// Where captures come through, one at a time.
+    shared: Mutex<capture::SharedMemory>,
 }
 
 impl X11 {
@@ -162,6 +164,7 @@ impl X11 {
             input: Mutex::new(keyboard::InputState::default()),
             pings: AtomicU32::new(1),
             mapping_notified: AtomicBool::new(false),
+            shared: Mutex::default(),
         })
     }
 
