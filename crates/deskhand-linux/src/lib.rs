@@ -21,7 +21,7 @@ pub fn serve_clipboard() -> Result<(), x11::clipboard::ClipboardError> {
     if std::env::args_os().nth(2).as_deref()
         == Some(std::ffi::OsStr::new(x11::clipboard::WAYLAND_HOLDER))
     {
-        return Ok(wayland::selection::serve()?);
+        return wayland::selection::serve();
     }
     x11::clipboard::serve_clipboard()
 }

@@ -25,8 +25,9 @@ pub(super) fn x_error(err: X11Error) -> Error {
 pub(super) fn clipboard_error(err: ClipboardError) -> Error {
     match err {
         ClipboardError::X(err) => x_error(err),
-        ClipboardError::Wayland(err) => crate::wayland::selection_error(err),
+        ClipboardError::Wayland(err) => crate::wayland::wayland_error(err),
         ClipboardError::OwnerTimeout { .. }
+        | ClipboardError::OwnerSilent(_)
         | ClipboardError::ServerSilent { .. }
         | ClipboardError::HolderTimeout { .. } => Error::new(ErrorKind::Timeout, err.to_string()),
         _ => Error::platform(err.to_string()),

@@ -1164,26 +1164,12 @@ impl Clipboard for LinuxBackend {
         if let Some(gnome) = self.gnome() {
             return gnome.read_clipboard().await;
         }
-        let (read, server) = if self.sway().is_some() {
-            let read = read_on_its_own_thread(|deadline| {
-                crate::wayland::selection::read(deadline).map_err(ClipboardError::from)
-            });
-            (read.await, "the Wayland compositor")
+        let read = if self.sway().is_some() {
+            read_on_its_own_thread("the Wayland compositor", crate::wayland::selection::read)
+                .await?
         } else {
-            (
-                read_on_its_own_thread(clipboard::read).await,
-                "the X server",
-            )
+            read_on_its_own_thread("the X server", clipboard::read).await?
         };
-        let read = read.ok_or_else(|| {
-            Error::new(
-                ErrorKind::Timeout,
-                format!(
-                    "{server} did not answer reading the clipboard within {} s; check that the display is alive, then try again",
-                    (clipboard::READ_DEADLINE + X_DEADLINE).as_secs()
-                ),
-            )
-        })??;
         Ok(ClipboardContent {
             text: read.text,
             types: read.types,
@@ -1205,30 +1191,35 @@ impl Clipboard for LinuxBackend {
 }
 
 /// Runs a clipboard read on a thread of its own rather than the blocking pool: the read bounds
-/// its waits on the owner itself, and should the display server stop answering, an abandoned
-/// thread does not hold up the runtime's shutdown as an unfinished blocking task would. `None`:
-/// the display server did not answer in time.
-async fn read_on_its_own_thread<F>(read: F) -> Option<Result<ClipboardContents>>
+/// its waits on the owner itself, and should the display server (named by `server` in the error)
+/// stop answering, an abandoned thread does not hold up the runtime's shutdown as an unfinished
+/// blocking task would.
+async fn read_on_its_own_thread<F>(server: &str, read: F) -> Result<ClipboardContents>
 where
     F: FnOnce(Instant) -> std::result::Result<ClipboardContents, ClipboardError> + Send + 'static,
 {
     let (sender, receiver) = tokio::sync::oneshot::channel();
-    let started = std::thread::Builder::new()
+    std::thread::Builder::new()
         .name("clipboard-read".into())
         .spawn(move || {
             let _ = sender.send(read(Instant::now() + clipboard::READ_DEADLINE));
-        });
-    if let Err(err) = started {
-        return Some(Err(Error::platform(format!(
-            "no thread could be started to read the clipboard ({err}); try again"
-        ))));
-    }
-    match tokio::time::timeout(clipboard::READ_DEADLINE + X_DEADLINE, receiver).await {
-        Ok(Ok(read)) => Some(read.map_err(clipboard_error)),
-        Ok(Err(_)) => Some(Err(Error::platform(
-            "reading the clipboard crashed; try again",
-        ))),
-        Err(_) => None,
+        })
+        .map_err(|err| {
+            Error::platform(format!(
+                "no thread could be started to read the clipboard ({err}); try again"
+            ))
+        })?;
+    let deadline = clipboard::READ_DEADLINE + X_DEADLINE;
+    match tokio::time::timeout(deadline, receiver).await {
+        Ok(Ok(read)) => read.map_err(clipboard_error),
+        Ok(Err(_)) => Err(Error::platform("reading the clipboard crashed; try again")),
+        Err(_) => Err(Error::new(
+            ErrorKind::Timeout,
+            format!(
+                "{server} did not answer reading the clipboard within {} s; check that the display is alive, then try again",
+                deadline.as_secs()
+            ),
+        )),
     }
 }
 

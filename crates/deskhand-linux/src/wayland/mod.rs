@@ -140,18 +140,7 @@ pub enum WaylandError {
     Ipc(#[from] IpcError),
 }
 
-/// A clipboard failure on a wlroots compositor, as the agent hears it.
-pub(crate) fn selection_error(err: selection::SelectionError) -> Error {
-    match err {
-        selection::SelectionError::Wayland(err) => wayland_error(err),
-        err @ selection::SelectionError::OwnerTimeout(_) => {
-            Error::new(ErrorKind::Timeout, err.to_string())
-        }
-        err => Error::platform(err.to_string()),
-    }
-}
-
-fn wayland_error(err: WaylandError) -> Error {
+pub(crate) fn wayland_error(err: WaylandError) -> Error {
     let kind = match &err {
         WaylandError::Connect(_)
         | WaylandError::Lost { .. }

@@ -22,7 +22,9 @@ use wayland_client::backend::ObjectId;
 use wayland_client::globals::GlobalListContents;
 use wayland_client::protocol::wl_registry::WlRegistry;
 use wayland_client::protocol::wl_seat::WlSeat;
-use wayland_client::{Connection, Dispatch, EventQueue, Proxy, QueueHandle, event_created_child};
+use wayland_client::{
+    Connection, Dispatch, EventQueue, Proxy, QueueHandle, delegate_noop, event_created_child,
+};
 use wayland_protocols_wlr::data_control::v1::client::zwlr_data_control_device_v1::{
     self, ZwlrDataControlDeviceV1,
 };
@@ -36,7 +38,7 @@ use wayland_protocols_wlr::data_control::v1::client::zwlr_data_control_source_v1
 
 use super::WaylandError;
 use super::client::{bind, connect_with_globals};
-use crate::x11::clipboard::{ClipboardContents, MAX_TEXT};
+use crate::x11::clipboard::{ClipboardContents, ClipboardError, MAX_TEXT};
 
 /// The text types a holder offers, and a reader asks for in this order: UTF-8 first. Plain
 /// `text/plain` is taken as UTF-8 too, as GTK and Qt write it.
@@ -49,38 +51,6 @@ const TEXT_TYPES: [&str; 5] = [
 ];
 /// How long a holder gives one paste to take the text before it stops writing to it.
 const REQUESTOR_TIMEOUT: Duration = Duration::from_secs(10);
-
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum SelectionError {
-    #[error(transparent)]
-    Wayland(#[from] WaylandError),
-
-    #[error(
-        "the application that copied last did not send the clipboard's text within {:.0} s; it may be busy or hung: try again, or copy again from a responsive application",
-        .0.as_secs_f64()
-    )]
-    OwnerTimeout(Duration),
-
-    #[error(
-        "the clipboard holds more than {} MB of text, more than deskhand reads; paste it into an application and read it there instead",
-        MAX_TEXT / (1024 * 1024)
-    )]
-    TooLarge,
-
-    #[error("the pipe the clipboard's text comes through failed ({0}); read it again")]
-    Pipe(io::Error),
-
-    #[error(
-        "another program took the clipboard while deskhand was taking it; write again if the text should still go to the clipboard"
-    )]
-    Lost,
-
-    #[error(
-        "the clipboard holder lost the pipes to the process that started it ({0}); write again"
-    )]
-    Caller(io::Error),
-}
 
 /// What the data-control objects report, by object.
 #[derive(Default)]
@@ -150,7 +120,7 @@ impl Endpoint {
 }
 
 /// Reads the clipboard's types and its text, if it offers text, by `deadline`.
-pub fn read(deadline: Instant) -> Result<ClipboardContents, SelectionError> {
+pub fn read(deadline: Instant) -> Result<ClipboardContents, ClipboardError> {
     const OPERATION: &str = "asking the clipboard's owner for its text";
     let endpoint = Endpoint::open()?;
     let Some(Some(offer)) = endpoint.state.selection.clone() else {
@@ -168,7 +138,7 @@ pub fn read(deadline: Instant) -> Result<ClipboardContents, SelectionError> {
     else {
         return Ok(ClipboardContents { text: None, types });
     };
-    let (reading, writing) = pipe().map_err(SelectionError::Pipe)?;
+    let (reading, writing) = pipe().map_err(ClipboardError::Pipe)?;
     offer.receive((*wanted).to_owned(), writing.as_fd());
     endpoint.flush(OPERATION)?;
     // The owner writes into its own copy; this one must close, or the read never sees the end.
@@ -229,21 +199,21 @@ fn ready(fd: BorrowedFd<'_>, events: libc::c_short, deadline: Instant) -> io::Re
 }
 
 /// Everything written into the pipe until its writer closes it, at most [`MAX_TEXT`] bytes.
-fn read_until_closed(reading: OwnedFd, deadline: Instant) -> Result<Vec<u8>, SelectionError> {
+fn read_until_closed(reading: OwnedFd, deadline: Instant) -> Result<Vec<u8>, ClipboardError> {
     let started = Instant::now();
     let mut file = File::from(reading);
     let mut bytes = Vec::new();
     let mut chunk = [0u8; 64 * 1024];
     loop {
-        if !ready(file.as_fd(), libc::POLLIN, deadline).map_err(SelectionError::Pipe)? {
-            return Err(SelectionError::OwnerTimeout(started.elapsed()));
+        if !ready(file.as_fd(), libc::POLLIN, deadline).map_err(ClipboardError::Pipe)? {
+            return Err(ClipboardError::OwnerSilent(started.elapsed()));
         }
         match file.read(&mut chunk) {
             Ok(0) => return Ok(bytes),
-            Ok(n) if bytes.len() + n > MAX_TEXT => return Err(SelectionError::TooLarge),
+            Ok(n) if bytes.len() + n > MAX_TEXT => return Err(ClipboardError::TooLarge),
             Ok(n) => bytes.extend_from_slice(&chunk[..n]),
             Err(err) if err.kind() == io::ErrorKind::Interrupted => {}
-            Err(err) => return Err(SelectionError::Pipe(err)),
+            Err(err) => return Err(ClipboardError::Pipe(err)),
         }
     }
 }
@@ -251,13 +221,13 @@ fn read_until_closed(reading: OwnedFd, deadline: Instant) -> Result<Vec<u8>, Sel
 /// The holder's side: reads the text from standard input, takes the selection, prints the
 /// ready line, lets go of its caller, and serves the text until another client takes the
 /// selection.
-pub fn serve() -> Result<(), SelectionError> {
+pub fn serve() -> Result<(), ClipboardError> {
     const OPERATION: &str = "taking the clipboard";
     crate::x11::clipboard::close_inherited();
     let mut text = String::new();
     io::stdin()
         .read_to_string(&mut text)
-        .map_err(SelectionError::Caller)?;
+        .map_err(ClipboardError::Caller)?;
     let mut endpoint = Endpoint::open()?;
     let handle = endpoint.queue.handle();
     let source = endpoint.manager.create_data_source(&handle, ());
@@ -267,12 +237,12 @@ pub fn serve() -> Result<(), SelectionError> {
     endpoint.device.set_selection(Some(&source));
     endpoint.roundtrip(OPERATION)?;
     if endpoint.state.cancelled {
-        return Err(SelectionError::Lost);
+        return Err(ClipboardError::Lost);
     }
     let mut stdout = io::stdout().lock();
     writeln!(stdout, "{}", crate::x11::clipboard::READY)
         .and_then(|()| stdout.flush())
-        .map_err(SelectionError::Caller)?;
+        .map_err(ClipboardError::Caller)?;
     drop(stdout);
     crate::x11::clipboard::detach();
     let text: Arc<[u8]> = Arc::from(text.into_bytes());
@@ -334,30 +304,6 @@ impl Dispatch<WlRegistry, GlobalListContents> for State {
         _: &WlRegistry,
         _: <WlRegistry as Proxy>::Event,
         _: &GlobalListContents,
-        _: &Connection,
-        _: &QueueHandle<Self>,
-    ) {
-    }
-}
-
-impl Dispatch<WlSeat, ()> for State {
-    fn event(
-        _: &mut Self,
-        _: &WlSeat,
-        _: <WlSeat as Proxy>::Event,
-        _: &(),
-        _: &Connection,
-        _: &QueueHandle<Self>,
-    ) {
-    }
-}
-
-impl Dispatch<ZwlrDataControlManagerV1, ()> for State {
-    fn event(
-        _: &mut Self,
-        _: &ZwlrDataControlManagerV1,
-        _: <ZwlrDataControlManagerV1 as Proxy>::Event,
-        _: &(),
         _: &Connection,
         _: &QueueHandle<Self>,
     ) {
@@ -431,6 +377,9 @@ impl Dispatch<ZwlrDataControlSourceV1, ()> for State {
     }
 }
 
+delegate_noop!(State: ignore WlSeat);
+delegate_noop!(State: ignore ZwlrDataControlManagerV1);
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -448,7 +397,7 @@ mod tests {
         let (reading, _writing) = pipe().expect("a pipe");
         let silent = read_until_closed(reading, Instant::now() + Duration::from_millis(100));
         assert!(
-            matches!(silent, Err(SelectionError::OwnerTimeout(_))),
+            matches!(silent, Err(ClipboardError::OwnerSilent(_))),
             "{silent:?}"
         );
     }

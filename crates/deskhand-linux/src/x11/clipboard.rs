@@ -138,7 +138,17 @@ pub enum ClipboardError {
     HolderTimeout { program: String },
 
     #[error(transparent)]
-    Wayland(#[from] crate::wayland::selection::SelectionError),
+    Wayland(#[from] crate::wayland::WaylandError),
+
+    #[error(
+        "the application that copied last did not send the clipboard's text within {:.0} s; it \
+         may be busy or hung: try again, or copy again from a responsive application",
+        .0.as_secs_f64()
+    )]
+    OwnerSilent(Duration),
+
+    #[error("the pipe the clipboard's text comes through failed ({0}); read it again")]
+    Pipe(io::Error),
 }
 
 /// What the clipboard offers now.
