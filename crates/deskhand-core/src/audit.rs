@@ -201,15 +201,14 @@ impl AuditEntry {
                         entry.keys = Some(redact_keys(keys));
                     }
                 }
-                Kept::Direction | Kept::Amount => {
-                    if let Action::Scroll {
-                        direction, amount, ..
-                    } = action
-                    {
-                        match kept {
-                            Kept::Direction => entry.direction = Some(*direction),
-                            _ => entry.amount = Some(*amount),
-                        }
+                Kept::Direction => {
+                    if let Action::Scroll { direction, .. } = action {
+                        entry.direction = Some(*direction);
+                    }
+                }
+                Kept::Amount => {
+                    if let Action::Scroll { amount, .. } = action {
+                        entry.amount = Some(*amount);
                     }
                 }
                 Kept::Detail => entry.detail = detail_of(action),
