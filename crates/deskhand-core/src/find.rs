@@ -1,9 +1,9 @@
 //! Elements named by what they show (`find`) instead of a ref number, looked up in the surface's
 //! tree at call time: what lets a batch act on a dialog its own earlier step opened.
 
-use crate::action::{Find, RefId, TargetId};
+use crate::action::{Find, RefId};
 use crate::backend::Backend;
-use crate::desk::{Surface, resolve};
+use crate::desk::Surface;
 use crate::error::{Error, ErrorKind, Result};
 use crate::model::{Node, Role, Tree, WindowInfo};
 use crate::ocr::{TextReader, name_unnamed, window_from_pixels};
@@ -22,16 +22,6 @@ pub(crate) struct SurfaceTrees {
 }
 
 impl SurfaceTrees {
-    pub(crate) async fn read<B: Backend>(
-        backend: &B,
-        session: &mut Session,
-        reader: Option<&TextReader>,
-        target: Option<TargetId>,
-    ) -> Result<Self> {
-        let surface = resolve(backend, session, target).await?;
-        Self::of(backend, session, reader, surface).await
-    }
-
     /// The trees of `surface`. A window without an accessibility tree is read from its pixels
     /// when there is a `reader`; on a screen surface such a window is unreadable (its pixels
     /// may be covered by others): observing it alone reads it.

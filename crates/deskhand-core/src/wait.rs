@@ -11,7 +11,7 @@ use crate::action::{Check, Condition, ElementMatch, TargetId, WaitSpec};
 use crate::backend::Backend;
 use crate::control::{Control, Progress};
 use crate::coords::region_to_rect;
-use crate::desk::{Outcome, Reply, Surface, resolve};
+use crate::desk::{Outcome, Reach, Reply, Surface, resolve};
 use crate::error::{Error, ErrorKind, Result};
 use crate::find::SurfaceTrees;
 use crate::model::{ElementHandle, Node, Role, WindowKey};
@@ -74,12 +74,13 @@ pub(crate) async fn wait<B: Backend>(
     backend: &B,
     session: &mut Session,
     reader: Option<&TextReader>,
-    target: Option<TargetId>,
+    reach: &mut Reach,
     spec: &WaitSpec,
     control: &Control,
 ) -> Result<Reply> {
     let started = Instant::now();
-    let surface = match resolve(backend, session, target).await {
+    let target = reach.target();
+    let surface = match reach.surface(backend, session).await {
         Ok(surface) => surface,
         // Waiting for a window to close that is closed already: held at once.
         Err(err)

@@ -201,14 +201,13 @@ async fn perform<B: Backend>(
     reach: &mut Reach,
     control: &Control,
 ) -> Result<Reply> {
-    let target = call.target;
     match call.action {
         Action::Apps => apps(backend, session).await,
         Action::Installed => crate::manage::installed(backend).await,
         Action::Windows => windows(backend, session).await,
-        Action::Observe(spec) => observe(backend, session, config, target, &spec).await,
-        Action::Screenshot => capture(backend, session, config, target, None).await,
-        Action::Zoom { region } => capture(backend, session, config, target, Some(region)).await,
+        Action::Observe(spec) => observe(backend, session, config, reach, &spec).await,
+        Action::Screenshot => capture(backend, session, config, reach, None).await,
+        Action::Zoom { region } => capture(backend, session, config, reach, Some(region)).await,
         Action::Click { place, click } => {
             click_at(backend, session, config, reach, place, click).await
         }
@@ -261,15 +260,7 @@ async fn perform<B: Backend>(
             ))
         }
         Action::Wait(spec) => {
-            crate::wait::wait(
-                backend,
-                session,
-                config.ocr.as_ref(),
-                target,
-                &spec,
-                control,
-            )
-            .await
+            crate::wait::wait(backend, session, config.ocr.as_ref(), reach, &spec, control).await
         }
         Action::Batch(steps) => {
             Ok(crate::batch::batch(backend, session, config, steps, control).await)

@@ -2,7 +2,7 @@
 
 use serde_json::json;
 
-use crate::action::{ObserveSpec, TargetId};
+use crate::action::ObserveSpec;
 use crate::backend::Backend;
 use crate::coords::region_to_rect;
 use crate::error::{Error, ErrorKind, Result};
@@ -12,16 +12,17 @@ use crate::ocr::add_unlisted_text;
 use crate::render::{FENCE, one_line, plural, render};
 use crate::session::{Observation, Session};
 
-use super::{Config, Outcome, Reply, describe_surface, make_current, resolve};
+use super::{Config, Outcome, Reach, Reply, describe_surface, make_current};
 
 pub(super) async fn observe<B: Backend>(
     backend: &B,
     session: &mut Session,
     config: &Config,
-    target: Option<TargetId>,
+    reach: &mut Reach,
     spec: &ObserveSpec,
 ) -> Result<Reply> {
-    let mut read = SurfaceTrees::read(backend, session, config.ocr.as_ref(), target).await?;
+    let surface = reach.surface(backend, session).await?;
+    let mut read = SurfaceTrees::of(backend, session, config.ocr.as_ref(), surface).await?;
     let added = if spec.ocr && !read.from_pixels {
         Some(add_pixel_text(backend, config, &mut read).await?)
     } else {
@@ -167,10 +168,10 @@ pub(super) async fn capture<B: Backend>(
     backend: &B,
     session: &mut Session,
     config: &Config,
-    target: Option<TargetId>,
+    reach: &mut Reach,
     region: Option<[f64; 4]>,
 ) -> Result<Reply> {
-    let surface = resolve(backend, session, target).await?;
+    let surface = reach.surface(backend, session).await?;
     let (rect, kind) = match region {
         Some(region) => (region_to_rect(&surface.rect, region)?, "zoom"),
         None => (surface.rect, "screenshot"),
