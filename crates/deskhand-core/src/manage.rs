@@ -9,7 +9,7 @@ use serde_json::json;
 use crate::action::{TargetId, WindowSpec, WindowState};
 use crate::backend::Backend;
 use crate::control::Control;
-use crate::desk::{Outcome, Reach, Reply, Surface};
+use crate::desk::{Acted, Did, Outcome, Reach, Reply, Surface};
 use crate::error::{Error, ErrorKind, Result};
 use crate::model::{WindowChange, WindowInfo};
 use crate::render::{FENCE, escape, plural};
@@ -35,24 +35,6 @@ async fn target_window<B: Backend>(
         .clone()
         .ok_or_else(|| Error::bad_argument("this action needs a window, not the screen"))?;
     Ok((surface, window))
-}
-
-fn done(did: String, data: serde_json::Value) -> Reply {
-    Reply {
-        text: format!("done: {did}\n"),
-        outcome: Outcome::Done,
-        image: None,
-        data,
-    }
-}
-
-fn unconfirmed(text: String, data: serde_json::Value) -> Reply {
-    Reply {
-        text: format!("applied but unconfirmed: {text}\n"),
-        outcome: Outcome::Unconfirmed,
-        image: None,
-        data,
-    }
 }
 
 /// Reads the window again until `test` holds or the time is up; `None` once the window is gone.
@@ -83,14 +65,11 @@ pub(crate) async fn focus<B: Backend>(
 ) -> Result<Reply> {
     let (surface, window) = target_window(backend, session, reach).await?;
     backend.activate(&window).await?;
-    Ok(done(
-        format!(
-            "{} \"{}\" is raised and has the keyboard focus",
-            surface.label,
-            escape(&window.title)
-        ),
-        json!({"action": "focus", "window": surface.label}),
-    ))
+    Ok(Acted::done(Did::Focus {
+        window: surface.label,
+        title: window.title,
+    })
+    .into())
 }
 
 pub(crate) async fn close<B: Backend>(
@@ -101,18 +80,12 @@ pub(crate) async fn close<B: Backend>(
     let (surface, window) = target_window(backend, session, reach).await?;
     backend.close(&window).await?;
     let (_, still) = settle(backend, &window, |_| false).await?;
-    let data = json!({"action": "close", "window": surface.label, "closed": still.is_none()});
-    Ok(match still {
-        None => done(format!("closed {}", surface.label), data),
-        Some(_) => unconfirmed(
-            format!(
-                "asked {} to close, and it is still open after {} s: the app may be asking something (unsaved changes?); observe it, or `kill` its app if the user wants that",
-                surface.label,
-                SETTLE_TIMEOUT.as_secs()
-            ),
-            data,
-        ),
+    Ok(Acted::done(Did::Close {
+        window: surface.label,
+        closed: still.is_none(),
+        waited_s: SETTLE_TIMEOUT.as_secs(),
     })
+    .into())
 }
 
 pub(crate) async fn kill<B: Backend>(
@@ -134,10 +107,7 @@ pub(crate) async fn kill<B: Backend>(
     };
     let app = format!("a{}", session.app_id(pid));
     backend.kill(pid).await?;
-    Ok(done(
-        format!("killed {app} (process {pid}); its unsaved work is lost"),
-        json!({"action": "kill", "app": app, "pid": pid}),
-    ))
+    Ok(Acted::done(Did::Kill { app, pid }).into())
 }
 
 pub(crate) async fn arrange<B: Backend>(
@@ -180,7 +150,6 @@ pub(crate) async fn arrange<B: Backend>(
         }
         current = now;
     }
-    let b = current.bounds;
     let state = if current.minimized {
         "minimized"
     } else if current.maximized {
@@ -188,20 +157,13 @@ pub(crate) async fn arrange<B: Backend>(
     } else {
         "normal"
     };
-    let now = format!("{},{} {}x{} {state}", b.x, b.y, b.width, b.height);
-    let data = json!({"action": "window", "window": surface.label, "bounds": b, "state": state});
-    Ok(if unmet.is_empty() {
-        done(format!("{} is now {now}", surface.label), data)
-    } else {
-        unconfirmed(
-            format!(
-                "the window manager did not show {} for {}; it is now {now}",
-                unmet.join(", "),
-                surface.label
-            ),
-            data,
-        )
+    Ok(Acted::done(Did::Window {
+        window: surface.label,
+        bounds: current.bounds,
+        state,
+        unmet,
     })
+    .into())
 }
 
 /// Whether the window shows the change. Window managers may adjust a size to the app's
@@ -277,13 +239,12 @@ pub(crate) async fn launch<B: Backend>(
             break window.clone();
         }
         if started.elapsed() >= LAUNCH_TIMEOUT {
-            return Ok(unconfirmed(
-                format!(
-                    "started {app} (process {pid}) but no window of it appeared within {} s; it may still be starting or may have handed over to a running instance: call `windows`, or `wait` with {{\"new_window\": true}}",
-                    LAUNCH_TIMEOUT.as_secs()
-                ),
-                json!({"action": "launch", "app": app, "pid": pid}),
-            ));
+            return Ok(Acted::done(Did::LaunchedUnseen {
+                app: app.to_owned(),
+                pid,
+                waited_s: LAUNCH_TIMEOUT.as_secs(),
+            })
+            .into());
         }
         if !control.sleep(POLL * 2).await {
             return Err(Error::new(
@@ -303,25 +264,17 @@ pub(crate) async fn launch<B: Backend>(
     let window_id = format!("w{}", session.window_id(window.key()));
     let app_id = format!("a{}", session.app_id(window.pid.unwrap_or(pid)));
     session.current = Some(TargetId::Window(session.window_id(window.key())));
-    Ok(Reply {
-        text: format!(
-            "{}: launched {app} as {app_id} with window {window_id} \"{}\" after {:.1} s{note}\n",
-            if kept {
-                "done"
-            } else {
-                "applied but unconfirmed"
-            },
-            escape(&window.title),
-            started.elapsed().as_secs_f64()
-        ),
-        outcome: if kept {
-            Outcome::Done
-        } else {
-            Outcome::Unconfirmed
-        },
-        image: None,
-        data: json!({"action": "launch", "app": app_id, "window": window_id, "pid": pid, "title": window.title}),
+    Ok(Acted::done(Did::Launch {
+        app: app_id,
+        window: window_id,
+        pid,
+        title: window.title,
+        name: app.to_owned(),
+        seconds: started.elapsed().as_secs_f64(),
+        focus_note: note,
+        focus_kept: kept,
     })
+    .into())
 }
 
 /// Window managers focus a new window a moment after it maps: for a while the focus is given
@@ -381,21 +334,10 @@ pub(crate) async fn read_clipboard<B: Backend>(backend: &B) -> Result<Reply> {
 pub(crate) async fn write_clipboard<B: Backend>(backend: &B, text: &str) -> Result<Reply> {
     backend.write_clipboard(text).await?;
     let back = backend.read_clipboard().await?;
-    let chars = text.chars().count();
-    let data = json!({"action": "clipboard", "characters": chars});
     // The text is not echoed: it may be a secret the user asked to paste.
-    Ok(if back.text.as_deref() == Some(text) {
-        done(
-            format!(
-                "the clipboard holds {} (read back)",
-                plural(chars, "character", "characters")
-            ),
-            data,
-        )
-    } else {
-        unconfirmed(
-            "the clipboard was written but reads back differently: another program may have taken it; read it with `clipboard`".into(),
-            data,
-        )
+    Ok(Acted::done(Did::WriteClipboard {
+        characters: text.chars().count(),
+        read_back: back.text.as_deref() == Some(text),
     })
+    .into())
 }

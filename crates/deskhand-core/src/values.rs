@@ -7,6 +7,7 @@ use serde_json::json;
 
 use crate::action::{Place, ValueArg};
 use crate::backend::Backend;
+use crate::desk::{Acted, Did};
 use crate::desk::{Config, Outcome, Reach, Reply, element_failure};
 use crate::error::{Error, ErrorKind, Result};
 use crate::find::normalize;
@@ -125,14 +126,12 @@ pub(crate) async fn set_value<B: Backend>(
             }
             if role == Role::Password {
                 // Its content is never read, so it cannot be read back.
-                return Ok(Reply {
-                    text: format!(
-                        "applied but unconfirmed: set {label}; a password field's content is never read back, so it was not checked\n"
-                    ),
-                    outcome: Outcome::Unconfirmed,
-                    image: None,
-                    data: json!({"action": "set_value", "ref": element.id.to_string(), "confirmed": false}),
-                });
+                return Ok(Acted::done(Did::SetPassword {
+                    reference: element.id.to_string(),
+                    confirmed: false,
+                    label,
+                })
+                .into());
             }
             Wanted::Text(text)
         }
@@ -151,11 +150,7 @@ pub(crate) async fn set_value<B: Backend>(
         }
         tokio::time::sleep(POLL).await;
     };
-    let shown = wanted.to_string();
-    let data = json!({
-        "action": "set_value", "ref": element.id.to_string(),
-        "value": read, "confirmed": wanted.matches(read.as_deref()),
-    });
+    let confirmed = wanted.matches(read.as_deref());
     let how = if typed {
         " by typing (it did not take the change through accessibility)"
     } else if picked {
@@ -163,31 +158,15 @@ pub(crate) async fn set_value<B: Backend>(
     } else {
         ""
     };
-    Ok(if wanted.matches(read.as_deref()) {
-        Reply {
-            text: format!(
-                "done: set {label} to \"{}\"{how} (read back)\n",
-                escape(&shown)
-            ),
-            outcome: Outcome::Done,
-            image: None,
-            data,
-        }
-    } else {
-        Reply {
-            text: format!(
-                "applied but unconfirmed: set {label} to \"{}\", but it reads back {}; the app may round, limit or refuse the value: observe it before trying again\n",
-                escape(&shown),
-                match &read {
-                    Some(read) => format!("\"{}\"", escape(read)),
-                    None => "no value".into(),
-                }
-            ),
-            outcome: Outcome::Unconfirmed,
-            image: None,
-            data,
-        }
+    Ok(Acted::done(Did::SetValue {
+        reference: element.id.to_string(),
+        value: read,
+        confirmed,
+        label,
+        wanted: wanted.to_string(),
+        how,
     })
+    .into())
 }
 
 /// Types the text over the field's content when the accessibility change left it exactly as
@@ -910,17 +889,13 @@ pub(crate) async fn select<B: Backend>(
         scope = item.handle.clone();
     }
     crate::learn::acted(config, session, &window, Step::Select(walked.clone()));
-    let how = if in_request {
-        "by opening its menus through accessibility and clicking the item with the pointer"
-    } else {
-        "through accessibility"
-    };
-    Ok(Reply {
-        text: format!("done: selected {} in {label} {how}\n", menu_label(&walked)),
-        outcome: Outcome::Done,
-        image: None,
-        data: json!({"action": "select", "window": label, "path": walked}),
+    Ok(Acted::done(Did::Select {
+        window: label,
+        item: menu_label(&walked),
+        path: walked,
+        through_pointer: in_request,
     })
+    .into())
 }
 
 /// Opens, top down, each walked menu level not opened yet, reading the tree again after each:

@@ -1,15 +1,16 @@
 //! Clicks: through the element's accessibility action where it has one, else with the pointer.
 
-use serde_json::json;
-
 use crate::action::{ClickSpec, Place};
-use crate::backend::{Backend, InputOutcome};
+use crate::backend::Backend;
 use crate::error::{Error, ErrorKind, Result};
 use crate::model::{MouseButton, WindowInfo};
 use crate::render::{click_action, escape};
 use crate::session::Session;
 
-use super::{Config, Named, Reach, Reply, element_failure, ensure_focused, intended, ref_center};
+use super::{
+    Acted, ClickPath, Config, Did, Named, Reach, Reply, element_failure, ensure_focused, intended,
+    ref_center,
+};
 
 fn click_verb(click: &ClickSpec) -> String {
     let times = match click.count {
@@ -77,13 +78,15 @@ pub(super) async fn click_at<B: Backend>(
                 // Qt answers an action only once the dialog it opened closes: the window is
                 // the confirmation.
                 learn_click(config, session, &element, &click);
-                return Ok(Reply::input(
-                    InputOutcome::Done,
-                    format!(
-                        "{verb} {label} through its accessibility action \"{action}\"; it opened {opened} (the app answers the request only once that window closes)"
-                    ),
-                    json!({"action": "click", "ref": reference, "path": "accessibility", "accessibility_action": action, "opened": opened}),
-                ));
+                return Ok(Acted::done(Did::ClickByAction {
+                    reference,
+                    path: ClickPath::Accessibility,
+                    accessibility_action: action.clone(),
+                    opened: Some(opened),
+                    verb,
+                    label,
+                })
+                .into());
             }
             ran.map_err(|err| {
                 intended(
@@ -96,13 +99,15 @@ pub(super) async fn click_at<B: Backend>(
                 return Ok(reply);
             }
             learn_click(config, session, &element, &click);
-            return Ok(Reply::input(
-                InputOutcome::Done,
-                format!(
-                    "{verb} {label} through its accessibility action \"{action}\" (pointer not moved)"
-                ),
-                json!({"action": "click", "ref": reference, "path": "accessibility", "accessibility_action": action}),
-            ));
+            return Ok(Acted::done(Did::ClickByAction {
+                reference,
+                path: ClickPath::Accessibility,
+                accessibility_action: action.clone(),
+                opened: None,
+                verb,
+                label,
+            })
+            .into());
         }
         // The pointer clicks whatever shows at the point: the element's window comes to the
         // front first, or the click would land on a window covering it.
@@ -117,24 +122,28 @@ pub(super) async fn click_at<B: Backend>(
         } else {
             ""
         };
-        return Ok(Reply::input(
-            InputOutcome::Done,
-            format!(
-                "{verb} {label} with the pointer at its center (pixel {},{}){read}",
-                pixel.x, pixel.y
-            ),
-            json!({"action": "click", "ref": reference, "path": "pointer", "pixel": pixel}),
-        ));
+        return Ok(Acted::done(Did::ClickOnElement {
+            reference,
+            path: ClickPath::Pointer,
+            pixel,
+            unblocked: false,
+            verb,
+            label,
+            read,
+        })
+        .into());
     }
     let spot = reach.locate(backend, session, &place).await?;
     backend
         .click(spot.pixel, click.button, click.count, &click.modifiers)
         .await?;
-    Ok(Reply::input(
-        InputOutcome::Done,
-        format!("{verb} at {} with the pointer", spot.describe()),
-        json!({"action": "click", "path": "pointer", "pixel": spot.pixel}),
-    ))
+    Ok(Acted::done(Did::ClickAtPoint {
+        path: ClickPath::Pointer,
+        pixel: spot.pixel,
+        verb,
+        at: spot.describe(),
+    })
+    .into())
 }
 
 /// The windows of `window`'s process that appeared since the latest action began; none when
@@ -228,14 +237,18 @@ async fn unblock<B: Backend>(
     ensure_focused(backend, window).await?;
     let pixel = bounds.center();
     backend.click(pixel, MouseButton::Left, 1, &[]).await?;
-    Ok(Some(Reply::input(
-        InputOutcome::Done,
-        format!(
-            "{verb} {label} with the pointer at its center (pixel {},{}): its accessibility action opened a dialog inside the accessibility request, which keeps this app from answering until the dialog closes, so deskhand closed that dialog at once and clicked with the pointer instead; the dialog it opens can be observed and answered",
-            pixel.x, pixel.y
-        ),
-        json!({"action": "click", "ref": element.id.to_string(), "path": "pointer", "pixel": pixel, "unblocked": true}),
-    )))
+    Ok(Some(
+        Acted::done(Did::ClickOnElement {
+            reference: element.id.to_string(),
+            path: ClickPath::Pointer,
+            pixel,
+            unblocked: true,
+            verb: verb.to_owned(),
+            label,
+            read: "",
+        })
+        .into(),
+    ))
 }
 
 /// GTK ignores a button's activation while the previous one is still being shown (250 ms), so

@@ -6,7 +6,7 @@ use serde_json::json;
 
 use crate::action::{Action, Call};
 use crate::audit::{AuditEntry, AuditLog};
-use crate::backend::{Backend, InputOutcome, Partial};
+use crate::backend::Backend;
 use crate::control::Control;
 use crate::coords::to_pixel;
 use crate::error::{Error, ErrorKind, Result};
@@ -17,12 +17,14 @@ use crate::render::{escape, plural};
 use crate::safety;
 use crate::session::{Session, SurfaceKey};
 
+mod answer;
 mod click;
 mod observe;
 mod reach;
 mod surface;
 mod typing;
 
+pub(crate) use answer::{Acted, ClickPath, Did};
 use click::{click_at, window_label};
 use observe::{capture, observe};
 pub(crate) use reach::{Named, Reach};
@@ -101,30 +103,6 @@ impl Reply {
             outcome: Outcome::Observed,
             image: None,
             data,
-        }
-    }
-
-    fn input(outcome: InputOutcome, did: String, data: serde_json::Value) -> Self {
-        match outcome {
-            InputOutcome::Done => Self {
-                text: format!("done: {did}\n"),
-                outcome: Outcome::Done,
-                image: None,
-                data,
-            },
-            InputOutcome::Partial(Partial {
-                sent,
-                total,
-                unit,
-                reason,
-            }) => Self {
-                text: format!(
-                    "applied but unconfirmed: only {sent} of {total} {unit} were sent before the input failed ({reason}); intended: {did}; check the target's state before acting again\n"
-                ),
-                outcome: Outcome::Unconfirmed,
-                image: None,
-                data,
-            },
         }
     }
 }
@@ -222,11 +200,11 @@ async fn perform<B: Backend>(
         Action::Hover { place } => {
             let spot = reach.locate(backend, session, &place).await?;
             backend.move_pointer(spot.pixel).await?;
-            Ok(Reply::input(
-                InputOutcome::Done,
-                format!("moved the pointer to {} without clicking", spot.describe()),
-                json!({"action": "hover", "pixel": spot.pixel}),
-            ))
+            Ok(Acted::done(Did::Hover {
+                pixel: spot.pixel,
+                at: spot.describe(),
+            })
+            .into())
         }
         Action::Button {
             down,
@@ -241,23 +219,12 @@ async fn perform<B: Backend>(
                 at = format!("at {}", spot.describe());
             }
             backend.button(button, down, &modifiers).await?;
-            let verb = if down { "pressed" } else { "released" };
-            let button_name = serde_json::to_value(button)
-                .ok()
-                .and_then(|v| v.as_str().map(str::to_owned))
-                .unwrap_or_default();
-            Ok(Reply::input(
-                InputOutcome::Done,
-                format!(
-                    "{verb} the {button_name} button {at}{}",
-                    if down {
-                        "; it stays down until `up`"
-                    } else {
-                        ""
-                    }
-                ),
-                json!({"action": if down { "down" } else { "up" }, "button": button}),
-            ))
+            let did = if down {
+                Did::Down { button, at }
+            } else {
+                Did::Up { button, at }
+            };
+            Ok(Acted::done(did).into())
         }
         Action::Wait(spec) => {
             crate::wait::wait(backend, session, config.ocr.as_ref(), reach, &spec, control).await
@@ -285,19 +252,7 @@ async fn perform<B: Backend>(
         }
         Action::Forget { app } => {
             let windows = memory(config)?.forget(app.as_deref())?;
-            let what = match &app {
-                Some(app) => format!("what it knew of \"{}\"", escape(app)),
-                None => "everything it knew".to_string(),
-            };
-            Ok(Reply {
-                text: format!(
-                    "done: memory forgot {what} ({})\n",
-                    plural(windows, "window", "windows")
-                ),
-                outcome: Outcome::Done,
-                image: None,
-                data: json!({"action": "forget", "app": app, "windows": windows}),
-            })
+            Ok(Acted::done(Did::Forget { app, windows }).into())
         }
         Action::WriteClipboard { text } => crate::manage::write_clipboard(backend, &text).await,
         Action::Press { keys } => {
@@ -305,12 +260,13 @@ async fn perform<B: Backend>(
                 Some(label) => format!("in {label}, the focused window"),
                 None => "with no window focused".to_string(),
             };
-            let outcome = backend.press_keys(&keys).await?;
-            Ok(Reply::input(
-                outcome,
-                format!("pressed {keys} {into}"),
-                json!({"action": "press", "keys": keys.to_string()}),
-            ))
+            let sent = backend.press_keys(&keys).await?;
+            let keys = keys.to_string();
+            Ok(Acted {
+                did: Did::Press { keys, into },
+                sent,
+            }
+            .into())
         }
         Action::Scroll {
             place,
@@ -321,25 +277,19 @@ async fn perform<B: Backend>(
                 Some(place) => Some(reach.locate(backend, session, place).await?),
                 None => None,
             };
-            let did = format!(
-                "scrolled {} {} {}",
-                serde_json::to_value(direction)
-                    .ok()
-                    .and_then(|v| v.as_str().map(str::to_owned))
-                    .unwrap_or_default(),
-                plural(amount as usize, "click", "clicks"),
-                at.as_ref()
-                    .map(|l| format!("at {}", l.describe()))
-                    .unwrap_or_else(|| "where the pointer is".into())
-            );
+            let described = at
+                .as_ref()
+                .map(|l| format!("at {}", l.describe()))
+                .unwrap_or_else(|| "where the pointer is".into());
             backend
                 .scroll(at.map(|l| l.pixel), direction, amount)
                 .await?;
-            Ok(Reply::input(
-                InputOutcome::Done,
-                did,
-                json!({"action": "scroll", "direction": direction, "amount": amount}),
-            ))
+            Ok(Acted::done(Did::Scroll {
+                direction,
+                amount,
+                at: described,
+            })
+            .into())
         }
         Action::Drag {
             from,
@@ -365,19 +315,15 @@ async fn perform<B: Backend>(
                     std::time::Duration::from_millis(u64::from(duration_ms)),
                 )
                 .await?;
-            let through = match via.len() {
-                0 => String::new(),
-                n => format!(" through {}", plural(n, "point", "points")),
-            };
-            Ok(Reply::input(
-                InputOutcome::Done,
-                format!(
-                    "dragged from {} to {}{through}",
-                    start.describe(),
-                    end.describe()
-                ),
-                json!({"action": "drag", "from": start.pixel, "to": end.pixel, "points": points.len()}),
-            ))
+            Ok(Acted::done(Did::Drag {
+                from: start.pixel,
+                to: end.pixel,
+                points: points.len(),
+                from_at: start.describe(),
+                to_at: end.describe(),
+                via: via.len(),
+            })
+            .into())
         }
     }
 }

@@ -1,13 +1,11 @@
 //! Keyboard input into an element or the focus, and making sure keys go where they are meant.
 
-use serde_json::json;
-
 use crate::action::Place;
 use crate::backend::{Backend, InputOutcome};
+use crate::desk::{Acted, Did};
 use crate::error::{Error, ErrorKind, Result};
 use crate::keys::{Chord, Key, Keys};
 use crate::model::{MouseButton, Role, WindowInfo};
-use crate::render::plural;
 use crate::session::{Session, TypedInto};
 
 use super::{Named, Reach, Reply, element_failure, intended, point_on, ref_center, window_label};
@@ -204,11 +202,16 @@ pub(super) async fn type_text<B: Backend>(
             .press_keys(&Keys::from(Chord::ctrl(Key::Char('a'))))
             .await?;
         if selected != InputOutcome::Done {
-            return Ok(Reply::input(
-                selected,
-                format!("selected all in {into} to replace it, but typed nothing"),
-                json!({"action": "type", "characters": 0, "replace": true}),
-            ));
+            return Ok(Acted {
+                did: Did::Type {
+                    characters: 0,
+                    replace: true,
+                    into,
+                    selected_only: true,
+                },
+                sent: selected,
+            }
+            .into());
         }
     }
     // The text is never echoed: it may be a password.
@@ -224,14 +227,14 @@ pub(super) async fn type_text<B: Backend>(
             text: text.to_owned(),
             sent: std::time::Instant::now(),
         });
-    let typed = plural(chars, "character", "characters");
-    Ok(Reply::input(
-        outcome,
-        if replace {
-            format!("replaced the content of {into} with {typed}")
-        } else {
-            format!("typed {typed} into {into}")
+    Ok(Acted {
+        did: Did::Type {
+            characters: chars,
+            replace,
+            into,
+            selected_only: false,
         },
-        json!({"action": "type", "characters": chars, "replace": replace}),
-    ))
+        sent: outcome,
+    }
+    .into())
 }

@@ -1,0 +1,684 @@
+//! What an action did, as typed fields, and the one renderer that turns it into the reply: its
+//! sentence and its structured data come from the same fields, so the text and the JSON cannot
+//! disagree, and every action's wording is in this file.
+
+use serde::Serialize;
+
+use crate::backend::{InputOutcome, Partial};
+use crate::model::{MouseButton, Point, Rect, ScrollDirection};
+use crate::render::{escape, plural};
+
+use super::{Outcome, Reply};
+
+/// An action's result: what it did, and whether all of its input was sent.
+pub(crate) struct Acted {
+    pub(crate) did: Did,
+    pub(crate) sent: InputOutcome,
+}
+
+impl Acted {
+    /// An action whose input went out whole.
+    pub(crate) fn done(did: Did) -> Acted {
+        Acted {
+            did,
+            sent: InputOutcome::Done,
+        }
+    }
+}
+
+/// How a click reached its element: the JSON's `path`.
+#[derive(Serialize, Clone, Copy)]
+#[serde(rename_all = "lowercase")]
+pub(crate) enum ClickPath {
+    Accessibility,
+    Pointer,
+}
+
+/// What an action did. Fields marked `skip` are only for the sentence: a place's description,
+/// the verb a click's button and modifiers make.
+#[derive(Serialize)]
+#[serde(tag = "action", rename_all = "snake_case")]
+pub(crate) enum Did {
+    /// An element clicked through its accessibility action.
+    #[serde(rename = "click")]
+    ClickByAction {
+        #[serde(rename = "ref")]
+        reference: String,
+        path: ClickPath,
+        accessibility_action: String,
+        /// The windows it opened, when the app answers the request only once they close.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        opened: Option<String>,
+        #[serde(skip)]
+        verb: String,
+        #[serde(skip)]
+        label: String,
+    },
+    /// An element clicked with the pointer at its center.
+    #[serde(rename = "click")]
+    ClickOnElement {
+        #[serde(rename = "ref")]
+        reference: String,
+        path: ClickPath,
+        pixel: Point,
+        /// Its accessibility action opened a dialog inside the request, which was closed.
+        #[serde(skip_serializing_if = "std::ops::Not::not")]
+        unblocked: bool,
+        #[serde(skip)]
+        verb: String,
+        #[serde(skip)]
+        label: String,
+        /// What the app said of the element once clicked, when it is worth saying.
+        #[serde(skip)]
+        read: &'static str,
+    },
+    /// A point clicked with the pointer.
+    #[serde(rename = "click")]
+    ClickAtPoint {
+        path: ClickPath,
+        pixel: Point,
+        #[serde(skip)]
+        verb: String,
+        #[serde(skip)]
+        at: String,
+    },
+    Hover {
+        pixel: Point,
+        #[serde(skip)]
+        at: String,
+    },
+    Down {
+        button: MouseButton,
+        #[serde(skip)]
+        at: String,
+    },
+    Up {
+        button: MouseButton,
+        #[serde(skip)]
+        at: String,
+    },
+    Press {
+        keys: String,
+        #[serde(skip)]
+        into: String,
+    },
+    Scroll {
+        direction: ScrollDirection,
+        amount: u32,
+        #[serde(skip)]
+        at: String,
+    },
+    Drag {
+        from: Point,
+        to: Point,
+        points: usize,
+        #[serde(skip)]
+        from_at: String,
+        #[serde(skip)]
+        to_at: String,
+        #[serde(skip)]
+        via: usize,
+    },
+    /// Text typed; never the text itself, which may be a password.
+    Type {
+        characters: usize,
+        replace: bool,
+        #[serde(skip)]
+        into: String,
+        /// Only the content was selected, to be replaced: the selection did not go out whole.
+        #[serde(skip)]
+        selected_only: bool,
+    },
+    SetValue {
+        #[serde(rename = "ref")]
+        reference: String,
+        value: Option<String>,
+        confirmed: bool,
+        #[serde(skip)]
+        label: String,
+        #[serde(skip)]
+        wanted: String,
+        /// How it was set when accessibility did not take it.
+        #[serde(skip)]
+        how: &'static str,
+    },
+    /// A password field set: its content is never read, so never checked.
+    #[serde(rename = "set_value")]
+    SetPassword {
+        #[serde(rename = "ref")]
+        reference: String,
+        confirmed: bool,
+        #[serde(skip)]
+        label: String,
+    },
+    Select {
+        window: String,
+        path: Vec<String>,
+        #[serde(skip)]
+        item: String,
+        #[serde(skip)]
+        through_pointer: bool,
+    },
+    Launch {
+        app: String,
+        window: String,
+        pid: u32,
+        title: String,
+        #[serde(skip)]
+        name: String,
+        #[serde(skip)]
+        seconds: f64,
+        /// Where the focus ended when the app was launched behind the focused window.
+        #[serde(skip)]
+        focus_note: String,
+        #[serde(skip)]
+        focus_kept: bool,
+    },
+    /// An app started whose window did not appear in time.
+    #[serde(rename = "launch")]
+    LaunchedUnseen {
+        app: String,
+        pid: u32,
+        #[serde(skip)]
+        waited_s: u64,
+    },
+    Focus {
+        window: String,
+        #[serde(skip)]
+        title: String,
+    },
+    Close {
+        window: String,
+        closed: bool,
+        #[serde(skip)]
+        waited_s: u64,
+    },
+    Kill {
+        app: String,
+        pid: u32,
+    },
+    Window {
+        window: String,
+        bounds: Rect,
+        state: &'static str,
+        /// The changes the window manager did not show.
+        #[serde(skip)]
+        unmet: Vec<String>,
+    },
+    #[serde(rename = "clipboard")]
+    WriteClipboard {
+        characters: usize,
+        #[serde(skip)]
+        read_back: bool,
+    },
+    Forget {
+        app: Option<String>,
+        windows: usize,
+    },
+}
+
+impl Did {
+    /// Whether the action's own check saw it take effect; the input may still have gone out
+    /// only in part ([`Acted::sent`]).
+    fn confirmed(&self) -> bool {
+        match self {
+            Did::SetValue { confirmed, .. } | Did::SetPassword { confirmed, .. } => *confirmed,
+            Did::Launch { focus_kept, .. } => *focus_kept,
+            Did::LaunchedUnseen { .. } => false,
+            Did::Close { closed, .. } => *closed,
+            Did::Window { unmet, .. } => unmet.is_empty(),
+            Did::WriteClipboard { read_back, .. } => *read_back,
+            _ => true,
+        }
+    }
+
+    fn sentence(&self) -> String {
+        match self {
+            Did::ClickByAction {
+                accessibility_action,
+                opened: Some(opened),
+                verb,
+                label,
+                ..
+            } => format!(
+                "{verb} {label} through its accessibility action \"{accessibility_action}\"; it opened {opened} (the app answers the request only once that window closes)"
+            ),
+            Did::ClickByAction {
+                accessibility_action,
+                opened: None,
+                verb,
+                label,
+                ..
+            } => format!(
+                "{verb} {label} through its accessibility action \"{accessibility_action}\" (pointer not moved)"
+            ),
+            Did::ClickOnElement {
+                pixel,
+                unblocked: true,
+                verb,
+                label,
+                ..
+            } => format!(
+                "{verb} {label} with the pointer at its center (pixel {},{}): its accessibility action opened a dialog inside the accessibility request, which keeps this app from answering until the dialog closes, so deskhand closed that dialog at once and clicked with the pointer instead; the dialog it opens can be observed and answered",
+                pixel.x, pixel.y
+            ),
+            Did::ClickOnElement {
+                pixel,
+                unblocked: false,
+                verb,
+                label,
+                read,
+                ..
+            } => format!(
+                "{verb} {label} with the pointer at its center (pixel {},{}){read}",
+                pixel.x, pixel.y
+            ),
+            Did::ClickAtPoint { verb, at, .. } => format!("{verb} at {at} with the pointer"),
+            Did::Hover { at, .. } => format!("moved the pointer to {at} without clicking"),
+            Did::Down { button, at } => format!(
+                "pressed the {} button {at}; it stays down until `up`",
+                name_of(button)
+            ),
+            Did::Up { button, at } => format!("released the {} button {at}", name_of(button)),
+            Did::Press { keys, into } => format!("pressed {keys} {into}"),
+            Did::Scroll {
+                direction,
+                amount,
+                at,
+            } => format!(
+                "scrolled {} {} {at}",
+                name_of(direction),
+                plural(*amount as usize, "click", "clicks")
+            ),
+            Did::Drag {
+                from_at, to_at, via, ..
+            } => {
+                let through = match via {
+                    0 => String::new(),
+                    n => format!(" through {}", plural(*n, "point", "points")),
+                };
+                format!("dragged from {from_at} to {to_at}{through}")
+            }
+            Did::Type {
+                into,
+                selected_only: true,
+                ..
+            } => format!("selected all in {into} to replace it, but typed nothing"),
+            Did::Type {
+                characters,
+                replace,
+                into,
+                ..
+            } => {
+                let typed = plural(*characters, "character", "characters");
+                if *replace {
+                    format!("replaced the content of {into} with {typed}")
+                } else {
+                    format!("typed {typed} into {into}")
+                }
+            }
+            Did::SetValue {
+                confirmed: true,
+                label,
+                wanted,
+                how,
+                ..
+            } => format!("set {label} to \"{}\"{how} (read back)", escape(wanted)),
+            Did::SetValue {
+                value,
+                confirmed: false,
+                label,
+                wanted,
+                ..
+            } => format!(
+                "set {label} to \"{}\", but it reads back {}; the app may round, limit or refuse the value: observe it before trying again",
+                escape(wanted),
+                match value {
+                    Some(read) => format!("\"{}\"", escape(read)),
+                    None => "no value".into(),
+                }
+            ),
+            Did::SetPassword { label, .. } => format!(
+                "set {label}; a password field's content is never read back, so it was not checked"
+            ),
+            Did::Select {
+                window,
+                item,
+                through_pointer,
+                ..
+            } => format!(
+                "selected {item} in {window} {}",
+                if *through_pointer {
+                    "by opening its menus through accessibility and clicking the item with the pointer"
+                } else {
+                    "through accessibility"
+                }
+            ),
+            Did::Launch {
+                app,
+                window,
+                title,
+                name,
+                seconds,
+                focus_note,
+                ..
+            } => format!(
+                "launched {name} as {app} with window {window} \"{}\" after {seconds:.1} s{focus_note}",
+                escape(title)
+            ),
+            Did::LaunchedUnseen { app, pid, waited_s } => format!(
+                "started {app} (process {pid}) but no window of it appeared within {waited_s} s; it may still be starting or may have handed over to a running instance: call `windows`, or `wait` with {{\"new_window\": true}}"
+            ),
+            Did::Focus { window, title } => format!(
+                "{window} \"{}\" is raised and has the keyboard focus",
+                escape(title)
+            ),
+            Did::Close {
+                window,
+                closed: true,
+                ..
+            } => format!("closed {window}"),
+            Did::Close {
+                window, waited_s, ..
+            } => format!(
+                "asked {window} to close, and it is still open after {waited_s} s: the app may be asking something (unsaved changes?); observe it, or `kill` its app if the user wants that"
+            ),
+            Did::Kill { app, pid } => {
+                format!("killed {app} (process {pid}); its unsaved work is lost")
+            }
+            Did::Window {
+                window,
+                bounds: b,
+                state,
+                unmet,
+            } => {
+                let now = format!("{},{} {}x{} {state}", b.x, b.y, b.width, b.height);
+                if unmet.is_empty() {
+                    format!("{window} is now {now}")
+                } else {
+                    format!(
+                        "the window manager did not show {} for {window}; it is now {now}",
+                        unmet.join(", ")
+                    )
+                }
+            }
+            Did::WriteClipboard {
+                characters,
+                read_back: true,
+            } => format!(
+                "the clipboard holds {} (read back)",
+                plural(*characters, "character", "characters")
+            ),
+            Did::WriteClipboard { .. } => "the clipboard was written but reads back differently: another program may have taken it; read it with `clipboard`".into(),
+            Did::Forget { app, windows } => format!(
+                "memory forgot {} ({})",
+                match app {
+                    Some(app) => format!("what it knew of \"{}\"", escape(app)),
+                    None => "everything it knew".to_string(),
+                },
+                plural(*windows, "window", "windows")
+            ),
+        }
+    }
+}
+
+/// A unit enum's name as its JSON spells it (`right`, `down`).
+fn name_of(value: &impl Serialize) -> String {
+    serde_json::to_value(value)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_owned))
+        .unwrap_or_default()
+}
+
+impl From<Acted> for Reply {
+    fn from(acted: Acted) -> Reply {
+        let did = acted.did.sentence();
+        let data = serde_json::to_value(&acted.did).unwrap_or_default();
+        let (text, outcome) = match acted.sent {
+            InputOutcome::Partial(Partial {
+                sent,
+                total,
+                unit,
+                reason,
+            }) => (
+                format!(
+                    "applied but unconfirmed: only {sent} of {total} {unit} were sent before the input failed ({reason}); intended: {did}; check the target's state before acting again\n"
+                ),
+                Outcome::Unconfirmed,
+            ),
+            InputOutcome::Done if acted.did.confirmed() => {
+                (format!("done: {did}\n"), Outcome::Done)
+            }
+            InputOutcome::Done => (
+                format!("applied but unconfirmed: {did}\n"),
+                Outcome::Unconfirmed,
+            ),
+        };
+        Reply {
+            text,
+            outcome,
+            image: None,
+            data,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::action::ACTIONS;
+
+    fn pixel() -> Point {
+        Point { x: 10, y: 20 }
+    }
+
+    /// One of each kind of result, as a handler fills it.
+    fn samples() -> Vec<Did> {
+        let verb = || "clicked".to_string();
+        let label = || "e3 button \"OK\"".to_string();
+        vec![
+            Did::ClickByAction {
+                reference: "e3".into(),
+                path: ClickPath::Accessibility,
+                accessibility_action: "click".into(),
+                opened: None,
+                verb: verb(),
+                label: label(),
+            },
+            Did::ClickOnElement {
+                reference: "e3".into(),
+                path: ClickPath::Pointer,
+                pixel: pixel(),
+                unblocked: false,
+                verb: verb(),
+                label: label(),
+                read: "",
+            },
+            Did::ClickAtPoint {
+                path: ClickPath::Pointer,
+                pixel: pixel(),
+                verb: verb(),
+                at: "500,500 of w1".into(),
+            },
+            Did::Hover {
+                pixel: pixel(),
+                at: "e3".into(),
+            },
+            Did::Down {
+                button: MouseButton::Left,
+                at: "where the pointer is".into(),
+            },
+            Did::Up {
+                button: MouseButton::Right,
+                at: "where the pointer is".into(),
+            },
+            Did::Press {
+                keys: "ctrl+s".into(),
+                into: "in w1, the focused window".into(),
+            },
+            Did::Scroll {
+                direction: ScrollDirection::Down,
+                amount: 3,
+                at: "where the pointer is".into(),
+            },
+            Did::Drag {
+                from: pixel(),
+                to: pixel(),
+                points: 2,
+                from_at: "e1".into(),
+                to_at: "e2".into(),
+                via: 0,
+            },
+            Did::Type {
+                characters: 5,
+                replace: false,
+                into: label(),
+                selected_only: false,
+            },
+            Did::SetValue {
+                reference: "e3".into(),
+                value: Some("7".into()),
+                confirmed: true,
+                label: label(),
+                wanted: "7".into(),
+                how: "",
+            },
+            Did::SetPassword {
+                reference: "e3".into(),
+                confirmed: false,
+                label: label(),
+            },
+            Did::Select {
+                window: "w1".into(),
+                path: vec!["File".into(), "Save".into()],
+                item: "File > Save".into(),
+                through_pointer: false,
+            },
+            Did::Launch {
+                app: "a2".into(),
+                window: "w4".into(),
+                pid: 42,
+                title: "Untitled".into(),
+                name: "mousepad".into(),
+                seconds: 0.8,
+                focus_note: String::new(),
+                focus_kept: true,
+            },
+            Did::LaunchedUnseen {
+                app: "mousepad".into(),
+                pid: 42,
+                waited_s: 20,
+            },
+            Did::Focus {
+                window: "w1".into(),
+                title: "Untitled".into(),
+            },
+            Did::Close {
+                window: "w1".into(),
+                closed: true,
+                waited_s: 3,
+            },
+            Did::Kill {
+                app: "a2".into(),
+                pid: 42,
+            },
+            Did::Window {
+                window: "w1".into(),
+                bounds: Rect {
+                    x: 0,
+                    y: 0,
+                    width: 640,
+                    height: 480,
+                },
+                state: "normal",
+                unmet: Vec::new(),
+            },
+            Did::WriteClipboard {
+                characters: 4,
+                read_back: true,
+            },
+            Did::Forget {
+                app: None,
+                windows: 3,
+            },
+        ]
+    }
+
+    #[test]
+    fn every_result_names_its_action_as_the_table_spells_it() {
+        for did in samples() {
+            let data = serde_json::to_value(&did).unwrap();
+            let name = data["action"].as_str().unwrap().to_owned();
+            assert!(
+                ACTIONS.iter().any(|spec| spec.text == name),
+                "{name} is not an action"
+            );
+        }
+    }
+
+    #[test]
+    fn what_only_the_sentence_needs_stays_out_of_the_data() {
+        let data = serde_json::to_value(Did::Hover {
+            pixel: pixel(),
+            at: "e3 button \"OK\" (pixel 10,20)".into(),
+        })
+        .unwrap();
+        assert_eq!(
+            data,
+            serde_json::json!({"action": "hover", "pixel": serde_json::to_value(pixel()).unwrap()})
+        );
+        let data = serde_json::to_value(Did::Type {
+            characters: 5,
+            replace: false,
+            into: "e3 entry \"Password\"".into(),
+            selected_only: false,
+        })
+        .unwrap();
+        assert_eq!(
+            data,
+            serde_json::json!({"action": "type", "characters": 5, "replace": false})
+        );
+    }
+
+    #[test]
+    fn done_only_when_the_input_went_out_whole_and_the_action_saw_it_take_effect() {
+        for did in samples() {
+            let confirmed = did.confirmed();
+            let sentence = did.sentence();
+            let reply = Reply::from(Acted::done(did));
+            let (prefix, outcome) = if confirmed {
+                ("done: ", Outcome::Done)
+            } else {
+                ("applied but unconfirmed: ", Outcome::Unconfirmed)
+            };
+            assert_eq!(reply.text, format!("{prefix}{sentence}\n"));
+            assert_eq!(reply.outcome, outcome);
+        }
+        let still_open = Did::Close {
+            window: "w1".into(),
+            closed: false,
+            waited_s: 3,
+        };
+        assert!(!still_open.confirmed());
+        let reply = Reply::from(Acted {
+            did: Did::Press {
+                keys: "ctrl+s".into(),
+                into: "in w1, the focused window".into(),
+            },
+            sent: InputOutcome::Partial(Partial {
+                sent: 1,
+                total: 2,
+                unit: "key chords",
+                reason: "the X server went away".into(),
+            }),
+        });
+        assert_eq!(reply.outcome, Outcome::Unconfirmed);
+        assert!(
+            reply
+                .text
+                .contains("only 1 of 2 key chords were sent before the input failed (the X server went away); intended: pressed ctrl+s in w1, the focused window;"),
+            "{}",
+            reply.text
+        );
+    }
+}
