@@ -4,15 +4,12 @@
 use std::collections::HashSet;
 use std::time::{Duration, Instant};
 
-use serde_json::json;
-
 use crate::action::{TargetId, WindowSpec, WindowState};
 use crate::backend::Backend;
 use crate::control::Control;
-use crate::desk::{Acted, Did, Outcome, Reach, Reply, Surface};
+use crate::desk::{Acted, Did, Listed, Reach, Reply, Surface};
 use crate::error::{Error, ErrorKind, Result};
 use crate::model::{WindowChange, WindowInfo};
-use crate::render::{FENCE, escape, plural};
 use crate::session::Session;
 
 /// How long a launched app has to show its first window.
@@ -197,25 +194,13 @@ fn change_text(change: WindowChange) -> String {
 }
 
 pub(crate) async fn installed<B: Backend>(backend: &B) -> Result<Reply> {
-    let apps = backend.installed().await?;
-    let gaps = backend.installed_gaps().await;
-    let not_listed: String = gaps
-        .iter()
-        .map(|gap| format!(" · not listed: {}", escape(gap)))
-        .collect();
-    let mut text = format!(
-        "installed · {} · launch one with {{\"action\": \"launch\", \"app\": id}}{not_listed}\n{FENCE}\n",
-        plural(apps.len(), "app", "apps")
-    );
-    for app in &apps {
-        text.push_str(&format!("{} \"{}\"\n", escape(&app.id), escape(&app.name)));
+    let installed = backend.installed().await?;
+    let not_listed = backend.installed_gaps().await;
+    Ok(Listed::Installed {
+        installed,
+        not_listed,
     }
-    Ok(Reply {
-        text,
-        outcome: Outcome::Observed,
-        image: None,
-        data: json!({"installed": apps, "not_listed": gaps}),
-    })
+    .into())
 }
 
 pub(crate) async fn launch<B: Backend>(
@@ -309,26 +294,11 @@ async fn keep_focus<B: Backend>(
 
 pub(crate) async fn read_clipboard<B: Backend>(backend: &B) -> Result<Reply> {
     let content = backend.read_clipboard().await?;
-    let types = if content.types.is_empty() {
-        "no types".to_string()
-    } else {
-        content.types.join(", ")
-    };
-    let text = match &content.text {
-        Some(text) => format!(
-            "clipboard · {} · types: {types}\n{FENCE}\n\"{}\"\n",
-            plural(text.chars().count(), "character", "characters"),
-            escape(text)
-        ),
-        None if content.types.is_empty() => "clipboard · empty\n".to_string(),
-        None => format!("clipboard · no text · types: {types}\n"),
-    };
-    Ok(Reply {
-        text,
-        outcome: Outcome::Observed,
-        image: None,
-        data: json!({"text": content.text, "types": content.types}),
-    })
+    Ok(Listed::Clipboard {
+        text: content.text,
+        types: content.types,
+    }
+    .into())
 }
 
 pub(crate) async fn write_clipboard<B: Backend>(backend: &B, text: &str) -> Result<Reply> {

@@ -3,18 +3,16 @@
 
 use std::time::{Duration, Instant};
 
-use serde_json::json;
-
 use crate::action::{Place, ValueArg};
 use crate::backend::Backend;
-use crate::desk::{Acted, Did};
-use crate::desk::{Config, Outcome, Reach, Reply, element_failure};
+use crate::desk::{Acted, Did, Listed, ReadTag};
+use crate::desk::{Config, Reach, Reply, element_failure};
 use crate::error::{Error, ErrorKind, Result};
 use crate::find::normalize;
 use crate::keys::{Chord, Key, Keys};
 use crate::memory::Step;
 use crate::model::{ElementHandle, Node, Role};
-use crate::render::{FENCE, click_action, escape, plural, thousands};
+use crate::render::{click_action, escape, plural};
 use crate::session::Session;
 
 /// How long an opened menu has to show the next level's items.
@@ -352,32 +350,15 @@ pub(crate) async fn read_text<B: Backend>(
     }
     let page: String = text.chars().skip(offset).take(READ_PAGE_CHARS).collect();
     let end = offset + page.chars().count();
-    let more = if end < total {
-        format!(" · more: read with `offset` {end}")
-    } else {
-        String::new()
-    };
-    let mut body = format!(
-        "read {label} · characters {}–{} of {}{more}\n{FENCE}\n",
-        thousands(offset),
-        thousands(end),
-        thousands(total)
-    );
-    for line in page.split('\n') {
-        body.push_str(&format!("\"{}\"\n", escape(line)));
+    Ok(Listed::Read {
+        action: ReadTag::Read,
+        text: page,
+        offset,
+        end,
+        total,
+        label,
     }
-    Ok(Reply {
-        text: body,
-        outcome: Outcome::Observed,
-        image: None,
-        data: json!({
-            "action": "read",
-            "text": page,
-            "offset": offset,
-            "end": end,
-            "total": total,
-        }),
-    })
+    .into())
 }
 
 fn value_text(value: &ValueArg) -> String {

@@ -5,8 +5,8 @@
 use serde::Serialize;
 
 use crate::backend::{InputOutcome, Partial};
-use crate::model::{MouseButton, Point, Rect, ScrollDirection};
-use crate::render::{escape, plural};
+use crate::model::{InstalledApp, MouseButton, Point, Rect, ScrollDirection};
+use crate::render::{FENCE, MAX_NAME_CHARS, cut, escape, plural, thousands};
 
 use super::{Outcome, Reply};
 
@@ -463,6 +463,201 @@ impl From<Acted> for Reply {
     }
 }
 
+/// What a read found, as typed fields: like [`Did`], its text and its JSON come from them.
+#[derive(Serialize)]
+#[serde(untagged)]
+pub(crate) enum Listed {
+    Apps {
+        apps: Vec<AppRow>,
+    },
+    Windows {
+        windows: Vec<WindowRow>,
+        /// Why no window's position is known (GNOME without deskhand's extension).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        positions_unknown: Option<String>,
+    },
+    Installed {
+        installed: Vec<InstalledApp>,
+        /// Kinds of apps that could not be listed, one sentence each.
+        not_listed: Vec<String>,
+    },
+    Clipboard {
+        text: Option<String>,
+        types: Vec<String>,
+    },
+    /// A page of one element's text.
+    Read {
+        action: ReadTag,
+        text: String,
+        offset: usize,
+        end: usize,
+        total: usize,
+        #[serde(skip)]
+        label: String,
+    },
+}
+
+/// `"action": "read"` in a read's JSON, as the actions' results carry their name.
+#[derive(Serialize)]
+#[serde(rename_all = "lowercase")]
+pub(crate) enum ReadTag {
+    Read,
+}
+
+#[derive(Serialize)]
+pub(crate) struct AppRow {
+    /// `a3`.
+    pub(crate) id: String,
+    pub(crate) name: String,
+    pub(crate) pid: u32,
+    pub(crate) windows: usize,
+    pub(crate) focused: bool,
+}
+
+#[derive(Serialize)]
+pub(crate) struct WindowRow {
+    /// `w3`.
+    pub(crate) id: String,
+    pub(crate) title: String,
+    pub(crate) app: String,
+    pub(crate) app_id: Option<String>,
+    /// `None` where positions are unknown; the size is then given alone.
+    pub(crate) bounds: Option<Rect>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) size: Option<[u32; 2]>,
+    pub(crate) focused: bool,
+    pub(crate) minimized: bool,
+}
+
+impl Listed {
+    fn text(&self) -> String {
+        match self {
+            Listed::Apps { apps } => {
+                let mut text = format!("apps · {}\n", plural(apps.len(), "app", "apps"));
+                for app in apps {
+                    text.push_str(&format!(
+                        "{} \"{}\" pid {} · {}{}\n",
+                        app.id,
+                        escape(&app.name),
+                        app.pid,
+                        plural(app.windows, "window", "windows"),
+                        if app.focused { " · focused" } else { "" }
+                    ));
+                }
+                text
+            }
+            Listed::Windows {
+                windows,
+                positions_unknown,
+            } => {
+                let mut text = format!(
+                    "windows · {} · {}\n",
+                    plural(windows.len(), "window", "windows"),
+                    match positions_unknown {
+                        Some(why) => format!("focused first · {why}"),
+                        None => "top first".to_owned(),
+                    }
+                );
+                for window in windows {
+                    let app = window
+                        .app_id
+                        .as_ref()
+                        .map(|id| format!("{id} "))
+                        .unwrap_or_default();
+                    let place = match (window.bounds, window.size) {
+                        (Some(b), _) => format!("{},{} {}x{}", b.x, b.y, b.width, b.height),
+                        (None, Some([width, height])) => {
+                            format!("size {width}x{height}, position unknown")
+                        }
+                        (None, None) => "position unknown".to_owned(),
+                    };
+                    text.push_str(&format!(
+                        "{} \"{}\" · app {app}\"{}\" · {place}{}{}\n",
+                        window.id,
+                        escape(&cut(&window.title, MAX_NAME_CHARS).0),
+                        escape(&window.app),
+                        if window.focused { " · focused" } else { "" },
+                        if window.minimized {
+                            " · minimized"
+                        } else {
+                            ""
+                        },
+                    ));
+                }
+                text
+            }
+            Listed::Installed {
+                installed,
+                not_listed,
+            } => {
+                let not_listed: String = not_listed
+                    .iter()
+                    .map(|gap| format!(" · not listed: {}", escape(gap)))
+                    .collect();
+                let mut text = format!(
+                    "installed · {} · launch one with {{\"action\": \"launch\", \"app\": id}}{not_listed}\n{FENCE}\n",
+                    plural(installed.len(), "app", "apps")
+                );
+                for app in installed {
+                    text.push_str(&format!("{} \"{}\"\n", escape(&app.id), escape(&app.name)));
+                }
+                text
+            }
+            Listed::Clipboard { text, types } => {
+                let types_listed = if types.is_empty() {
+                    "no types".to_string()
+                } else {
+                    types.join(", ")
+                };
+                match text {
+                    Some(text) => format!(
+                        "clipboard · {} · types: {types_listed}\n{FENCE}\n\"{}\"\n",
+                        plural(text.chars().count(), "character", "characters"),
+                        escape(text)
+                    ),
+                    None if types.is_empty() => "clipboard · empty\n".to_string(),
+                    None => format!("clipboard · no text · types: {types_listed}\n"),
+                }
+            }
+            Listed::Read {
+                text,
+                offset,
+                end,
+                total,
+                label,
+                ..
+            } => {
+                let more = if end < total {
+                    format!(" · more: read with `offset` {end}")
+                } else {
+                    String::new()
+                };
+                let mut body = format!(
+                    "read {label} · characters {}–{} of {}{more}\n{FENCE}\n",
+                    thousands(*offset),
+                    thousands(*end),
+                    thousands(*total)
+                );
+                for line in text.split('\n') {
+                    body.push_str(&format!("\"{}\"\n", escape(line)));
+                }
+                body
+            }
+        }
+    }
+}
+
+impl From<Listed> for Reply {
+    fn from(listed: Listed) -> Reply {
+        Reply {
+            text: listed.text(),
+            outcome: Outcome::Observed,
+            image: None,
+            data: serde_json::to_value(&listed).unwrap_or_default(),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -679,6 +874,59 @@ mod tests {
                 .contains("only 1 of 2 key chords were sent before the input failed (the X server went away); intended: pressed ctrl+s in w1, the focused window;"),
             "{}",
             reply.text
+        );
+    }
+
+    #[test]
+    fn a_window_without_a_known_position_gives_its_size_alone_in_both_forms() {
+        let row = |bounds, size| WindowRow {
+            id: "w1".into(),
+            title: "Calculator".into(),
+            app: "gnome-calculator".into(),
+            app_id: Some("a1".into()),
+            bounds,
+            size,
+            focused: true,
+            minimized: false,
+        };
+        let b = Rect {
+            x: 5,
+            y: 6,
+            width: 300,
+            height: 400,
+        };
+        let placed = Reply::from(Listed::Windows {
+            windows: vec![row(Some(b), None)],
+            positions_unknown: None,
+        });
+        assert!(
+            placed.text.contains("· 5,6 300x400 · focused"),
+            "{}",
+            placed.text
+        );
+        assert_eq!(placed.data["windows"][0]["bounds"]["width"], 300);
+        assert!(placed.data["windows"][0].get("size").is_none());
+        assert!(placed.data.get("positions_unknown").is_none());
+        let unplaced = Reply::from(Listed::Windows {
+            windows: vec![row(None, Some([300, 400]))],
+            positions_unknown: Some("the extension is not loaded".into()),
+        });
+        assert!(
+            unplaced
+                .text
+                .starts_with("windows · 1 window · focused first · the extension is not loaded\n"),
+            "{}",
+            unplaced.text
+        );
+        assert!(unplaced.text.contains("size 300x400, position unknown"));
+        assert!(unplaced.data["windows"][0]["bounds"].is_null());
+        assert_eq!(
+            unplaced.data["windows"][0]["size"],
+            serde_json::json!([300, 400])
+        );
+        assert_eq!(
+            unplaced.data["positions_unknown"],
+            "the extension is not loaded"
         );
     }
 }

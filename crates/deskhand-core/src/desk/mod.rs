@@ -2,7 +2,6 @@
 //! This file holds the call's way in and the small actions; the larger ones have a file each.
 
 use serde::Serialize;
-use serde_json::json;
 
 use crate::action::{Action, Call};
 use crate::audit::{AuditEntry, AuditLog};
@@ -13,7 +12,6 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::image::DEFAULT_MAX_EDGE;
 use crate::model::{Rect, WindowInfo};
 use crate::policy::Policy;
-use crate::render::{escape, plural};
 use crate::safety;
 use crate::session::{Session, SurfaceKey};
 
@@ -24,7 +22,8 @@ mod reach;
 mod surface;
 mod typing;
 
-pub(crate) use answer::{Acted, ClickPath, Did};
+pub(crate) use answer::{Acted, ClickPath, Did, Listed, ReadTag};
+use answer::{AppRow, WindowRow};
 use click::{click_at, window_label};
 use observe::{capture, observe};
 pub(crate) use reach::{Named, Reach};
@@ -180,9 +179,9 @@ async fn perform<B: Backend>(
     control: &Control,
 ) -> Result<Reply> {
     match call.action {
-        Action::Apps => apps(backend, session).await,
+        Action::Apps => apps(backend, session).await.map(Reply::from),
         Action::Installed => crate::manage::installed(backend).await,
-        Action::Windows => windows(backend, session).await,
+        Action::Windows => windows(backend, session).await.map(Reply::from),
         Action::Observe(spec) => observe(backend, session, config, reach, &spec).await,
         Action::Screenshot => capture(backend, session, config, reach, None).await,
         Action::Zoom { region } => capture(backend, session, config, reach, Some(region)).await,
@@ -337,74 +336,46 @@ fn memory(config: &Config) -> Result<&dyn crate::memory::Memory> {
     })
 }
 
-async fn apps<B: Backend>(backend: &B, session: &mut Session) -> Result<Reply> {
+async fn apps<B: Backend>(backend: &B, session: &mut Session) -> Result<Listed> {
     let apps = backend.apps().await?;
-    let mut text = format!("apps · {}\n", plural(apps.len(), "app", "apps"));
-    let mut listed = Vec::new();
-    for app in &apps {
-        let id = session.app_id(app.pid);
-        text.push_str(&format!(
-            "a{id} \"{}\" pid {} · {}{}\n",
-            escape(&app.name),
-            app.pid,
-            plural(app.windows, "window", "windows"),
-            if app.focused { " · focused" } else { "" }
-        ));
-        listed.push(json!({"id": format!("a{id}"), "name": app.name, "pid": app.pid, "windows": app.windows, "focused": app.focused}));
-    }
-    Ok(Reply::observed(text, json!({"apps": listed})))
+    let apps = apps
+        .into_iter()
+        .map(|app| AppRow {
+            id: format!("a{}", session.app_id(app.pid)),
+            name: app.name,
+            pid: app.pid,
+            windows: app.windows,
+            focused: app.focused,
+        })
+        .collect();
+    Ok(Listed::Apps { apps })
 }
 
-async fn windows<B: Backend>(backend: &B, session: &mut Session) -> Result<Reply> {
+async fn windows<B: Backend>(backend: &B, session: &mut Session) -> Result<Listed> {
     let windows = backend.windows().await?;
-    let unplaced = backend.positions_unknown().await;
-    let mut text = format!(
-        "windows · {} · {}\n",
-        plural(windows.len(), "window", "windows"),
-        match &unplaced {
-            Some(why) => format!("focused first · {why}"),
-            None => "top first".to_owned(),
-        }
-    );
-    let mut listed = Vec::new();
-    for window in windows.iter().rev() {
-        let id = session.window_id(window.key());
-        let app = window
-            .pid
-            .map(|pid| format!("a{} ", session.app_id(pid)))
-            .unwrap_or_default();
-        let b = window.bounds;
-        let place = match unplaced {
-            Some(_) => format!("size {}x{}, position unknown", b.width, b.height),
-            None => format!("{},{} {}x{}", b.x, b.y, b.width, b.height),
-        };
-        text.push_str(&format!(
-            "w{id} \"{}\" · app {app}\"{}\" · {place}{}{}\n",
-            escape(&crate::render::cut(&window.title, crate::render::MAX_NAME_CHARS).0),
-            escape(&window.app_name),
-            if window.focused { " · focused" } else { "" },
-            if window.minimized {
-                " · minimized"
-            } else {
-                ""
-            },
-        ));
-        let mut entry = json!({
-            "id": format!("w{id}"), "title": window.title, "app": window.app_name,
-            "app_id": window.pid.map(|pid| format!("a{}", session.app_id(pid))),
-            "bounds": b, "focused": window.focused, "minimized": window.minimized,
-        });
-        if unplaced.is_some() {
-            entry["bounds"] = serde_json::Value::Null;
-            entry["size"] = json!([b.width, b.height]);
-        }
-        listed.push(entry);
-    }
-    let mut data = json!({"windows": listed});
-    if let Some(why) = unplaced {
-        data["positions_unknown"] = json!(why);
-    }
-    Ok(Reply::observed(text, data))
+    let positions_unknown = backend.positions_unknown().await;
+    let placed = positions_unknown.is_none();
+    let windows = windows
+        .into_iter()
+        .rev()
+        .map(|window| {
+            let b = window.bounds;
+            WindowRow {
+                id: format!("w{}", session.window_id(window.key())),
+                app_id: window.pid.map(|pid| format!("a{}", session.app_id(pid))),
+                title: window.title,
+                app: window.app_name,
+                bounds: placed.then_some(b),
+                size: (!placed).then_some([b.width, b.height]),
+                focused: window.focused,
+                minimized: window.minimized,
+            }
+        })
+        .collect();
+    Ok(Listed::Windows {
+        windows,
+        positions_unknown,
+    })
 }
 
 /// A failure after the request went out, saying what was asked: the reply calls it applied but
