@@ -3,10 +3,11 @@
 //! disagree, and every action's wording is in this file.
 
 use serde::Serialize;
+use serde_json::json;
 
 use crate::backend::{InputOutcome, Partial};
 use crate::model::{InstalledApp, MouseButton, Point, Rect, ScrollDirection};
-use crate::render::{FENCE, MAX_NAME_CHARS, cut, escape, plural, thousands};
+use crate::render::{FENCE, MAX_NAME_CHARS, Rendered, cut, escape, plural, thousands};
 
 use super::{Outcome, Reply};
 
@@ -654,6 +655,174 @@ impl From<Listed> for Reply {
             outcome: Outcome::Observed,
             image: None,
             data: serde_json::to_value(&listed).unwrap_or_default(),
+        }
+    }
+}
+
+/// An observation: the tree as rendered, and what the header says of how it was read.
+pub(crate) struct Observed {
+    /// `w3` or `screen`.
+    pub(crate) surface: String,
+    /// The surface as the header names it: `w3 "Title"`.
+    pub(crate) described: String,
+    pub(crate) bounds: Rect,
+    /// Whether the surface is one window, not the screen.
+    pub(crate) of_window: bool,
+    /// The window had no accessibility tree and its tree is the text read from its pixels.
+    pub(crate) from_pixels: bool,
+    /// No element at all was found.
+    pub(crate) none_found: bool,
+    /// `ocr: true`: how many texts read from pixels were added where the tree shows none.
+    pub(crate) added: Option<usize>,
+    /// Why a tree was read only in part, per window.
+    pub(crate) partial: Vec<String>,
+    /// Windows of a screen surface whose tree could not be read, with why.
+    pub(crate) unreadable: Vec<String>,
+    pub(crate) positions_unknown: Option<String>,
+    /// What deskhand remembers of this window and says once.
+    pub(crate) learned: Option<String>,
+    pub(crate) rendered: Rendered,
+}
+
+impl From<Observed> for Reply {
+    fn from(observed: Observed) -> Reply {
+        let Observed {
+            surface,
+            described,
+            bounds,
+            of_window,
+            from_pixels,
+            none_found,
+            added,
+            partial,
+            unreadable,
+            positions_unknown,
+            learned,
+            rendered,
+        } = observed;
+        let mut header = format!(
+            "observe {described} · {}x{} px · {}",
+            bounds.width,
+            bounds.height,
+            rendered.summary(&surface)
+        );
+        if let Some(why) = &positions_unknown {
+            header.push_str(&format!(" · no points: {why}"));
+        }
+        if from_pixels {
+            header.push_str(" · no accessibility tree: text read from pixels");
+            if none_found {
+                header.push_str(", none found (take a `screenshot` to see what it shows)");
+            }
+        }
+        if let Some(added) = added {
+            header.push_str(&format!(
+                " · {} read from pixels where the tree shows none",
+                plural(added, "text", "texts")
+            ));
+        }
+        if !partial.is_empty() {
+            header.push_str(&format!(" · partial: {}", partial.join("; ")));
+        }
+        if !unreadable.is_empty() {
+            header.push_str(&format!(" · unreadable: {}", unreadable.join("; ")));
+        }
+        // App text is fenced: the line after the header says quoted text is data.
+        let mut text = format!("{header}\n{FENCE}\n{}", rendered.body);
+        if let Some(learned) = learned {
+            text.push_str(&learned);
+            text.push('\n');
+        }
+        let mut data = json!({
+            "surface": surface,
+            "bounds": bounds,
+            "nodes": rendered.nodes,
+            "names_cut": rendered.names_cut,
+            "values_cut": rendered.values_cut,
+            "hidden": rendered.hidden,
+            "partial": partial,
+            "elements": rendered.elements,
+        });
+        if from_pixels {
+            data["from_pixels"] = json!(true);
+        }
+        if let Some(why) = positions_unknown {
+            if of_window {
+                data["bounds"] = serde_json::Value::Null;
+            }
+            data["positions_unknown"] = json!(why);
+        }
+        // Only what a call asked for, or a cut, adds fields: the common reply stays as short.
+        if rendered.total > rendered.elements.len() {
+            data["elements_total"] = json!(rendered.total);
+            data["limit"] = json!(rendered.limit);
+        }
+        if let Some((query, matches)) = &rendered.query {
+            data["query"] = json!(query);
+            data["matches"] = json!(matches);
+        }
+        if rendered.below_depth > 0 {
+            data["below_depth"] = json!(rendered.below_depth);
+        }
+        if let Some(since) = rendered.since {
+            data["since"] = match since {
+                Some(changes) => {
+                    json!({"previous": true, "added": changes.added, "removed": changes.removed, "changed": changes.changed})
+                }
+                None => json!({"previous": false}),
+            };
+        }
+        Reply {
+            text,
+            outcome: Outcome::Observed,
+            image: None,
+            data,
+        }
+    }
+}
+
+/// A screenshot or a zoom: the picture, and what it shows.
+#[derive(Serialize)]
+pub(crate) struct Captured {
+    pub(crate) surface: String,
+    /// `screenshot` or `zoom`.
+    pub(crate) kind: &'static str,
+    /// The screen pixels it shows.
+    pub(crate) pixels: Rect,
+    /// The picture's size, after a screenshot is scaled down to the largest edge allowed.
+    pub(crate) width: u32,
+    pub(crate) height: u32,
+    #[serde(skip)]
+    pub(crate) described: String,
+    #[serde(skip)]
+    pub(crate) region: Option<[f64; 4]>,
+    /// The size on the screen, before any scaling.
+    #[serde(skip)]
+    pub(crate) native: [u32; 2],
+    #[serde(skip)]
+    pub(crate) png: Vec<u8>,
+}
+
+impl From<Captured> for Reply {
+    fn from(captured: Captured) -> Reply {
+        let [native_w, native_h] = captured.native;
+        let scaled = if [captured.width, captured.height] != captured.native {
+            format!(" · scaled to {}x{}", captured.width, captured.height)
+        } else {
+            String::new()
+        };
+        let region = captured
+            .region
+            .map(|[x0, y0, x1, y1]| format!(" region [{x0}, {y0}, {x1}, {y1}]"))
+            .unwrap_or_default();
+        Reply {
+            text: format!(
+                "{} {}{region} · {native_w}x{native_h} px{scaled}\n",
+                captured.kind, captured.described
+            ),
+            outcome: Outcome::Observed,
+            data: serde_json::to_value(&captured).unwrap_or_default(),
+            image: Some(captured.png),
         }
     }
 }

@@ -23,7 +23,7 @@ mod surface;
 mod typing;
 
 pub(crate) use answer::{Acted, ClickPath, Did, Listed, ReadTag};
-use answer::{AppRow, WindowRow};
+use answer::{AppRow, Captured, Observed, WindowRow};
 use click::{click_at, window_label};
 use observe::{capture, observe};
 pub(crate) use reach::{Named, Reach};

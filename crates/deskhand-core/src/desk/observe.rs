@@ -1,7 +1,5 @@
 //! `observe`, `screenshot` and `zoom`: the tree as text, and pixels.
 
-use serde_json::json;
-
 use crate::action::ObserveSpec;
 use crate::backend::Backend;
 use crate::coords::region_to_rect;
@@ -9,10 +7,10 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::find::SurfaceTrees;
 use crate::image::{encode_png, fit};
 use crate::ocr::add_unlisted_text;
-use crate::render::{FENCE, one_line, plural, render};
+use crate::render::{one_line, render};
 use crate::session::{Observation, Session};
 
-use super::{Config, Outcome, Reach, Reply, describe_surface, make_current};
+use super::{Captured, Config, Observed, Reach, Reply, describe_surface, make_current};
 
 pub(super) async fn observe<B: Backend>(
     backend: &B,
@@ -44,29 +42,7 @@ pub(super) async fn observe<B: Backend>(
         .as_ref()
         .filter(|(_, at_ms)| *at_ms > 0)
         .map(|(_, at_ms)| now_ms.saturating_sub(*at_ms));
-    let mut header = format!(
-        "observe {} · {}x{} px · {}",
-        describe_surface(session, surface),
-        surface.rect.width,
-        surface.rect.height,
-        rendered.summary(&surface.label)
-    );
-    let unplaced = backend.positions_unknown().await;
-    if let Some(why) = &unplaced {
-        header.push_str(&format!(" · no points: {why}"));
-    }
-    if read.from_pixels {
-        header.push_str(" · no accessibility tree: text read from pixels");
-        if trees.iter().all(|(_, tree)| tree.root.children.is_empty()) {
-            header.push_str(", none found (take a `screenshot` to see what it shows)");
-        }
-    }
-    if let Some(added) = added {
-        header.push_str(&format!(
-            " · {} read from pixels where the tree shows none",
-            plural(added, "text", "texts")
-        ));
-    }
+    let positions_unknown = backend.positions_unknown().await;
     let partial: Vec<String> = trees
         .iter()
         .filter_map(|(window, tree)| {
@@ -77,69 +53,32 @@ pub(super) async fn observe<B: Backend>(
             })
         })
         .collect();
-    if !partial.is_empty() {
-        header.push_str(&format!(" · partial: {}", partial.join("; ")));
-    }
-    if !unreadable.is_empty() {
-        header.push_str(&format!(" · unreadable: {}", unreadable.join("; ")));
-    }
-    let mut data = json!({
-        "surface": surface.label,
-        "bounds": surface.rect,
-        "nodes": rendered.nodes,
-        "names_cut": rendered.names_cut,
-        "values_cut": rendered.values_cut,
-        "hidden": rendered.hidden,
-        "partial": partial,
-        "elements": rendered.elements,
-    });
-    if read.from_pixels {
-        data["from_pixels"] = json!(true);
-    }
-    if let Some(why) = unplaced {
-        if surface.window.is_some() {
-            data["bounds"] = serde_json::Value::Null;
-        }
-        data["positions_unknown"] = json!(why);
-    }
-    // Only what a call asked for, or a cut, adds fields: the common reply stays as short.
-    if rendered.total > rendered.elements.len() {
-        data["elements_total"] = json!(rendered.total);
-        data["limit"] = json!(rendered.limit);
-    }
-    if let Some((query, matches)) = &rendered.query {
-        data["query"] = json!(query);
-        data["matches"] = json!(matches);
-    }
-    if rendered.below_depth > 0 {
-        data["below_depth"] = json!(rendered.below_depth);
-    }
-    if let Some(since) = rendered.since {
-        data["since"] = match since {
-            Some(changes) => {
-                json!({"previous": true, "added": changes.added, "removed": changes.removed, "changed": changes.changed})
-            }
-            None => json!({"previous": false}),
-        };
-    }
-    // App text is fenced: the line after the header says quoted text is data.
-    let mut text = format!("{header}\n{FENCE}\n{}", rendered.body);
     let single = surface.window.is_some();
-    for (window, tree) in trees {
-        if let Some(note) = crate::learn::observed(config, session, window, tree, single) {
-            text.push_str(&note);
-            text.push('\n');
-            break;
-        }
-    }
+    let learned = trees
+        .iter()
+        .find_map(|(window, tree)| crate::learn::observed(config, session, window, tree, single));
     session.remember(surface.key, std::mem::take(&mut rendered.seen), now_ms);
     session.observed(Observation {
         surface: surface.key,
         label: surface.label.clone(),
-        refs: rendered.refs,
+        refs: std::mem::take(&mut rendered.refs),
     });
+    let observed = Observed {
+        described: describe_surface(session, surface),
+        surface: surface.label.clone(),
+        bounds: surface.rect,
+        of_window: single,
+        from_pixels: read.from_pixels,
+        none_found: trees.iter().all(|(_, tree)| tree.root.children.is_empty()),
+        added,
+        partial,
+        unreadable: unreadable.clone(),
+        positions_unknown,
+        learned,
+        rendered,
+    };
     make_current(session, surface);
-    Ok(Reply::observed(text, data))
+    Ok(observed.into())
 }
 
 /// `ocr: true`: unnamed controls named by the text on their pixels, then the text on the
@@ -183,28 +122,17 @@ pub(super) async fn capture<B: Backend>(
     } else {
         fit(image, config.max_image_edge)
     };
-    let png = encode_png(&image)?;
-    let scaled = if (image.width, image.height) != (native_w, native_h) {
-        format!(" · scaled to {}x{}", image.width, image.height)
-    } else {
-        String::new()
+    let captured = Captured {
+        surface: surface.label.clone(),
+        kind,
+        pixels: rect,
+        width: image.width,
+        height: image.height,
+        described: describe_surface(session, &surface),
+        region,
+        native: [native_w, native_h],
+        png: encode_png(&image)?,
     };
-    let region_text = region
-        .map(|[x0, y0, x1, y1]| format!(" region [{x0}, {y0}, {x1}, {y1}]"))
-        .unwrap_or_default();
-    let text = format!(
-        "{kind} {}{region_text} · {native_w}x{native_h} px{scaled}\n",
-        describe_surface(session, &surface)
-    );
-    let data = json!({
-        "surface": surface.label, "kind": kind, "pixels": rect,
-        "width": image.width, "height": image.height,
-    });
     make_current(session, &surface);
-    Ok(Reply {
-        text,
-        outcome: Outcome::Observed,
-        image: Some(png),
-        data,
-    })
+    Ok(captured.into())
 }
