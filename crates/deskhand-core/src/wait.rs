@@ -5,18 +5,16 @@ use std::collections::HashSet;
 use std::hash::{Hash, Hasher};
 use std::time::{Duration, Instant};
 
-use serde_json::json;
-
 use crate::action::{Check, Condition, ElementMatch, TargetId, WaitSpec};
 use crate::backend::Backend;
 use crate::control::{Control, Progress};
 use crate::coords::region_to_rect;
-use crate::desk::{Outcome, Reach, Reply, Surface, resolve};
+use crate::desk::{FoundWindow, Reach, Reply, Surface, Waited, resolve};
 use crate::error::{Error, ErrorKind, Result};
 use crate::find::SurfaceTrees;
 use crate::model::{ElementHandle, Node, Role, WindowKey};
 use crate::ocr::{TextReader, read_rect};
-use crate::render::{FENCE, escape, one_line, pick};
+use crate::render::{escape, one_line, pick};
 use crate::safety::{STOPPED_MESSAGE, in_corner};
 use crate::session::{Seen, Session};
 
@@ -88,13 +86,16 @@ pub(crate) async fn wait<B: Backend>(
                 && spec.conditions.iter().all(|c| *c == Condition::Gone) =>
         {
             let gone = target.or(session.current);
-            return Ok(held_reply(
-                gone.map_or_else(|| "the window".to_string(), |t| t.to_string()),
-                started.elapsed(),
-                1,
-                &["the window is gone".to_string()],
-                json!({}),
-            ));
+            return Ok(Waited {
+                held: true,
+                elapsed_ms: started.elapsed().as_millis() as u64,
+                not_met: None,
+                evidence: vec!["the window is gone".to_string()],
+                found: None,
+                label: gone.map_or_else(|| "the window".to_string(), |t| t.to_string()),
+                looks: 1,
+            }
+            .into());
         }
         // Windows opening anywhere need no particular surface: the current one closing (the
         // last window of an app) does not end such a wait.
@@ -169,11 +170,22 @@ pub(crate) async fn wait<B: Backend>(
             if let Some(id) = look.window.as_deref().and_then(|w| TargetId::parse(w).ok()) {
                 session.current = Some(id);
             }
-            let data = json!({"new_window": look.new_window, "window": look.window});
-            return Ok(held_reply(label, elapsed, looks, &look.evidence, data));
+            return Ok(Waited {
+                held: true,
+                elapsed_ms: elapsed.as_millis() as u64,
+                not_met: None,
+                evidence: look.evidence,
+                found: Some(FoundWindow {
+                    new_window: look.new_window,
+                    window: look.window,
+                }),
+                label,
+                looks,
+            }
+            .into());
         }
         if elapsed >= timeout {
-            return Ok(timeout_reply(&label, elapsed, looks, spec, &look));
+            return Ok(timed_out(label, elapsed, looks, spec, look).into());
         }
         let seconds = elapsed.as_secs();
         if seconds >= 1 && seconds > reported {
@@ -464,39 +476,7 @@ fn last_seen(
     }
 }
 
-fn held_reply(
-    label: String,
-    elapsed: Duration,
-    looks: u32,
-    evidence: &[String],
-    mut data: serde_json::Value,
-) -> Reply {
-    let text = format!(
-        "wait {label} · held after {:.1} s ({looks} {})\n{FENCE}\n{}\n",
-        elapsed.as_secs_f64(),
-        if looks == 1 { "look" } else { "looks" },
-        evidence.join("\n")
-    );
-    if let Some(map) = data.as_object_mut() {
-        map.insert("held".into(), json!(true));
-        map.insert("elapsed_ms".into(), json!(elapsed.as_millis() as u64));
-        map.insert("evidence".into(), json!(evidence));
-    }
-    Reply {
-        text,
-        outcome: Outcome::Observed,
-        image: None,
-        data,
-    }
-}
-
-fn timeout_reply(
-    label: &str,
-    elapsed: Duration,
-    looks: u32,
-    spec: &WaitSpec,
-    look: &Look,
-) -> Reply {
+fn timed_out(label: String, elapsed: Duration, looks: u32, spec: &WaitSpec, look: Look) -> Waited {
     let unmet: Vec<String> = spec
         .conditions
         .iter()
@@ -504,20 +484,14 @@ fn timeout_reply(
         .filter(|(_, held)| !**held)
         .map(|(condition, _)| one_line(&condition_text(condition)))
         .collect();
-    let text = format!(
-        "timeout: waited {:.1} s on {label} ({looks} looks); not met: {}; what was there at the last look follows; wait again, or observe to see why\n{FENCE}\n{}\n",
-        elapsed.as_secs_f64(),
-        unmet.join("; "),
-        look.evidence.join("\n")
-    );
-    Reply {
-        text,
-        outcome: Outcome::Failed,
-        image: None,
-        data: json!({
-            "held": false, "elapsed_ms": elapsed.as_millis() as u64,
-            "not_met": unmet, "evidence": look.evidence,
-        }),
+    Waited {
+        held: false,
+        elapsed_ms: elapsed.as_millis() as u64,
+        not_met: Some(unmet),
+        evidence: look.evidence,
+        found: None,
+        label,
+        looks,
     }
 }
 

@@ -781,6 +781,62 @@ impl From<Observed> for Reply {
     }
 }
 
+/// A wait's end: its conditions held, or the time ran out with the evidence of the last look.
+#[derive(Serialize)]
+pub(crate) struct Waited {
+    pub(crate) held: bool,
+    pub(crate) elapsed_ms: u64,
+    /// On a timeout: the conditions that did not hold.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) not_met: Option<Vec<String>>,
+    /// Per condition, what was seen at the last look.
+    pub(crate) evidence: Vec<String>,
+    #[serde(flatten)]
+    pub(crate) found: Option<FoundWindow>,
+    /// What was waited on: `w3`, `screen`.
+    #[serde(skip)]
+    pub(crate) label: String,
+    #[serde(skip)]
+    pub(crate) looks: u32,
+}
+
+/// The windows a held wait's conditions found.
+#[derive(Serialize)]
+pub(crate) struct FoundWindow {
+    pub(crate) new_window: Option<String>,
+    /// The window a window condition found, which the wait makes current.
+    pub(crate) window: Option<String>,
+}
+
+impl From<Waited> for Reply {
+    fn from(waited: Waited) -> Reply {
+        let seconds = waited.elapsed_ms as f64 / 1000.0;
+        let (label, looks, evidence) = (&waited.label, waited.looks, waited.evidence.join("\n"));
+        let (text, outcome) = match &waited.not_met {
+            None => (
+                format!(
+                    "wait {label} · held after {seconds:.1} s ({looks} {})\n{FENCE}\n{evidence}\n",
+                    if looks == 1 { "look" } else { "looks" },
+                ),
+                Outcome::Observed,
+            ),
+            Some(unmet) => (
+                format!(
+                    "timeout: waited {seconds:.1} s on {label} ({looks} looks); not met: {}; what was there at the last look follows; wait again, or observe to see why\n{FENCE}\n{evidence}\n",
+                    unmet.join("; "),
+                ),
+                Outcome::Failed,
+            ),
+        };
+        Reply {
+            text,
+            outcome,
+            image: None,
+            data: serde_json::to_value(&waited).unwrap_or_default(),
+        }
+    }
+}
+
 /// A screenshot or a zoom: the picture, and what it shows.
 #[derive(Serialize)]
 pub(crate) struct Captured {

@@ -22,7 +22,7 @@ mod reach;
 mod surface;
 mod typing;
 
-pub(crate) use answer::{Acted, ClickPath, Did, Listed, ReadTag};
+pub(crate) use answer::{Acted, ClickPath, Did, FoundWindow, Listed, ReadTag, Waited};
 use answer::{AppRow, Captured, Observed, WindowRow};
 use click::{click_at, window_label};
 use observe::{capture, observe};
