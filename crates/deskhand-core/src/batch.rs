@@ -3,12 +3,10 @@
 
 use std::time::Instant;
 
-use serde_json::json;
-
 use crate::action::{Action, Call, Condition};
 use crate::backend::Backend;
 use crate::control::{Control, Progress};
-use crate::desk::{Config, Outcome, Reply, execute_with};
+use crate::desk::{Batched, Config, Outcome, Reply, Step, execute_with};
 use crate::error::ErrorKind;
 use crate::safety::{STOPPED_MESSAGE, in_corner};
 use crate::session::Session;
@@ -22,12 +20,9 @@ pub(crate) async fn batch<B: Backend>(
 ) -> Reply {
     let started = Instant::now();
     let total = steps.len();
-    let mut text = String::new();
-    let mut listed = Vec::with_capacity(total);
-    let mut failed_index = None;
+    let mut ran = Vec::with_capacity(total);
     let mut changed_something = false;
     let mut last_outcome = Outcome::Observed;
-    let mut image = None;
     let opens_window: Vec<bool> = steps
         .iter()
         .map(|step| match &step.action {
@@ -36,7 +31,7 @@ pub(crate) async fn batch<B: Backend>(
         })
         .collect();
     for (index, step) in steps.into_iter().enumerate() {
-        let name = step.name();
+        let action = step.name();
         if opens_window.get(index + 1).copied().unwrap_or(false) {
             session.windows_before_step = backend.window_keys().await.ok();
         }
@@ -63,90 +58,36 @@ pub(crate) async fn batch<B: Backend>(
                 _ => Box::pin(execute_with(backend, session, config, step, control)).await,
             }
         };
-        match result {
+        let stop = match &result {
             Ok(reply) => {
-                let failed = reply.outcome == Outcome::Failed;
                 changed_something |= actuates;
                 last_outcome = reply.outcome;
-                if reply.image.is_some() {
-                    image = reply.image;
-                }
-                text.push_str(&format!("[{index}] {}", indent(&reply.text)));
-                listed.push(json!({
-                    "index": index, "action": name, "ok": !failed,
-                    "outcome": reply.outcome, "text": reply.text, "data": reply.data,
-                }));
-                if failed {
-                    failed_index = Some(index);
-                    break;
-                }
+                reply.outcome == Outcome::Failed
             }
-            Err(err) => {
-                let cancelled = err.kind == ErrorKind::Cancelled;
-                text.push_str(&format!("[{index}] {}", err.reply_text()));
-                listed.push(json!({
-                    "index": index, "action": name, "ok": false,
-                    "error": err.kind, "message": err.message,
-                }));
-                failed_index = Some(index);
-                if cancelled {
-                    text.push_str("the client cancelled the batch\n");
-                }
-                break;
-            }
+            Err(_) => true,
+        };
+        ran.push(Step {
+            index,
+            action,
+            result,
+        });
+        if stop {
+            break;
         }
         if started.elapsed().as_secs() >= 1 {
             control.report(Progress {
                 done: index as u32 + 1,
                 total: Some(total as u32),
-                message: format!("batch: step {index} ({name}) done"),
+                message: format!("batch: step {index} ({action}) done"),
             });
         }
     }
     session.windows_before_step = None;
-    let completed = match failed_index {
-        Some(index) => index,
-        None => total,
-    };
-    let header = match failed_index {
-        None => format!("batch · {completed} of {total} steps completed\n"),
-        Some(index) => format!(
-            "batch · {completed} of {total} steps completed · stopped at step {index}{}\n",
-            if changed_something {
-                "; the steps before it took effect: check before running them again"
-            } else {
-                "; nothing was changed"
-            }
-        ),
-    };
-    let outcome = match failed_index {
-        Some(_) if changed_something => Outcome::Unconfirmed,
-        Some(_) => Outcome::Failed,
-        None if changed_something => Outcome::Done,
-        None => last_outcome,
-    };
-    Reply {
-        text: format!("{header}{text}"),
-        outcome,
-        image,
-        data: json!({
-            "steps": listed, "completed": completed, "failed_index": failed_index,
-        }),
+    Batched {
+        steps: ran,
+        total,
+        changed_something,
+        last_outcome,
     }
-}
-
-/// A step's reply under its `[i]` marker, its later lines indented.
-fn indent(text: &str) -> String {
-    let lines: Vec<String> = text
-        .lines()
-        .enumerate()
-        .map(|(i, line)| {
-            if i == 0 {
-                line.to_owned()
-            } else {
-                format!("    {line}")
-            }
-        })
-        .collect();
-    lines.join("\n") + "\n"
+    .into()
 }

@@ -91,20 +91,6 @@ pub(crate) fn note_resumed(session: &mut Session, entry: &mut AuditEntry, reply:
         data.insert("resumed_after_stop".into(), json!(true));
     }
 }
-
-/// A failure after the request went out: the app may have acted, so it is not `failed`.
-pub(crate) fn unconfirmed(err: Error) -> Reply {
-    Reply {
-        text: format!(
-            "applied but unconfirmed: {}; observe or take a screenshot to see what happened before acting again\n",
-            crate::render::one_line(err.message.trim_end_matches('.'))
-        ),
-        outcome: Outcome::Unconfirmed,
-        image: None,
-        data: json!({"confirmed": false, "error": err.kind, "message": err.message}),
-    }
-}
-
 /// Writes the action's audit line; a log that cannot be written is said in the reply.
 pub(crate) fn audit(config: &Config, entry: &mut AuditEntry, result: &mut Result<Reply>) {
     match &*result {

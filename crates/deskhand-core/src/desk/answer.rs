@@ -837,6 +837,109 @@ impl From<Waited> for Reply {
     }
 }
 
+/// A batch's steps as they ran, up to the first that failed.
+pub(crate) struct Batched {
+    pub(crate) steps: Vec<Step>,
+    /// How many steps the batch had.
+    pub(crate) total: usize,
+    /// Whether a step that ran was an action, so a stop may have left changes behind.
+    pub(crate) changed_something: bool,
+    /// The outcome of the last step that ran.
+    pub(crate) last_outcome: Outcome,
+}
+
+pub(crate) struct Step {
+    pub(crate) index: usize,
+    pub(crate) action: &'static str,
+    pub(crate) result: crate::error::Result<Reply>,
+}
+
+impl From<Batched> for Reply {
+    fn from(batched: Batched) -> Reply {
+        let total = batched.total;
+        let mut text = String::new();
+        let mut listed = Vec::with_capacity(batched.steps.len());
+        let mut failed_index = None;
+        let mut image = None;
+        for Step {
+            index,
+            action,
+            result,
+        } in batched.steps
+        {
+            match result {
+                Ok(reply) => {
+                    let failed = reply.outcome == Outcome::Failed;
+                    if failed {
+                        failed_index = Some(index);
+                    }
+                    text.push_str(&format!("[{index}] {}", indent(&reply.text)));
+                    listed.push(json!({
+                        "index": index, "action": action, "ok": !failed,
+                        "outcome": reply.outcome, "text": reply.text, "data": reply.data,
+                    }));
+                    if reply.image.is_some() {
+                        image = reply.image;
+                    }
+                }
+                Err(err) => {
+                    failed_index = Some(index);
+                    text.push_str(&format!("[{index}] {}", err.reply_text()));
+                    if err.kind == crate::error::ErrorKind::Cancelled {
+                        text.push_str("the client cancelled the batch\n");
+                    }
+                    listed.push(json!({
+                        "index": index, "action": action, "ok": false,
+                        "error": err.kind, "message": err.message,
+                    }));
+                }
+            }
+        }
+        let completed = failed_index.unwrap_or(total);
+        let header = match failed_index {
+            None => format!("batch · {completed} of {total} steps completed\n"),
+            Some(index) => format!(
+                "batch · {completed} of {total} steps completed · stopped at step {index}{}\n",
+                if batched.changed_something {
+                    "; the steps before it took effect: check before running them again"
+                } else {
+                    "; nothing was changed"
+                }
+            ),
+        };
+        let outcome = match failed_index {
+            Some(_) if batched.changed_something => Outcome::Unconfirmed,
+            Some(_) => Outcome::Failed,
+            None if batched.changed_something => Outcome::Done,
+            None => batched.last_outcome,
+        };
+        Reply {
+            text: format!("{header}{text}"),
+            outcome,
+            image,
+            data: json!({
+                "steps": listed, "completed": completed, "failed_index": failed_index,
+            }),
+        }
+    }
+}
+
+/// A step's reply under its `[i]` marker, its later lines indented.
+fn indent(text: &str) -> String {
+    let lines: Vec<String> = text
+        .lines()
+        .enumerate()
+        .map(|(i, line)| {
+            if i == 0 {
+                line.to_owned()
+            } else {
+                format!("    {line}")
+            }
+        })
+        .collect();
+    lines.join("\n") + "\n"
+}
+
 /// A screenshot or a zoom: the picture, and what it shows.
 #[derive(Serialize)]
 pub(crate) struct Captured {
@@ -879,6 +982,21 @@ impl From<Captured> for Reply {
             outcome: Outcome::Observed,
             data: serde_json::to_value(&captured).unwrap_or_default(),
             image: Some(captured.png),
+        }
+    }
+}
+
+impl Reply {
+    /// A failure after the request went out: the app may have acted, so it is not `failed`.
+    pub(crate) fn unconfirmed(err: crate::error::Error) -> Reply {
+        Reply {
+            text: format!(
+                "applied but unconfirmed: {}; observe or take a screenshot to see what happened before acting again\n",
+                crate::render::one_line(err.message.trim_end_matches('.'))
+            ),
+            outcome: Outcome::Unconfirmed,
+            image: None,
+            data: json!({"confirmed": false, "error": err.kind, "message": err.message}),
         }
     }
 }

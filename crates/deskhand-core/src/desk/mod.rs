@@ -22,7 +22,9 @@ mod reach;
 mod surface;
 mod typing;
 
-pub(crate) use answer::{Acted, ClickPath, Did, FoundWindow, Listed, ReadTag, Waited};
+pub(crate) use answer::{
+    Acted, Batched, ClickPath, Did, FoundWindow, Listed, ReadTag, Step, Waited,
+};
 use answer::{AppRow, Captured, Observed, WindowRow};
 use click::{click_at, window_label};
 use observe::{capture, observe};
@@ -160,7 +162,7 @@ pub async fn execute_with<B: Backend>(
     };
     let mut result = guarded.await.or_else(|err| {
         if err.sent {
-            Ok(safety::unconfirmed(err))
+            Ok(Reply::unconfirmed(err))
         } else {
             Err(err)
         }
