@@ -149,7 +149,7 @@ fn refs_expire_on_the_next_observe_and_numbers_are_never_reused(display: Display
 fn a_ref_belongs_to_the_surface_it_was_observed_on(display: Display) {
     let (_turn, desk) = display.desktop();
     let one = desk.fixture("Surface One", 1);
-    let _two = desk.fixture("Surface Two", 1);
+    let two = desk.fixture("Surface Two", 1);
     let w1 = desk.window_id("Surface One");
     let w2 = desk.window_id("Surface Two");
     let text = desk.act("observe", json!({"target": w1})).ok();
@@ -163,10 +163,15 @@ fn a_ref_belongs_to_the_surface_it_was_observed_on(display: Display) {
         wrong.stdout
     );
     assert!(wrong.stdout.contains(&w1), "{}", wrong.stdout);
+    let after = one.settled_events(before);
+    // Seen on GNOME under load, twice: a "clicked" with no key or button event before it. The
+    // whole logs say what came before, for the next time.
     assert_eq!(
-        one.settled_events(before),
+        after,
         Vec::<serde_json::Value>::new(),
-        "a refused call must change nothing"
+        "a refused call must change nothing; all of {w1}'s events: {:?}; {w2}'s: {:?}",
+        one.events(),
+        two.events()
     );
     desk.act("click", json!({"ref": press, "target": w1})).ok();
     one.wait_for("the click on its own surface", |e| e["event"] == "clicked");
