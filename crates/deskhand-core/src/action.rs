@@ -320,7 +320,7 @@ impl ActionName {
 }
 
 /// One end of a drag: a ref such as `"e4"`, or a point `[x, y]` 0–1000 of the surface.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 #[serde(untagged)]
 pub enum Spot {
     Ref(String),
@@ -468,7 +468,7 @@ pub struct FindArgs {
 }
 
 /// A value to set: text, or a number for sliders and spin buttons.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 #[serde(untagged)]
 pub enum ValueArg {
     Number(f64),
@@ -528,11 +528,99 @@ pub struct ConditionArgs {
 }
 
 /// One condition, or several that must all hold.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 #[serde(untagged)]
 pub enum Conditions {
     One(Box<ConditionArgs>),
     All(Vec<ConditionArgs>),
+}
+
+// The arguments that take more than one form are read by hand: serde's untagged enums answer
+// "data did not match any variant of untagged enum Spot", which names neither the forms an
+// agent may give nor, for a condition, the key inside it that was wrong.
+
+impl<'de> Deserialize<'de> for Spot {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        use serde::de::Error as _;
+        match serde_json::Value::deserialize(deserializer)? {
+            serde_json::Value::String(text) => Ok(Spot::Ref(text)),
+            serde_json::Value::Array(items) => match items.as_slice() {
+                [x, y] => match (x.as_f64(), y.as_f64()) {
+                    (Some(x), Some(y)) => Ok(Spot::Point([x, y])),
+                    _ => Err(D::Error::custom(
+                        "a point's x and y are numbers 0–1000, e.g. [500, 250]",
+                    )),
+                },
+                _ => Err(D::Error::custom(format!(
+                    "a point is two numbers [x, y] 0–1000, not {}",
+                    plural_items(items.len())
+                ))),
+            },
+            other => Err(D::Error::custom(format!(
+                "expected a ref such as \"e4\" or a point [x, y] 0–1000 of the surface, not {}",
+                json_kind(&other)
+            ))),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for ValueArg {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        use serde::de::Error as _;
+        match serde_json::Value::deserialize(deserializer)? {
+            serde_json::Value::String(text) => Ok(ValueArg::Text(text)),
+            serde_json::Value::Number(number) => number
+                .as_f64()
+                .map(ValueArg::Number)
+                .ok_or_else(|| D::Error::custom("the number is out of range")),
+            other => Err(D::Error::custom(format!(
+                "expected a text or a number, not {}",
+                json_kind(&other)
+            ))),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Conditions {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        use serde::de::Error as _;
+        // The inner path is kept, so a bad key reads `until[1].txt`, not just `until`.
+        let inner = |err: serde_path_to_error::Error<serde_json::Error>| {
+            let path = err.path().to_string();
+            match path.as_str() {
+                "." => D::Error::custom(err.into_inner()),
+                path => D::Error::custom(format!("`{path}`: {}", err.into_inner())),
+            }
+        };
+        match serde_json::Value::deserialize(deserializer)? {
+            value @ serde_json::Value::Object(_) => serde_path_to_error::deserialize(value)
+                .map(|one| Conditions::One(Box::new(one)))
+                .map_err(inner),
+            value @ serde_json::Value::Array(_) => serde_path_to_error::deserialize(value)
+                .map(Conditions::All)
+                .map_err(inner),
+            other => Err(D::Error::custom(format!(
+                "expected one condition as an object, e.g. {{\"name\": \"Saved\"}}, or a list of them, not {}",
+                json_kind(&other)
+            ))),
+        }
+    }
+}
+
+/// What kind of JSON value an argument was, as an error names it.
+fn json_kind(value: &serde_json::Value) -> String {
+    match value {
+        serde_json::Value::Null => "null".into(),
+        serde_json::Value::Bool(b) => format!("the boolean {b}"),
+        serde_json::Value::Number(n) => format!("the number {n}"),
+        serde_json::Value::String(_) => "a text".into(),
+        serde_json::Value::Array(items) => format!("a list of {}", plural_items(items.len())),
+        serde_json::Value::Object(_) => "an object".into(),
+    }
+}
+
+fn plural_items(n: usize) -> String {
+    crate::render::plural(n, "item", "items")
 }
 
 /// A validated reference to an element, `eN`.
@@ -1767,6 +1855,34 @@ mod tests {
         assert_eq!(err.kind, ErrorKind::BadArgument);
         let err = parse(json!({"action": "click", "x": "5", "y": 5})).unwrap_err();
         assert_eq!(err.kind, ErrorKind::BadArgument);
+    }
+
+    #[test]
+    fn an_argument_of_several_forms_names_the_forms_and_the_key_inside_it() {
+        let message = |v| parse(v).unwrap_err().message;
+        let drag = message(json!({"action": "drag", "from": {"x": 3}, "to": "e2"}));
+        assert!(
+            drag.contains("`from`: expected a ref such as \"e4\" or a point [x, y] 0–1000 of the surface, not an object"),
+            "{drag}"
+        );
+        assert!(!drag.contains("untagged"), "{drag}");
+        let short = message(json!({"action": "drag", "from": [3], "to": "e2"}));
+        assert!(
+            short.contains("a point is two numbers [x, y] 0–1000, not 1 item"),
+            "{short}"
+        );
+        let value = message(json!({"action": "set_value", "ref": "e1", "value": true}));
+        assert!(
+            value.contains("`value`: expected a text or a number, not the boolean true"),
+            "{value}"
+        );
+        let until = message(json!({"action": "wait", "until": [{"name": "a"}, {"txt": "b"}]}));
+        assert!(until.contains("`[1].txt`: unknown field `txt`"), "{until}");
+        let one = message(json!({"action": "wait", "until": "Saved"}));
+        assert!(one.contains("expected one condition as an object"), "{one}");
+        assert!(parse(json!({"action": "drag", "from": [1, 2], "to": "e2"})).is_ok());
+        assert!(parse(json!({"action": "set_value", "ref": "e1", "value": 4.5})).is_ok());
+        assert!(parse(json!({"action": "wait", "until": {"name": "Saved"}})).is_ok());
     }
 
     #[test]
