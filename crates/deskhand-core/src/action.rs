@@ -1166,7 +1166,14 @@ pub fn parse_call(arguments: serde_json::Value) -> Result<Call> {
 /// error names the bad key by its whole path, as an agent would write it.
 fn args_at(arguments: serde_json::Value, at: &str) -> Result<DesktopArgs> {
     serde_path_to_error::deserialize(arguments).map_err(|err| {
-        let path = err.path().to_string();
+        let mut path = err.path().to_string();
+        let mut why = err.into_inner().to_string();
+        // A condition read by hand names the path inside it (`[1].txt`, `txt`): one path,
+        // `until[1].txt`, `until.txt`.
+        if let Some((inner, rest)) = why.strip_prefix('`').and_then(|why| why.split_once("`: ")) {
+            let joint = if inner.starts_with('[') { "" } else { "." };
+            (path, why) = (format!("{path}{joint}{inner}"), rest.to_owned());
+        }
         // An empty path (".") is the arguments as a whole: not an object.
         let key = match (at, path.as_str()) {
             ("", ".") => String::new(),
@@ -1174,8 +1181,7 @@ fn args_at(arguments: serde_json::Value, at: &str) -> Result<DesktopArgs> {
             (at, path) => format!("`{at}{path}`: "),
         };
         Error::bad_argument(format!(
-            "the arguments do not fit the desktop tool: {key}{}; see the tool's input schema",
-            err.into_inner()
+            "the arguments do not fit the desktop tool: {key}{why}; see the tool's input schema"
         ))
     })
 }
@@ -1877,7 +1883,15 @@ mod tests {
             "{value}"
         );
         let until = message(json!({"action": "wait", "until": [{"name": "a"}, {"txt": "b"}]}));
-        assert!(until.contains("`[1].txt`: unknown field `txt`"), "{until}");
+        assert!(
+            until.contains("`until[1].txt`: unknown field `txt`"),
+            "{until}"
+        );
+        let inside = message(json!({"action": "wait", "until": {"txt": "b"}}));
+        assert!(
+            inside.contains("`until.txt`: unknown field `txt`"),
+            "{inside}"
+        );
         let one = message(json!({"action": "wait", "until": "Saved"}));
         assert!(one.contains("expected one condition as an object"), "{one}");
         assert!(parse(json!({"action": "drag", "from": [1, 2], "to": "e2"})).is_ok());
