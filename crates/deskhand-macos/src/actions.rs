@@ -169,7 +169,8 @@ mod tests {
         let err = number_path(false, Some(3.0), 1.0, &names(&["AXIncrement"])).unwrap_err();
         assert_eq!(err.kind, ErrorKind::Unsupported);
         assert!(err.message.contains("arrow keys"), "{}", err.message);
-        assert!(number_path(false, None, 1.0, &both).is_err());
+        let unread = number_path(false, None, 1.0, &both).unwrap_err();
+        assert_eq!(unread.kind, ErrorKind::Unsupported);
     }
 
     #[test]
