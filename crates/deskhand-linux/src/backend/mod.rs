@@ -278,9 +278,19 @@ impl LinuxBackend {
         {
             frames.extend(result.map_err(atspi_error)?.into_iter().map(|f| (f, app)));
         }
-        let siblings: Vec<WindowInfo> = self
-            .windows()
-            .await?
+        // On GNOME the shell's one list gives the siblings and where this window's surface lies.
+        let (listed, placement) = match self.gnome() {
+            Some(gnome) if gnome.extension_running().await? => {
+                let placed = gnome.placed_windows().await?;
+                let placement = placed
+                    .iter()
+                    .find(|(w, _)| w.handle == window.handle)
+                    .map(|(_, placement)| *placement);
+                (placed.into_iter().map(|(w, _)| w).collect(), placement)
+            }
+            _ => (self.windows().await?, None),
+        };
+        let siblings: Vec<WindowInfo> = listed
             .into_iter()
             .filter(|w| w.pid == Some(pid))
             .map(|w| WindowInfo {
@@ -303,7 +313,10 @@ impl LinuxBackend {
             Display::Gnome(gnome) => gnome_origin(
                 origin_for(app, frame, window),
                 window.bounds,
-                gnome.placement(window).await?,
+                match placement {
+                    Some(placement) => placement,
+                    None => gnome.placement(window).await?,
+                },
                 wayland_inset(app, frame, window),
             ),
         };

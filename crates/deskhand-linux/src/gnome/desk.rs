@@ -176,8 +176,27 @@ impl Gnome {
             .map(window_info))
     }
 
-    /// Where the window's surface lies, client-side shadows included: what GTK3's
-    /// window-relative accessibility extents count from (GTK4's count from the frame).
+    /// Windows top first, each with where its surface lies, client-side shadows included: what
+    /// GTK3's window-relative accessibility extents count from (GTK4's count from the frame).
+    /// One read of the shell's list serves a frame match, which needs both.
+    pub async fn placed_windows(&self) -> Result<Vec<(WindowInfo, Placement)>> {
+        let mut placed: Vec<(WindowInfo, Placement)> = self
+            .shell_windows()
+            .await?
+            .iter()
+            .map(|w| {
+                let placement = Placement {
+                    buffer: w.buffer_rect(),
+                    x11: w.x11,
+                };
+                (window_info(w), placement)
+            })
+            .collect();
+        placed.reverse();
+        Ok(placed)
+    }
+
+    /// Where the window's surface lies (see [`Gnome::placed_windows`]).
     pub async fn placement(&self, window: &WindowInfo) -> Result<Placement> {
         self.shell_windows()
             .await?
