@@ -13,6 +13,7 @@ use deskhand_core::model::{
 use deskhand_core::render::escape;
 use tokio::sync::OnceCell;
 
+use super::cast::Recording;
 use super::extension::VERSION;
 use super::remote::RemoteInput;
 use super::shell::{Shell, ShellWindow, WindowState};
@@ -25,6 +26,8 @@ const SETTLE: Duration = Duration::from_millis(1500);
 const POLL: Duration = Duration::from_millis(30);
 /// Longer than a frame of the shell's 60 Hz clock, on which it hands queued input to the apps.
 const FRAME: Duration = Duration::from_millis(40);
+/// A screen cast's first frame comes at once; a loaded machine may take a second.
+const FRAME_TIMEOUT: Duration = Duration::from_secs(3);
 /// How long an extension found absent counts as absent before the shell is asked again: one
 /// call sees one mode, and an extension that loads later is found.
 const ABSENCE_RECHECK: Duration = Duration::from_secs(5);
@@ -33,10 +36,13 @@ pub fn gnome_error(err: GnomeError) -> Error {
     let kind = match &err {
         GnomeError::ExtensionAbsent(_)
         | GnomeError::ExtensionOutdated { .. }
-        | GnomeError::NoRemoteDesktop(_) => ErrorKind::NoDisplay,
+        | GnomeError::NoRemoteDesktop(_)
+        | GnomeError::NoScreenCast(_) => ErrorKind::NoDisplay,
         GnomeError::Unplaced(_) => ErrorKind::Unsupported,
         GnomeError::Timeout { .. } => ErrorKind::Timeout,
-        GnomeError::Call { .. } | GnomeError::BadReply(_) => ErrorKind::Platform,
+        GnomeError::Call { .. } | GnomeError::BadReply(_) | GnomeError::NoFrame { .. } => {
+            ErrorKind::Platform
+        }
     };
     Error::new(kind, err.to_string())
 }
@@ -59,6 +65,8 @@ pub struct Gnome {
     input: OnceCell<RemoteInput>,
     /// When the shell last said the extension is not running.
     found_absent: Mutex<Option<Instant>>,
+    /// The screen cast pixels are read from, kept from one capture to the next.
+    recording: tokio::sync::Mutex<Option<Recording>>,
 }
 
 fn window_info(window: &ShellWindow) -> WindowInfo {
@@ -465,6 +473,47 @@ impl Gnome {
     }
 
     pub async fn capture(&self, rect: Rect) -> Result<RgbImage> {
+        self.cast_capture(rect).await
+    }
+
+    /// Pixels through Mutter's screen cast, recording the monitors as they are now: a
+    /// recording of a layout that has changed since is replaced.
+    pub async fn cast_capture(&self, rect: Rect) -> Result<RgbImage> {
+        let bus = self.bus().await?;
+        let monitors = super::remote::monitors_of(bus, CALL_TIMEOUT)
+            .await
+            .map_err(gnome_error)?;
+        let mut recording = self.recording.lock().await;
+        let current = recording.as_ref().is_some_and(|r| {
+            r.monitors.len() == monitors.len()
+                && r.monitors
+                    .iter()
+                    .zip(&monitors)
+                    .all(|(m, (connector, area))| &m.connector == connector && m.area == *area)
+        });
+        if !current && let Some(old) = recording.take() {
+            old.stop().await;
+        }
+        let cast = match recording.as_mut() {
+            Some(cast) => cast,
+            None => recording.insert(
+                Recording::start(bus.clone(), &monitors, CALL_TIMEOUT)
+                    .await
+                    .map_err(gnome_error)?,
+            ),
+        };
+        let image = cast.capture(rect, FRAME_TIMEOUT).await;
+        if image.is_err() {
+            // The next call starts afresh: the stream may have ended with its node.
+            if let Some(old) = recording.take() {
+                old.stop().await;
+            }
+        }
+        image.map_err(gnome_error)
+    }
+
+    /// Pixels through deskhand's shell extension.
+    pub async fn shell_capture(&self, rect: Rect) -> Result<RgbImage> {
         self.shell()
             .await?
             .screenshot(rect)

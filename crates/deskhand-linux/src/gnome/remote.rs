@@ -143,10 +143,18 @@ async fn display_state(
     .await
 }
 
+/// Each monitor's connector and area in the screen's layout.
+pub async fn monitors_of(
+    conn: &zbus::Connection,
+    timeout: Duration,
+) -> Result<Vec<(String, Rect)>, GnomeError> {
+    Ok(monitor_areas(&display_state(conn, timeout).await?))
+}
+
 /// The screen's extent, every monitor's area together, read from Mutter's display
 /// configuration: without a remote-desktop session, which shows a screen-sharing indicator.
 pub async fn screen_of(conn: &zbus::Connection, timeout: Duration) -> Result<Rect, GnomeError> {
-    let areas = monitor_areas(&display_state(conn, timeout).await?);
+    let areas = monitors_of(conn, timeout).await?;
     Ok(bounding(areas.into_iter().map(|(_, area)| area)))
 }
 
