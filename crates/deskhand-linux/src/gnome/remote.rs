@@ -1,7 +1,8 @@
 //! Pointer and keys on GNOME's Wayland session through `org.gnome.Mutter.RemoteDesktop`, the
 //! interface GNOME's own remote desktop uses. Its absolute pointer motion is relative to a
-//! screen-cast stream of one monitor, so one stream is recorded per monitor; no frame is ever
-//! read from them.
+//! screen-cast stream of one monitor, so one stream is recorded per monitor; no client connects
+//! to them, so Mutter renders no frame for them. Pixels come from a screen cast of their own
+//! ([`super::cast`]), which needs no remote-desktop session and its virtual devices.
 
 use std::collections::HashMap;
 use std::sync::{Mutex, PoisonError};
