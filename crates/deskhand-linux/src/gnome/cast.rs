@@ -202,9 +202,16 @@ impl Recording {
         .await;
     }
 
-    /// The pixels of `rect` (screen coordinates, within the screen), each monitor's part read
-    /// from a frame of its own stream.
+    /// The pixels of `rect` (screen coordinates), clipped to the screen, each monitor's part
+    /// read from a frame of its own stream.
     pub async fn capture(&self, rect: Rect, timeout: Duration) -> Result<RgbImage, GnomeError> {
+        let screen = super::remote::bounding(self.monitors.iter().map(|m| m.area));
+        let rect = rect.intersect(&screen).ok_or_else(|| {
+            GnomeError::OffScreen(format!(
+                "{},{} {}x{} (the screen is {}x{})",
+                rect.x, rect.y, rect.width, rect.height, screen.width, screen.height
+            ))
+        })?;
         let mut image = RgbImage {
             width: rect.width,
             height: rect.height,

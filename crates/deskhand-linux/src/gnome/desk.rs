@@ -41,6 +41,7 @@ pub fn gnome_error(err: GnomeError) -> Error {
         | GnomeError::NoRemoteDesktop(_)
         | GnomeError::NoScreenCast(_) => ErrorKind::NoDisplay,
         GnomeError::Unplaced(_) => ErrorKind::Unsupported,
+        GnomeError::OffScreen(_) => ErrorKind::BadArgument,
         GnomeError::Timeout { .. } => ErrorKind::Timeout,
         GnomeError::Call { .. } | GnomeError::BadReply(_) | GnomeError::NoFrame { .. } => {
             ErrorKind::Platform

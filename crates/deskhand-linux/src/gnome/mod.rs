@@ -44,6 +44,10 @@ pub enum GnomeError {
         "GNOME's screen cast of monitor {monitor} gave no picture ({why}); check that PipeWire runs in this session (`pipewire` and `wireplumber`), then try again"
     )]
     NoFrame { monitor: String, why: String },
+    #[error(
+        "the rectangle {0} lies off the screen, so it has no pixels; take a `screenshot` of the screen to see what is there"
+    )]
+    OffScreen(String),
     #[error("{what} did not answer within {ms} ms; GNOME Shell may be busy: try again")]
     Timeout { what: String, ms: u128 },
     #[error("{what} failed: {source}")]

@@ -116,7 +116,7 @@ fn monitor_areas(state: &DisplayState) -> Vec<(String, Rect)> {
 }
 
 /// The rectangle around `areas`; empty when there are none.
-fn bounding(areas: impl Iterator<Item = Rect> + Clone) -> Rect {
+pub(super) fn bounding(areas: impl Iterator<Item = Rect> + Clone) -> Rect {
     let left = areas.clone().map(|a| a.x).min().unwrap_or(0);
     let top = areas.clone().map(|a| a.y).min().unwrap_or(0);
     let right = areas
