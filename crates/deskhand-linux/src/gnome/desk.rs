@@ -510,21 +510,15 @@ impl Gnome {
         if !current && let Some(old) = recording.take() {
             old.stop().await;
         }
-        let cast = match recording.as_mut() {
-            Some(cast) => cast,
-            None => recording.insert(
-                Recording::start(bus.clone(), &monitors, CALL_TIMEOUT)
-                    .await
-                    .map_err(gnome_error)?,
-            ),
-        };
-        let image = cast.capture(rect, FRAME_TIMEOUT).await;
-        if image.is_err() {
-            // The next call starts afresh: the stream may have ended with its node.
-            if let Some(old) = recording.take() {
-                old.stop().await;
+        // A kept recording may have ended since (the user stopped the screen sharing from the
+        // top bar, or the shell restarted): it is replaced once, and a new one is not.
+        let kept = recording.is_some();
+        let image = match cast_once(&mut recording, bus, &monitors, rect).await {
+            Err(GnomeError::NoFrame { .. }) if kept => {
+                cast_once(&mut recording, bus, &monitors, rect).await
             }
-        }
+            other => other,
+        };
         image.map_err(gnome_error)
     }
 
@@ -536,6 +530,27 @@ impl Gnome {
             .await
             .map_err(gnome_error)
     }
+}
+
+/// One capture through the recording in `slot`, started when there is none; a recording that
+/// gave no pixels is ended, for the next capture to start afresh.
+async fn cast_once(
+    slot: &mut Option<Recording>,
+    bus: &zbus::Connection,
+    monitors: &[(String, Rect)],
+    rect: Rect,
+) -> std::result::Result<RgbImage, GnomeError> {
+    let cast = match slot.as_mut() {
+        Some(cast) => cast,
+        None => slot.insert(Recording::start(bus.clone(), monitors, CALL_TIMEOUT).await?),
+    };
+    let image = cast.capture(rect, FRAME_TIMEOUT).await;
+    if matches!(image, Err(GnomeError::NoFrame { .. }))
+        && let Some(old) = slot.take()
+    {
+        old.stop().await;
+    }
+    image
 }
 
 #[cfg(test)]

@@ -41,7 +41,7 @@ pub enum GnomeError {
     )]
     NoScreenCast(String),
     #[error(
-        "GNOME's screen cast of monitor {monitor} gave no picture ({why}); check that PipeWire runs in this session (`pipewire` and `wireplumber`), then try again"
+        "GNOME's screen cast of monitor {monitor} gave no picture ({why}); the screen sharing may have been stopped from the top bar, or PipeWire (`pipewire` and `wireplumber`) is not running in this session: try again, which starts a new screen cast"
     )]
     NoFrame { monitor: String, why: String },
     #[error(
