@@ -81,8 +81,10 @@ pub trait Windows: Send + Sync {
     }
     /// Why the windows' places on the screen are unknown on this connection, when they are (GNOME
     /// on Wayland tells them only to deskhand's shell extension): then each window's `bounds`
-    /// holds its size only, at 0,0, the tree carries no extents, and the backend refuses what
-    /// needs a screen position (the pointer, pixels). One line, naming what would make them known.
+    /// holds its size only, at 0,0, the tree carries no extents, the backend refuses what needs
+    /// a screen position (the pointer), and the core refuses a window's pixels, whose place it
+    /// does not know; the screen's pixels stay readable. One line, naming what would make them
+    /// known.
     fn positions_unknown(&self) -> impl Future<Output = Option<String>> + Send {
         async { None }
     }

@@ -61,7 +61,8 @@ pub(crate) async fn window_from_pixels<B: Backend>(
     reader: &TextReader,
     window: &WindowInfo,
 ) -> Result<Tree> {
-    let groups = read_rect(backend, reader, window.bounds).await?;
+    let rect = crate::desk::window_pixels(backend, window).await?;
+    let groups = read_rect(backend, reader, rect).await?;
     let shown = States {
         enabled: true,
         visible: true,
@@ -183,7 +184,10 @@ pub(crate) async fn name_unnamed<B: Backend>(
     if paths.is_empty() {
         return;
     }
-    let Ok(image) = backend.capture(window.bounds).await else {
+    let Ok(rect) = crate::desk::window_pixels(backend, window).await else {
+        return;
+    };
+    let Ok(image) = backend.capture(rect).await else {
         return;
     };
     let crops: Vec<(Vec<usize>, RgbImage)> = paths
@@ -231,7 +235,8 @@ pub(crate) async fn add_unlisted_text<B: Backend>(
     window: &WindowInfo,
     tree: &mut Tree,
 ) -> Result<usize> {
-    let groups = read_rect(backend, reader, window.bounds).await?;
+    let rect = crate::desk::window_pixels(backend, window).await?;
+    let groups = read_rect(backend, reader, rect).await?;
     let mut added = 0;
     for group in groups {
         if shown_by_tree(&tree.root, &group) {

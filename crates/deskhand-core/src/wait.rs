@@ -311,10 +311,11 @@ impl Waiter<'_> {
                     }
                 }
                 Condition::PixelsStable { region, ms } => {
-                    let rect = region_to_rect(
-                        &live.as_ref().map_or(self.surface.rect, |w| w.bounds),
-                        *region,
-                    )?;
+                    let base = match live.as_ref() {
+                        Some(window) => crate::desk::window_pixels(backend, window).await?,
+                        None => self.surface.rect,
+                    };
+                    let rect = region_to_rect(&base, *region)?;
                     let image = backend.capture(rect).await?;
                     let same_for =
                         self.pixel_settling[index].observe(fingerprint(&image.data), now);
@@ -330,7 +331,10 @@ impl Waiter<'_> {
                             "waiting for `text` reads the surface's pixels, and this build has no text reader (OCR); wait on an element's `name` instead",
                         ));
                     };
-                    let rect = live.as_ref().map_or(self.surface.rect, |w| w.bounds);
+                    let rect = match live.as_ref() {
+                        Some(window) => crate::desk::window_pixels(backend, window).await?,
+                        None => self.surface.rect,
+                    };
                     let groups = read_rect(backend, reader, rect).await?;
                     let wanted = crate::find::normalize(text);
                     let shown = groups

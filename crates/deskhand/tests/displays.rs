@@ -609,18 +609,197 @@ impl Drop for WithoutExtension<'_> {
     }
 }
 
+/// A rectangle of screen pixels, as replies give it.
+#[derive(Debug, Clone, Copy)]
+struct Frame {
+    x: u32,
+    y: u32,
+    width: u32,
+    height: u32,
+}
+
+impl Frame {
+    fn of(rect: &Value) -> Frame {
+        let field = |key: &str| {
+            rect[key]
+                .as_u64()
+                .and_then(|n| u32::try_from(n).ok())
+                .unwrap_or_else(|| panic!("{key} of {rect}"))
+        };
+        Frame {
+            x: field("x"),
+            y: field("y"),
+            width: field("width"),
+            height: field("height"),
+        }
+    }
+}
+
+/// A PNG's pixels as RGB.
+struct Pixels {
+    width: u32,
+    height: u32,
+    rgb: Vec<[u8; 3]>,
+}
+
+impl Pixels {
+    fn read(path: &std::path::Path) -> Pixels {
+        let file = std::fs::File::open(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let mut decoder = png::Decoder::new(std::io::BufReader::new(file));
+        decoder.set_transformations(png::Transformations::normalize_to_color8());
+        let mut reader = decoder.read_info().expect("a PNG");
+        let mut buffer = vec![
+            0;
+            reader
+                .output_buffer_size()
+                .expect("a PNG of a screen's size")
+        ];
+        let info = reader.next_frame(&mut buffer).expect("the PNG's pixels");
+        let channels = info.color_type.samples();
+        let rgb = buffer[..info.buffer_size()]
+            .chunks_exact(channels)
+            .map(|p| [p[0], p[1], p[2]])
+            .collect();
+        Pixels {
+            width: info.width,
+            height: info.height,
+            rgb,
+        }
+    }
+
+    fn crop(&self, part: Frame) -> Pixels {
+        let rgb = (part.y..part.y + part.height)
+            .flat_map(|y| {
+                let start = (y * self.width + part.x) as usize;
+                self.rgb[start..start + part.width as usize].iter().copied()
+            })
+            .collect();
+        Pixels {
+            width: part.width,
+            height: part.height,
+            rgb,
+        }
+    }
+
+    /// How many distinct colours the image shows.
+    fn colours(&self) -> usize {
+        self.rgb
+            .iter()
+            .collect::<std::collections::HashSet<_>>()
+            .len()
+    }
+
+    /// The share of pixels equal in both images, which must be of one size.
+    fn share_with(&self, other: &Pixels) -> f64 {
+        assert_eq!(
+            (self.width, self.height),
+            (other.width, other.height),
+            "images of one size"
+        );
+        let same = self
+            .rgb
+            .iter()
+            .zip(&other.rgb)
+            .filter(|(a, b)| a == b)
+            .count();
+        same as f64 / self.rgb.len().max(1) as f64
+    }
+}
+
 /// Without deskhand's extension (installed, not yet loaded: the state until the user logs in
 /// again) GNOME still lists the windows from accessibility, observe gives refs, a click on a
-/// ref runs its accessibility action and typing into a ref's field arrives exactly; what needs
-/// window positions (a pointer click at a point, pixels, focusing another window) is refused,
-/// naming the fix, and sends nothing.
+/// ref runs its accessibility action and typing into a ref's field arrives exactly; the
+/// screen's pixels come through GNOME's screen cast (a screenshot of the screen and a zoom into
+/// it show what the shell painted); what needs window positions (a pointer click at a point, a
+/// window's pixels, focusing another window) is refused, naming the fix, and sends nothing.
 #[test]
 fn gnome_without_its_extension_acts_by_ref_and_refuses_what_needs_positions() {
     let (_turn, desk) = Display::Gnome.desktop();
     let fixture = desk.fixture("Unplaced Fixture", 1);
     let (w, _) = window_where(desk, GTK_START, "the fixture", |t| t == "Unplaced Fixture");
     desk.act("focus", json!({"target": w})).ok();
+    // The screen as GNOME Shell itself paints it, through the extension, to hold the screen
+    // cast's pixels against once the extension is off.
+    let frame = Frame::of(&listed(desk, &w).expect("the fixture's window")["bounds"]);
+    let screen = desk.act_json("screenshot", json!({"target": "screen"}));
+    let screen = Frame::of(&screen["data"]["pixels"]);
+    let painted = desk.scratch("shell-screen.png");
+    let shot = desk
+        .command("gdbus")
+        .args(["call", "--session", "--dest", "dev.deskhand.Shell"])
+        .args(["--object-path", "/dev/deskhand/Shell"])
+        .args(["--method", "dev.deskhand.Shell.Screenshot"])
+        .args([0, 0, screen.width, screen.height].map(|n| n.to_string()))
+        .arg(&painted)
+        .output()
+        .expect("running gdbus");
+    assert!(
+        shot.status.success(),
+        "the shell's screenshot of the screen: {shot:?}"
+    );
+    let painted = Pixels::read(&painted);
+    assert!(
+        painted.crop(frame).colours() > 10,
+        "the fixture's frame shows its widgets"
+    );
     let _off = WithoutExtension::new(desk);
+
+    // Without the extension the screen's pixels come through GNOME's screen cast: a screenshot
+    // of the screen, the whole screen at native size, and a zoom into the fixture's frame are
+    // what the shell painted there.
+    let capture = |action: &str, args: Value, name: &str| {
+        let out = desk.scratch(name);
+        let run = desk.run(&[
+            action,
+            &args.to_string(),
+            "--json",
+            "--out",
+            out.to_str().expect("utf-8 path"),
+        ]);
+        assert_eq!(run.code, 0, "{action} {args}: {}{}", run.stdout, run.stderr);
+        let reply: Value = serde_json::from_str(&run.stdout).expect("--json");
+        let image = Pixels::read(&out);
+        assert_eq!(
+            (u64::from(image.width), u64::from(image.height)),
+            (
+                reply["data"]["width"].as_u64().unwrap_or_default(),
+                reply["data"]["height"].as_u64().unwrap_or_default()
+            ),
+            "{reply}"
+        );
+        (Frame::of(&reply["data"]["pixels"]), image)
+    };
+    let (shown, image) = capture("screenshot", json!({"target": "screen"}), "screen-cast.png");
+    assert_eq!((shown.x, shown.y), (0, 0));
+    assert_eq!((shown.width, shown.height), (screen.width, screen.height));
+    assert!(image.colours() > 10, "the screenshot shows the screen");
+    let (shown, image) = capture(
+        "zoom",
+        json!({"target": "screen", "region": [0, 0, 1000, 1000]}),
+        "screen-cast-native.png",
+    );
+    assert_eq!((shown.width, shown.height), (screen.width, screen.height));
+    let same = image.share_with(&painted);
+    assert!(
+        same > 0.99,
+        "{same} of the screen's pixels are as the shell painted them"
+    );
+    let region = [
+        frame.x * 1000 / screen.width,
+        frame.y * 1000 / screen.height,
+        (frame.x + frame.width / 2) * 1000 / screen.width,
+        (frame.y + frame.height / 2) * 1000 / screen.height,
+    ];
+    let (zoomed, image) = capture(
+        "zoom",
+        json!({"target": "screen", "region": region}),
+        "frame-cast.png",
+    );
+    let same = image.share_with(&painted.crop(zoomed));
+    assert!(
+        same > 0.99,
+        "{same} of the zoom's pixels are as the shell painted them at {zoomed:?}"
+    );
 
     let listing = desk.run(&["windows"]).ok();
     let header = listing.lines().next().unwrap_or_default();

@@ -30,8 +30,8 @@ use click::{click_at, window_label};
 use observe::{capture, observe};
 pub(crate) use reach::{Named, Reach};
 use reach::{point_on, ref_center};
-pub(crate) use surface::resolve;
 use surface::{describe_surface, live_window, make_current};
+pub(crate) use surface::{resolve, window_pixels};
 pub(crate) use typing::{ensure_focused, focus_for_typing};
 use typing::{focused_window, type_text};
 

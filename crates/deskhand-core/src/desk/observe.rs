@@ -111,9 +111,13 @@ pub(super) async fn capture<B: Backend>(
     region: Option<[f64; 4]>,
 ) -> Result<Reply> {
     let surface = reach.surface(backend, session).await?;
+    let base = match &surface.window {
+        Some(window) => super::window_pixels(backend, window).await?,
+        None => surface.rect,
+    };
     let (rect, kind) = match region {
-        Some(region) => (region_to_rect(&surface.rect, region)?, "zoom"),
-        None => (surface.rect, "screenshot"),
+        Some(region) => (region_to_rect(&base, region)?, "zoom"),
+        None => (base, "screenshot"),
     };
     let image = backend.capture(rect).await?;
     let (native_w, native_h) = (image.width, image.height);

@@ -3,7 +3,7 @@
 use crate::action::TargetId;
 use crate::backend::Backend;
 use crate::error::{Error, ErrorKind, Result};
-use crate::model::{WindowInfo, WindowKey};
+use crate::model::{Rect, WindowInfo, WindowKey};
 use crate::render::escape;
 use crate::session::{Session, SurfaceKey};
 
@@ -19,6 +19,21 @@ pub(super) async fn live_window<B: Backend>(
         .window(key.handle)
         .await?
         .filter(|window| window.pid == key.pid))
+}
+
+/// Where a window's pixels are on the screen. Refused where window positions are unknown: its
+/// bounds then hold only its size, at 0,0, and the pixels there may be another window's.
+pub(crate) async fn window_pixels<B: Backend>(backend: &B, window: &WindowInfo) -> Result<Rect> {
+    match backend.positions_unknown().await {
+        None => Ok(window.bounds),
+        Some(why) => Err(Error::new(
+            ErrorKind::Unsupported,
+            format!(
+                "the pixels of the window \"{}\" cannot be read, for its place on the screen is not known ({why}); take a `screenshot` of the whole screen (`target` \"screen\") or `zoom` into a region of it instead",
+                escape(&window.title)
+            ),
+        )),
+    }
 }
 
 /// Resolves the named target, else the current surface, else the frontmost window.

@@ -1,6 +1,8 @@
 //! GNOME on Wayland: the compositor's own interfaces for input (`org.gnome.Mutter.RemoteDesktop`)
-//! and deskhand's shell extension for windows, focus and pixels.
+//! and pixels (`org.gnome.Mutter.ScreenCast` over PipeWire), and deskhand's shell extension for
+//! windows and focus.
 
+pub mod cast;
 mod desk;
 pub mod extension;
 pub mod remote;
@@ -13,12 +15,12 @@ use serde::Deserialize;
 pub use desk::{Gnome, Placement, gnome_error};
 
 /// The one-line note that replies about windows carry while the extension is absent.
-pub const POSITIONS_UNKNOWN: &str = "window positions unknown: GNOME tells them only to deskhand's shell extension, which is not running; refs work through accessibility (click, type, value, focus of a field), while points, the pointer, pixels and the kill switch (which cannot see the pointer) need the extension: run `deskhand gnome-extension install`, then log out and back in";
+pub const POSITIONS_UNKNOWN: &str = "window positions unknown: GNOME tells them only to deskhand's shell extension, which is not running; refs work through accessibility (click, type, value, focus of a field), the screen's pixels come through GNOME's screen cast, while points, the pointer, a window's pixels and the kill switch (which cannot see the pointer) need the extension: run `deskhand gnome-extension install`, then log out and back in";
 
 #[derive(Debug, thiserror::Error)]
 pub enum GnomeError {
     #[error(
-        "deskhand's GNOME Shell extension is not running ({0}), and window positions, focusing, closing, moving and resizing windows, the pointer, pixels and the clipboard need it; run `deskhand gnome-extension install`, then log out and back in (GNOME on Wayland loads a new extension only at log-in) and call again"
+        "deskhand's GNOME Shell extension is not running ({0}), and window positions, focusing, closing, moving and resizing windows, the pointer, a window's pixels and the clipboard need it; run `deskhand gnome-extension install`, then log out and back in (GNOME on Wayland loads a new extension only at log-in) and call again"
     )]
     ExtensionAbsent(String),
     #[error(
@@ -34,6 +36,18 @@ pub enum GnomeError {
         "GNOME's remote desktop interface (org.gnome.Mutter.RemoteDesktop) is not reachable ({0}), so no pointer or key can be sent; deskhand needs GNOME Shell on Wayland with its session bus"
     )]
     NoRemoteDesktop(String),
+    #[error(
+        "GNOME's screen cast interface (org.gnome.Mutter.ScreenCast) is not reachable ({0}), so no pixels can be read without deskhand's shell extension; deskhand needs GNOME Shell on Wayland with its session bus, or run `deskhand gnome-extension install`, then log out and back in"
+    )]
+    NoScreenCast(String),
+    #[error(
+        "GNOME's screen cast of monitor {monitor} gave no picture ({why}); the screen sharing may have been stopped from the top bar, or PipeWire (`pipewire` and `wireplumber`) is not running in this session: try again, which starts a new screen cast"
+    )]
+    NoFrame { monitor: String, why: String },
+    #[error(
+        "the rectangle {0} lies off the screen, so it has no pixels; take a `screenshot` of the screen to see what is there"
+    )]
+    OffScreen(String),
     #[error("{what} did not answer within {ms} ms; GNOME Shell may be busy: try again")]
     Timeout { what: String, ms: u128 },
     #[error("{what} failed: {source}")]

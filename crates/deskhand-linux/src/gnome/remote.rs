@@ -1,7 +1,8 @@
 //! Pointer and keys on GNOME's Wayland session through `org.gnome.Mutter.RemoteDesktop`, the
 //! interface GNOME's own remote desktop uses. Its absolute pointer motion is relative to a
-//! screen-cast stream of one monitor, so one stream is recorded per monitor; no frame is ever
-//! read from them.
+//! screen-cast stream of one monitor, so one stream is recorded per monitor; no client connects
+//! to them, so Mutter renders no frame for them. Pixels come from a screen cast of their own
+//! ([`super::cast`]), which needs no remote-desktop session and its virtual devices.
 
 use std::collections::HashMap;
 use std::sync::{Mutex, PoisonError};
@@ -115,7 +116,7 @@ fn monitor_areas(state: &DisplayState) -> Vec<(String, Rect)> {
 }
 
 /// The rectangle around `areas`; empty when there are none.
-fn bounding(areas: impl Iterator<Item = Rect> + Clone) -> Rect {
+pub(super) fn bounding(areas: impl Iterator<Item = Rect> + Clone) -> Rect {
     let left = areas.clone().map(|a| a.x).min().unwrap_or(0);
     let top = areas.clone().map(|a| a.y).min().unwrap_or(0);
     let right = areas
@@ -143,10 +144,18 @@ async fn display_state(
     .await
 }
 
+/// Each monitor's connector and area in the screen's layout.
+pub async fn monitors_of(
+    conn: &zbus::Connection,
+    timeout: Duration,
+) -> Result<Vec<(String, Rect)>, GnomeError> {
+    Ok(monitor_areas(&display_state(conn, timeout).await?))
+}
+
 /// The screen's extent, every monitor's area together, read from Mutter's display
 /// configuration: without a remote-desktop session, which shows a screen-sharing indicator.
 pub async fn screen_of(conn: &zbus::Connection, timeout: Duration) -> Result<Rect, GnomeError> {
-    let areas = monitor_areas(&display_state(conn, timeout).await?);
+    let areas = monitors_of(conn, timeout).await?;
     Ok(bounding(areas.into_iter().map(|(_, area)| area)))
 }
 
