@@ -45,15 +45,29 @@ fn sure_enough(text: &str, confidence: f32) -> bool {
     confidence >= MIN_CONFIDENCE || (chars >= 5 && letters * 5 >= chars * 3)
 }
 
-/// Whether the text read from a single connected shape is what icons are misread as: one or
-/// two letters (a checkbox or radio button as "o", a drop-down arrow as "v", a close button as
-/// "x"). A real caption of letters has a shape per letter; a lone digit (a keypad's) is kept.
-pub(crate) fn icon_like(text: &str) -> bool {
+/// Whether the text read from a single shape (`wide`: wider than it is high) is what icons are
+/// misread as: one or two letters (a checkbox or radio button as "o", a drop-down arrow as "v",
+/// a close button as "x"), or digits from a wide shape (a folder as "6", a backspace key as
+/// "5"). A real caption of letters has a shape per letter; a lone digit (a keypad's) is kept,
+/// as it is higher than wide in every UI font.
+pub(crate) fn icon_like(text: &str, wide: bool) -> bool {
     let letters = text.chars().filter(|c| c.is_alphanumeric()).count();
-    (1..=2).contains(&letters) && !text.chars().any(|c| c.is_numeric())
+    let digits = text.chars().filter(|c| c.is_numeric()).count();
+    (1..=2).contains(&letters) && (digits == 0 || (wide && digits == letters))
 }
 
-/// The words of Tesseract's TSV (level 5 rows), those sure enough to keep.
+/// The confidence of the least sure of `words`, if any.
+pub(crate) fn weakest(words: &[Word]) -> Option<f32> {
+    words.iter().map(|w| w.confidence).reduce(f32::min)
+}
+
+/// The words sure enough to keep.
+pub(crate) fn sure(mut words: Vec<Word>) -> Vec<Word> {
+    words.retain(|w| sure_enough(&w.text, w.confidence));
+    words
+}
+
+/// The words of Tesseract's TSV (level 5 rows), sure or not.
 pub(crate) fn parse_tsv(tsv: &str) -> Vec<Word> {
     tsv.lines()
         .filter_map(|line| {
@@ -64,7 +78,7 @@ pub(crate) fn parse_tsv(tsv: &str) -> Vec<Word> {
             let number = |i: usize| fields[i].trim().parse::<i32>().ok();
             let text = fields[11].trim();
             let confidence: f32 = fields[10].trim().parse().ok()?;
-            if text.is_empty() || !sure_enough(text, confidence) {
+            if text.is_empty() {
                 return None;
             }
             Some(Word {
@@ -143,16 +157,23 @@ mod tests {
     #[test]
     fn one_or_two_letters_are_icon_like_digits_and_words_are_not() {
         for icon in ["o", "x", "v", "Cc", "(o)"] {
-            assert!(icon_like(icon), "{icon}");
+            assert!(icon_like(icon, false), "{icon}");
+            assert!(icon_like(icon, true), "{icon}");
         }
         for text in ["7", "50%", "x2", "Undo", "+"] {
-            assert!(!icon_like(text), "{text}");
+            assert!(!icon_like(text, false), "{text}");
+        }
+        for icon in ["6", "5", "12"] {
+            assert!(icon_like(icon, true), "a wide shape is no digit: {icon}");
+        }
+        for text in ["x2", "Undo", "+", "128"] {
+            assert!(!icon_like(text, true), "{text}");
         }
     }
 
     #[test]
     fn close_words_of_a_line_group_and_unsure_ones_are_left_out() {
-        let words = parse_tsv(TSV);
+        let words = sure(parse_tsv(TSV));
         assert_eq!(
             words.iter().map(|w| w.text.as_str()).collect::<Vec<_>>(),
             ["Click", "me!", "QUIT", "7", "root@vm:/tmp#", "a"]

@@ -121,3 +121,17 @@ fn nothing_to_read_is_no_text_and_too_much_is_a_clear_error() {
     };
     assert!(engine.read(&short).is_err());
 }
+
+#[test]
+fn a_caption_on_a_frames_side_keeps_its_first_letter_and_slider_knobs_are_no_text() {
+    // gtk3-widget-factory's sliders, scales and framed boxes (530x520): the "I" of "Inset"
+    // touches the frame's side below it, and the vertical scales' knobs sit on their troughs.
+    let engine = Tesseract::default();
+    let groups = engine.read(&capture("widget-factory-frames")).unwrap();
+    let texts: Vec<&str> = groups.iter().map(|g| g.text.as_str()).collect();
+    assert_eq!(
+        texts,
+        ["Inset", "50%", "Outset", "50.0", "Groove", "Ridge"],
+        "{groups:#?}"
+    );
+}
