@@ -143,7 +143,7 @@ struct Bridge {
 /// through (a slider's knob on its trough) stays part of it: the gaps it leaves are returned.
 fn erase_tall_columns(marked: &mut [bool], width: usize, height: usize) -> Vec<Bridge> {
     // How many marks end at each column of the row before, rows walked top to bottom; the
-    // runs that end too tall (column, end row, length) are erased after the walk.
+    // runs that end too tall (column, first row, row after the last) are erased after the walk.
     let mut run = vec![0u32; width];
     let mut tall = Vec::new();
     let mut bridges = Vec::new();
