@@ -3,6 +3,7 @@
 //! the same pattern drawn on their root windows.
 //!
 //! Needs Xvfb (the test says so when it is missing).
+#![cfg(target_os = "linux")]
 
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
