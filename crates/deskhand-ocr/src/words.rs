@@ -26,6 +26,11 @@ const MIN_CONFIDENCE_MARKS: f32 = 85.0;
 /// A one-letter word that is not one of English's must be this sure.
 const MIN_CONFIDENCE_LONE_LETTER: f32 = 95.0;
 
+/// Any other word of one or two characters must be this sure: icons beside captions come out
+/// as such words (a spinner as "uv", an extensions button as "4", at 50–78 % on the
+/// benchmark's apps), while the real ones there (keypad digits, "50", "%") read at 83 % or more.
+const MIN_CONFIDENCE_SHORT: f32 = 70.0;
+
 /// Whether a word is sure enough to keep. Tesseract gives words outside its dictionary (a
 /// shell prompt, a path: `root@vm:/tmp#`) a confidence of 0 even when it read them exactly, so
 /// a long word made mostly of letters and digits is kept whatever its confidence; what an icon
@@ -41,6 +46,9 @@ fn sure_enough(text: &str, confidence: f32) -> bool {
     // as sure as 92 % on the benchmark's browsers. Digits stand alone on keypads.
     if chars == 1 && text.chars().all(char::is_alphabetic) && !matches!(text, "a" | "A" | "I") {
         return confidence >= MIN_CONFIDENCE_LONE_LETTER;
+    }
+    if chars <= 2 {
+        return confidence >= MIN_CONFIDENCE_SHORT;
     }
     confidence >= MIN_CONFIDENCE || (chars >= 5 && letters * 5 >= chars * 3)
 }
@@ -168,6 +176,16 @@ mod tests {
         }
         for text in ["x2", "Undo", "+", "128"] {
             assert!(!icon_like(text, true), "{text}");
+        }
+    }
+
+    #[test]
+    fn short_words_must_be_surer_than_long_ones() {
+        for (text, confidence) in [("uv", 52.0), ("4", 69.0), ("ok", 65.0), ("x", 90.0)] {
+            assert!(!sure_enough(text, confidence), "{text} at {confidence}");
+        }
+        for (text, confidence) in [("0", 83.0), ("50", 94.0), ("a", 70.0), ("mod", 55.0)] {
+            assert!(sure_enough(text, confidence), "{text} at {confidence}");
         }
     }
 
