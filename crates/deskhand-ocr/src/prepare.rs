@@ -31,7 +31,7 @@ impl Gray {
         })
     }
 
-    /// Enlarged `scale` times (1 to 2), by linear interpolation between pixel centres: at 1x
+    /// Enlarged `scale` times (1 to 2.25), by linear interpolation between pixel centres: at 1x
     /// the menu font of a GTK app or xterm's bitmap font comes out garbled, enlarged exact;
     /// pixel repetition garbles them too.
     pub(crate) fn enlarged(&self, scale: f32) -> Gray {
@@ -89,7 +89,7 @@ impl Gray {
 /// One line of text cut out for Tesseract, in the shape it reads best.
 pub(crate) struct Crop {
     pub(crate) image: Gray,
-    /// How much it was enlarged: 1 to 2.
+    /// How much it was enlarged: 1 to 2.25.
     pub(crate) scale: f32,
 }
 
@@ -105,6 +105,7 @@ const ENLARGE: f32 = 1.5;
 /// Where a line's crop comes from in the image: the line with one more pixel around it, for
 /// the faintest glyph edges. Everything the crop is made of is in these pixels, so their hash
 /// stands for the crop's, and a line seen before is answered without cutting it out again.
+#[derive(Clone, Copy)]
 pub(crate) struct Cut {
     left: usize,
     top: usize,
@@ -144,9 +145,27 @@ impl Cut {
         )
     }
 
-    /// How much the crop is enlarged: 1 to 2.
+    /// How much the crop is enlarged: 1 to 2.25.
     pub(crate) fn scale(&self) -> f32 {
         self.scale
+    }
+
+    /// How wide the cut is, in pixels of the image.
+    pub(crate) fn width(&self) -> usize {
+        self.width
+    }
+
+    /// How high the cut is, in pixels of the image.
+    pub(crate) fn height(&self) -> usize {
+        self.height
+    }
+
+    /// The same cut enlarged `by` times more, for a second look at a line read unsure.
+    pub(crate) fn enlarged(&self, by: f32) -> Cut {
+        Cut {
+            scale: self.scale * by,
+            ..*self
+        }
     }
 
     /// The rows of the image the crop is made of.

@@ -43,8 +43,9 @@ impl Area {
     }
 }
 
-/// A line of text: its bounds, and how many components (glyphs, or glyphs run together) it is
-/// made of.
+/// A line of text: its bounds, and how many shapes (glyphs, or glyphs run together) it is made
+/// of; a component inside another's bounds (the counter of a bold "o", the cross inside a
+/// backspace key's outline) is part of that shape.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct TextLine {
     pub(crate) area: Area,
@@ -125,6 +126,69 @@ fn marks(image: &Gray) -> Vec<bool> {
         }
     }
     marked
+}
+
+/// Where a drawn line is broken by something drawn over it: in column `x`, rows `from..to`
+/// lie between two vertical runs too tall for text.
+struct Bridge {
+    x: usize,
+    from: usize,
+    to: usize,
+}
+
+/// Takes out every vertical run of marks higher than any line of text read: a frame's side, a
+/// separator, a slider's trough. Such a run would make whatever it touches one shape too tall
+/// to be text and lose it with it: the "I" of a frame's caption that sits on the frame's side
+/// ("Inset" read as "nset"). Nothing of a line of text is that high. What such a line passes
+/// through (a slider's knob on its trough) stays part of it: the gaps it leaves are returned.
+fn erase_tall_columns(marked: &mut [bool], width: usize, height: usize) -> Vec<Bridge> {
+    // How many marks end at each column of the row before, rows walked top to bottom; the
+    // runs that end too tall (column, first row, row after the last) are erased after the walk.
+    let mut run = vec![0u32; width];
+    let mut tall = Vec::new();
+    let mut bridges = Vec::new();
+    let mut last_end: Vec<Option<usize>> = vec![None; width];
+    let blank = vec![false; width];
+    for y in 0..=height {
+        let row = marked.get(y * width..(y + 1) * width).unwrap_or(&blank);
+        for (x, (r, &m)) in run.iter_mut().zip(row).enumerate() {
+            if !m && *r as usize > MAX_LINE_HEIGHT {
+                let start = y - *r as usize;
+                if let Some(end) = last_end[x]
+                    && start - end <= MAX_LINE_HEIGHT
+                {
+                    bridges.push(Bridge {
+                        x,
+                        from: end,
+                        to: start,
+                    });
+                }
+                last_end[x] = Some(y);
+                tall.push((x, start, y));
+            }
+            *r = (*r + 1) * u32::from(m);
+        }
+    }
+    for (x, start, end) in tall {
+        for y in start..end {
+            marked[y * width + x] = false;
+        }
+    }
+    bridges
+}
+
+impl Bridge {
+    /// Whether `part` lies in this gap, as high as it is wide around its column: drawn over
+    /// the line (a knob, whose outline the erased runs leave in pieces), not beside it.
+    fn holds(&self, part: &Area) -> bool {
+        // The erased runs took in the knob's outline where it crosses the column, as thick as
+        // a few pixels.
+        let (reach, outline) = (self.to - self.from, 3);
+        part.left + reach >= self.x
+            && part.right() <= self.x + reach + 1
+            && part.top + outline >= self.from
+            && part.bottom() <= self.to + outline
+    }
 }
 
 /// A connected set of marks: its bounds.
@@ -254,6 +318,23 @@ fn too_tall(members: &[Area]) -> Option<usize> {
         .map(|pair| pair[0])
 }
 
+/// How many of `members` lie inside no other's bounds.
+fn shapes(members: &[Area]) -> usize {
+    let inside = |m: &Area, n: &Area| {
+        n.left <= m.left && n.top <= m.top && n.right() >= m.right() && n.bottom() >= m.bottom()
+    };
+    members
+        .iter()
+        .enumerate()
+        .filter(|&(i, m)| {
+            !members
+                .iter()
+                .enumerate()
+                .any(|(j, n)| j != i && inside(m, n) && (!inside(n, m) || j < i))
+        })
+        .count()
+}
+
 /// The lines of text of a set of components, each once. A line that holds components much
 /// taller than its glyphs (a border's sides, an icon) is joined again without them: that also
 /// parts what they had bridged (two buttons' captions, two rows beside an icon).
@@ -278,7 +359,7 @@ fn lines_of(parts: Vec<Area>, out: &mut Vec<TextLine>) {
         if (MIN_LINE_HEIGHT..=MAX_LINE_HEIGHT).contains(&line.height) && !stroke {
             out.push(TextLine {
                 area: line,
-                parts: members.len(),
+                parts: shapes(&members),
             });
         }
     }
@@ -288,10 +369,11 @@ fn lines_of(parts: Vec<Area>, out: &mut Vec<TextLine>) {
 /// marks of a light-on-dark line lie one pixel outside its glyphs; either way the bounds hold
 /// the whole of every glyph but its faintest anti-aliased edge.
 pub(crate) fn text_lines(image: &Gray) -> Vec<TextLine> {
-    let marked = marks(image);
+    let mut marked = marks(image);
+    let bridges = erase_tall_columns(&mut marked, image.width, image.height);
     let parts: Vec<Area> = components(&marked, image.width, image.height)
         .into_iter()
-        .filter(|p| p.height <= MAX_LINE_HEIGHT)
+        .filter(|p| p.height <= MAX_LINE_HEIGHT && !bridges.iter().any(|b| b.holds(p)))
         .collect();
     let mut lines = Vec::new();
     lines_of(parts, &mut lines);
@@ -418,6 +500,34 @@ mod tests {
                 width: 140,
                 height: 18
             }
+        );
+    }
+
+    #[test]
+    fn a_glyph_touching_a_long_drawn_line_is_parted_from_it_and_a_knob_on_one_is_not_text() {
+        // A frame's side, 1 px wide, from just below the first "glyph" of a word, diagonally
+        // touching it; and a vertical trough broken by a 20x20 knob drawn over it.
+        let mut boxes = vec![(9, 20, 1, 100)];
+        boxes.extend(word(10, 10, 4));
+        boxes.extend([(150, 10, 2, 90), (150, 120, 2, 90)]);
+        boxes.extend([
+            (141, 100, 20, 2),
+            (141, 118, 20, 2),
+            (141, 100, 2, 20),
+            (159, 100, 2, 20),
+        ]);
+        let lines: Vec<Area> = text_lines(&drawn(200, 220, &boxes))
+            .iter()
+            .map(|l| l.area)
+            .collect();
+        assert_eq!(
+            lines,
+            [Area {
+                left: 10,
+                top: 10,
+                width: 30,
+                height: 10
+            }]
         );
     }
 

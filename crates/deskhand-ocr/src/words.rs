@@ -26,6 +26,11 @@ const MIN_CONFIDENCE_MARKS: f32 = 85.0;
 /// A one-letter word that is not one of English's must be this sure.
 const MIN_CONFIDENCE_LONE_LETTER: f32 = 95.0;
 
+/// Any other word of one or two characters must be this sure: icons come out as such words (a
+/// spinner as "uv" at 50–55 % on the benchmark's apps), while the real ones there (keypad
+/// digits, "50") read at 83 % or more. An extensions button read as "4" at 78 % still passes.
+const MIN_CONFIDENCE_SHORT: f32 = 70.0;
+
 /// Whether a word is sure enough to keep. Tesseract gives words outside its dictionary (a
 /// shell prompt, a path: `root@vm:/tmp#`) a confidence of 0 even when it read them exactly, so
 /// a long word made mostly of letters and digits is kept whatever its confidence; what an icon
@@ -42,18 +47,35 @@ fn sure_enough(text: &str, confidence: f32) -> bool {
     if chars == 1 && text.chars().all(char::is_alphabetic) && !matches!(text, "a" | "A" | "I") {
         return confidence >= MIN_CONFIDENCE_LONE_LETTER;
     }
+    if chars <= 2 {
+        return confidence >= MIN_CONFIDENCE_SHORT;
+    }
     confidence >= MIN_CONFIDENCE || (chars >= 5 && letters * 5 >= chars * 3)
 }
 
-/// Whether the text read from a single connected shape is what icons are misread as: one or
-/// two letters (a checkbox or radio button as "o", a drop-down arrow as "v", a close button as
-/// "x"). A real caption of letters has a shape per letter; a lone digit (a keypad's) is kept.
-pub(crate) fn icon_like(text: &str) -> bool {
+/// Whether the text read from a single shape (`wide`: wider than it is high) is what icons are
+/// misread as: one or two letters (a checkbox or radio button as "o", a drop-down arrow as "v",
+/// a close button as "x"), or digits from a wide shape (a folder as "6", a backspace key as
+/// "5"). A real caption of letters has a shape per letter; a lone digit (a keypad's) is kept,
+/// as it is higher than wide in every UI font.
+pub(crate) fn icon_like(text: &str, wide: bool) -> bool {
     let letters = text.chars().filter(|c| c.is_alphanumeric()).count();
-    (1..=2).contains(&letters) && !text.chars().any(|c| c.is_numeric())
+    let digits = text.chars().filter(|c| c.is_numeric()).count();
+    (1..=2).contains(&letters) && (digits == 0 || (wide && digits == letters))
 }
 
-/// The words of Tesseract's TSV (level 5 rows), those sure enough to keep.
+/// The confidence of the least sure of `words`, if any.
+pub(crate) fn weakest(words: &[Word]) -> Option<f32> {
+    words.iter().map(|w| w.confidence).reduce(f32::min)
+}
+
+/// The words sure enough to keep.
+pub(crate) fn sure(mut words: Vec<Word>) -> Vec<Word> {
+    words.retain(|w| sure_enough(&w.text, w.confidence));
+    words
+}
+
+/// The words of Tesseract's TSV (level 5 rows), sure or not.
 pub(crate) fn parse_tsv(tsv: &str) -> Vec<Word> {
     tsv.lines()
         .filter_map(|line| {
@@ -64,7 +86,7 @@ pub(crate) fn parse_tsv(tsv: &str) -> Vec<Word> {
             let number = |i: usize| fields[i].trim().parse::<i32>().ok();
             let text = fields[11].trim();
             let confidence: f32 = fields[10].trim().parse().ok()?;
-            if text.is_empty() || !sure_enough(text, confidence) {
+            if text.is_empty() {
                 return None;
             }
             Some(Word {
@@ -143,16 +165,33 @@ mod tests {
     #[test]
     fn one_or_two_letters_are_icon_like_digits_and_words_are_not() {
         for icon in ["o", "x", "v", "Cc", "(o)"] {
-            assert!(icon_like(icon), "{icon}");
+            assert!(icon_like(icon, false), "{icon}");
+            assert!(icon_like(icon, true), "{icon}");
         }
         for text in ["7", "50%", "x2", "Undo", "+"] {
-            assert!(!icon_like(text), "{text}");
+            assert!(!icon_like(text, false), "{text}");
+        }
+        for icon in ["6", "5", "12"] {
+            assert!(icon_like(icon, true), "a wide shape is no digit: {icon}");
+        }
+        for text in ["x2", "Undo", "+", "128"] {
+            assert!(!icon_like(text, true), "{text}");
+        }
+    }
+
+    #[test]
+    fn short_words_must_be_surer_than_long_ones() {
+        for (text, confidence) in [("uv", 52.0), ("4", 69.0), ("ok", 65.0), ("x", 90.0)] {
+            assert!(!sure_enough(text, confidence), "{text} at {confidence}");
+        }
+        for (text, confidence) in [("0", 83.0), ("50", 94.0), ("a", 70.0), ("mod", 55.0)] {
+            assert!(sure_enough(text, confidence), "{text} at {confidence}");
         }
     }
 
     #[test]
     fn close_words_of_a_line_group_and_unsure_ones_are_left_out() {
-        let words = parse_tsv(TSV);
+        let words = sure(parse_tsv(TSV));
         assert_eq!(
             words.iter().map(|w| w.text.as_str()).collect::<Vec<_>>(),
             ["Click", "me!", "QUIT", "7", "root@vm:/tmp#", "a"]

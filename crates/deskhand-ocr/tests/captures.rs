@@ -121,3 +121,36 @@ fn nothing_to_read_is_no_text_and_too_much_is_a_clear_error() {
     };
     assert!(engine.read(&short).is_err());
 }
+
+#[test]
+fn a_caption_on_a_frames_side_keeps_its_first_letter_and_slider_knobs_are_no_text() {
+    // gtk3-widget-factory's sliders, scales and framed boxes (530x520): the "I" of "Inset"
+    // touches the frame's side below it, and the vertical scales' knobs sit on their troughs.
+    let engine = Tesseract::default();
+    let groups = engine.read(&capture("widget-factory-frames")).unwrap();
+    let texts: Vec<&str> = groups.iter().map(|g| g.text.as_str()).collect();
+    assert_eq!(
+        texts,
+        ["Inset", "50%", "Outset", "50.0", "Groove", "Ridge"],
+        "{groups:#?}"
+    );
+}
+
+#[test]
+fn a_line_read_unsure_is_read_again_larger() {
+    // gtk3-widget-factory's lower tabs (328x40): at 1.5x the selected tab's "page 1" reads as
+    // "pagel" (70 %), at 2.25x as "page 1".
+    let engine = Tesseract::default();
+    let groups = engine.read(&capture("widget-factory-tabs")).unwrap();
+    let texts: Vec<String> = groups.iter().map(|g| g.text.to_lowercase()).collect();
+    assert_eq!(texts, ["page 1", "page 2", "page 3"], "{groups:#?}");
+}
+
+#[test]
+fn an_icon_wider_than_high_is_not_read_as_a_digit() {
+    // gtk3-widget-factory's file button (148x40): its folder icon read as "6".
+    let engine = Tesseract::default();
+    let groups = engine.read(&capture("widget-factory-file-button")).unwrap();
+    let texts: Vec<&str> = groups.iter().map(|g| g.text.as_str()).collect();
+    assert_eq!(texts, ["(None)"], "{groups:#?}");
+}

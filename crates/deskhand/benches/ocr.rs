@@ -5,7 +5,9 @@
 //!
 //! `cargo bench -p deskhand --bench ocr` (release). Prints medians and a Markdown table.
 //! `DESKHAND_BENCH_PARTS=typical,accuracy` runs only those of its parts (`dense`, `typical`,
-//! `accuracy`).
+//! `accuracy`). `DESKHAND_BENCH_SHOW=1` prints every word group read and per app the words
+//! missed and the words read that the tree lacks; `DESKHAND_BENCH_SAVE=<dir>` keeps each app's
+//! capture and ground truth there.
 #![cfg(target_os = "linux")]
 
 use std::collections::HashSet;
@@ -15,7 +17,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use deskhand_core::backend::{Accessibility, Capture, Windows};
-use deskhand_core::model::{Node, Rect, Role, WindowInfo};
+use deskhand_core::model::{Node, Rect, RgbImage, Role, WindowInfo};
 use deskhand_core::ocr::{ReadText, WordGroup};
 use deskhand_linux::LinuxBackend;
 use deskhand_ocr::Tesseract;
@@ -266,6 +268,59 @@ fn show_misses(label: &str, truth: &Truth, groups: &[WordGroup]) {
     println!("{label}: not in the tree {wrong:?}");
 }
 
+/// The window's tree once what it shows has settled: a browser exposes its page a while after
+/// the window shows, and a tree read before that lacks words the pixels already show (Firefox's
+/// heading was missing from it in some runs). Settled is the same visible names in two reads a
+/// second apart, or 20 s gone.
+async fn settled_tree(
+    backend: &LinuxBackend,
+    window: &WindowInfo,
+) -> deskhand_core::Result<deskhand_core::model::Tree> {
+    let names = |tree: &deskhand_core::model::Tree| {
+        let mut names = truth(&tree.root, &window.bounds).elements;
+        names.sort_by(|a, b| a.0.cmp(&b.0));
+        names
+    };
+    let until = Instant::now() + Duration::from_secs(20);
+    let mut tree = backend.tree(window).await?;
+    loop {
+        if Instant::now() >= until {
+            return Ok(tree);
+        }
+        tokio::time::sleep(Duration::from_secs(1)).await;
+        let again = backend.tree(window).await?;
+        if names(&again) == names(&tree) {
+            return Ok(again);
+        }
+        tree = again;
+    }
+}
+
+/// Keeps an app's capture (PNG) and its ground truth (JSON: the window's bounds, the elements
+/// that show their name with their bounds, every word of the tree) in `dir`, so a change to
+/// the engine can be tried on the same pixels again.
+fn save(dir: &std::path::Path, label: &str, image: &RgbImage, window: &Rect, truth: &Truth) {
+    let name: String = label
+        .chars()
+        .map(|c| if c.is_alphanumeric() { c } else { '-' })
+        .collect();
+    std::fs::create_dir_all(dir).expect("the folder to save in");
+    let png = deskhand_core::image::encode_png(image).expect("the capture as PNG");
+    std::fs::write(dir.join(format!("{name}.png")), png).expect("saving the capture");
+    let mut vocabulary: Vec<&String> = truth.vocabulary.iter().collect();
+    vocabulary.sort();
+    let doc = serde_json::json!({
+        "window": window,
+        "elements": truth.elements,
+        "vocabulary": vocabulary,
+    });
+    std::fs::write(
+        dir.join(format!("{name}.json")),
+        serde_json::to_string_pretty(&doc).expect("JSON"),
+    )
+    .expect("saving the ground truth");
+}
+
 fn scratch() -> PathBuf {
     let dir = std::env::temp_dir().join(format!("deskhand-ocr-bench-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("scratch dir");
@@ -404,7 +459,7 @@ async fn run(dir: PathBuf) {
             println!("{label}: could not raise its window: {}", err.message);
         }
         tokio::time::sleep(Duration::from_millis(500)).await;
-        let tree = match backend.tree(&window).await {
+        let tree = match settled_tree(&backend, &window).await {
             Ok(tree) => tree,
             Err(err) => {
                 rows.push(format!("| {label} | no tree: {} | | | | |", err.message));
@@ -424,6 +479,9 @@ async fn run(dir: PathBuf) {
             })
             .collect();
         let truth = truth(&tree.root, &window.bounds);
+        if let Some(dir) = std::env::var_os("DESKHAND_BENCH_SAVE") {
+            save(&PathBuf::from(dir), label, &image, &window.bounds, &truth);
+        }
         if std::env::var_os("DESKHAND_BENCH_SHOW").is_some() {
             show_misses(label, &truth, &groups);
         }
