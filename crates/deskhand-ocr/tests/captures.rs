@@ -119,7 +119,12 @@ fn nothing_to_read_is_no_text_and_too_much_is_a_clear_error() {
         height: 10,
         data: vec![0; 10],
     };
-    assert!(engine.read(&short).is_err());
+    let err = engine.read(&short).unwrap_err();
+    assert!(
+        err.message.contains("10x10 px but only 10 bytes"),
+        "{}",
+        err.message
+    );
 }
 
 #[test]
