@@ -5,10 +5,9 @@
 //! Needs Xvfb (the test says so when it is missing).
 #![cfg(target_os = "linux")]
 
-use std::path::Path;
-use std::process::{Child, Command, Stdio};
-use std::thread::sleep;
-use std::time::{Duration, Instant};
+mod common;
+
+use std::process::Child;
 
 use deskhand_linux::x11::{X11, XRect};
 use x11rb::connection::{Connection as _, RequestConnection as _};
@@ -31,39 +30,10 @@ impl Drop for Server {
 
 /// Xvfb on the first free display from `first`, with `args` added.
 fn start_xvfb(first: u32, args: &[&str]) -> Server {
-    for n in first..first + 100 {
-        if Path::new(&format!("/tmp/.X11-unix/X{n}")).exists()
-            || Path::new(&format!("/tmp/.X{n}-lock")).exists()
-        {
-            continue;
-        }
-        let display = format!(":{n}");
-        let mut process = Command::new("Xvfb")
-            .args([&display, "-screen", "0", "640x480x24", "-nolisten", "tcp"])
-            // Else the server resets as the client that drew leaves, and the drawing is gone.
-            .arg("-noreset")
-            .args(args)
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap_or_else(|e| panic!("could not start Xvfb: {e}; install the xvfb package"));
-        let deadline = Instant::now() + Duration::from_secs(10);
-        while Instant::now() < deadline {
-            if process.try_wait().ok().flatten().is_some() {
-                break; // lost a race for this display number
-            }
-            if RustConnection::connect(Some(&display)).is_ok() {
-                return Server { display, process };
-            }
-            sleep(Duration::from_millis(50));
-        }
-        let _ = process.kill();
-        let _ = process.wait();
-    }
-    panic!(
-        "found no free X display between :{first} and :{}",
-        first + 99
-    );
+    let (display, process, ()) = common::start_xvfb(first, "640x480x24", args, |display| {
+        RustConnection::connect(Some(display)).ok().map(|_| ())
+    });
+    Server { display, process }
 }
 
 const WIDTH: u16 = 256;

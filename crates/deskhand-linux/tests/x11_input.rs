@@ -3,8 +3,9 @@
 //! Needs Xvfb, openbox and python3-gi with GTK 3 (see the project's desktop notes); the test
 //! says which one is missing instead of failing obscurely.
 
+mod common;
+
 use std::io::{BufRead as _, BufReader};
-use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
 use std::thread::sleep;
@@ -60,41 +61,15 @@ impl Desktop {
 /// Xvfb on the first free display from a pid-dependent start, so parallel runs do not collide.
 fn start_xvfb() -> (Desktop, X11) {
     let first = 200 + std::process::id() % 200;
-    for n in first..first + 100 {
-        if Path::new(&format!("/tmp/.X11-unix/X{n}")).exists()
-            || Path::new(&format!("/tmp/.X{n}-lock")).exists()
-        {
-            continue;
-        }
-        let display = format!(":{n}");
-        let mut xvfb = Command::new("Xvfb")
-            .args([&display, "-screen", "0", "1920x1080x24", "-nolisten", "tcp"])
-            .args(["+extension", "XTEST", "-noreset"])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap_or_else(|e| panic!("could not start Xvfb: {e}; install the xvfb package"));
-        let deadline = Instant::now() + Duration::from_secs(10);
-        while Instant::now() < deadline {
-            if xvfb.try_wait().ok().flatten().is_some() {
-                break; // lost a race for this display number
-            }
-            if let Ok(x11) = X11::connect_to(&display) {
-                let desktop = Desktop {
-                    display,
-                    children: vec![xvfb],
-                };
-                return (desktop, x11);
-            }
-            sleep(Duration::from_millis(50));
-        }
-        let _ = xvfb.kill();
-        let _ = xvfb.wait();
-    }
-    panic!(
-        "found no free X display between :{first} and :{}",
-        first + 99
-    );
+    let (display, xvfb, x11) =
+        common::start_xvfb(first, "1920x1080x24", &["+extension", "XTEST"], |display| {
+            X11::connect_to(display).ok()
+        });
+    let desktop = Desktop {
+        display,
+        children: vec![xvfb],
+    };
+    (desktop, x11)
 }
 
 fn poll<T>(what: &str, timeout: Duration, mut f: impl FnMut() -> Option<T>) -> T {
