@@ -85,7 +85,12 @@ impl Desktop {
             .iter()
             .map(|v| v.as_str().expect("string").to_owned())
             .collect();
-        let scratch = std::env::temp_dir().join(format!("deskhand-test-{}", std::process::id()));
+        // One folder per desktop: the same scenario runs on every display at once, and its files
+        // (a zoom's PNG) must not be written over by its twin on another display.
+        static DESKTOPS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let nth = DESKTOPS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let scratch =
+            std::env::temp_dir().join(format!("deskhand-test-{}-{nth}", std::process::id()));
         std::fs::create_dir_all(&scratch).expect("scratch dir");
         let user = doc["user"].as_object().map(|user| {
             let id = |key: &str| user[key].as_u64().expect("a numeric id") as u32;
