@@ -5,7 +5,7 @@ use std::time::{Duration, Instant};
 
 use crate::action::{Place, ValueArg};
 use crate::backend::Backend;
-use crate::desk::{Acted, Did, Listed, ReadTag};
+use crate::desk::{Acted, Did, Listed, Page};
 use crate::desk::{Config, Reach, Reply, element_failure};
 use crate::error::{Error, ErrorKind, Result};
 use crate::find::normalize;
@@ -350,14 +350,13 @@ pub(crate) async fn read_text<B: Backend>(
     }
     let page: String = text.chars().skip(offset).take(READ_PAGE_CHARS).collect();
     let end = offset + page.chars().count();
-    Ok(Listed::Read {
-        action: ReadTag::Read,
+    Ok(Listed::Read(Page {
         text: page,
         offset,
         end,
         total,
         label,
-    }
+    })
     .into())
 }
 

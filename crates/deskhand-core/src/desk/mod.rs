@@ -22,9 +22,7 @@ mod reach;
 mod surface;
 mod typing;
 
-pub(crate) use answer::{
-    Acted, Batched, ClickPath, Did, FoundWindow, Listed, ReadTag, Step, Waited,
-};
+pub(crate) use answer::{Acted, Batched, ClickPath, Did, FoundWindow, Listed, Page, Step, Waited};
 use answer::{AppRow, Captured, Observed, WindowRow};
 use click::{click_at, window_label};
 use observe::{capture, observe};

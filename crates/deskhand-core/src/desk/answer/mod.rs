@@ -14,7 +14,7 @@ use super::{Outcome, Reply};
 mod reads;
 
 pub(crate) use reads::{
-    AppRow, Batched, Captured, FoundWindow, Listed, Observed, ReadTag, Step, Waited, WindowRow,
+    AppRow, Batched, Captured, FoundWindow, Listed, Observed, Page, Step, Waited, WindowRow,
 };
 
 /// An action's result: what it did, and whether all of its input was sent.

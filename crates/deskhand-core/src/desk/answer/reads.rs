@@ -30,23 +30,20 @@ pub(crate) enum Listed {
         text: Option<String>,
         types: Vec<String>,
     },
-    /// A page of one element's text.
-    Read {
-        action: ReadTag,
-        text: String,
-        offset: usize,
-        end: usize,
-        total: usize,
-        #[serde(skip)]
-        label: String,
-    },
+    Read(Page),
 }
 
-/// `"action": "read"` in a read's JSON, as the actions' results carry their name.
+/// A page of one element's text; its JSON names the action, as the actions' results do.
 #[derive(Serialize)]
-#[serde(rename_all = "lowercase")]
-pub(crate) enum ReadTag {
-    Read,
+#[serde(tag = "action", rename = "read")]
+pub(crate) struct Page {
+    pub(crate) text: String,
+    pub(crate) offset: usize,
+    pub(crate) end: usize,
+    pub(crate) total: usize,
+    /// The element as the header names it.
+    #[serde(skip)]
+    pub(crate) label: String,
 }
 
 #[derive(Serialize)]
@@ -164,14 +161,13 @@ impl Listed {
                     None => format!("clipboard · no text · types: {types_listed}\n"),
                 }
             }
-            Listed::Read {
+            Listed::Read(Page {
                 text,
                 offset,
                 end,
                 total,
                 label,
-                ..
-            } => {
+            }) => {
                 let more = if end < total {
                     format!(" · more: read with `offset` {end}")
                 } else {
@@ -585,5 +581,28 @@ mod tests {
             unplaced.data["positions_unknown"],
             "the extension is not loaded"
         );
+    }
+
+    #[test]
+    fn a_page_of_text_names_its_action_and_keeps_its_label_out_of_the_data() {
+        let reply = Reply::from(Listed::Read(Page {
+            text: "one\ntwo".into(),
+            offset: 0,
+            end: 7,
+            total: 12,
+            label: "e4 text \"Notes\"".into(),
+        }));
+        assert_eq!(
+            reply.data,
+            json!({"action": "read", "text": "one\ntwo", "offset": 0, "end": 7, "total": 12})
+        );
+        assert!(
+            reply.text.starts_with(
+                "read e4 text \"Notes\" · characters 0–7 of 12 · more: read with `offset` 7\n"
+            ),
+            "{}",
+            reply.text
+        );
+        assert!(reply.text.ends_with("\"one\"\n\"two\"\n"), "{}", reply.text);
     }
 }
