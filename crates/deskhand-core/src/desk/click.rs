@@ -7,6 +7,7 @@ use crate::model::{MouseButton, WindowInfo};
 use crate::render::{click_action, escape};
 use crate::session::Session;
 
+use super::answer::name_of;
 use super::{
     Acted, ClickPath, Config, Did, Named, Reach, Reply, element_failure, ensure_focused, intended,
     ref_center,
@@ -26,12 +27,7 @@ fn click_verb(click: &ClickSpec) -> String {
     let held = if click.modifiers.is_empty() {
         String::new()
     } else {
-        let names: Vec<String> = click
-            .modifiers
-            .iter()
-            .filter_map(|m| serde_json::to_value(m).ok())
-            .filter_map(|v| v.as_str().map(str::to_owned))
-            .collect();
+        let names: Vec<String> = click.modifiers.iter().map(name_of).collect();
         format!(" with {} held", names.join("+"))
     };
     format!("{button}{times}clicked{held}")

@@ -430,7 +430,7 @@ impl Did {
 }
 
 /// A unit enum's name as its JSON spells it (`right`, `down`).
-fn name_of(value: &impl Serialize) -> String {
+pub(super) fn name_of(value: &impl Serialize) -> String {
     serde_json::to_value(value)
         .ok()
         .and_then(|v| v.as_str().map(str::to_owned))
