@@ -26,6 +26,10 @@ const CALL_TIMEOUT: Duration = Duration::from_secs(3);
 /// How long a window may take to show a focus, place or state it was given.
 const SETTLE: Duration = Duration::from_millis(1500);
 const POLL: Duration = Duration::from_millis(30);
+/// How long a new remote-desktop session's pointer may take to join the seat, and how often
+/// its first motion is sent again meanwhile.
+const POINTER_JOIN: Duration = Duration::from_secs(2);
+const POINTER_RESEND: Duration = Duration::from_millis(300);
 /// Longer than a frame of the shell's 60 Hz clock, on which it hands queued input to the apps.
 const FRAME: Duration = Duration::from_millis(40);
 /// A screen cast's first frame comes at once; a loaded machine may take a second.
@@ -323,11 +327,49 @@ impl Gnome {
 
     pub async fn move_pointer(&self, to: Point) -> Result<()> {
         self.placed("Moving the pointer").await?;
-        self.input()
-            .await?
+        self.pointer_to(self.input().await?, to).await
+    }
+
+    /// The pointer moved to `to`. A session's first motion is sent until the shell reads the
+    /// pointer there: mutter drops what a session sends before its virtual pointer has joined
+    /// the seat, which on a loaded machine took longer than the session's start waits (a drag
+    /// was then pressed wherever the pointer had been, and reached no app).
+    async fn pointer_to(&self, input: &RemoteInput, to: Point) -> Result<()> {
+        let first = !input.pointer_moved();
+        input
             .move_to(to)
             .await
-            .map_err(|err| gnome_error(err).after_sending())
+            .map_err(|err| gnome_error(err).after_sending())?;
+        if !first {
+            return Ok(());
+        }
+        let start = Instant::now();
+        let mut sent_at = start;
+        loop {
+            if self.pointer().await? == to {
+                return Ok(());
+            }
+            if start.elapsed() >= POINTER_JOIN {
+                return Err(Error::new(
+                    ErrorKind::Timeout,
+                    format!(
+                        "the pointer did not reach {},{} within {} ms: GNOME has not yet taken deskhand's virtual pointer into its seat; call again",
+                        to.x,
+                        to.y,
+                        POINTER_JOIN.as_millis()
+                    ),
+                )
+                .after_sending());
+            }
+            if sent_at.elapsed() >= POINTER_RESEND {
+                input
+                    .move_to(to)
+                    .await
+                    .map_err(|err| gnome_error(err).after_sending())?;
+                sent_at = Instant::now();
+            }
+            tokio::time::sleep(POLL).await;
+        }
     }
 
     pub async fn button(&self, button: MouseButton, down: bool) -> Result<()> {
@@ -335,10 +377,7 @@ impl Gnome {
         let input = self.input().await?;
         if !input.pointer_moved() {
             let here = self.pointer().await?;
-            input
-                .move_to(here)
-                .await
-                .map_err(|err| gnome_error(err).after_sending())?;
+            self.pointer_to(input, here).await?;
         }
         input
             .button(button, down)
@@ -361,10 +400,7 @@ impl Gnome {
             None => None,
         };
         if let Some(at) = at {
-            input
-                .move_to(at)
-                .await
-                .map_err(|err| gnome_error(err).after_sending())?;
+            self.pointer_to(input, at).await?;
         }
         let steps = i32::try_from(amount).unwrap_or(i32::MAX);
         let (vertical, steps) = match direction {
@@ -409,22 +445,28 @@ impl Gnome {
         let input = self.input().await?;
         let sent = async {
             for &keysym in held {
-                input.key(keysym, true).await?;
+                input
+                    .key(keysym, true)
+                    .await
+                    .map_err(|err| gnome_error(err).after_sending())?;
             }
-            let mut clicked = Ok(());
-            for _ in 0..count.max(1) {
-                clicked = input.click(at, button).await;
-                if clicked.is_err() {
-                    break;
-                }
-            }
+            let clicked = match self.pointer_to(input, at).await {
+                Ok(()) => input
+                    .clicks(button, count.max(1))
+                    .await
+                    .map_err(|err| gnome_error(err).after_sending()),
+                Err(err) => Err(err),
+            };
             // Released even when the click failed, so no modifier stays held.
             for &keysym in held.iter().rev() {
-                input.key(keysym, false).await?;
+                input
+                    .key(keysym, false)
+                    .await
+                    .map_err(|err| gnome_error(err).after_sending())?;
             }
             clicked
         };
-        sent.await.map_err(|err| gnome_error(err).after_sending())
+        sent.await
     }
 
     /// Chords as (modifier keysyms, key keysym): how many went out, and why the rest did not.

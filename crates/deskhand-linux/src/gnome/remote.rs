@@ -23,6 +23,11 @@ const DISPLAY: &str = "org.gnome.Mutter.DisplayConfig";
 /// a click (seen on a drawing area), as it ignored a press right after a motion (a drag's
 /// start): a button event follows the pointer's last event by this much.
 const BUTTON_GAP: Duration = Duration::from_millis(100);
+/// Between the events of a multi-click after its first press: the presses must fall within the
+/// apps' double-click time (400 ms in GTK) although each event is stamped when the shell gets
+/// to it, and a loaded shell answered each call in about 100 ms (a double click on GNOME came as
+/// two single clicks with `BUTTON_GAP` between every event).
+const REPEAT_GAP: Duration = Duration::from_millis(30);
 /// Time for mutter to add a new session's virtual keyboard and pointer to the seat.
 const DEVICES_SETTLE: Duration = Duration::from_millis(300);
 
@@ -298,7 +303,16 @@ impl RemoteInput {
 
     /// A button pressed or released, `BUTTON_GAP` after the pointer's last event.
     pub async fn button(&self, button: MouseButton, down: bool) -> Result<(), GnomeError> {
-        self.after_pointer_gap().await;
+        self.button_after(BUTTON_GAP, button, down).await
+    }
+
+    async fn button_after(
+        &self,
+        gap: Duration,
+        button: MouseButton,
+        down: bool,
+    ) -> Result<(), GnomeError> {
+        self.after_pointer_gap(gap).await;
         let sent = self
             .session_call("NotifyPointerButton", &(button_code(button), down))
             .await;
@@ -306,11 +320,16 @@ impl RemoteInput {
         sent
     }
 
-    /// A click as a person makes one: the pointer there, then press and release apart.
-    pub async fn click(&self, at: Point, button: MouseButton) -> Result<(), GnomeError> {
-        self.move_to(at).await?;
+    /// `count` clicks where the pointer is, as a person makes them: the first press and
+    /// release apart, the clicks after it quick enough to count as one multi-click.
+    pub async fn clicks(&self, button: MouseButton, count: u32) -> Result<(), GnomeError> {
         self.button(button, true).await?;
-        self.button(button, false).await
+        self.button(button, false).await?;
+        for _ in 1..count {
+            self.button_after(REPEAT_GAP, button, true).await?;
+            self.button_after(REPEAT_GAP, button, false).await?;
+        }
+        Ok(())
     }
 
     fn last_pointer_event(&self) -> Option<Instant> {
@@ -343,7 +362,7 @@ impl RemoteInput {
     /// Wheel clicks: positive steps scroll down (or right).
     pub async fn scroll(&self, vertical: bool, steps: i32) -> Result<(), GnomeError> {
         let axis: u32 = if vertical { 0 } else { 1 };
-        self.after_pointer_gap().await;
+        self.after_pointer_gap(BUTTON_GAP).await;
         let sent = self
             .session_call("NotifyPointerAxisDiscrete", &(axis, steps))
             .await;
@@ -351,13 +370,11 @@ impl RemoteInput {
         sent
     }
 
-    /// Waits until [`BUTTON_GAP`] has passed since the pointer's last event.
-    async fn after_pointer_gap(&self) {
-        let since = self
-            .last_pointer_event()
-            .map_or(BUTTON_GAP, |last| last.elapsed());
-        if since < BUTTON_GAP {
-            tokio::time::sleep(BUTTON_GAP - since).await;
+    /// Waits until `gap` has passed since the pointer's last event.
+    async fn after_pointer_gap(&self, gap: Duration) {
+        let since = self.last_pointer_event().map_or(gap, |last| last.elapsed());
+        if since < gap {
+            tokio::time::sleep(gap - since).await;
         }
     }
 }
