@@ -2,14 +2,19 @@
 //! interface GNOME's own remote desktop uses. Its absolute pointer motion is relative to a
 //! screen-cast stream of one monitor, so one stream is recorded per monitor; no client connects
 //! to them, so Mutter renders no frame for them. Pixels come from a screen cast of their own
-//! ([`super::cast`]), which needs no remote-desktop session and its virtual devices.
+//! ([`super::cast`]), which needs no remote-desktop session and its virtual devices. The
+//! session also takes part in the clipboard ([`SessionClipboard`]): how text beyond the keymap
+//! is pasted into apps that take no input-method text.
 
 use std::collections::HashMap;
+use std::io::{ErrorKind as IoKind, Read, Write};
+use std::os::fd::AsRawFd;
 use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use deskhand_core::model::{MouseButton, Point, Rect};
-use zbus::zvariant::{OwnedObjectPath, OwnedValue, Value};
+use futures::StreamExt;
+use zbus::zvariant::{OwnedFd, OwnedObjectPath, OwnedValue, Value};
 
 use super::{GnomeError, call};
 
@@ -25,6 +30,13 @@ const DISPLAY: &str = "org.gnome.Mutter.DisplayConfig";
 const BUTTON_GAP: Duration = Duration::from_millis(100);
 /// Time for mutter to add a new session's virtual keyboard and pointer to the seat.
 const DEVICES_SETTLE: Duration = Duration::from_millis(300);
+
+/// Mutter names the clipboard's owner once the clipboard is enabled, before it answers.
+const OWNER_WAIT: Duration = Duration::from_millis(200);
+/// Pipes to and from Mutter are polled this often while they are full or empty.
+const PIPE_POLL: Duration = Duration::from_millis(5);
+/// A clipboard larger than this is not read: it is no text a person copied.
+pub const MAX_CLIPBOARD_BYTES: usize = 16 << 20;
 
 /// Linux input event codes (`BTN_LEFT` …) that `NotifyPointerButton` takes.
 fn button_code(button: MouseButton) -> i32 {
@@ -362,6 +374,271 @@ impl RemoteInput {
     }
 }
 
+/// What the clipboard holds as the session sees it: the types its owner offers, and whether
+/// that owner is this session.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ClipboardOwner {
+    pub types: Vec<String>,
+    pub ours: bool,
+}
+
+/// A `SelectionOwnerChanged` signal's options: `mime-types` is `(as)` in Mutter 43 and later.
+fn owner_of(options: &HashMap<String, OwnedValue>) -> ClipboardOwner {
+    let types = options.get("mime-types").map_or_else(Vec::new, |value| {
+        fn strings(value: &Value<'_>) -> Vec<String> {
+            match value {
+                Value::Array(array) => array
+                    .iter()
+                    .filter_map(|v| match v {
+                        Value::Str(s) => Some(s.to_string()),
+                        _ => None,
+                    })
+                    .collect(),
+                Value::Structure(fields) => fields.fields().iter().flat_map(strings).collect(),
+                Value::Value(inner) => strings(inner),
+                _ => Vec::new(),
+            }
+        }
+        strings(value)
+    });
+    let ours = options
+        .get("session-is-owner")
+        .and_then(|v| bool::try_from(v).ok())
+        .unwrap_or(false);
+    ClipboardOwner { types, ours }
+}
+
+/// The session's part in the clipboard, for one paste: enabled when made, disabled by
+/// [`SessionClipboard::close`], which also takes the session's offer off the clipboard.
+pub struct SessionClipboard<'a> {
+    input: &'a RemoteInput,
+    signals: zbus::MessageStream,
+    owner: ClipboardOwner,
+}
+
+impl RemoteInput {
+    /// Enables the session's clipboard and learns what it holds now.
+    pub async fn clipboard(&self) -> Result<SessionClipboard<'_>, GnomeError> {
+        let bad_rule = |err: zbus::Error| GnomeError::Call {
+            what: "watching the remote-desktop clipboard".into(),
+            source: err,
+        };
+        let rule = zbus::MatchRule::builder()
+            .msg_type(zbus::message::Type::Signal)
+            .interface(REMOTE_SESSION)
+            .and_then(|rule| rule.path(self.session.as_str()))
+            .map_err(bad_rule)?
+            .build();
+        let signals = tokio::time::timeout(
+            self.timeout,
+            zbus::MessageStream::for_match_rule(rule, &self.conn, Some(64)),
+        )
+        .await
+        .map_err(|_| GnomeError::Timeout {
+            what: "watching the remote-desktop clipboard".into(),
+            ms: self.timeout.as_millis(),
+        })?
+        .map_err(bad_rule)?;
+        let options = HashMap::<&str, Value>::new();
+        if self
+            .session_call("EnableClipboard", &(&options,))
+            .await
+            .is_err()
+        {
+            // Enabled already by a paste that ended before it could disable it.
+            self.session_call("DisableClipboard", &()).await?;
+            self.session_call("EnableClipboard", &(&options,)).await?;
+        }
+        let mut clipboard = SessionClipboard {
+            input: self,
+            signals,
+            owner: ClipboardOwner::default(),
+        };
+        // An empty clipboard has no owner to name, and no signal comes.
+        let until = tokio::time::Instant::now() + OWNER_WAIT;
+        while let Some(signal) = clipboard.next_signal(until).await {
+            if let Signal::OwnerChanged(owner) = signal {
+                clipboard.owner = owner;
+                break;
+            }
+        }
+        Ok(clipboard)
+    }
+}
+
+enum Signal {
+    OwnerChanged(ClipboardOwner),
+    Transfer { mime: String, serial: u32 },
+}
+
+impl SessionClipboard<'_> {
+    /// What the clipboard held when this paste began: the types its owner offered, none when it
+    /// was empty.
+    pub fn owner(&self) -> &ClipboardOwner {
+        &self.owner
+    }
+
+    /// The session's next clipboard signal, or `None` at `until`.
+    async fn next_signal(&mut self, until: tokio::time::Instant) -> Option<Signal> {
+        loop {
+            let message = tokio::time::timeout_at(until, self.signals.next())
+                .await
+                .ok()??
+                .ok()?;
+            let header = message.header();
+            let member = header.member().map(|m| m.as_str().to_owned());
+            let body = message.body();
+            match member.as_deref() {
+                Some("SelectionOwnerChanged") => {
+                    if let Ok((options,)) = body.deserialize::<(HashMap<String, OwnedValue>,)>() {
+                        return Some(Signal::OwnerChanged(owner_of(&options)));
+                    }
+                }
+                Some("SelectionTransfer") => {
+                    if let Ok((mime, serial)) = body.deserialize::<(String, u32)>() {
+                        return Some(Signal::Transfer { mime, serial });
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    async fn call<B, R>(&self, method: &str, body: &B) -> Result<R, GnomeError>
+    where
+        B: serde::Serialize + zbus::zvariant::DynamicType,
+        R: for<'d> serde::Deserialize<'d> + zbus::zvariant::Type,
+    {
+        call(
+            &self.input.conn,
+            REMOTE,
+            self.input.session.as_str(),
+            REMOTE_SESSION,
+            method,
+            body,
+            self.input.timeout,
+        )
+        .await
+    }
+
+    /// The clipboard's content as `mime`, from the app that owns it, within `timeout`.
+    pub async fn read(&self, mime: &str, timeout: Duration) -> Result<Vec<u8>, GnomeError> {
+        let (fd,): (OwnedFd,) = self.call("SelectionRead", &(mime,)).await?;
+        let mut pipe = nonblocking(fd)?;
+        let until = Instant::now() + timeout;
+        let mut content = Vec::new();
+        let mut chunk = [0u8; 8192];
+        loop {
+            match pipe.read(&mut chunk) {
+                Ok(0) => return Ok(content),
+                Ok(n) if content.len() + n > MAX_CLIPBOARD_BYTES => {
+                    return Err(GnomeError::BadReply(format!(
+                        "the clipboard holds more than {} MiB as {mime}",
+                        MAX_CLIPBOARD_BYTES >> 20
+                    )));
+                }
+                Ok(n) => content.extend_from_slice(&chunk[..n]),
+                Err(err) if err.kind() == IoKind::Interrupted => {}
+                Err(err) if err.kind() == IoKind::WouldBlock => {
+                    if Instant::now() >= until {
+                        return Err(GnomeError::Timeout {
+                            what: format!(
+                                "reading the clipboard as {mime} from the app that holds it"
+                            ),
+                            ms: timeout.as_millis(),
+                        });
+                    }
+                    tokio::time::sleep(PIPE_POLL).await;
+                }
+                Err(err) => {
+                    return Err(GnomeError::BadReply(format!(
+                        "reading the clipboard as {mime}: {err}"
+                    )));
+                }
+            }
+        }
+    }
+
+    /// Puts the session on the clipboard, offering `types`; apps then ask for the content with
+    /// [`SessionClipboard::serve`].
+    pub async fn offer(&self, types: &[&str]) -> Result<(), GnomeError> {
+        let options = HashMap::from([("mime-types", Value::from(types.to_vec()))]);
+        self.call("SetSelection", &(options,)).await
+    }
+
+    /// Answers apps' requests for the session's offer with `content`: the first must come
+    /// within `first`, and it stops once none has come for `quiet` after the last. How many
+    /// requests were answered.
+    pub async fn serve(
+        &mut self,
+        content: &[u8],
+        first: Duration,
+        quiet: Duration,
+    ) -> Result<usize, GnomeError> {
+        let mut served = 0;
+        let mut until = tokio::time::Instant::now() + first;
+        while let Some(signal) = self.next_signal(until).await {
+            let Signal::Transfer { mime, serial } = signal else {
+                continue;
+            };
+            let (fd,): (OwnedFd,) = self.call("SelectionWrite", &(serial,)).await?;
+            let written = write_all(fd, content, self.input.timeout).await;
+            let _: () = self
+                .call("SelectionWriteDone", &(serial, written.is_ok()))
+                .await?;
+            written.map_err(|err| {
+                GnomeError::BadReply(format!("writing the clipboard's text as {mime}: {err}"))
+            })?;
+            served += 1;
+            until = tokio::time::Instant::now() + quiet;
+        }
+        Ok(served)
+    }
+
+    /// Disables the session's clipboard, which takes its offer off the clipboard if it is still
+    /// there (an app or the shell that took the clipboard since keeps it).
+    pub async fn close(self) -> Result<(), GnomeError> {
+        self.call("DisableClipboard", &()).await
+    }
+}
+
+/// A pipe from Mutter as a file that never blocks: a full or empty pipe is waited on in steps.
+fn nonblocking(fd: OwnedFd) -> Result<std::fs::File, GnomeError> {
+    let file = std::fs::File::from(std::os::fd::OwnedFd::from(fd));
+    let raw = file.as_raw_fd();
+    // SAFETY: fcntl on a descriptor this function owns, with flags it just read.
+    let set = unsafe {
+        let flags = libc::fcntl(raw, libc::F_GETFL);
+        flags >= 0 && libc::fcntl(raw, libc::F_SETFL, flags | libc::O_NONBLOCK) == 0
+    };
+    if set {
+        Ok(file)
+    } else {
+        Err(GnomeError::BadReply(format!(
+            "the clipboard's pipe cannot be made non-blocking: {}",
+            std::io::Error::last_os_error()
+        )))
+    }
+}
+
+/// Writes `content` into a pipe Mutter hands the app, then closes it: the end of the content.
+async fn write_all(fd: OwnedFd, content: &[u8], timeout: Duration) -> std::io::Result<()> {
+    let mut pipe = nonblocking(fd).map_err(|err| std::io::Error::other(err.to_string()))?;
+    let until = Instant::now() + timeout;
+    let mut rest = content;
+    while !rest.is_empty() {
+        match pipe.write(rest) {
+            Ok(n) => rest = &rest[n..],
+            Err(err) if err.kind() == IoKind::Interrupted => {}
+            Err(err) if err.kind() == IoKind::WouldBlock && Instant::now() < until => {
+                tokio::time::sleep(PIPE_POLL).await;
+            }
+            Err(err) => return Err(err),
+        }
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -416,6 +693,29 @@ mod tests {
                 ("HDMI-1".to_string(), Rect::new(1280, 0, 1920, 1080)),
             ]
         );
+    }
+
+    #[test]
+    fn the_clipboard_owner_is_read_from_mutters_options() {
+        let types = Value::from(zbus::zvariant::Structure::from((vec![
+            "text/plain;charset=utf-8".to_string(),
+            "UTF8_STRING".to_string(),
+        ],)));
+        let options = HashMap::from([
+            (
+                "mime-types".to_string(),
+                OwnedValue::try_from(types).unwrap(),
+            ),
+            ("session-is-owner".to_string(), OwnedValue::from(false)),
+        ]);
+        assert_eq!(
+            owner_of(&options),
+            ClipboardOwner {
+                types: vec!["text/plain;charset=utf-8".into(), "UTF8_STRING".into()],
+                ours: false,
+            }
+        );
+        assert_eq!(owner_of(&HashMap::new()), ClipboardOwner::default());
     }
 
     #[test]
