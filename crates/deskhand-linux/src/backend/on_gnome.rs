@@ -440,10 +440,16 @@ impl LinuxBackend {
             )));
         };
         let title = escape(&window.title);
-        let role = match self.tree(&window).await {
-            Ok(tree) => focused_role(&tree.root),
-            Err(_) => None,
-        };
+        let mut focused = Vec::new();
+        if let Ok(tree) = self.tree(&window).await {
+            focused_roles(&tree.root, &mut focused);
+        }
+        // An element and the one inside it may both say they have the focus (a tab and its
+        // editor): any of them that must not be pasted into decides.
+        let role = [Role::Password, Role::Terminal]
+            .into_iter()
+            .find(|role| focused.contains(role))
+            .or(focused.first().copied());
         let refusal = match role {
             Some(Role::Password) => format!(
                 "the focused element of \"{title}\" is a password field, and characters beyond printable ASCII reach this window (it takes no input-method text) only by pasting, which would leave the password on the clipboard, where clipboard managers keep it; nothing was typed; type the password without those characters, or set it with `value` where the field allows it"
@@ -504,12 +510,14 @@ fn runs(text: &str) -> Vec<Run> {
     runs
 }
 
-/// The role of the innermost element that has the keyboard focus.
-fn focused_role(node: &Node) -> Option<Role> {
-    node.children
-        .iter()
-        .find_map(focused_role)
-        .or_else(|| node.states.focused.then_some(node.role))
+/// The roles of the elements that say they have the keyboard focus.
+fn focused_roles(node: &Node, roles: &mut Vec<Role>) {
+    if node.states.focused {
+        roles.push(node.role);
+    }
+    for child in &node.children {
+        focused_roles(child, roles);
+    }
 }
 
 #[cfg(test)]
@@ -631,7 +639,7 @@ mod tests {
     }
 
     #[test]
-    fn the_focused_role_is_the_innermost_focused_element() {
+    fn every_element_that_says_it_has_the_focus_is_found() {
         let node = |role, focused, children| Node {
             handle: deskhand_core::model::ElementHandle(":1.42|/a".into()),
             role,
@@ -652,8 +660,12 @@ mod tests {
             vec![node(Role::Text, false, Vec::new()), field],
         );
         let window = node(Role::Window, false, vec![form]);
-        assert_eq!(focused_role(&window), Some(Role::Password));
-        assert_eq!(focused_role(&node(Role::Window, false, Vec::new())), None);
+        let mut roles = Vec::new();
+        focused_roles(&window, &mut roles);
+        assert_eq!(roles, vec![Role::Unknown, Role::Password]);
+        let mut none = Vec::new();
+        focused_roles(&node(Role::Window, false, Vec::new()), &mut none);
+        assert!(none.is_empty());
     }
 
     #[test]

@@ -17,7 +17,7 @@ use tokio::sync::OnceCell;
 
 use super::cast::Recording;
 use super::extension::VERSION;
-use super::remote::{ClipboardOwner, RemoteInput, SessionClipboard};
+use super::remote::{RemoteInput, SessionClipboard};
 use super::shell::{Shell, ShellWindow, WindowState};
 use super::{GnomeError, session_bus};
 
@@ -552,15 +552,9 @@ impl Gnome {
         let shell = self.shell().await?;
         let input = self.input().await?;
         let mut clipboard = input.clipboard().await.map_err(gnome_error)?;
-        let saved = match save(&clipboard).await {
-            Ok(saved) => saved,
-            Err(err) => {
-                let _ = clipboard.close().await;
-                return Err(err);
-            }
-        };
+        let saved = save(shell, &clipboard).await?;
         if let Err(err) = clipboard.offer(&PASTE_TYPES).await {
-            let _ = clipboard.close().await;
+            let _ = clipboard.withdraw().await;
             return Err(gnome_error(err));
         }
         let pressed = self
@@ -659,10 +653,11 @@ impl Gnome {
 
 /// Reads what the clipboard holds before a paste: its text, the rest named as lost; refused
 /// when it holds something but no text, or its text cannot be read.
-async fn save(clipboard: &SessionClipboard<'_>) -> Result<Saved> {
-    let ClipboardOwner { types, ours } = clipboard.owner().clone();
-    // The session's own offer is only ever a paste that did not end: never the user's content.
-    if types.is_empty() || ours {
+async fn save(shell: &Shell, clipboard: &SessionClipboard<'_>) -> Result<Saved> {
+    // The shell lists the types its owner offers; the text is read from the owner through
+    // Mutter, as the type chosen here.
+    let (_, types) = shell.read_clipboard().await.map_err(gnome_error)?;
+    if types.is_empty() {
         return Ok(Saved::Empty);
     }
     let refused = |why: String| {
@@ -701,12 +696,12 @@ async fn save(clipboard: &SessionClipboard<'_>) -> Result<Saved> {
 /// of it.
 async fn restore(shell: &Shell, clipboard: SessionClipboard<'_>, saved: &Saved) -> Result<String> {
     let back = match saved {
-        Saved::Empty => clipboard.close().await.map_err(gnome_error),
+        Saved::Empty => clipboard.withdraw().await.map_err(gnome_error),
         Saved::Text { text, .. } => {
             let written = shell.write_clipboard(text).await.map_err(gnome_error);
-            // Disabled after the shell took the clipboard, so it is never empty in between.
-            let closed = clipboard.close().await.map_err(gnome_error);
-            written.and(closed)
+            // Withdrawn after the shell took the clipboard, so it is never empty in between.
+            let withdrawn = clipboard.withdraw().await.map_err(gnome_error);
+            written.and(withdrawn)
         }
     };
     back?;

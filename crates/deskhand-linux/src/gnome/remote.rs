@@ -31,8 +31,6 @@ const BUTTON_GAP: Duration = Duration::from_millis(100);
 /// Time for mutter to add a new session's virtual keyboard and pointer to the seat.
 const DEVICES_SETTLE: Duration = Duration::from_millis(300);
 
-/// Mutter names the clipboard's owner once the clipboard is enabled, before it answers.
-const OWNER_WAIT: Duration = Duration::from_millis(200);
 /// Pipes to and from Mutter are polled this often while they are full or empty.
 const PIPE_POLL: Duration = Duration::from_millis(5);
 /// A clipboard larger than this is not read: it is no text a person copied.
@@ -181,6 +179,7 @@ pub struct RemoteInput {
     /// When the pointer last moved or a button changed; `None` before this session's first
     /// pointer event.
     last_pointer: Mutex<Option<Instant>>,
+    clipboard_enabled: tokio::sync::OnceCell<()>,
 }
 
 impl RemoteInput {
@@ -252,6 +251,7 @@ impl RemoteInput {
             monitors,
             timeout,
             last_pointer: Mutex::new(None),
+            clipboard_enabled: tokio::sync::OnceCell::new(),
         };
         input.session_call("Start", &()).await?;
         // Mutter adds the session's virtual devices to the seat after `Start` answers; events
@@ -374,50 +374,17 @@ impl RemoteInput {
     }
 }
 
-/// What the clipboard holds as the session sees it: the types its owner offers, and whether
-/// that owner is this session.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct ClipboardOwner {
-    pub types: Vec<String>,
-    pub ours: bool,
-}
-
-/// A `SelectionOwnerChanged` signal's options: `mime-types` is `(as)` in Mutter 43 and later.
-fn owner_of(options: &HashMap<String, OwnedValue>) -> ClipboardOwner {
-    let types = options.get("mime-types").map_or_else(Vec::new, |value| {
-        fn strings(value: &Value<'_>) -> Vec<String> {
-            match value {
-                Value::Array(array) => array
-                    .iter()
-                    .filter_map(|v| match v {
-                        Value::Str(s) => Some(s.to_string()),
-                        _ => None,
-                    })
-                    .collect(),
-                Value::Structure(fields) => fields.fields().iter().flat_map(strings).collect(),
-                Value::Value(inner) => strings(inner),
-                _ => Vec::new(),
-            }
-        }
-        strings(value)
-    });
-    let ours = options
-        .get("session-is-owner")
-        .and_then(|v| bool::try_from(v).ok())
-        .unwrap_or(false);
-    ClipboardOwner { types, ours }
-}
-
-/// The session's part in the clipboard, for one paste: enabled when made, disabled by
-/// [`SessionClipboard::close`], which also takes the session's offer off the clipboard.
+/// The session's part in the clipboard, for one paste: what it offers apps, and their
+/// requests for it, until [`SessionClipboard::withdraw`].
 pub struct SessionClipboard<'a> {
     input: &'a RemoteInput,
     signals: zbus::MessageStream,
-    owner: ClipboardOwner,
 }
 
 impl RemoteInput {
-    /// Enables the session's clipboard and learns what it holds now.
+    /// Takes part in the clipboard, for one paste. The session's clipboard is enabled once for
+    /// its life: Mutter 43 keeps it counted as enabled after `DisableClipboard`, which also
+    /// stops its signals, so it is never disabled.
     pub async fn clipboard(&self) -> Result<SessionClipboard<'_>, GnomeError> {
         let bad_rule = |err: zbus::Error| GnomeError::Call {
             what: "watching the remote-desktop clipboard".into(),
@@ -427,6 +394,7 @@ impl RemoteInput {
             .msg_type(zbus::message::Type::Signal)
             .interface(REMOTE_SESSION)
             .and_then(|rule| rule.path(self.session.as_str()))
+            .and_then(|rule| rule.member("SelectionTransfer"))
             .map_err(bad_rule)?
             .build();
         let signals = tokio::time::timeout(
@@ -439,67 +407,33 @@ impl RemoteInput {
             ms: self.timeout.as_millis(),
         })?
         .map_err(bad_rule)?;
-        let options = HashMap::<&str, Value>::new();
-        if self
-            .session_call("EnableClipboard", &(&options,))
-            .await
-            .is_err()
-        {
-            // Enabled already by a paste that ended before it could disable it.
-            self.session_call("DisableClipboard", &()).await?;
-            self.session_call("EnableClipboard", &(&options,)).await?;
-        }
-        let mut clipboard = SessionClipboard {
+        let no_options = (HashMap::<&str, Value>::new(),);
+        self.clipboard_enabled
+            .get_or_try_init(|| self.session_call("EnableClipboard", &no_options))
+            .await?;
+        Ok(SessionClipboard {
             input: self,
             signals,
-            owner: ClipboardOwner::default(),
-        };
-        // An empty clipboard has no owner to name, and no signal comes.
-        let until = tokio::time::Instant::now() + OWNER_WAIT;
-        while let Some(signal) = clipboard.next_signal(until).await {
-            if let Signal::OwnerChanged(owner) = signal {
-                clipboard.owner = owner;
-                break;
-            }
-        }
-        Ok(clipboard)
+        })
     }
 }
 
-enum Signal {
-    OwnerChanged(ClipboardOwner),
-    Transfer { mime: String, serial: u32 },
+/// An app's request for the session's offer.
+struct Transfer {
+    mime: String,
+    serial: u32,
 }
 
 impl SessionClipboard<'_> {
-    /// What the clipboard held when this paste began: the types its owner offered, none when it
-    /// was empty.
-    pub fn owner(&self) -> &ClipboardOwner {
-        &self.owner
-    }
-
-    /// The session's next clipboard signal, or `None` at `until`.
-    async fn next_signal(&mut self, until: tokio::time::Instant) -> Option<Signal> {
+    /// The next app's request for the session's offer, or `None` at `until`.
+    async fn next_transfer(&mut self, until: tokio::time::Instant) -> Option<Transfer> {
         loop {
             let message = tokio::time::timeout_at(until, self.signals.next())
                 .await
                 .ok()??
                 .ok()?;
-            let header = message.header();
-            let member = header.member().map(|m| m.as_str().to_owned());
-            let body = message.body();
-            match member.as_deref() {
-                Some("SelectionOwnerChanged") => {
-                    if let Ok((options,)) = body.deserialize::<(HashMap<String, OwnedValue>,)>() {
-                        return Some(Signal::OwnerChanged(owner_of(&options)));
-                    }
-                }
-                Some("SelectionTransfer") => {
-                    if let Ok((mime, serial)) = body.deserialize::<(String, u32)>() {
-                        return Some(Signal::Transfer { mime, serial });
-                    }
-                }
-                _ => {}
+            if let Ok((mime, serial)) = message.body().deserialize::<(String, u32)>() {
+                return Some(Transfer { mime, serial });
             }
         }
     }
@@ -577,10 +511,7 @@ impl SessionClipboard<'_> {
     ) -> Result<usize, GnomeError> {
         let mut served = 0;
         let mut until = tokio::time::Instant::now() + first;
-        while let Some(signal) = self.next_signal(until).await {
-            let Signal::Transfer { mime, serial } = signal else {
-                continue;
-            };
+        while let Some(Transfer { mime, serial }) = self.next_transfer(until).await {
             let (fd,): (OwnedFd,) = self.call("SelectionWrite", &(serial,)).await?;
             let written = write_all(fd, content, self.input.timeout).await;
             let _: () = self
@@ -595,10 +526,11 @@ impl SessionClipboard<'_> {
         Ok(served)
     }
 
-    /// Disables the session's clipboard, which takes its offer off the clipboard if it is still
-    /// there (an app or the shell that took the clipboard since keeps it).
-    pub async fn close(self) -> Result<(), GnomeError> {
-        self.call("DisableClipboard", &()).await
+    /// Takes the session's offer off the clipboard if it is still there: an app or the shell
+    /// that took the clipboard since keeps it.
+    pub async fn withdraw(self) -> Result<(), GnomeError> {
+        self.call("SetSelection", &(HashMap::<&str, Value>::new(),))
+            .await
     }
 }
 
@@ -693,29 +625,6 @@ mod tests {
                 ("HDMI-1".to_string(), Rect::new(1280, 0, 1920, 1080)),
             ]
         );
-    }
-
-    #[test]
-    fn the_clipboard_owner_is_read_from_mutters_options() {
-        let types = Value::from(zbus::zvariant::Structure::from((vec![
-            "text/plain;charset=utf-8".to_string(),
-            "UTF8_STRING".to_string(),
-        ],)));
-        let options = HashMap::from([
-            (
-                "mime-types".to_string(),
-                OwnedValue::try_from(types).unwrap(),
-            ),
-            ("session-is-owner".to_string(), OwnedValue::from(false)),
-        ]);
-        assert_eq!(
-            owner_of(&options),
-            ClipboardOwner {
-                types: vec!["text/plain;charset=utf-8".into(), "UTF8_STRING".into()],
-                ours: false,
-            }
-        );
-        assert_eq!(owner_of(&HashMap::new()), ClipboardOwner::default());
     }
 
     #[test]
