@@ -173,7 +173,8 @@ fn gtk4_calculator_takes_pointer_clicks_at_reported_points_and_keys(display: Dis
 }
 
 /// Qt 5 (on Wayland through qtwayland) places its elements in its own way: a pointer click at
-/// a menu's reported point opens that menu, and text typed into the editor arrives exactly.
+/// a menu's reported point opens that menu, and text typed into the editor arrives exactly,
+/// leaving the user's clipboard as it was.
 fn qt_featherpad_takes_pointer_clicks_at_reported_points_and_unicode_text(display: Display) {
     let (_turn, desk) = display.desktop();
     let _pad = desk.spawn("featherpad", &["--standalone"]);
@@ -197,24 +198,88 @@ fn qt_featherpad_takes_pointer_clicks_at_reported_points_and_unicode_text(displa
     let editor = common::first_of_role(&placed, "text");
     let (x, y) = point_of(line_of(&placed, &editor));
     desk.act("click", json!({"target": w, "x": x, "y": y})).ok();
-    // Qt 5 takes no input-method text on GNOME, where keys carry printable ASCII only: a text
-    // beyond it is refused before anything is sent, and said so.
-    let typed = if display == Display::Gnome {
-        let refused = desk.act("type", json!({"text": "é"}));
+    // Qt 5 takes no input-method text on GNOME, where keys carry printable ASCII only: the
+    // rest is pasted through the clipboard, and the user's clipboard is put back afterwards.
+    let kept = "the user's clip ✓";
+    desk.act("clipboard", json!({"text": kept})).ok();
+    let typed = "héllo Qt ✓";
+    let reply = desk.act("type", json!({"text": typed})).ok();
+    if display == Display::Gnome {
         assert!(
-            refused.stdout.starts_with("failed (unsupported)")
-                && refused.stdout.contains("printable ASCII"),
-            "{}",
-            refused.stdout
+            reply.contains(
+                ", as keys and by pasting through the clipboard; the clipboard holds its text again (read back)"
+            ),
+            "{reply}"
         );
-        "hello Qt 42"
-    } else {
-        "héllo Qt ✓"
-    };
-    desk.act("type", json!({"text": typed})).ok();
+    }
     wait_for_line(desk, &w, &editor, "the typed text", |l| {
         l.contains(&format!("value=\"{typed}\""))
     });
+    let clipboard = desk.act_json("clipboard", json!({}));
+    assert_eq!(clipboard["data"]["text"], kept, "{clipboard}");
+}
+
+/// A Qt 5 password field on GNOME takes no input-method text, so text beyond the keymap could
+/// reach it only by pasting, which would leave the password on the clipboard: `type` refuses
+/// before anything is sent, the field and the clipboard stay as they were, and the same text
+/// still reaches the window's other field, pasted.
+#[test]
+fn gnome_refuses_to_paste_into_a_qt_password_field_and_changes_nothing() {
+    let (_turn, desk) = Display::Gnome.desktop();
+    let title = "Qt Fields Fixture";
+    let log = desk.scratch("qt-fields.jsonl");
+    let script =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/qt_fields.py");
+    let app = desk.spawn(
+        "/usr/bin/python3",
+        &[
+            script.to_str().expect("utf-8 path"),
+            "--log",
+            log.to_str().expect("utf-8 path"),
+            "--title",
+            title,
+        ],
+    );
+    let fields = common::Fixture { app, log };
+    fields.wait_for("the Qt fields to be ready", |e| e["event"] == "ready");
+    let (w, _) = window_where(desk, GTK_START, title, |t| t == title);
+    desk.act("focus", json!({"target": w})).ok();
+    let text = observe_until(desk, &w, GTK_START, "the two fields", |t| {
+        t.contains("password \"Password\"") && t.contains("text \"Name\"")
+    });
+    let kept = "kept on the clipboard ✓";
+    desk.act("clipboard", json!({"text": kept})).ok();
+    let before = fields.events().len();
+
+    let password = ref_of(&text, &["password \"Password\""]);
+    let refused = desk.act("type", json!({"ref": password, "text": "pässwörd"}));
+    assert!(
+        refused.stdout.starts_with("failed (unsupported)")
+            && refused.stdout.contains("is a password field")
+            && refused.stdout.contains("nothing was typed"),
+        "{}",
+        refused.stdout
+    );
+    let after = fields.settled_events(before);
+    assert!(
+        after.iter().all(|e| e["event"] != "password"),
+        "the password field changed: {after:?}"
+    );
+    let clipboard = desk.act_json("clipboard", json!({}));
+    assert_eq!(clipboard["data"]["text"], kept, "{clipboard}");
+
+    let name = ref_of(&text, &["text \"Name\""]);
+    let typed = "Nämé ✓";
+    let reply = desk.act("type", json!({"ref": name, "text": typed})).ok();
+    assert!(
+        reply.contains("by pasting through the clipboard"),
+        "{reply}"
+    );
+    fields.wait_for("the name pasted", |e| {
+        e["event"] == "text" && e["widget"] == "name" && e["text"] == typed
+    });
+    let clipboard = desk.act_json("clipboard", json!({}));
+    assert_eq!(clipboard["data"]["text"], kept, "{clipboard}");
 }
 
 /// Moves the pointer out of the kill switch's corner when dropped, as the user would, so that a
