@@ -222,7 +222,8 @@ fn qt_featherpad_takes_pointer_clicks_at_reported_points_and_unicode_text(displa
 /// A Qt 5 password field on GNOME takes no input-method text, so text beyond the keymap could
 /// reach it only by pasting, which would leave the password on the clipboard: `type` refuses
 /// before anything is sent, the field and the clipboard stay as they were, and the same text
-/// still reaches the window's other field, pasted.
+/// still reaches the window's other field, pasted; a read-only field's ignored paste is
+/// unconfirmed, never done.
 #[test]
 fn gnome_refuses_to_paste_into_a_qt_password_field_and_changes_nothing() {
     let (_turn, desk) = Display::Gnome.desktop();
@@ -278,6 +279,18 @@ fn gnome_refuses_to_paste_into_a_qt_password_field_and_changes_nothing() {
     fields.wait_for("the name pasted", |e| {
         e["event"] == "text" && e["widget"] == "name" && e["text"] == typed
     });
+    let clipboard = desk.act_json("clipboard", json!({}));
+    assert_eq!(clipboard["data"]["text"], kept, "{clipboard}");
+
+    // A read-only field takes the focus and ctrl+v, and never asks for the text: the paste may
+    // not have arrived, which is said, and the clipboard is put back all the same.
+    let code = ref_of(&text, &["text \"Code\""]);
+    let ignored = desk.act("type", json!({"ref": code, "text": "ü"})).stdout;
+    assert!(
+        ignored.starts_with("applied but unconfirmed: ctrl+v went to the focused window")
+            && ignored.contains("the clipboard holds its text again (read back)"),
+        "{ignored}"
+    );
     let clipboard = desk.act_json("clipboard", json!({}));
     assert_eq!(clipboard["data"]["text"], kept, "{clipboard}");
 }

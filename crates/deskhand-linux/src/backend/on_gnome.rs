@@ -396,8 +396,9 @@ impl LinuxBackend {
                     routes.took(TextRoute::Paste);
                     if !pasted.taken {
                         let unconfirmed = Error::platform(format!(
-                            "ctrl+v went to the focused window to paste {}, but it did not ask for the clipboard's text, so they may not have arrived; {}",
+                            "ctrl+v went to the focused window to paste {}, but it did not ask for the clipboard's text within {} ms, so the text may not have arrived (a read-only field ignores a paste); {}",
                             plural(paste.chars().count(), "character", "characters"),
+                            crate::gnome::PASTE_WAIT.as_millis(),
                             pasted.clipboard
                         ))
                         .after_sending();

@@ -53,9 +53,12 @@ const META_TYPES: [&str; 6] = [
     "COMPOUND_TEXT",
 ];
 /// An app asks for pasted text as it handles ctrl+v; a loaded machine may take a second.
-const PASTE_WAIT: Duration = Duration::from_secs(2);
+pub const PASTE_WAIT: Duration = Duration::from_secs(2);
 /// Some apps ask once for each type they know: more requests come this soon after the first.
 const PASTE_QUIET: Duration = Duration::from_millis(150);
+/// Mutter asks for a copy of a new offer before it answers the offer: such requests come
+/// within this of each other.
+const EARLY_REQUESTS: Duration = Duration::from_millis(50);
 /// How long the app that holds the clipboard has to hand its content over.
 const CLIPBOARD_READ: Duration = Duration::from_secs(2);
 
@@ -557,6 +560,7 @@ impl Gnome {
             let _ = clipboard.withdraw().await;
             return Err(gnome_error(err));
         }
+        clipboard.leave_early_requests(EARLY_REQUESTS).await;
         let pressed = self
             .press_chords(&[(vec![xkeysym::key::Control_L], xkeysym::key::v)])
             .await;

@@ -500,6 +500,23 @@ impl SessionClipboard<'_> {
         self.call("SetSelection", &(options,)).await
     }
 
+    /// Leaves unanswered the requests for the offer that come within `quiet` of each other
+    /// before the paste's ctrl+v: they are not the app's. Mutter's own clipboard manager asks
+    /// for a copy of every new offer at once, to keep it once its owner is gone, and would put
+    /// the pasted text on the clipboard after the offer is withdrawn. Withdrawing the offer
+    /// cancels these requests, so no copy of the pasted text outlives the paste. How many.
+    pub async fn leave_early_requests(&mut self, quiet: Duration) -> usize {
+        let mut left = 0;
+        while self
+            .next_transfer(tokio::time::Instant::now() + quiet)
+            .await
+            .is_some()
+        {
+            left += 1;
+        }
+        left
+    }
+
     /// Answers apps' requests for the session's offer with `content`: the first must come
     /// within `first`, and it stops once none has come for `quiet` after the last. How many
     /// requests were answered.
