@@ -658,20 +658,24 @@ impl Gnome {
 /// Reads what the clipboard holds before a paste: its text, the rest named as lost; refused
 /// when it holds something but no text, or its text cannot be read.
 async fn save(shell: &Shell, clipboard: &SessionClipboard<'_>) -> Result<Saved> {
-    // The shell lists the types its owner offers; the text is read from the owner through
-    // Mutter, as the type chosen here.
-    let (_, types) = shell.read_clipboard().await.map_err(gnome_error)?;
-    if types.is_empty() {
-        return Ok(Saved::Empty);
-    }
     let refused = |why: String| {
         Error::new(
             ErrorKind::Unsupported,
             format!(
-                "characters beyond printable ASCII reach this window (it takes no input-method text) only by pasting, and the clipboard, which deskhand would put back afterwards, {why}; nothing was typed; type the text without those characters, or set it with `value` where the element allows it"
+                "characters beyond printable ASCII reach this window (it takes no input-method text) only by pasting, and the clipboard, which deskhand would put back afterwards, {why}, so deskhand pasted nothing; type the text without those characters, or set it with `value` where the element allows it"
             ),
         )
     };
+    // The shell lists the types the owner offers (Mutter names them only once a session, when
+    // its clipboard is enabled); the text is read from the owner through Mutter, as the type
+    // chosen here, within a bound of time and size.
+    let (_, types) = shell
+        .read_clipboard()
+        .await
+        .map_err(|err| refused(format!("cannot be read ({})", gnome_error(err).message)))?;
+    if types.is_empty() {
+        return Ok(Saved::Empty);
+    }
     let Some(mime) = TEXT_TYPES.iter().find(|t| types.iter().any(|o| o == *t)) else {
         return Err(refused(format!(
             "holds no text but {}, which deskhand cannot put back",
