@@ -364,6 +364,9 @@ impl LinuxBackend {
                 if let Some(refused) = self.paste_refusal().await? {
                     return self.typed((sent, Some(refused)), total, routes, None).await;
                 }
+                if let Err(refused) = gnome.clipboard_restorable().await {
+                    return self.typed((sent, Some(refused)), total, routes, None).await;
+                }
                 runs(&rest)
             }
             _ => vec![Run::Keys(rest.chars().take(typable).collect())],

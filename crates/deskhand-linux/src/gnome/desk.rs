@@ -598,6 +598,12 @@ impl Gnome {
         })
     }
 
+    /// Refuses, before anything is typed, a paste whose clipboard could not be put back: one
+    /// that holds something but no text, or cannot be read.
+    pub async fn clipboard_restorable(&self) -> Result<()> {
+        text_type(self.shell().await?).await.map(|_| ())
+    }
+
     /// Pixels of a screen rectangle: through the shell extension while it runs, else through
     /// Mutter's screen cast. Both give the same pixels (the displays tests compare them), and
     /// the shell's screenshot was the faster for what is captured most, a window or a region
@@ -657,37 +663,50 @@ impl Gnome {
 
 /// Reads what the clipboard holds before a paste: its text, the rest named as lost; refused
 /// when it holds something but no text, or its text cannot be read.
-async fn save(shell: &Shell, clipboard: &SessionClipboard<'_>) -> Result<Saved> {
-    let refused = |why: String| {
-        Error::new(
-            ErrorKind::Unsupported,
-            format!(
-                "characters beyond printable ASCII reach this window (it takes no input-method text) only by pasting, and the clipboard, which deskhand would put back afterwards, {why}, so deskhand pasted nothing; type the text without those characters, or set it with `value` where the element allows it"
-            ),
-        )
-    };
-    // The shell lists the types the owner offers (Mutter names them only once a session, when
-    // its clipboard is enabled); the text is read from the owner through Mutter, as the type
-    // chosen here, within a bound of time and size.
+/// A refusal to paste because the user's clipboard could not be put back afterwards.
+fn unrestorable(why: String) -> Error {
+    Error::new(
+        ErrorKind::Unsupported,
+        format!(
+            "characters beyond printable ASCII reach this window (it takes no input-method text) only by pasting, and the clipboard, which deskhand would put back afterwards, {why}, so deskhand pasted nothing; type the text without those characters, or set it with `value` where the element allows it"
+        ),
+    )
+}
+
+/// The types the clipboard is offered as now, and the one its text is read as to be put back:
+/// `None` when it is empty; refused when it holds something but no text. The shell lists the
+/// types (Mutter names them only once a session, when its clipboard is enabled).
+async fn text_type(shell: &Shell) -> Result<(Vec<String>, Option<&'static str>)> {
     let (_, types) = shell
         .read_clipboard()
         .await
-        .map_err(|err| refused(format!("cannot be read ({})", gnome_error(err).message)))?;
+        .map_err(|err| unrestorable(format!("cannot be read ({})", gnome_error(err).message)))?;
     if types.is_empty() {
-        return Ok(Saved::Empty);
+        return Ok((types, None));
     }
-    let Some(mime) = TEXT_TYPES.iter().find(|t| types.iter().any(|o| o == *t)) else {
-        return Err(refused(format!(
+    match TEXT_TYPES.iter().find(|t| types.iter().any(|o| o == *t)) {
+        Some(mime) => Ok((types, Some(mime))),
+        None => Err(unrestorable(format!(
             "holds no text but {}, which deskhand cannot put back",
             types.join(", ")
-        )));
+        ))),
+    }
+}
+
+/// Reads what the clipboard holds before a paste: its text, read from its owner through Mutter
+/// within a bound of time and size, the other types named as lost; refused when it holds
+/// something but no text, or its text cannot be read.
+async fn save(shell: &Shell, clipboard: &SessionClipboard<'_>) -> Result<Saved> {
+    let (types, mime) = text_type(shell).await?;
+    let Some(mime) = mime else {
+        return Ok(Saved::Empty);
     };
     let bytes = clipboard
         .read(mime, CLIPBOARD_READ)
         .await
-        .map_err(|err| refused(format!("cannot be read ({err})")))?;
+        .map_err(|err| unrestorable(format!("cannot be read ({err})")))?;
     let text = String::from_utf8(bytes)
-        .map_err(|_| refused(format!("holds text as {mime} that is not UTF-8")))?;
+        .map_err(|_| unrestorable(format!("holds text as {mime} that is not UTF-8")))?;
     let lost = types
         .iter()
         .filter(|t| {
