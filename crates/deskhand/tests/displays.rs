@@ -295,6 +295,65 @@ fn gnome_refuses_to_paste_into_a_qt_password_field_and_changes_nothing() {
     assert_eq!(clipboard["data"]["text"], kept, "{clipboard}");
 }
 
+/// A clipboard that holds no text (an image another program copied) could not be put back after
+/// a paste: on GNOME, text beyond the keymap into a Qt 5 field is refused before any of it is
+/// sent, and the field and the clipboard stay as they were.
+#[test]
+fn gnome_refuses_to_paste_over_a_clipboard_it_could_not_put_back() {
+    let (_turn, desk) = Display::Gnome.desktop();
+    let title = "Qt Clipboard Fixture";
+    let log = desk.scratch("qt-clipboard.jsonl");
+    let script =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/qt_fields.py");
+    let app = desk.spawn(
+        "/usr/bin/python3",
+        &[
+            script.to_str().expect("utf-8 path"),
+            "--log",
+            log.to_str().expect("utf-8 path"),
+            "--title",
+            title,
+        ],
+    );
+    let fields = common::Fixture { app, log };
+    fields.wait_for("the Qt fields to be ready", |e| e["event"] == "ready");
+    let (w, _) = window_where(desk, GTK_START, title, |t| t == title);
+    desk.act("focus", json!({"target": w})).ok();
+    let text = observe_until(desk, &w, GTK_START, "the name field", |t| {
+        t.contains("text \"Name\"")
+    });
+
+    // Another program holds the clipboard with an image, for as long as its session lasts.
+    let runtime = tokio::runtime::Runtime::new().expect("a runtime");
+    let _inside = runtime.enter();
+    let input = gnome_session(&runtime, desk);
+    let image = runtime
+        .block_on(input.clipboard())
+        .expect("the session's clipboard");
+    runtime
+        .block_on(image.offer(&["image/png"]))
+        .expect("the image is offered");
+    let held = desk.act_json("clipboard", json!({}));
+    assert_eq!(held["data"]["types"], json!(["image/png"]), "{held}");
+    let before = fields.events().len();
+
+    let name = ref_of(&text, &["text \"Name\""]);
+    let refused = desk.act("type", json!({"ref": name, "text": "ab ü"}));
+    assert!(
+        refused.stdout.starts_with("failed (unsupported)")
+            && refused.stdout.contains("holds no text but image/png"),
+        "{}",
+        refused.stdout
+    );
+    let after = fields.settled_events(before);
+    assert!(
+        after.iter().all(|e| e["event"] != "text"),
+        "the field changed: {after:?}"
+    );
+    let held = desk.act_json("clipboard", json!({}));
+    assert_eq!(held["data"]["types"], json!(["image/png"]), "{held}");
+}
+
 /// Moves the pointer out of the kill switch's corner when dropped, as the user would, so that a
 /// failing scenario cannot stop the ones after it.
 struct Cornered<'a> {
@@ -332,13 +391,27 @@ fn person_moves_pointer(display: Display, desk: &Desktop, x: i32, y: i32) {
 
 /// A person's pointer move on GNOME: through a remote-desktop session of the test's own.
 fn gnome_pointer_to(desk: &Desktop, x: i32, y: i32) {
+    let runtime = tokio::runtime::Runtime::new().expect("a runtime");
+    // The session's connection ends inside the runtime it runs on.
+    let _inside = runtime.enter();
+    let input = gnome_session(&runtime, desk);
+    runtime
+        .block_on(input.move_to(deskhand_core::model::Point { x, y }))
+        .expect("the pointer moves");
+}
+
+/// A remote-desktop session of the test's own on the desktop's GNOME, as another program of
+/// the user's would hold one, its connection on `runtime`.
+fn gnome_session(
+    runtime: &tokio::runtime::Runtime,
+    desk: &Desktop,
+) -> deskhand_linux::gnome::remote::RemoteInput {
     let address = desk
         .env
         .iter()
         .find(|(k, _)| k == "DBUS_SESSION_BUS_ADDRESS")
         .map(|(_, v)| v.clone())
         .expect("the desktop's session bus");
-    let runtime = tokio::runtime::Runtime::new().expect("a runtime");
     runtime.block_on(async {
         let timeout = Duration::from_secs(3);
         let conn = zbus::connection::Builder::address(address.as_str())
@@ -347,14 +420,10 @@ fn gnome_pointer_to(desk: &Desktop, x: i32, y: i32) {
             .build()
             .await
             .expect("the desktop's session bus");
-        let input = deskhand_linux::gnome::remote::RemoteInput::start(conn, timeout)
+        deskhand_linux::gnome::remote::RemoteInput::start(conn, timeout)
             .await
-            .expect("a remote-desktop session");
-        input
-            .move_to(deskhand_core::model::Point { x, y })
-            .await
-            .expect("the pointer moves");
-    });
+            .expect("a remote-desktop session")
+    })
 }
 
 fn the_pointer_in_the_corner_stops_actions(display: Display) {
