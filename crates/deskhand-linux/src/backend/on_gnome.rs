@@ -380,7 +380,10 @@ impl LinuxBackend {
                         .chars()
                         .map(|c| (Vec::new(), x11::keysym_for_char(c)))
                         .collect();
-                    let (pressed, failed) = gnome.press_chords(&chords).await?;
+                    let (pressed, failed) = match gnome.press_chords(&chords).await {
+                        Ok(pressed) => pressed,
+                        Err(err) => (0, Some(err)),
+                    };
                     if pressed > 0 {
                         routes.took(TextRoute::Keys);
                     }

@@ -43,7 +43,8 @@ const TEXT_TYPES: [&str; 4] = [
     "text/plain",
     "STRING",
 ];
-/// Types X apps offer about a selection rather than as its content.
+/// Types X apps offer about a selection (`TARGETS` …) or as its text in older encodings: the
+/// text put back stands for them.
 const META_TYPES: [&str; 6] = [
     "TARGETS",
     "TIMESTAMP",
@@ -580,7 +581,6 @@ impl Gnome {
             ))),
         };
         let restored = restore(shell, clipboard, &saved).await;
-        let served = served.map_err(|err| gnome_error(err).after_sending())?;
         let (clause, restore_failed) = match restored {
             Ok(clause) => (clause, false),
             Err(err) => (
@@ -591,6 +591,10 @@ impl Gnome {
                 true,
             ),
         };
+        let served = served.map_err(|err| {
+            let failed = gnome_error(err);
+            Error::new(failed.kind, format!("{}; {clause}", failed.message)).after_sending()
+        })?;
         Ok(Pasted {
             taken: served > 0,
             clipboard: clause,
@@ -661,8 +665,6 @@ impl Gnome {
     }
 }
 
-/// Reads what the clipboard holds before a paste: its text, the rest named as lost; refused
-/// when it holds something but no text, or its text cannot be read.
 /// A refusal to paste because the user's clipboard could not be put back afterwards.
 fn unrestorable(why: String) -> Error {
     Error::new(
