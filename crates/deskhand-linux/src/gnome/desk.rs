@@ -675,24 +675,45 @@ fn unrestorable(why: String) -> Error {
     )
 }
 
-/// The types the clipboard is offered as now, and the one its text is read as to be put back:
-/// `None` when it is empty; refused when it holds something but no text. The shell lists the
-/// types (Mutter names them only once a session, when its clipboard is enabled).
+/// The types the clipboard is offered as now, and the one its text is read as to be put back
+/// ([`text_type_of`]). The shell lists the types (Mutter names them only once a session, when
+/// its clipboard is enabled).
 async fn text_type(shell: &Shell) -> Result<(Vec<String>, Option<&'static str>)> {
     let (_, types) = shell
         .read_clipboard()
         .await
         .map_err(|err| unrestorable(format!("cannot be read ({})", gnome_error(err).message)))?;
+    let mime = text_type_of(&types)?;
+    Ok((types, mime))
+}
+
+/// The type a clipboard offered as `types` has its text read as: `None` when it is empty;
+/// refused when it holds something but no text.
+fn text_type_of(types: &[String]) -> Result<Option<&'static str>> {
     if types.is_empty() {
-        return Ok((types, None));
+        return Ok(None);
     }
     match TEXT_TYPES.iter().find(|t| types.iter().any(|o| o == *t)) {
-        Some(mime) => Ok((types, Some(mime))),
+        Some(mime) => Ok(Some(mime)),
         None => Err(unrestorable(format!(
             "holds no text but {}, which deskhand cannot put back",
             types.join(", ")
         ))),
     }
+}
+
+/// The forms beyond its text that a clipboard offered as `types` holds: putting its text back
+/// loses them.
+fn lost_forms(types: &[String]) -> Vec<String> {
+    types
+        .iter()
+        .filter(|t| {
+            !TEXT_TYPES.contains(&t.as_str())
+                && !META_TYPES.contains(&t.as_str())
+                && !t.starts_with("text/plain")
+        })
+        .cloned()
+        .collect()
 }
 
 /// Reads what the clipboard holds before a paste: its text, read from its owner through Mutter
@@ -709,16 +730,10 @@ async fn save(shell: &Shell, clipboard: &SessionClipboard<'_>) -> Result<Saved> 
         .map_err(|err| unrestorable(format!("cannot be read ({err})")))?;
     let text = String::from_utf8(bytes)
         .map_err(|_| unrestorable(format!("holds text as {mime} that is not UTF-8")))?;
-    let lost = types
-        .iter()
-        .filter(|t| {
-            !TEXT_TYPES.contains(&t.as_str())
-                && !META_TYPES.contains(&t.as_str())
-                && !t.starts_with("text/plain")
-        })
-        .cloned()
-        .collect();
-    Ok(Saved::Text { text, lost })
+    Ok(Saved::Text {
+        text,
+        lost: lost_forms(&types),
+    })
 }
 
 /// Puts the user's clipboard back as it was saved, and reads it back: the clause the reply says
@@ -800,6 +815,31 @@ mod tests {
         assert_eq!(info.app_name, "org.gnome.Calculator");
         assert_eq!(info.bounds, Rect::new(98, 134, 360, 489));
         assert!(info.focused);
+    }
+
+    #[test]
+    fn a_clipboard_is_put_back_by_its_text_and_one_without_text_is_refused() {
+        let types = |list: &[&str]| list.iter().map(|t| t.to_string()).collect::<Vec<_>>();
+        assert_eq!(text_type_of(&[]).unwrap(), None);
+        let rich = types(&[
+            "text/html",
+            "UTF8_STRING",
+            "text/plain;charset=utf-8",
+            "TARGETS",
+        ]);
+        assert_eq!(
+            text_type_of(&rich).unwrap(),
+            Some("text/plain;charset=utf-8")
+        );
+        assert_eq!(lost_forms(&rich), vec!["text/html".to_string()]);
+        assert!(lost_forms(&types(&["text/plain", "STRING", "TEXT"])).is_empty());
+        let image = text_type_of(&types(&["image/png"])).unwrap_err();
+        assert_eq!(image.kind, ErrorKind::Unsupported);
+        assert!(
+            image.message.contains("holds no text but image/png"),
+            "{}",
+            image.message
+        );
     }
 
     #[test]
