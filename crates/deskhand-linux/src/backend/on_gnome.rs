@@ -26,24 +26,14 @@ const INPUT_METHOD_WAIT: Duration = Duration::from_millis(150);
 /// Why text goes out as keys, which carry only what every keyboard layout has.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum KeysOnly {
-    /// The focused window takes no input-method text.
+    /// The focused window takes no input-method text: what keys cannot carry is pasted.
     NoInputMethod,
-    /// The input method is reached through deskhand's extension, which is not running.
+    /// The input method is reached through deskhand's extension, which is not running, and so
+    /// is the shell that would put the user's clipboard back after a paste.
     NoExtension,
 }
 
-impl KeysOnly {
-    fn refusal(self) -> &'static str {
-        match self {
-            KeysOnly::NoInputMethod => {
-                "the focused window takes no input-method text, and GNOME types only the keys of its keyboard layout into it, so characters beyond printable ASCII cannot be typed there; set the text with `value` where the element allows it, or type it without those characters"
-            }
-            KeysOnly::NoExtension => {
-                "without deskhand's GNOME Shell extension (not running) text goes out as keys, and GNOME types only the keys of its keyboard layout, so characters beyond printable ASCII cannot be typed; set the text with `value` where the element allows it, or run `deskhand gnome-extension install`, then log out and back in"
-            }
-        }
-    }
-}
+const NO_EXTENSION_REFUSAL: &str = "without deskhand's GNOME Shell extension (not running) text goes out as keys, and GNOME types only the keys of its keyboard layout, so characters beyond printable ASCII cannot be typed; set the text with `value` where the element allows it, or run `deskhand gnome-extension install`, then log out and back in";
 
 /// One step of typing on GNOME.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -428,7 +418,7 @@ impl LinuxBackend {
             }
         }
         if beyond_keys && why == KeysOnly::NoExtension {
-            let refused = Error::new(ErrorKind::Unsupported, why.refusal());
+            let refused = Error::new(ErrorKind::Unsupported, NO_EXTENSION_REFUSAL);
             return self.typed((sent, Some(refused)), total, routes, note).await;
         }
         self.typed((sent, None), total, routes, note).await
