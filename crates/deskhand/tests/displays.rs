@@ -219,16 +219,10 @@ fn qt_featherpad_takes_pointer_clicks_at_reported_points_and_unicode_text(displa
     assert_eq!(clipboard["data"]["text"], kept, "{clipboard}");
 }
 
-/// A Qt 5 password field on GNOME takes no input-method text, so text beyond the keymap could
-/// reach it only by pasting, which would leave the password on the clipboard: `type` refuses
-/// before anything is sent, the field and the clipboard stay as they were, and the same text
-/// still reaches the window's other field, pasted; a read-only field's ignored paste is
-/// unconfirmed, never done.
-#[test]
-fn gnome_refuses_to_paste_into_a_qt_password_field_and_changes_nothing() {
-    let (_turn, desk) = Display::Gnome.desktop();
-    let title = "Qt Fields Fixture";
-    let log = desk.scratch("qt-fields.jsonl");
+/// The PyQt 5 fixture of a name, a password and a read-only field, titled `title`, started and
+/// focused: its log and its window.
+fn qt_fields(desk: &Desktop, title: &str) -> (common::Fixture, String) {
+    let log = desk.scratch(&format!("{title}.jsonl"));
     let script =
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/qt_fields.py");
     let app = desk.spawn(
@@ -245,6 +239,18 @@ fn gnome_refuses_to_paste_into_a_qt_password_field_and_changes_nothing() {
     fields.wait_for("the Qt fields to be ready", |e| e["event"] == "ready");
     let (w, _) = window_where(desk, GTK_START, title, |t| t == title);
     desk.act("focus", json!({"target": w})).ok();
+    (fields, w)
+}
+
+/// A Qt 5 password field on GNOME takes no input-method text, so text beyond the keymap could
+/// reach it only by pasting, which would leave the password on the clipboard: `type` refuses
+/// before anything is sent, the field and the clipboard stay as they were, and the same text
+/// still reaches the window's other field, pasted; a read-only field's ignored paste is
+/// unconfirmed, never done.
+#[test]
+fn gnome_refuses_to_paste_into_a_qt_password_field_and_changes_nothing() {
+    let (_turn, desk) = Display::Gnome.desktop();
+    let (fields, w) = qt_fields(desk, "Qt Fields Fixture");
     let text = observe_until(desk, &w, GTK_START, "the two fields", |t| {
         t.contains("password \"Password\"") && t.contains("text \"Name\"")
     });
@@ -301,24 +307,7 @@ fn gnome_refuses_to_paste_into_a_qt_password_field_and_changes_nothing() {
 #[test]
 fn gnome_refuses_to_paste_over_a_clipboard_it_could_not_put_back() {
     let (_turn, desk) = Display::Gnome.desktop();
-    let title = "Qt Clipboard Fixture";
-    let log = desk.scratch("qt-clipboard.jsonl");
-    let script =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/qt_fields.py");
-    let app = desk.spawn(
-        "/usr/bin/python3",
-        &[
-            script.to_str().expect("utf-8 path"),
-            "--log",
-            log.to_str().expect("utf-8 path"),
-            "--title",
-            title,
-        ],
-    );
-    let fields = common::Fixture { app, log };
-    fields.wait_for("the Qt fields to be ready", |e| e["event"] == "ready");
-    let (w, _) = window_where(desk, GTK_START, title, |t| t == title);
-    desk.act("focus", json!({"target": w})).ok();
+    let (fields, w) = qt_fields(desk, "Qt Clipboard Fixture");
     let text = observe_until(desk, &w, GTK_START, "the name field", |t| {
         t.contains("text \"Name\"")
     });
