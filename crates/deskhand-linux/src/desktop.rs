@@ -517,13 +517,15 @@ impl Session {
         command
     }
 
-    /// What the desktop's apps must not inherit: on Wayland, X's display instead of Wayland's.
+    /// What the desktop's apps must not inherit: on Wayland, X's display instead of Wayland's,
+    /// unless the compositor runs an X server of its own (GNOME's Xwayland).
     fn unset(&self) -> Vec<&'static str> {
         let mut unset = UNSET_VARS.to_vec();
         if self.wayland_socket.is_some() {
             unset.retain(|key| *key != "WAYLAND_DISPLAY");
             unset.extend(["DISPLAY", "XAUTHORITY"]);
         }
+        unset.retain(|key| !self.env.iter().any(|(set, _)| set == key));
         unset
     }
 
@@ -1119,25 +1121,35 @@ fn any_alive_in(groups: &[i32]) -> bool {
         .any(|stat| !stat.is_dead() && groups.contains(&stat.pgrp))
 }
 
-/// Xvfb removes its lock and socket on SIGTERM but not on SIGKILL; stale ones would make the
-/// next start skip this display.
+/// Xvfb, and mutter for its Xwayland, remove their locks and sockets on SIGTERM but not on
+/// SIGKILL; stale ones would make the next start skip these displays. Each lock names the pid
+/// of the process that took it.
 fn remove_stale_x_files(state: &State) {
-    let Some(number) = state.display.strip_prefix(':') else {
-        return;
-    };
-    let Some(xvfb) = state.processes.iter().find(|proc| proc.name == "Xvfb") else {
-        return;
-    };
-    if identity(xvfb.pid, xvfb.start_time) == Identity::Alive {
-        return;
-    }
-    let lock = PathBuf::from(format!("/tmp/.X{number}-lock"));
-    let holder = fs::read_to_string(&lock)
-        .ok()
-        .and_then(|text| text.trim().parse::<u32>().ok());
-    if holder == Some(xvfb.pid) {
-        let _ = fs::remove_file(format!("/tmp/.X11-unix/X{number}"));
-        let _ = fs::remove_file(&lock);
+    for server in state
+        .processes
+        .iter()
+        .filter(|proc| proc.name == "Xvfb" || proc.name == "gnome-shell")
+        .filter(|proc| identity(proc.pid, proc.start_time) != Identity::Alive)
+    {
+        let Ok(entries) = fs::read_dir("/tmp") else {
+            return;
+        };
+        for name in entries.filter_map(|entry| entry.ok()?.file_name().into_string().ok()) {
+            let Some(number) = name
+                .strip_prefix(".X")
+                .and_then(|rest| rest.strip_suffix("-lock"))
+            else {
+                continue;
+            };
+            let lock = Path::new("/tmp").join(&name);
+            let holder = fs::read_to_string(&lock)
+                .ok()
+                .and_then(|text| text.trim().parse::<u32>().ok());
+            if holder == Some(server.pid) {
+                let _ = fs::remove_file(format!("/tmp/.X11-unix/X{number}"));
+                let _ = fs::remove_file(&lock);
+            }
+        }
     }
 }
 
