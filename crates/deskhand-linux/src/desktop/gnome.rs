@@ -253,9 +253,20 @@ mod tests {
 
     #[test]
     fn xwayland_display_reads_mutters_command_line() {
-        let cmdline = "/usr/bin/Xwayland\0:2\0-rootless\0-noreset\0-accessx\0-core\0-auth\0/tmp/deskhand-99/run/.mutter-Xwaylandauth.AB12CD\0-listenfd\04\0";
+        let cmdline = [
+            "/usr/bin/Xwayland",
+            ":2",
+            "-rootless",
+            "-noreset",
+            "-auth",
+            "/tmp/deskhand-99/run/.mutter-Xwaylandauth.AB12CD",
+            "-listenfd",
+            "4",
+            "",
+        ]
+        .join("\0");
         assert_eq!(
-            xwayland_display(cmdline),
+            xwayland_display(&cmdline),
             Some((
                 ":2".to_owned(),
                 PathBuf::from("/tmp/deskhand-99/run/.mutter-Xwaylandauth.AB12CD")
