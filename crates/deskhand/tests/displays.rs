@@ -222,7 +222,8 @@ fn qt_featherpad_takes_pointer_clicks_at_reported_points_and_unicode_text(displa
 /// An X11 app under GNOME's Xwayland (the GTK3 fixture forced to X11, as Electron, Java, Wine
 /// and Tk apps are): listed where X puts it, its tree read, a pointer click at a reported point
 /// landing there, Unicode text arriving exactly by paste (GTK3 on X takes no Wayland
-/// input-method text) with the user's clipboard put back, and its pixels in a screenshot.
+/// input-method text) after the focus was on a native window, with the user's clipboard put
+/// back, and its pixels in a screenshot.
 #[test]
 fn gnome_drives_an_x11_app_under_xwayland() {
     let (_turn, desk) = Display::Gnome.desktop();
@@ -306,6 +307,11 @@ fn gnome_drives_an_x11_app_under_xwayland() {
         t.contains("text \"Name\"")
     });
     let name = ref_of(&text, &["text \"Name\""]);
+    // The keyboard follows the focus from a native window to the X one.
+    let neighbour = "Wayland Neighbour";
+    let _neighbour = desk.fixture(neighbour, 1);
+    let (n, _) = window_where(desk, GTK_START, neighbour, |t| t == neighbour);
+    desk.act("focus", json!({"target": n})).ok();
     let kept = "the user's clip ✓";
     desk.act("clipboard", json!({"text": kept})).ok();
     let typed = "héllo ✓";
@@ -332,6 +338,10 @@ fn gnome_drives_an_x11_app_under_xwayland() {
     );
     let clipboard = desk.act_json("clipboard", json!({}));
     assert_eq!(clipboard["data"]["text"], kept, "{clipboard}");
+    assert_eq!(
+        listed(desk, &w).map(|x| x["focused"].clone()),
+        Some(json!(true))
+    );
 
     // Its pixels where it is listed: the typed text's field is drawn, not a black frame.
     let out = desk.scratch("xwayland-window.png");
