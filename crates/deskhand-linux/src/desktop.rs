@@ -517,13 +517,15 @@ impl Session {
         command
     }
 
-    /// What the desktop's apps must not inherit: on Wayland, X's display instead of Wayland's.
+    /// What the desktop's apps must not inherit: on Wayland, X's display instead of Wayland's,
+    /// unless the compositor runs an X server of its own (GNOME's Xwayland).
     fn unset(&self) -> Vec<&'static str> {
         let mut unset = UNSET_VARS.to_vec();
         if self.wayland_socket.is_some() {
             unset.retain(|key| *key != "WAYLAND_DISPLAY");
             unset.extend(["DISPLAY", "XAUTHORITY"]);
         }
+        unset.retain(|key| !self.env.iter().any(|(set, _)| set == key));
         unset
     }
 
@@ -1006,7 +1008,7 @@ pub fn stop(state_file: &Path) -> Result<(), DesktopError> {
         });
     }
     terminate(&state.processes);
-    remove_stale_x_files(&state);
+    remove_stale_x_files(Path::new("/tmp"), &state);
     match fs::remove_dir_all(&state.dir) {
         // The watcher and a manual stop may race to remove it.
         Err(cause) if cause.kind() != io::ErrorKind::NotFound => Err(DesktopError::Io {
@@ -1119,25 +1121,35 @@ fn any_alive_in(groups: &[i32]) -> bool {
         .any(|stat| !stat.is_dead() && groups.contains(&stat.pgrp))
 }
 
-/// Xvfb removes its lock and socket on SIGTERM but not on SIGKILL; stale ones would make the
-/// next start skip this display.
-fn remove_stale_x_files(state: &State) {
-    let Some(number) = state.display.strip_prefix(':') else {
-        return;
-    };
-    let Some(xvfb) = state.processes.iter().find(|proc| proc.name == "Xvfb") else {
-        return;
-    };
-    if identity(xvfb.pid, xvfb.start_time) == Identity::Alive {
-        return;
-    }
-    let lock = PathBuf::from(format!("/tmp/.X{number}-lock"));
-    let holder = fs::read_to_string(&lock)
-        .ok()
-        .and_then(|text| text.trim().parse::<u32>().ok());
-    if holder == Some(xvfb.pid) {
-        let _ = fs::remove_file(format!("/tmp/.X11-unix/X{number}"));
-        let _ = fs::remove_file(&lock);
+/// Xvfb, and mutter for its Xwayland, remove their locks and sockets on SIGTERM but not on
+/// SIGKILL; stale ones would make the next start skip these displays. Each lock names the pid
+/// of the process that took it.
+fn remove_stale_x_files(tmp: &Path, state: &State) {
+    for server in state
+        .processes
+        .iter()
+        .filter(|proc| proc.name == "Xvfb" || proc.name == "gnome-shell")
+        .filter(|proc| identity(proc.pid, proc.start_time) != Identity::Alive)
+    {
+        let Ok(entries) = fs::read_dir(tmp) else {
+            return;
+        };
+        for name in entries.filter_map(|entry| entry.ok()?.file_name().into_string().ok()) {
+            let Some(number) = name
+                .strip_prefix(".X")
+                .and_then(|rest| rest.strip_suffix("-lock"))
+            else {
+                continue;
+            };
+            let lock = tmp.join(&name);
+            let holder = fs::read_to_string(&lock)
+                .ok()
+                .and_then(|text| text.trim().parse::<u32>().ok());
+            if holder == Some(server.pid) {
+                let _ = fs::remove_file(tmp.join(format!(".X11-unix/X{number}")));
+                let _ = fs::remove_file(&lock);
+            }
+        }
     }
 }
 
@@ -1248,6 +1260,42 @@ mod tests {
         assert_eq!(identity(other.id(), start_of(other.id())), Identity::Alive);
         other.kill().unwrap();
         other.wait().unwrap();
+    }
+
+    #[test]
+    fn stop_removes_the_x_files_a_killed_shell_left_and_no_others() {
+        let tmp = scratch_dir("stale");
+        let mut shell = Command::new("sleep").arg("30").spawn().unwrap();
+        let shell_start = read_stat(shell.id()).unwrap().start_time;
+        shell.kill().unwrap();
+        shell.wait().unwrap();
+        let me = std::process::id();
+        for (number, holder) in [(0, shell.id()), (1, shell.id()), (2, me)] {
+            fs::write(
+                tmp.join(format!(".X{number}-lock")),
+                format!("{holder:10}\n"),
+            )
+            .unwrap();
+            File::create(tmp.join(format!(".X11-unix/X{number}"))).unwrap();
+        }
+        let state = State {
+            display: "/tmp/deskhand-99/run/wayland-0".to_owned(),
+            dir: tmp.clone(),
+            owner: None,
+            processes: vec![Proc {
+                name: "gnome-shell".to_owned(),
+                pid: shell.id(),
+                start_time: shell_start,
+            }],
+        };
+        remove_stale_x_files(&tmp, &state);
+        for gone in [".X0-lock", ".X11-unix/X0", ".X1-lock", ".X11-unix/X1"] {
+            assert!(!tmp.join(gone).exists(), "{gone}");
+        }
+        for kept in [".X2-lock", ".X11-unix/X2"] {
+            assert!(tmp.join(kept).exists(), "{kept}");
+        }
+        fs::remove_dir_all(&tmp).unwrap();
     }
 
     #[test]

@@ -584,21 +584,202 @@ fn desktop_start_and_stop_on_sway_end_exactly_what_started() {
         .expect("sway's /proc entry");
     assert_ne!(owner, 0, "sway runs as root");
     assert_eq!(desk.user.map(|(uid, _)| uid).unwrap_or(owner), owner);
-    start_and_stop_end_exactly_what_started(&desk, &["sway"]);
+    start_and_stop_end_exactly_what_started(&desk, &["sway"], None);
+}
+
+/// An X11 app under GNOME's Xwayland (the GTK3 fixture forced to X11, as Electron, Java, Wine
+/// and Tk apps are): listed where X puts it, its tree read, a pointer click at a reported point
+/// landing there, Unicode text arriving exactly by paste (GTK3 on X takes no Wayland
+/// input-method text) after the focus was on a native window, with the user's clipboard put
+/// back, and its pixels in a screenshot.
+#[test]
+fn gnome_drives_an_x11_app_under_xwayland() {
+    let (_turn, desk) = Display::Gnome.desktop();
+    let title = "XWayland Fixture";
+    let log = desk.scratch("xwayland-fixture.jsonl");
+    let _ = std::fs::remove_file(&log);
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/fixtures/fixture_app.py");
+    let app = desk.spawn_with_env(
+        "/usr/bin/python3",
+        &[
+            script.to_str().expect("utf-8 path"),
+            "--log",
+            log.to_str().expect("utf-8 path"),
+            "--title",
+            title,
+        ],
+        &[("GDK_BACKEND", "x11")],
+    );
+    let fixture = common::Fixture { app, log };
+    fixture.wait_for("the fixture to be ready", |e| e["event"] == "ready");
+    let (w, _) = window_where(desk, GTK_START, title, |t| t == title);
+    desk.act("focus", json!({"target": w})).ok();
+
+    // X itself places the client window: mutter's title bar above it, no border beside or below.
+    let info = desk
+        .command("xwininfo")
+        .args(["-name", title])
+        .output()
+        .expect("xwininfo runs");
+    let info = String::from_utf8_lossy(&info.stdout);
+    let field = |name: &str| -> i64 {
+        info.lines()
+            .find_map(|l| l.trim().strip_prefix(name)?.trim().parse().ok())
+            .unwrap_or_else(|| panic!("no {name} in xwininfo: {info}"))
+    };
+    let window = listed(desk, &w).expect("the window is listed");
+    let bounds = &window["bounds"];
+    let bound = |key: &str| bounds[key].as_i64().expect("a bound");
+    assert_eq!(
+        bound("x"),
+        field("Absolute upper-left X:"),
+        "{window} {info}"
+    );
+    assert_eq!(bound("width"), field("Width:"), "{window} {info}");
+    assert_eq!(
+        bound("y") + bound("height"),
+        field("Absolute upper-left Y:") + field("Height:"),
+        "{window} {info}"
+    );
+    assert!(
+        bound("y") < field("Absolute upper-left Y:"),
+        "{window} {info}"
+    );
+
+    let placed = observe_with_until(
+        desk,
+        json!({"target": w, "points": true}),
+        GTK_START,
+        "the fixture's tree",
+        |t| t.contains("button \"Press me\" ") && t.contains("canvas \"Canvas\" @"),
+    );
+    let press = ref_of(&placed, &["button \"Press me\""]);
+    let (x, y) = point_of(line_of(&placed, &press));
+    let reply = desk.act("click", json!({"target": w, "x": x, "y": y})).ok();
+    assert!(reply.contains("with the pointer"), "{reply}");
+    fixture.wait_for("Press me clicked", |e| {
+        e["event"] == "clicked" && e["widget"] == "press_me"
+    });
+    // The canvas logs where in it the button went down and up: at its reported centre.
+    let (x, y) = point_of(line_of(&placed, &ref_of(&placed, &["canvas \"Canvas\""])));
+    desk.act("click", json!({"target": w, "x": x, "y": y})).ok();
+    let at = fixture.wait_for("the canvas click", |e| e["event"] == "drag");
+    let (cx, cy) = (
+        at["from"][0].as_i64().expect("x"),
+        at["from"][1].as_i64().expect("y"),
+    );
+    assert!((cx - 150).abs() <= 3 && (cy - 75).abs() <= 3, "{at}");
+
+    let text = observe_until(desk, &w, SETTLE, "the name field", |t| {
+        t.contains("text \"Name\"")
+    });
+    let name = ref_of(&text, &["text \"Name\""]);
+    // The keyboard follows the focus from a native window to the X one.
+    let neighbour = "Wayland Neighbour";
+    let _neighbour = desk.fixture(neighbour, 1);
+    let (n, _) = window_where(desk, GTK_START, neighbour, |t| t == neighbour);
+    desk.act("focus", json!({"target": n})).ok();
+    let kept = "the user's clip ✓";
+    desk.act("clipboard", json!({"text": kept})).ok();
+    let typed = "héllo ✓";
+    let reply = desk.act("type", json!({"ref": name, "text": typed})).ok();
+    assert!(
+        reply.starts_with("done: typed 7 characters")
+            && reply.contains(
+                "by pasting through the clipboard; the clipboard holds its text again (read back)"
+            ),
+        "{reply}"
+    );
+    wait_for_line(desk, &w, &name, "the typed text", |l| {
+        l.contains(&format!("value=\"{typed}\""))
+    });
+    let typed_events: Vec<Value> = fixture
+        .events()
+        .into_iter()
+        .filter(|e| e["event"] == "text" && e["widget"] == "name")
+        .collect();
+    assert_eq!(
+        typed_events.last().map(|e| e["text"].clone()),
+        Some(json!(typed)),
+        "{typed_events:?}"
+    );
+    let clipboard = desk.act_json("clipboard", json!({}));
+    assert_eq!(clipboard["data"]["text"], kept, "{clipboard}");
+    assert_eq!(
+        listed(desk, &w).map(|x| x["focused"].clone()),
+        Some(json!(true))
+    );
+
+    // Its pixels where it is listed: the typed text's field is drawn, not a black frame.
+    let out = desk.scratch("xwayland-window.png");
+    let shot = desk.run(&[
+        "screenshot",
+        &json!({"target": w}).to_string(),
+        "--json",
+        "--out",
+        out.to_str().expect("utf-8 path"),
+    ]);
+    let doc: Value = serde_json::from_str(&shot.stdout).expect("screenshot --json");
+    for key in ["x", "y", "width", "height"] {
+        assert_eq!(doc["data"]["pixels"][key], bounds[key], "{doc}");
+    }
+    let colours = desk
+        .command("convert")
+        .arg(&out)
+        .args(["-format", "%k", "info:"])
+        .output()
+        .expect("convert runs");
+    let colours: u64 = String::from_utf8_lossy(&colours.stdout)
+        .trim()
+        .parse()
+        .expect("a colour count");
+    assert!(colours > 50, "the screenshot has {colours} colours");
 }
 
 #[test]
 fn desktop_start_and_stop_on_gnome_end_exactly_what_started() {
     let desk = Desktop::start_own_wayland("gnome");
+    let shell = desk
+        .processes()
+        .into_iter()
+        .find(|(name, _)| name == "gnome-shell")
+        .expect("gnome-shell")
+        .1;
+    let xwayland = xwayland_of(shell).expect("gnome-shell started no Xwayland");
     start_and_stop_end_exactly_what_started(
         &desk,
         &["gnome-shell", "system-bus", "pipewire", "wireplumber"],
+        Some(xwayland),
     );
 }
 
+/// The pid and display of the Xwayland that gnome-shell `shell` started, from its command line.
+fn xwayland_of(shell: u32) -> Option<(u32, String)> {
+    std::fs::read_dir("/proc")
+        .ok()?
+        .filter_map(|entry| entry.ok()?.file_name().to_str()?.parse::<u32>().ok())
+        .find_map(|pid| {
+            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+            let parent: u32 = stat.rsplit_once(") ")?.1.split(' ').nth(1)?.parse().ok()?;
+            let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).ok()?;
+            let cmdline = String::from_utf8_lossy(&cmdline);
+            let mut args = cmdline.split('\0');
+            if parent != shell || !args.next()?.ends_with("/Xwayland") {
+                return None;
+            }
+            Some((pid, args.next()?.to_owned()))
+        })
+}
+
 /// A Wayland desktop has its socket, the compositor and the buses, lists no window, shows its
-/// screen, and leaves nothing behind when it stops.
-fn start_and_stop_end_exactly_what_started(desk: &Desktop, compositor: &[&str]) {
+/// screen, and leaves nothing behind when it stops. X apps get the compositor's X server, when
+/// it runs one (`x_server`: its pid and display), and none otherwise.
+fn start_and_stop_end_exactly_what_started(
+    desk: &Desktop,
+    compositor: &[&str],
+    x_server: Option<(u32, String)>,
+) {
     let var = |name: &str| {
         desk.env
             .iter()
@@ -608,11 +789,22 @@ fn start_and_stop_end_exactly_what_started(desk: &Desktop, compositor: &[&str]) 
     };
     assert_eq!(var("XDG_SESSION_TYPE"), "wayland");
     assert_eq!(var("GDK_BACKEND"), "wayland");
-    assert!(
-        desk.unset.iter().any(|k| k == "DISPLAY"),
-        "{:?}",
-        desk.unset
-    );
+    match &x_server {
+        None => assert!(
+            desk.unset.iter().any(|k| k == "DISPLAY"),
+            "{:?}",
+            desk.unset
+        ),
+        Some((_, display)) => {
+            assert_eq!(&var("DISPLAY"), display);
+            let probe = desk.command("xdpyinfo").output().expect("xdpyinfo runs");
+            assert!(
+                probe.status.success() && String::from_utf8_lossy(&probe.stdout).contains("X.Org"),
+                "{}",
+                String::from_utf8_lossy(&probe.stderr)
+            );
+        }
+    }
     let socket = std::path::Path::new(&var("XDG_RUNTIME_DIR")).join(var("WAYLAND_DISPLAY"));
     assert_eq!(desk.display, socket.to_string_lossy());
     assert!(socket.exists(), "no Wayland socket at {}", socket.display());
@@ -635,7 +827,12 @@ fn start_and_stop_end_exactly_what_started(desk: &Desktop, compositor: &[&str]) 
         "{screen}"
     );
 
-    let pids: Vec<u32> = desk.processes().into_iter().map(|(_, pid)| pid).collect();
+    let pids: Vec<u32> = desk
+        .processes()
+        .into_iter()
+        .map(|(_, pid)| pid)
+        .chain(x_server.iter().map(|(pid, _)| *pid))
+        .collect();
     desk.stop().ok();
     let gone = wait_until(Duration::from_secs(5), || {
         pids.iter()
@@ -649,6 +846,18 @@ fn start_and_stop_end_exactly_what_started(desk: &Desktop, compositor: &[&str]) 
     });
     assert!(gone.is_some(), "some of {pids:?} outlived desktop stop");
     assert!(!socket.exists(), "the Wayland socket outlived desktop stop");
+    if let Some((_, display)) = x_server {
+        let number = display.trim_start_matches(':');
+        for left in [
+            format!("/tmp/.X11-unix/X{number}"),
+            format!("/tmp/.X{number}-lock"),
+        ] {
+            assert!(
+                !std::path::Path::new(&left).exists(),
+                "{left} outlived desktop stop"
+            );
+        }
+    }
 }
 
 fn chromium_fills_and_submits_a_form_and_hides_the_password(display: Display) {

@@ -2,13 +2,17 @@
 //! its session bus, a private bus standing in for the system bus (gnome-shell asks logind and
 //! aborts without one), PipeWire for mutter's screen casts (its remote-desktop pointer moves
 //! relative to one), the AT-SPI bus, and deskhand's shell extension turned on before the shell
-//! starts. gnome-shell runs as the caller, root included.
+//! starts. gnome-shell runs as the caller, root included. mutter starts Xwayland with the shell
+//! (on demand only inside a systemd user unit, which a headless desktop is not), so X11 apps run
+//! too, on the display and with the cookie mutter chose.
 
+use std::fs;
 use std::os::unix::net::UnixStream;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use super::{DesktopError, Locator, Session, StartOptions, run};
 use crate::gnome::extension::{self, Extension, UUID};
+use crate::process::read_stat;
 
 /// mutter names its first socket so in the desktop's runtime directory.
 const SOCKET_NAME: &str = "wayland-0";
@@ -34,6 +38,9 @@ pub(super) fn locate_programs() -> Result<Programs, Vec<(&'static str, &'static 
         wireplumber: find.on_path("wireplumber", "wireplumber"),
         gsettings: find.on_path("gsettings", "libglib2.0-bin"),
     };
+    // mutter runs Xwayland from the path it was built with, and exits without it; looked for
+    // here so that the error names the missing package.
+    find.on_path("Xwayland", "xwayland");
     find.finish(programs)
 }
 
@@ -173,7 +180,6 @@ impl Session {
             &[
                 "--headless".to_owned(),
                 "--wayland".to_owned(),
-                "--no-x11".to_owned(),
                 "--virtual-monitor".to_owned(),
                 size,
             ],
@@ -194,9 +200,79 @@ impl Session {
                     .is_ok_and(|reply| reply.contains("boolean true"))
             },
         )?;
+        let shell_pid = shell.id();
+        let mut xwayland = None;
+        self.wait_ready(&mut shell, "gnome-shell", "start Xwayland", || {
+            xwayland = xwayland_of(shell_pid);
+            xwayland.is_some()
+        })?;
+        if let Some((display, auth)) = xwayland {
+            self.env.extend([
+                ("DISPLAY".to_owned(), display),
+                ("XAUTHORITY".to_owned(), auth.to_string_lossy().into_owned()),
+            ]);
+        }
         if opts.accessibility_listener {
             self.start_listener()?;
         }
         Ok(())
+    }
+}
+
+/// The X display and cookie file of the Xwayland that gnome-shell `shell_pid` started, once it
+/// listens: mutter picks the first free display number from :0 and a random cookie file name,
+/// and says both only on Xwayland's command line (its own environment is out of reach).
+fn xwayland_of(shell_pid: u32) -> Option<(String, PathBuf)> {
+    fs::read_dir("/proc")
+        .ok()?
+        .filter_map(|entry| entry.ok()?.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| read_stat(*pid).is_some_and(|stat| stat.ppid == shell_pid))
+        .filter_map(|pid| fs::read(format!("/proc/{pid}/cmdline")).ok())
+        .find_map(|cmdline| xwayland_display(&String::from_utf8_lossy(&cmdline)))
+        .filter(|(display, _)| {
+            let socket = format!("/tmp/.X11-unix/X{}", display.trim_start_matches(':'));
+            Path::new(&socket).exists()
+        })
+}
+
+/// The display and `-auth` file on an Xwayland command line (NUL-separated, as `/proc` has it).
+fn xwayland_display(cmdline: &str) -> Option<(String, PathBuf)> {
+    let mut args = cmdline.split('\0');
+    let program = args.next()?;
+    if Path::new(program).file_name()? != "Xwayland" {
+        return None;
+    }
+    let display = args.next().filter(|arg| arg.starts_with(':'))?;
+    let auth = args.skip_while(|arg| *arg != "-auth").nth(1)?;
+    Some((display.to_owned(), PathBuf::from(auth)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn xwayland_display_reads_mutters_command_line() {
+        let cmdline = [
+            "/usr/bin/Xwayland",
+            ":2",
+            "-rootless",
+            "-noreset",
+            "-auth",
+            "/tmp/deskhand-99/run/.mutter-Xwaylandauth.AB12CD",
+            "-listenfd",
+            "4",
+            "",
+        ]
+        .join("\0");
+        assert_eq!(
+            xwayland_display(&cmdline),
+            Some((
+                ":2".to_owned(),
+                PathBuf::from("/tmp/deskhand-99/run/.mutter-Xwaylandauth.AB12CD")
+            ))
+        );
+        assert_eq!(xwayland_display("/usr/bin/gjs\0:2\0-auth\0/x\0"), None);
+        assert_eq!(xwayland_display("/usr/bin/Xwayland\0-rootless\0"), None);
     }
 }
