@@ -29,6 +29,38 @@ pub enum InputOutcome {
     Partial(Partial),
 }
 
+/// A way typed text reaches an app, where a platform has more than one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TextRoute {
+    /// Key events.
+    Keys,
+    /// Committed through the input method, as an on-screen keyboard sends text.
+    InputMethod,
+    /// Put on the clipboard and pasted with ctrl+v, the user's clipboard put back afterwards.
+    Paste,
+}
+
+/// Typed text's outcome, and how it went where the platform has more than one route.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Typed {
+    pub outcome: InputOutcome,
+    /// The routes the text took, in the order first used; empty where the platform has one.
+    pub routes: Vec<TextRoute>,
+    /// What the reply must add about a route: what became of the user's clipboard.
+    pub note: Option<String>,
+}
+
+impl From<InputOutcome> for Typed {
+    fn from(outcome: InputOutcome) -> Typed {
+        Typed {
+            outcome,
+            routes: Vec::new(),
+            note: None,
+        }
+    }
+}
+
 /// Everything deskhand asks of a platform, in capabilities. Every method has a body that answers
 /// `unsupported` (or, for `click` and `drag_path`, is made of the pointer's moves and buttons),
 /// so a new platform implements what it has, observe and input first, and says so for the rest;
@@ -274,6 +306,11 @@ pub trait Input: Send + Sync {
     /// Types text into whatever has keyboard focus.
     fn type_text(&self, _text: &str) -> impl Future<Output = Result<InputOutcome>> + Send {
         async { Err(unsupported("Typing")) }
+    }
+    /// Types text as [`Input::type_text`] does, saying how it went where the platform has more
+    /// than one route for text; `type` calls this one.
+    fn type_text_routed(&self, text: &str) -> impl Future<Output = Result<Typed>> + Send {
+        async move { self.type_text(text).await.map(Typed::from) }
     }
 }
 

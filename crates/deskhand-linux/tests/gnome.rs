@@ -190,7 +190,8 @@ async fn gnome_lists_focuses_types_clicks_at_reported_points_and_shows_pixels() 
         x: buffer.x + x + cx,
         y: buffer.y + y + cy,
     };
-    input.click(at, MouseButton::Left).await.unwrap();
+    input.move_to(at).await.unwrap();
+    input.clicks(MouseButton::Left, 1).await.unwrap();
     assert_eq!(shell.pointer().await.unwrap(), (at.x, at.y));
     let clicked = || {
         format!(

@@ -5,8 +5,9 @@
 //! changed one re-reads only the lines that changed. The English model reads; the Greek one
 //! (where installed) only a lone shape the English one could not, such as a calculator's "π".
 #![cfg(target_os = "linux")]
-#![forbid(unsafe_code)]
+#![deny(unsafe_code)]
 
+mod engine;
 mod prepare;
 mod regions;
 mod words;
@@ -20,9 +21,9 @@ use std::sync::{Condvar, Mutex};
 use deskhand_core::model::RgbImage;
 use deskhand_core::ocr::{ReadText, WordGroup};
 use deskhand_core::{Error, ErrorKind};
-use tesseract_plumbing::TessBaseApi;
 use xxhash_rust::xxh3;
 
+use engine::TessBaseApi;
 use prepare::{Crop, Cut, Gray};
 
 /// What can keep Tesseract from reading.
@@ -34,6 +35,10 @@ pub enum OcrError {
         .0.as_ref().map(|p| format!(" from {}", p.display())).unwrap_or_default()
     )]
     NoModel(Option<PathBuf>),
+    #[error(
+        "Tesseract's library could not be loaded ({0}); install libtesseract5 and tesseract-ocr-eng (Debian: `apt-get install tesseract-ocr tesseract-ocr-eng`)"
+    )]
+    NoLibrary(String),
     #[error("Tesseract refused a setting ({0})")]
     Setting(String),
     #[error("Tesseract could not take the image ({0})")]
@@ -198,12 +203,12 @@ impl Tesseract {
             }
             None => None,
         };
-        let mut api = TessBaseApi::create();
-        api.init_2(datapath.as_deref(), Some(language))
+        let mut api = TessBaseApi::create()?;
+        api.init_2(datapath.as_deref(), language)
             .map_err(|_| no_model())?;
         // Lines are found before Tesseract runs (its own page layout drops the isolated digits
         // of a keypad, and text that touches a border): it reads one line at a time.
-        api.set_page_seg_mode(tesseract_sys::TessPageSegMode_PSM_SINGLE_LINE);
+        api.set_page_seg_mode(engine::PSM_SINGLE_LINE);
         for (name, value) in [
             // Its progress and warnings would go to our stderr.
             (c"debug_file", c"/dev/null"),
@@ -222,13 +227,13 @@ impl Tesseract {
     fn recognize(api: &mut TessBaseApi, crop: &Crop) -> Result<Vec<words::Word>, OcrError> {
         let (width, height) = (crop.image.width as i32, crop.image.height as i32);
         api.set_image(&crop.image.data, width, height, 1, width)
-            .map_err(|err| OcrError::Image(err.to_string()))?;
+            .map_err(OcrError::Image)?;
         // Screens are about 96 dpi, times the enlargement. Without it Tesseract guesses, and
         // warns.
         api.set_source_resolution((96.0 * crop.scale) as i32);
         api.recognize().map_err(|_| OcrError::Recognize)?;
         let tsv = api.get_tsv_text(0).map_err(|_| OcrError::Recognize)?;
-        Ok(words::parse_tsv(&tsv.as_ref().to_string_lossy()))
+        Ok(words::parse_tsv(&tsv))
     }
 
     fn cached(&self, key: u64) -> Option<Vec<WordGroup>> {

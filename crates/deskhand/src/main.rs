@@ -30,24 +30,16 @@ fn run() -> u8 {
     unsafe {
         libc::mallopt(libc::M_ARENA_MAX, 2);
     }
-    // Tesseract's OpenMP reads OMP_THREAD_LIMIT once, as the library loads before `main`, and on
-    // a machine with few cores it reads a window 1.5-2.5x faster on one thread than on all. So
-    // the binary sets it and starts itself again, once; if that fails it runs on as it is.
+    // Tesseract's OpenMP reads OMP_THREAD_LIMIT once, when the library is loaded for the first
+    // read of pixels, and on a machine with few cores it reads a window 1.5-2.5x faster on one
+    // thread than on all: so it is set here, unless the user set it.
     #[cfg(target_os = "linux")]
-    if std::env::var_os("OMP_THREAD_LIMIT").is_none()
-        && let Ok(exe) = std::env::current_exe()
-    {
-        use std::os::unix::process::CommandExt;
-        let mut args = std::env::args_os();
-        let mut command = std::process::Command::new(exe);
-        if let Some(arg0) = args.next() {
-            command.arg0(arg0);
+    if std::env::var_os("OMP_THREAD_LIMIT").is_none() {
+        // SAFETY: called before any other thread exists that could read the environment.
+        unsafe {
+            std::env::set_var("OMP_THREAD_LIMIT", "1");
+            std::env::set_var(deskhand_linux::launch::OWN_THREAD_LIMIT, "1");
         }
-        let _exec_failed = command
-            .args(args)
-            .env("OMP_THREAD_LIMIT", "1")
-            .env(deskhand_linux::launch::OWN_THREAD_LIMIT, "1")
-            .exec();
     }
     // Not a user command, so not in the help: `write_clipboard` runs the binary this way to hold
     // the text.

@@ -173,7 +173,8 @@ fn gtk4_calculator_takes_pointer_clicks_at_reported_points_and_keys(display: Dis
 }
 
 /// Qt 5 (on Wayland through qtwayland) places its elements in its own way: a pointer click at
-/// a menu's reported point opens that menu, and text typed into the editor arrives exactly.
+/// a menu's reported point opens that menu, and text typed into the editor arrives exactly,
+/// leaving the user's clipboard as it was.
 fn qt_featherpad_takes_pointer_clicks_at_reported_points_and_unicode_text(display: Display) {
     let (_turn, desk) = display.desktop();
     let _pad = desk.spawn("featherpad", &["--standalone"]);
@@ -197,24 +198,160 @@ fn qt_featherpad_takes_pointer_clicks_at_reported_points_and_unicode_text(displa
     let editor = common::first_of_role(&placed, "text");
     let (x, y) = point_of(line_of(&placed, &editor));
     desk.act("click", json!({"target": w, "x": x, "y": y})).ok();
-    // Qt 5 takes no input-method text on GNOME, where keys carry printable ASCII only: a text
-    // beyond it is refused before anything is sent, and said so.
-    let typed = if display == Display::Gnome {
-        let refused = desk.act("type", json!({"text": "é"}));
+    // Qt 5 takes no input-method text on GNOME, where keys carry printable ASCII only: the
+    // rest is pasted through the clipboard, and the user's clipboard is put back afterwards.
+    let kept = "the user's clip ✓";
+    desk.act("clipboard", json!({"text": kept})).ok();
+    let typed = "héllo Qt ✓";
+    let reply = desk.act("type", json!({"text": typed})).ok();
+    if display == Display::Gnome {
         assert!(
-            refused.stdout.starts_with("failed (unsupported)")
-                && refused.stdout.contains("printable ASCII"),
-            "{}",
-            refused.stdout
+            reply.contains(
+                ", as keys and by pasting through the clipboard; the clipboard holds its text again (read back)"
+            ),
+            "{reply}"
         );
-        "hello Qt 42"
-    } else {
-        "héllo Qt ✓"
-    };
-    desk.act("type", json!({"text": typed})).ok();
+    }
     wait_for_line(desk, &w, &editor, "the typed text", |l| {
         l.contains(&format!("value=\"{typed}\""))
     });
+    let clipboard = desk.act_json("clipboard", json!({}));
+    assert_eq!(clipboard["data"]["text"], kept, "{clipboard}");
+}
+
+/// A Qt 5 password field on GNOME takes no input-method text, so text beyond the keymap could
+/// reach it only by pasting, which would leave the password on the clipboard: `type` refuses
+/// before anything is sent, the field and the clipboard stay as they were, and the same text
+/// still reaches the window's other field, pasted; a read-only field's ignored paste is
+/// unconfirmed, never done.
+#[test]
+fn gnome_refuses_to_paste_into_a_qt_password_field_and_changes_nothing() {
+    let (_turn, desk) = Display::Gnome.desktop();
+    let title = "Qt Fields Fixture";
+    let log = desk.scratch("qt-fields.jsonl");
+    let script =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/qt_fields.py");
+    let app = desk.spawn(
+        "/usr/bin/python3",
+        &[
+            script.to_str().expect("utf-8 path"),
+            "--log",
+            log.to_str().expect("utf-8 path"),
+            "--title",
+            title,
+        ],
+    );
+    let fields = common::Fixture { app, log };
+    fields.wait_for("the Qt fields to be ready", |e| e["event"] == "ready");
+    let (w, _) = window_where(desk, GTK_START, title, |t| t == title);
+    desk.act("focus", json!({"target": w})).ok();
+    let text = observe_until(desk, &w, GTK_START, "the two fields", |t| {
+        t.contains("password \"Password\"") && t.contains("text \"Name\"")
+    });
+    let kept = "kept on the clipboard ✓";
+    desk.act("clipboard", json!({"text": kept})).ok();
+    let before = fields.events().len();
+
+    let password = ref_of(&text, &["password \"Password\""]);
+    let refused = desk.act("type", json!({"ref": password, "text": "pässwörd"}));
+    assert!(
+        refused.stdout.starts_with("failed (unsupported)")
+            && refused.stdout.contains("is a password field")
+            && refused.stdout.contains("nothing was typed"),
+        "{}",
+        refused.stdout
+    );
+    let after = fields.settled_events(before);
+    assert!(
+        after.iter().all(|e| e["event"] != "password"),
+        "the password field changed: {after:?}"
+    );
+    let clipboard = desk.act_json("clipboard", json!({}));
+    assert_eq!(clipboard["data"]["text"], kept, "{clipboard}");
+
+    let name = ref_of(&text, &["text \"Name\""]);
+    let typed = "Nämé ✓";
+    let reply = desk.act("type", json!({"ref": name, "text": typed})).ok();
+    assert!(
+        reply.contains("by pasting through the clipboard"),
+        "{reply}"
+    );
+    fields.wait_for("the name pasted", |e| {
+        e["event"] == "text" && e["widget"] == "name" && e["text"] == typed
+    });
+    let clipboard = desk.act_json("clipboard", json!({}));
+    assert_eq!(clipboard["data"]["text"], kept, "{clipboard}");
+
+    // A read-only field takes the focus and ctrl+v, and never asks for the text: the paste may
+    // not have arrived, which is said, and the clipboard is put back all the same.
+    let code = ref_of(&text, &["text \"Code\""]);
+    let ignored = desk.act("type", json!({"ref": code, "text": "ü"})).stdout;
+    assert!(
+        ignored.starts_with("applied but unconfirmed: ctrl+v went to the focused window")
+            && ignored.contains("the clipboard holds its text again (read back)"),
+        "{ignored}"
+    );
+    let clipboard = desk.act_json("clipboard", json!({}));
+    assert_eq!(clipboard["data"]["text"], kept, "{clipboard}");
+}
+
+/// A clipboard that holds no text (an image another program copied) could not be put back after
+/// a paste: on GNOME, text beyond the keymap into a Qt 5 field is refused before any of it is
+/// sent, and the field and the clipboard stay as they were.
+#[test]
+fn gnome_refuses_to_paste_over_a_clipboard_it_could_not_put_back() {
+    let (_turn, desk) = Display::Gnome.desktop();
+    let title = "Qt Clipboard Fixture";
+    let log = desk.scratch("qt-clipboard.jsonl");
+    let script =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/qt_fields.py");
+    let app = desk.spawn(
+        "/usr/bin/python3",
+        &[
+            script.to_str().expect("utf-8 path"),
+            "--log",
+            log.to_str().expect("utf-8 path"),
+            "--title",
+            title,
+        ],
+    );
+    let fields = common::Fixture { app, log };
+    fields.wait_for("the Qt fields to be ready", |e| e["event"] == "ready");
+    let (w, _) = window_where(desk, GTK_START, title, |t| t == title);
+    desk.act("focus", json!({"target": w})).ok();
+    let text = observe_until(desk, &w, GTK_START, "the name field", |t| {
+        t.contains("text \"Name\"")
+    });
+
+    // Another program holds the clipboard with an image, for as long as its session lasts.
+    let runtime = tokio::runtime::Runtime::new().expect("a runtime");
+    let _inside = runtime.enter();
+    let input = gnome_session(&runtime, desk);
+    let image = runtime
+        .block_on(input.clipboard())
+        .expect("the session's clipboard");
+    runtime
+        .block_on(image.offer(&["image/png"]))
+        .expect("the image is offered");
+    let held = desk.act_json("clipboard", json!({}));
+    assert_eq!(held["data"]["types"], json!(["image/png"]), "{held}");
+    let before = fields.events().len();
+
+    let name = ref_of(&text, &["text \"Name\""]);
+    let refused = desk.act("type", json!({"ref": name, "text": "ab ü"}));
+    assert!(
+        refused.stdout.starts_with("failed (unsupported)")
+            && refused.stdout.contains("holds no text but image/png"),
+        "{}",
+        refused.stdout
+    );
+    let after = fields.settled_events(before);
+    assert!(
+        after.iter().all(|e| e["event"] != "text"),
+        "the field changed: {after:?}"
+    );
+    let held = desk.act_json("clipboard", json!({}));
+    assert_eq!(held["data"]["types"], json!(["image/png"]), "{held}");
 }
 
 /// Moves the pointer out of the kill switch's corner when dropped, as the user would, so that a
@@ -254,13 +391,27 @@ fn person_moves_pointer(display: Display, desk: &Desktop, x: i32, y: i32) {
 
 /// A person's pointer move on GNOME: through a remote-desktop session of the test's own.
 fn gnome_pointer_to(desk: &Desktop, x: i32, y: i32) {
+    let runtime = tokio::runtime::Runtime::new().expect("a runtime");
+    // The session's connection ends inside the runtime it runs on.
+    let _inside = runtime.enter();
+    let input = gnome_session(&runtime, desk);
+    runtime
+        .block_on(input.move_to(deskhand_core::model::Point { x, y }))
+        .expect("the pointer moves");
+}
+
+/// A remote-desktop session of the test's own on the desktop's GNOME, as another program of
+/// the user's would hold one, its connection on `runtime`.
+fn gnome_session(
+    runtime: &tokio::runtime::Runtime,
+    desk: &Desktop,
+) -> deskhand_linux::gnome::remote::RemoteInput {
     let address = desk
         .env
         .iter()
         .find(|(k, _)| k == "DBUS_SESSION_BUS_ADDRESS")
         .map(|(_, v)| v.clone())
         .expect("the desktop's session bus");
-    let runtime = tokio::runtime::Runtime::new().expect("a runtime");
     runtime.block_on(async {
         let timeout = Duration::from_secs(3);
         let conn = zbus::connection::Builder::address(address.as_str())
@@ -269,14 +420,10 @@ fn gnome_pointer_to(desk: &Desktop, x: i32, y: i32) {
             .build()
             .await
             .expect("the desktop's session bus");
-        let input = deskhand_linux::gnome::remote::RemoteInput::start(conn, timeout)
+        deskhand_linux::gnome::remote::RemoteInput::start(conn, timeout)
             .await
-            .expect("a remote-desktop session");
-        input
-            .move_to(deskhand_core::model::Point { x, y })
-            .await
-            .expect("the pointer moves");
-    });
+            .expect("a remote-desktop session")
+    })
 }
 
 fn the_pointer_in_the_corner_stops_actions(display: Display) {

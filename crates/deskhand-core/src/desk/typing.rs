@@ -1,7 +1,7 @@
 //! Keyboard input into an element or the focus, and making sure keys go where they are meant.
 
 use crate::action::Place;
-use crate::backend::{Backend, InputOutcome};
+use crate::backend::{Backend, InputOutcome, Typed};
 use crate::desk::{Acted, Did};
 use crate::error::{Error, ErrorKind, Result};
 use crate::keys::{Chord, Key, Keys};
@@ -208,6 +208,8 @@ pub(super) async fn type_text<B: Backend>(
                     replace: true,
                     into,
                     selected_only: true,
+                    routes: Vec::new(),
+                    note: None,
                 },
                 sent: selected,
             }
@@ -215,7 +217,11 @@ pub(super) async fn type_text<B: Backend>(
         }
     }
     // The text is never echoed: it may be a password.
-    let outcome = backend.type_text(text).await?;
+    let Typed {
+        outcome,
+        routes,
+        note,
+    } = backend.type_text_routed(text).await?;
     session.typed_into = named
         .filter(|element| {
             outcome == InputOutcome::Done
@@ -233,6 +239,8 @@ pub(super) async fn type_text<B: Backend>(
             replace,
             into,
             selected_only: false,
+            routes,
+            note,
         },
         sent: outcome,
     }

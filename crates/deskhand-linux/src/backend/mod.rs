@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use deskhand_core::backend::{
-    Accessibility, Apps, Capture, Clipboard, Input, InputOutcome, Partial, Values, Windows,
+    Accessibility, Apps, Capture, Clipboard, Input, InputOutcome, Partial, Typed, Values, Windows,
 };
 use deskhand_core::error::{Error, ErrorKind, Result};
 use deskhand_core::keys::Keys;
@@ -1064,7 +1064,7 @@ impl Input for LinuxBackend {
             return self.sway_type_text(text).await;
         }
         if self.gnome().is_some() {
-            return self.gnome_type_text(text).await;
+            return self.gnome_type_text(text).await.map(|typed| typed.outcome);
         }
         self.settle_listener().await;
         let owned = text.to_owned();
@@ -1088,6 +1088,13 @@ impl Input for LinuxBackend {
                 reason: err.cause.to_string(),
             })),
         }
+    }
+
+    async fn type_text_routed(&self, text: &str) -> Result<Typed> {
+        if self.gnome().is_some() {
+            return self.gnome_type_text(text).await;
+        }
+        self.type_text(text).await.map(Typed::from)
     }
 
     async fn pointer(&self) -> Result<Point> {

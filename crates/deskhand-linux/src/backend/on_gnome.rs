@@ -4,11 +4,11 @@
 
 use std::time::Duration;
 
-use deskhand_core::backend::InputOutcome;
+use deskhand_core::backend::{Accessibility as _, InputOutcome, TextRoute, Typed, Windows as _};
 use deskhand_core::error::{Error, ErrorKind, Result};
 use deskhand_core::keys::Keys;
-use deskhand_core::model::{Modifier, MouseButton, Node, Rect, WindowInfo};
-use deskhand_core::render::escape;
+use deskhand_core::model::{Modifier, MouseButton, Node, Rect, Role, WindowInfo};
+use deskhand_core::render::{escape, plural};
 
 use super::errors::atspi_error;
 use super::frames::{Origin, origin_for, wayland_origin};
@@ -24,26 +24,16 @@ const COMMIT_BYTES: usize = 1000;
 const INPUT_METHOD_WAIT: Duration = Duration::from_millis(150);
 
 /// Why text goes out as keys, which carry only what every keyboard layout has.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum KeysOnly {
-    /// The focused window takes no input-method text.
+    /// The focused window takes no input-method text: what keys cannot carry is pasted.
     NoInputMethod,
-    /// The input method is reached through deskhand's extension, which is not running.
+    /// The input method is reached through deskhand's extension, which is not running, and so
+    /// is the shell that would put the user's clipboard back after a paste.
     NoExtension,
 }
 
-impl KeysOnly {
-    fn refusal(self) -> &'static str {
-        match self {
-            KeysOnly::NoInputMethod => {
-                "the focused window takes no input-method text, and GNOME types only the keys of its keyboard layout into it, so characters beyond printable ASCII cannot be typed there; set the text with `value` where the element allows it, or type it without those characters"
-            }
-            KeysOnly::NoExtension => {
-                "without deskhand's GNOME Shell extension (not running) text goes out as keys, and GNOME types only the keys of its keyboard layout, so characters beyond printable ASCII cannot be typed; set the text with `value` where the element allows it, or run `deskhand gnome-extension install`, then log out and back in"
-            }
-        }
-    }
-}
+const NO_EXTENSION_REFUSAL: &str = "without deskhand's GNOME Shell extension (not running) text goes out as keys, and GNOME types only the keys of its keyboard layout, so characters beyond printable ASCII cannot be typed; set the text with `value` where the element allows it, or run `deskhand gnome-extension install`, then log out and back in";
 
 /// One step of typing on GNOME.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -268,15 +258,17 @@ impl LinuxBackend {
     }
 
     /// Text through the input method when the focused field takes it, which carries every
-    /// character whatever the keymap; as keys otherwise, which carry only what every layout has.
-    pub(super) async fn gnome_type_text(&self, text: &str) -> Result<InputOutcome> {
+    /// character whatever the keymap; as keys otherwise, which carry only what every layout has,
+    /// and the rest pasted.
+    pub(super) async fn gnome_type_text(&self, text: &str) -> Result<Typed> {
         let gnome = self.gnome_or_err()?;
         let text = text.replace("\r\n", "\n");
         let total = text.chars().count();
         self.settle_listener().await;
+        let mut routes = Routes::default();
         if !gnome.extension_running().await? {
             return self
-                .gnome_type_as_keys(&text, 0, total, KeysOnly::NoExtension)
+                .gnome_type_as_keys(&text, 0, total, KeysOnly::NoExtension, routes)
                 .await;
         }
         let mut sent = 0;
@@ -287,17 +279,16 @@ impl LinuxBackend {
             // have reached the app before the next piece goes.
             if in_flight && let Err(err) = gnome.sync().await {
                 return self
-                    .wayland_outcome((sent, Some(err.after_sending())), total, "characters")
+                    .typed((sent, Some(err.after_sending())), total, routes, None)
                     .await;
             }
             in_flight = true;
             match piece {
                 Piece::Key(keysym) => {
                     if let (_, Some(err)) = gnome.press_chords(&[(Vec::new(), keysym)]).await? {
-                        return self
-                            .wayland_outcome((sent, Some(err)), total, "characters")
-                            .await;
+                        return self.typed((sent, Some(err)), total, routes, None).await;
                     }
+                    routes.took(TextRoute::Keys);
                     sent += 1;
                 }
                 Piece::Text(run) => {
@@ -311,56 +302,218 @@ impl LinuxBackend {
                     let committed = match committed {
                         Ok(committed) => committed,
                         Err(err) => {
-                            return self
-                                .wayland_outcome((sent, Some(err)), total, "characters")
-                                .await;
+                            return self.typed((sent, Some(err)), total, routes, None).await;
                         }
                     };
                     if !committed {
                         return self
-                            .gnome_type_as_keys(&text, sent, total, KeysOnly::NoInputMethod)
+                            .gnome_type_as_keys(&text, sent, total, KeysOnly::NoInputMethod, routes)
                             .await;
                     }
+                    routes.took(TextRoute::InputMethod);
                     sent += run.chars().count();
                 }
             }
         }
-        self.wayland_outcome((sent, None), total, "characters")
-            .await
+        self.typed((sent, None), total, routes, None).await
     }
 
-    /// The rest of `text`, from character `sent`, as keys: into a window that takes no
-    /// input-method text (an XWayland app, a terminal, a list that types ahead).
+    async fn typed(
+        &self,
+        sent: (usize, Option<Error>),
+        total: usize,
+        routes: Routes,
+        note: Option<String>,
+    ) -> Result<Typed> {
+        let outcome = self.wayland_outcome(sent, total, "characters").await?;
+        Ok(Typed {
+            outcome,
+            routes: routes.0,
+            note,
+        })
+    }
+
+    /// The rest of `text`, from character `sent`, into a window that takes no input-method
+    /// text (an XWayland app, Qt 5, a terminal, a list that types ahead): as keys where the
+    /// keyboard layout carries them, the rest pasted through the clipboard while the extension,
+    /// which puts the user's clipboard back, runs.
     async fn gnome_type_as_keys(
         &self,
         text: &str,
         sent: usize,
         total: usize,
         why: KeysOnly,
-    ) -> Result<InputOutcome> {
+        mut routes: Routes,
+    ) -> Result<Typed> {
         let gnome = self.gnome_or_err()?;
         let rest: String = text.chars().skip(sent).collect();
         let typable = typable_as_keys(&rest);
-        let chords: Vec<(Vec<u32>, u32)> = rest
+        let beyond_keys = typable < rest.chars().count();
+        let runs = match why {
+            KeysOnly::NoInputMethod if beyond_keys => {
+                if let Some(refused) = self.paste_refusal().await? {
+                    return self.typed((sent, Some(refused)), total, routes, None).await;
+                }
+                if let Err(refused) = gnome.clipboard_restorable().await {
+                    return self.typed((sent, Some(refused)), total, routes, None).await;
+                }
+                runs(&rest)
+            }
+            _ => vec![Run::Keys(rest.chars().take(typable).collect())],
+        };
+        let mut sent = sent;
+        let mut note = None;
+        for run in runs {
+            match run {
+                Run::Keys(keys) => {
+                    let chords: Vec<(Vec<u32>, u32)> = keys
+                        .chars()
+                        .map(|c| (Vec::new(), x11::keysym_for_char(c)))
+                        .collect();
+                    let (pressed, failed) = match gnome.press_chords(&chords).await {
+                        Ok(pressed) => pressed,
+                        Err(err) => (0, Some(err)),
+                    };
+                    if pressed > 0 {
+                        routes.took(TextRoute::Keys);
+                    }
+                    sent += pressed;
+                    if let Some(err) = failed {
+                        return self.typed((sent, Some(err)), total, routes, note).await;
+                    }
+                }
+                Run::Paste(paste) => {
+                    let pasted = match gnome.paste(&paste).await {
+                        Ok(pasted) => pasted,
+                        Err(err) => {
+                            return self.typed((sent, Some(err)), total, routes, note).await;
+                        }
+                    };
+                    routes.took(TextRoute::Paste);
+                    if !pasted.taken {
+                        let unconfirmed = Error::platform(format!(
+                            "ctrl+v went to the focused window to paste {}, but it did not ask for the clipboard's text within {} ms, so the text may not have arrived (a read-only field ignores a paste); {}",
+                            plural(paste.chars().count(), "character", "characters"),
+                            crate::gnome::PASTE_WAIT.as_millis(),
+                            pasted.clipboard
+                        ))
+                        .after_sending();
+                        return self
+                            .typed((sent, Some(unconfirmed)), total, routes, note)
+                            .await;
+                    }
+                    sent += paste.chars().count();
+                    if pasted.restore_failed {
+                        let harmed = Error::platform(format!(
+                            "{} of {total} characters were typed, the last {} by pasting, but {}",
+                            sent,
+                            paste.chars().count(),
+                            pasted.clipboard
+                        ))
+                        .after_sending();
+                        return Err(harmed);
+                    }
+                    note = Some(pasted.clipboard);
+                }
+            }
+        }
+        if beyond_keys && why == KeysOnly::NoExtension {
+            let refused = Error::new(ErrorKind::Unsupported, NO_EXTENSION_REFUSAL);
+            return self.typed((sent, Some(refused)), total, routes, note).await;
+        }
+        self.typed((sent, None), total, routes, note).await
+    }
+
+    /// Why text must not be pasted into what has the keyboard focus, before anything is sent:
+    /// a password field (its text would sit on the clipboard, where clipboard managers keep
+    /// it), a terminal (ctrl+v there makes the next key literal), or an element deskhand cannot
+    /// see through accessibility, which could be either.
+    async fn paste_refusal(&self) -> Result<Option<Error>> {
+        let focused = self.windows().await?.into_iter().find(|w| w.focused);
+        let Some(window) = focused else {
+            return Ok(Some(Error::new(
+                ErrorKind::Unsupported,
+                "no window has the keyboard focus, so the text would be pasted nowhere; nothing was typed; `focus` the window, click the field, then `type` again",
+            )));
+        };
+        let title = escape(&window.title);
+        let mut focused = Vec::new();
+        if let Ok(tree) = self.tree(&window).await {
+            focused_roles(&tree.root, &mut focused);
+        }
+        // An element and the one inside it may both say they have the focus (a tab and its
+        // editor): any of them that must not be pasted into decides.
+        let role = [Role::Password, Role::Terminal]
+            .into_iter()
+            .find(|role| focused.contains(role))
+            .or(focused.first().copied());
+        let refusal = match role {
+            Some(Role::Password) => format!(
+                "the focused element of \"{title}\" is a password field, and characters beyond printable ASCII reach this window (it takes no input-method text) only by pasting, which would leave the password on the clipboard, where clipboard managers keep it; nothing was typed; type the password without those characters, or set it with `value` where the field allows it"
+            ),
+            Some(Role::Terminal) => format!(
+                "the focused element of \"{title}\" is a terminal, where ctrl+v does not paste (it makes the next key literal), and characters beyond printable ASCII reach this window (it takes no input-method text) only by pasting; nothing was typed; put the text on the clipboard with `clipboard` and `press` the terminal's own paste keys (ctrl+shift+v in most), or type the text without those characters"
+            ),
+            Some(_) => return Ok(None),
+            None => format!(
+                "characters beyond printable ASCII reach \"{title}\" (it takes no input-method text) only by pasting, and deskhand cannot see through accessibility which of its elements has the keyboard focus, so it cannot tell that it is neither a password field (whose text would stay on the clipboard) nor a terminal (where ctrl+v does not paste); nothing was typed; type the text without those characters, or put it on the clipboard with `clipboard` and `press` the window's paste keys"
+            ),
+        };
+        Ok(Some(Error::new(ErrorKind::Unsupported, refusal)))
+    }
+}
+
+/// The routes typed text took, each once, in the order first used.
+#[derive(Debug, Default)]
+struct Routes(Vec<TextRoute>);
+
+impl Routes {
+    fn took(&mut self, route: TextRoute) {
+        if !self.0.contains(&route) {
+            self.0.push(route);
+        }
+    }
+}
+
+/// One run of text into a window that takes no input-method text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Run {
+    Keys(String),
+    Paste(String),
+}
+
+/// Text as keys while the keyboard layout carries it, and pasted from the first character it
+/// does not carry to the end of the line or the next tab: Return and Tab stay keys, which a
+/// field may act on, and the characters keep their order.
+fn runs(text: &str) -> Vec<Run> {
+    let mut runs = Vec::new();
+    let mut rest = text;
+    while !rest.is_empty() {
+        let keys: usize = rest
             .chars()
-            .take(typable)
-            .map(|c| (Vec::new(), x11::keysym_for_char(c)))
-            .collect();
-        let (pressed, failed) = gnome.press_chords(&chords).await?;
-        let sent = sent + pressed;
-        if let Some(err) = failed {
-            return self
-                .wayland_outcome((sent, Some(err)), total, "characters")
-                .await;
+            .take(typable_as_keys(rest))
+            .map(char::len_utf8)
+            .sum();
+        if keys > 0 {
+            runs.push(Run::Keys(rest[..keys].to_owned()));
+            rest = &rest[keys..];
         }
-        if typable < rest.chars().count() {
-            let refused = Error::new(ErrorKind::Unsupported, why.refusal());
-            return self
-                .wayland_outcome((sent, Some(refused)), total, "characters")
-                .await;
+        let paste = rest.find(['\n', '\t']).unwrap_or(rest.len());
+        if paste > 0 {
+            runs.push(Run::Paste(rest[..paste].to_owned()));
+            rest = &rest[paste..];
         }
-        self.wayland_outcome((sent, None), total, "characters")
-            .await
+    }
+    runs
+}
+
+/// The roles of the elements that say they have the keyboard focus.
+fn focused_roles(node: &Node, roles: &mut Vec<Role>) {
+    if node.states.focused {
+        roles.push(node.role);
+    }
+    for child in &node.children {
+        focused_roles(child, roles);
     }
 }
 
@@ -455,6 +608,61 @@ mod tests {
         assert_eq!(root.bounds, None);
         assert_eq!(root.children[0].bounds, None);
         assert_eq!(root.children[0].children[0].bounds, None);
+    }
+
+    #[test]
+    fn what_keys_cannot_carry_is_pasted_to_the_line_end_in_order() {
+        assert_eq!(
+            runs("héllo ✓ π"),
+            vec![Run::Keys("h".into()), Run::Paste("éllo ✓ π".into())]
+        );
+        assert_eq!(
+            runs("ab\né x\ty\n€"),
+            vec![
+                Run::Keys("ab\n".into()),
+                Run::Paste("é x".into()),
+                Run::Keys("\ty\n".into()),
+                Run::Paste("€".into()),
+            ]
+        );
+        assert_eq!(runs("plain\n"), vec![Run::Keys("plain\n".into())]);
+        let joined: String = runs("x€\n\tπy")
+            .into_iter()
+            .map(|run| match run {
+                Run::Keys(t) | Run::Paste(t) => t,
+            })
+            .collect();
+        assert_eq!(joined, "x€\n\tπy");
+    }
+
+    #[test]
+    fn every_element_that_says_it_has_the_focus_is_found() {
+        let node = |role, focused, children| Node {
+            handle: deskhand_core::model::ElementHandle(":1.42|/a".into()),
+            role,
+            name: String::new(),
+            value: None,
+            states: deskhand_core::model::States {
+                focused,
+                ..Default::default()
+            },
+            bounds: None,
+            actions: Vec::new(),
+            children,
+        };
+        let field = node(Role::Password, true, Vec::new());
+        let form = node(
+            Role::Unknown,
+            true,
+            vec![node(Role::Text, false, Vec::new()), field],
+        );
+        let window = node(Role::Window, false, vec![form]);
+        let mut roles = Vec::new();
+        focused_roles(&window, &mut roles);
+        assert_eq!(roles, vec![Role::Unknown, Role::Password]);
+        let mut none = Vec::new();
+        focused_roles(&node(Role::Window, false, Vec::new()), &mut none);
+        assert!(none.is_empty());
     }
 
     #[test]

@@ -153,6 +153,19 @@ impl Session {
             ],
         ))?;
 
+        // Nobody watches a headless screen move: an animation only costs the shell's software
+        // renderer CPU and leaves windows, menus and the overview half drawn for a while after
+        // each action, where a screenshot or a pointer click would meet them in motion.
+        run(self.command_with(
+            &programs.gsettings,
+            &[
+                "set",
+                "org.gnome.desktop.interface",
+                "enable-animations",
+                "false",
+            ],
+        ))?;
+
         let size = format!("{}x{}", opts.width, opts.height);
         let mut shell = self.spawn_with(
             "gnome-shell",

@@ -17,7 +17,7 @@ use tokio::sync::OnceCell;
 
 use super::cast::Recording;
 use super::extension::VERSION;
-use super::remote::RemoteInput;
+use super::remote::{RemoteInput, SessionClipboard};
 use super::shell::{Shell, ShellWindow, WindowState};
 use super::{GnomeError, session_bus};
 
@@ -26,6 +26,10 @@ const CALL_TIMEOUT: Duration = Duration::from_secs(3);
 /// How long a window may take to show a focus, place or state it was given.
 const SETTLE: Duration = Duration::from_millis(1500);
 const POLL: Duration = Duration::from_millis(30);
+/// How long a new remote-desktop session's pointer may take to join the seat, and how often
+/// its first motion is sent again meanwhile.
+const POINTER_JOIN: Duration = Duration::from_secs(2);
+const POINTER_RESEND: Duration = Duration::from_millis(300);
 /// Longer than a frame of the shell's 60 Hz clock, on which it hands queued input to the apps.
 const FRAME: Duration = Duration::from_millis(40);
 /// A screen cast's first frame comes at once; a loaded machine may take a second.
@@ -33,6 +37,56 @@ const FRAME_TIMEOUT: Duration = Duration::from_secs(3);
 /// How long an extension found absent counts as absent before the shell is asked again: one
 /// call sees one mode, and an extension that loads later is found.
 const ABSENCE_RECHECK: Duration = Duration::from_secs(5);
+
+/// The types a paste is offered as: what Wayland apps and, through XWayland, X apps ask text as.
+const PASTE_TYPES: [&str; 3] = ["text/plain;charset=utf-8", "UTF8_STRING", "text/plain"];
+/// Types of a clipboard's content that are its text, the first offered read to put it back.
+const TEXT_TYPES: [&str; 4] = [
+    "text/plain;charset=utf-8",
+    "UTF8_STRING",
+    "text/plain",
+    "STRING",
+];
+/// Types X apps offer about a selection (`TARGETS` …) or as its text in older encodings: the
+/// text put back stands for them.
+const META_TYPES: [&str; 6] = [
+    "TARGETS",
+    "TIMESTAMP",
+    "MULTIPLE",
+    "SAVE_TARGETS",
+    "TEXT",
+    "COMPOUND_TEXT",
+];
+/// An app asks for pasted text as it handles ctrl+v; a loaded machine may take a second.
+pub const PASTE_WAIT: Duration = Duration::from_secs(2);
+/// Some apps ask once for each type they know: more requests come this soon after the first.
+const PASTE_QUIET: Duration = Duration::from_millis(150);
+/// Mutter asks for a copy of a new offer before it answers the offer: such requests come
+/// within this of each other.
+const EARLY_REQUESTS: Duration = Duration::from_millis(50);
+/// How long the app that holds the clipboard has to hand its content over.
+const CLIPBOARD_READ: Duration = Duration::from_secs(2);
+
+/// What a paste did with the user's clipboard, for the reply.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Pasted {
+    /// Whether the app asked for the text: false when ctrl+v went out and no request came.
+    pub taken: bool,
+    /// What became of the user's clipboard, as a clause of the reply.
+    pub clipboard: String,
+    /// The clipboard could not be put back: the reply says so, and it is not `done`.
+    pub restore_failed: bool,
+}
+
+/// The user's clipboard as it was before a paste, to be put back.
+enum Saved {
+    Empty,
+    /// Its text, and the types it was offered as beyond text, which are not put back.
+    Text {
+        text: String,
+        lost: Vec<String>,
+    },
+}
 
 pub fn gnome_error(err: GnomeError) -> Error {
     let kind = match &err {
@@ -70,6 +124,8 @@ pub struct Gnome {
     found_absent: Mutex<Option<Instant>>,
     /// The screen cast pixels are read from, kept from one capture to the next.
     recording: tokio::sync::Mutex<Option<Recording>>,
+    /// One paste at a time: each saves and puts back the user's clipboard.
+    pasting: tokio::sync::Mutex<()>,
 }
 
 fn window_info(window: &ShellWindow) -> WindowInfo {
@@ -323,11 +379,49 @@ impl Gnome {
 
     pub async fn move_pointer(&self, to: Point) -> Result<()> {
         self.placed("Moving the pointer").await?;
-        self.input()
-            .await?
+        self.pointer_to(self.input().await?, to).await
+    }
+
+    /// The pointer moved to `to`. A session's first motion is sent until the shell reads the
+    /// pointer there: mutter drops what a session sends before its virtual pointer has joined
+    /// the seat, which on a loaded machine took longer than the session's start waits (a drag
+    /// was then pressed wherever the pointer had been, and reached no app).
+    async fn pointer_to(&self, input: &RemoteInput, to: Point) -> Result<()> {
+        let first = !input.pointer_moved();
+        input
             .move_to(to)
             .await
-            .map_err(|err| gnome_error(err).after_sending())
+            .map_err(|err| gnome_error(err).after_sending())?;
+        if !first {
+            return Ok(());
+        }
+        let start = Instant::now();
+        let mut sent_at = start;
+        loop {
+            if self.pointer().await? == to {
+                return Ok(());
+            }
+            if start.elapsed() >= POINTER_JOIN {
+                return Err(Error::new(
+                    ErrorKind::Timeout,
+                    format!(
+                        "the pointer did not reach {},{} within {} ms: GNOME has not yet taken deskhand's virtual pointer into its seat; call again",
+                        to.x,
+                        to.y,
+                        POINTER_JOIN.as_millis()
+                    ),
+                )
+                .after_sending());
+            }
+            if sent_at.elapsed() >= POINTER_RESEND {
+                input
+                    .move_to(to)
+                    .await
+                    .map_err(|err| gnome_error(err).after_sending())?;
+                sent_at = Instant::now();
+            }
+            tokio::time::sleep(POLL).await;
+        }
     }
 
     pub async fn button(&self, button: MouseButton, down: bool) -> Result<()> {
@@ -335,10 +429,7 @@ impl Gnome {
         let input = self.input().await?;
         if !input.pointer_moved() {
             let here = self.pointer().await?;
-            input
-                .move_to(here)
-                .await
-                .map_err(|err| gnome_error(err).after_sending())?;
+            self.pointer_to(input, here).await?;
         }
         input
             .button(button, down)
@@ -361,10 +452,7 @@ impl Gnome {
             None => None,
         };
         if let Some(at) = at {
-            input
-                .move_to(at)
-                .await
-                .map_err(|err| gnome_error(err).after_sending())?;
+            self.pointer_to(input, at).await?;
         }
         let steps = i32::try_from(amount).unwrap_or(i32::MAX);
         let (vertical, steps) = match direction {
@@ -409,22 +497,28 @@ impl Gnome {
         let input = self.input().await?;
         let sent = async {
             for &keysym in held {
-                input.key(keysym, true).await?;
+                input
+                    .key(keysym, true)
+                    .await
+                    .map_err(|err| gnome_error(err).after_sending())?;
             }
-            let mut clicked = Ok(());
-            for _ in 0..count.max(1) {
-                clicked = input.click(at, button).await;
-                if clicked.is_err() {
-                    break;
-                }
-            }
+            let clicked = match self.pointer_to(input, at).await {
+                Ok(()) => input
+                    .clicks(button, count.max(1))
+                    .await
+                    .map_err(|err| gnome_error(err).after_sending()),
+                Err(err) => Err(err),
+            };
             // Released even when the click failed, so no modifier stays held.
             for &keysym in held.iter().rev() {
-                input.key(keysym, false).await?;
+                input
+                    .key(keysym, false)
+                    .await
+                    .map_err(|err| gnome_error(err).after_sending())?;
             }
             clicked
         };
-        sent.await.map_err(|err| gnome_error(err).after_sending())
+        sent.await
     }
 
     /// Chords as (modifier keysyms, key keysym): how many went out, and why the rest did not.
@@ -494,6 +588,68 @@ impl Gnome {
             .map_err(|err| gnome_error(err).after_sending())
     }
 
+    /// Pastes `text` into the focused window with ctrl+v through the remote-desktop session's
+    /// clipboard, which tells when the app asks for it, and puts the user's clipboard back
+    /// afterwards through the shell, whose clipboard outlives deskhand's process (the session's
+    /// offer ends with it). A clipboard that cannot be read, or holds no text, is refused
+    /// before anything is sent: it could not be put back.
+    pub async fn paste(&self, text: &str) -> Result<Pasted> {
+        let _one = self.pasting.lock().await;
+        let shell = self.shell().await?;
+        let input = self.input().await?;
+        let mut clipboard = input.clipboard().await.map_err(gnome_error)?;
+        let saved = save(shell, &clipboard).await?;
+        if let Err(err) = clipboard.offer(&PASTE_TYPES).await {
+            let _ = clipboard.withdraw().await;
+            return Err(gnome_error(err));
+        }
+        clipboard.leave_early_requests(EARLY_REQUESTS).await;
+        let pressed = self
+            .press_chords(&[(vec![xkeysym::key::Control_L], xkeysym::key::v)])
+            .await;
+        let served = match pressed {
+            Ok((1, None)) => {
+                clipboard
+                    .serve(text.as_bytes(), PASTE_WAIT, PASTE_QUIET)
+                    .await
+            }
+            Ok((_, failed)) => Err(GnomeError::BadReply(failed.map_or_else(
+                || "ctrl+v was not sent".to_owned(),
+                |err| format!("ctrl+v was not sent: {}", err.message),
+            ))),
+            Err(err) => Err(GnomeError::BadReply(format!(
+                "ctrl+v was not sent: {}",
+                err.message
+            ))),
+        };
+        let restored = restore(shell, clipboard, &saved).await;
+        let (clause, restore_failed) = match restored {
+            Ok(clause) => (clause, false),
+            Err(err) => (
+                format!(
+                    "the clipboard could not be put back as it was ({}), and it may hold the pasted text now: set it with `clipboard` if the user needs what it held",
+                    err.message.trim_end_matches('.')
+                ),
+                true,
+            ),
+        };
+        let served = served.map_err(|err| {
+            let failed = gnome_error(err);
+            Error::new(failed.kind, format!("{}; {clause}", failed.message)).after_sending()
+        })?;
+        Ok(Pasted {
+            taken: served > 0,
+            clipboard: clause,
+            restore_failed,
+        })
+    }
+
+    /// Refuses, before anything is typed, a paste whose clipboard could not be put back: one
+    /// that holds something but no text, or cannot be read.
+    pub async fn clipboard_restorable(&self) -> Result<()> {
+        text_type(self.shell().await?).await.map(|_| ())
+    }
+
     /// Pixels of a screen rectangle: through the shell extension while it runs, else through
     /// Mutter's screen cast. Both give the same pixels (the displays tests compare them), and
     /// the shell's screenshot was the faster for what is captured most, a window or a region
@@ -551,6 +707,109 @@ impl Gnome {
     }
 }
 
+/// A refusal to paste because the user's clipboard could not be put back afterwards.
+fn unrestorable(why: String) -> Error {
+    Error::new(
+        ErrorKind::Unsupported,
+        format!(
+            "characters beyond printable ASCII reach this window (it takes no input-method text) only by pasting, and the clipboard, which deskhand would put back afterwards, {why}, so deskhand pasted nothing; type the text without those characters, or set it with `value` where the element allows it"
+        ),
+    )
+}
+
+/// The types the clipboard is offered as now, and the one its text is read as to be put back
+/// ([`text_type_of`]). The shell lists the types (Mutter names them only once a session, when
+/// its clipboard is enabled).
+async fn text_type(shell: &Shell) -> Result<(Vec<String>, Option<&'static str>)> {
+    let (_, types) = shell
+        .read_clipboard()
+        .await
+        .map_err(|err| unrestorable(format!("cannot be read ({})", gnome_error(err).message)))?;
+    let mime = text_type_of(&types)?;
+    Ok((types, mime))
+}
+
+/// The type a clipboard offered as `types` has its text read as: `None` when it is empty;
+/// refused when it holds something but no text.
+fn text_type_of(types: &[String]) -> Result<Option<&'static str>> {
+    if types.is_empty() {
+        return Ok(None);
+    }
+    match TEXT_TYPES.iter().find(|t| types.iter().any(|o| o == *t)) {
+        Some(mime) => Ok(Some(mime)),
+        None => Err(unrestorable(format!(
+            "holds no text but {}, which deskhand cannot put back",
+            types.join(", ")
+        ))),
+    }
+}
+
+/// The forms beyond its text that a clipboard offered as `types` holds: putting its text back
+/// loses them.
+fn lost_forms(types: &[String]) -> Vec<String> {
+    types
+        .iter()
+        .filter(|t| {
+            !TEXT_TYPES.contains(&t.as_str())
+                && !META_TYPES.contains(&t.as_str())
+                && !t.starts_with("text/plain")
+        })
+        .cloned()
+        .collect()
+}
+
+/// Reads what the clipboard holds before a paste: its text, read from its owner through Mutter
+/// within a bound of time and size, the other types named as lost; refused when it holds
+/// something but no text, or its text cannot be read.
+async fn save(shell: &Shell, clipboard: &SessionClipboard<'_>) -> Result<Saved> {
+    let (types, mime) = text_type(shell).await?;
+    let Some(mime) = mime else {
+        return Ok(Saved::Empty);
+    };
+    let bytes = clipboard
+        .read(mime, CLIPBOARD_READ)
+        .await
+        .map_err(|err| unrestorable(format!("cannot be read ({err})")))?;
+    let text = String::from_utf8(bytes)
+        .map_err(|_| unrestorable(format!("holds text as {mime} that is not UTF-8")))?;
+    Ok(Saved::Text {
+        text,
+        lost: lost_forms(&types),
+    })
+}
+
+/// Puts the user's clipboard back as it was saved, and reads it back: the clause the reply says
+/// of it.
+async fn restore(shell: &Shell, clipboard: SessionClipboard<'_>, saved: &Saved) -> Result<String> {
+    let back = match saved {
+        Saved::Empty => clipboard.withdraw().await.map_err(gnome_error),
+        Saved::Text { text, .. } => {
+            let written = shell.write_clipboard(text).await.map_err(gnome_error);
+            // Withdrawn after the shell took the clipboard, so it is never empty in between.
+            let withdrawn = clipboard.withdraw().await.map_err(gnome_error);
+            written.and(withdrawn)
+        }
+    };
+    back?;
+    let (now, types) = shell.read_clipboard().await.map_err(gnome_error)?;
+    match saved {
+        Saved::Empty if types.is_empty() => Ok("the clipboard is empty again, as it was".into()),
+        Saved::Text { text, lost } if now.as_deref() == Some(text.as_str()) => {
+            Ok(if lost.is_empty() {
+                "the clipboard holds its text again (read back)".into()
+            } else {
+                format!(
+                    "the clipboard holds its text again (read back), but not the other forms it held ({}), which deskhand cannot put back",
+                    lost.join(", ")
+                )
+            })
+        }
+        _ => Err(Error::platform(
+            "it reads back differently; another program may have taken the clipboard meanwhile",
+        )),
+    }
+}
+
 /// One capture through the recording in `slot`, started when there is none; a recording that
 /// gave no pixels is ended, for the next capture to start afresh.
 async fn cast_once(
@@ -598,6 +857,31 @@ mod tests {
         assert_eq!(info.app_name, "org.gnome.Calculator");
         assert_eq!(info.bounds, Rect::new(98, 134, 360, 489));
         assert!(info.focused);
+    }
+
+    #[test]
+    fn a_clipboard_is_put_back_by_its_text_and_one_without_text_is_refused() {
+        let types = |list: &[&str]| list.iter().map(|t| t.to_string()).collect::<Vec<_>>();
+        assert_eq!(text_type_of(&[]).unwrap(), None);
+        let rich = types(&[
+            "text/html",
+            "UTF8_STRING",
+            "text/plain;charset=utf-8",
+            "TARGETS",
+        ]);
+        assert_eq!(
+            text_type_of(&rich).unwrap(),
+            Some("text/plain;charset=utf-8")
+        );
+        assert_eq!(lost_forms(&rich), vec!["text/html".to_string()]);
+        assert!(lost_forms(&types(&["text/plain", "STRING", "TEXT"])).is_empty());
+        let image = text_type_of(&types(&["image/png"])).unwrap_err();
+        assert_eq!(image.kind, ErrorKind::Unsupported);
+        assert!(
+            image.message.contains("holds no text but image/png"),
+            "{}",
+            image.message
+        );
     }
 
     #[test]

@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use serde::Deserialize;
 
-pub use desk::{Gnome, Placement, gnome_error};
+pub use desk::{Gnome, PASTE_WAIT, Placement, gnome_error};
 
 /// The one-line note that replies about windows carry while the extension is absent.
 pub const POSITIONS_UNKNOWN: &str = "window positions unknown: GNOME tells them only to deskhand's shell extension, which is not running; refs work through accessibility (click, type, value, focus of a field), the screen's pixels come through GNOME's screen cast, while points, the pointer, a window's pixels and the kill switch (which cannot see the pointer) need the extension: run `deskhand gnome-extension install`, then log out and back in";

@@ -2,14 +2,19 @@
 //! interface GNOME's own remote desktop uses. Its absolute pointer motion is relative to a
 //! screen-cast stream of one monitor, so one stream is recorded per monitor; no client connects
 //! to them, so Mutter renders no frame for them. Pixels come from a screen cast of their own
-//! ([`super::cast`]), which needs no remote-desktop session and its virtual devices.
+//! ([`super::cast`]), which needs no remote-desktop session and its virtual devices. The
+//! session also takes part in the clipboard ([`SessionClipboard`]): how text beyond the keymap
+//! is pasted into apps that take no input-method text.
 
 use std::collections::HashMap;
+use std::io::{ErrorKind as IoKind, Read, Write};
+use std::os::fd::AsRawFd;
 use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use deskhand_core::model::{MouseButton, Point, Rect};
-use zbus::zvariant::{OwnedObjectPath, OwnedValue, Value};
+use futures::StreamExt;
+use zbus::zvariant::{OwnedFd, OwnedObjectPath, OwnedValue, Value};
 
 use super::{GnomeError, call};
 
@@ -23,8 +28,18 @@ const DISPLAY: &str = "org.gnome.Mutter.DisplayConfig";
 /// a click (seen on a drawing area), as it ignored a press right after a motion (a drag's
 /// start): a button event follows the pointer's last event by this much.
 const BUTTON_GAP: Duration = Duration::from_millis(100);
+/// Between the events of a multi-click after its first press: the presses must fall within the
+/// apps' double-click time (400 ms in GTK) although each event is stamped when the shell gets
+/// to it, and a loaded shell answered each call in about 100 ms (a double click on GNOME came as
+/// two single clicks with `BUTTON_GAP` between every event).
+const REPEAT_GAP: Duration = Duration::from_millis(30);
 /// Time for mutter to add a new session's virtual keyboard and pointer to the seat.
 const DEVICES_SETTLE: Duration = Duration::from_millis(300);
+
+/// Pipes to and from Mutter are polled this often while they are full or empty.
+const PIPE_POLL: Duration = Duration::from_millis(5);
+/// A clipboard larger than this is not read: it is no text a person copied.
+pub const MAX_CLIPBOARD_BYTES: usize = 16 << 20;
 
 /// Linux input event codes (`BTN_LEFT` …) that `NotifyPointerButton` takes.
 fn button_code(button: MouseButton) -> i32 {
@@ -169,6 +184,7 @@ pub struct RemoteInput {
     /// When the pointer last moved or a button changed; `None` before this session's first
     /// pointer event.
     last_pointer: Mutex<Option<Instant>>,
+    clipboard_enabled: tokio::sync::OnceCell<()>,
 }
 
 impl RemoteInput {
@@ -240,6 +256,7 @@ impl RemoteInput {
             monitors,
             timeout,
             last_pointer: Mutex::new(None),
+            clipboard_enabled: tokio::sync::OnceCell::new(),
         };
         input.session_call("Start", &()).await?;
         // Mutter adds the session's virtual devices to the seat after `Start` answers; events
@@ -298,7 +315,16 @@ impl RemoteInput {
 
     /// A button pressed or released, `BUTTON_GAP` after the pointer's last event.
     pub async fn button(&self, button: MouseButton, down: bool) -> Result<(), GnomeError> {
-        self.after_pointer_gap().await;
+        self.button_after(BUTTON_GAP, button, down).await
+    }
+
+    async fn button_after(
+        &self,
+        gap: Duration,
+        button: MouseButton,
+        down: bool,
+    ) -> Result<(), GnomeError> {
+        self.after_pointer_gap(gap).await;
         let sent = self
             .session_call("NotifyPointerButton", &(button_code(button), down))
             .await;
@@ -306,11 +332,16 @@ impl RemoteInput {
         sent
     }
 
-    /// A click as a person makes one: the pointer there, then press and release apart.
-    pub async fn click(&self, at: Point, button: MouseButton) -> Result<(), GnomeError> {
-        self.move_to(at).await?;
+    /// `count` clicks where the pointer is, as a person makes them: the first press and
+    /// release apart, the clicks after it quick enough to count as one multi-click.
+    pub async fn clicks(&self, button: MouseButton, count: u32) -> Result<(), GnomeError> {
         self.button(button, true).await?;
-        self.button(button, false).await
+        self.button(button, false).await?;
+        for _ in 1..count {
+            self.button_after(REPEAT_GAP, button, true).await?;
+            self.button_after(REPEAT_GAP, button, false).await?;
+        }
+        Ok(())
     }
 
     fn last_pointer_event(&self) -> Option<Instant> {
@@ -343,7 +374,7 @@ impl RemoteInput {
     /// Wheel clicks: positive steps scroll down (or right).
     pub async fn scroll(&self, vertical: bool, steps: i32) -> Result<(), GnomeError> {
         let axis: u32 = if vertical { 0 } else { 1 };
-        self.after_pointer_gap().await;
+        self.after_pointer_gap(BUTTON_GAP).await;
         let sent = self
             .session_call("NotifyPointerAxisDiscrete", &(axis, steps))
             .await;
@@ -351,15 +382,227 @@ impl RemoteInput {
         sent
     }
 
-    /// Waits until [`BUTTON_GAP`] has passed since the pointer's last event.
-    async fn after_pointer_gap(&self) {
-        let since = self
-            .last_pointer_event()
-            .map_or(BUTTON_GAP, |last| last.elapsed());
-        if since < BUTTON_GAP {
-            tokio::time::sleep(BUTTON_GAP - since).await;
+    /// Waits until `gap` has passed since the pointer's last event.
+    async fn after_pointer_gap(&self, gap: Duration) {
+        let since = self.last_pointer_event().map_or(gap, |last| last.elapsed());
+        if since < gap {
+            tokio::time::sleep(gap - since).await;
         }
     }
+}
+
+/// The session's part in the clipboard, for one paste: what it offers apps, and their
+/// requests for it, until [`SessionClipboard::withdraw`].
+pub struct SessionClipboard<'a> {
+    input: &'a RemoteInput,
+    signals: zbus::MessageStream,
+}
+
+impl RemoteInput {
+    /// Takes part in the clipboard, for one paste. The session's clipboard is enabled once for
+    /// its life: Mutter 43 keeps it counted as enabled after `DisableClipboard`, which also
+    /// stops its signals, so it is never disabled.
+    pub async fn clipboard(&self) -> Result<SessionClipboard<'_>, GnomeError> {
+        let bad_rule = |err: zbus::Error| GnomeError::Call {
+            what: "watching the remote-desktop clipboard".into(),
+            source: err,
+        };
+        let rule = zbus::MatchRule::builder()
+            .msg_type(zbus::message::Type::Signal)
+            .interface(REMOTE_SESSION)
+            .and_then(|rule| rule.path(self.session.as_str()))
+            .and_then(|rule| rule.member("SelectionTransfer"))
+            .map_err(bad_rule)?
+            .build();
+        let signals = tokio::time::timeout(
+            self.timeout,
+            zbus::MessageStream::for_match_rule(rule, &self.conn, Some(64)),
+        )
+        .await
+        .map_err(|_| GnomeError::Timeout {
+            what: "watching the remote-desktop clipboard".into(),
+            ms: self.timeout.as_millis(),
+        })?
+        .map_err(bad_rule)?;
+        let no_options = (HashMap::<&str, Value>::new(),);
+        self.clipboard_enabled
+            .get_or_try_init(|| self.session_call("EnableClipboard", &no_options))
+            .await?;
+        Ok(SessionClipboard {
+            input: self,
+            signals,
+        })
+    }
+}
+
+/// An app's request for the session's offer.
+struct Transfer {
+    mime: String,
+    serial: u32,
+}
+
+impl SessionClipboard<'_> {
+    /// The next app's request for the session's offer, or `None` at `until`.
+    async fn next_transfer(&mut self, until: tokio::time::Instant) -> Option<Transfer> {
+        loop {
+            let message = tokio::time::timeout_at(until, self.signals.next())
+                .await
+                .ok()??
+                .ok()?;
+            if let Ok((mime, serial)) = message.body().deserialize::<(String, u32)>() {
+                return Some(Transfer { mime, serial });
+            }
+        }
+    }
+
+    async fn call<B, R>(&self, method: &str, body: &B) -> Result<R, GnomeError>
+    where
+        B: serde::Serialize + zbus::zvariant::DynamicType,
+        R: for<'d> serde::Deserialize<'d> + zbus::zvariant::Type,
+    {
+        call(
+            &self.input.conn,
+            REMOTE,
+            self.input.session.as_str(),
+            REMOTE_SESSION,
+            method,
+            body,
+            self.input.timeout,
+        )
+        .await
+    }
+
+    /// The clipboard's content as `mime`, from the app that owns it, within `timeout`.
+    pub async fn read(&self, mime: &str, timeout: Duration) -> Result<Vec<u8>, GnomeError> {
+        let (fd,): (OwnedFd,) = self.call("SelectionRead", &(mime,)).await?;
+        let mut pipe = nonblocking(fd)?;
+        let until = Instant::now() + timeout;
+        let mut content = Vec::new();
+        let mut chunk = [0u8; 8192];
+        loop {
+            match pipe.read(&mut chunk) {
+                Ok(0) => return Ok(content),
+                Ok(n) if content.len() + n > MAX_CLIPBOARD_BYTES => {
+                    return Err(GnomeError::BadReply(format!(
+                        "the clipboard holds more than {} MiB as {mime}",
+                        MAX_CLIPBOARD_BYTES >> 20
+                    )));
+                }
+                Ok(n) => content.extend_from_slice(&chunk[..n]),
+                Err(err) if err.kind() == IoKind::Interrupted => {}
+                Err(err) if err.kind() == IoKind::WouldBlock => {
+                    if Instant::now() >= until {
+                        return Err(GnomeError::Timeout {
+                            what: format!(
+                                "reading the clipboard as {mime} from the app that holds it"
+                            ),
+                            ms: timeout.as_millis(),
+                        });
+                    }
+                    tokio::time::sleep(PIPE_POLL).await;
+                }
+                Err(err) => {
+                    return Err(GnomeError::BadReply(format!(
+                        "reading the clipboard as {mime}: {err}"
+                    )));
+                }
+            }
+        }
+    }
+
+    /// Puts the session on the clipboard, offering `types`; apps then ask for the content with
+    /// [`SessionClipboard::serve`].
+    pub async fn offer(&self, types: &[&str]) -> Result<(), GnomeError> {
+        let options = HashMap::from([("mime-types", Value::from(types.to_vec()))]);
+        self.call("SetSelection", &(options,)).await
+    }
+
+    /// Leaves unanswered the requests for the offer that come within `quiet` of each other
+    /// before the paste's ctrl+v: they are not the app's. Mutter's own clipboard manager asks
+    /// for a copy of every new offer at once, to keep it once its owner is gone, and would put
+    /// the pasted text on the clipboard after the offer is withdrawn. Withdrawing the offer
+    /// cancels these requests, so no copy of the pasted text outlives the paste. How many.
+    pub async fn leave_early_requests(&mut self, quiet: Duration) -> usize {
+        let mut left = 0;
+        while self
+            .next_transfer(tokio::time::Instant::now() + quiet)
+            .await
+            .is_some()
+        {
+            left += 1;
+        }
+        left
+    }
+
+    /// Answers apps' requests for the session's offer with `content`: the first must come
+    /// within `first`, and it stops once none has come for `quiet` after the last. How many
+    /// requests were answered.
+    pub async fn serve(
+        &mut self,
+        content: &[u8],
+        first: Duration,
+        quiet: Duration,
+    ) -> Result<usize, GnomeError> {
+        let mut served = 0;
+        let mut until = tokio::time::Instant::now() + first;
+        while let Some(Transfer { mime, serial }) = self.next_transfer(until).await {
+            let (fd,): (OwnedFd,) = self.call("SelectionWrite", &(serial,)).await?;
+            let written = write_all(fd, content, self.input.timeout).await;
+            let _: () = self
+                .call("SelectionWriteDone", &(serial, written.is_ok()))
+                .await?;
+            written.map_err(|err| {
+                GnomeError::BadReply(format!("writing the clipboard's text as {mime}: {err}"))
+            })?;
+            served += 1;
+            until = tokio::time::Instant::now() + quiet;
+        }
+        Ok(served)
+    }
+
+    /// Takes the session's offer off the clipboard if it is still there: an app or the shell
+    /// that took the clipboard since keeps it.
+    pub async fn withdraw(self) -> Result<(), GnomeError> {
+        self.call("SetSelection", &(HashMap::<&str, Value>::new(),))
+            .await
+    }
+}
+
+/// A pipe from Mutter as a file that never blocks: a full or empty pipe is waited on in steps.
+fn nonblocking(fd: OwnedFd) -> Result<std::fs::File, GnomeError> {
+    let file = std::fs::File::from(std::os::fd::OwnedFd::from(fd));
+    let raw = file.as_raw_fd();
+    // SAFETY: fcntl on a descriptor this function owns, with flags it just read.
+    let set = unsafe {
+        let flags = libc::fcntl(raw, libc::F_GETFL);
+        flags >= 0 && libc::fcntl(raw, libc::F_SETFL, flags | libc::O_NONBLOCK) == 0
+    };
+    if set {
+        Ok(file)
+    } else {
+        Err(GnomeError::BadReply(format!(
+            "the clipboard's pipe cannot be made non-blocking: {}",
+            std::io::Error::last_os_error()
+        )))
+    }
+}
+
+/// Writes `content` into a pipe Mutter hands the app, then closes it: the end of the content.
+async fn write_all(fd: OwnedFd, content: &[u8], timeout: Duration) -> std::io::Result<()> {
+    let mut pipe = nonblocking(fd).map_err(|err| std::io::Error::other(err.to_string()))?;
+    let until = Instant::now() + timeout;
+    let mut rest = content;
+    while !rest.is_empty() {
+        match pipe.write(rest) {
+            Ok(n) => rest = &rest[n..],
+            Err(err) if err.kind() == IoKind::Interrupted => {}
+            Err(err) if err.kind() == IoKind::WouldBlock && Instant::now() < until => {
+                tokio::time::sleep(PIPE_POLL).await;
+            }
+            Err(err) => return Err(err),
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -5,7 +5,7 @@
 use serde::Serialize;
 use serde_json::json;
 
-use crate::backend::{InputOutcome, Partial};
+use crate::backend::{InputOutcome, Partial, TextRoute};
 use crate::model::{MouseButton, Point, Rect, ScrollDirection};
 use crate::render::{escape, plural};
 
@@ -135,6 +135,12 @@ pub(crate) enum Did {
         /// Only the content was selected, to be replaced: the selection did not go out whole.
         #[serde(skip)]
         selected_only: bool,
+        /// How the text went, where the platform has more than one route.
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        routes: Vec<TextRoute>,
+        /// What the platform says of a route: what became of the user's clipboard.
+        #[serde(skip)]
+        note: Option<String>,
     },
     SetValue {
         #[serde(rename = "ref")]
@@ -315,13 +321,24 @@ impl Did {
                 characters,
                 replace,
                 into,
+                routes,
+                note,
                 ..
             } => {
                 let typed = plural(*characters, "character", "characters");
-                if *replace {
+                let did = if *replace {
                     format!("replaced the content of {into} with {typed}")
                 } else {
                     format!("typed {typed} into {into}")
+                };
+                // The routes are said when the clipboard was one of them: the user's clipboard
+                // took part, and the reply says what became of it.
+                if routes.contains(&TextRoute::Paste) {
+                    let how: Vec<&str> = routes.iter().map(|route| route_words(*route)).collect();
+                    let note = note.as_ref().map_or_else(String::new, |n| format!("; {n}"));
+                    format!("{did}, {}{note}", how.join(" and "))
+                } else {
+                    did
                 }
             }
             Did::SetValue {
@@ -426,6 +443,14 @@ impl Did {
                 plural(*windows, "window", "windows")
             ),
         }
+    }
+}
+
+fn route_words(route: TextRoute) -> &'static str {
+    match route {
+        TextRoute::Keys => "as keys",
+        TextRoute::InputMethod => "through the input method",
+        TextRoute::Paste => "by pasting through the clipboard",
     }
 }
 
@@ -556,6 +581,16 @@ mod tests {
                 replace: false,
                 into: label(),
                 selected_only: false,
+                routes: Vec::new(),
+                note: None,
+            },
+            Did::Type {
+                characters: 9,
+                replace: false,
+                into: label(),
+                selected_only: false,
+                routes: vec![TextRoute::Keys, TextRoute::Paste],
+                note: Some("the clipboard holds again the text it held before (read back)".into()),
             },
             Did::SetValue {
                 reference: "e3".into(),
@@ -654,11 +689,43 @@ mod tests {
             replace: false,
             into: "e3 entry \"Password\"".into(),
             selected_only: false,
+            routes: Vec::new(),
+            note: None,
         })
         .unwrap();
         assert_eq!(
             data,
             serde_json::json!({"action": "type", "characters": 5, "replace": false})
+        );
+    }
+
+    #[test]
+    fn typing_says_its_routes_when_the_clipboard_was_one_of_them() {
+        let typed = |routes: Vec<TextRoute>| Did::Type {
+            characters: 9,
+            replace: false,
+            into: "the focused element of w1 \"Untitled\"".into(),
+            selected_only: false,
+            routes,
+            note: Some("the clipboard was put back".into()),
+        };
+        let pasted = typed(vec![TextRoute::Keys, TextRoute::Paste]);
+        assert_eq!(
+            pasted.sentence(),
+            "typed 9 characters into the focused element of w1 \"Untitled\", as keys and by pasting through the clipboard; the clipboard was put back"
+        );
+        assert_eq!(
+            serde_json::to_value(&pasted).unwrap()["routes"],
+            serde_json::json!(["keys", "paste"])
+        );
+        let committed = typed(vec![TextRoute::InputMethod]);
+        assert_eq!(
+            committed.sentence(),
+            "typed 9 characters into the focused element of w1 \"Untitled\""
+        );
+        assert_eq!(
+            serde_json::to_value(&committed).unwrap()["routes"],
+            serde_json::json!(["input_method"])
         );
     }
 
