@@ -2,7 +2,8 @@
 //! process (one per core), loaded on first use, fed only the lines of text found on the capture beforehand (each on its
 //! own, gray, dark on light, enlarged when small), and a cache of each line's words and of each
 //! whole image's by content, so an unchanged surface costs a hash and no recognition, and a
-//! changed one re-reads only the lines that changed.
+//! changed one re-reads only the lines that changed. The English model reads; the Greek one
+//! (where installed) only a lone shape the English one could not, such as a calculator's "π".
 #![cfg(target_os = "linux")]
 #![deny(unsafe_code)]
 
@@ -76,6 +77,19 @@ const CACHED: usize = 4096;
 const REREAD_BELOW: f32 = 75.0;
 const REREAD_LARGER: f32 = 1.5;
 
+/// A lone shape read as a word less sure than this is read again larger and dropped when
+/// nothing at all is read there: an enlarged glyph still reads as some text (a calculator's
+/// "0", 83–84 % at 1.5x, as "Oo" at 2.25x), a picture taken for one may read as none
+/// (Firefox's extensions button, a puzzle piece, "4" at 78 % at 1.5x, nothing at 2.25x).
+/// Keypad digits read at 95–97 %.
+const LONE_SURE: f32 = 90.0;
+
+/// A lone shape the English model reads no surer than this is read with the Greek model too,
+/// whose reading is kept when it is a Greek letter at least `GREEK_SURE`: "π" read as "1" at
+/// 27 % by the first, as "π" at 93 % by the second.
+const ENGLISH_UNSURE: f32 = 50.0;
+const GREEK_SURE: f32 = 90.0;
+
 /// At most this many engines read the lines of an image side by side, each on a thread of its
 /// own and single-threaded inside (the binary sets `OMP_THREAD_LIMIT=1`), and never more than
 /// the cores.
@@ -95,22 +109,29 @@ pub struct Tesseract {
 
 #[derive(Default)]
 struct Engines {
-    idle: Vec<TessBaseApi>,
+    idle: Vec<Reader>,
     loaded: usize,
+}
+
+/// One engine: the English model, and the Greek one once a lone shape needs it (`None` inside:
+/// it would not load, so it is not tried again).
+struct Reader {
+    english: TessBaseApi,
+    greek: Option<Option<TessBaseApi>>,
 }
 
 /// An engine taken for one thread's lines, given back when dropped (also when that thread
 /// panics).
 struct Taken<'t> {
-    api: Option<TessBaseApi>,
+    reader: Option<Reader>,
     owner: &'t Tesseract,
 }
 
 impl Drop for Taken<'_> {
     fn drop(&mut self) {
-        if let Some(api) = self.api.take() {
+        if let Some(reader) = self.reader.take() {
             let mut engines = self.owner.engines.lock().unwrap_or_else(|p| p.into_inner());
-            engines.idle.push(api);
+            engines.idle.push(reader);
             self.owner.returned.notify_one();
         }
     }
@@ -173,7 +194,8 @@ impl Tesseract {
         *self.cache.lock().unwrap_or_else(|p| p.into_inner()) = Cache::default();
     }
 
-    fn load(&self) -> Result<TessBaseApi, OcrError> {
+    /// Tesseract with the model `language`, set up to read one line at a time.
+    fn load_model(&self, language: &std::ffi::CStr) -> Result<TessBaseApi, OcrError> {
         let no_model = || OcrError::NoModel(self.datapath.clone());
         let datapath = match &self.datapath {
             Some(path) => {
@@ -182,7 +204,7 @@ impl Tesseract {
             None => None,
         };
         let mut api = TessBaseApi::create()?;
-        api.init_2(datapath.as_deref(), c"eng")
+        api.init_2(datapath.as_deref(), language)
             .map_err(|_| no_model())?;
         // Lines are found before Tesseract runs (its own page layout drops the isolated digits
         // of a keypad, and text that touches a border): it reads one line at a time.
@@ -233,16 +255,16 @@ impl Tesseract {
     fn take(&self) -> Result<Taken<'_>, OcrError> {
         let mut engines = self.engines.lock().unwrap_or_else(|p| p.into_inner());
         loop {
-            if let Some(api) = engines.idle.pop() {
+            if let Some(reader) = engines.idle.pop() {
                 return Ok(Taken {
-                    api: Some(api),
+                    reader: Some(reader),
                     owner: self,
                 });
             }
             if engines.loaded < MAX_ENGINES {
                 engines.loaded += 1;
                 drop(engines);
-                let loaded = self.load();
+                let loaded = self.load_model(c"eng");
                 if loaded.is_err() {
                     self.engines
                         .lock()
@@ -250,7 +272,10 @@ impl Tesseract {
                         .loaded -= 1;
                 }
                 return Ok(Taken {
-                    api: Some(loaded?),
+                    reader: Some(Reader {
+                        english: loaded?,
+                        greek: None,
+                    }),
                     owner: self,
                 });
             }
@@ -263,33 +288,75 @@ impl Tesseract {
 
     /// The word groups of one line, relative to its crop at 1x.
     fn read_line(
-        api: &mut TessBaseApi,
+        &self,
+        reader: &mut Reader,
         image: &Gray,
         cut: &Cut,
         parts: usize,
     ) -> Result<Vec<WordGroup>, OcrError> {
         let crop = cut.crop(image);
-        let all = Self::recognize(api, &crop)?;
+        let all = Self::recognize(&mut reader.english, &crop)?;
         let (mut read, mut scale) = (words::sure(all.clone()), crop.scale);
+        let mut larger_all = None;
         // A line read unsure is looked at again larger, and the surer reading kept: at 1.5x a
         // tab's "page 1" came out as "pagel" (70 %), at 2.25x as "page 1" (95 %).
         if words::weakest(&read).is_some_and(|c| c < REREAD_BELOW) {
             let larger = cut.enlarged(REREAD_LARGER).crop(image);
-            let again_all = Self::recognize(api, &larger)?;
+            let again_all = Self::recognize(&mut reader.english, &larger)?;
             // A reading of fewer words (sure or not) has run two together: a larger image shows
             // the spaces better, not worse ("Problem loadingpage" at 2.25x).
             let fewer = again_all.len() < all.len();
-            let again = words::sure(again_all);
+            let again = words::sure(again_all.clone());
             if !fewer && words::weakest(&again) > words::weakest(&read) {
                 (read, scale) = (again, larger.scale);
             }
+            larger_all = Some(again_all);
         }
         let mut found = words::group(&read, scale);
-        if parts == 1 {
-            let wide = cut.width() > cut.height();
-            found.retain(|group| !words::icon_like(&group.text, wide));
+        if parts > 1 {
+            return Ok(found);
+        }
+        let wide = cut.width() > cut.height();
+        found.retain(|group| !words::icon_like(&group.text, wide));
+        if found
+            .iter()
+            .any(|group| f32::from(group.confidence) < LONE_SURE)
+        {
+            let larger_all = match larger_all {
+                Some(words) => words,
+                None => {
+                    let larger = cut.enlarged(REREAD_LARGER).crop(image);
+                    Self::recognize(&mut reader.english, &larger)?
+                }
+            };
+            if larger_all.is_empty() {
+                found.clear();
+            }
+        }
+        if found.is_empty() && words::surest(&all).is_none_or(|c| c < ENGLISH_UNSURE) {
+            found = self.read_greek(reader, &crop)?;
         }
         Ok(found)
+    }
+
+    /// A lone shape the English model could not read, read with the Greek one (Debian's
+    /// tesseract-ocr-ell): math and science UIs draw "π", "Σ" or "μ", and none of the English
+    /// model's 112 characters is Greek. Kept only when it is one Greek letter read sure;
+    /// without the Greek model, nothing.
+    fn read_greek(&self, reader: &mut Reader, crop: &Crop) -> Result<Vec<WordGroup>, OcrError> {
+        let greek = reader
+            .greek
+            .get_or_insert_with(|| self.load_model(c"ell").ok());
+        let Some(api) = greek else {
+            return Ok(Vec::new());
+        };
+        let read = Self::recognize(api, crop)?;
+        let sure = read.len() == 1 && words::greek_letter_sure(&read[0], GREEK_SURE);
+        Ok(if sure {
+            words::group(&read, crop.scale)
+        } else {
+            Vec::new()
+        })
     }
 
     /// Reads the lines not in the cache, each once, on up to `MAX_ENGINES` threads; what each
@@ -304,13 +371,13 @@ impl Tesseract {
         let next = AtomicUsize::new(0);
         let work = || -> Result<(), OcrError> {
             let mut taken = self.take()?;
-            let api = taken.api.as_mut().expect("taken with an engine");
+            let reader = taken.reader.as_mut().expect("taken with an engine");
             loop {
                 let i = next.fetch_add(1, Ordering::Relaxed);
                 let Some((_, cut, parts)) = missing.get(i) else {
                     return Ok(());
                 };
-                let found = Self::read_line(api, image, cut, *parts)?;
+                let found = self.read_line(reader, image, cut, *parts)?;
                 *results[i].lock().unwrap_or_else(|p| p.into_inner()) = found;
             }
         };

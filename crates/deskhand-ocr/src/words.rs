@@ -64,9 +64,21 @@ pub(crate) fn icon_like(text: &str, wide: bool) -> bool {
     (1..=2).contains(&letters) && (digits == 0 || (wide && digits == letters))
 }
 
+/// Whether `word` is one letter of the Greek alphabet read at least `confidence` sure.
+pub(crate) fn greek_letter_sure(word: &Word, confidence: f32) -> bool {
+    let mut chars = word.text.chars();
+    let greek = |c: char| ('\u{0370}'..='\u{03ff}').contains(&c) && c.is_alphabetic();
+    chars.next().is_some_and(greek) && chars.next().is_none() && word.confidence >= confidence
+}
+
 /// The confidence of the least sure of `words`, if any.
 pub(crate) fn weakest(words: &[Word]) -> Option<f32> {
     words.iter().map(|w| w.confidence).reduce(f32::min)
+}
+
+/// The confidence of the surest of `words`, if any.
+pub(crate) fn surest(words: &[Word]) -> Option<f32> {
+    words.iter().map(|w| w.confidence).reduce(f32::max)
 }
 
 /// The words sure enough to keep.
@@ -187,6 +199,32 @@ mod tests {
         for (text, confidence) in [("0", 83.0), ("50", 94.0), ("a", 70.0), ("mod", 55.0)] {
             assert!(sure_enough(text, confidence), "{text} at {confidence}");
         }
+    }
+
+    #[test]
+    fn only_one_greek_letter_read_sure_is_a_greek_reading() {
+        let word = |text: &str, confidence: f32| Word {
+            line: (1, 1, 1),
+            left: 0,
+            top: 0,
+            width: 10,
+            height: 10,
+            confidence,
+            text: text.to_owned(),
+        };
+        assert!(greek_letter_sure(&word("π", 93.0), 90.0));
+        assert!(greek_letter_sure(&word("Σ", 90.0), 90.0));
+        for (text, confidence) in [
+            ("π", 89.0),
+            ("ππ", 95.0),
+            ("x", 95.0),
+            ("1", 95.0),
+            ("\u{37e}", 95.0),
+        ] {
+            assert!(!greek_letter_sure(&word(text, confidence), 90.0), "{text}");
+        }
+        assert_eq!(surest(&[word("a", 20.0), word("b", 60.0)]), Some(60.0));
+        assert_eq!(surest(&[]), None);
     }
 
     #[test]

@@ -159,3 +159,30 @@ fn an_icon_wider_than_high_is_not_read_as_a_digit() {
     let texts: Vec<&str> = groups.iter().map(|g| g.text.as_str()).collect();
     assert_eq!(texts, ["(None)"], "{groups:#?}");
 }
+
+#[test]
+fn a_calculator_key_the_english_model_cannot_read_is_read_with_the_greek_one() {
+    // gnome-calculator's "π" key (55x40 at 289,245): none of the English model's characters
+    // is Greek; it read the key as "1" at 27 %.
+    let engine = Tesseract::default();
+    let groups = engine.read(&capture("calculator")).unwrap();
+    let pi = find(&groups, "π");
+    assert!(
+        Rect::new(289, 245, 55, 40).contains(pi.bounds.center()),
+        "{pi:?}"
+    );
+}
+
+#[test]
+fn an_icon_read_as_a_digit_that_reads_as_nothing_larger_is_left_out() {
+    // Firefox's toolbar end (280x40): a star, the account, the extensions button's puzzle
+    // piece (read as "4" at 78 % at 1.5x, as nothing at 2.25x) and the menu.
+    let engine = Tesseract::default();
+    let groups = engine.read(&capture("firefox-toolbar")).unwrap();
+    assert!(
+        groups
+            .iter()
+            .all(|g| !g.text.chars().any(|c| c.is_ascii_digit())),
+        "{groups:#?}"
+    );
+}
