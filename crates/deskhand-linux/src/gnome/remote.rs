@@ -185,8 +185,6 @@ pub struct RemoteInput {
     /// pointer event.
     last_pointer: Mutex<Option<Instant>>,
     clipboard_enabled: tokio::sync::OnceCell<()>,
-    /// Set once the session's first, dropped key event has been spent.
-    keys_ready: tokio::sync::OnceCell<()>,
 }
 
 impl RemoteInput {
@@ -259,28 +257,16 @@ impl RemoteInput {
             timeout,
             last_pointer: Mutex::new(None),
             clipboard_enabled: tokio::sync::OnceCell::new(),
-            keys_ready: tokio::sync::OnceCell::new(),
         };
         input.session_call("Start", &()).await?;
         // Mutter adds the session's virtual devices to the seat after `Start` answers; events
         // sent before that are lost.
         tokio::time::sleep(DEVICES_SETTLE).await;
+        // A new session drops its first key event: spend it on a key that types nothing.
+        input.key(xkeysym::key::Shift_L, true).await?;
+        input.key(xkeysym::key::Shift_L, false).await?;
+        tokio::time::sleep(DEVICES_SETTLE).await;
         Ok(input)
-    }
-
-    /// A new session drops its first key event: it is spent on a key that types nothing, before
-    /// the session's first real key, so that a call that only points and clicks (each CLI call
-    /// opens a session) does not wait for it.
-    async fn ready_keys(&self) -> Result<(), GnomeError> {
-        self.keys_ready
-            .get_or_try_init(|| async {
-                self.send_key(xkeysym::key::Shift_L, true).await?;
-                self.send_key(xkeysym::key::Shift_L, false).await?;
-                tokio::time::sleep(DEVICES_SETTLE).await;
-                Ok(())
-            })
-            .await
-            .map(|_| ())
     }
 
     async fn session_call<B>(&self, method: &str, body: &B) -> Result<(), GnomeError>
@@ -381,11 +367,6 @@ impl RemoteInput {
 
     /// A key by keysym; GNOME finds it in the current keymap and drops one that is not there.
     pub async fn key(&self, keysym: u32, down: bool) -> Result<(), GnomeError> {
-        self.ready_keys().await?;
-        self.send_key(keysym, down).await
-    }
-
-    async fn send_key(&self, keysym: u32, down: bool) -> Result<(), GnomeError> {
         self.session_call("NotifyKeyboardKeysym", &(keysym, down))
             .await
     }
