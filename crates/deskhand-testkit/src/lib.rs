@@ -1,0 +1,865 @@
+//! Real-desktop test harness: one private headless desktop per test binary, started through the
+//! real `deskhand desktop start` and stopped by its watcher when the test process exits.
+#![cfg(target_os = "linux")]
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::sync::{Mutex, MutexGuard, OnceLock};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+/// The `deskhand` binary cargo built beside the running test binary: a test binary runs from
+/// `target/<profile>/deps/`, and cargo puts the binaries of the package under test one folder
+/// up (where `CARGO_BIN_EXE_deskhand`, known only when the test itself is compiled, points).
+pub fn bin() -> &'static Path {
+    static BIN: OnceLock<PathBuf> = OnceLock::new();
+    BIN.get_or_init(|| {
+        let test = std::env::current_exe().expect("the test binary's path");
+        let bin = test
+            .parent()
+            .and_then(Path::parent)
+            .map(|profile| profile.join("deskhand"))
+            .expect("the test binary runs from target/<profile>/deps");
+        assert!(
+            bin.is_file(),
+            "the deskhand binary is not at {}: build the tests with `cargo test`, which builds it",
+            bin.display()
+        );
+        bin
+    })
+}
+
+pub struct Desktop {
+    pub env: Vec<(String, String)>,
+    pub unset: Vec<String>,
+    pub display: String,
+    scratch: PathBuf,
+    /// The uid and gid apps run as on a Wayland desktop whose user is not the test's.
+    pub user: Option<(u32, u32)>,
+}
+
+static DESKTOP: OnceLock<Desktop> = OnceLock::new();
+static SWAY: OnceLock<Desktop> = OnceLock::new();
+static GNOME: OnceLock<Desktop> = OnceLock::new();
+
+/// The shared headless sway desktop of this test binary, and its turn guard: it has a pointer
+/// and keyboard of its own, so its tests take turns with each other, not with the X11 ones.
+pub fn sway() -> (MutexGuard<'static, ()>, &'static Desktop) {
+    static TURN: Mutex<()> = Mutex::new(());
+    let guard = TURN.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    (
+        guard,
+        SWAY.get_or_init(|| Desktop::start_with(&["--wayland", "sway"])),
+    )
+}
+
+/// The shared headless GNOME desktop of this test binary, and its turn guard, as [`sway`].
+pub fn gnome() -> (MutexGuard<'static, ()>, &'static Desktop) {
+    static TURN: Mutex<()> = Mutex::new(());
+    let guard = TURN.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    (
+        guard,
+        GNOME.get_or_init(|| Desktop::start_with(&["--wayland", "gnome"])),
+    )
+}
+static SERIAL: Mutex<()> = Mutex::new(());
+
+/// The shared desktop, and a guard: tests that drive one pointer and keyboard take turns.
+pub fn desktop() -> (MutexGuard<'static, ()>, &'static Desktop) {
+    let guard = SERIAL
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    (guard, DESKTOP.get_or_init(Desktop::start))
+}
+
+impl Desktop {
+    fn start() -> Desktop {
+        Desktop::start_with(&[])
+    }
+
+    /// A desktop from `deskhand desktop start` with extra arguments (`--wayland sway`).
+    fn start_with(extra: &[&str]) -> Desktop {
+        let output = Command::new(bin())
+            .args(["desktop", "start", "--json", "--owner-pid"])
+            .arg(std::process::id().to_string())
+            .args(extra)
+            .output()
+            .expect("running deskhand desktop start");
+        assert!(
+            output.status.success(),
+            "deskhand desktop start failed: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        let doc: Value = serde_json::from_slice(&output.stdout).expect("desktop start --json");
+        let env = doc["env"]
+            .as_object()
+            .expect("env object")
+            .iter()
+            .map(|(k, v)| (k.clone(), v.as_str().expect("string value").to_owned()))
+            .collect();
+        let unset = doc["unset"]
+            .as_array()
+            .expect("unset array")
+            .iter()
+            .map(|v| v.as_str().expect("string").to_owned())
+            .collect();
+        // One folder per desktop: the same scenario runs on every display at once, and its files
+        // (a zoom's PNG) must not be written over by its twin on another display.
+        static DESKTOPS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let nth = DESKTOPS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let scratch =
+            std::env::temp_dir().join(format!("deskhand-test-{}-{nth}", std::process::id()));
+        std::fs::create_dir_all(&scratch).expect("scratch dir");
+        let user = doc["user"].as_object().map(|user| {
+            let id = |key: &str| user[key].as_u64().expect("a numeric id") as u32;
+            (id("uid"), id("gid"))
+        });
+        Desktop {
+            env,
+            unset,
+            display: doc["display"].as_str().expect("display").to_owned(),
+            scratch,
+            user,
+        }
+    }
+
+    /// A command that runs inside this desktop's environment.
+    pub fn command(&self, program: impl AsRef<std::ffi::OsStr>) -> Command {
+        let mut command = Command::new(program);
+        for name in &self.unset {
+            command.env_remove(name);
+        }
+        command.env_remove("DISPLAY");
+        command.envs(self.env.iter().map(|(k, v)| (k, v)));
+        // Test actions are audited and remembered here, not in the user's own files.
+        command.env("DESKHAND_AUDIT", self.scratch("audit.jsonl"));
+        command.env("DESKHAND_MEMORY", self.scratch("memory.sqlite"));
+        command
+    }
+
+    pub fn scratch(&self, name: &str) -> PathBuf {
+        self.scratch.join(name)
+    }
+
+    /// Runs `deskhand <args>` and returns its exit code and stdout.
+    pub fn run(&self, args: &[&str]) -> Run {
+        let output: Output = self
+            .command(bin())
+            .args(args)
+            .stdin(Stdio::null())
+            .output()
+            .expect("running deskhand");
+        Run {
+            code: output.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+        }
+    }
+
+    /// `deskhand <action> '<json>'`.
+    pub fn act(&self, action: &str, args: Value) -> Run {
+        self.run(&[action, &args.to_string()])
+    }
+
+    /// `deskhand <action> '<json>' --json`, parsed.
+    pub fn act_json(&self, action: &str, args: Value) -> Value {
+        let run = self.run(&[action, &args.to_string(), "--json"]);
+        serde_json::from_str(&run.stdout)
+            .unwrap_or_else(|err| panic!("not JSON ({err}): {} / {}", run.stdout, run.stderr))
+    }
+
+    /// Starts a program in this desktop; it is killed when the returned guard drops.
+    /// Its standard error goes to a scratch file, so a failing test can say how the app ended.
+    pub fn spawn(&self, program: &str, args: &[&str]) -> App {
+        self.spawn_with_env(program, args, &[])
+    }
+
+    /// [`Desktop::spawn`] with extra environment variables.
+    pub fn spawn_with_env(&self, program: &str, args: &[&str], env: &[(&str, &str)]) -> App {
+        let name = Path::new(program)
+            .file_name()
+            .map_or_else(|| program.to_owned(), |n| n.to_string_lossy().into_owned());
+        let stderr_path = self.scratch(&format!("{name}-{}.stderr", now_ms()));
+        let stderr = std::fs::File::create(&stderr_path).expect("app stderr file");
+        let mut command = self.command(program);
+        // On a Wayland desktop of another user, apps run as that user, as `launch` starts them.
+        if let Some((uid, gid)) = self.user {
+            use std::os::unix::process::CommandExt;
+            command.uid(uid).gid(gid);
+        }
+        let child = command
+            .args(args)
+            .envs(env.iter().copied())
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(stderr)
+            .spawn()
+            .unwrap_or_else(|err| panic!("starting {program}: {err}"));
+        App { child, stderr_path }
+    }
+
+    /// Starts the fixture app with its own oracle log; waits until it is ready.
+    pub fn fixture(&self, title: &str, windows: u32) -> Fixture {
+        self.fixture_with(title, windows, &[])
+    }
+
+    /// [`Desktop::fixture`] with extra arguments, e.g. `--kit` for its menus, slider, spin
+    /// button, combo box and delayed buttons.
+    pub fn fixture_with(&self, title: &str, windows: u32, extra: &[&str]) -> Fixture {
+        let log = self.scratch(&format!(
+            "oracle-{}-{}.jsonl",
+            title.replace(' ', "_"),
+            now_ms()
+        ));
+        // On a Wayland desktop of another user the fixture runs as that user and writes there.
+        if let Some((uid, gid)) = self.user {
+            std::fs::File::create(&log).expect("the oracle log");
+            std::os::unix::fs::chown(&log, Some(uid), Some(gid)).expect("chown the oracle log");
+        }
+        let script =
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/fixture_app.py");
+        let windows = windows.to_string();
+        let mut args = vec![
+            script.to_str().expect("utf-8 path"),
+            "--log",
+            log.to_str().expect("utf-8 path"),
+            "--title",
+            title,
+            "--windows",
+            &windows,
+        ];
+        args.extend_from_slice(extra);
+        let app = self.spawn("/usr/bin/python3", &args);
+        let fixture = Fixture { app, log };
+        fixture.wait_for("the fixture to be ready", |e| e["event"] == "ready");
+        fixture
+    }
+
+    /// The `w` id of the window whose title is exactly `title`, waiting for it to appear.
+    pub fn window_id(&self, title: &str) -> String {
+        let found = wait_until(Duration::from_secs(20), || {
+            let listed = self.act_json("windows", serde_json::json!({}));
+            listed["data"]["windows"].as_array()?.iter().find_map(|w| {
+                (w["title"] == title).then(|| w["id"].as_str().expect("id").to_owned())
+            })
+        });
+        found.unwrap_or_else(|| panic!("no window titled {title:?} appeared"))
+    }
+
+    /// Raises and focuses a window by title, as a person would before typing into it.
+    pub fn activate(&self, title: &str) {
+        let focused = || {
+            let listed = self.act_json("windows", serde_json::json!({}));
+            listed["data"]["windows"].as_array().is_some_and(|all| {
+                all.iter()
+                    .any(|w| w["title"] == title && w["focused"] == true)
+            })
+        };
+        // Asked again while it is not focused: a window of another test app that maps a moment
+        // later takes the focus from it, as a new window does.
+        for _ in 0..5 {
+            if self.compositor().is_some() {
+                // No wmctrl on Wayland: deskhand's own focus, checked by the listing.
+                let w = self.window_id(title);
+                self.act("focus", serde_json::json!({"target": w})).ok();
+            } else {
+                let status = self
+                    .command("wmctrl")
+                    .args(["-F", "-a", title])
+                    .status()
+                    .expect("running wmctrl");
+                assert!(status.success(), "wmctrl could not activate {title:?}");
+            }
+            if wait_until(Duration::from_secs(1), || focused().then_some(())).is_some() {
+                return;
+            }
+        }
+        panic!("{title:?} never became the focused window");
+    }
+}
+
+/// A display a desktop of these tests can run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Display {
+    X11,
+    Sway,
+    Gnome,
+}
+
+impl Display {
+    /// This test binary's shared desktop of this display, and its turn.
+    pub fn desktop(self) -> (MutexGuard<'static, ()>, &'static Desktop) {
+        match self {
+            Display::X11 => desktop(),
+            Display::Sway => sway(),
+            Display::Gnome => gnome(),
+        }
+    }
+}
+
+/// One test per display for each scenario, named after it: `scenario::x11`, `::sway`,
+/// `::gnome`; each scenario is a function taking the [`Display`].
+#[macro_export]
+macro_rules! on_every_display {
+    ($($scenario:ident),* $(,)?) => {$(
+        mod $scenario {
+            #[test]
+            fn x11() {
+                super::$scenario($crate::Display::X11);
+            }
+            #[test]
+            fn sway() {
+                super::$scenario($crate::Display::Sway);
+            }
+            #[test]
+            fn gnome() {
+                super::$scenario($crate::Display::Gnome);
+            }
+        }
+    )*};
+}
+
+impl Desktop {
+    /// The Wayland compositor of this desktop (`sway`, `gnome`); `None` on X11.
+    pub fn compositor(&self) -> Option<&'static str> {
+        let var = |name: &str| {
+            self.env
+                .iter()
+                .find(|(k, _)| k == name)
+                .map(|(_, v)| v.as_str())
+        };
+        if var("SWAYSOCK").is_some() {
+            Some("sway")
+        } else if var("XDG_CURRENT_DESKTOP") == Some("GNOME") {
+            Some("gnome")
+        } else {
+            None
+        }
+    }
+
+    /// What the user does to a window from outside deskhand, through the window manager's own
+    /// tools: wmctrl on X11, swaymsg on sway, GNOME Shell (through deskhand's extension, as its
+    /// window menu would) on GNOME. `close` closes it; `Some((x, y))` moves it there.
+    pub fn act_outside(&self, title: &str, move_to: Option<(i32, i32)>) {
+        let status = match self.compositor() {
+            None => {
+                let mut wmctrl = self.command("wmctrl");
+                wmctrl.args(["-F"]);
+                match move_to {
+                    None => wmctrl.args(["-c", title]),
+                    Some((x, y)) => wmctrl.args(["-r", title, "-e", &format!("0,{x},{y},-1,-1")]),
+                };
+                wmctrl.status()
+            }
+            Some("sway") => {
+                let command = match move_to {
+                    None => "kill".to_owned(),
+                    Some((x, y)) => format!("floating enable, move absolute position {x} {y}"),
+                };
+                self.command("swaymsg")
+                    .arg(format!("[title=\"^{title}$\"] {command}"))
+                    .stdout(Stdio::null())
+                    .status()
+            }
+            Some(_) => {
+                let listed: Value = serde_json::from_str(
+                    self.command("gdbus")
+                        .args(["call", "--session", "--dest", "dev.deskhand.Shell"])
+                        .args(["--object-path", "/dev/deskhand/Shell"])
+                        .args(["--method", "dev.deskhand.Shell.Windows"])
+                        .output()
+                        .map(|out| String::from_utf8_lossy(&out.stdout).into_owned())
+                        .ok()
+                        .and_then(|reply| {
+                            let start = reply.find('[')?;
+                            let end = reply.rfind(']')?;
+                            Some(reply[start..=end].replace("\\\"", "\""))
+                        })
+                        .unwrap_or_default()
+                        .as_str(),
+                )
+                .unwrap_or(Value::Null);
+                let window = listed
+                    .as_array()
+                    .and_then(|all| all.iter().find(|w| w["title"] == title))
+                    .unwrap_or_else(|| panic!("GNOME Shell lists no window {title:?}: {listed}"));
+                let id = window["id"].to_string();
+                let mut gdbus = self.command("gdbus");
+                gdbus
+                    .args(["call", "--session", "--dest", "dev.deskhand.Shell"])
+                    .args(["--object-path", "/dev/deskhand/Shell"]);
+                match move_to {
+                    None => gdbus.args(["--method", "dev.deskhand.Shell.Close", &id]),
+                    Some((x, y)) => gdbus.args([
+                        "--method",
+                        "dev.deskhand.Shell.MoveResize",
+                        &id,
+                        &x.to_string(),
+                        &y.to_string(),
+                        &window["frame"][2].to_string(),
+                        &window["frame"][3].to_string(),
+                    ]),
+                };
+                gdbus.stdout(Stdio::null()).status()
+            }
+        };
+        assert!(
+            status.is_ok_and(|s| s.success()),
+            "the window manager's own tool did not act on {title:?}"
+        );
+    }
+}
+
+pub struct Run {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl Run {
+    pub fn ok(self) -> String {
+        assert_eq!(
+            self.code, 0,
+            "deskhand failed: {}{}",
+            self.stdout, self.stderr
+        );
+        self.stdout
+    }
+}
+
+pub struct App {
+    pub child: Child,
+    stderr_path: PathBuf,
+}
+
+impl App {
+    /// An app started some other way (its output captured), killed when the guard drops.
+    pub fn from_child(child: Child, stderr_path: PathBuf) -> App {
+        App { child, stderr_path }
+    }
+
+    /// Whether the app still runs, and the end of what it wrote to standard error: evidence for
+    /// a failure message when a window vanished.
+    pub fn report(&mut self) -> String {
+        let status = match self.child.try_wait() {
+            Ok(None) => "still running".to_owned(),
+            Ok(Some(status)) => format!("exited: {status}"),
+            Err(err) => format!("status unknown: {err}"),
+        };
+        let stderr = std::fs::read_to_string(&self.stderr_path).unwrap_or_default();
+        let tail: Vec<&str> = stderr.lines().rev().take(30).collect();
+        let tail: Vec<&str> = tail.into_iter().rev().collect();
+        format!(
+            "pid {} {status}; stderr ({}):\n{}",
+            self.pid(),
+            self.stderr_path.display(),
+            tail.join("\n")
+        )
+    }
+
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+}
+
+impl Drop for App {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+pub struct Fixture {
+    pub app: App,
+    pub log: PathBuf,
+}
+
+impl Fixture {
+    /// Everything the fixture has reported so far.
+    pub fn events(&self) -> Vec<Value> {
+        std::fs::read_to_string(&self.log)
+            .unwrap_or_default()
+            .lines()
+            .filter_map(|line| serde_json::from_str(line).ok())
+            .collect()
+    }
+
+    /// Waits until an event matching `wanted` is reported, and returns it.
+    pub fn wait_for(&self, what: &str, wanted: impl Fn(&Value) -> bool) -> Value {
+        wait_until(Duration::from_secs(15), || {
+            self.events().into_iter().find(&wanted)
+        })
+        .unwrap_or_else(|| {
+            panic!(
+                "the fixture never reported {what}; it saw {:?}",
+                self.events()
+            )
+        })
+    }
+
+    /// The events after the first `skip`, once nothing new arrives for a moment.
+    pub fn settled_events(&self, skip: usize) -> Vec<Value> {
+        let mut last = usize::MAX;
+        loop {
+            std::thread::sleep(Duration::from_millis(300));
+            let events = self.events();
+            if events.len() == last {
+                return events.into_iter().skip(skip).collect();
+            }
+            last = events.len();
+        }
+    }
+}
+
+pub fn wait_until<T>(limit: Duration, mut probe: impl FnMut() -> Option<T>) -> Option<T> {
+    let start = Instant::now();
+    loop {
+        if let Some(found) = probe() {
+            return Some(found);
+        }
+        if start.elapsed() > limit {
+            return None;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+fn now_ms() -> u128 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis())
+        .unwrap_or_default()
+}
+
+/// The lines of an observation before its element lines: the header and the fence line.
+pub const HEAD_LINES: usize = 2;
+
+/// An observation's element lines, without the header and the fence line.
+pub fn element_lines(observation: &str) -> impl Iterator<Item = &str> {
+    observation.lines().skip(HEAD_LINES)
+}
+
+/// The ref of the first observation line that contains every one of `needles`.
+pub fn ref_of(observation: &str, needles: &[&str]) -> String {
+    element_lines(observation)
+        .find(|line| needles.iter().all(|n| line.contains(n)))
+        .and_then(|line| line.trim_start().split(' ').next())
+        .unwrap_or_else(|| panic!("no line with {needles:?} in:\n{observation}"))
+        .to_owned()
+}
+
+impl Desktop {
+    /// A private desktop for this caller alone, not the shared one: for tests that break it
+    /// (kill its X server or accessibility bus). Its watcher stops it when the test process
+    /// exits; [`Desktop::stop`] stops it sooner.
+    pub fn start_own() -> Desktop {
+        Desktop::start()
+    }
+
+    /// [`Desktop::start_own`] on a Wayland compositor (`sway`, `gnome`).
+    pub fn start_own_wayland(compositor: &str) -> Desktop {
+        Desktop::start_with(&["--wayland", compositor])
+    }
+
+    /// Stops this desktop's processes, as `deskhand desktop stop` does.
+    pub fn stop(&self) -> Run {
+        self.run(&["desktop", "stop"])
+    }
+
+    /// The processes `desktop start` recorded, by name (`Xvfb`, `dbus-daemon`,
+    /// `at-spi-bus-launcher`, `openbox`, `watcher`) and pid; each leads its own process group.
+    pub fn processes(&self) -> Vec<(String, u32)> {
+        let state = self
+            .env
+            .iter()
+            .find(|(k, _)| k == "DESKHAND_DESKTOP")
+            .map(|(_, v)| v.clone())
+            .expect("DESKHAND_DESKTOP in the desktop's environment");
+        let doc: Value =
+            serde_json::from_str(&std::fs::read_to_string(&state).expect("the state file"))
+                .expect("the state file is JSON");
+        doc["processes"]
+            .as_array()
+            .expect("processes")
+            .iter()
+            .map(|p| {
+                (
+                    p["name"].as_str().expect("name").to_owned(),
+                    p["pid"].as_u64().expect("pid") as u32,
+                )
+            })
+            .collect()
+    }
+
+    /// `deskhand mcp` on this desktop, driven by a real MCP client.
+    pub fn mcp(&self) -> Mcp {
+        self.mcp_with(&[])
+    }
+
+    /// `deskhand mcp` with extra environment variables.
+    pub fn mcp_with(&self, env: &[(&str, &str)]) -> Mcp {
+        use rmcp::ServiceExt;
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .expect("a tokio runtime");
+        let mut command = self.command(bin());
+        command.arg("mcp").envs(env.iter().copied());
+        let _inside = runtime.enter();
+        let transport =
+            rmcp::transport::TokioChildProcess::new(tokio::process::Command::from(command))
+                .expect("spawning deskhand mcp");
+        let pid = transport.id().expect("the server's pid");
+        let client = runtime
+            .block_on(().serve(transport))
+            .expect("MCP handshake");
+        Mcp {
+            runtime,
+            client: Some(client),
+            pid,
+        }
+    }
+}
+
+/// A `deskhand mcp` child process and the client session with it; calls block.
+pub struct Mcp {
+    runtime: tokio::runtime::Runtime,
+    client: Option<rmcp::service::RunningService<rmcp::RoleClient, ()>>,
+    pub pid: u32,
+}
+
+/// One `desktop` tool result.
+#[derive(Debug, Clone)]
+pub struct McpReply {
+    pub is_error: bool,
+    pub text: String,
+    pub data: Value,
+    /// The PNG of a screenshot or zoom, decoded.
+    pub image: Option<Vec<u8>>,
+    pub took: Duration,
+}
+
+impl McpReply {
+    /// The kind of a failure, from the structured content.
+    pub fn kind(&self) -> Option<&str> {
+        self.is_error.then(|| self.data["error"].as_str()).flatten()
+    }
+}
+
+impl Mcp {
+    /// The `w` id of the window titled exactly `title`, waiting up to `limit` for it to appear.
+    pub fn window_id(&self, title: &str, limit: Duration) -> String {
+        wait_until(limit, || {
+            let listed = self.call(serde_json::json!({"action": "windows"}));
+            listed.data["windows"].as_array()?.iter().find_map(|w| {
+                (w["title"] == title).then(|| w["id"].as_str().expect("id").to_owned())
+            })
+        })
+        .unwrap_or_else(|| panic!("no window titled {title:?}"))
+    }
+
+    /// Calls the `desktop` tool; a protocol error panics.
+    pub fn call(&self, args: Value) -> McpReply {
+        self.try_call("desktop", args)
+            .unwrap_or_else(|err| panic!("tools/call failed: {err}"))
+    }
+
+    /// Calls a tool by name; a protocol error is returned.
+    pub fn try_call(&self, tool: &str, args: Value) -> Result<McpReply, String> {
+        use base64::Engine;
+        use rmcp::model::CallToolRequestParams;
+        let client = self.client.as_ref().expect("connected");
+        let arguments = args.as_object().expect("an object").clone();
+        let started = Instant::now();
+        let result =
+            self.runtime
+                .block_on(client.call_tool(
+                    CallToolRequestParams::new(tool.to_owned()).with_arguments(arguments),
+                ))
+                .map_err(|err| err.to_string())?;
+        let took = started.elapsed();
+        let text = result
+            .content
+            .iter()
+            .filter_map(|c| c.as_text().map(|t| t.text.clone()))
+            .collect();
+        let image = result.content.iter().find_map(|c| {
+            c.as_image().map(|i| {
+                base64::engine::general_purpose::STANDARD
+                    .decode(&i.data)
+                    .expect("base64 image")
+            })
+        });
+        Ok(McpReply {
+            is_error: result.is_error == Some(true),
+            text,
+            data: result.structured_content.unwrap_or(Value::Null),
+            image,
+            took,
+        })
+    }
+
+    /// A field of the server's `/proc/<pid>/status` in its own unit (kB for `VmRSS`).
+    pub fn status(&self, field: &str) -> u64 {
+        proc_status(self.pid, field)
+            .unwrap_or_else(|| panic!("no {field} in /proc/{}/status", self.pid))
+    }
+
+    /// Whether the server process is still running.
+    pub fn alive(&self) -> bool {
+        std::fs::read_to_string(format!("/proc/{}/stat", self.pid))
+            .ok()
+            .and_then(|stat| stat.rsplit_once(") ")?.1.chars().next())
+            .is_some_and(|state| !matches!(state, 'Z' | 'X'))
+    }
+
+    /// Ends the session; the server exits when its stdin closes.
+    pub fn close(mut self) {
+        self.shutdown();
+    }
+
+    fn shutdown(&mut self) {
+        if let Some(client) = self.client.take() {
+            let _ = self.runtime.block_on(async {
+                tokio::time::timeout(Duration::from_secs(10), client.cancel()).await
+            });
+        }
+    }
+}
+
+impl Drop for Mcp {
+    fn drop(&mut self) {
+        self.shutdown();
+    }
+}
+
+/// A numeric field of `/proc/<pid>/status` (`VmRSS` in kB, `Threads`, …).
+pub fn proc_status(pid: u32, field: &str) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    status
+        .lines()
+        .find_map(|line| line.strip_prefix(field)?.strip_prefix(':'))?
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()
+}
+
+/// Starts Chromium with renderer accessibility on, `url` in a 900x700 window.
+pub fn chromium(desk: &Desktop, profile: &Path, extra: &[&str], url: &str) -> App {
+    let profile = format!("--user-data-dir={}", profile.to_str().expect("utf-8 path"));
+    let mut args = vec![
+        "--force-renderer-accessibility",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--no-first-run",
+        "--no-default-browser-check",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        // A covered window keeps running its page, as it does for a person on a composited desktop.
+        "--disable-backgrounding-occluded-windows",
+        "--password-store=basic",
+        profile.as_str(),
+        "--window-size=900,700",
+    ];
+    args.extend_from_slice(extra);
+    args.push(url);
+    desk.spawn("chromium", &args)
+}
+
+/// The `@x,y` point of an observation line, 0–1000 of its surface.
+pub fn point_of(line: &str) -> (f64, f64) {
+    let (x, y) = line
+        .rsplit_once('@')
+        .and_then(|(_, p)| p.split_once(','))
+        .unwrap_or_else(|| panic!("no point in {line:?}"));
+    (x.trim().parse().expect("x"), y.trim().parse().expect("y"))
+}
+
+/// The observation line of the element `reference`.
+pub fn line_of<'a>(text: &'a str, reference: &str) -> &'a str {
+    element_lines(text)
+        .find(|l| l.trim_start().split(' ').next() == Some(reference))
+        .unwrap_or_else(|| panic!("no line for {reference} in:\n{text}"))
+}
+
+/// The ref of the first element line for which `wanted` holds.
+pub fn ref_where(text: &str, what: &str, wanted: impl Fn(&str) -> bool) -> String {
+    element_lines(text)
+        .find(|l| wanted(l))
+        .and_then(|l| l.trim_start().split(' ').next())
+        .unwrap_or_else(|| panic!("no {what} in:\n{text}"))
+        .to_owned()
+}
+
+/// The ref of the first element with `role`.
+pub fn first_of_role(text: &str, role: &str) -> String {
+    ref_where(text, &format!("{role} element"), |l| {
+        l.trim_start().split(' ').nth(1) == Some(role)
+    })
+}
+
+/// Whether the line lists `state` as one of its words.
+pub fn has_state(line: &str, state: &str) -> bool {
+    line.split(' ').any(|word| word == state)
+}
+
+/// Observes `target` until `ready` holds for the observation, and returns it.
+pub fn observe_until(
+    desk: &Desktop,
+    target: &str,
+    limit: Duration,
+    what: &str,
+    ready: impl Fn(&str) -> bool,
+) -> String {
+    observe_with_until(
+        desk,
+        serde_json::json!({"target": target}),
+        limit,
+        what,
+        ready,
+    )
+}
+
+/// [`observe_until`] with the observe's own arguments.
+pub fn observe_with_until(
+    desk: &Desktop,
+    args: Value,
+    limit: Duration,
+    what: &str,
+    ready: impl Fn(&str) -> bool,
+) -> String {
+    let mut last = String::new();
+    let found = wait_until(limit, || {
+        let run = desk.act("observe", args.clone());
+        let good = run.code == 0 && ready(&run.stdout);
+        last = format!("{}{}", run.stdout, run.stderr);
+        good.then_some(run.stdout)
+    });
+    found.unwrap_or_else(|| panic!("observing {args} never showed {what}; last:\n{last}"))
+}
+
+/// The `w` id and title of the first window whose title satisfies `wanted`, waiting for it.
+pub fn window_where(
+    desk: &Desktop,
+    limit: Duration,
+    what: &str,
+    wanted: impl Fn(&str) -> bool,
+) -> (String, String) {
+    wait_until(limit, || {
+        let listed = desk.act_json("windows", serde_json::json!({}));
+        listed["data"]["windows"].as_array()?.iter().find_map(|w| {
+            let title = w["title"].as_str()?;
+            wanted(title).then(|| (w["id"].as_str().expect("id").to_owned(), title.to_owned()))
+        })
+    })
+    .unwrap_or_else(|| {
+        panic!(
+            "no window for {what} appeared; windows:\n{}",
+            desk.run(&["windows"]).stdout
+        )
+    })
+}
