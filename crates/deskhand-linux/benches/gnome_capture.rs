@@ -12,7 +12,7 @@ mod bench {
 
     use deskhand_core::model::{Rect, RgbImage};
     use deskhand_linux::desktop::{self, Compositor, StartOptions};
-    use deskhand_linux::gnome::cast::Recording;
+    use deskhand_linux::gnome::cast::{CursorMode, Recording};
     use deskhand_linux::gnome::remote::monitors_of;
     use deskhand_linux::gnome::shell::Shell;
 
@@ -103,7 +103,7 @@ mod bench {
             .expect("gtk3-widget-factory starts");
         tokio::time::sleep(Duration::from_secs(4)).await;
         let pid = shell_pid(desk);
-        let recording = Recording::start(conn.clone(), monitors, TIMEOUT)
+        let recording = Recording::start(conn.clone(), monitors, CursorMode::Hidden, TIMEOUT)
             .await
             .expect("a screen cast starts");
         let before = shell_cpu_ms(pid);
@@ -171,7 +171,7 @@ mod bench {
             timed(shot(screen)).await,
             timed(shot(region)).await
         );
-        let kept = Recording::start(conn.clone(), &monitors, TIMEOUT)
+        let kept = Recording::start(conn.clone(), &monitors, CursorMode::Hidden, TIMEOUT)
             .await
             .expect("a screen cast starts");
         let cast = |rect| {
@@ -191,9 +191,10 @@ mod bench {
         let fresh = |rect| {
             let (conn, monitors) = (&conn, &monitors);
             move || async move {
-                let recording = Recording::start(conn.clone(), monitors, TIMEOUT)
-                    .await
-                    .expect("a screen cast starts");
+                let recording =
+                    Recording::start(conn.clone(), monitors, CursorMode::Hidden, TIMEOUT)
+                        .await
+                        .expect("a screen cast starts");
                 let image = recording
                     .capture(rect, TIMEOUT)
                     .await

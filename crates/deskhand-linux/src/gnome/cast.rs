@@ -28,14 +28,21 @@ use super::{GnomeError, call};
 const CAST: &str = "org.gnome.Mutter.ScreenCast";
 const CAST_SESSION: &str = "org.gnome.Mutter.ScreenCast.Session";
 const CAST_STREAM: &str = "org.gnome.Mutter.ScreenCast.Stream";
-/// `cursor-mode` 0: the pointer is left out of the frames, as X11's and the shell's screenshots
-/// leave it out.
-const CURSOR_HIDDEN: u32 = 0;
+
+/// What a recording does with the pointer (Mutter's `cursor-mode`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CursorMode {
+    /// Left out of the frames, as X11's and the shell's screenshots leave it out.
+    Hidden = 0,
+    /// Left out of the frames and told beside them, as metadata on each buffer: where it is,
+    /// or that it is hidden.
+    Metadata = 2,
+}
 /// How long Mutter may take to hand a started recording's stream to PipeWire.
 const NODE_TIMEOUT: Duration = Duration::from_secs(3);
 
 /// The place of a frame's red, green and blue bytes in a 4-byte pixel of a video format.
-fn channel_offsets(format: spa::param::video::VideoFormat) -> Option<[usize; 3]> {
+pub(super) fn channel_offsets(format: spa::param::video::VideoFormat) -> Option<[usize; 3]> {
     use spa::param::video::VideoFormat as F;
     match format {
         F::BGRx | F::BGRA => Some([2, 1, 0]),
@@ -76,6 +83,7 @@ pub struct Recording {
     conn: zbus::Connection,
     session: OwnedObjectPath,
     pub monitors: Vec<MonitorNode>,
+    cursor: CursorMode,
     timeout: Duration,
 }
 
@@ -84,6 +92,7 @@ impl Recording {
     pub async fn start(
         conn: zbus::Connection,
         monitors: &[(String, Rect)],
+        cursor: CursorMode,
         timeout: Duration,
     ) -> Result<Self, GnomeError> {
         let session: OwnedObjectPath = call(
@@ -106,6 +115,7 @@ impl Recording {
             conn,
             session,
             monitors: Vec::new(),
+            cursor,
             timeout,
         };
         let started = recording.record(monitors).await;
@@ -118,7 +128,7 @@ impl Recording {
     async fn record(&mut self, monitors: &[(String, Rect)]) -> Result<(), GnomeError> {
         let mut added = Vec::new();
         for (connector, area) in monitors {
-            let options = HashMap::from([("cursor-mode", Value::from(CURSOR_HIDDEN))]);
+            let options = HashMap::from([("cursor-mode", Value::from(self.cursor as u32))]);
             let stream: OwnedObjectPath = call(
                 &self.conn,
                 CAST,
@@ -186,6 +196,16 @@ impl Recording {
             });
         }
         Ok(())
+    }
+
+    /// Whether the recording was made with `monitors` (connector and area), as they are now.
+    pub fn records(&self, monitors: &[(String, Rect)]) -> bool {
+        self.monitors.len() == monitors.len()
+            && self
+                .monitors
+                .iter()
+                .zip(monitors)
+                .all(|(m, (connector, area))| &m.connector == connector && m.area == *area)
     }
 
     /// Ends the session; best effort, as Mutter ends it anyway with the connection.
@@ -501,7 +521,7 @@ fn frame_pixels(
     Ok(crop_to_rgb(&frame, area, within))
 }
 
-fn serialize(object: spa::pod::Object) -> Option<Vec<u8>> {
+pub(super) fn serialize(object: spa::pod::Object) -> Option<Vec<u8>> {
     spa::pod::serialize::PodSerializer::serialize(
         std::io::Cursor::new(Vec::new()),
         &spa::pod::Value::Object(object),
@@ -511,7 +531,7 @@ fn serialize(object: spa::pod::Object) -> Option<Vec<u8>> {
 }
 
 /// Raw video in any 4-byte RGB order, of any size and rate: the stream says which.
-fn enum_format() -> Option<Vec<u8>> {
+pub(super) fn enum_format() -> Option<Vec<u8>> {
     use spa::param::format::{FormatProperties, MediaSubtype, MediaType};
     use spa::pod::{ChoiceValue, Property, PropertyFlags, Value};
     use spa::utils::{Choice, ChoiceEnum, ChoiceFlags, Fraction, Id, Rectangle};
@@ -582,7 +602,7 @@ fn enum_format() -> Option<Vec<u8>> {
 
 /// Buffers in shared memory only: a DMA-BUF would need a GPU to read, and headless Mutter may
 /// have none.
-fn memory_buffers() -> Option<Vec<u8>> {
+pub(super) fn memory_buffers() -> Option<Vec<u8>> {
     use spa::pod::{ChoiceValue, Property, PropertyFlags, Value};
     use spa::utils::{Choice, ChoiceEnum, ChoiceFlags};
     let memory = (1 << spa::sys::SPA_DATA_MemFd) | (1 << spa::sys::SPA_DATA_MemPtr);
