@@ -225,42 +225,78 @@ impl Recording {
     /// The pixels of `rect` (screen coordinates), clipped to the screen, each monitor's part
     /// read from a frame of its own stream.
     pub async fn capture(&self, rect: Rect, timeout: Duration) -> Result<RgbImage, GnomeError> {
-        let screen = super::remote::bounding(self.monitors.iter().map(|m| m.area));
-        let rect = rect.intersect(&screen).ok_or_else(|| {
-            GnomeError::OffScreen(format!(
-                "{},{} {}x{} (the screen is {}x{})",
-                rect.x, rect.y, rect.width, rect.height, screen.width, screen.height
-            ))
-        })?;
-        let mut image = RgbImage {
-            width: rect.width,
-            height: rect.height,
-            data: vec![0; rect.width as usize * rect.height as usize * 3],
-        };
-        for monitor in &self.monitors {
-            let Some(part) = rect.intersect(&monitor.area) else {
-                continue;
-            };
-            let within = Rect::new(
-                part.x - monitor.area.x,
-                part.y - monitor.area.y,
-                part.width,
-                part.height,
-            );
-            let read = frame_of(monitor.node, monitor.area, within, timeout)
+        let (mut image, parts) = layout(&self.monitors, rect)?;
+        for part in parts {
+            let read = frame_of(part.monitor.node, part.monitor.area, part.within, timeout)
                 .await
-                .map_err(|why| GnomeError::NoFrame {
-                    monitor: monitor.connector.clone(),
-                    why,
-                })?;
-            paste(&mut image, &read, (part.x - rect.x, part.y - rect.y));
+                .map_err(|why| part.failed(why))?;
+            paste(&mut image, &read, part.at);
         }
         Ok(image)
     }
 }
 
+/// A monitor's part of a capture.
+pub(super) struct Part<'m> {
+    pub(super) monitor: &'m MonitorNode,
+    /// The monitor's place in the recording's list.
+    pub(super) index: usize,
+    /// Where in the monitor, in its logical pixels.
+    pub(super) within: Rect,
+    /// Where in the captured image.
+    pub(super) at: (i32, i32),
+}
+
+impl Part<'_> {
+    pub(super) fn failed(&self, why: String) -> GnomeError {
+        GnomeError::NoFrame {
+            monitor: self.monitor.connector.clone(),
+            why,
+        }
+    }
+}
+
+/// The image of `rect` (screen coordinates) clipped to the screen, black, and each monitor's
+/// part of it, to be pasted in.
+pub(super) fn layout(
+    monitors: &[MonitorNode],
+    rect: Rect,
+) -> Result<(RgbImage, Vec<Part<'_>>), GnomeError> {
+    let screen = super::remote::bounding(monitors.iter().map(|m| m.area));
+    let rect = rect.intersect(&screen).ok_or_else(|| {
+        GnomeError::OffScreen(format!(
+            "{},{} {}x{} (the screen is {}x{})",
+            rect.x, rect.y, rect.width, rect.height, screen.width, screen.height
+        ))
+    })?;
+    let image = RgbImage {
+        width: rect.width,
+        height: rect.height,
+        data: vec![0; rect.width as usize * rect.height as usize * 3],
+    };
+    let parts = monitors
+        .iter()
+        .enumerate()
+        .filter_map(|(index, monitor)| {
+            let part = rect.intersect(&monitor.area)?;
+            Some(Part {
+                monitor,
+                index,
+                within: Rect::new(
+                    part.x - monitor.area.x,
+                    part.y - monitor.area.y,
+                    part.width,
+                    part.height,
+                ),
+                at: (part.x - rect.x, part.y - rect.y),
+            })
+        })
+        .collect();
+    Ok((image, parts))
+}
+
 /// Copies `part` into `image` with its top-left corner at `at`.
-fn paste(image: &mut RgbImage, part: &RgbImage, at: (i32, i32)) {
+pub(super) fn paste(image: &mut RgbImage, part: &RgbImage, at: (i32, i32)) {
     let (left, top) = (at.0.max(0) as usize, at.1.max(0) as usize);
     let width = (part.width as usize).min((image.width as usize).saturating_sub(left));
     for row in 0..part.height as usize {
@@ -275,18 +311,18 @@ fn paste(image: &mut RgbImage, part: &RgbImage, at: (i32, i32)) {
 }
 
 /// A frame's pixels as the stream delivered them.
-struct Frame<'a> {
-    bytes: &'a [u8],
-    width: u32,
-    height: u32,
-    stride: usize,
-    channels: [usize; 3],
+pub(super) struct Frame<'a> {
+    pub(super) bytes: &'a [u8],
+    pub(super) width: u32,
+    pub(super) height: u32,
+    pub(super) stride: usize,
+    pub(super) channels: [usize; 3],
 }
 
 /// The pixels of `within` (logical coordinates in a monitor of `area`'s size) from a frame that
 /// may be larger than the monitor's logical size (a scaled monitor): each logical pixel takes
 /// the frame pixel at its place.
-fn crop_to_rgb(frame: &Frame, area: Rect, within: Rect) -> RgbImage {
+pub(super) fn crop_to_rgb(frame: &Frame, area: Rect, within: Rect) -> RgbImage {
     let (width, height) = (within.width as usize, within.height as usize);
     let mut data = Vec::with_capacity(width * height * 3);
     let [r, g, b] = frame.channels;
@@ -488,6 +524,17 @@ fn frame_pixels(
     area: Rect,
     within: Rect,
 ) -> Result<RgbImage, String> {
+    frame_in(data, format, offset, size, stride).map(|frame| crop_to_rgb(&frame, area, within))
+}
+
+/// The picture in a mapped buffer, checked against the negotiated format.
+pub(super) fn frame_in<'a>(
+    data: &'a mut spa::buffer::Data,
+    format: spa::param::video::VideoInfoRaw,
+    offset: usize,
+    size: usize,
+    stride: i32,
+) -> Result<Frame<'a>, String> {
     let kind = data.type_();
     if kind != spa::buffer::DataType::MemFd && kind != spa::buffer::DataType::MemPtr {
         return Err(format!("the stream sent {kind:?} buffers, not memory"));
@@ -511,14 +558,13 @@ fn frame_pixels(
                 size_of.width, size_of.height
             )
         })?;
-    let frame = Frame {
+    Ok(Frame {
         bytes,
         width: size_of.width,
         height: size_of.height,
         stride,
         channels,
-    };
-    Ok(crop_to_rgb(&frame, area, within))
+    })
 }
 
 pub(super) fn serialize(object: spa::pod::Object) -> Option<Vec<u8>> {

@@ -25,12 +25,15 @@ use std::rc::Rc;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
-use deskhand_core::model::{Point, Rect};
+use deskhand_core::model::{Point, Rect, RgbImage};
 use pipewire as pw;
 use pw::spa;
 
 use super::GnomeError;
-use super::cast::{CursorMode, MonitorNode, Recording, enum_format, serialize};
+use super::cast::{
+    CursorMode, Frame, MonitorNode, Recording, crop_to_rgb, enum_format, frame_in, layout, paste,
+    serialize,
+};
 
 /// How long a reader's loop sleeps when nothing comes: it wakes sooner for a buffer or a look.
 const IDLE_WAKE: Duration = Duration::from_millis(250);
@@ -83,8 +86,53 @@ fn frame_period(num: u32, denom: u32) -> Duration {
         .clamp(Duration::from_millis(4), Duration::from_millis(100))
 }
 
+/// The latest picture a stream sent, shared with the looks that took it.
+#[derive(Clone)]
+struct Pixels {
+    bytes: Arc<Vec<u8>>,
+    width: u32,
+    height: u32,
+    stride: usize,
+    channels: [usize; 3],
+}
+
+impl Pixels {
+    /// Keeps a copy of `frame` in `slot`, in the allocation of the one before when no look
+    /// holds that any more.
+    fn keep(slot: &mut Option<Result<Pixels, String>>, frame: &Frame) {
+        let mut bytes = match slot.take() {
+            Some(Ok(pixels)) => pixels.bytes,
+            _ => Arc::new(Vec::new()),
+        };
+        match Arc::get_mut(&mut bytes) {
+            Some(kept) => {
+                kept.clear();
+                kept.extend_from_slice(frame.bytes);
+            }
+            None => bytes = Arc::new(frame.bytes.to_vec()),
+        }
+        *slot = Some(Ok(Pixels {
+            bytes,
+            width: frame.width,
+            height: frame.height,
+            stride: frame.stride,
+            channels: frame.channels,
+        }));
+    }
+
+    fn frame(&self) -> Frame<'_> {
+        Frame {
+            bytes: &self.bytes,
+            width: self.width,
+            height: self.height,
+            stride: self.stride,
+            channels: self.channels,
+        }
+    }
+}
+
 /// What a look at one monitor's reader found.
-#[derive(Debug, Clone, Copy)]
+#[derive(Clone)]
 struct Seen {
     sighting: Sighting,
     /// When the buffer that said so came.
@@ -92,6 +140,8 @@ struct Seen {
     /// How often the stream may send, from the rate it was agreed at: Mutter sends a moved
     /// pointer at its next frame, up to this long after the motion.
     frame: Duration,
+    /// The latest picture, or why it could not be read; `None` before the first.
+    pixels: Option<Result<Pixels, String>>,
 }
 
 enum Request {
@@ -168,14 +218,14 @@ impl CursorWatch {
         self.recording.records(monitors)
     }
 
-    /// Where the pointer is: what the streams sent up to a frame after this call began. Call
-    /// it after a round trip to Mutter (see the module's note). A new watch's first buffers are
-    /// drawn as it connects, and need no wait.
-    pub async fn look(&mut self, timeout: Duration) -> Result<Pointer, GnomeError> {
+    /// What each stream sent up to three frames after this call began, in the recording's
+    /// order of monitors. Call it after a round trip to Mutter (see the module's note). A new
+    /// watch's first buffers are drawn as it connects, and need no wait.
+    async fn look_all(&mut self, timeout: Duration) -> Result<Vec<Seen>, GnomeError> {
         if let Some(settle) = self.settle {
             tokio::time::sleep(settle).await;
         }
-        let mut latest: Option<Seen> = None;
+        let mut all = Vec::new();
         for reader in &self.readers {
             let seen = reader
                 .look(timeout)
@@ -190,10 +240,19 @@ impl CursorWatch {
             // loaded 2-core machine).
             let settle = seen.frame * 3;
             self.settle = Some(self.settle.map_or(settle, |s| s.max(settle)));
-            if matches!(seen.sighting, Sighting::At(_)) && latest.is_none_or(|l| seen.at > l.at) {
-                latest = Some(seen);
-            }
+            all.push(seen);
         }
+        Ok(all)
+    }
+
+    /// Where the pointer is (see [`CursorWatch::look_all`]).
+    pub async fn look(&mut self, timeout: Duration) -> Result<Pointer, GnomeError> {
+        let latest = self
+            .look_all(timeout)
+            .await?
+            .into_iter()
+            .filter(|seen| matches!(seen.sighting, Sighting::At(_)))
+            .max_by_key(|seen| seen.at);
         Ok(match latest.map(|seen| seen.sighting) {
             Some(Sighting::At(point)) => {
                 self.last_seen = Some(point);
@@ -203,6 +262,24 @@ impl CursorWatch {
                 last: self.last_seen,
             },
         })
+    }
+
+    /// The pixels of `rect` (screen coordinates), clipped to the screen, from each monitor's
+    /// latest picture (see [`CursorWatch::look_all`]): Mutter sends one whenever the screen
+    /// changes.
+    pub async fn capture(&mut self, rect: Rect, timeout: Duration) -> Result<RgbImage, GnomeError> {
+        let seen = self.look_all(timeout).await?;
+        let (mut image, parts) = layout(&self.recording.monitors, rect)?;
+        for part in parts {
+            let pixels = match seen.get(part.index).and_then(|seen| seen.pixels.clone()) {
+                Some(Ok(pixels)) => pixels,
+                Some(Err(why)) => return Err(part.failed(why)),
+                None => return Err(part.failed("the stream has sent no picture yet".into())),
+            };
+            let read = crop_to_rgb(&pixels.frame(), part.monitor.area, part.within);
+            paste(&mut image, &read, part.at);
+        }
+        Ok(image)
     }
 
     /// Ends the recording and the readers.
@@ -257,8 +334,9 @@ impl Reader {
 /// What the stream's callbacks found, on the reader's thread.
 #[derive(Default)]
 struct Progress {
-    frame: Option<(u32, u32)>,
+    format: Option<spa::param::video::VideoInfoRaw>,
     period: Option<Duration>,
+    pixels: Option<Result<Pixels, String>>,
     seen: Option<Seen>,
     /// Why the stream can tell no more.
     ended: Option<String>,
@@ -271,9 +349,12 @@ impl Progress {
     /// Answers the looks waiting, once there is something to answer: a first buffer, or why
     /// none will come.
     fn answer(&mut self) {
-        let answer = match (&self.ended, self.seen) {
+        let answer = match (&self.ended, &self.seen) {
             (Some(why), _) => Err(why.clone()),
-            (None, Some(seen)) => Ok(seen),
+            (None, Some(seen)) => Ok(Seen {
+                pixels: self.pixels.clone(),
+                ..seen.clone()
+            }),
             (None, None) => return,
         };
         for look in self.looks.drain(..) {
@@ -372,10 +453,9 @@ fn connect_and_read(
             if format.parse(param).is_err() {
                 return;
             }
-            let size = format.size();
             let rate = format.max_framerate();
             let mut progress = progress.borrow_mut();
-            progress.frame = Some((size.width, size.height));
+            progress.format = Some(format);
             progress.period = Some(frame_period(rate.num, rate.denom));
             drop(progress);
             if let (Some(buffers), Some(cursor)) = (super::cast::memory_buffers(), cursor_meta()) {
@@ -386,31 +466,49 @@ fn connect_and_read(
             }
         })
         .process(move |stream, progress| {
-            let Some(buffer) = stream.dequeue_buffer() else {
+            let Some(mut buffer) = stream.dequeue_buffer() else {
                 return;
             };
             let mut progress = progress.borrow_mut();
-            let (Some(frame), Some(period)) = (progress.frame, progress.period) else {
+            let (Some(format), Some(period)) = (progress.format, progress.period) else {
                 return;
             };
-            match buffer.find_meta::<spa::buffer::meta::MetaCursor>() {
-                Some(meta) => {
-                    let position = meta.position();
-                    let meta = CursorMeta {
-                        id: meta.id(),
-                        x: position.x,
-                        y: position.y,
-                    };
-                    progress.seen = Some(Seen {
-                        sighting: sighting(meta, frame, area),
-                        at: Instant::now(),
-                        frame: period,
-                    });
-                }
-                None => progress.end(
+            let size = format.size();
+            let Some(meta) = buffer.find_meta::<spa::buffer::meta::MetaCursor>() else {
+                progress.end(
                     "Mutter sent a buffer without the pointer's metadata (this GNOME may not support `cursor-mode` metadata)"
                         .into(),
-                ),
+                );
+                return;
+            };
+            let position = meta.position();
+            let meta = CursorMeta {
+                id: meta.id(),
+                x: position.x,
+                y: position.y,
+            };
+            progress.seen = Some(Seen {
+                sighting: sighting(meta, (size.width, size.height), area),
+                at: Instant::now(),
+                frame: period,
+                pixels: None,
+            });
+            let Some(data) = buffer.datas_mut().first_mut() else {
+                return;
+            };
+            let chunk = data.chunk();
+            // A buffer of the pointer alone carries no picture.
+            if chunk.size() == 0 || chunk.flags().contains(spa::buffer::ChunkFlags::CORRUPTED) {
+                return;
+            }
+            let (offset, size, stride) = (
+                chunk.offset() as usize,
+                chunk.size() as usize,
+                chunk.stride(),
+            );
+            match frame_in(data, format, offset, size, stride) {
+                Ok(frame) => Pixels::keep(&mut progress.pixels, &frame),
+                Err(why) => progress.pixels = Some(Err(why)),
             }
         })
         .register()

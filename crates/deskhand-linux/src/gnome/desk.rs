@@ -391,22 +391,13 @@ impl Gnome {
     /// watch that told nothing.
     pub async fn cast_pointer(&self) -> Result<Point> {
         let bus = self.bus().await?;
-        // Also the round trip through Mutter's main loop that makes the look current.
-        let monitors = super::remote::monitors_of(bus, CALL_TIMEOUT)
-            .await
-            .map_err(gnome_error)?;
-        let mut watch = self.cursor.lock().await;
-        if watch.as_ref().is_some_and(|w| !w.records(&monitors))
-            && let Some(old) = watch.take()
-        {
-            old.stop().await;
-        }
-        let kept = watch.is_some();
+        let (mut watch, monitors, kept) = self.current_watch().await?;
         let seen = match look_once(&mut watch, bus, &monitors).await {
             Err(GnomeError::NoCursor { .. }) if kept => look_once(&mut watch, bus, &monitors).await,
             other => other,
         }
         .map_err(gnome_error)?;
+        drop(watch);
         match seen {
             Pointer::At(point) => Ok(point),
             // Hidden where it was last seen in the corner: the stop holds (a screen that locks
@@ -703,12 +694,49 @@ impl Gnome {
     /// when the shell's screenshot fails.
     pub async fn capture(&self, rect: Rect) -> Result<RgbImage> {
         if !self.extension_running().await? {
-            return self.cast_capture(rect).await;
+            return self.watched_capture(rect).await;
         }
         match self.shell_capture(rect).await {
             Ok(image) => Ok(image),
             Err(shell) => self.cast_capture(rect).await.map_err(|_| shell),
         }
+    }
+
+    /// The kept screen cast with the pointer, ended if it records another layout than the
+    /// monitors' now; the monitors; whether a watch was kept. Reading the monitors is also the
+    /// round trip through Mutter's main loop that makes a look current.
+    async fn current_watch(
+        &self,
+    ) -> Result<(
+        tokio::sync::MutexGuard<'_, Option<CursorWatch>>,
+        Vec<(String, Rect)>,
+        bool,
+    )> {
+        let monitors = super::remote::monitors_of(self.bus().await?, CALL_TIMEOUT)
+            .await
+            .map_err(gnome_error)?;
+        let mut watch = self.cursor.lock().await;
+        if watch.as_ref().is_some_and(|w| !w.records(&monitors))
+            && let Some(old) = watch.take()
+        {
+            old.stop().await;
+        }
+        let kept = watch.is_some();
+        Ok((watch, monitors, kept))
+    }
+
+    /// Pixels from the kept screen cast the pointer is read from (without the extension): its
+    /// streams keep the latest picture, so a capture pays no connection.
+    pub async fn watched_capture(&self, rect: Rect) -> Result<RgbImage> {
+        let bus = self.bus().await?;
+        let (mut watch, monitors, kept) = self.current_watch().await?;
+        match capture_once(&mut watch, bus, &monitors, rect).await {
+            Err(GnomeError::NoCursor { .. } | GnomeError::NoFrame { .. }) if kept => {
+                capture_once(&mut watch, bus, &monitors, rect).await
+            }
+            other => other,
+        }
+        .map_err(gnome_error)
     }
 
     /// Pixels through Mutter's screen cast, recording the monitors as they are now: a
@@ -866,6 +894,29 @@ async fn look_once(
         old.stop().await;
     }
     seen
+}
+
+/// One capture through the watch in `slot`, started when there is none; a watch that gave no
+/// pixels is ended, for the next capture to start afresh.
+async fn capture_once(
+    slot: &mut Option<CursorWatch>,
+    bus: &zbus::Connection,
+    monitors: &[(String, Rect)],
+    rect: Rect,
+) -> std::result::Result<RgbImage, GnomeError> {
+    let watch = match slot.as_mut() {
+        Some(watch) => watch,
+        None => slot.insert(CursorWatch::start(bus.clone(), monitors, CALL_TIMEOUT).await?),
+    };
+    let image = watch.capture(rect, FRAME_TIMEOUT).await;
+    if matches!(
+        image,
+        Err(GnomeError::NoCursor { .. } | GnomeError::NoFrame { .. })
+    ) && let Some(old) = slot.take()
+    {
+        old.stop().await;
+    }
+    image
 }
 
 /// One capture through the recording in `slot`, started when there is none; a recording that
