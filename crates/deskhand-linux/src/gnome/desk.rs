@@ -691,7 +691,10 @@ impl Gnome {
     /// (`benches/gnome_capture.rs`, release, medians of 11: 1280×800 158 ms by the shell, 122 ms
     /// by the screen cast; 400×300 23 ms against 129 ms, as a screen-cast client spends about
     /// 120 ms connecting and negotiating whatever the size). The screen cast is the fall-back
-    /// when the shell's screenshot fails.
+    /// when the shell's screenshot fails. Without the extension the screen cast kept connected
+    /// for the pointer gives its latest picture after the wait that makes it current (on a
+    /// later run: 55 ms for 1280×800 and 53 ms for 400×300, against 71 and 52 ms connecting a
+    /// client for one frame).
     pub async fn capture(&self, rect: Rect) -> Result<RgbImage> {
         if !self.extension_running().await? {
             return self.watched_capture(rect).await;
