@@ -40,7 +40,7 @@ const IDLE_WAKE: Duration = Duration::from_millis(250);
 
 /// What a monitor's stream last said of the pointer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Sighting {
+enum Sighting {
     /// On this monitor, at this screen point (logical pixels, as the pointer moves).
     At(Point),
     /// Not on this monitor: on another one, or hidden (Mutter hides it while no pointing
@@ -51,16 +51,16 @@ pub enum Sighting {
 /// `spa_meta_cursor` as Mutter fills it: `id` 0 when the pointer is hidden or off the
 /// monitor, else the pointer's position in the stream's pixels, from the monitor's top-left.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct CursorMeta {
-    pub id: u32,
-    pub x: i32,
-    pub y: i32,
+struct CursorMeta {
+    id: u32,
+    x: i32,
+    y: i32,
 }
 
 /// The screen point a cursor metadata names, on a monitor at `area` (logical pixels) whose
 /// stream's frames are `frame` pixels wide and high: more than its logical size on a scaled
 /// monitor.
-pub fn sighting(meta: CursorMeta, frame: (u32, u32), area: Rect) -> Sighting {
+fn sighting(meta: CursorMeta, frame: (u32, u32), area: Rect) -> Sighting {
     if meta.id == 0 {
         return Sighting::Away;
     }
@@ -245,7 +245,7 @@ impl CursorWatch {
         Ok(all)
     }
 
-    /// Where the pointer is (see [`CursorWatch::look_all`]).
+    /// Where the pointer is, as the streams told it up to three frames after the call began.
     pub async fn look(&mut self, timeout: Duration) -> Result<Pointer, GnomeError> {
         let latest = self
             .look_all(timeout)
@@ -265,7 +265,7 @@ impl CursorWatch {
     }
 
     /// The pixels of `rect` (screen coordinates), clipped to the screen, from each monitor's
-    /// latest picture (see [`CursorWatch::look_all`]): Mutter sends one whenever the screen
+    /// latest picture, read as the pointer is: Mutter sends one whenever the screen
     /// changes.
     pub async fn capture(&mut self, rect: Rect, timeout: Duration) -> Result<RgbImage, GnomeError> {
         let seen = self.look_all(timeout).await?;
