@@ -1,8 +1,10 @@
 //! `cargo bench -p deskhand-linux --bench gnome_capture`: one capture on headless GNOME through
 //! each route deskhand has there, the shell extension's `Screenshot` and Mutter's screen cast
-//! over PipeWire (a recording kept between captures, and one started for each), of the whole
-//! 1280×800 screen and of a 400×300 region, with the GTK3 fixture app on the screen. It prints
-//! medians only: which route is the default is decided from them in `gnome/desk.rs`.
+//! over PipeWire (a recording kept between captures, and one started for each, and the screen
+//! cast with the pointer kept connected, which keeps the latest picture), of the whole
+//! 1280×800 screen and of a 400×300 region, with the GTK3 fixture app on the screen; then one
+//! read of the pointer through the extension and through the screen cast with the pointer. It
+//! prints medians only: which route is the default is decided from them in `gnome/desk.rs`.
 
 #[cfg(target_os = "linux")]
 mod bench {
@@ -12,7 +14,8 @@ mod bench {
 
     use deskhand_core::model::{Rect, RgbImage};
     use deskhand_linux::desktop::{self, Compositor, StartOptions};
-    use deskhand_linux::gnome::cast::Recording;
+    use deskhand_linux::gnome::cast::{CursorMode, Recording};
+    use deskhand_linux::gnome::cursor::CursorWatch;
     use deskhand_linux::gnome::remote::monitors_of;
     use deskhand_linux::gnome::shell::Shell;
 
@@ -39,6 +42,23 @@ mod bench {
             let image = capture().await;
             samples.push(start.elapsed());
             assert!(image.width > 0 && image.height > 0);
+        }
+        median(samples)
+    }
+
+    async fn timed_read<F, Fut>(mut read: F) -> f64
+    where
+        F: FnMut() -> Fut,
+        Fut: std::future::Future<Output = ()>,
+    {
+        for _ in 0..WARM_UP {
+            read().await;
+        }
+        let mut samples = Vec::new();
+        for _ in 0..RUNS {
+            let start = Instant::now();
+            read().await;
+            samples.push(start.elapsed());
         }
         median(samples)
     }
@@ -103,7 +123,7 @@ mod bench {
             .expect("gtk3-widget-factory starts");
         tokio::time::sleep(Duration::from_secs(4)).await;
         let pid = shell_pid(desk);
-        let recording = Recording::start(conn.clone(), monitors, TIMEOUT)
+        let recording = Recording::start(conn.clone(), monitors, CursorMode::Hidden, TIMEOUT)
             .await
             .expect("a screen cast starts");
         let before = shell_cpu_ms(pid);
@@ -171,7 +191,7 @@ mod bench {
             timed(shot(screen)).await,
             timed(shot(region)).await
         );
-        let kept = Recording::start(conn.clone(), &monitors, TIMEOUT)
+        let kept = Recording::start(conn.clone(), &monitors, CursorMode::Hidden, TIMEOUT)
             .await
             .expect("a screen cast starts");
         let cast = |rect| {
@@ -188,12 +208,43 @@ mod bench {
             timed(cast(region)).await
         );
         kept.stop().await;
+        // Behind a lock, as deskhand holds it, for the timed closures to share.
+        let watch = tokio::sync::Mutex::new(
+            CursorWatch::start(conn.clone(), &monitors, TIMEOUT)
+                .await
+                .expect("a screen cast with the pointer starts"),
+        );
+        let mut watched = Vec::new();
+        for rect in [screen, region] {
+            watched.push(
+                timed(|| {
+                    let (conn, watch) = (&conn, &watch);
+                    async move {
+                        // As deskhand does it: the layout read, which is also the round trip
+                        // to Mutter that makes the look current, then the look.
+                        monitors_of(conn, TIMEOUT).await.unwrap();
+                        watch
+                            .lock()
+                            .await
+                            .capture(rect, TIMEOUT)
+                            .await
+                            .expect("a kept screen-cast frame")
+                    }
+                })
+                .await,
+            );
+        }
+        println!(
+            "| screen cast with the pointer, kept connected | {:.1} | {:.1} |",
+            watched[0], watched[1]
+        );
         let fresh = |rect| {
             let (conn, monitors) = (&conn, &monitors);
             move || async move {
-                let recording = Recording::start(conn.clone(), monitors, TIMEOUT)
-                    .await
-                    .expect("a screen cast starts");
+                let recording =
+                    Recording::start(conn.clone(), monitors, CursorMode::Hidden, TIMEOUT)
+                        .await
+                        .expect("a screen cast starts");
                 let image = recording
                     .capture(rect, TIMEOUT)
                     .await
@@ -206,6 +257,38 @@ mod bench {
             "| screen cast, recording per capture | {:.1} | {:.1} |",
             timed(fresh(screen)).await,
             timed(fresh(region)).await
+        );
+        println!();
+        println!("| pointer read | ms |");
+        println!("|---|---|");
+        let shell_pointer = timed_read(|| async {
+            shell.pointer().await.expect("the shell's pointer");
+        })
+        .await;
+        println!("| shell extension Pointer | {shell_pointer:.1} |");
+        let kept_pointer = timed_read(|| {
+            let (conn, watch) = (&conn, &watch);
+            async move {
+                monitors_of(conn, TIMEOUT).await.unwrap();
+                watch.lock().await.look(TIMEOUT).await.expect("the pointer");
+            }
+        })
+        .await;
+        println!("| screen cast with the pointer, kept connected | {kept_pointer:.1} |");
+        watch.into_inner().stop().await;
+        let first_pointer = timed_read(|| {
+            let (conn, monitors) = (&conn, &monitors);
+            async move {
+                let mut watch = CursorWatch::start(conn.clone(), monitors, TIMEOUT)
+                    .await
+                    .expect("a screen cast with the pointer starts");
+                watch.look(TIMEOUT).await.expect("the pointer");
+                watch.stop().await;
+            }
+        })
+        .await;
+        println!(
+            "| screen cast with the pointer, started for the read (a CLI call's first) | {first_pointer:.1} |"
         );
         compositor_cost(&desk, &conn, &monitors).await;
         let _ = app.kill();

@@ -1288,3 +1288,89 @@ fn gnome_without_its_extension_acts_by_ref_and_refuses_what_needs_positions() {
         "nothing reached the first window: {after:?}"
     );
 }
+
+/// Without deskhand's extension the kill switch still sees the pointer, which a person moves
+/// (here through a remote-desktop session of the test's own, not deskhand's): in the top-left
+/// corner the next action is stopped and reaches nothing, through the MCP server's kept screen
+/// cast and through a CLI call's new one; out of it the next action runs and says it resumed.
+#[test]
+fn gnome_without_its_extension_stops_at_a_pointer_a_person_moves_into_the_corner() {
+    let (_turn, desk) = Display::Gnome.desktop();
+    let fixture = desk.fixture("Corner Fixture", 1);
+    let (w, _) = window_where(desk, GTK_START, "the fixture", |t| t == "Corner Fixture");
+    desk.act("focus", json!({"target": w})).ok();
+    let _off = WithoutExtension::new(desk);
+    let runtime = tokio::runtime::Runtime::new().expect("a runtime");
+    let _inside = runtime.enter();
+    let person = gnome_session(&runtime, desk);
+    let move_to = |x: i32, y: i32| {
+        runtime
+            .block_on(person.move_to(deskhand_core::model::Point { x, y }))
+            .expect("the person's pointer moves");
+        // A person's move, then the agent's next call a moment later.
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    // Mutter drops a new session's first motions until its pointer has joined the seat.
+    for _ in 0..5 {
+        move_to(400, 400);
+    }
+    let _leave = Cornered {
+        display: Display::Gnome,
+        desk,
+    };
+
+    let mcp = desk.mcp();
+    let w = mcp.window_id("Corner Fixture", GTK_START);
+    let text = wait_until(GTK_START, || {
+        let seen = mcp.call(json!({"action": "observe", "target": w}));
+        seen.text
+            .contains("button \"Press me\"")
+            .then_some(seen.text)
+    })
+    .expect("the fixture's button");
+    let press = ref_of(&text, &["button \"Press me\""]);
+    let clicks = |events: &[Value]| {
+        events
+            .iter()
+            .filter(|e| e["event"] == "clicked" && e["widget"] == "press_me")
+            .count()
+    };
+    let before = fixture.events().len();
+    let ran = mcp.call(json!({"action": "click", "ref": press}));
+    assert!(!ran.is_error, "{}", ran.text);
+    assert!(!ran.text.contains("resumed"), "{}", ran.text);
+    fixture.wait_for("the first click", |e| {
+        e["event"] == "clicked" && e["widget"] == "press_me"
+    });
+
+    move_to(0, 0);
+    let before_stop = fixture.settled_events(before).len() + before;
+    let stopped = mcp.call(json!({"action": "click", "ref": press}));
+    assert_eq!(stopped.kind(), Some("stopped"), "{}", stopped.text);
+    let cli = desk.act(
+        "click",
+        json!({"find": {"name": "Press me", "role": "button"}}),
+    );
+    assert_ne!(cli.code, 0, "{}", cli.stdout);
+    assert!(cli.stdout.starts_with("failed (stopped)"), "{}", cli.stdout);
+    let after = fixture.settled_events(before_stop);
+    assert_eq!(clicks(&after), 0, "nothing reached the app: {after:?}");
+
+    move_to(640, 400);
+    let resumed = mcp.call(json!({"action": "click", "ref": press}));
+    assert!(!resumed.is_error, "{}", resumed.text);
+    assert!(
+        resumed
+            .text
+            .starts_with(deskhand_core::safety::RESUMED_NOTE),
+        "{}",
+        resumed.text
+    );
+    wait_until(SETTLE, || {
+        (clicks(&fixture.events()[before_stop..]) > 0).then_some(())
+    })
+    .expect("the click after resuming reaches the app");
+    let after = fixture.settled_events(before_stop);
+    assert_eq!(clicks(&after), 1, "{after:?}");
+    mcp.close();
+}

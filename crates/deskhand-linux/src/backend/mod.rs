@@ -1102,12 +1102,6 @@ impl Input for LinuxBackend {
             return sway.pointer().await;
         }
         if let Some(gnome) = self.gnome() {
-            if !gnome.extension_running().await? {
-                // GNOME tells where the pointer is only to the extension, and without it
-                // deskhand moves none: the kill switch sees no pointer, as on sway for a
-                // pointer someone else moved (said in every window listing's note).
-                return Ok(gnome.screen().await?.center());
-            }
             return gnome.pointer().await;
         }
         let (x, y) = self

@@ -11,6 +11,9 @@
 //! its ~120 ms of connecting, but takes every frame the screen changes (80 in 5 s of a spinner),
 //! each a copy in Mutter and a wake-up here, for captures that may never come; the bench could
 //! not tell that cost in gnome-shell's CPU from the noise (3.19 s against 3.08 s over 5 s).
+//! Without the extension such a client is kept anyway, for the kill switch to see the pointer
+//! (`cursor.rs`), and captures read its latest picture; the one-frame client here serves the
+//! captures the shell's screenshot failed.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -28,14 +31,21 @@ use super::{GnomeError, call};
 const CAST: &str = "org.gnome.Mutter.ScreenCast";
 const CAST_SESSION: &str = "org.gnome.Mutter.ScreenCast.Session";
 const CAST_STREAM: &str = "org.gnome.Mutter.ScreenCast.Stream";
-/// `cursor-mode` 0: the pointer is left out of the frames, as X11's and the shell's screenshots
-/// leave it out.
-const CURSOR_HIDDEN: u32 = 0;
+
+/// What a recording does with the pointer (Mutter's `cursor-mode`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CursorMode {
+    /// Left out of the frames, as X11's and the shell's screenshots leave it out.
+    Hidden = 0,
+    /// Left out of the frames and told beside them, as metadata on each buffer: where it is,
+    /// or that it is hidden.
+    Metadata = 2,
+}
 /// How long Mutter may take to hand a started recording's stream to PipeWire.
 const NODE_TIMEOUT: Duration = Duration::from_secs(3);
 
 /// The place of a frame's red, green and blue bytes in a 4-byte pixel of a video format.
-fn channel_offsets(format: spa::param::video::VideoFormat) -> Option<[usize; 3]> {
+pub(super) fn channel_offsets(format: spa::param::video::VideoFormat) -> Option<[usize; 3]> {
     use spa::param::video::VideoFormat as F;
     match format {
         F::BGRx | F::BGRA => Some([2, 1, 0]),
@@ -76,6 +86,7 @@ pub struct Recording {
     conn: zbus::Connection,
     session: OwnedObjectPath,
     pub monitors: Vec<MonitorNode>,
+    cursor: CursorMode,
     timeout: Duration,
 }
 
@@ -84,6 +95,7 @@ impl Recording {
     pub async fn start(
         conn: zbus::Connection,
         monitors: &[(String, Rect)],
+        cursor: CursorMode,
         timeout: Duration,
     ) -> Result<Self, GnomeError> {
         let session: OwnedObjectPath = call(
@@ -106,6 +118,7 @@ impl Recording {
             conn,
             session,
             monitors: Vec::new(),
+            cursor,
             timeout,
         };
         let started = recording.record(monitors).await;
@@ -118,7 +131,7 @@ impl Recording {
     async fn record(&mut self, monitors: &[(String, Rect)]) -> Result<(), GnomeError> {
         let mut added = Vec::new();
         for (connector, area) in monitors {
-            let options = HashMap::from([("cursor-mode", Value::from(CURSOR_HIDDEN))]);
+            let options = HashMap::from([("cursor-mode", Value::from(self.cursor as u32))]);
             let stream: OwnedObjectPath = call(
                 &self.conn,
                 CAST,
@@ -188,6 +201,16 @@ impl Recording {
         Ok(())
     }
 
+    /// Whether the recording was made with `monitors` (connector and area), as they are now.
+    pub fn records(&self, monitors: &[(String, Rect)]) -> bool {
+        self.monitors.len() == monitors.len()
+            && self
+                .monitors
+                .iter()
+                .zip(monitors)
+                .all(|(m, (connector, area))| &m.connector == connector && m.area == *area)
+    }
+
     /// Ends the session; best effort, as Mutter ends it anyway with the connection.
     pub async fn stop(&self) {
         let _ = call::<_, ()>(
@@ -205,42 +228,78 @@ impl Recording {
     /// The pixels of `rect` (screen coordinates), clipped to the screen, each monitor's part
     /// read from a frame of its own stream.
     pub async fn capture(&self, rect: Rect, timeout: Duration) -> Result<RgbImage, GnomeError> {
-        let screen = super::remote::bounding(self.monitors.iter().map(|m| m.area));
-        let rect = rect.intersect(&screen).ok_or_else(|| {
-            GnomeError::OffScreen(format!(
-                "{},{} {}x{} (the screen is {}x{})",
-                rect.x, rect.y, rect.width, rect.height, screen.width, screen.height
-            ))
-        })?;
-        let mut image = RgbImage {
-            width: rect.width,
-            height: rect.height,
-            data: vec![0; rect.width as usize * rect.height as usize * 3],
-        };
-        for monitor in &self.monitors {
-            let Some(part) = rect.intersect(&monitor.area) else {
-                continue;
-            };
-            let within = Rect::new(
-                part.x - monitor.area.x,
-                part.y - monitor.area.y,
-                part.width,
-                part.height,
-            );
-            let read = frame_of(monitor.node, monitor.area, within, timeout)
+        let (mut image, parts) = layout(&self.monitors, rect)?;
+        for part in parts {
+            let read = frame_of(part.monitor.node, part.monitor.area, part.within, timeout)
                 .await
-                .map_err(|why| GnomeError::NoFrame {
-                    monitor: monitor.connector.clone(),
-                    why,
-                })?;
-            paste(&mut image, &read, (part.x - rect.x, part.y - rect.y));
+                .map_err(|why| part.failed(why))?;
+            paste(&mut image, &read, part.at);
         }
         Ok(image)
     }
 }
 
+/// A monitor's part of a capture.
+pub(super) struct Part<'m> {
+    pub(super) monitor: &'m MonitorNode,
+    /// The monitor's place in the recording's list.
+    pub(super) index: usize,
+    /// Where in the monitor, in its logical pixels.
+    pub(super) within: Rect,
+    /// Where in the captured image.
+    pub(super) at: (i32, i32),
+}
+
+impl Part<'_> {
+    pub(super) fn failed(&self, why: String) -> GnomeError {
+        GnomeError::NoFrame {
+            monitor: self.monitor.connector.clone(),
+            why,
+        }
+    }
+}
+
+/// The image of `rect` (screen coordinates) clipped to the screen, black, and each monitor's
+/// part of it, to be pasted in.
+pub(super) fn layout(
+    monitors: &[MonitorNode],
+    rect: Rect,
+) -> Result<(RgbImage, Vec<Part<'_>>), GnomeError> {
+    let screen = super::remote::bounding(monitors.iter().map(|m| m.area));
+    let rect = rect.intersect(&screen).ok_or_else(|| {
+        GnomeError::OffScreen(format!(
+            "{},{} {}x{} (the screen is {}x{})",
+            rect.x, rect.y, rect.width, rect.height, screen.width, screen.height
+        ))
+    })?;
+    let image = RgbImage {
+        width: rect.width,
+        height: rect.height,
+        data: vec![0; rect.width as usize * rect.height as usize * 3],
+    };
+    let parts = monitors
+        .iter()
+        .enumerate()
+        .filter_map(|(index, monitor)| {
+            let part = rect.intersect(&monitor.area)?;
+            Some(Part {
+                monitor,
+                index,
+                within: Rect::new(
+                    part.x - monitor.area.x,
+                    part.y - monitor.area.y,
+                    part.width,
+                    part.height,
+                ),
+                at: (part.x - rect.x, part.y - rect.y),
+            })
+        })
+        .collect();
+    Ok((image, parts))
+}
+
 /// Copies `part` into `image` with its top-left corner at `at`.
-fn paste(image: &mut RgbImage, part: &RgbImage, at: (i32, i32)) {
+pub(super) fn paste(image: &mut RgbImage, part: &RgbImage, at: (i32, i32)) {
     let (left, top) = (at.0.max(0) as usize, at.1.max(0) as usize);
     let width = (part.width as usize).min((image.width as usize).saturating_sub(left));
     for row in 0..part.height as usize {
@@ -255,18 +314,18 @@ fn paste(image: &mut RgbImage, part: &RgbImage, at: (i32, i32)) {
 }
 
 /// A frame's pixels as the stream delivered them.
-struct Frame<'a> {
-    bytes: &'a [u8],
-    width: u32,
-    height: u32,
-    stride: usize,
-    channels: [usize; 3],
+pub(super) struct Frame<'a> {
+    pub(super) bytes: &'a [u8],
+    pub(super) width: u32,
+    pub(super) height: u32,
+    pub(super) stride: usize,
+    pub(super) channels: [usize; 3],
 }
 
 /// The pixels of `within` (logical coordinates in a monitor of `area`'s size) from a frame that
 /// may be larger than the monitor's logical size (a scaled monitor): each logical pixel takes
 /// the frame pixel at its place.
-fn crop_to_rgb(frame: &Frame, area: Rect, within: Rect) -> RgbImage {
+pub(super) fn crop_to_rgb(frame: &Frame, area: Rect, within: Rect) -> RgbImage {
     let (width, height) = (within.width as usize, within.height as usize);
     let mut data = Vec::with_capacity(width * height * 3);
     let [r, g, b] = frame.channels;
@@ -468,6 +527,17 @@ fn frame_pixels(
     area: Rect,
     within: Rect,
 ) -> Result<RgbImage, String> {
+    frame_in(data, format, offset, size, stride).map(|frame| crop_to_rgb(&frame, area, within))
+}
+
+/// The picture in a mapped buffer, checked against the negotiated format.
+pub(super) fn frame_in<'a>(
+    data: &'a mut spa::buffer::Data,
+    format: spa::param::video::VideoInfoRaw,
+    offset: usize,
+    size: usize,
+    stride: i32,
+) -> Result<Frame<'a>, String> {
     let kind = data.type_();
     if kind != spa::buffer::DataType::MemFd && kind != spa::buffer::DataType::MemPtr {
         return Err(format!("the stream sent {kind:?} buffers, not memory"));
@@ -491,17 +561,16 @@ fn frame_pixels(
                 size_of.width, size_of.height
             )
         })?;
-    let frame = Frame {
+    Ok(Frame {
         bytes,
         width: size_of.width,
         height: size_of.height,
         stride,
         channels,
-    };
-    Ok(crop_to_rgb(&frame, area, within))
+    })
 }
 
-fn serialize(object: spa::pod::Object) -> Option<Vec<u8>> {
+pub(super) fn serialize(object: spa::pod::Object) -> Option<Vec<u8>> {
     spa::pod::serialize::PodSerializer::serialize(
         std::io::Cursor::new(Vec::new()),
         &spa::pod::Value::Object(object),
@@ -511,7 +580,7 @@ fn serialize(object: spa::pod::Object) -> Option<Vec<u8>> {
 }
 
 /// Raw video in any 4-byte RGB order, of any size and rate: the stream says which.
-fn enum_format() -> Option<Vec<u8>> {
+pub(super) fn enum_format() -> Option<Vec<u8>> {
     use spa::param::format::{FormatProperties, MediaSubtype, MediaType};
     use spa::pod::{ChoiceValue, Property, PropertyFlags, Value};
     use spa::utils::{Choice, ChoiceEnum, ChoiceFlags, Fraction, Id, Rectangle};
@@ -582,7 +651,7 @@ fn enum_format() -> Option<Vec<u8>> {
 
 /// Buffers in shared memory only: a DMA-BUF would need a GPU to read, and headless Mutter may
 /// have none.
-fn memory_buffers() -> Option<Vec<u8>> {
+pub(super) fn memory_buffers() -> Option<Vec<u8>> {
     use spa::pod::{ChoiceValue, Property, PropertyFlags, Value};
     use spa::utils::{Choice, ChoiceEnum, ChoiceFlags};
     let memory = (1 << spa::sys::SPA_DATA_MemFd) | (1 << spa::sys::SPA_DATA_MemPtr);

@@ -3,6 +3,7 @@
 //! windows and focus.
 
 pub mod cast;
+pub mod cursor;
 mod desk;
 pub mod extension;
 pub mod remote;
@@ -15,7 +16,7 @@ use serde::Deserialize;
 pub use desk::{Gnome, PASTE_WAIT, Placement, gnome_error};
 
 /// The one-line note that replies about windows carry while the extension is absent.
-pub const POSITIONS_UNKNOWN: &str = "window positions unknown: GNOME tells them only to deskhand's shell extension, which is not running; refs work through accessibility (click, type, value, focus of a field), the screen's pixels come through GNOME's screen cast, while points, the pointer, a window's pixels and the kill switch (which cannot see the pointer) need the extension: run `deskhand gnome-extension install`, then log out and back in";
+pub const POSITIONS_UNKNOWN: &str = "window positions unknown: GNOME tells them only to deskhand's shell extension, which is not running; refs work through accessibility (click, type, value, focus of a field), the screen's pixels and where the pointer is (for the kill switch) come through GNOME's screen cast, while points, moving the pointer and a window's pixels need the extension: run `deskhand gnome-extension install`, then log out and back in";
 
 #[derive(Debug, thiserror::Error)]
 pub enum GnomeError {
@@ -44,6 +45,10 @@ pub enum GnomeError {
         "GNOME's screen cast of monitor {monitor} gave no picture ({why}); the screen sharing may have been stopped from the top bar, or PipeWire (`pipewire` and `wireplumber`) is not running in this session: try again, which starts a new screen cast"
     )]
     NoFrame { monitor: String, why: String },
+    #[error(
+        "GNOME's screen cast of monitor {monitor}, which tells deskhand where the pointer is while its shell extension is not running, told nothing ({why}); the screen sharing may have been stopped from the top bar, or PipeWire (`pipewire` and `wireplumber`) is not running in this session: try again, which starts a new screen cast, or run `deskhand gnome-extension install`, then log out and back in"
+    )]
+    NoCursor { monitor: String, why: String },
     #[error(
         "the rectangle {0} lies off the screen, so it has no pixels; take a `screenshot` of the screen to see what is there"
     )]
