@@ -1208,6 +1208,24 @@ fn gnome_without_its_extension_acts_by_ref_and_refuses_what_needs_positions() {
     wait_for_line(desk, &w, &name, "the typed text in the entry", |l| {
         l.contains("value=\"hello, world 42\"") && l.contains(" focused")
     });
+    // Text that keys cannot carry whole is refused before its first key: typed in part, it
+    // would leave a fragment in the field.
+    let before = fixture.events().len();
+    let refused = desk.act("type", json!({"text": " and héllo"}));
+    assert!(
+        refused.code == 1
+            && refused
+                .stdout
+                .starts_with("failed (unsupported): nothing was typed")
+            && refused.stdout.contains("gnome-extension install"),
+        "{}",
+        refused.stdout
+    );
+    let after = fixture.settled_events(before);
+    assert!(
+        !after.iter().any(|e| e["event"] == "text"),
+        "no key reached the entry: {after:?}"
+    );
     let reply = desk
         .act(
             "set_value",

@@ -349,6 +349,15 @@ impl LinuxBackend {
         let rest: String = text.chars().skip(sent).collect();
         let typable = typable_as_keys(&rest);
         let beyond_keys = typable < rest.chars().count();
+        // Known before anything is sent: typing the part keys can carry would leave the field
+        // with a fragment of the text.
+        if beyond_keys && why == KeysOnly::NoExtension {
+            let refused = Error::new(
+                ErrorKind::Unsupported,
+                format!("nothing was typed: {NO_EXTENSION_REFUSAL}"),
+            );
+            return self.typed((sent, Some(refused)), total, routes, None).await;
+        }
         let runs = match why {
             KeysOnly::NoInputMethod if beyond_keys => {
                 if let Some(refused) = self.paste_refusal().await? {
@@ -416,10 +425,6 @@ impl LinuxBackend {
                     note = Some(pasted.clipboard);
                 }
             }
-        }
-        if beyond_keys && why == KeysOnly::NoExtension {
-            let refused = Error::new(ErrorKind::Unsupported, NO_EXTENSION_REFUSAL);
-            return self.typed((sent, Some(refused)), total, routes, note).await;
         }
         self.typed((sent, None), total, routes, note).await
     }
