@@ -51,7 +51,7 @@ pub(crate) async fn resolve<B: Backend>(
                 None => Err(Error::new(
                     ErrorKind::SurfaceGone,
                     format!(
-                        "w{id} is gone: that window was closed; call `windows` and pick another window"
+                        "w{id} is gone: no window listed now is the one it named (it was closed, or the desktop now tells its windows apart another way, as GNOME does when deskhand's shell extension starts or stops); call `windows` and pick another window"
                     ),
                 )),
             }
