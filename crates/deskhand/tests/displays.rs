@@ -221,6 +221,28 @@ fn qt_featherpad_takes_pointer_clicks_at_reported_points_and_unicode_text(displa
 
 /// The PyQt 5 fixture of a name, a password and a read-only field, titled `title`, started and
 /// focused: its log and its window.
+/// `refused` failed as it should, saying `starts` and each of `says`, and the fixture logged no
+/// `event` after its first `before` events: nothing reached the app.
+fn assert_refused_untouched(
+    refused: &common::Run,
+    starts: &str,
+    says: &[&str],
+    fixture: &common::Fixture,
+    before: usize,
+    event: &str,
+) {
+    assert!(
+        refused.stdout.starts_with(starts) && says.iter().all(|s| refused.stdout.contains(s)),
+        "{}",
+        refused.stdout
+    );
+    let after = fixture.settled_events(before);
+    assert!(
+        after.iter().all(|e| e["event"] != event),
+        "a {event} event reached the app: {after:?}"
+    );
+}
+
 fn qt_fields(desk: &Desktop, title: &str) -> (common::Fixture, String) {
     let log = desk.scratch(&format!("{title}.jsonl"));
     let script =
@@ -260,17 +282,13 @@ fn gnome_refuses_to_paste_into_a_qt_password_field_and_changes_nothing() {
 
     let password = ref_of(&text, &["password \"Password\""]);
     let refused = desk.act("type", json!({"ref": password, "text": "pässwörd"}));
-    assert!(
-        refused.stdout.starts_with("failed (unsupported)")
-            && refused.stdout.contains("is a password field")
-            && refused.stdout.contains("nothing was typed"),
-        "{}",
-        refused.stdout
-    );
-    let after = fields.settled_events(before);
-    assert!(
-        after.iter().all(|e| e["event"] != "password"),
-        "the password field changed: {after:?}"
+    assert_refused_untouched(
+        &refused,
+        "failed (unsupported)",
+        &["is a password field", "nothing was typed"],
+        &fields,
+        before,
+        "password",
     );
     let clipboard = desk.act_json("clipboard", json!({}));
     assert_eq!(clipboard["data"]["text"], kept, "{clipboard}");
@@ -328,16 +346,13 @@ fn gnome_refuses_to_paste_over_a_clipboard_it_could_not_put_back() {
 
     let name = ref_of(&text, &["text \"Name\""]);
     let refused = desk.act("type", json!({"ref": name, "text": "ab ü"}));
-    assert!(
-        refused.stdout.starts_with("failed (unsupported)")
-            && refused.stdout.contains("holds no text but image/png"),
-        "{}",
-        refused.stdout
-    );
-    let after = fields.settled_events(before);
-    assert!(
-        after.iter().all(|e| e["event"] != "text"),
-        "the field changed: {after:?}"
+    assert_refused_untouched(
+        &refused,
+        "failed (unsupported)",
+        &["holds no text but image/png"],
+        &fields,
+        before,
+        "text",
     );
     let held = desk.act_json("clipboard", json!({}));
     assert_eq!(held["data"]["types"], json!(["image/png"]), "{held}");
@@ -1212,19 +1227,14 @@ fn gnome_without_its_extension_acts_by_ref_and_refuses_what_needs_positions() {
     // would leave a fragment in the field.
     let before = fixture.events().len();
     let refused = desk.act("type", json!({"text": " and héllo"}));
-    assert!(
-        refused.code == 1
-            && refused
-                .stdout
-                .starts_with("failed (unsupported): nothing was typed")
-            && refused.stdout.contains("gnome-extension install"),
-        "{}",
-        refused.stdout
-    );
-    let after = fixture.settled_events(before);
-    assert!(
-        !after.iter().any(|e| e["event"] == "text"),
-        "no key reached the entry: {after:?}"
+    assert_eq!(refused.code, 1, "{}", refused.stdout);
+    assert_refused_untouched(
+        &refused,
+        "failed (unsupported): nothing was typed",
+        &["gnome-extension install"],
+        &fixture,
+        before,
+        "text",
     );
     let reply = desk
         .act(

@@ -347,8 +347,7 @@ impl LinuxBackend {
     ) -> Result<Typed> {
         let gnome = self.gnome_or_err()?;
         let rest: String = text.chars().skip(sent).collect();
-        let typable = typable_as_keys(&rest);
-        let beyond_keys = typable < rest.chars().count();
+        let beyond_keys = typable_as_keys(&rest) < rest.chars().count();
         // Known before anything is sent: typing the part keys can carry would leave the field
         // with a fragment of the text.
         if beyond_keys && why == KeysOnly::NoExtension {
@@ -368,7 +367,8 @@ impl LinuxBackend {
                 }
                 runs(&rest)
             }
-            _ => vec![Run::Keys(rest.chars().take(typable).collect())],
+            // Everything left is keys: a text beyond them without the extension was refused.
+            _ => vec![Run::Keys(rest)],
         };
         let mut sent = sent;
         let mut note = None;
