@@ -19,7 +19,12 @@ const LIBRARY_NAMES: [&str; 2] = ["libtesseract.so.5", "libtesseract.so"];
 /// `tesseract::PSM_SINGLE_LINE` in `publictypes.h`: the image is one line of text.
 pub const PSM_SINGLE_LINE: c_int = 7;
 
+/// `tesseract::PageIteratorLevel` in `publictypes.h`.
+const LEVEL_WORD: c_int = 3;
+const LEVEL_SYMBOL: c_int = 4;
+
 type Handle = *mut c_void;
+type Iterator = *mut c_void;
 
 /// The entry points, resolved once; the library they live in stays loaded for the process.
 struct Api {
@@ -33,6 +38,21 @@ struct Api {
     recognize: unsafe extern "C" fn(Handle, *mut c_void) -> c_int,
     get_tsv_text: unsafe extern "C" fn(Handle, c_int) -> *mut c_char,
     delete_text: unsafe extern "C" fn(*const c_char),
+    get_iterator: unsafe extern "C" fn(Handle) -> Iterator,
+    iterator_delete: unsafe extern "C" fn(Iterator),
+    iterator_next: unsafe extern "C" fn(Iterator, c_int) -> c_int,
+    iterator_text: unsafe extern "C" fn(Iterator, c_int) -> *mut c_char,
+    iterator_confidence: unsafe extern "C" fn(Iterator, c_int) -> f32,
+    page_iterator: unsafe extern "C" fn(Iterator) -> Iterator,
+    page_bounding_box: unsafe extern "C" fn(
+        Iterator,
+        c_int,
+        *mut c_int,
+        *mut c_int,
+        *mut c_int,
+        *mut c_int,
+    ) -> c_int,
+    page_at_beginning_of: unsafe extern "C" fn(Iterator, c_int) -> c_int,
     _library: libloading::Library,
 }
 
@@ -71,9 +91,25 @@ fn resolve(library: libloading::Library) -> Result<Api, libloading::Error> {
             recognize: *library.get(b"TessBaseAPIRecognize\0")?,
             get_tsv_text: *library.get(b"TessBaseAPIGetTsvText\0")?,
             delete_text: *library.get(b"TessDeleteText\0")?,
+            get_iterator: *library.get(b"TessBaseAPIGetIterator\0")?,
+            iterator_delete: *library.get(b"TessResultIteratorDelete\0")?,
+            iterator_next: *library.get(b"TessResultIteratorNext\0")?,
+            iterator_text: *library.get(b"TessResultIteratorGetUTF8Text\0")?,
+            iterator_confidence: *library.get(b"TessResultIteratorConfidence\0")?,
+            page_iterator: *library.get(b"TessResultIteratorGetPageIterator\0")?,
+            page_bounding_box: *library.get(b"TessPageIteratorBoundingBox\0")?,
+            page_at_beginning_of: *library.get(b"TessPageIteratorIsAtBeginningOf\0")?,
             _library: library,
         })
     }
+}
+
+/// A word of the last recognition, character by character: what each character was read as
+/// and the columns of its box, in the pixels of the image read.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SpelledWord {
+    pub confidence: f32,
+    pub characters: Vec<(String, c_int, c_int)>,
 }
 
 /// One Tesseract engine (a `TessBaseAPI`), used by one thread at a time.
@@ -172,6 +208,53 @@ impl TessBaseApi {
         // SAFETY: no progress monitor (null) is allowed.
         let status = unsafe { (self.api.recognize)(self.handle(), ptr::null_mut()) };
         if status == 0 { Ok(()) } else { Err(()) }
+    }
+
+    /// The last recognition's words, each with its characters and where they are.
+    pub fn spelled_words(&mut self) -> Vec<SpelledWord> {
+        let mut words: Vec<SpelledWord> = Vec::new();
+        // SAFETY: the iterator is Tesseract's over its last recognition, used only while the
+        // engine is borrowed here and deleted once; its page iterator is the same object seen
+        // as its base class, not one to delete; each text is copied and given back.
+        unsafe {
+            let results = (self.api.get_iterator)(self.handle());
+            if results.is_null() {
+                return words;
+            }
+            let page = (self.api.page_iterator)(results);
+            loop {
+                let (mut left, mut top, mut right, mut bottom) = (0, 0, 0, 0);
+                let boxed = (self.api.page_bounding_box)(
+                    page,
+                    LEVEL_SYMBOL,
+                    &mut left,
+                    &mut top,
+                    &mut right,
+                    &mut bottom,
+                ) != 0;
+                let text = (self.api.iterator_text)(results, LEVEL_SYMBOL);
+                if boxed && !text.is_null() {
+                    let character = CStr::from_ptr(text).to_string_lossy().into_owned();
+                    if (self.api.page_at_beginning_of)(page, LEVEL_WORD) != 0 || words.is_empty() {
+                        words.push(SpelledWord {
+                            confidence: (self.api.iterator_confidence)(results, LEVEL_WORD),
+                            characters: Vec::new(),
+                        });
+                    }
+                    if let Some(word) = words.last_mut() {
+                        word.characters.push((character, left, right));
+                    }
+                }
+                if !text.is_null() {
+                    (self.api.delete_text)(text);
+                }
+                if (self.api.iterator_next)(results, LEVEL_SYMBOL) == 0 {
+                    break;
+                }
+            }
+            (self.api.iterator_delete)(results);
+        }
+        words
     }
 
     /// The last recognition's words as Tesseract's TSV, `page` numbering its rows.

@@ -8,6 +8,7 @@
 #![deny(unsafe_code)]
 
 mod engine;
+mod glyphs;
 mod prepare;
 mod regions;
 mod words;
@@ -25,6 +26,7 @@ use xxhash_rust::xxh3;
 
 use engine::TessBaseApi;
 use prepare::{Crop, Cut, Gray};
+use words::Word;
 
 /// What can keep Tesseract from reading.
 #[derive(Debug, thiserror::Error)]
@@ -105,6 +107,36 @@ pub struct Tesseract {
     engines: Mutex<Engines>,
     returned: Condvar,
     cache: Mutex<Cache>,
+    glyphs: Mutex<glyphs::Glyphs>,
+    /// Every line is read by Tesseract, none from the glyphs it read before.
+    tesseract_only: bool,
+    read_by_tesseract: AtomicUsize,
+    read_from_glyphs: AtomicUsize,
+    read_partly_from_glyphs: AtomicUsize,
+}
+
+/// How many lines an engine has read so far, and how.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LinesRead {
+    pub by_tesseract: usize,
+    pub from_glyphs: usize,
+    /// Read from glyphs but for some words, which Tesseract read.
+    pub partly_from_glyphs: usize,
+}
+
+impl LinesRead {
+    /// Of the lines read since `before`, the shares read wholly and partly from memory of
+    /// glyphs (0 to 1 each).
+    pub fn shares_from_glyphs_since(&self, before: &LinesRead) -> (f64, f64) {
+        let wholly = self.from_glyphs - before.from_glyphs;
+        let partly = self.partly_from_glyphs - before.partly_from_glyphs;
+        let all = wholly + partly + self.by_tesseract - before.by_tesseract;
+        if all == 0 {
+            (0.0, 0.0)
+        } else {
+            (wholly as f64 / all as f64, partly as f64 / all as f64)
+        }
+    }
 }
 
 #[derive(Default)]
@@ -188,10 +220,37 @@ impl Tesseract {
         }
     }
 
+    /// An engine that reads every line with Tesseract, never from the glyphs it read before:
+    /// what memory's readings are checked against.
+    pub fn tesseract_only(self) -> Self {
+        Self {
+            tesseract_only: true,
+            ..self
+        }
+    }
+
     /// Forgets every cached line and image, so the next read recognizes again: what a
-    /// benchmark of recognition itself needs.
+    /// benchmark of recognition itself needs. The glyphs read stay known.
     pub fn clear_cache(&self) {
         *self.cache.lock().unwrap_or_else(|p| p.into_inner()) = Cache::default();
+    }
+
+    /// Forgets every glyph read, so that the next read meets every font for the first time.
+    pub fn forget_glyphs(&self) {
+        self.glyphs().forget();
+    }
+
+    /// The lines read so far (not those answered by the cache).
+    pub fn lines_read(&self) -> LinesRead {
+        LinesRead {
+            by_tesseract: self.read_by_tesseract.load(Ordering::Relaxed),
+            from_glyphs: self.read_from_glyphs.load(Ordering::Relaxed),
+            partly_from_glyphs: self.read_partly_from_glyphs.load(Ordering::Relaxed),
+        }
+    }
+
+    fn glyphs(&self) -> std::sync::MutexGuard<'_, glyphs::Glyphs> {
+        self.glyphs.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     /// Tesseract with the model `language`, set up to read one line at a time.
@@ -293,9 +352,12 @@ impl Tesseract {
         image: &Gray,
         cut: &Cut,
         parts: usize,
+        shapes: Option<&[glyphs::Shape]>,
     ) -> Result<Vec<WordGroup>, OcrError> {
         let crop = cut.crop(image);
         let all = Self::recognize(&mut reader.english, &crop)?;
+        let spell = |api: &mut TessBaseApi| shapes.map(|_| api.spelled_words());
+        let mut spelled = spell(&mut reader.english);
         let (mut read, mut scale) = (words::sure(all.clone()), crop.scale);
         let mut larger_all = None;
         // A line read unsure is looked at again larger, and the surer reading kept: at 1.5x a
@@ -309,8 +371,17 @@ impl Tesseract {
             let again = words::sure(again_all.clone());
             if !fewer && words::weakest(&again) > words::weakest(&read) {
                 (read, scale) = (again, larger.scale);
+                spelled = spell(&mut reader.english);
             }
             larger_all = Some(again_all);
+        }
+        if let (Some(shapes), Some(spelled)) = (shapes, spelled) {
+            let at = glyphs::Placement {
+                scale,
+                margin: cut.margin(),
+                offset: 0,
+            };
+            self.glyphs().learn(shapes, &spelled, at, None);
         }
         let mut found = words::group(&read, scale);
         if parts > 1 {
@@ -337,6 +408,47 @@ impl Tesseract {
             found = self.read_greek(reader, &crop)?;
         }
         Ok(found)
+    }
+
+    /// A line memory read but for some words: those read by Tesseract (in one crop per run of
+    /// them, the rest of the line left out), learned, and put among the others.
+    fn read_rest(
+        &self,
+        reader: &mut Reader,
+        image: &Gray,
+        cut: &Cut,
+        shapes: &[glyphs::Shape],
+        recall: glyphs::Recall,
+    ) -> Result<Vec<WordGroup>, OcrError> {
+        let mut found = recall.known;
+        for &(left, right) in &recall.unknown {
+            let (part, offset) = cut.part(left, right);
+            let crop = part.crop(image);
+            let read = Self::recognize(&mut reader.english, &crop)?;
+            let spelled = reader.english.spelled_words();
+            let at = glyphs::Placement {
+                scale: crop.scale,
+                margin: part.margin(),
+                offset,
+            };
+            self.glyphs()
+                .learn(shapes, &spelled, at, Some(recall.family));
+            // Into the line's crop at 1x, as memory's words are.
+            let shift = offset + cut.margin() as isize - part.margin() as isize;
+            found.extend(words::sure(read).into_iter().map(|word| {
+                let x = |v: i32| (v as f32 / crop.scale).round() as i32;
+                Word::new(
+                    x(word.left) + shift as i32,
+                    x(word.top) + cut.margin() as i32 - part.margin() as i32,
+                    x(word.width),
+                    x(word.height),
+                    word.confidence,
+                    &word.text,
+                )
+            }));
+        }
+        found.sort_by_key(|word| word.left);
+        Ok(words::group(&found, 1.0))
     }
 
     /// A lone shape the English model could not read, read with the Greek one (Debian's
@@ -377,7 +489,29 @@ impl Tesseract {
                 let Some((_, cut, parts)) = missing.get(i) else {
                     return Ok(());
                 };
-                let found = self.read_line(reader, image, cut, *parts)?;
+                let shapes = if self.tesseract_only {
+                    None
+                } else {
+                    glyphs::shapes(cut.rows(image), cut.ground(image))
+                };
+                let remembered = shapes
+                    .as_deref()
+                    .and_then(|shapes| self.glyphs().read(shapes, cut.margin()));
+                let found = match (remembered, shapes.as_deref()) {
+                    (Some(recall), Some(shapes)) => {
+                        let counter = if recall.unknown.is_empty() {
+                            &self.read_from_glyphs
+                        } else {
+                            &self.read_partly_from_glyphs
+                        };
+                        counter.fetch_add(1, Ordering::Relaxed);
+                        self.read_rest(reader, image, cut, shapes, recall)?
+                    }
+                    _ => {
+                        self.read_by_tesseract.fetch_add(1, Ordering::Relaxed);
+                        self.read_line(reader, image, cut, *parts, shapes.as_deref())?
+                    }
+                };
                 *results[i].lock().unwrap_or_else(|p| p.into_inner()) = found;
             }
         };

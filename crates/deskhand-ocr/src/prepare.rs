@@ -160,12 +160,37 @@ impl Cut {
         self.height
     }
 
+    /// The columns `left..right` of this cut (with the pixel around them that `of` adds), on
+    /// the same margin and enlargement, and how far right of this cut's left they start.
+    pub(crate) fn part(&self, left: usize, right: usize) -> (Cut, isize) {
+        let from = left.saturating_sub(1);
+        let to = (right + 1).min(self.width).max(from + 1);
+        (
+            Cut {
+                left: self.left + from,
+                width: to - from,
+                ..*self
+            },
+            from as isize,
+        )
+    }
+
     /// The same cut enlarged `by` times more, for a second look at a line read unsure.
     pub(crate) fn enlarged(&self, by: f32) -> Cut {
         Cut {
             scale: self.scale * by,
             ..*self
         }
+    }
+
+    /// How many pixels of its ground the crop adds around the cut, at 1x.
+    pub(crate) fn margin(&self) -> usize {
+        self.margin
+    }
+
+    /// The shade the line is drawn on.
+    pub(crate) fn ground(&self, image: &Gray) -> u8 {
+        ground(&self.rows(image).collect::<Vec<_>>())
     }
 
     /// The rows of the image the crop is made of.
@@ -183,23 +208,11 @@ impl Cut {
     pub(crate) fn crop(&self, image: &Gray) -> Crop {
         let (width, height) = (self.width, self.height);
         let rows: Vec<&[u8]> = self.rows(image).collect();
-        // The ground is the commonest shade on the rim; the text, what differs from it.
-        let mut counts = [0u32; 256];
-        for (&top, &bottom) in rows[0].iter().zip(rows[height - 1]) {
-            counts[top as usize] += 1;
-            counts[bottom as usize] += 1;
-        }
-        for row in &rows {
-            counts[row[0] as usize] += 1;
-            counts[row[width - 1] as usize] += 1;
-        }
+        let ground = ground(&rows);
         let sum: u64 = rows
             .iter()
             .map(|row| row.iter().map(|&p| p as u64).sum::<u64>())
             .sum();
-        let ground = (0..=255u8)
-            .max_by_key(|&s| counts[s as usize])
-            .unwrap_or(255);
         let light_on_dark = sum > ground as u64 * (width * height) as u64;
         let shade = |p: u8| if light_on_dark { 255 - p } else { p };
         let margin = self.margin;
@@ -223,6 +236,27 @@ impl Cut {
             scale: self.scale,
         }
     }
+}
+
+/// The commonest shade on the rim of `rows`: the ground; the text is what differs from it.
+fn ground(rows: &[&[u8]]) -> u8 {
+    let (Some(first), Some(last)) = (rows.first(), rows.last()) else {
+        return 255;
+    };
+    let mut counts = [0u32; 256];
+    for (&top, &bottom) in first.iter().zip(*last) {
+        counts[top as usize] += 1;
+        counts[bottom as usize] += 1;
+    }
+    for row in rows {
+        if let (Some(&left), Some(&right)) = (row.first(), row.last()) {
+            counts[left as usize] += 1;
+            counts[right as usize] += 1;
+        }
+    }
+    (0..=255u8)
+        .max_by_key(|&s| counts[s as usize])
+        .unwrap_or(255)
 }
 
 #[cfg(test)]

@@ -9,12 +9,34 @@ use deskhand_core::ocr::WordGroup;
 pub(crate) struct Word {
     /// Block, paragraph and line number: which line of text the word is on.
     line: (u32, u32, u32),
-    left: i32,
-    top: i32,
-    width: i32,
-    height: i32,
-    confidence: f32,
-    text: String,
+    pub(crate) left: i32,
+    pub(crate) top: i32,
+    pub(crate) width: i32,
+    pub(crate) height: i32,
+    pub(crate) confidence: f32,
+    pub(crate) text: String,
+}
+
+impl Word {
+    /// A word of a line read on its own (one line, so no block or paragraph).
+    pub(crate) fn new(
+        left: i32,
+        top: i32,
+        width: i32,
+        height: i32,
+        confidence: f32,
+        text: &str,
+    ) -> Word {
+        Word {
+            line: (1, 1, 1),
+            left,
+            top,
+            width,
+            height,
+            confidence,
+            text: text.to_owned(),
+        }
+    }
 }
 
 /// Short words below this confidence are left out: on UI captures they are icons and borders

@@ -26,6 +26,13 @@ use serde_json::Value;
 const BIN: &str = env!("CARGO_BIN_EXE_deskhand");
 const RUNS: usize = 7;
 
+/// The engine as the server runs it, and one that reads every line with Tesseract, which the
+/// first's readings from its memory of glyphs are checked against.
+struct Engines {
+    reading: Tesseract,
+    alone: Tesseract,
+}
+
 /// A started app, killed with its process group when dropped.
 struct App(Child);
 
@@ -375,7 +382,11 @@ fn main() {
 
 async fn run(dir: PathBuf) {
     let backend = LinuxBackend::connect().expect("connecting to the bench desktop");
-    let engine = Tesseract::default();
+    let engines = Engines {
+        reading: Tesseract::default(),
+        alone: Tesseract::default().tesseract_only(),
+    };
+    let engine = &engines.reading;
     println!(
         "# OCR benchmark ({} build, warm, OMP_THREAD_LIMIT={})",
         if cfg!(debug_assertions) {
@@ -447,7 +458,7 @@ async fn run(dir: PathBuf) {
         ),
     ];
 
-    speed(&backend, &engine, &dir).await;
+    speed(&backend, &engines, &dir).await;
     if !part("accuracy") {
         return;
     }
@@ -529,9 +540,9 @@ async fn run(dir: PathBuf) {
     }
 }
 
-/// A Tk window of `width`x`height` full of lines of text and nothing that moves (no caret, no
-/// spinner), so that "unchanged" is what the cache sees.
-fn text_window(dir: &std::path::Path, title: &str, width: u32, height: u32) -> App {
+/// Lines of `columns` characters repeating one sentence with the line's number in it: the
+/// fewest distinct glyphs dense text can have.
+fn invoice_text(width: u32, height: u32) -> String {
     let lines = (height / 18).max(1);
     let columns = (width / 8).max(10) as usize;
     let mut text = String::new();
@@ -542,20 +553,48 @@ fn text_window(dir: &std::path::Path, title: &str, width: u32, height: u32) -> A
         text.push_str(&line.repeat(columns / line.len() + 1)[..columns]);
         text.push('\n');
     }
-    let script = dir.join(format!("{}.tcl", title.replace(' ', "-")));
+    text
+}
+
+/// Lines of `text` from line `first` on, tabs as spaces: real prose or source code, whose
+/// glyphs a reader meets as they come.
+fn document_text(text: &str, first: usize) -> String {
+    text.lines()
+        .skip(first)
+        .map(|line| line.replace('\t', "    ") + "\n")
+        .collect()
+}
+
+/// A Tk window of `width`x`height` showing `text` in a monospace font, from its top-left, and
+/// nothing that moves (no caret, no spinner), so that "unchanged" is what the cache sees.
+fn text_window(dir: &std::path::Path, title: &str, width: u32, height: u32, text: &str) -> App {
+    let name = title.replace(' ', "-");
+    let text_file = dir.join(format!("{name}.txt"));
+    std::fs::write(&text_file, text).expect("the window's text");
+    let script = dir.join(format!("{name}.tcl"));
     std::fs::write(
         &script,
         format!(
-            "wm title . {{{title}}}\nwm geometry . {width}x{height}+0+0\nlabel .t -justify left -anchor nw -font {{DejaVuSansMono 10}} -text {{{text}}}\npack .t -fill both -expand 1\n"
+            "wm title . {{{title}}}\nwm geometry . {width}x{height}+0+0\nset file [open {{{}}}]\nset text [read $file]\nclose $file\nlabel .t -justify left -anchor nw -font {{DejaVuSansMono 10}} -text $text\npack .t -fill both -expand 1\n",
+            text_file.display()
         ),
     )
     .expect("the Tk script");
     App::spawn("wish", &[script.to_string_lossy().into_owned()])
 }
 
-/// Reads `rect` with the cache cleared `RUNS` times, then captures and reads it again
-/// unchanged `RUNS` times, and prints both medians.
-async fn measure(backend: &LinuxBackend, engine: &Tesseract, what: &str, rect: Rect) {
+/// Reads `rect` `RUNS` times as for the first time (no line cached, no glyph known), then, with
+/// `taught`, `RUNS` times with only the glyphs of that other capture known (a font seen before),
+/// then captures and reads it again unchanged `RUNS` times, and prints the medians; and how
+/// many word groups read differ from what Tesseract alone (`alone`) reads.
+async fn measure(
+    backend: &LinuxBackend,
+    engines: &Engines,
+    what: &str,
+    rect: Rect,
+    taught: Option<&RgbImage>,
+) {
+    let engine = &engines.reading;
     let image = backend.capture(rect).await.expect("capture");
     if let Some(dir) = std::env::var_os("DESKHAND_BENCH_SAVE") {
         save_capture(&PathBuf::from(dir), what, &image);
@@ -563,11 +602,36 @@ async fn measure(backend: &LinuxBackend, engine: &Tesseract, what: &str, rect: R
     engine.read(&image).expect("warm-up read");
     let mut cold = Vec::new();
     let mut groups = Vec::new();
+    let mut from_memory = (0.0, 0.0);
     for _ in 0..RUNS {
         engine.clear_cache();
+        engine.forget_glyphs();
+        let before = engine.lines_read();
         let started = Instant::now();
         groups = engine.read(&image).expect("read");
         cold.push(started.elapsed());
+        from_memory = engine.lines_read().shares_from_glyphs_since(&before);
+    }
+    let mut seen = String::new();
+    if let Some(taught) = taught {
+        let mut times = Vec::new();
+        let mut share = (0.0, 0.0);
+        for _ in 0..RUNS {
+            engine.clear_cache();
+            engine.forget_glyphs();
+            engine.read(taught).expect("read the other text");
+            engine.clear_cache();
+            let before = engine.lines_read();
+            let started = Instant::now();
+            engine.read(&image).expect("read");
+            times.push(started.elapsed());
+            share = engine.lines_read().shares_from_glyphs_since(&before);
+        }
+        seen = format!(
+            "; font seen before {:.0} ms ({})",
+            median(times),
+            memory_shares(share)
+        );
     }
     let mut again = Vec::new();
     let mut captures = Vec::new();
@@ -578,14 +642,24 @@ async fn measure(backend: &LinuxBackend, engine: &Tesseract, what: &str, rect: R
         engine.read(&image).expect("read");
         again.push(started.elapsed());
     }
+    engines.alone.clear_cache();
+    let started = Instant::now();
+    let alone = engines.alone.read(&image).expect("read by Tesseract alone");
+    let alone_took = started.elapsed();
+    let (ours_only, theirs_only) = word_differences(&groups, &alone);
     println!(
-        "{what} ({}x{}): read {:.0} ms median of {RUNS} ({} word groups); unchanged again (capture + hash) {:.1} ms, of which the capture {:.1} ms",
+        "{what} ({}x{}): read {:.0} ms median of {RUNS} ({} word groups, {}){seen}; unchanged again (capture + hash) {:.1} ms, of which the capture {:.1} ms; Tesseract alone {:.0} ms, {} word groups; words read differently: {} of ours, {} of its",
         image.width,
         image.height,
         median(cold),
         groups.len(),
+        memory_shares(from_memory),
         median(again),
-        median(captures)
+        median(captures),
+        alone_took.as_secs_f64() * 1000.0,
+        alone.len(),
+        ours_only.len(),
+        theirs_only.len(),
     );
     if std::env::var_os("DESKHAND_BENCH_SHOW").is_some() {
         for group in &groups {
@@ -594,7 +668,52 @@ async fn measure(backend: &LinuxBackend, engine: &Tesseract, what: &str, rect: R
                 group.text, group.bounds, group.confidence
             );
         }
+        println!("    words only we read: {ours_only:?}; only Tesseract alone: {theirs_only:?}");
     }
+}
+
+/// How many of the lines read came wholly and partly from memory of glyphs.
+fn memory_shares((wholly, partly): (f64, f64)) -> String {
+    format!(
+        "lines from memory: {:.0} % wholly, {:.0} % partly",
+        wholly * 100.0,
+        partly * 100.0
+    )
+}
+
+/// The words (as many times as read) that only `ours` has, and those only `theirs` has.
+fn word_differences(ours: &[WordGroup], theirs: &[WordGroup]) -> (Vec<String>, Vec<String>) {
+    let all = |groups: &[WordGroup]| -> Vec<String> {
+        let mut words: Vec<String> = groups
+            .iter()
+            .flat_map(|g| g.text.split_whitespace().map(str::to_owned))
+            .collect();
+        words.sort();
+        words
+    };
+    let (mut ours, mut theirs) = (all(ours), all(theirs));
+    let shared: Vec<String> = {
+        let mut left = theirs.clone();
+        ours.iter()
+            .filter(|w| match left.binary_search(w) {
+                Ok(i) => {
+                    left.remove(i);
+                    true
+                }
+                Err(_) => false,
+            })
+            .cloned()
+            .collect()
+    };
+    for word in &shared {
+        if let Ok(i) = ours.binary_search(word) {
+            ours.remove(i);
+        }
+        if let Ok(i) = theirs.binary_search(word) {
+            theirs.remove(i);
+        }
+    }
+    (ours, theirs)
 }
 
 /// Where a window is on the screen, once it shows.
@@ -605,25 +724,66 @@ async fn showing(backend: &LinuxBackend, title: &str) -> Option<Rect> {
     Some(window.bounds)
 }
 
-async fn speed(backend: &LinuxBackend, engine: &Tesseract, dir: &std::path::Path) {
+async fn speed(backend: &LinuxBackend, engines: &Engines, dir: &std::path::Path) {
     let screen = backend.screen().await.expect("screen");
     if part("dense") {
-        dense(backend, engine, dir, screen).await;
+        dense(backend, engines, dir, screen).await;
     }
     if part("typical") {
-        typical(backend, engine, screen).await;
+        typical(backend, engines, screen).await;
     }
 }
 
-async fn dense(backend: &LinuxBackend, engine: &Tesseract, dir: &std::path::Path, screen: Rect) {
+/// Prose for the dense windows: the GPL's text, which every Debian system has.
+const PROSE: &str = "/usr/share/common-licenses/GPL-3";
+
+async fn dense(backend: &LinuxBackend, engines: &Engines, dir: &std::path::Path, screen: Rect) {
     println!("## dense text, the worst case");
     println!();
-    for (what, width, height) in [
-        ("600x400 window", 600, 400),
-        ("whole screen", screen.width, screen.height),
-    ] {
-        let title = format!("OCR text {width}x{height}");
-        let _window = text_window(dir, &title, width, height);
+    let prose = std::fs::read_to_string(PROSE).unwrap_or_else(|err| panic!("{PROSE}: {err}"));
+    let code = include_str!("../../deskhand-ocr/src/regions.rs");
+    // What "a font seen before" has seen: another part of the prose, in the same font.
+    let teacher_title = "OCR text seen before";
+    let teacher = {
+        let _window = text_window(dir, teacher_title, 600, 400, &document_text(&prose, 400));
+        match showing(backend, teacher_title).await {
+            Some(bounds) => Some(backend.capture(bounds).await.expect("capture")),
+            None => {
+                println!("the Tk window of other text did not show");
+                None
+            }
+        }
+    };
+    let windows = [
+        ("600x400 window", 600, 400, invoice_text(600, 400)),
+        (
+            "whole screen",
+            screen.width,
+            screen.height,
+            invoice_text(screen.width, screen.height),
+        ),
+        (
+            "600x400 window of prose",
+            600,
+            400,
+            document_text(&prose, 0),
+        ),
+        (
+            "600x400 window of source code",
+            600,
+            400,
+            document_text(code, 0),
+        ),
+        (
+            "whole screen of prose",
+            screen.width,
+            screen.height,
+            document_text(&prose, 0),
+        ),
+    ];
+    for (what, width, height, text) in windows {
+        let title = format!("OCR {what}");
+        let _window = text_window(dir, &title, width, height, &text);
         let Some(bounds) = showing(backend, &title).await else {
             println!("{what}: the Tk window did not show");
             continue;
@@ -633,12 +793,13 @@ async fn dense(backend: &LinuxBackend, engine: &Tesseract, dir: &std::path::Path
         } else {
             bounds
         };
-        measure(backend, engine, what, rect).await;
+        measure(backend, engines, what, rect, teacher.as_ref()).await;
     }
     println!();
 }
 
-async fn typical(backend: &LinuxBackend, engine: &Tesseract, screen: Rect) {
+async fn typical(backend: &LinuxBackend, engines: &Engines, screen: Rect) {
+    let engine = &engines.reading;
     println!("## typical surfaces");
     println!();
     let s = |v: &str| v.to_string();
@@ -653,7 +814,7 @@ async fn typical(backend: &LinuxBackend, engine: &Tesseract, screen: Rect) {
         ],
     );
     if let Some(bounds) = showing(backend, "OCR Dialog").await {
-        measure(backend, engine, "zenity question dialog", bounds).await;
+        measure(backend, engines, "zenity question dialog", bounds, None).await;
     }
     // xmessage draws its captions inside oval borders, touching distance from them: Tesseract's
     // own page layout lost all three and the "Save" beside its icon.
@@ -668,7 +829,7 @@ async fn typical(backend: &LinuxBackend, engine: &Tesseract, screen: Rect) {
         ],
     );
     if let Some(bounds) = showing(backend, "OCR Message").await {
-        measure(backend, engine, "xmessage", bounds).await;
+        measure(backend, engines, "xmessage", bounds, None).await;
         let image = backend.capture(bounds).await.expect("capture");
         let read: HashSet<String> = engine
             .read(&image)
@@ -688,9 +849,10 @@ async fn typical(backend: &LinuxBackend, engine: &Tesseract, screen: Rect) {
         tokio::time::sleep(Duration::from_secs(2)).await;
         measure(
             backend,
-            engine,
+            engines,
             "whole screen: widget factory, a dialog and a message",
             screen,
+            None,
         )
         .await;
     }
