@@ -411,20 +411,26 @@ impl Tesseract {
     }
 
     /// A line memory read but for some words: those read by Tesseract (in one crop per run of
-    /// them, the rest of the line left out), learned, and put among the others.
+    /// them, the rest of the line left out), learned, and put among the others. When a run
+    /// reads as another number of words than it has (a word read unsure and left out, or two
+    /// run together), the whole line is read instead, as if memory knew none of it.
     fn read_rest(
         &self,
         reader: &mut Reader,
         image: &Gray,
         cut: &Cut,
+        parts: usize,
         shapes: &[glyphs::Shape],
         recall: glyphs::Recall,
     ) -> Result<Vec<WordGroup>, OcrError> {
         let mut found = recall.known;
-        for &(left, right) in &recall.unknown {
-            let (part, offset) = cut.part(left, right);
+        for run in &recall.unknown {
+            let (part, offset) = cut.part(run.left, run.right);
             let crop = part.crop(image);
-            let read = Self::recognize(&mut reader.english, &crop)?;
+            let read = words::sure(Self::recognize(&mut reader.english, &crop)?);
+            if read.len() != run.words {
+                return self.read_line(reader, image, cut, parts, Some(shapes));
+            }
             let spelled = reader.english.spelled_words();
             let at = glyphs::Placement {
                 scale: crop.scale,
@@ -435,7 +441,7 @@ impl Tesseract {
                 .learn(shapes, &spelled, at, Some(recall.family));
             // Into the line's crop at 1x, as memory's words are.
             let shift = offset + cut.margin() as isize - part.margin() as isize;
-            found.extend(words::sure(read).into_iter().map(|word| {
+            found.extend(read.into_iter().map(|word| {
                 let x = |v: i32| (v as f32 / crop.scale).round() as i32;
                 Word::new(
                     x(word.left) + shift as i32,
@@ -505,7 +511,7 @@ impl Tesseract {
                             &self.read_partly_from_glyphs
                         };
                         counter.fetch_add(1, Ordering::Relaxed);
-                        self.read_rest(reader, image, cut, shapes, recall)?
+                        self.read_rest(reader, image, cut, *parts, shapes, recall)?
                     }
                     _ => {
                         self.read_by_tesseract.fetch_add(1, Ordering::Relaxed);

@@ -186,3 +186,56 @@ fn an_icon_read_as_a_digit_that_reads_as_nothing_larger_is_left_out() {
         "{groups:#?}"
     );
 }
+
+/// Every word read, in order of reading.
+fn words(groups: &[WordGroup]) -> Vec<&str> {
+    groups
+        .iter()
+        .flat_map(|g| g.text.split_whitespace())
+        .collect()
+}
+
+/// The rows `top..bottom` of an image.
+fn rows(image: &RgbImage, top: u32, bottom: u32) -> RgbImage {
+    let row = image.width as usize * 3;
+    RgbImage {
+        width: image.width,
+        height: bottom - top,
+        data: image.data[top as usize * row..bottom as usize * row].to_vec(),
+    }
+}
+
+// A Tk window of the GPL's text in DejaVu Sans Mono 10: 22 lines, 169 words.
+#[test]
+fn dense_text_is_read_partly_from_memory_of_its_glyphs_word_for_word_as_tesseract_reads_it() {
+    let image = capture("tk-prose");
+    let engine = Tesseract::default();
+    let alone = Tesseract::default().tesseract_only();
+    let (ours, theirs) = (engine.read(&image).unwrap(), alone.read(&image).unwrap());
+    assert_eq!(words(&ours), words(&theirs));
+    assert!(words(&ours).len() > 150, "{ours:#?}");
+    let lines = engine.lines_read();
+    assert!(
+        lines.from_glyphs + lines.partly_from_glyphs >= 5,
+        "the lines after the first few come from memory: {lines:?}"
+    );
+    let by_itself = alone.lines_read();
+    assert_eq!(by_itself.from_glyphs + by_itself.partly_from_glyphs, 0);
+}
+
+#[test]
+fn text_in_a_font_seen_before_is_read_from_memory_word_for_word_as_tesseract_reads_it() {
+    let image = capture("tk-prose");
+    let (seen, new) = (rows(&image, 0, 200), rows(&image, 200, image.height));
+    let engine = Tesseract::default();
+    engine.read(&seen).unwrap();
+    let before = engine.lines_read();
+    let ours = engine.read(&new).unwrap();
+    let (wholly, partly) = engine.lines_read().shares_from_glyphs_since(&before);
+    assert!(
+        wholly + partly >= 0.5,
+        "most lines come from memory: {wholly} wholly, {partly} partly"
+    );
+    let theirs = Tesseract::default().tesseract_only().read(&new).unwrap();
+    assert_eq!(words(&ours), words(&theirs));
+}
