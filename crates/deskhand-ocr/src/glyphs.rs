@@ -5,11 +5,12 @@
 //! their characters once Tesseract has read them sure elsewhere. Dense text (a terminal, an
 //! editor) uses a few dozen characters: after its first lines, the others are lookups.
 //!
-//! A line is read from memory when its known shapes are all of one family of lines (a font),
-//! every gap between shapes is plainly inside a word or between words by what that family
-//! showed, and memory knows at least half of it. The words it does not know are then read by
-//! Tesseract with a word of context on each side, the rest of the line left out; any other line
-//! is read by Tesseract whole. What Tesseract reads teaches the memory.
+//! A line is read from memory when its known shapes are all of one family of lines (a font)
+//! and memory knows at least half of it: the words it knows (every gap inside them plainly a
+//! gap inside a word by what that family showed), while those it does not, and those beside a
+//! gap it cannot tell, are read by Tesseract with a word of context on each side, the rest of
+//! the line left out; any other line is read by Tesseract whole. What Tesseract reads teaches
+//! the memory.
 
 use std::collections::{HashMap, HashSet};
 
@@ -232,7 +233,7 @@ impl Glyphs {
 
     /// What memory knows of a line: its words where it knows every shape of them, and the
     /// columns of those it does not, for Tesseract to read; `None` when it knows too little
-    /// (less than half the line's width, or no shape at all), or cannot tell where a space is.
+    /// (less than half the line's width, or no shape at all) or its glyphs are of two families.
     /// Words are in the pixels of the cut, moved by `margin` as Tesseract's crop is.
     pub(crate) fn read(&mut self, shapes: &[Shape], margin: usize) -> Option<Recall> {
         let mut family = None;
@@ -250,8 +251,11 @@ impl Glyphs {
         }
         let family_index = family?;
         let family = &self.families[family_index];
-        // Where words part: every gap plainly inside a word or plainly between two.
+        // Where words part. A gap neither plainly inside a word nor plainly between two (wider
+        // or narrower than any seen) parts them too, and Tesseract reads the shapes on both
+        // sides of it.
         let mut starts = vec![0];
+        let mut doubtful = Vec::new();
         for (i, pair) in shapes.windows(2).enumerate() {
             let gap = pair[1].left - pair[0].right;
             let inside = gap <= family.widest_inside;
@@ -259,7 +263,11 @@ impl Glyphs {
             match (inside, between) {
                 (true, false) => {}
                 (false, true) => starts.push(i + 1),
-                _ => return None,
+                _ => {
+                    doubtful.push(starts.len() - 1);
+                    starts.push(i + 1);
+                    doubtful.push(starts.len() - 1);
+                }
             }
         }
         starts.push(shapes.len());
@@ -274,7 +282,11 @@ impl Glyphs {
             .collect();
         let spelled: Vec<Option<Vec<&Glyph>>> = words
             .iter()
-            .map(|word| {
+            .enumerate()
+            .map(|(i, word)| {
+                if doubtful.contains(&i) {
+                    return None;
+                }
                 word.iter()
                     .map(|shape| self.known.get(&shape.key).filter(|g| g.reading().is_some()))
                     .collect()
@@ -712,15 +724,19 @@ mod tests {
     }
 
     #[test]
-    fn glyphs_that_touch_are_learned_as_one_and_a_gap_between_what_was_seen_is_not_guessed() {
-        let mut glyphs = Glyphs::default();
-        let (mut rows, placed) = line("abcde abcde");
+    fn glyphs_that_touch_are_learned_as_one_and_a_gap_unlike_any_seen_is_left_to_tesseract() {
         // "d" and "e" drawn touching: the blank column between them inked at the baseline.
-        for (character, _, right) in &placed {
-            if *character == 'd' {
-                rows[6][*right] = 0;
+        let touching = |text: &str| {
+            let (mut rows, placed) = line(text);
+            for (character, _, right) in &placed {
+                if *character == 'd' {
+                    rows[6][*right] = 0;
+                }
             }
-        }
+            (rows, placed)
+        };
+        let mut glyphs = Glyphs::default();
+        let (rows, placed) = touching("abcde abcde");
         let shapes = shapes_of(&rows).expect("shapes");
         assert_eq!(shapes.len(), 8, "two pairs run together");
         for _ in 0..2 {
@@ -728,11 +744,24 @@ mod tests {
         }
         let recall = glyphs.read(&shapes, 0).expect("known");
         assert_eq!(words_of(&recall), ["abcde", "abcde"]);
-        // Two blank columns: wider than any gap seen inside a word, narrower than any space.
-        let (mut rows, _) = line("abcde abcde");
+        // Two blank columns after the first "a": wider than any gap seen inside a word,
+        // narrower than any space.
+        let (mut rows, _) = touching("abcde abcde abcde abcde");
         for row in &mut rows {
             row.insert(4, 255);
         }
-        assert!(glyphs.read(&shapes_of(&rows).expect("shapes"), 0).is_none());
+        let recall = glyphs
+            .read(&shapes_of(&rows).expect("shapes"), 0)
+            .expect("known");
+        assert_eq!(words_of(&recall), ["abcde", "abcde"], "the last two");
+        assert_eq!(
+            recall.unknown,
+            [Unknown {
+                left: 1,
+                right: 44,
+                words: 3
+            }],
+            "both sides of the gap and the next word, for Tesseract"
+        );
     }
 }
