@@ -163,7 +163,14 @@ pub(crate) struct Recall {
     /// holds.
     pub(crate) unknown: Vec<Unknown>,
     /// The family its glyphs are of, which the glyphs Tesseract reads in `unknown` join.
-    pub(crate) family: usize,
+    pub(crate) family: FamilyId,
+}
+
+/// A family, as long as the memory that holds it has not started again since.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct FamilyId {
+    index: usize,
+    generation: u64,
 }
 
 struct Glyph {
@@ -215,11 +222,17 @@ fn height(shapes: &[Shape]) -> usize {
 pub(crate) struct Glyphs {
     known: HashMap<u64, Glyph>,
     families: Vec<Family>,
+    /// How many times the memory started again: another thread may learn from a line it read
+    /// before.
+    generation: u64,
 }
 
 impl Glyphs {
     pub(crate) fn forget(&mut self) {
-        *self = Self::default();
+        *self = Self {
+            generation: self.generation + 1,
+            ..Self::default()
+        };
     }
 
     fn root(&mut self, mut family: usize) -> usize {
@@ -343,7 +356,10 @@ impl Glyphs {
         Some(Recall {
             known,
             unknown,
-            family: family_index,
+            family: FamilyId {
+                index: family_index,
+                generation: self.generation,
+            },
         })
     }
 
@@ -359,11 +375,10 @@ impl Glyphs {
         shapes: &[Shape],
         words: &[SpelledWord],
         at: Placement,
-        mut family: Option<usize>,
+        family: Option<FamilyId>,
     ) {
         if self.known.len() > MAX_GLYPHS {
             self.forget();
-            family = None;
         }
         let column = |x: f32| x / at.scale - at.margin as f32 + at.offset as f32;
         // Each shape: the word it belongs to, once that word teaches, and its text.
@@ -383,7 +398,11 @@ impl Glyphs {
         if taught.iter().all(Option::is_none) {
             return;
         }
-        let mut families: Vec<usize> = family.into_iter().collect();
+        let mut families: Vec<usize> = family
+            .filter(|id| id.generation == self.generation)
+            .map(|id| id.index)
+            .into_iter()
+            .collect();
         let mut counted = HashSet::new();
         for (shape, taught) in shapes.iter().zip(&taught) {
             let Some((word, text)) = taught else {

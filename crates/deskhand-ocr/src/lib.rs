@@ -2,8 +2,10 @@
 //! process (one per core), loaded on first use, fed only the lines of text found on the capture beforehand (each on its
 //! own, gray, dark on light, enlarged when small), and a cache of each line's words and of each
 //! whole image's by content, so an unchanged surface costs a hash and no recognition, and a
-//! changed one re-reads only the lines that changed. The English model reads; the Greek one
-//! (where installed) only a lone shape the English one could not, such as a calculator's "π".
+//! changed one re-reads only the lines that changed. A memory of the glyphs read (`glyphs.rs`)
+//! reads most lines of dense text by lookup once their font has been seen, and Tesseract only
+//! the words it does not know. The English model reads; the Greek one (where installed) only a
+//! lone shape the English one could not, such as a calculator's "π".
 #![cfg(target_os = "linux")]
 #![deny(unsafe_code)]
 
@@ -98,7 +100,7 @@ const GREEK_SURE: f32 = 90.0;
 const MAX_ENGINES: usize = 2;
 
 /// Tesseract, loaded once per process on first use (a second engine once two lines wait to be
-/// read at the same time).
+/// read at the same time), with the memory of the glyphs it has read.
 #[derive(Default)]
 pub struct Tesseract {
     /// Where `eng.traineddata` is; `None`: Tesseract's own default (Debian's package, or
@@ -411,25 +413,24 @@ impl Tesseract {
     }
 
     /// A line memory read but for some words: those read by Tesseract (in one crop per run of
-    /// them, the rest of the line left out), learned, and put among the others. When a run
-    /// reads as another number of words than it has (a word read unsure and left out, or two
-    /// run together), the whole line is read instead, as if memory knew none of it.
+    /// them, the rest of the line left out), learned, and put among the others. `None` when a
+    /// run reads as another number of words than it has (a word read unsure and left out, or
+    /// two run together): the whole line is to be read as if memory knew none of it.
     fn read_rest(
         &self,
         reader: &mut Reader,
         image: &Gray,
         cut: &Cut,
-        parts: usize,
         shapes: &[glyphs::Shape],
         recall: glyphs::Recall,
-    ) -> Result<Vec<WordGroup>, OcrError> {
+    ) -> Result<Option<Vec<WordGroup>>, OcrError> {
         let mut found = recall.known;
         for run in &recall.unknown {
             let (part, offset) = cut.part(run.left, run.right);
             let crop = part.crop(image);
             let read = words::sure(Self::recognize(&mut reader.english, &crop)?);
             if read.len() != run.words {
-                return self.read_line(reader, image, cut, parts, Some(shapes));
+                return Ok(None);
             }
             let spelled = reader.english.spelled_words();
             let at = glyphs::Placement {
@@ -454,7 +455,7 @@ impl Tesseract {
             }));
         }
         found.sort_by_key(|word| word.left);
-        Ok(words::group(&found, 1.0))
+        Ok(Some(words::group(&found, 1.0)))
     }
 
     /// A lone shape the English model could not read, read with the Greek one (Debian's
@@ -503,17 +504,24 @@ impl Tesseract {
                 let remembered = shapes
                     .as_deref()
                     .and_then(|shapes| self.glyphs().read(shapes, cut.margin()));
-                let found = match (remembered, shapes.as_deref()) {
+                let from_memory = match (remembered, shapes.as_deref()) {
                     (Some(recall), Some(shapes)) => {
                         let counter = if recall.unknown.is_empty() {
                             &self.read_from_glyphs
                         } else {
                             &self.read_partly_from_glyphs
                         };
-                        counter.fetch_add(1, Ordering::Relaxed);
-                        self.read_rest(reader, image, cut, *parts, shapes, recall)?
+                        self.read_rest(reader, image, cut, shapes, recall)?
+                            .map(|found| (found, counter))
                     }
-                    _ => {
+                    _ => None,
+                };
+                let found = match from_memory {
+                    Some((found, counter)) => {
+                        counter.fetch_add(1, Ordering::Relaxed);
+                        found
+                    }
+                    None => {
                         self.read_by_tesseract.fetch_add(1, Ordering::Relaxed);
                         self.read_line(reader, image, cut, *parts, shapes.as_deref())?
                     }
