@@ -722,3 +722,40 @@ fn a_qt_menu_item_that_opens_a_dialog_is_reported_with_the_dialog() {
     let after = desk.act("observe", json!({"target": w}));
     assert_eq!(after.code, 0, "{}{}", after.stdout, after.stderr);
 }
+
+/// A click by ref on a GTK3 tree view's cell is the pointer's, which selects its row and puts
+/// the cursor there. The cell's own accessibility action "activate" activates the row instead,
+/// as a double-click or Enter does (a file manager opens the file), and leaves the selection
+/// where it was: a click must not run it.
+#[test]
+fn clicking_a_gtk3_tree_views_cell_selects_its_row_and_does_not_activate_it() {
+    let (_turn, desk) = desktop();
+    let fixture = desk.fixture_with("Cell Click Fixture", 1, &["--rows", "20"]);
+    let w = desk.window_id("Cell Click Fixture");
+    let text = observe_until(desk, &w, START, "the list's rows", |t| {
+        t.contains("cell \"row 3\"")
+    });
+    let cell = common::ref_of(&text, &["cell \"row 3\""]);
+    let (code, reply) = act_coded(desk, "click", json!({"target": w, "ref": cell}));
+    assert_eq!(code, 0, "{reply}");
+    assert_eq!(reply["outcome"], "done", "{reply}");
+    let said = reply["text"].as_str().unwrap_or_default();
+    assert!(said.contains("with the pointer"), "{said}");
+    fixture.wait_for("row 3 selected", |e| {
+        e["event"] == "row_selected" && e["rows"] == json!([3])
+    });
+    let after = desk.act("observe", json!({"target": w}));
+    let line = line_of(
+        &after.stdout,
+        &common::ref_of(&after.stdout, &["cell \"row 3\""]),
+    );
+    assert!(
+        line.contains("focused") && line.contains("selected"),
+        "{line}"
+    );
+    let events = fixture.settled_events(0);
+    assert!(
+        events.iter().all(|e| e["event"] != "row_activated"),
+        "the row was activated: {events:?}"
+    );
+}

@@ -487,9 +487,16 @@ pub fn click_action(role: Role, actions: &[String]) -> Option<usize> {
     if matches!(role, Role::Text | Role::Terminal | Role::Password) {
         return None;
     }
-    CLICK_ACTIONS
+    let index = CLICK_ACTIONS
         .iter()
-        .find_map(|wanted| actions.iter().position(|a| a.eq_ignore_ascii_case(wanted)))
+        .find_map(|wanted| actions.iter().position(|a| a.eq_ignore_ascii_case(wanted)))?;
+    // A cell's "activate" activates its row, as a double-click or Enter does (GTK3's tree
+    // view: a file manager opens the file), and leaves the selection where it was; the
+    // pointer's click selects the row, or opens a place in a side pane.
+    if role == Role::Cell && actions[index].eq_ignore_ascii_case("activate") {
+        return None;
+    }
+    Some(index)
 }
 
 #[cfg(test)]
@@ -515,6 +522,20 @@ mod tests {
             actions: vec![],
             children,
         }
+    }
+
+    #[test]
+    fn a_click_is_not_a_text_fields_or_a_cells_activate() {
+        let names = |all: &[&str]| all.iter().map(|n| n.to_string()).collect::<Vec<_>>();
+        let gtk3_cell = names(&["expand or contract", "edit", "activate"]);
+        assert_eq!(click_action(Role::Button, &names(&["activate"])), Some(0));
+        assert_eq!(click_action(Role::Listitem, &gtk3_cell), Some(2));
+        assert_eq!(click_action(Role::Cell, &gtk3_cell), None, "the pointer's");
+        assert_eq!(
+            click_action(Role::Cell, &names(&["activate", "click"])),
+            Some(1)
+        );
+        assert_eq!(click_action(Role::Text, &names(&["activate"])), None);
     }
 
     /// Numbers in the order they are asked for, like a fresh session.
