@@ -348,6 +348,26 @@ fn claim_display(tmp: &Path, first: u32) -> Result<(u32, PathBuf), DesktopError>
     })
 }
 
+/// Makes the directory X servers put their sockets in (`.X11-unix` under `tmp`), as they make it
+/// (writable by all, sticky), when no server has yet. Call it before starting an X server: each
+/// server makes it itself when it is missing, but two starting at once race for it, and the one
+/// that finds it made between its look and its `mkdir` gives up its socket there and never
+/// accepts a connection (seen on a fresh machine, where the test binaries' first desktops all
+/// start together).
+pub fn make_x11_socket_dir(tmp: &Path) -> Result<(), DesktopError> {
+    let dir = tmp.join(".X11-unix");
+    let made = match fs::create_dir(&dir) {
+        Ok(()) => fs::set_permissions(&dir, fs::Permissions::from_mode(0o1777)),
+        Err(err) if err.kind() == io::ErrorKind::AlreadyExists => Ok(()),
+        Err(err) => Err(err),
+    };
+    made.map_err(|cause| DesktopError::Io {
+        action: format!("create the X socket directory {}", dir.display()),
+        hint: "check that /tmp exists and is writable",
+        cause,
+    })
+}
+
 /// An Xauthority entry of family Wild, which matches any host name: the hostname-bound entry
 /// `xauth add` writes stops matching if the hostname changes under a container.
 fn xauthority_entry(number: u32, cookie: &[u8]) -> Vec<u8> {
@@ -950,6 +970,8 @@ fn start_wayland(
 
 /// Brings up a private desktop on the first free display from :99, in well under a second.
 pub fn start(opts: &StartOptions) -> Result<Desktop, DesktopError> {
+    // Xwayland, under either compositor, makes its socket there too.
+    make_x11_socket_dir(Path::new("/tmp"))?;
     match opts.wayland {
         Some(Compositor::Sway) => return start_sway(opts),
         Some(Compositor::Gnome) => return start_gnome(opts),
@@ -1310,6 +1332,29 @@ mod tests {
         assert!(dir.is_dir());
         // The directory now claims :102, so a concurrent start moves on.
         assert_eq!(claim_display(&tmp, 99).unwrap().0, 103);
+        fs::remove_dir_all(&tmp).unwrap();
+    }
+
+    #[test]
+    fn the_x_socket_directory_is_made_as_servers_make_it_and_an_existing_one_is_left_alone() {
+        let tmp = scratch_dir("sockets");
+        fs::remove_dir(tmp.join(".X11-unix")).unwrap();
+        make_x11_socket_dir(&tmp).unwrap();
+        let mode = fs::metadata(tmp.join(".X11-unix"))
+            .unwrap()
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o7777, 0o1777, "mode {mode:o}");
+
+        File::create(tmp.join(".X11-unix/X99")).unwrap();
+        fs::set_permissions(tmp.join(".X11-unix"), fs::Permissions::from_mode(0o755)).unwrap();
+        make_x11_socket_dir(&tmp).unwrap();
+        assert!(tmp.join(".X11-unix/X99").exists());
+        let mode = fs::metadata(tmp.join(".X11-unix"))
+            .unwrap()
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o7777, 0o755, "an existing directory keeps its mode");
         fs::remove_dir_all(&tmp).unwrap();
     }
 

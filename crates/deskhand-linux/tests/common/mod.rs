@@ -15,6 +15,8 @@ pub fn start_xvfb<T>(
     args: &[&str],
     mut ready: impl FnMut(&str) -> Option<T>,
 ) -> (String, Child, T) {
+    deskhand_linux::desktop::make_x11_socket_dir(Path::new("/tmp"))
+        .unwrap_or_else(|e| panic!("{e}"));
     for n in first..first + 100 {
         if Path::new(&format!("/tmp/.X11-unix/X{n}")).exists()
             || Path::new(&format!("/tmp/.X{n}-lock")).exists()
