@@ -3,6 +3,8 @@
 //! placed with `SetCursorPos`, which lands on the exact pixel where SendInput's absolute moves
 //! round through a 0–65535 scale.
 
+use std::time::{Duration, Instant};
+
 use deskhand_core::backend::{InputOutcome, Partial};
 use deskhand_core::error::{Error, ErrorKind, Result};
 use deskhand_core::keys::Keys;
@@ -236,32 +238,54 @@ pub fn button(button: MouseButton, down: bool, modifiers: &[Modifier]) -> Result
     if modifiers.is_empty() {
         return send_all(&[mouse_input(flags, 0)], "mouse button", false);
     }
-    let held = modifier_strokes(modifiers, false);
-    if let Err(err) = send_all(&held, "modifier keys", false) {
+    if let Err(err) = hold(modifiers) {
         // Whatever went down is let go again, so no key stays held for the next input.
         send(&modifier_strokes(modifiers, true));
         return Err(err);
     }
-    wait_until_held(modifiers);
     send_all(&[mouse_input(flags, 0)], "mouse button", true).inspect_err(|_| {
         send(&modifier_strokes(modifiers, true));
     })
 }
 
-/// Waits (at most 100 ms) until the system sees the modifiers down: a button sent in the same
-/// batch could otherwise reach the app flagged without them (seen under Wine).
-fn wait_until_held(modifiers: &[Modifier]) {
-    let deadline = std::time::Instant::now() + std::time::Duration::from_millis(100);
-    let held = || {
-        modifiers.iter().all(|m| {
-            let vk = keymap::modifier_key((*m).into()).vk;
-            // SAFETY: a read of the system's key state.
-            (unsafe { GetAsyncKeyState(vk as i32) } as u16) & 0x8000 != 0
-        })
-    };
-    while !held() && std::time::Instant::now() < deadline {
-        std::thread::sleep(std::time::Duration::from_millis(5));
+/// How long modifiers must stay down before a button goes with them. Under Wine, a window the
+/// pointer was just moved over reads the keyboard again from X when it next wakes (the move's
+/// EnterNotify brings a KeymapNotify), and since X knows nothing of keys sent here, it lets them
+/// go, so a button sent then reaches the app without them (seen in about one ctrl+click in
+/// three). The modifiers' own key messages wake it, and it is done well within this.
+const HOLD_SETTLE: Duration = Duration::from_millis(25);
+
+/// Presses `modifiers` until the system keeps them down for `HOLD_SETTLE`, pressing those let
+/// go again (a few times at most). Fails, without any button sent, if they never stay down.
+fn hold(modifiers: &[Modifier]) -> Result<()> {
+    const TRIES: usize = 3;
+    let mut pressing = modifiers.to_vec();
+    for _ in 0..TRIES {
+        send_all(&modifier_strokes(&pressing, false), "modifier keys", false)?;
+        let deadline = Instant::now() + Duration::from_millis(100);
+        while !modifiers.iter().all(|m| is_held(*m)) && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        std::thread::sleep(HOLD_SETTLE);
+        pressing.retain(|m| !is_held(*m));
+        if pressing.is_empty() {
+            return Ok(());
+        }
     }
+    Err(Error::new(
+        ErrorKind::Platform,
+        format!(
+            "the modifier keys did not stay down (let go again after each of {TRIES} presses), \
+             so the button was not pressed and nothing was clicked; another program may be \
+             resetting the keyboard's state; try again"
+        ),
+    ))
+}
+
+fn is_held(modifier: Modifier) -> bool {
+    let vk = keymap::modifier_key(modifier.into()).vk;
+    // SAFETY: a read of the system's key state.
+    (unsafe { GetAsyncKeyState(vk as i32) } as u16) & 0x8000 != 0
 }
 
 pub fn scroll(at: Option<Point>, direction: ScrollDirection, amount: u32) -> Result<()> {
