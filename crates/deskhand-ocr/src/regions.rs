@@ -268,13 +268,27 @@ fn components(marked: &[bool], width: usize, height: usize) -> Vec<Area> {
     bounds.into_iter().flatten().collect()
 }
 
+/// A stroke much higher than wide: a border's side, a separator, or (in large text) an "l".
+fn upright_stroke(area: &Area) -> bool {
+    area.height >= STROKE && area.width * 3 < area.height
+}
+
 /// Components side by side at one height, joined left to right into lines: each component
-/// joins the line it shares the most rows with, when it is near that line's right end and not
-/// much taller than it.
-fn join(mut parts: Vec<Area>) -> Vec<Vec<Area>> {
+/// joins the line it shares the most rows with, when it is near that line's right end, not
+/// much taller than it, and not parted from it by one of `walls` standing across the rows they
+/// share (two buttons' captions a word's space apart, their borders' sides between them).
+fn join(mut parts: Vec<Area>, walls: &[Area]) -> Vec<Vec<Area>> {
     parts.sort_by_key(|p| (p.left, p.top));
     let mut lines: Vec<(Area, Vec<Area>)> = Vec::new();
     for part in parts {
+        let parted = |line: &Area| {
+            walls.iter().any(|wall| {
+                wall.left >= line.right()
+                    && wall.right() <= part.left
+                    && wall.top <= line.top.max(part.top)
+                    && wall.bottom() >= line.bottom().min(part.bottom())
+            })
+        };
         let best = lines
             .iter()
             .enumerate()
@@ -284,6 +298,7 @@ fn join(mut parts: Vec<Area>) -> Vec<Vec<Area>> {
                 gap <= JOIN_GAP * line.height.max(part.height) as f32
                     && shared * 2 >= part.height.min(line.height)
                     && part.height as f32 <= TALL * line.height as f32 + TALL_MARGIN as f32
+                    && !parted(line)
             })
             .max_by_key(|(_, (line, _))| line.rows_shared(&part))
             .map(|(i, _)| i);
@@ -318,6 +333,22 @@ fn too_tall(members: &[Area]) -> Option<usize> {
         .map(|pair| pair[0])
 }
 
+/// The height above which a line's upright strokes are not its glyphs, if any are: those well
+/// above its tallest other component. Borders inside borders (a focused button's) make steps
+/// too small for `too_tall`: xcalc's row of 14 px captions between sides of 22 and 26 px.
+fn strokes_too_tall(members: &[Area]) -> Option<usize> {
+    let tallest_glyph = members
+        .iter()
+        .filter(|m| !upright_stroke(m))
+        .map(|m| m.height)
+        .max()?;
+    let limit = tallest_glyph + TALL_MARGIN - 1;
+    members
+        .iter()
+        .any(|m| upright_stroke(m) && m.height > limit)
+        .then_some(limit)
+}
+
 /// How many of `members` lie inside no other's bounds.
 fn shapes(members: &[Area]) -> usize {
     let inside = |m: &Area, n: &Area| {
@@ -338,11 +369,12 @@ fn shapes(members: &[Area]) -> usize {
 /// The lines of text of a set of components, each once. A line that holds components much
 /// taller than its glyphs (a border's sides, an icon) is joined again without them: that also
 /// parts what they had bridged (two buttons' captions, two rows beside an icon).
-fn lines_of(parts: Vec<Area>, out: &mut Vec<TextLine>) {
-    for members in join(parts) {
-        if let Some(limit) = too_tall(&members) {
+fn lines_of(parts: Vec<Area>, walls: &[Area], out: &mut Vec<TextLine>) {
+    for members in join(parts, walls) {
+        if let Some(limit) = too_tall(&members).or_else(|| strokes_too_tall(&members)) {
             lines_of(
                 members.into_iter().filter(|m| m.height <= limit).collect(),
+                walls,
                 out,
             );
             continue;
@@ -354,8 +386,7 @@ fn lines_of(parts: Vec<Area>, out: &mut Vec<TextLine>) {
         // A lone stroke much higher than wide is a border's side or a separator, a lone one
         // or two pixels wide a piece of an icon; a lone glyph that narrow ("1") is lower and
         // wider.
-        let stroke = members.len() == 1
-            && (line.width <= 2 || (line.height >= STROKE && line.width * 3 < line.height));
+        let stroke = members.len() == 1 && (line.width <= 2 || upright_stroke(&line));
         if (MIN_LINE_HEIGHT..=MAX_LINE_HEIGHT).contains(&line.height) && !stroke {
             out.push(TextLine {
                 area: line,
@@ -371,12 +402,14 @@ fn lines_of(parts: Vec<Area>, out: &mut Vec<TextLine>) {
 pub(crate) fn text_lines(image: &Gray) -> Vec<TextLine> {
     let mut marked = marks(image);
     let bridges = erase_tall_columns(&mut marked, image.width, image.height);
-    let parts: Vec<Area> = components(&marked, image.width, image.height)
+    let all = components(&marked, image.width, image.height);
+    let walls: Vec<Area> = all.iter().copied().filter(upright_stroke).collect();
+    let parts: Vec<Area> = all
         .into_iter()
         .filter(|p| p.height <= MAX_LINE_HEIGHT && !bridges.iter().any(|b| b.holds(p)))
         .collect();
     let mut lines = Vec::new();
-    lines_of(parts, &mut lines);
+    lines_of(parts, &walls, &mut lines);
     lines.sort_by_key(|l| (l.area.top, l.area.left));
     lines
 }
@@ -476,6 +509,70 @@ mod tests {
                 },
             ]
         );
+    }
+
+    /// Keys of 38x26 px framed 1 px wide, side by side 3 px apart from `left`, each with its
+    /// caption's glyphs (6 px wide, 2 px apart, `height` high) where `caption_at` says.
+    fn keys(
+        left: usize,
+        captions: &[(usize, usize)],
+        height: usize,
+    ) -> Vec<(usize, usize, usize, usize)> {
+        let mut boxes = Vec::new();
+        for (i, &(caption_at, glyphs)) in captions.iter().enumerate() {
+            let key = left + i * 41;
+            boxes.extend([
+                (key, 10, 38, 1),
+                (key, 35, 38, 1),
+                (key, 10, 1, 26),
+                (key + 37, 10, 1, 26),
+            ]);
+            boxes.extend((0..glyphs).map(|g| (key + caption_at + g * 8, 18, 6, height)));
+        }
+        boxes
+    }
+
+    #[test]
+    fn captions_a_spaces_width_apart_with_borders_between_are_two_lines() {
+        // xcalc's "tan" and "DRG": the first caption ends 3 px before its key's right side, the
+        // second starts 3 px after its key's left one, so they are 9 px apart, a word's space.
+        let boxes = keys(10, &[(12, 3), (3, 3)], 10);
+        let lines: Vec<Area> = text_lines(&drawn(110, 50, &boxes))
+            .iter()
+            .map(|l| l.area)
+            .collect();
+        let at = |left| Area {
+            left,
+            top: 18,
+            width: 22,
+            height: 10,
+        };
+        assert_eq!(lines, [at(22), at(54)]);
+    }
+
+    #[test]
+    fn a_focused_keys_second_frame_does_not_join_a_row_of_keys_into_one_line() {
+        // A row of keys, the middle one with a second frame inside its first (xcalc's focused
+        // key): with captions 14 px high, the sides of 26 px are not too tall to join them, and
+        // those of 22 px leave no step in height between them and the captions.
+        let mut boxes = keys(10, &[(12, 2), (12, 2), (12, 2)], 14);
+        boxes.extend([
+            (53, 12, 32, 1),
+            (53, 33, 32, 1),
+            (53, 12, 1, 22),
+            (84, 12, 1, 22),
+        ]);
+        let lines: Vec<Area> = text_lines(&drawn(140, 50, &boxes))
+            .iter()
+            .map(|l| l.area)
+            .collect();
+        let at = |left| Area {
+            left,
+            top: 18,
+            width: 14,
+            height: 14,
+        };
+        assert_eq!(lines, [at(22), at(63), at(104)]);
     }
 
     #[test]

@@ -69,6 +69,28 @@ fn a_calculator_keypad_keeps_its_single_digits() {
 }
 
 #[test]
+fn xcalcs_keys_read_each_as_its_own_where_it_is() {
+    let engine = Tesseract::default();
+    let groups = engine.read(&capture("xcalc")).unwrap();
+    // Neighbouring keys' captions are a word's space apart with two frame sides between them;
+    // one group of both ("tan IIDRG") was clicked at its center, on the frames.
+    let tan = find(&groups, "tan");
+    let drg = find(&groups, "DRG");
+    assert!(
+        Rect::new(137, 109, 40, 26).contains(tan.bounds.center()),
+        "{tan:?}"
+    );
+    assert!(
+        Rect::new(181, 109, 40, 26).contains(drg.bounds.center()),
+        "{drg:?}"
+    );
+    find(&groups, "xor");
+    // The row with the focused key's second frame read as nothing while it was one line.
+    find(&groups, "x!");
+    find(&groups, "base");
+}
+
+#[test]
 fn a_terminal_prompt_reads_as_one_line() {
     let engine = Tesseract::default();
     let groups = engine.read(&capture("xterm")).unwrap();
