@@ -140,8 +140,14 @@ struct Bridge {
 /// separator, a slider's trough. Such a run would make whatever it touches one shape too tall
 /// to be text and lose it with it: the "I" of a frame's caption that sits on the frame's side
 /// ("Inset" read as "nset"). Nothing of a line of text is that high. What such a line passes
-/// through (a slider's knob on its trough) stays part of it: the gaps it leaves are returned.
-fn erase_tall_columns(marked: &mut [bool], width: usize, height: usize) -> Vec<Bridge> {
+/// through (a slider's knob on its trough) stays part of it: the gaps it leaves are returned,
+/// and so are the runs, side by side ones as one area: lines of text do not reach across them
+/// (the separators between a list's columns).
+fn erase_tall_columns(
+    marked: &mut [bool],
+    width: usize,
+    height: usize,
+) -> (Vec<Bridge>, Vec<Area>) {
     // How many marks end at each column of the row before, rows walked top to bottom; the
     // runs that end too tall (column, first row, row after the last) are erased after the walk.
     let mut run = vec![0u32; width];
@@ -169,12 +175,25 @@ fn erase_tall_columns(marked: &mut [bool], width: usize, height: usize) -> Vec<B
             *r = (*r + 1) * u32::from(m);
         }
     }
+    let mut runs: Vec<Area> = Vec::new();
+    tall.sort_unstable_by_key(|&(x, start, end)| (start, end, x));
     for (x, start, end) in tall {
         for y in start..end {
             marked[y * width + x] = false;
         }
+        match runs.last_mut() {
+            Some(run) if run.top == start && run.bottom() == end && run.right() == x => {
+                run.width += 1;
+            }
+            _ => runs.push(Area {
+                left: x,
+                top: start,
+                width: 1,
+                height: end - start,
+            }),
+        }
     }
-    bridges
+    (bridges, runs)
 }
 
 impl Bridge {
@@ -401,9 +420,9 @@ fn lines_of(parts: Vec<Area>, walls: &[Area], out: &mut Vec<TextLine>) {
 /// the whole of every glyph but its faintest anti-aliased edge.
 pub(crate) fn text_lines(image: &Gray) -> Vec<TextLine> {
     let mut marked = marks(image);
-    let bridges = erase_tall_columns(&mut marked, image.width, image.height);
+    let (bridges, mut walls) = erase_tall_columns(&mut marked, image.width, image.height);
     let all = components(&marked, image.width, image.height);
-    let walls: Vec<Area> = all.iter().copied().filter(upright_stroke).collect();
+    walls.extend(all.iter().copied().filter(upright_stroke));
     let parts: Vec<Area> = all
         .into_iter()
         .filter(|p| p.height <= MAX_LINE_HEIGHT && !bridges.iter().any(|b| b.holds(p)))
@@ -548,6 +567,25 @@ mod tests {
             height: 10,
         };
         assert_eq!(lines, [at(22), at(54)]);
+    }
+
+    #[test]
+    fn columns_of_a_list_a_spaces_width_apart_either_side_of_a_separator_are_two_lines() {
+        // A separator higher than any line of text, 5 px from each column's text.
+        let mut boxes = vec![(49, 5, 1, 90)];
+        boxes.extend(word(22, 40, 3));
+        boxes.extend(word(55, 40, 3));
+        let lines: Vec<Area> = text_lines(&drawn(100, 100, &boxes))
+            .iter()
+            .map(|l| l.area)
+            .collect();
+        let at = |left| Area {
+            left,
+            top: 40,
+            width: 22,
+            height: 10,
+        };
+        assert_eq!(lines, [at(22), at(55)]);
     }
 
     #[test]
