@@ -259,15 +259,18 @@ const HOLD_SETTLE: Duration = Duration::from_millis(25);
 /// go again (a few times at most). Fails, without any button sent, if they never stay down.
 fn hold(modifiers: &[Modifier]) -> Result<()> {
     const TRIES: usize = 3;
+    let let_go =
+        || -> Vec<Modifier> { modifiers.iter().copied().filter(|m| !is_held(*m)).collect() };
     let mut pressing = modifiers.to_vec();
     for _ in 0..TRIES {
         send_all(&modifier_strokes(&pressing, false), "modifier keys", false)?;
         let deadline = Instant::now() + Duration::from_millis(100);
-        while !modifiers.iter().all(|m| is_held(*m)) && Instant::now() < deadline {
+        while !let_go().is_empty() && Instant::now() < deadline {
             std::thread::sleep(Duration::from_millis(5));
         }
         std::thread::sleep(HOLD_SETTLE);
-        pressing.retain(|m| !is_held(*m));
+        // A let-go takes every modifier, those that stayed down the round before too.
+        pressing = let_go();
         if pressing.is_empty() {
             return Ok(());
         }
