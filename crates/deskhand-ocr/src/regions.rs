@@ -454,6 +454,10 @@ mod tests {
         }
     }
 
+    fn line_areas(image: &Gray) -> Vec<Area> {
+        text_lines(image).iter().map(|l| l.area).collect()
+    }
+
     /// "Glyphs": 6x10 blocks 2 px apart, `count` of them from `left` on the row at `top`.
     fn word(left: usize, top: usize, count: usize) -> Vec<(usize, usize, usize, usize)> {
         (0..count).map(|i| (left + i * 8, top, 6, 10)).collect()
@@ -465,10 +469,7 @@ mod tests {
         boxes.extend(word(48, 10, 3)); // a space (8 px) away: the same line
         boxes.extend(word(200, 10, 2)); // far: a line of its own
         boxes.extend(word(10, 40, 5)); // the row below
-        let lines: Vec<Area> = text_lines(&drawn(300, 60, &boxes))
-            .iter()
-            .map(|l| l.area)
-            .collect();
+        let lines = line_areas(&drawn(300, 60, &boxes));
         assert_eq!(
             lines,
             [
@@ -507,10 +508,7 @@ mod tests {
             ]);
             boxes.extend(word(left + 3, 18, 6));
         }
-        let lines: Vec<Area> = text_lines(&drawn(160, 50, &boxes))
-            .iter()
-            .map(|l| l.area)
-            .collect();
+        let lines = line_areas(&drawn(160, 50, &boxes));
         assert_eq!(
             lines,
             [
@@ -556,10 +554,7 @@ mod tests {
         // xcalc's "tan" and "DRG": the first caption ends 3 px before its key's right side, the
         // second starts 3 px after its key's left one, so they are 9 px apart, a word's space.
         let boxes = keys(10, &[(12, 3), (3, 3)], 10);
-        let lines: Vec<Area> = text_lines(&drawn(110, 50, &boxes))
-            .iter()
-            .map(|l| l.area)
-            .collect();
+        let lines = line_areas(&drawn(110, 50, &boxes));
         let at = |left| Area {
             left,
             top: 18,
@@ -575,10 +570,7 @@ mod tests {
         let mut boxes = vec![(49, 5, 1, 90)];
         boxes.extend(word(22, 40, 3));
         boxes.extend(word(55, 40, 3));
-        let lines: Vec<Area> = text_lines(&drawn(100, 100, &boxes))
-            .iter()
-            .map(|l| l.area)
-            .collect();
+        let lines = line_areas(&drawn(100, 100, &boxes));
         let at = |left| Area {
             left,
             top: 40,
@@ -600,10 +592,7 @@ mod tests {
             (53, 12, 1, 22),
             (84, 12, 1, 22),
         ]);
-        let lines: Vec<Area> = text_lines(&drawn(140, 50, &boxes))
-            .iter()
-            .map(|l| l.area)
-            .collect();
+        let lines = line_areas(&drawn(140, 50, &boxes));
         let at = |left| Area {
             left,
             top: 18,
@@ -651,10 +640,7 @@ mod tests {
             (141, 100, 2, 20),
             (159, 100, 2, 20),
         ]);
-        let lines: Vec<Area> = text_lines(&drawn(200, 220, &boxes))
-            .iter()
-            .map(|l| l.area)
-            .collect();
+        let lines = line_areas(&drawn(200, 220, &boxes));
         assert_eq!(
             lines,
             [Area {
