@@ -8,8 +8,16 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::keys::Keys;
 use crate::model::{
     AppInfo, ClipboardContent, ElementHandle, InstalledApp, Modifier, MouseButton, Point, Rect,
-    RgbImage, ScrollDirection, Tree, WindowChange, WindowInfo, WindowKey,
+    RgbImage, Role, ScrollDirection, Tree, WindowChange, WindowInfo, WindowKey,
 };
+
+/// What an element is now, as an observation would list it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Identity {
+    pub role: Role,
+    /// The name an observation would list it by, uncut.
+    pub name: String,
+}
 
 /// Input that stopped part-way: how much of it the system took before the failure.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -147,6 +155,37 @@ pub trait Accessibility: Send + Sync {
         _element: &ElementHandle,
     ) -> impl Future<Output = Result<Option<Rect>>> + Send {
         async { Err(unsupported("Reading an element's place")) }
+    }
+    /// What the element is now, so an action by ref can confirm it still names what was
+    /// observed: toolkits that hand out objects by position (Qt's item views) let one object
+    /// stand for another item once rows move. `None`: the element is gone. `Unsupported` where a
+    /// platform's handles cannot come to mean another element.
+    fn element_identity(
+        &self,
+        _window: &WindowInfo,
+        _element: &ElementHandle,
+    ) -> impl Future<Output = Result<Option<Identity>>> + Send {
+        async { Err(unsupported("Confirming what an element is")) }
+    }
+    /// Whether the pointer at `at` (screen pixels) reaches the element: the toolkit's element
+    /// at that point is the element or inside it. `None` where the toolkit cannot say.
+    fn reaches(
+        &self,
+        _window: &WindowInfo,
+        _element: &ElementHandle,
+        _at: Point,
+    ) -> impl Future<Output = Result<Option<bool>>> + Send {
+        async { Ok(None) }
+    }
+    /// Points of the element where it draws what it shows, best first, each with what it is
+    /// ("its text"): where a pointer click may go when the element's center does not reach it
+    /// (an icon view's item whose center is empty space).
+    fn element_spots(
+        &self,
+        _window: &WindowInfo,
+        _element: &ElementHandle,
+    ) -> impl Future<Output = Result<Vec<(Point, &'static str)>>> + Send {
+        async { Ok(Vec::new()) }
     }
     /// The programmatic names of the element's accessibility actions ("click", "press"), which
     /// do not change with the interface language.
@@ -351,6 +390,14 @@ pub trait Apps: Send + Sync {
     /// Ends a process at once.
     fn kill(&self, _pid: u32) -> impl Future<Output = Result<()>> + Send {
         async { Err(unsupported("Ending an app")) }
+    }
+    /// How the process [`Apps::launch`] started as `pid` failed, once it and every process of
+    /// its own have exited and it ended as a failure (a status other than 0, or a signal): one
+    /// clause, `exited with status 1; the last line it wrote to stderr: "…"`. `None` while any
+    /// of them runs, when it ended well (a launcher that handed its work to a running
+    /// instance), or where the platform cannot tell.
+    fn launch_failed(&self, _pid: u32) -> impl Future<Output = Option<String>> + Send {
+        async { None }
     }
     /// Whether process `pid` is `ancestor` or was started by it (a launcher script's child).
     fn descends_from(&self, _pid: u32, _ancestor: u32) -> bool {

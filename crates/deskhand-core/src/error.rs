@@ -19,6 +19,9 @@ pub enum ErrorKind {
     SurfaceGone,
     /// The element no longer exists or cannot be acted on.
     ElementGone,
+    /// The ref's object now stands for another element than the one observed (a list whose
+    /// rows moved); nothing was done.
+    ElementChanged,
     /// The accessibility bus cannot be reached or the app exposes no tree.
     NoAccessibility,
     /// No display server can be reached.
@@ -52,6 +55,7 @@ impl ErrorKind {
             ErrorKind::RefWrongSurface => "ref-wrong-surface",
             ErrorKind::SurfaceGone => "surface-gone",
             ErrorKind::ElementGone => "element-gone",
+            ErrorKind::ElementChanged => "element-changed",
             ErrorKind::NoAccessibility => "no-accessibility",
             ErrorKind::NoDisplay => "no-display",
             ErrorKind::Timeout => "timeout",

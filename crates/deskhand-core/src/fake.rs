@@ -3,7 +3,7 @@
 use std::sync::Mutex;
 
 use crate::backend::{
-    Accessibility, Apps, Capture, Clipboard, Input, InputOutcome, Values, Windows,
+    Accessibility, Apps, Capture, Clipboard, Identity, Input, InputOutcome, Values, Windows,
 };
 use crate::error::{Error, ErrorKind, Result};
 use crate::keys::Keys;
@@ -50,6 +50,9 @@ pub struct FakeDesktop {
     pub reads: std::sync::atomic::AtomicUsize,
     /// What `installed_gaps` answers: kinds of apps this desktop cannot list.
     pub installed_gaps: Mutex<Vec<String>>,
+    /// Elements that take the pointer only in part of their bounds (an icon view's item, on
+    /// its text): `reaches` answers by this part, `element_spots` gives its center.
+    pub hit_areas: Mutex<Vec<(ElementHandle, Rect)>>,
 }
 
 impl FakeDesktop {
@@ -63,6 +66,7 @@ impl FakeDesktop {
             values: Mutex::new(Vec::new()),
             reads: Default::default(),
             installed_gaps: Mutex::new(Vec::new()),
+            hit_areas: Mutex::new(Vec::new()),
         }
     }
 
@@ -95,6 +99,15 @@ impl FakeDesktop {
         let mut values = self.values.lock().unwrap();
         values.retain(|(h, _)| h != element);
         values.push((element.clone(), value));
+    }
+
+    fn hit_area(&self, handle: &ElementHandle) -> Option<Rect> {
+        self.hit_areas
+            .lock()
+            .unwrap()
+            .iter()
+            .find(|(h, _)| h == handle)
+            .map(|(_, area)| *area)
     }
 
     fn find(&self, handle: &ElementHandle) -> Option<Node> {
@@ -202,6 +215,40 @@ impl Accessibility for FakeDesktop {
         element: &ElementHandle,
     ) -> Result<Option<Rect>> {
         Ok(self.find(element).and_then(|n| n.bounds))
+    }
+
+    async fn element_identity(
+        &self,
+        _: &WindowInfo,
+        element: &ElementHandle,
+    ) -> Result<Option<Identity>> {
+        Ok(self.find(element).map(|node| Identity {
+            role: node.role,
+            name: node.name,
+        }))
+    }
+
+    async fn reaches(
+        &self,
+        _: &WindowInfo,
+        element: &ElementHandle,
+        at: Point,
+    ) -> Result<Option<bool>> {
+        let area = self
+            .hit_area(element)
+            .or_else(|| self.find(element).and_then(|n| n.bounds));
+        Ok(area.map(|area| area.contains(at)))
+    }
+
+    async fn element_spots(
+        &self,
+        _: &WindowInfo,
+        element: &ElementHandle,
+    ) -> Result<Vec<(Point, &'static str)>> {
+        Ok(self
+            .hit_area(element)
+            .map(|area| vec![(area.center(), "its text")])
+            .unwrap_or_default())
     }
 
     async fn action_names(&self, element: &ElementHandle) -> Result<Vec<String>> {

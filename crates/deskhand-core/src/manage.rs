@@ -223,6 +223,14 @@ pub(crate) async fn launch<B: Backend>(
         if let Some(window) = mine {
             break window.clone();
         }
+        if let Some(how) = backend.launch_failed(pid).await {
+            return Err(Error::new(
+                ErrorKind::Platform,
+                format!(
+                    "{app} (process {pid}) ended before showing a window, and nothing of it runs: it {how}; fix what it says, or launch another app"
+                ),
+            ));
+        }
         if started.elapsed() >= LAUNCH_TIMEOUT {
             return Ok(Acted::done(Did::LaunchedUnseen {
                 app: app.to_owned(),

@@ -858,7 +858,28 @@ pub(crate) async fn select<B: Backend>(
             if in_request {
                 click_open_item(backend, &window, &mut tree, &mut levels, &item, &walked).await?;
             } else {
-                invoke(backend, &item, &menu_label(&walked)).await?;
+                match invoke(backend, &item, &menu_label(&walked)).await {
+                    Err(err) if err.sent => {
+                        // Qt answers the item only once the modal dialog it opened closes: the
+                        // window is the confirmation. Its menu is left alone, as an Escape
+                        // would go to the dialog.
+                        let Some(opened) =
+                            crate::desk::windows_opened(backend, session, &window).await
+                        else {
+                            return Err(err);
+                        };
+                        crate::learn::acted(config, session, &window, Step::Select(walked.clone()));
+                        return Ok(Acted::done(Did::Select {
+                            window: label,
+                            item: menu_label(&walked),
+                            path: walked,
+                            through_pointer: false,
+                            opened: Some(opened),
+                        })
+                        .into());
+                    }
+                    invoked => invoked?,
+                }
                 // Qt runs the item yet leaves its menu open, and the open menu takes the next
                 // keys.
                 tokio::time::sleep(POLL).await;
@@ -874,6 +895,7 @@ pub(crate) async fn select<B: Backend>(
         item: menu_label(&walked),
         path: walked,
         through_pointer: in_request,
+        opened: None,
     })
     .into())
 }

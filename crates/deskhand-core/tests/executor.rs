@@ -415,6 +415,120 @@ async fn a_pointer_click_on_a_ref_follows_the_element_where_it_is_now() {
     );
 }
 
+/// A toolkit that hands out objects by position (Qt's item views) makes the object behind a
+/// ref stand for another item once rows move: every action and read by that ref is refused,
+/// naming what it was and what is there now, and nothing reaches the app.
+#[tokio::test]
+async fn a_ref_whose_element_changed_under_it_is_refused_and_nothing_is_sent() {
+    let mut d = desk();
+    let main = d.window_id(MAIN_TITLE).await;
+    let observed = d.ok(json!({"action": "observe", "target": main})).await;
+    let open = ref_named(&observed, "Open");
+    let save = ref_named(&observed, "Save");
+    d.ok(json!({"action": "focus", "target": main})).await;
+    // The object of "Open" now stands for a button named "Delete".
+    d.edit_tree(EDITOR, |root| {
+        root.children[0].children[1].name = "Delete".into();
+    });
+    d.take();
+    for call in [
+        json!({"action": "click", "ref": open}),
+        json!({"action": "click", "ref": open, "count": 2}),
+        json!({"action": "read", "ref": open}),
+        json!({"action": "hover", "ref": open}),
+        json!({"action": "batch", "steps": [{"action": "click", "ref": save}, {"action": "click", "ref": open}]}),
+    ] {
+        let reply = d.call(call.clone()).await;
+        let text = match &reply {
+            Ok(reply) => reply.text.clone(),
+            Err(err) => err.message.clone(),
+        };
+        assert!(
+            text.contains(&format!(
+                "{open} button \"Open\" now stands for button \"Delete\""
+            )) && text.contains("nothing was done")
+                && text.contains("call `observe` again"),
+            "{call}: {text}"
+        );
+        if let Err(err) = &reply {
+            assert_eq!(err.kind, ErrorKind::ElementChanged, "{call}");
+        }
+        let received = d.take();
+        assert!(
+            received
+                .iter()
+                .all(|r| *r == Received::Action(handle(":1.10/2"), "click".into())),
+            "{call} reached the changed element: {received:?}"
+        );
+    }
+
+    // Another kind of element behind the same object is a change too; a label is named by the
+    // words it shows, which change in place, and reads on.
+    d.edit_tree(EDITOR, |root| {
+        root.children[0].children[1].role = Role::Check;
+        root.children[0].children[3].name = "Line three".into();
+    });
+    let err = d.fail(json!({"action": "click", "ref": open})).await;
+    assert_eq!(err.kind, ErrorKind::ElementChanged, "{}", err.message);
+    let label = ref_named(&observed, "Line one\nLine two");
+    d.ok(json!({"action": "read", "ref": label})).await;
+
+    // Gone altogether: element-gone, nothing sent.
+    d.edit_tree(EDITOR, |root| {
+        root.children[0].children.remove(1);
+    });
+    let err = d.fail(json!({"action": "click", "ref": open})).await;
+    assert_eq!(err.kind, ErrorKind::ElementGone, "{}", err.message);
+    assert!(err.message.contains("nothing was done"), "{}", err.message);
+    assert_eq!(d.take(), vec![]);
+}
+
+/// An icon view's item takes a click only on its text: a pointer click by ref goes where the
+/// app says the item is, not to its empty center; when no point of it takes the click, nothing
+/// is clicked.
+#[tokio::test]
+async fn a_pointer_click_by_ref_goes_where_the_element_takes_it_or_nowhere() {
+    let mut d = desk();
+    let main = d.window_id(MAIN_TITLE).await;
+    let observed = d.ok(json!({"action": "observe", "target": main})).await;
+    let save = ref_named(&observed, "Save");
+    d.ok(json!({"action": "focus", "target": main})).await;
+    d.take();
+    // Save is 80x30 at 110,60; only its lower part, 110,80 80x10, takes the pointer.
+    d.fake
+        .hit_areas
+        .lock()
+        .unwrap()
+        .push((handle(":1.10/2"), Rect::new(110, 80, 80, 10)));
+    let reply = d
+        .ok(json!({"action": "click", "ref": save, "count": 2}))
+        .await;
+    assert_eq!(d.take(), vec![click_at(150, 85, MouseButton::Left, 2)]);
+    assert!(
+        reply
+            .text
+            .contains("with the pointer at its text (pixel 150,85)")
+            && reply
+                .text
+                .contains("its center is not where the app takes a click"),
+        "{}",
+        reply.text
+    );
+
+    // Covered everywhere: the app's element under the pointer is never Save.
+    d.fake.hit_areas.lock().unwrap()[0].1 = Rect::new(0, 0, 1, 1);
+    let err = d
+        .fail(json!({"action": "click", "ref": save, "count": 2}))
+        .await;
+    assert_eq!(err.kind, ErrorKind::ElementGone, "{}", err.message);
+    assert!(
+        err.message.contains("was not double-clicked") && err.message.contains("nothing was done"),
+        "{}",
+        err.message
+    );
+    assert_eq!(d.take(), vec![]);
+}
+
 // ---------------------------------------------------------------- the current surface
 
 #[tokio::test]

@@ -3,10 +3,13 @@
 
 use std::collections::{HashMap, HashSet};
 use std::ffi::{OsStr, OsString};
-use std::os::unix::fs::PermissionsExt;
-use std::os::unix::process::CommandExt;
+use std::io::{Read, Seek, SeekFrom};
+use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::{Command, ExitStatus, Stdio};
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Arc, OnceLock};
 
 use deskhand_core::model::InstalledApp;
 use deskhand_core::render::escape;
@@ -368,10 +371,87 @@ fn on_path(program: &str, path: &OsStr) -> bool {
 /// Set beside `OMP_THREAD_LIMIT` when deskhand set that limit itself, not the user.
 pub const OWN_THREAD_LIMIT: &str = "DESKHAND_OWN_OMP_THREAD_LIMIT";
 
-/// Starts the application in a session of its own, with no input or output and deskhand's
-/// environment, so it outlives deskhand and no signal meant for deskhand's terminal reaches
-/// it. Returns its process id without waiting for it.
-pub fn spawn(entry: &Entry) -> Result<u32, LaunchError> {
+/// A started application: its process id, and how it ended once it has.
+#[derive(Debug, Clone)]
+pub struct Launched {
+    pub pid: u32,
+    pub ended: Arc<OnceLock<Ended>>,
+}
+
+/// How a started process ended.
+#[derive(Debug, Clone)]
+pub struct Ended {
+    pub status: ExitStatus,
+    /// The last line it wrote to its standard error, cut to [`LAST_LINE_CHARS`].
+    pub last_line: Option<String>,
+}
+
+impl Ended {
+    /// Whether it ended as a failure: a status other than 0, or a signal.
+    pub fn failed(&self) -> bool {
+        !self.status.success()
+    }
+
+    /// How it ended, as a reply says it: `exited with status 1; the last line it wrote to
+    /// stderr: "…"`.
+    pub fn describe(&self) -> String {
+        let how = match (self.status.code(), self.status.signal()) {
+            (Some(code), _) => format!("exited with status {code}"),
+            (None, Some(signal)) => format!("was ended by signal {signal}"),
+            (None, None) => "ended".to_string(),
+        };
+        match &self.last_line {
+            Some(line) => format!(
+                "{how}; the last line it wrote to stderr: \"{}\"",
+                escape(line)
+            ),
+            None => format!("{how}, writing nothing to stderr"),
+        }
+    }
+}
+
+/// How much of the last line an app wrote to stderr a reply quotes.
+pub const LAST_LINE_CHARS: usize = 300;
+/// How much of the end of an app's stderr is read for its last line.
+const STDERR_TAIL_BYTES: u64 = 8 * 1024;
+
+/// A file for the app's standard error, already unlinked: the app writes to it while deskhand
+/// keeps a handle to read its last line should the app end early, and the space is freed when
+/// both are done with it. A pipe would not do: once deskhand (a CLI call) exits, an app writing
+/// to a pipe nobody reads is killed by SIGPIPE.
+fn stderr_file() -> std::io::Result<std::fs::File> {
+    static NEXT: AtomicU32 = AtomicU32::new(0);
+    let path = std::env::temp_dir().join(format!(
+        "deskhand-launch-{}-{}",
+        std::process::id(),
+        NEXT.fetch_add(1, Ordering::Relaxed)
+    ));
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(&path)?;
+    std::fs::remove_file(&path)?;
+    Ok(file)
+}
+
+/// The last non-empty line of what the app wrote to `file`, cut to [`LAST_LINE_CHARS`].
+fn last_line(file: &mut std::fs::File) -> Option<String> {
+    let length = file.seek(SeekFrom::End(0)).ok()?;
+    file.seek(SeekFrom::Start(length.saturating_sub(STDERR_TAIL_BYTES)))
+        .ok()?;
+    let mut tail = Vec::new();
+    file.read_to_end(&mut tail).ok()?;
+    let tail = String::from_utf8_lossy(&tail);
+    let line = tail.lines().map(str::trim).rfind(|l| !l.is_empty())?;
+    Some(deskhand_core::render::cut(line, LAST_LINE_CHARS).0)
+}
+
+/// Starts the application in a session of its own, with no input and deskhand's environment, so
+/// it outlives deskhand and no signal meant for deskhand's terminal reaches it; its standard
+/// error goes to an unlinked file read only if it ends early. Returns without waiting for it.
+pub fn spawn(entry: &Entry) -> Result<Launched, LaunchError> {
     let failed = |source| LaunchError::Spawn {
         id: entry.id.clone(),
         command: entry.command(),
@@ -384,12 +464,13 @@ pub fn spawn(entry: &Entry) -> Result<u32, LaunchError> {
             "its Exec line is empty",
         )));
     };
+    let mut stderr = stderr_file().map_err(failed)?;
     let mut command = Command::new(program);
     command
         .args(args)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
-        .stderr(Stdio::null());
+        .stderr(stderr.try_clone().map_err(failed)?);
     if let Some(dir) = &entry.working_dir {
         command.current_dir(dir);
     }
@@ -413,14 +494,25 @@ pub fn spawn(entry: &Entry) -> Result<u32, LaunchError> {
         });
     }
     let mut child = command.spawn().map_err(failed)?;
+    // The child holds its own copy; deskhand's writing end would only keep the file open.
+    drop(command);
     let pid = child.id();
+    let ended = Arc::new(OnceLock::new());
+    let noted = Arc::clone(&ended);
     // Waited for when it exits, so a launcher script that ends at once leaves no zombie behind.
     // Without a thread for it the app still runs; it only stays a zombie after it exits, until
     // deskhand does.
     let _ = std::thread::Builder::new()
         .name(format!("reap-{pid}"))
-        .spawn(move || child.wait());
-    Ok(pid)
+        .spawn(move || {
+            if let Ok(status) = child.wait() {
+                let _ = noted.set(Ended {
+                    status,
+                    last_line: last_line(&mut stderr),
+                });
+            }
+        });
+    Ok(Launched { pid, ended })
 }
 
 #[cfg(test)]
@@ -655,7 +747,7 @@ mod tests {
         );
         let dirs = dirs(&tmp, &["apps"]);
 
-        let pid = spawn(&dirs.find("sleeper").unwrap()).unwrap();
+        let pid = spawn(&dirs.find("sleeper").unwrap()).unwrap().pid;
         let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
         // Fields after the command's closing parenthesis: state, ppid, pgrp, session.
         let fields: Vec<&str> = stat
@@ -668,7 +760,7 @@ mod tests {
         // SAFETY: kill only sends a signal to the process this test started.
         unsafe { libc::kill(pid as i32, libc::SIGKILL) };
 
-        let pid = spawn(&dirs.find("quick").unwrap()).unwrap();
+        let pid = spawn(&dirs.find("quick").unwrap()).unwrap().pid;
         let gone = (0..100).any(|_| {
             std::thread::sleep(std::time::Duration::from_millis(20));
             !Path::new(&format!("/proc/{pid}")).exists()
@@ -688,5 +780,53 @@ mod tests {
             failed.starts_with("starting missing (`deskhand-no-such-program`) failed"),
             "{failed}"
         );
+    }
+
+    #[test]
+    fn an_app_that_ends_at_once_says_how_and_its_last_line_on_stderr() {
+        let tmp = TempDir::new("ended");
+        tmp.write(
+            "apps/refuser.desktop",
+            &app(
+                "Refuser",
+                "sh -c \"echo starting >&2; echo 'not to be run as root' >&2; echo >&2; exit 3\"",
+            ),
+        );
+        tmp.write("apps/quiet.desktop", &app("Quiet", "true"));
+        let dirs = dirs(&tmp, &["apps"]);
+
+        let ended = |id: &str| {
+            let launched = spawn(&dirs.find(id).unwrap()).unwrap();
+            wait_for_end(&launched)
+        };
+        let refused = ended("refuser");
+        assert!(refused.failed());
+        assert_eq!(
+            refused.describe(),
+            "exited with status 3; the last line it wrote to stderr: \"not to be run as root\""
+        );
+        let quiet = ended("quiet");
+        assert!(!quiet.failed());
+        assert_eq!(
+            quiet.describe(),
+            "exited with status 0, writing nothing to stderr"
+        );
+    }
+
+    #[test]
+    fn the_stderr_file_has_no_name_left_in_the_temp_directory() {
+        use std::os::unix::fs::MetadataExt;
+        let file = stderr_file().unwrap();
+        assert_eq!(file.metadata().unwrap().nlink(), 0);
+    }
+
+    fn wait_for_end(launched: &Launched) -> Ended {
+        for _ in 0..250 {
+            if let Some(ended) = launched.ended.get() {
+                return ended.clone();
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        panic!("process {} did not end within 5 s", launched.pid);
     }
 }

@@ -149,6 +149,18 @@ async fn exited_within(pid: u32, grace: Duration) -> bool {
 }
 
 /// Whether `pid` is `ancestor` or one of its descendants, by the parent links in `/proc`.
+/// Whether any live process is in process group `pgrp`: what a launched app started in its own
+/// session (and so its own group) that still runs after it exited.
+pub(crate) fn group_alive(pgrp: u32) -> bool {
+    let Ok(entries) = fs::read_dir("/proc") else {
+        return false;
+    };
+    entries
+        .filter_map(|entry| entry.ok()?.file_name().to_str()?.parse::<u32>().ok())
+        .filter_map(read_stat)
+        .any(|stat| i64::from(stat.pgrp) == i64::from(pgrp) && !stat.is_dead())
+}
+
 pub(crate) fn descends_from(pid: u32, ancestor: u32) -> bool {
     descends_through(pid, ancestor, |p| read_stat(p).map(|stat| stat.ppid))
 }

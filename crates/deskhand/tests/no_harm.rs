@@ -759,3 +759,159 @@ fn clicking_a_gtk3_tree_views_cell_selects_its_row_and_does_not_activate_it() {
         "the row was activated: {events:?}"
     );
 }
+
+/// The Qt fixture of item views that behave as Dolphin's: its log and its window's `w` id.
+fn qt_items(desk: &Desktop, title: &str) -> (common::Fixture, String) {
+    let log = desk.scratch(&format!("{}.jsonl", title.replace(' ', "_")));
+    let script =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/qt_items.py");
+    let app = desk.spawn(
+        "/usr/bin/python3",
+        &[
+            script.to_str().expect("utf-8 path"),
+            "--log",
+            log.to_str().expect("utf-8 path"),
+            "--title",
+            title,
+        ],
+    );
+    let items = common::Fixture { app, log };
+    items.wait_for("the Qt item views to be ready", |e| e["event"] == "ready");
+    let (w, _) = window_where(desk, START, title, |t| t == title);
+    (items, w)
+}
+
+/// A Qt item view that keeps its items' objects by row (as Dolphin's does) makes the object a
+/// ref was issued for stand for another file once a file is added: `read` and `click` by that
+/// ref are refused, naming both, and nothing is selected; the ref of a new observation works.
+#[test]
+fn a_ref_whose_qt_item_moved_under_it_reads_and_clicks_nothing() {
+    let (_turn, desk) = desktop();
+    let (items, w) = qt_items(desk, "Qt Moving Items");
+    let text = observe_until(desk, &w, START, "the files", |t| {
+        t.contains("listitem \"file4.txt\"")
+    });
+    let file4 = common::ref_where(&text, "file4.txt", |l| l.contains("\"file4.txt\""));
+    let add = common::ref_where(&text, "the Add button", |l| {
+        l.contains("button \"Add file2.txt\"")
+    });
+    desk.act("click", json!({"ref": add})).ok();
+    items.wait_for("file2.txt to be added", |e| e["event"] == "added");
+    let before = items.events().len();
+
+    for action in ["read", "click"] {
+        let (code, doc) = act_coded(desk, action, json!({"ref": file4}));
+        let message = doc["message"].as_str().unwrap_or_default();
+        assert_eq!(code, 1, "{action}: {doc}");
+        assert_eq!(doc["error"], "element-changed", "{action}: {doc}");
+        assert!(
+            message.starts_with(&format!(
+                "{file4} listitem \"file4.txt\" now stands for listitem \"file3.txt\""
+            )) && message.contains("nothing was done"),
+            "{action}: {message}"
+        );
+    }
+    let after = items.settled_events(before);
+    assert!(
+        after.iter().all(|e| e["event"] != "selected"),
+        "a refused click selected something: {after:?}"
+    );
+
+    let text = desk.act("observe", json!({"target": w})).ok();
+    let file4 = common::ref_where(&text, "file4.txt", |l| l.contains("\"file4.txt\""));
+    desk.act("click", json!({"ref": file4})).ok();
+    items.wait_for("file4.txt to be selected", |e| {
+        e["event"] == "selected" && e["item"] == "file4.txt"
+    });
+}
+
+/// Dolphin's icon view takes a click on an item only on its icon or text, and this item's
+/// middle is an empty icon: a pointer click by ref (a double-click, which has no accessibility
+/// action) goes where the app says the item is, and the item is selected and opened.
+#[test]
+fn a_pointer_click_on_an_icon_views_item_lands_where_the_item_takes_it() {
+    let (_turn, desk) = desktop();
+    let (items, w) = qt_items(desk, "Qt Icon Items");
+    let text = observe_until(desk, &w, START, "the icons", |t| {
+        t.contains("listitem \"gamma.txt\"")
+    });
+    let gamma = common::ref_where(&text, "gamma.txt", |l| l.contains("\"gamma.txt\""));
+    let reply = desk.act("click", json!({"ref": gamma, "count": 2})).ok();
+    assert!(
+        reply.starts_with(&format!(
+            "done: double-clicked {gamma} listitem \"gamma.txt\" with the pointer at "
+        )) && reply.contains("its center is not where the app takes a click"),
+        "{reply}"
+    );
+    items.wait_for("gamma.txt to be opened", |e| {
+        e["event"] == "opened" && e["item"] == "gamma.txt"
+    });
+}
+
+/// KDE's file dialog takes seconds to show, and Qt answers the menu item's action only once
+/// the dialog closes: `select` waits for the window and answers `done`, naming it.
+#[test]
+fn a_qt_menu_item_whose_dialog_shows_late_is_done_naming_the_dialog() {
+    let (_turn, desk) = desktop();
+    let (items, w) = qt_items(desk, "Qt Slow Dialog");
+    observe_until(desk, &w, START, "the File menu", |t| {
+        t.contains("menuitem \"File\"")
+    });
+    let (code, doc) = act_coded(
+        desk,
+        "select",
+        json!({"target": w, "path": ["File", "Save As…"]}),
+    );
+    let reply = doc["text"].as_str().unwrap_or_default();
+    assert_eq!(code, 0, "{reply}");
+    assert!(
+        reply.starts_with("done: selected \"File\" > \"Save As…\"")
+            && reply.contains("it opened w")
+            && reply.contains("\"Save As\""),
+        "{reply}"
+    );
+    items.wait_for("the dialog", |e| e["event"] == "dialog");
+    let (dialog, _) = window_where(desk, SETTLE, "the Save As dialog", |t| t == "Save As");
+    desk.act("close", json!({"target": dialog})).ok();
+    items.wait_for("the dialog to close", |e| e["event"] == "dialog closed");
+    let after = desk.act("observe", json!({"target": w}));
+    assert_eq!(after.code, 0, "{}{}", after.stdout, after.stderr);
+}
+
+/// A program that exits at once (VLC run as root does) fails the launch at once, with its exit
+/// status and the last line it wrote to stderr, instead of waiting 20 s for a window.
+#[test]
+fn a_launch_whose_program_exits_at_once_fails_at_once_saying_why() {
+    let (_turn, desk) = desktop();
+    let data = desk
+        .env
+        .iter()
+        .find(|(name, _)| name == "XDG_DATA_HOME")
+        .map(|(_, value)| std::path::PathBuf::from(value))
+        .expect("the desktop has a data directory");
+    let applications = data.join("applications");
+    std::fs::create_dir_all(&applications).unwrap();
+    std::fs::write(
+        applications.join("deskhand-test-refusing-pad.desktop"),
+        "[Desktop Entry]\nType=Application\nName=Refusing Pad\nExec=mousepad --no-such-option\n",
+    )
+    .unwrap();
+    let started = Instant::now();
+    let (code, doc) = act_coded(desk, "launch", json!({"app": "deskhand-test-refusing-pad"}));
+    let took = started.elapsed();
+    let reply = doc["message"].as_str().unwrap_or_default();
+    assert_eq!(code, 1, "{doc}");
+    assert_eq!(doc["error"], "platform", "{doc}");
+    assert!(
+        reply.starts_with("deskhand-test-refusing-pad (process ")
+            && reply.contains("ended before showing a window")
+            && reply.contains("exited with status 1")
+            && reply
+                .contains("the last line it wrote to stderr: \"Unknown option --no-such-option\""),
+        "{reply}"
+    );
+    assert!(
+        took < Duration::from_secs(10),
+        "answered after {took:?}: {reply}"
+    );
+}

@@ -9,8 +9,8 @@ use crate::session::Session;
 
 use super::answer::name_of;
 use super::{
-    Acted, ClickPath, Config, Did, Named, Reach, Reply, element_failure, ensure_focused, intended,
-    ref_center,
+    Acted, CENTER, ClickPath, Config, Did, Named, Reach, Reply, element_failure, ensure_focused,
+    intended, ref_center,
 };
 
 fn click_verb(click: &ClickSpec) -> String {
@@ -62,15 +62,11 @@ pub(super) async fn click_at<B: Backend>(
             let in_request = backend.actions_run_in_request(&element.window).await;
             let ran = run_action(backend, session, &element.entry.handle, index).await;
             let opened = if !in_request && ran.as_ref().is_err_and(|err| err.sent) {
-                opened_since_action(backend, session, &element.window)
-                    .await
-                    .unwrap_or_default()
+                windows_opened(backend, session, &element.window).await
             } else {
-                Vec::new()
+                None
             };
-            if !opened.is_empty() {
-                let opened: Vec<String> = opened.iter().map(|w| window_label(session, w)).collect();
-                let opened = opened.join(", ");
+            if let Some(opened) = opened {
                 // Qt answers an action only once the dialog it opened closes: the window is
                 // the confirmation.
                 learn_click(config, session, &element, &click);
@@ -108,7 +104,7 @@ pub(super) async fn click_at<B: Backend>(
         // The pointer clicks whatever shows at the point: the element's window comes to the
         // front first, or the click would land on a window covering it.
         ensure_focused(backend, &element.window).await?;
-        let pixel = ref_center(backend, element.id, &element.entry, &element.window).await?;
+        let (pixel, spot) = click_point(backend, &element, &verb).await?;
         backend
             .click(pixel, click.button, click.count, &click.modifiers)
             .await?;
@@ -126,6 +122,7 @@ pub(super) async fn click_at<B: Backend>(
             verb,
             label,
             read,
+            spot,
         })
         .into());
     }
@@ -140,6 +137,64 @@ pub(super) async fn click_at<B: Backend>(
         at: spot.describe(),
     })
     .into())
+}
+
+/// Where inside an element, as fractions of its width and height, a pointer click is tried
+/// when neither its center nor a spot it names takes the click: the lower middle first, where
+/// an icon view draws an item's text.
+const FALLBACK_SPOTS: [(f64, f64); 8] = [
+    (0.5, 0.8),
+    (0.5, 0.2),
+    (0.2, 0.5),
+    (0.8, 0.5),
+    (0.2, 0.8),
+    (0.8, 0.8),
+    (0.2, 0.2),
+    (0.8, 0.2),
+];
+
+/// Where a pointer click by ref goes: the element's center when the toolkit says the pointer
+/// reaches the element there, or cannot say; else the first point of it that does (its text,
+/// a child, then points across it). An icon view's item can be empty at its center, and a
+/// click there selects nothing. When no point reaches it, nothing is clicked.
+async fn click_point<B: Backend>(
+    backend: &B,
+    element: &Named,
+    verb: &str,
+) -> Result<(crate::model::Point, &'static str)> {
+    let (window, handle) = (&element.window, &element.entry.handle);
+    let center = ref_center(backend, element.id, &element.entry, window).await?;
+    if handle.is_read_from_pixels() || backend.reaches(window, handle, center).await? != Some(false)
+    {
+        return Ok((center, CENTER));
+    }
+    let bounds = backend.element_bounds(window, handle).await?;
+    let mut spots = backend.element_spots(window, handle).await?;
+    if let Some(bounds) = bounds {
+        spots.extend(FALLBACK_SPOTS.iter().map(|(fx, fy)| {
+            let at = crate::model::Point {
+                x: bounds.x + (f64::from(bounds.width) * fx) as i32,
+                y: bounds.y + (f64::from(bounds.height) * fy) as i32,
+            };
+            (at, "a point inside it")
+        }));
+    }
+    for (spot, what) in spots {
+        if bounds.is_some_and(|b| b.contains(spot))
+            && backend.reaches(window, handle, spot).await? == Some(true)
+        {
+            return Ok((spot, what));
+        }
+    }
+    Err(Error::new(
+        ErrorKind::ElementGone,
+        format!(
+            "{} was not {verb}: at its center (pixel {},{}) and at every other point of it tried, the app's element under the pointer is another or none (something covers it, or it takes no click there); nothing was done: take a `zoom` of it and click by `x`/`y` where it shows",
+            element.label(),
+            center.x,
+            center.y
+        ),
+    ))
 }
 
 /// The windows of `window`'s process that appeared since the latest action began; none when
@@ -158,6 +213,34 @@ async fn opened_since_action<B: Backend>(
         .into_iter()
         .filter(|w| w.pid == window.pid && !before.contains(&w.key()))
         .collect())
+}
+
+/// How long after an unanswered action its window may still appear: Qt answers an action only
+/// once the modal dialog it opened closes, and a dialog that takes long to build (KDE's file
+/// dialog) shows well after the request timed out.
+const OPENED_WAIT: std::time::Duration = std::time::Duration::from_secs(4);
+
+/// The windows an action that went unanswered opened, as replies name them (`w5 "Save As"`),
+/// waiting up to [`OPENED_WAIT`] for the first; `None` when none appeared.
+pub(crate) async fn windows_opened<B: Backend>(
+    backend: &B,
+    session: &mut Session,
+    window: &WindowInfo,
+) -> Option<String> {
+    let until = std::time::Instant::now() + OPENED_WAIT;
+    loop {
+        let opened = opened_since_action(backend, session, window)
+            .await
+            .unwrap_or_default();
+        if !opened.is_empty() {
+            let labels: Vec<String> = opened.iter().map(|w| window_label(session, w)).collect();
+            return Some(labels.join(", "));
+        }
+        if std::time::Instant::now() >= until || session.windows_before_action.is_none() {
+            return None;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
 }
 
 /// A window as replies name it: `w5 "Save as..."`.
@@ -242,6 +325,7 @@ async fn unblock<B: Backend>(
             verb: verb.to_owned(),
             label,
             read: "",
+            spot: CENTER,
         })
         .into(),
     ))

@@ -22,8 +22,11 @@ mod reach;
 mod surface;
 mod typing;
 
-pub(crate) use answer::{Acted, Batched, ClickPath, Did, FoundWindow, Listed, Page, Step, Waited};
+pub(crate) use answer::{
+    Acted, Batched, CENTER, ClickPath, Did, FoundWindow, Listed, Page, Step, Waited,
+};
 use answer::{AppRow, Captured, Observed, WindowRow};
+pub(crate) use click::windows_opened;
 use click::{click_at, window_label};
 use observe::{capture, observe};
 pub(crate) use reach::{Named, Reach};

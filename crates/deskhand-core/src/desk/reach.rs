@@ -4,13 +4,13 @@
 //! and no window list or tree is read twice for it.
 
 use crate::action::{Place, RefId, TargetId};
-use crate::backend::Backend;
+use crate::backend::{Backend, Identity};
 use crate::coords::to_pixel;
 use crate::error::{Error, ErrorKind, Result};
 use crate::find::find_one;
-use crate::model::{Point, Rect, WindowInfo};
+use crate::model::{Point, Rect, Role, WindowInfo};
 use crate::ocr::TextReader;
-use crate::render::escape;
+use crate::render::{REF_NAME_CHARS, cut, escape};
 use crate::session::{RefEntry, Session};
 
 use super::{Surface, live_window, resolve};
@@ -120,6 +120,7 @@ impl Reach {
         let named = match place {
             Place::Ref(id) => {
                 let (entry, window) = self.ref_entry(backend, session, *id).await?;
+                confirm_identity(backend, *id, &entry, &window).await?;
                 Named {
                     id: *id,
                     entry,
@@ -199,6 +200,79 @@ impl Reach {
             )),
         }
     }
+}
+
+/// Fails unless the ref's element is still the one observed: a toolkit that hands out objects by
+/// position (Qt's item views) makes the same object stand for another item once rows move, and
+/// acting on it would touch what the agent never saw. One round trip to the app; skipped where
+/// the platform's handles cannot change meaning, and for text read from pixels.
+async fn confirm_identity<B: Backend>(
+    backend: &B,
+    id: RefId,
+    entry: &RefEntry,
+    window: &WindowInfo,
+) -> Result<()> {
+    if entry.handle.is_read_from_pixels() {
+        return Ok(());
+    }
+    let now = match backend.element_identity(window, &entry.handle).await {
+        Ok(Some(now)) => now,
+        Ok(None) => {
+            return Err(Error::new(
+                ErrorKind::ElementGone,
+                format!(
+                    "{} is gone from its window; nothing was done: call `observe` again and use its refs",
+                    ref_label(id, entry)
+                ),
+            ));
+        }
+        Err(err) if err.kind == ErrorKind::Unsupported => return Ok(()),
+        Err(err) => return Err(err),
+    };
+    if still_names(entry, &now) {
+        return Ok(());
+    }
+    let there = if now.name.is_empty() {
+        now.role.as_str().to_owned()
+    } else {
+        format!(
+            "{} \"{}\"",
+            now.role.as_str(),
+            escape(&cut(&now.name, REF_NAME_CHARS).0)
+        )
+    };
+    Err(Error::new(
+        ErrorKind::ElementChanged,
+        format!(
+            "{} now stands for {there}: what the window shows changed since it was observed (a list's rows moved); nothing was done: call `observe` again and use the new ref",
+            ref_label(id, entry)
+        ),
+    ))
+}
+
+/// Whether what the element is now is what the ref was issued for. The role must be the same.
+/// The name must be too, except where it is not what tells the element apart: a combo box
+/// names itself by its choice in some toolkits, text that labels or reads out something is
+/// named by what it shows now, and a name the toolkit does not give (read from pixels for the
+/// observation) cannot be compared.
+pub(crate) fn still_names(entry: &RefEntry, now: &Identity) -> bool {
+    if now.role != entry.role {
+        return false;
+    }
+    let named_by_content = matches!(
+        entry.role,
+        Role::Combobox
+            | Role::Label
+            | Role::Paragraph
+            | Role::Heading
+            | Role::Document
+            | Role::Terminal
+            | Role::Statusbar
+            | Role::Progress
+            | Role::Alert
+            | Role::Tooltip
+    );
+    named_by_content || now.name.trim().is_empty() || cut(&now.name, REF_NAME_CHARS).0 == entry.name
 }
 
 /// An element a call names, by ref or by `find`.

@@ -30,7 +30,11 @@ use listing::{keep_points_that_tell_apart, listing, selection};
 use since::changes;
 pub use since::{Change, Changes, Was};
 pub use text::{FENCE, cut, cut_to_end, escape, one_line, plural, thousands};
-use text::{around, truncate_chars};
+
+/// How much of an element's name a ref keeps: enough to tell it apart from its neighbours when
+/// an action confirms the ref still names it.
+pub const REF_NAME_CHARS: usize = 80;
+use text::around;
 use walk::walk_all;
 
 pub const MAX_NAME_CHARS: usize = 200;
@@ -386,7 +390,7 @@ impl Found<'_> {
             handle: node.handle.clone(),
             window: self.window,
             role: node.role,
-            name: truncate_chars(&node.name, 80),
+            name: cut(&node.name, REF_NAME_CHARS).0,
             bounds: node.bounds,
         }
     }

@@ -77,10 +77,6 @@ pub fn cut(text: &str, max: usize) -> (String, bool) {
     }
 }
 
-pub(super) fn truncate_chars(text: &str, max: usize) -> String {
-    cut(text, max).0
-}
-
 /// Escapes what could make app text look like structure: quotes, backslashes, and anything a
 /// reader may take for a line break or that reorders how the line reads. Control characters
 /// (NEL U+0085 among them), the Unicode line and paragraph separators and the bidirectional

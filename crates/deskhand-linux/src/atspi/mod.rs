@@ -1130,6 +1130,175 @@ impl Atspi {
             .is_ok()
     }
 
+    /// What the element is now: its role and the name an observation lists it by, cleaned as
+    /// the walk cleans it (`gtk4`: named as GTK 4.8 names, see [`translate::gtk4_name`]) and, for
+    /// a control named only by a pictograph, its description. `None` once the application no
+    /// longer has it.
+    pub async fn identity(
+        &self,
+        object: &ObjectRef,
+        gtk4: bool,
+    ) -> Result<Option<(Role, String)>, AtspiError> {
+        let (role, name, states) = futures::join!(
+            self.call::<_, u32>(object, ACCESSIBLE, "GetRole", &()),
+            self.string_property(object, ACCESSIBLE, "Name"),
+            self.call::<_, Vec<u32>>(object, ACCESSIBLE, "GetState", &()),
+        );
+        let (role, name, states) = match (role, name, states) {
+            (Ok(role), Ok(name), Ok(states)) => (role, name, states),
+            (Err(err), _, _) | (_, Err(err), _) | (_, _, Err(err)) => {
+                return if matches!(err, AtspiError::Call { .. }) {
+                    Ok(None)
+                } else {
+                    Err(err)
+                };
+            }
+        };
+        if translate::state_set(&states).contains(atspi::State::Defunct) {
+            return Ok(None);
+        }
+        let role = translate::role(role);
+        let name = translate::clean_name(if gtk4 {
+            translate::gtk4_name(name)
+        } else {
+            name
+        });
+        if role.is_control() && text::icon_only(&name) {
+            let description = self
+                .string_property(object, ACCESSIBLE, "Description")
+                .await
+                .unwrap_or_default();
+            if !description.trim().is_empty() {
+                return Ok(Some((role, description)));
+            }
+        }
+        Ok(Some((role, name)))
+    }
+
+    /// The element's parent; `None` for a root, or an element its application no longer has.
+    async fn parent(&self, object: &ObjectRef) -> Result<Option<ObjectRef>, AtspiError> {
+        let value = match self.property(object, ACCESSIBLE, "Parent").await {
+            Ok(value) => value,
+            Err(AtspiError::Call { .. }) => return Ok(None),
+            Err(err) => return Err(err),
+        };
+        Ok(<(String, OwnedObjectPath)>::try_from(value)
+            .ok()
+            .and_then(|reference| element_of(reference, &object.bus)))
+    }
+
+    /// Whether the pointer at (x, y), in the coordinates the toolkit reports, reaches the
+    /// element: the element its parent has at that point is the element, is inside it, or is a
+    /// new object for the same thing (LibreOffice makes one at every ask). `None` when the
+    /// toolkit cannot say: no parent, or a parent without hit testing.
+    pub async fn reaches(
+        &self,
+        object: &ObjectRef,
+        x: i32,
+        y: i32,
+    ) -> Result<Option<bool>, AtspiError> {
+        /// Deeper than any element's own content; a toolkit that returns the deepest element at
+        /// a point (Qt) returns one inside the element a level or two down.
+        const MAX_LEVELS: usize = 12;
+        let cannot_say = |err: AtspiError| {
+            if matches!(err, AtspiError::Call { .. }) {
+                Ok(None)
+            } else {
+                Err(err)
+            }
+        };
+        let parent = match self.parent(object).await {
+            Ok(Some(parent)) => parent,
+            Ok(None) => return Ok(None),
+            Err(err) => return cannot_say(err),
+        };
+        let reference: (String, OwnedObjectPath) = match self
+            .call(
+                &parent,
+                COMPONENT,
+                "GetAccessibleAtPoint",
+                &(x, y, COORD_SCREEN),
+            )
+            .await
+        {
+            Ok(reference) => reference,
+            Err(err) => return cannot_say(err),
+        };
+        let Some(hit) = element_of(reference, &parent.bus) else {
+            return Ok(Some(false));
+        };
+        let mut at = hit.clone();
+        for _ in 0..MAX_LEVELS {
+            if at == *object {
+                return Ok(Some(true));
+            }
+            if at == parent {
+                break;
+            }
+            match self.parent(&at).await? {
+                Some(up) => at = up,
+                None => break,
+            }
+        }
+        let (hit_is, element_is, hit_extents, element_extents) = futures::join!(
+            self.identity(&hit, false),
+            self.identity(object, false),
+            self.extents(&hit),
+            self.extents(object),
+        );
+        let same = matches!((hit_is, element_is), (Ok(Some(a)), Ok(Some(b))) if a == b)
+            && matches!((hit_extents, element_extents), (Ok(a), Ok(b)) if a == b);
+        Ok(Some(same))
+    }
+
+    /// Points of the element where it draws what it shows, in the coordinates the toolkit
+    /// reports: the middle of its text, then its first children's centers (never those of an
+    /// element that creates its children on demand).
+    pub async fn spots(&self, object: &ObjectRef) -> Result<Vec<(Rect, &'static str)>, AtspiError> {
+        /// Enough to find a child that takes the click, few enough to answer at once.
+        const CHILDREN: usize = 8;
+        let (interfaces, states) = futures::join!(
+            self.interfaces(object),
+            self.call::<_, Vec<u32>>(object, ACCESSIBLE, "GetState", &()),
+        );
+        let (interfaces, states) = (interfaces?, states?);
+        let mut spots = Vec::new();
+        if interfaces.iter().any(|i| i == TEXT) {
+            let count =
+                i32::try_from(self.property(object, TEXT, "CharacterCount").await?).unwrap_or(0);
+            if count > 0 {
+                let (x, y, w, h): (i32, i32, i32, i32) = self
+                    .call(
+                        object,
+                        TEXT,
+                        "GetRangeExtents",
+                        &(0i32, count, COORD_SCREEN),
+                    )
+                    .await?;
+                if w > 0 && h > 0 {
+                    spots.push((Rect::new(x, y, w as u32, h as u32), "its text"));
+                }
+            }
+        }
+        if !translate::state_set(&states).contains(atspi::State::ManagesDescendants) {
+            let children = self.children(object).await?;
+            let extents = join_all(
+                children
+                    .iter()
+                    .take(CHILDREN)
+                    .map(|child| async move { self.extents(child).await }),
+            )
+            .await;
+            spots.extend(
+                extents
+                    .into_iter()
+                    .filter_map(|e| e.ok().flatten())
+                    .map(|e| (e, "a part of it")),
+            );
+        }
+        Ok(spots)
+    }
+
     /// Whether the element, or an element a few levels inside it, has the keyboard focus now
     /// (GTK4 focuses the text inside an entry, not the entry). The children of an element that
     /// manages its descendants are never asked for: the app would create them all.
@@ -1773,6 +1942,17 @@ fn element((bus, path): (String, OwnedObjectPath)) -> Option<ObjectRef> {
         bus,
         path: path.as_str().to_owned(),
     })
+}
+
+/// An object reference an application gave about its own elements: some toolkits leave the bus
+/// name out, meaning their own.
+fn element_of((bus, path): (String, OwnedObjectPath), own_bus: &str) -> Option<ObjectRef> {
+    let bus = if bus.is_empty() {
+        own_bus.to_owned()
+    } else {
+        bus
+    };
+    element((bus, path))
 }
 
 /// The elements among object references an application gave.

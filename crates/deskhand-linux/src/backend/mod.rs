@@ -11,7 +11,8 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use deskhand_core::backend::{
-    Accessibility, Apps, Capture, Clipboard, Input, InputOutcome, Partial, Typed, Values, Windows,
+    Accessibility, Apps, Capture, Clipboard, Identity, Input, InputOutcome, Partial, Typed, Values,
+    Windows,
 };
 use deskhand_core::error::{Error, ErrorKind, Result};
 use deskhand_core::keys::Keys;
@@ -91,6 +92,9 @@ pub struct LinuxBackend {
     use_cache: bool,
     /// X window → how its toolkit's extents map to the screen, learned when its frame is matched.
     origins: Mutex<HashMap<u64, Origin>>,
+    /// The processes `launch` started, by pid: how each ended tells a launch that failed at
+    /// once from one still starting.
+    launched: Mutex<HashMap<u32, launch::Launched>>,
     /// The deskhand binary that holds written clipboard text; `None`: the running one.
     clipboard_holder: Option<PathBuf>,
     /// When a button last went up on Wayland (X11 keeps its own): see [`CLICK_SEPARATION`].
@@ -126,6 +130,7 @@ impl LinuxBackend {
             walk_limits: WalkLimits::default(),
             use_cache: true,
             origins: Mutex::new(HashMap::new()),
+            launched: Mutex::new(HashMap::new()),
             clipboard_holder: None,
             last_release: Mutex::new(None),
         })
@@ -752,6 +757,69 @@ impl Accessibility for LinuxBackend {
         }
     }
 
+    async fn element_identity(
+        &self,
+        window: &WindowInfo,
+        element: &ElementHandle,
+    ) -> Result<Option<Identity>> {
+        let object = object_of(element)?;
+        let origin = self.origin_of(window).await?;
+        // GTK4 is the toolkit whose extents are window-relative, and whose names the walk
+        // cleans of class names and doubled labels.
+        let gtk4 = matches!(origin, Origin::Window { .. });
+        let identity = self
+            .atspi()
+            .await?
+            .identity(&object, gtk4)
+            .await
+            .map_err(atspi_error)?;
+        Ok(identity.map(|(role, name)| Identity { role, name }))
+    }
+
+    async fn reaches(
+        &self,
+        window: &WindowInfo,
+        element: &ElementHandle,
+        at: Point,
+    ) -> Result<Option<bool>> {
+        let object = object_of(element)?;
+        if self.gnome_unplaced().await? {
+            return Ok(None);
+        }
+        let (dx, dy) = offset_of(self.origin_of(window).await?, window);
+        self.atspi()
+            .await?
+            .reaches(&object, at.x - dx, at.y - dy)
+            .await
+            .map_err(atspi_error)
+    }
+
+    async fn element_spots(
+        &self,
+        window: &WindowInfo,
+        element: &ElementHandle,
+    ) -> Result<Vec<(Point, &'static str)>> {
+        let object = object_of(element)?;
+        let (dx, dy) = offset_of(self.origin_of(window).await?, window);
+        match self.atspi().await?.spots(&object).await {
+            Ok(spots) => Ok(spots
+                .into_iter()
+                .map(|(rect, what)| {
+                    let center = rect.center();
+                    (
+                        Point {
+                            x: center.x + dx,
+                            y: center.y + dy,
+                        },
+                        what,
+                    )
+                })
+                .collect()),
+            Err(AtspiError::Call { .. }) => Ok(Vec::new()),
+            Err(err) => Err(atspi_error(err)),
+        }
+    }
+
     async fn action_names(&self, element: &ElementHandle) -> Result<Vec<String>> {
         let object = object_of(element)?;
         match self.atspi().await?.action_names(&object).await {
@@ -1255,20 +1323,44 @@ impl Apps for LinuxBackend {
 
     async fn launch(&self, id: &str) -> Result<u32> {
         let query = id.to_owned();
-        tokio::task::spawn_blocking(move || launch::spawn(&AppDirs::from_env().find(&query)?))
-            .await
-            .map_err(|join| {
-                Error::platform(format!(
-                    "starting the application crashed ({join}); try again"
-                ))
-            })?
-            .map_err(launch_error)
+        let launched =
+            tokio::task::spawn_blocking(move || launch::spawn(&AppDirs::from_env().find(&query)?))
+                .await
+                .map_err(|join| {
+                    Error::platform(format!(
+                        "starting the application crashed ({join}); try again"
+                    ))
+                })?
+                .map_err(launch_error)?;
+        let pid = launched.pid;
+        let mut all = self.launched.lock().expect("not poisoned");
+        // A long-lived server forgets the launches that ended, once there are many.
+        if all.len() >= REMEMBERED_LAUNCHES {
+            all.retain(|_, l| l.ended.get().is_none());
+        }
+        all.insert(pid, launched);
+        Ok(pid)
+    }
+
+    async fn launch_failed(&self, pid: u32) -> Option<String> {
+        let ended = self
+            .launched
+            .lock()
+            .expect("not poisoned")
+            .get(&pid)?
+            .ended
+            .get()?
+            .clone();
+        (ended.failed() && !crate::process::group_alive(pid)).then(|| ended.describe())
     }
 
     fn descends_from(&self, pid: u32, ancestor: u32) -> bool {
         crate::process::descends_from(pid, ancestor)
     }
 }
+
+/// How many launched processes are kept before those that ended are forgotten.
+const REMEMBERED_LAUNCHES: usize = 64;
 
 fn object_of(element: &ElementHandle) -> Result<ObjectRef> {
     ObjectRef::from_handle(element).ok_or_else(|| {

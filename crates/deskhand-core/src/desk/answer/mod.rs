@@ -17,6 +17,9 @@ pub(crate) use reads::{
     AppRow, Batched, Captured, FoundWindow, Listed, Observed, Page, Step, Waited, WindowRow,
 };
 
+/// The point a pointer click by ref goes to unless the element's center does not take it.
+pub(crate) const CENTER: &str = "its center";
+
 /// An action's result: what it did, and whether all of its input was sent.
 pub(crate) struct Acted {
     pub(crate) did: Did,
@@ -78,6 +81,10 @@ pub(crate) enum Did {
         /// What the app said of the element once clicked, when it is worth saying.
         #[serde(skip)]
         read: &'static str,
+        /// Which point of the element: "its center", or where the center did not reach it,
+        /// the point that did ("its text").
+        #[serde(skip)]
+        spot: &'static str,
     },
     /// A point clicked with the pointer.
     #[serde(rename = "click")]
@@ -171,6 +178,9 @@ pub(crate) enum Did {
         item: String,
         #[serde(skip)]
         through_pointer: bool,
+        /// The windows the item opened, when the app answers the request only once they close.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        opened: Option<String>,
     },
     Launch {
         app: String,
@@ -281,10 +291,17 @@ impl Did {
                 verb,
                 label,
                 read,
+                spot,
                 ..
             } => format!(
-                "{verb} {label} with the pointer at its center (pixel {},{}){read}",
-                pixel.x, pixel.y
+                "{verb} {label} with the pointer at {spot} (pixel {},{}){read}{}",
+                pixel.x,
+                pixel.y,
+                if *spot == CENTER {
+                    ""
+                } else {
+                    ": its center is not where the app takes a click on it"
+                }
             ),
             Did::ClickAtPoint { verb, at, .. } => format!("{verb} at {at} with the pointer"),
             Did::Hover { at, .. } => format!("moved the pointer to {at} without clicking"),
@@ -369,13 +386,20 @@ impl Did {
                 window,
                 item,
                 through_pointer,
+                opened,
                 ..
             } => format!(
-                "selected {item} in {window} {}",
+                "selected {item} in {window} {}{}",
                 if *through_pointer {
                     "by opening its menus through accessibility and clicking the item with the pointer"
                 } else {
                     "through accessibility"
+                },
+                match opened {
+                    Some(opened) => format!(
+                        "; it opened {opened} (the app answers the request only once that window closes)"
+                    ),
+                    None => String::new(),
                 }
             ),
             Did::Launch {
@@ -540,6 +564,7 @@ mod tests {
                 verb: verb(),
                 label: label(),
                 read: "",
+                spot: CENTER,
             },
             Did::ClickAtPoint {
                 path: ClickPath::Pointer,
@@ -610,6 +635,7 @@ mod tests {
                 path: vec!["File".into(), "Save".into()],
                 item: "File > Save".into(),
                 through_pointer: false,
+                opened: None,
             },
             Did::Launch {
                 app: "a2".into(),
