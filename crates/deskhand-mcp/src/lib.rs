@@ -19,6 +19,11 @@ use deskhand_core::{
     parse_call,
 };
 
+mod transport;
+
+use transport::LineTransport;
+pub use transport::MAX_MESSAGE_BYTES;
+
 pub const TOOL_NAME: &str = "desktop";
 
 /// The contract, short: this text is sent with every model request.
@@ -312,9 +317,24 @@ impl<B: Backend> ServerHandler for DesktopServer<B> {
 
 /// Serves MCP over this process's stdin and stdout until the client disconnects.
 pub async fn serve_stdio<B: Backend>(server: DesktopServer<B>) -> Result<(), std::io::Error> {
+    serve(server, tokio::io::stdin(), tokio::io::stdout()).await
+}
+
+/// Serves MCP over `read` and `write`, one JSON-RPC message a line, until the client disconnects.
+/// Every request is answered, one longer than [`MAX_MESSAGE_BYTES`] with an error that says so.
+pub async fn serve<B, R, W>(
+    server: DesktopServer<B>,
+    read: R,
+    write: W,
+) -> Result<(), std::io::Error>
+where
+    B: Backend,
+    R: tokio::io::AsyncRead + Send + Unpin + 'static,
+    W: tokio::io::AsyncWrite + Send + Unpin + 'static,
+{
     use rmcp::ServiceExt;
     let running = server
-        .serve(rmcp::transport::stdio())
+        .serve(LineTransport::new(read, write))
         .await
         .map_err(std::io::Error::other)?;
     running.waiting().await.map_err(std::io::Error::other)?;

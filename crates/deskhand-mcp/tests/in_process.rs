@@ -1,6 +1,6 @@
 //! The server and an rmcp client in one process over a duplex pipe, on the fake desktop: what
 //! an MCP client sees of the tool (its listing, results, progress, cancellation) without a
-//! real desktop.
+//! real desktop. Messages no rmcp client would send are written to the pipe as raw lines.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use deskhand_core::Config;
 use deskhand_core::fake::FakeDesktop;
 use deskhand_core::model::{ElementHandle, Node, Rect, Role, States, Tree, WindowInfo};
-use deskhand_mcp::{DesktopServer, TOOL_DESCRIPTION, TOOL_NAME};
+use deskhand_mcp::{DesktopServer, MAX_MESSAGE_BYTES, TOOL_DESCRIPTION, TOOL_NAME};
 use rmcp::model::{
     CallToolRequestParams, CallToolResult, ClientRequest, ProgressNotificationParam, Request,
     ServerResult,
@@ -16,6 +16,9 @@ use rmcp::model::{
 use rmcp::service::{NotificationContext, PeerRequestOptions, RunningService};
 use rmcp::{ClientHandler, RoleClient, ServiceExt};
 use serde_json::{Value, json};
+use tokio::io::{
+    AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, Lines, ReadHalf, WriteHalf,
+};
 use tokio::sync::mpsc;
 
 /// A client that hands every progress notification to the test.
@@ -97,13 +100,17 @@ struct Connected {
     progress: mpsc::UnboundedReceiver<ProgressNotificationParam>,
 }
 
-async fn connect() -> Connected {
+/// The server on the fake desktop, served as `deskhand mcp` serves stdio; the client's end.
+fn start_server() -> DuplexStream {
     let server = DesktopServer::new(Arc::new(desktop()), Config::default());
     let (server_end, client_end) = tokio::io::duplex(64 * 1024);
-    tokio::spawn(async move {
-        let running = server.serve(server_end).await.expect("server handshake");
-        let _ = running.waiting().await;
-    });
+    let (read, write) = tokio::io::split(server_end);
+    tokio::spawn(deskhand_mcp::serve(server, read, write));
+    client_end
+}
+
+async fn connect() -> Connected {
+    let client_end = start_server();
     let (sender, progress) = mpsc::unbounded_channel();
     let client = Watcher { progress: sender }
         .serve(client_end)
@@ -277,4 +284,163 @@ async fn a_cancelled_wait_stops_and_the_server_serves_the_next_call() {
     assert_eq!(result.is_error, Some(false), "{text}");
     assert!(text.contains("w1 \"Editor\""), "{text}");
     assert!(cancelled.elapsed() < Duration::from_secs(5));
+}
+
+/// A client that writes raw JSON-RPC lines and reads the server's lines back.
+struct RawClient {
+    write: WriteHalf<DuplexStream>,
+    lines: Lines<BufReader<ReadHalf<DuplexStream>>>,
+}
+
+impl RawClient {
+    /// Connected and initialized, as an MCP client starts.
+    async fn connect() -> Self {
+        let (read, write) = tokio::io::split(start_server());
+        let mut client = RawClient {
+            write,
+            lines: BufReader::new(read).lines(),
+        };
+        let initialize = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "raw", "version": "0"},
+        }});
+        client.send(&initialize.to_string()).await;
+        let answer = client.answer_to(Some(&json!(0))).await;
+        assert_eq!(
+            answer["result"]["serverInfo"]["name"], "deskhand",
+            "{answer}"
+        );
+        client
+            .send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#)
+            .await;
+        client
+    }
+
+    async fn send(&mut self, line: &str) {
+        self.write
+            .write_all(line.as_bytes())
+            .await
+            .expect("the server reads");
+        self.write.write_all(b"\n").await.expect("the server reads");
+    }
+
+    /// The next response whose id is `id` (`None`: a response without one).
+    async fn answer_to(&mut self, id: Option<&Value>) -> Value {
+        let read = async {
+            loop {
+                let line = self
+                    .lines
+                    .next_line()
+                    .await
+                    .expect("the server's output reads")
+                    .expect("the server keeps its output open");
+                let message: Value = serde_json::from_str(&line).expect("a line of JSON");
+                if message.get("method").is_none() && message.get("id") == id {
+                    return message;
+                }
+            }
+        };
+        tokio::time::timeout(Duration::from_secs(20), read)
+            .await
+            .unwrap_or_else(|_| panic!("no response to id {id:?} within 20 s"))
+    }
+}
+
+#[tokio::test]
+async fn an_oversized_request_gets_an_error_with_its_id_and_the_limit_and_the_next_call_its_answer()
+{
+    let mut client = RawClient::connect().await;
+    // The issue's case: 20 million characters for the clipboard, past the 16 MiB a message may have.
+    let text = "a".repeat(20_000_000);
+    let params =
+        format!(r#"{{"name":"desktop","arguments":{{"action":"clipboard","text":"{text}"}}}}"#);
+    let cases = [
+        (
+            "id first, as rmcp writes it",
+            format!(r#"{{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{params}}}"#),
+            Some(json!(7)),
+        ),
+        (
+            "id last, as the TypeScript SDK writes it",
+            format!(r#"{{"method":"tools/call","params":{params},"jsonrpc":"2.0","id":"call-8"}}"#),
+            Some(json!("call-8")),
+        ),
+        (
+            "no id in reach",
+            format!(
+                r#"{{"jsonrpc":"2.0","method":"tools/call","params":{params},"id":9,"more":"{}"}}"#,
+                "b".repeat(64 * 1024)
+            ),
+            None,
+        ),
+    ];
+    for (what, line, id) in &cases {
+        assert!(line.len() > MAX_MESSAGE_BYTES, "{what}");
+        client.send(line).await;
+        let answer = client.answer_to(id.as_ref()).await;
+        let error = &answer["error"];
+        assert_eq!(error["code"], -32600, "{what}: {answer}");
+        let message = error["message"].as_str().unwrap_or_default();
+        for says in [
+            format!("is {} bytes", line.len()),
+            format!("more than the {MAX_MESSAGE_BYTES} bytes (16 MiB)"),
+            "nothing was done".to_owned(),
+            "in parts".to_owned(),
+        ] {
+            assert!(
+                message.contains(&says),
+                "{what}: {message:?} does not say {says:?}"
+            );
+        }
+    }
+
+    let call = json!({"jsonrpc": "2.0", "id": 10, "method": "tools/call",
+        "params": {"name": "desktop", "arguments": {"action": "windows"}}});
+    client.send(&call.to_string()).await;
+    let answer = client.answer_to(Some(&json!(10))).await;
+    let result = &answer["result"];
+    assert_eq!(result["isError"], false, "{answer}");
+    let text = result["content"][0]["text"].as_str().unwrap_or_default();
+    assert!(text.contains("w1 \"Editor\""), "{answer}");
+}
+
+#[tokio::test]
+async fn a_clipboard_text_too_long_for_the_tool_but_not_for_a_message_gets_the_tools_error() {
+    let Connected { client, .. } = connect().await;
+    // The issue's 11 MB case: read whole, then refused by the clipboard's own limit.
+    let text = "a".repeat(11_000_000);
+    let result = call(&client, json!({"action": "clipboard", "text": text})).await;
+    let text = text_of(&result);
+    assert_eq!(result.is_error, Some(true), "{text}");
+    assert!(
+        text.starts_with("failed (bad-argument): `text` has more than 1000000 characters"),
+        "{text}"
+    );
+}
+
+#[tokio::test]
+async fn a_message_that_is_no_request_is_answered_when_it_can_be_and_the_server_keeps_serving() {
+    let mut client = RawClient::connect().await;
+    client
+        .send(r#"{"jsonrpc":"2.0","id":11,"method":"tools/call","params":"observe"}"#)
+        .await;
+    let answer = client.answer_to(Some(&json!(11))).await;
+    let error = &answer["error"];
+    assert_eq!(error["code"], -32600, "{answer}");
+    let message = error["message"].as_str().unwrap_or_default();
+    assert!(
+        message.starts_with("the message is JSON but no JSON-RPC message deskhand takes (")
+            && message.contains("nothing was done; send a request as"),
+        "{message}"
+    );
+
+    // Bytes that are not JSON name no id to answer; the next call is served all the same.
+    client.send("{\"jsonrpc\":\"2.0\",\"id\":12,").await;
+    client.send("").await;
+    let call = json!({"jsonrpc": "2.0", "id": 13, "method": "tools/call",
+        "params": {"name": "desktop", "arguments": {"action": "windows"}}});
+    client.send(&call.to_string()).await;
+    let answer = client.answer_to(Some(&json!(13))).await;
+    assert_eq!(answer["result"]["isError"], false, "{answer}");
 }
