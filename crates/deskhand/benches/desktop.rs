@@ -1307,11 +1307,29 @@ async fn run(files: &Files, rows: usize) {
         .find(|r| specs[r.spec_index].program == "gnome-calculator")
     {
         Some(r) => match click_seven(&mut desk, &r.id).await {
-            Ok((times, path)) => println!(
-                "| click by ref, gnome-calculator \"7\" and \"8\" in turn | {:.1} | {:.1} | path: {path} |",
-                median(&times),
-                p90(&times)
-            ),
+            Ok(clicks) => {
+                println!(
+                    "| click by ref, gnome-calculator \"7\" and \"8\" in turn | {:.1} | {:.1} | path: {} |",
+                    median(&clicks.by_action),
+                    p90(&clicks.by_action),
+                    clicks.path
+                );
+                println!(
+                    "| right-click by ref, the same buttons | {:.1} | {:.1} | path: pointer |",
+                    median(&clicks.by_pointer),
+                    p90(&clicks.by_pointer)
+                );
+                println!(
+                    "| of each, confirming the ref still names its element | {:.2} | {:.2} | role and name asked again |",
+                    median(&clicks.identity),
+                    p90(&clicks.identity)
+                );
+                println!(
+                    "| of a pointer click, the hit test at the element's center | {:.2} | {:.2} | its parent's element at the point |",
+                    median(&clicks.hit_test),
+                    p90(&clicks.hit_test)
+                );
+            }
             Err(err) => println!("| click by ref | – | – | failed: {err} |"),
         },
         None => println!("| click by ref | – | – | gnome-calculator did not start |"),
@@ -1383,8 +1401,20 @@ async fn prepare_calc(desk: &mut Desk, id: &str) -> Result<(), String> {
     Ok(())
 }
 
-/// Observes the calculator once, then times plain clicks on its "7" button by ref.
-async fn click_seven(desk: &mut Desk, id: &str) -> Result<(Vec<f64>, String), String> {
+/// What clicks by ref cost, in ms per click or check.
+struct Clicks {
+    by_action: Vec<f64>,
+    path: String,
+    by_pointer: Vec<f64>,
+    /// The check, before any action by ref, that the ref still names its element.
+    identity: Vec<f64>,
+    /// The check, before a pointer click by ref, that the point reaches the element.
+    hit_test: Vec<f64>,
+}
+
+/// Observes the calculator once, then times plain clicks and right-clicks by ref on its "7"
+/// and "8" buttons, and the checks each makes before it acts.
+async fn click_seven(desk: &mut Desk, id: &str) -> Result<Clicks, String> {
     let reply = desk
         .call(json!({"action": "observe", "target": id}))
         .await?;
@@ -1405,15 +1435,62 @@ async fn click_seven(desk: &mut Desk, id: &str) -> Result<(Vec<f64>, String), St
     // activation (GTK ignores a repeat while it shows the previous one), which a timing of
     // back-to-back clicks on one button would measure instead of the click.
     let keys = [button("7")?, button("8")?];
-    let mut times = Vec::new();
-    let mut path = String::new();
+    let mut clicks = Clicks {
+        by_action: Vec::new(),
+        path: String::new(),
+        by_pointer: Vec::new(),
+        identity: Vec::new(),
+        hit_test: Vec::new(),
+    };
     for round in 0..1 + RUNS {
         let key = &keys[round % 2];
         let (reply, took) = desk.timed(json!({"action": "click", "ref": key})).await?;
         if round >= 1 {
-            times.push(took);
+            clicks.by_action.push(took);
         }
-        path = reply.data["path"].as_str().unwrap_or("?").to_owned();
+        clicks.path = reply.data["path"].as_str().unwrap_or("?").to_owned();
     }
-    Ok((times, path))
+    for round in 0..1 + RUNS {
+        let key = &keys[round % 2];
+        let (_, took) = desk
+            .timed(json!({"action": "click", "ref": key, "button": "right"}))
+            .await?;
+        if round >= 1 {
+            clicks.by_pointer.push(took);
+        }
+    }
+    let number = |key: &str| key.trim_start_matches('e').parse::<u32>().ok();
+    let seven = number(&keys[0]).ok_or("a ref is e and a number")?;
+    let (_, entry) = desk
+        .session
+        .resolve_ref(deskhand_core::action::RefId(seven))
+        .map_err(|e| e.message)?;
+    let handle = entry.handle.clone();
+    let windows = desk.backend.windows().await.map_err(|e| e.message)?;
+    let window = windows
+        .into_iter()
+        .find(|w| w.key() == entry.window)
+        .ok_or("the calculator's window is gone")?;
+    let center = desk
+        .backend
+        .element_bounds(&window, &handle)
+        .await
+        .map_err(|e| e.message)?
+        .ok_or("the \"7\" button has no place")?
+        .center();
+    for _ in 0..RUNS {
+        let started = Instant::now();
+        desk.backend
+            .element_identity(&window, &handle)
+            .await
+            .map_err(|e| e.message)?;
+        clicks.identity.push(ms(started.elapsed()));
+        let started = Instant::now();
+        desk.backend
+            .reaches(&window, &handle, center)
+            .await
+            .map_err(|e| e.message)?;
+        clicks.hit_test.push(ms(started.elapsed()));
+    }
+    Ok(clicks)
 }

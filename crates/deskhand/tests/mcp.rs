@@ -346,3 +346,83 @@ async fn cancel_a_wait(desk: &common::Desktop) {
     );
     client.cancel().await.expect("clean shutdown");
 }
+
+/// Every request gets an answer, also one longer than a message may be: a 20 MB `clipboard`
+/// call to the real binary over stdio is answered at once with a JSON-RPC error that carries
+/// its id and the limit, the clipboard is left as it was, and the next call is served.
+#[test]
+fn an_oversized_request_over_stdio_is_answered_and_the_next_call_served() {
+    use std::io::{BufRead, BufReader, Write};
+    let (_turn, desk) = desktop();
+    desk.act("clipboard", json!({"text": "kept"})).ok();
+    let mut server = desk
+        .command(BIN)
+        .arg("mcp")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("deskhand mcp starts");
+    let mut to_server = server.stdin.take().expect("stdin");
+    let (lines, answers) = std::sync::mpsc::channel();
+    let from_server = BufReader::new(server.stdout.take().expect("stdout"));
+    std::thread::spawn(move || {
+        for line in from_server.lines().map_while(Result::ok) {
+            if lines.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    let answer = |id: u64| -> Value {
+        loop {
+            let line = answers
+                .recv_timeout(std::time::Duration::from_secs(20))
+                .unwrap_or_else(|_| panic!("no answer to request {id} within 20 s"));
+            let message: Value = serde_json::from_str(&line).expect("a JSON line");
+            if message["id"] == id {
+                return message;
+            }
+        }
+    };
+    let mut send = |message: Value| {
+        let mut line = message.to_string();
+        line.push('\n');
+        to_server
+            .write_all(line.as_bytes())
+            .expect("the server reads");
+        to_server.flush().expect("the server reads");
+    };
+    send(
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "raw", "version": "1"}}}),
+    );
+    answer(1);
+    send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    let call = |id: u64, arguments: Value| {
+        json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": {"name": "desktop", "arguments": arguments}})
+    };
+    let started = std::time::Instant::now();
+    send(call(
+        7,
+        json!({"action": "clipboard", "text": "a".repeat(20_000_000)}),
+    ));
+    let refused = answer(7);
+    assert_eq!(refused["error"]["code"], -32600, "{refused}");
+    let message = refused["error"]["message"].as_str().unwrap_or_default();
+    assert!(message.contains("16777216 bytes"), "{message}");
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(10),
+        "answered after {:?}",
+        started.elapsed()
+    );
+    send(call(8, json!({"action": "clipboard"})));
+    let read = answer(8);
+    assert_eq!(
+        read["result"]["structuredContent"]["text"], "kept",
+        "{read}"
+    );
+    server.kill().ok();
+    server.wait().ok();
+}
