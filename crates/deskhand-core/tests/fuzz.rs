@@ -932,7 +932,7 @@ fn one_button_window() -> (WindowInfo, Tree) {
         role: Role::Button,
         name: "Open".into(),
         value: None,
-        states: shown.clone(),
+        states: shown,
         bounds: Some(Rect::new(20, 20, 80, 30)),
         actions: vec!["click".into()],
         children: Vec::new(),
