@@ -915,3 +915,57 @@ fn a_launch_whose_program_exits_at_once_fails_at_once_saying_why() {
         "answered after {took:?}: {reply}"
     );
 }
+
+/// Dolphin (KDE Frameworks) hands out its items' objects by position, answers a hit test in its
+/// own coordinates, and takes a click on an item only on its icon or text, while the middle of
+/// a text file's item is empty: a ref held across a new file acts on nothing, and a click by
+/// ref selects the item it names.
+#[test]
+fn dolphin_refs_never_act_on_another_file_and_a_click_selects_the_file() {
+    let (_turn, desk) = desktop();
+    let folder = desk.scratch("dolphin-files");
+    std::fs::create_dir_all(&folder).unwrap();
+    for n in [1, 3, 4, 5] {
+        std::fs::write(folder.join(format!("file{n}.txt")), "x").unwrap();
+    }
+    let _dolphin = desk.spawn(
+        "dolphin",
+        &["--new-window", folder.to_str().expect("utf-8 path")],
+    );
+    let (w, _) = window_where(desk, START, "Dolphin", |t| {
+        t.starts_with("dolphin-files") && t.ends_with("Dolphin")
+    });
+    let query = json!({"target": w, "query": "file"});
+    let text = common::observe_with_until(desk, query.clone(), START, "the files", |t| {
+        t.contains("cell \"file5.txt\"")
+    });
+    let file4 = common::ref_where(&text, "file4.txt", |l| l.contains("cell \"file4.txt\""));
+
+    std::fs::write(folder.join("file2.txt"), "x").unwrap();
+    let refused = wait_until(SETTLE, || {
+        let (code, doc) = act_coded(desk, "read", json!({"ref": file4}));
+        (code == 1).then_some(doc)
+    })
+    .expect("Dolphin never listed file2.txt");
+    assert_eq!(refused["error"], "element-changed", "{refused}");
+    let (code, doc) = act_coded(desk, "click", json!({"ref": file4}));
+    assert_eq!(code, 1, "{doc}");
+    assert_eq!(doc["error"], "element-changed", "{doc}");
+
+    let text = desk.act("observe", query.clone()).ok();
+    assert!(
+        !line_of(&text, &file4).contains("selected"),
+        "a refused click selected a file: {text}"
+    );
+    let file4 = common::ref_where(&text, "file4.txt", |l| l.contains("cell \"file4.txt\""));
+    let clicked = desk.act("click", json!({"ref": file4})).ok();
+    assert!(
+        clicked.contains("its center is not where the app takes a click on it"),
+        "{clicked}"
+    );
+    let text = desk.act("observe", query).ok();
+    assert!(
+        line_of(&text, &file4).contains("selected"),
+        "{clicked}\n{text}"
+    );
+}

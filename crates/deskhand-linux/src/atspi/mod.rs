@@ -1189,8 +1189,10 @@ impl Atspi {
 
     /// Whether the pointer at (x, y), in the coordinates the toolkit reports, reaches the
     /// element: the element its parent has at that point is the element, is inside it, or is a
-    /// new object for the same thing (LibreOffice makes one at every ask). `None` when the
-    /// toolkit cannot say: no parent, or a parent without hit testing.
+    /// new object for the same thing (LibreOffice makes one at every ask). A parent that has
+    /// nothing at the point is asked again in its own coordinates, which Dolphin's item view
+    /// takes where it should take the screen's. `None` when the toolkit cannot say: no parent,
+    /// or a parent without hit testing.
     pub async fn reaches(
         &self,
         object: &ObjectRef,
@@ -1212,20 +1214,21 @@ impl Atspi {
             Ok(None) => return Ok(None),
             Err(err) => return cannot_say(err),
         };
-        let reference: (String, OwnedObjectPath) = match self
-            .call(
-                &parent,
-                COMPONENT,
-                "GetAccessibleAtPoint",
-                &(x, y, COORD_SCREEN),
-            )
-            .await
-        {
-            Ok(reference) => reference,
+        let hit = match self.element_at(&parent, x, y).await {
+            Ok(Some(hit)) => hit,
+            Ok(None) => {
+                let local = match self.extents(&parent).await {
+                    Ok(Some(bounds)) => self.element_at(&parent, x - bounds.x, y - bounds.y).await,
+                    Ok(None) => Ok(None),
+                    Err(err) => Err(err),
+                };
+                match local {
+                    Ok(Some(hit)) if hit == *object => return Ok(Some(true)),
+                    Ok(_) => return Ok(Some(false)),
+                    Err(err) => return cannot_say(err),
+                }
+            }
             Err(err) => return cannot_say(err),
-        };
-        let Some(hit) = element_of(reference, &parent.bus) else {
-            return Ok(Some(false));
         };
         let mut at = hit.clone();
         for _ in 0..MAX_LEVELS {
@@ -1249,6 +1252,24 @@ impl Atspi {
         let same = matches!((hit_is, element_is), (Ok(Some(a)), Ok(Some(b))) if a == b)
             && matches!((hit_extents, element_extents), (Ok(a), Ok(b)) if a == b);
         Ok(Some(same))
+    }
+
+    /// The child `parent` has at (x, y) in screen coordinates, as the toolkit answers.
+    async fn element_at(
+        &self,
+        parent: &ObjectRef,
+        x: i32,
+        y: i32,
+    ) -> Result<Option<ObjectRef>, AtspiError> {
+        let reference: (String, OwnedObjectPath) = self
+            .call(
+                parent,
+                COMPONENT,
+                "GetAccessibleAtPoint",
+                &(x, y, COORD_SCREEN),
+            )
+            .await?;
+        Ok(element_of(reference, &parent.bus))
     }
 
     /// Points of the element where it draws what it shows, in the coordinates the toolkit
