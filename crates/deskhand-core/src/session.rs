@@ -109,10 +109,11 @@ pub struct Session {
     /// The last step on a named control, until an observation shows what it led to.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) pending_step: Option<PendingStep>,
-    /// The element whose accessibility action ran last, and when (unix ms): toolkits ignore a
-    /// button's activation while its previous one is still in progress.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) last_activation: Option<(ElementHandle, u64)>,
+    /// The elements whose accessibility action ran lately, and when (unix ms), oldest first:
+    /// toolkits ignore a button's activation while its previous one is still in progress, also
+    /// when other buttons were activated in between (kcalc's "1 2 × 1 2 =").
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(crate) activations: Vec<(ElementHandle, u64)>,
     /// When (unix ms) the latest action ended: what it opened reaches the tree a moment later.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) acted_at_ms: Option<u64>,

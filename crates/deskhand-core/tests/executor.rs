@@ -529,6 +529,40 @@ async fn a_pointer_click_by_ref_goes_where_the_element_takes_it_or_nowhere() {
     assert_eq!(d.take(), vec![]);
 }
 
+/// A toolkit counts a button's second activation within its first one's animation as the same
+/// click (Qt: 100 ms, GTK: 250 ms): a batch that activates Save, Open, then Save again waits
+/// before the second Save until 400 ms after the first, whatever ran in between.
+#[tokio::test]
+async fn an_element_activated_again_in_a_batch_waits_out_its_first_activation() {
+    let mut d = desk();
+    let main = d.window_id(MAIN_TITLE).await;
+    let observed = d.ok(json!({"action": "observe", "target": main})).await;
+    let (save, open) = (ref_named(&observed, "Save"), ref_named(&observed, "Open"));
+    d.take();
+    let started = std::time::Instant::now();
+    let reply = d
+        .ok(json!({"action": "batch", "steps": [
+            {"action": "click", "ref": save},
+            {"action": "click", "ref": open},
+            {"action": "click", "ref": save},
+        ]}))
+        .await;
+    assert!(
+        started.elapsed() >= std::time::Duration::from_millis(350),
+        "the second Save came {:?} after the first: {}",
+        started.elapsed(),
+        reply.text
+    );
+    assert_eq!(
+        d.take(),
+        vec![
+            Received::Action(handle(":1.10/2"), "click".into()),
+            Received::Action(handle(":1.10/4"), "press".into()),
+            Received::Action(handle(":1.10/2"), "click".into()),
+        ]
+    );
+}
+
 // ---------------------------------------------------------------- the current surface
 
 #[tokio::test]

@@ -1431,10 +1431,11 @@ async fn click_seven(desk: &mut Desk, id: &str) -> Result<Clicks, String> {
                 "no button \"{name}\" in the calculator's observation"
             ))
     };
-    // Two buttons in turn: the same one is activated again only 400 ms after its last
-    // activation (GTK ignores a repeat while it shows the previous one), which a timing of
-    // back-to-back clicks on one button would measure instead of the click.
+    // The same button is activated again only 400 ms after its last activation (GTK ignores a
+    // repeat while it shows the previous one): the pause before each click keeps that wait out
+    // of the timing, which would measure it instead of the click.
     let keys = [button("7")?, button("8")?];
+    let pause = || tokio::time::sleep(Duration::from_millis(450));
     let mut clicks = Clicks {
         by_action: Vec::new(),
         path: String::new(),
@@ -1444,6 +1445,7 @@ async fn click_seven(desk: &mut Desk, id: &str) -> Result<Clicks, String> {
     };
     for round in 0..1 + RUNS {
         let key = &keys[round % 2];
+        pause().await;
         let (reply, took) = desk.timed(json!({"action": "click", "ref": key})).await?;
         if round >= 1 {
             clicks.by_action.push(took);
@@ -1452,6 +1454,7 @@ async fn click_seven(desk: &mut Desk, id: &str) -> Result<Clicks, String> {
     }
     for round in 0..1 + RUNS {
         let key = &keys[round % 2];
+        pause().await;
         let (_, took) = desk
             .timed(json!({"action": "click", "ref": key, "button": "right"}))
             .await?;

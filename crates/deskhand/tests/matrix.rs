@@ -384,6 +384,38 @@ fn gtk4_calculator(desk: &Desktop, _started: &Started, marks: &Marks) {
     marks.earn(Column::Act, Mark::Yes);
 }
 
+/// kcalc's buttons animate each press for 100 ms and count a second press of the same button
+/// within it as the same click: a batch that presses "1" again three steps later must still
+/// give each press its own click.
+fn kde_calculator(desk: &Desktop, _started: &Started, marks: &Marks) {
+    let (w, _) = window_where(desk, START, "kcalc", |t| t == "KCalc");
+    let keypad = observe_until(desk, &w, SETTLE, "the keypad", |t| {
+        t.contains("button \"=\"")
+    });
+    marks.earn(Column::Read, Mark::Yes);
+    let key = |name: &str| ref_where(&keypad, name, |l| l.contains(&format!("button \"{name}\"")));
+    let steps: Vec<Value> = ["1", "2", "×", "1", "2", "="]
+        .iter()
+        .map(|name| json!({"action": "click", "ref": key(name)}))
+        .collect();
+    let batch = act(desk, "batch", json!({"steps": steps}));
+    assert!(
+        batch.starts_with("batch · 6 of 6 steps completed"),
+        "{batch}"
+    );
+    let shown = wait_until(SETTLE, || {
+        probe(desk, "kcalc", "frame", "144")
+            .get("name")
+            .is_some_and(|name| name == "144")
+            .then_some(())
+    });
+    assert!(
+        shown.is_some(),
+        "libatspi reads no display holding 144: {batch}"
+    );
+    marks.earn(Column::Act, Mark::Yes);
+}
+
 fn gtk4_editor(desk: &Desktop, started: &Started, marks: &Marks) {
     let file = started.dir.join("editor-draft.txt");
     let (w, _) = window_where(desk, START, "gnome-text-editor", |t| {
@@ -908,7 +940,7 @@ fn gtk4_widgets(desk: &Desktop, _started: &Started, marks: &Marks) {
     marks.earn(Column::Values, Mark::Yes);
 }
 
-const ROWS: [Row; 16] = [
+const ROWS: [Row; 17] = [
     Row {
         app: "mousepad",
         toolkit: "GTK3",
@@ -950,6 +982,12 @@ const ROWS: [Row; 16] = [
         toolkit: "Qt 5",
         limits: "a menu stays open after its item ran: select closes it with Escape",
         task: qt_editor,
+    },
+    Row {
+        app: "kcalc",
+        toolkit: "Qt 5 / KDE Frameworks",
+        limits: "a button pressed again within 400 ms is pressed once that time is up",
+        task: kde_calculator,
     },
     Row {
         app: "qt6ct",
@@ -1036,6 +1074,7 @@ fn start_all(desk: &Desktop, dir: &Path) -> Started {
         desk.spawn("gnome-text-editor", &["--standalone"]),
         desk.spawn("gtk4-widget-factory", &[]),
         desk.spawn("featherpad", &[&path("featherpad-fruit.txt")]),
+        desk.spawn("kcalc", &[]),
         desk.spawn(
             "firefox-esr",
             &[
@@ -1135,7 +1174,7 @@ fn every_app_of_the_matrix_does_its_task() {
             last = now;
             steady_since = std::time::Instant::now();
         }
-        (titles.len() >= 14 && steady_since.elapsed() >= Duration::from_secs(3)).then_some(())
+        (titles.len() >= 15 && steady_since.elapsed() >= Duration::from_secs(3)).then_some(())
     });
     // Where the binary's time goes, for whoever keeps the suite quick (`--nocapture`).
     eprintln!("matrix: the apps started in {:.1?}", began.elapsed());

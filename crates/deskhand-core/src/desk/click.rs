@@ -331,32 +331,36 @@ async fn unblock<B: Backend>(
     ))
 }
 
-/// GTK ignores a button's activation while the previous one is still being shown (250 ms), so
+/// GTK ignores a button's activation while the previous one is still being shown (250 ms), and
+/// Qt's press animates the button for 100 ms and counts a press within it as the same click, so
 /// the same element is activated again only this long after its last activation.
 const REACTIVATION_GAP_MS: u64 = 400;
 
 /// Runs an element's accessibility action, keeping repeated activations of one element far
-/// enough apart that the toolkit counts each of them.
+/// enough apart that the toolkit counts each of them, whatever was activated in between.
 async fn run_action<B: Backend>(
     backend: &B,
     session: &mut Session,
     element: &crate::model::ElementHandle,
     index: usize,
 ) -> Result<()> {
-    if let Some((last, at_ms)) = &session.last_activation
-        && last == element
-    {
-        let since = crate::learn::unix_ms().saturating_sub(*at_ms);
-        if since < REACTIVATION_GAP_MS {
-            tokio::time::sleep(std::time::Duration::from_millis(
-                REACTIVATION_GAP_MS - since,
-            ))
-            .await;
-        }
+    let now = crate::learn::unix_ms();
+    session
+        .activations
+        .retain(|(_, at_ms)| now.saturating_sub(*at_ms) < REACTIVATION_GAP_MS);
+    if let Some((_, at_ms)) = session.activations.iter().find(|(e, _)| e == element) {
+        let since = now.saturating_sub(*at_ms);
+        tokio::time::sleep(std::time::Duration::from_millis(
+            REACTIVATION_GAP_MS - since,
+        ))
+        .await;
     }
     let result = backend.do_action(element, index).await;
     if result.as_ref().is_ok() || result.as_ref().is_err_and(|err| err.sent) {
-        session.last_activation = Some((element.clone(), crate::learn::unix_ms()));
+        session.activations.retain(|(e, _)| e != element);
+        session
+            .activations
+            .push((element.clone(), crate::learn::unix_ms()));
     }
     result
 }
