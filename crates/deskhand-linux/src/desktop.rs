@@ -507,6 +507,10 @@ impl Session {
             ("GSK_RENDERER", "cairo".to_owned()),
             ("ACCESSIBILITY_ENABLED", "1".to_owned()),
             ("QT_LINUX_ACCESSIBILITY_ALWAYS_ON", "1".to_owned()),
+            // GTK 2 has no accessibility of its own: its modules (libgail-common,
+            // libatk-adaptor) give it a tree. GTK 2 alone reads this variable, so GTK 3 and 4
+            // are not asked to load modules they do not have.
+            ("GTK2_MODULES", "gail:atk-bridge".to_owned()),
             ("DESKHAND_DESKTOP", path(STATE_FILE_NAME)),
         ]
         .into_iter()
