@@ -237,6 +237,11 @@ pub trait Values: Send + Sync {
     ) -> impl Future<Output = Result<()>> + Send {
         async { Err(unsupported("Setting a text through accessibility")) }
     }
+    /// Selects all of an element's text through accessibility, so that typed text replaces it
+    /// whatever the app's keys do (ctrl+a goes to the line's start in GTK's Emacs key theme).
+    fn select_all_text(&self, _element: &ElementHandle) -> impl Future<Output = Result<()>> + Send {
+        async { Err(unsupported("Selecting an element's text")) }
+    }
     /// Sets a slider's or spin button's number through accessibility.
     fn set_number(
         &self,

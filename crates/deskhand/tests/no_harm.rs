@@ -969,3 +969,80 @@ fn dolphin_refs_never_act_on_another_file_and_a_click_selects_the_file() {
         "{clicked}\n{text}"
     );
 }
+
+/// In GTK's Emacs key theme (which some apps set) ctrl+a moves to the line's start instead of
+/// selecting all: `type` with `replace` selects the field's text through accessibility, so a
+/// file dialog's name field holds the new name alone and the app writes that file, and the
+/// reply says it read the field back. Typing into the field without `replace`, where the
+/// dialog selects the name's stem as the field takes the focus, is not `done`: the reply says
+/// what the field holds.
+#[test]
+fn typing_over_a_gtk_field_in_the_emacs_key_theme_replaces_it_and_says_what_it_holds() {
+    let (_turn, desk) = desktop();
+    let dir = desk.scratch("emacs-keys");
+    let settings = dir.join("config/gtk-3.0");
+    std::fs::create_dir_all(&settings).unwrap();
+    std::fs::write(
+        settings.join("settings.ini"),
+        "[Settings]\ngtk-key-theme-name = Emacs\n",
+    )
+    .unwrap();
+    let answer = dir.join("answer.txt");
+    let zenity = desk
+        .command("zenity")
+        .args(["--file-selection", "--save", "--title", "Save the draft"])
+        .arg(format!("--filename={}", dir.join("draft.txt").display()))
+        .env("XDG_CONFIG_HOME", dir.join("config"))
+        .stdin(std::process::Stdio::null())
+        .stdout(std::fs::File::create(&answer).unwrap())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("starting zenity");
+    let _zenity = common::App::from_child(zenity, dir.join("zenity.stderr"));
+    let (w, _) = window_where(desk, START, "the save dialog", |t| t == "Save the draft");
+    let text = observe_until(desk, &w, SETTLE, "the name field", |t| {
+        t.contains("text value=\"draft.txt\"")
+    });
+    let name = common::ref_where(&text, "the name field", |l| {
+        l.contains("text value=\"draft.txt\"")
+    });
+
+    let wanted = dir.join("out.txt");
+    let wanted = wanted.to_str().expect("utf-8 path");
+    let replaced = desk
+        .act(
+            "type",
+            json!({"ref": name, "text": wanted, "replace": true}),
+        )
+        .ok();
+    assert!(
+        replaced.starts_with("done: replaced the content of")
+            && replaced.ends_with("(read back)\n"),
+        "{replaced}"
+    );
+
+    // The dialog selects the name's stem when the field takes the focus: what is typed replaces
+    // it, which is not what typing into the field asked.
+    let (_, doc) = act_coded(desk, "type", json!({"ref": name, "text": "-2"}));
+    let reply = doc["text"].as_str().unwrap_or_default();
+    assert!(
+        doc["outcome"] == "unconfirmed"
+            && reply.starts_with("applied but unconfirmed: typed 2 characters into")
+            && reply.contains("but the field holds"),
+        "{doc}"
+    );
+    let (code, _) = act_coded(
+        desk,
+        "type",
+        json!({"ref": name, "text": wanted, "replace": true}),
+    );
+    assert_eq!(code, 0);
+    desk.act("press", json!({"keys": "Return"})).ok();
+    let written = wait_until(SETTLE, || {
+        std::fs::read_to_string(&answer)
+            .ok()
+            .filter(|a| !a.is_empty())
+    })
+    .expect("zenity answered");
+    assert_eq!(written.trim_end(), wanted);
+}

@@ -23,7 +23,7 @@ mod surface;
 mod typing;
 
 pub(crate) use answer::{
-    Acted, Batched, CENTER, ClickPath, Did, FoundWindow, Listed, Page, Step, Waited,
+    Acted, Batched, CENTER, ClickPath, Did, FoundWindow, Listed, Page, ReadBack, Step, Waited,
 };
 use answer::{AppRow, Captured, Observed, WindowRow};
 pub(crate) use click::windows_opened;

@@ -2,7 +2,7 @@
 
 use crate::action::Place;
 use crate::backend::{Backend, InputOutcome, Typed};
-use crate::desk::{Acted, Did};
+use crate::desk::{Acted, Did, ReadBack};
 use crate::error::{Error, ErrorKind, Result};
 use crate::keys::{Chord, Key, Keys};
 use crate::model::{MouseButton, Role, WindowInfo};
@@ -196,8 +196,20 @@ pub(super) async fn type_text<B: Backend>(
             },
         },
     };
-    // Typing over a selection replaces it, in every toolkit's text fields.
-    if replace {
+    // Typing over a selection replaces it, in every toolkit's text fields. The element's text
+    // is selected through accessibility where it can be: ctrl+a is not "select all" in every
+    // key theme (GTK's Emacs theme moves to the line's start).
+    let selected_by_accessibility = match (&named, replace) {
+        (Some(element), true) if !element.entry.handle.is_read_from_pixels() => {
+            match backend.select_all_text(&element.entry.handle).await {
+                Ok(()) => true,
+                Err(err) if err.sent => return Err(err),
+                Err(_) => false,
+            }
+        }
+        _ => false,
+    };
+    if replace && !selected_by_accessibility {
         let selected = backend
             .press_keys(&Keys::from(Chord::ctrl(Key::Char('a'))))
             .await?;
@@ -210,18 +222,33 @@ pub(super) async fn type_text<B: Backend>(
                     selected_only: true,
                     routes: Vec::new(),
                     note: None,
+                    read_back: None,
                 },
                 sent: selected,
             }
             .into());
         }
     }
+    // What the field held, to tell what typing added to it from what the app did besides.
+    let held_before = match &named {
+        Some(element) if !replace && reads_back(element, text) => {
+            backend.element_text(&element.entry.handle).await.ok()
+        }
+        Some(element) if reads_back(element, text) => Some(String::new()),
+        _ => None,
+    };
     // The text is never echoed: it may be a password.
     let Typed {
         outcome,
         routes,
         note,
     } = backend.type_text_routed(text).await?;
+    let read_back = match (&named, held_before) {
+        (Some(element), Some(before)) if outcome == InputOutcome::Done => {
+            read_back(backend, &element.entry.handle, text, replace, &before).await
+        }
+        _ => None,
+    };
     session.typed_into = named
         .filter(|element| {
             outcome == InputOutcome::Done
@@ -241,8 +268,52 @@ pub(super) async fn type_text<B: Backend>(
             selected_only: false,
             routes,
             note,
+            read_back,
         },
         sent: outcome,
     }
     .into())
+}
+
+/// Whether what was typed can be read back from the element: a text field's own text, not a
+/// password's, and text of characters only (a Return may submit and clear the field, a Tab
+/// moves on).
+fn reads_back(element: &Named, text: &str) -> bool {
+    element.entry.role == Role::Text
+        && !element.entry.handle.is_read_from_pixels()
+        && !text.contains(['\n', '\r', '\t'])
+}
+
+/// How long typed text may take to show in its field before the reply says what it holds.
+const READ_BACK_WAIT: std::time::Duration = std::time::Duration::from_millis(1000);
+
+/// What the field holds once the typed text shows in it (or [`READ_BACK_WAIT`] has passed):
+/// after a replace the text alone; otherwise the text among what it held `before`, the two
+/// together and nothing else. `None` where the toolkit does not show the field's text.
+async fn read_back<B: Backend>(
+    backend: &B,
+    element: &crate::model::ElementHandle,
+    text: &str,
+    replace: bool,
+    before: &str,
+) -> Option<ReadBack> {
+    let until = std::time::Instant::now() + READ_BACK_WAIT;
+    let grown = before.chars().count() + text.chars().count();
+    loop {
+        let now = backend.element_text(element).await.ok()?;
+        let holds = if replace {
+            now == text
+        } else {
+            now.contains(text) && now.chars().count() == grown
+        };
+        if holds {
+            return Some(ReadBack::Holds);
+        }
+        if std::time::Instant::now() >= until {
+            return Some(ReadBack::Differs(
+                crate::render::cut(&now, crate::render::MAX_VALUE_CHARS).0,
+            ));
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
 }

@@ -872,6 +872,24 @@ impl Atspi {
             .await
     }
 
+    /// Selects all of the element's text; false when the toolkit refused. A toolkit that keeps
+    /// no selection yet may refuse to change selection 0 and take a new one instead.
+    pub async fn select_all_text(&self, object: &ObjectRef) -> Result<bool, AtspiError> {
+        let count =
+            i32::try_from(self.property(object, TEXT, "CharacterCount").await?).unwrap_or(0);
+        if count == 0 {
+            return Ok(true);
+        }
+        if self
+            .call(object, TEXT, "SetSelection", &(0i32, 0i32, count))
+            .await?
+        {
+            return Ok(true);
+        }
+        self.call(object, TEXT, "AddSelection", &(0i32, count))
+            .await
+    }
+
     pub async fn set_current_value(
         &self,
         object: &ObjectRef,

@@ -763,7 +763,12 @@ impl Accessibility for LinuxBackend {
         element: &ElementHandle,
     ) -> Result<Option<Identity>> {
         let object = object_of(element)?;
-        let origin = self.origin_of(window).await?;
+        // Without GNOME's extension the window was matched to its frame from AT-SPI alone.
+        let origin = if self.gnome_unplaced().await? {
+            self.unplaced_frame(window).await?.1
+        } else {
+            self.origin_of(window).await?
+        };
         // GTK4 is the toolkit whose extents are window-relative, and whose names the walk
         // cleans of class names and doubled labels.
         let gtk4 = matches!(origin, Origin::Window { .. });
@@ -800,6 +805,9 @@ impl Accessibility for LinuxBackend {
         element: &ElementHandle,
     ) -> Result<Vec<(Point, &'static str)>> {
         let object = object_of(element)?;
+        if self.gnome_unplaced().await? {
+            return Ok(Vec::new());
+        }
         let (dx, dy) = offset_of(self.origin_of(window).await?, window);
         match self.atspi().await?.spots(&object).await {
             Ok(spots) => Ok(spots
@@ -904,6 +912,18 @@ impl Accessibility for LinuxBackend {
 }
 
 impl Values for LinuxBackend {
+    async fn select_all_text(&self, element: &ElementHandle) -> Result<()> {
+        let object = object_of(element)?;
+        match self.atspi().await?.select_all_text(&object).await {
+            Ok(true) => Ok(()),
+            Ok(false) | Err(AtspiError::Call { .. }) => Err(Error::new(
+                ErrorKind::Unsupported,
+                "the element's text cannot be selected through accessibility",
+            )),
+            Err(err) => Err(atspi_error(err)),
+        }
+    }
+
     async fn set_text(&self, element: &ElementHandle, text: &str) -> Result<()> {
         let object = object_of(element)?;
         let atspi = self.atspi().await?;

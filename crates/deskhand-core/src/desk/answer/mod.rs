@@ -17,6 +17,15 @@ pub(crate) use reads::{
     AppRow, Batched, Captured, FoundWindow, Listed, Observed, Page, Step, Waited, WindowRow,
 };
 
+/// What a text field held once typed into, read back through accessibility.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum ReadBack {
+    /// What was asked: the text among what it held, or after a replace, the text alone.
+    Holds,
+    /// Something else, cut as an observation shows a value.
+    Differs(String),
+}
+
 /// The point a pointer click by ref goes to unless the element's center does not take it.
 pub(crate) const CENTER: &str = "its center";
 
@@ -148,6 +157,9 @@ pub(crate) enum Did {
         /// What the platform says of a route: what became of the user's clipboard.
         #[serde(skip)]
         note: Option<String>,
+        /// What the field held afterwards, where the toolkit shows it.
+        #[serde(skip)]
+        read_back: Option<ReadBack>,
     },
     SetValue {
         #[serde(rename = "ref")]
@@ -251,6 +263,7 @@ impl Did {
             Did::Close { closed, .. } => *closed,
             Did::Window { unmet, .. } => unmet.is_empty(),
             Did::WriteClipboard { read_back, .. } => *read_back,
+            Did::Type { read_back, .. } => !matches!(read_back, Some(ReadBack::Differs(_))),
             _ => true,
         }
     }
@@ -340,6 +353,7 @@ impl Did {
                 into,
                 routes,
                 note,
+                read_back,
                 ..
             } => {
                 let typed = plural(*characters, "character", "characters");
@@ -347,6 +361,19 @@ impl Did {
                     format!("replaced the content of {into} with {typed}")
                 } else {
                     format!("typed {typed} into {into}")
+                };
+                let did = match read_back {
+                    None => did,
+                    Some(ReadBack::Holds) => format!("{did} (read back)"),
+                    Some(ReadBack::Differs(holds)) => format!(
+                        "{did}, but the field holds \"{}\" (read back): {}; `read` it, then `set_value` it or type again",
+                        escape(holds),
+                        if *replace {
+                            "not the text typed alone, so its old content was not all replaced"
+                        } else {
+                            "not its old text with the text typed added (the app selected, changed or completed its text)"
+                        }
+                    ),
                 };
                 // The routes are said when the clipboard was one of them: the user's clipboard
                 // took part, and the reply says what became of it.
@@ -608,6 +635,7 @@ mod tests {
                 selected_only: false,
                 routes: Vec::new(),
                 note: None,
+                read_back: None,
             },
             Did::Type {
                 characters: 9,
@@ -616,6 +644,7 @@ mod tests {
                 selected_only: false,
                 routes: vec![TextRoute::Keys, TextRoute::Paste],
                 note: Some("the clipboard holds again the text it held before (read back)".into()),
+                read_back: None,
             },
             Did::SetValue {
                 reference: "e3".into(),
@@ -717,6 +746,7 @@ mod tests {
             selected_only: false,
             routes: Vec::new(),
             note: None,
+            read_back: None,
         })
         .unwrap();
         assert_eq!(
@@ -734,6 +764,7 @@ mod tests {
             selected_only: false,
             routes,
             note: Some("the clipboard was put back".into()),
+            read_back: None,
         };
         let pasted = typed(vec![TextRoute::Keys, TextRoute::Paste]);
         assert_eq!(
