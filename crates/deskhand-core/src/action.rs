@@ -1020,14 +1020,15 @@ impl ConditionArgs {
             || self.value.is_some()
             || self.value_not.is_some()
             || self.value_has.is_some();
-        if kinds.iter().filter(|k| **k).count() != 1 {
-            return Err(Error::bad_argument(
-                "give exactly one kind of condition: an element (`name`, `role` or `ref`), `title`, `window`, `new_window`, `gone`, `stable_ms` or `text`; list several conditions to combine them",
-            ));
-        }
-        if element_only && !element && self.text.is_none() {
+        let kinds_given = kinds.iter().filter(|k| **k).count();
+        if element_only && !element && self.text.is_none() && kinds_given <= 1 {
             return Err(Error::bad_argument(
                 "`is`, `value`, `value_has` and `value_not` need the element they are about: `name`, `role` or `ref`",
+            ));
+        }
+        if kinds_given != 1 {
+            return Err(Error::bad_argument(
+                "give exactly one kind of condition: an element (`name`, `role` or `ref`), `title`, `window`, `new_window`, `gone`, `stable_ms` or `text`; list several conditions to combine them",
             ));
         }
         if let Some(text) = &self.text {

@@ -19,6 +19,43 @@ pub struct Identity {
     pub name: String,
 }
 
+/// An editable text as its toolkit holds it: the whole text, and where typed keys would go.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct TextState {
+    pub text: String,
+    /// The caret, in characters.
+    pub caret: Option<usize>,
+    /// The selected characters, start and end; typed text replaces them.
+    pub selection: Option<(usize, usize)>,
+}
+
+impl TextState {
+    /// What the text becomes once `typed` is typed: in place of the selection, else at the
+    /// caret. `None` where the toolkit keeps neither.
+    pub fn after_typing(&self, typed: &str) -> Option<String> {
+        let chars: Vec<char> = self.text.chars().collect();
+        let (start, end) = match self.selection {
+            Some((start, end)) if start < end && end <= chars.len() => (start, end),
+            _ => {
+                let caret = self.caret.filter(|c| *c <= chars.len())?;
+                (caret, caret)
+            }
+        };
+        let mut after: String = chars[..start].iter().collect();
+        after.push_str(typed);
+        after.extend(&chars[end..]);
+        Some(after)
+    }
+
+    /// How many characters typing replaces: those selected.
+    pub fn selected(&self) -> usize {
+        match self.selection {
+            Some((start, end)) if start < end => end - start,
+            _ => 0,
+        }
+    }
+}
+
 /// Input that stopped part-way: how much of it the system took before the failure.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Partial {
@@ -237,6 +274,14 @@ pub trait Values: Send + Sync {
     ) -> impl Future<Output = Result<()>> + Send {
         async { Err(unsupported("Setting a text through accessibility")) }
     }
+    /// An editable text's whole text, caret and selection, read through accessibility: what
+    /// `type` reads back. Never called for a password field.
+    fn text_state(
+        &self,
+        _element: &ElementHandle,
+    ) -> impl Future<Output = Result<TextState>> + Send {
+        async { Err(unsupported("Reading an element's text")) }
+    }
     /// Selects all of an element's text through accessibility, so that typed text replaces it
     /// whatever the app's keys do (ctrl+a goes to the line's start in GTK's Emacs key theme).
     fn select_all_text(&self, _element: &ElementHandle) -> impl Future<Output = Result<()>> + Send {
@@ -436,6 +481,36 @@ impl Apps for NullBackend {}
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn typing_goes_in_place_of_the_selection_else_at_the_caret() {
+        let state = |caret, selection| TextState {
+            text: "draft.txt".into(),
+            caret,
+            selection,
+        };
+        let typed = |s: TextState| s.after_typing("new");
+        assert_eq!(typed(state(Some(5), None)).as_deref(), Some("draftnew.txt"));
+        assert_eq!(typed(state(Some(9), None)).as_deref(), Some("draft.txtnew"));
+        assert_eq!(
+            typed(state(Some(5), Some((0, 5)))).as_deref(),
+            Some("new.txt")
+        );
+        assert_eq!(state(Some(5), Some((0, 5))).selected(), 5);
+        // An empty selection is the caret; a caret past the text or none says nothing.
+        assert_eq!(
+            typed(state(Some(0), Some((3, 3)))).as_deref(),
+            Some("newdraft.txt")
+        );
+        assert_eq!(typed(state(Some(40), None)), None);
+        assert_eq!(typed(state(None, None)), None);
+        let accented = TextState {
+            text: "né".into(),
+            caret: Some(1),
+            selection: None,
+        };
+        assert_eq!(accented.after_typing("a").as_deref(), Some("naé"));
+    }
     use crate::{Config, Session, execute, parse_call};
 
     #[tokio::test]

@@ -194,8 +194,9 @@ pub(crate) async fn find_one<B: Backend>(
         0 => Err(Error::new(
             ErrorKind::NotFound,
             format!(
-                "no shown element on {label} matches {find}{}; call `observe` to see what is there, or `wait` for it to appear",
-                unreadable_note(&trees)
+                "no shown element on {label} matches {find}{}; call `observe` to see what is there, or `wait` for it to appear{}",
+                unreadable_note(&trees),
+                pixels_note(&trees)
             ),
         )),
         1 => {
@@ -238,6 +239,19 @@ pub(crate) fn candidates(found: &Rendered) -> String {
         text.push_str(&format!("; and {} more", lines.len() - 10));
     }
     text
+}
+
+/// Where a tree shows a canvas, what `find` looks for may be drawn on its pixels, which only
+/// `observe` with `ocr` reads.
+fn pixels_note(trees: &SurfaceTrees) -> &'static str {
+    fn has_canvas(node: &Node) -> bool {
+        (node.role == Role::Canvas && node.states.visible) || node.children.iter().any(has_canvas)
+    }
+    if trees.trees.iter().any(|(_, tree)| has_canvas(&tree.root)) {
+        "; the window draws part of what it shows on a canvas, whose text only its pixels hold: `observe` with `ocr: true` lists that text, to click by `x`/`y`"
+    } else {
+        ""
+    }
 }
 
 fn unreadable_note(trees: &SurfaceTrees) -> String {

@@ -563,6 +563,30 @@ async fn an_element_activated_again_in_a_batch_waits_out_its_first_activation() 
     );
 }
 
+/// What a window draws on a canvas is on its pixels only: a `find` that matches nothing there
+/// says to read them with `ocr`; in a window without a canvas it does not.
+#[tokio::test]
+async fn a_find_that_fails_beside_a_canvas_points_to_its_pixels() {
+    let mut d = desk();
+    let main = d.window_id(MAIN_TITLE).await;
+    let find = json!({"action": "click", "target": main, "find": {"name": "1029"}});
+    let err = d.fail(find.clone()).await;
+    assert_eq!(err.kind, ErrorKind::NotFound);
+    assert!(!err.message.contains("ocr"), "{}", err.message);
+    d.edit_tree(EDITOR, |root| {
+        root.children[0]
+            .children
+            .push(el(":1.10/9", Role::Canvas, "", (110, 560, 300, 80)));
+    });
+    let err = d.fail(find).await;
+    assert!(
+        err.message
+            .contains("`observe` with `ocr: true` lists that text"),
+        "{}",
+        err.message
+    );
+}
+
 // ---------------------------------------------------------------- the current surface
 
 #[tokio::test]

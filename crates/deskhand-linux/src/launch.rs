@@ -23,7 +23,7 @@ const MAX_DEPTH: usize = 8;
 #[non_exhaustive]
 pub enum LaunchError {
     #[error(
-        "no installed application has the id or name \"{}\"; call `apps` with {{\"installed\": true}} for the ids and names `launch` takes",
+        "no installed application has the id, name or program \"{}\"; call `apps` with {{\"installed\": true}} for the ids and names `launch` takes",
         escape(.0)
     )]
     NotFound(String),
@@ -74,6 +74,11 @@ impl Entry {
 
     /// The command line with no files or URLs to open, its field codes expanded as the
     /// specification says.
+    /// The file name of the program its command runs.
+    fn program(&self) -> Option<&str> {
+        Path::new(self.exec.first()?).file_name()?.to_str()
+    }
+
     fn argv(&self) -> Vec<String> {
         self.exec.iter().flat_map(|arg| self.expand(arg)).collect()
     }
@@ -185,7 +190,9 @@ impl AppDirs {
         entries
     }
 
-    /// The application with this desktop-file id, else the one with this name in any case.
+    /// The application with this desktop-file id, else the one with this name in any case, else
+    /// the one whose command runs this program (`gnome-calculator`, the name `apps` shows for
+    /// the running app whose entry is `org.gnome.Calculator`).
     pub fn find(&self, query: &str) -> Result<Entry, LaunchError> {
         let entries = self.entries();
         let id = query.strip_suffix(".desktop").unwrap_or(query);
@@ -193,10 +200,16 @@ impl AppDirs {
             return Ok(entry.clone());
         }
         let wanted = query.to_lowercase();
-        let named: Vec<&Entry> = entries
+        let mut named: Vec<&Entry> = entries
             .iter()
             .filter(|e| e.name.to_lowercase() == wanted)
             .collect();
+        if named.is_empty() {
+            named = entries
+                .iter()
+                .filter(|e| e.program().is_some_and(|program| program == query))
+                .collect();
+        }
         match named.as_slice() {
             [] => Err(LaunchError::NotFound(query.into())),
             [one] => Ok((*one).clone()),
@@ -811,6 +824,30 @@ mod tests {
             quiet.describe(),
             "exited with status 0, writing nothing to stderr"
         );
+    }
+
+    #[test]
+    fn an_app_is_found_by_the_program_its_command_runs_when_no_id_or_name_is_it() {
+        let tmp = TempDir::new("program");
+        tmp.write(
+            "apps/org.gnome.Calculator.desktop",
+            &app("Calculator", "/usr/bin/gnome-calculator --mode=basic"),
+        );
+        tmp.write("apps/viewer-a.desktop", &app("Viewer A", "viewer %f"));
+        tmp.write("apps/viewer-b.desktop", &app("Viewer B", "viewer --b %f"));
+        let dirs = dirs(&tmp, &["apps"]);
+        assert_eq!(
+            dirs.find("gnome-calculator").unwrap().id,
+            "org.gnome.Calculator"
+        );
+        assert!(matches!(
+            dirs.find("viewer"),
+            Err(LaunchError::Ambiguous { candidates, .. }) if candidates.len() == 2
+        ));
+        assert!(matches!(
+            dirs.find("calculator-not"),
+            Err(LaunchError::NotFound(_))
+        ));
     }
 
     #[test]

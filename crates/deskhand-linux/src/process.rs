@@ -336,10 +336,47 @@ fn name_from_args(args: &[String]) -> Option<String> {
             .strip_prefix(interpreter)
             .is_some_and(|rest| rest.chars().all(|c| c.is_ascii_digit() || c == '.'))
     });
+    if interpreted && program.starts_with("java") {
+        return java_main(&args[1..])
+            .map(|main| base(&main))
+            .or(Some(program));
+    }
     if interpreted && let Some(script) = args[1..].iter().find(|arg| !arg.starts_with('-')) {
         return Some(base(script));
     }
     (!program.is_empty()).then_some(program)
+}
+
+/// What a `java` command line runs: the jar of `-jar`, else its main class's own name (of
+/// `-m module/pkg.Main` or the first word that is no option), skipping the values of the
+/// options that take one (a class path `-cp a.jar:/x/y` is not the program).
+fn java_main(args: &[String]) -> Option<String> {
+    const TAKE_A_VALUE: [&str; 7] = [
+        "-cp",
+        "-classpath",
+        "--class-path",
+        "-p",
+        "--module-path",
+        "--upgrade-module-path",
+        "--add-modules",
+    ];
+    let mut rest = args.iter();
+    while let Some(arg) = rest.next() {
+        match arg.as_str() {
+            "-jar" => return rest.next().cloned(),
+            "-m" | "--module" => {
+                let module = rest.next()?;
+                let main = module.rsplit('/').next().unwrap_or(module);
+                return Some(main.rsplit('.').next().unwrap_or(main).to_owned());
+            }
+            option if TAKE_A_VALUE.contains(&option) => {
+                rest.next();
+            }
+            option if option.starts_with('-') => {}
+            main => return Some(main.rsplit('.').next().unwrap_or(main).to_owned()),
+        }
+    }
+    None
 }
 
 #[cfg(test)]
@@ -348,6 +385,34 @@ mod program_names {
 
     fn name(args: &[&str]) -> Option<String> {
         name_from_args(&args.iter().map(|a| a.to_string()).collect::<Vec<_>>())
+    }
+
+    #[test]
+    fn a_java_program_is_named_by_its_main_class_or_jar_never_its_class_path() {
+        let java = |args: &[&str]| name(&[&["/usr/lib/jvm/java-17/bin/java"], args].concat());
+        assert_eq!(
+            java(&["-Xmx1g", "-cp", "a.jar:/x/y", "org.example.Main"]).as_deref(),
+            Some("main")
+        );
+        assert_eq!(
+            java(&[
+                "-classpath",
+                "/opt/app/lib/*",
+                "org.jabref.JabRefMain",
+                "--debug"
+            ])
+            .as_deref(),
+            Some("jabrefmain")
+        );
+        assert_eq!(
+            java(&["-Dx=1", "-jar", "/usr/share/app/Draw.jar"]).as_deref(),
+            Some("draw.jar")
+        );
+        assert_eq!(
+            java(&["-p", "/mods", "-m", "org.app/org.app.Editor"]).as_deref(),
+            Some("editor")
+        );
+        assert_eq!(java(&["-version"]).as_deref(), Some("java"));
     }
 
     #[test]

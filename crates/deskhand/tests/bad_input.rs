@@ -596,6 +596,15 @@ fn table(c: &Ctx) -> Vec<Row> {
             &["exactly one kind of condition", "list several conditions"],
         ),
         row(
+            "a wait on a value without the element it is of",
+            json!({"action": "wait", "target": c.w1, "until": {"value_has": "x"}}),
+            "bad-argument",
+            &[
+                "`value_has`",
+                "need the element they are about: `name`, `role` or `ref`",
+            ],
+        ),
+        row(
             "a wait longer than allowed",
             json!({"action": "wait", "target": c.w1, "until": {"name": "x"}, "timeout_ms": 60000}),
             "bad-argument",

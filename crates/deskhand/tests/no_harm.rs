@@ -514,6 +514,12 @@ fn observing_a_huge_gtk3_tree_view_reads_only_its_visible_rows() {
         first.lines().next().unwrap()
     );
     assert!(!first.contains("\"row 99999\""), "{first}");
+    // Its columns' headers, and the item's cell named by the text beside its icon.
+    assert!(
+        first.contains("header \"Item\"") && first.contains("header \"Value\""),
+        "{first}"
+    );
+    assert!(first.contains("cell \"row 0\""), "{first}");
     // GTK measures the rows in the background for a while after the list shows: start from
     // an idle app.
     let idle = wait_until(Duration::from_secs(60), || {
@@ -556,13 +562,15 @@ fn a_short_gtk3_tree_view_lists_only_the_rows_in_view() {
         (1..30).contains(&listed_rows),
         "{listed_rows} rows listed of 60 in a 120-pixel list:\n{text}"
     );
+    // The item's cells hold an icon's cell and a text's, which a hidden cell is not asked for:
+    // the value's cell names the row.
     let hidden = desk
         .act(
             "observe",
-            json!({"target": w, "query": "row 59", "hidden": true}),
+            json!({"target": w, "query": "value 59", "hidden": true}),
         )
         .ok();
-    assert!(hidden.contains("cell \"row 59\" hidden"), "{hidden}");
+    assert!(hidden.contains("cell \"value 59\" hidden"), "{hidden}");
 }
 
 /// Firefox: two `type` steps by ref in one batch. The second step's focus change once overtook
@@ -974,8 +982,8 @@ fn dolphin_refs_never_act_on_another_file_and_a_click_selects_the_file() {
 /// selecting all: `type` with `replace` selects the field's text through accessibility, so a
 /// file dialog's name field holds the new name alone and the app writes that file, and the
 /// reply says it read the field back. Typing into the field without `replace`, where the
-/// dialog selects the name's stem as the field takes the focus, is not `done`: the reply says
-/// what the field holds.
+/// dialog selects the name's stem as the field takes the focus, replaces the stem, and the
+/// reply says that too.
 #[test]
 fn typing_over_a_gtk_field_in_the_emacs_key_theme_replaces_it_and_says_what_it_holds() {
     let (_turn, desk) = desktop();
@@ -1021,14 +1029,16 @@ fn typing_over_a_gtk_field_in_the_emacs_key_theme_replaces_it_and_says_what_it_h
         "{replaced}"
     );
 
-    // The dialog selects the name's stem when the field takes the focus: what is typed replaces
-    // it, which is not what typing into the field asked.
+    // The dialog selects the name's stem when the field takes the focus, and what is typed
+    // replaces it: the reply says so.
     let (_, doc) = act_coded(desk, "type", json!({"ref": name, "text": "-2"}));
     let reply = doc["text"].as_str().unwrap_or_default();
+    let stem = wanted.trim_end_matches(".txt").chars().count();
     assert!(
-        doc["outcome"] == "unconfirmed"
-            && reply.starts_with("applied but unconfirmed: typed 2 characters into")
-            && reply.contains("but the field holds"),
+        reply.starts_with("done: typed 2 characters into")
+            && reply.ends_with(&format!(
+                "in place of the {stem} characters it had selected (read back)\n"
+            )),
         "{doc}"
     );
     let (code, _) = act_coded(

@@ -1,7 +1,7 @@
 //! Keyboard input into an element or the focus, and making sure keys go where they are meant.
 
 use crate::action::Place;
-use crate::backend::{Backend, InputOutcome, Typed};
+use crate::backend::{Backend, InputOutcome, TextState, Typed};
 use crate::desk::{Acted, Did, ReadBack};
 use crate::error::{Error, ErrorKind, Result};
 use crate::keys::{Chord, Key, Keys};
@@ -229,12 +229,12 @@ pub(super) async fn type_text<B: Backend>(
             .into());
         }
     }
-    // What the field held, to tell what typing added to it from what the app did besides.
+    // What the field held and where its caret or selection was, to tell what typing did to it
+    // from what the app did besides.
     let held_before = match &named {
-        Some(element) if !replace && reads_back(element, text) => {
-            backend.element_text(&element.entry.handle).await.ok()
+        Some(element) if reads_back(element, text) => {
+            backend.text_state(&element.entry.handle).await.ok()
         }
-        Some(element) if reads_back(element, text) => Some(String::new()),
         _ => None,
     };
     // The text is never echoed: it may be a password.
@@ -288,26 +288,34 @@ fn reads_back(element: &Named, text: &str) -> bool {
 const READ_BACK_WAIT: std::time::Duration = std::time::Duration::from_millis(1000);
 
 /// What the field holds once the typed text shows in it (or [`READ_BACK_WAIT`] has passed):
-/// after a replace the text alone; otherwise the text among what it held `before`, the two
-/// together and nothing else. `None` where the toolkit does not show the field's text.
+/// after a replace the text alone; otherwise what it held `before` with the text typed in
+/// place of its selection, else at its caret (a GTK field selects its text as it takes the
+/// focus, and typing then replaces it). `None` where the toolkit does not show the field's text.
 async fn read_back<B: Backend>(
     backend: &B,
     element: &crate::model::ElementHandle,
     text: &str,
     replace: bool,
-    before: &str,
+    before: &TextState,
 ) -> Option<ReadBack> {
     let until = std::time::Instant::now() + READ_BACK_WAIT;
-    let grown = before.chars().count() + text.chars().count();
+    let (expected, replaced) = if replace {
+        (Some(text.to_owned()), 0)
+    } else {
+        (before.after_typing(text), before.selected())
+    };
     loop {
-        let now = backend.element_text(element).await.ok()?;
-        let holds = if replace {
-            now == text
-        } else {
-            now.contains(text) && now.chars().count() == grown
+        let now = backend.text_state(element).await.ok()?.text;
+        let holds = match &expected {
+            Some(expected) => now == *expected,
+            // A toolkit that keeps no caret: the old text and the typed text, nothing else.
+            None => {
+                now.contains(text)
+                    && now.chars().count() == before.text.chars().count() + text.chars().count()
+            }
         };
         if holds {
-            return Some(ReadBack::Holds);
+            return Some(ReadBack::Holds { replaced });
         }
         if std::time::Instant::now() >= until {
             return Some(ReadBack::Differs(

@@ -247,6 +247,8 @@ impl Default for WalkLimits {
 
 /// The cells of a table on screen, and how many cells the table has.
 pub struct VisibleCells {
+    /// The headers of the visible columns, where the table has them (a tree view's).
+    pub headers: Vec<ObjectRef>,
     pub cells: Vec<VisibleCell>,
     pub total: i64,
 }
@@ -290,9 +292,40 @@ struct CellBlock {
     left: i32,
     height: usize,
     width: usize,
+    headers: Vec<ObjectRef>,
     cells: Vec<VisibleCell>,
     read: Instant,
 }
+
+/// A tree view's cell of several renderers holds a cell for each: the empty ones (an icon) are
+/// dropped, and a lone named one gives the cell its name, so the row's "Process Name" cell reads
+/// as the name it shows.
+fn merge_nested_cells(cell: &mut Node) {
+    let empty = |n: &Node| {
+        n.role == Role::Cell
+            && n.children.is_empty()
+            && n.name.trim().is_empty()
+            && n.value.as_deref().is_none_or(|v| v.trim().is_empty())
+    };
+    if cell.role != Role::Cell || cell.children.is_empty() {
+        return;
+    }
+    cell.children.retain(|child| !empty(child));
+    if let [only] = cell.children.as_slice()
+        && only.role == Role::Cell
+        && only.children.is_empty()
+        && cell.name.trim().is_empty()
+        && cell.value.is_none()
+    {
+        cell.name = only.name.clone();
+        cell.value = only.value.clone();
+        cell.children.clear();
+    }
+}
+
+/// The most cells one table cell holds that are read: a tree view's cell holds one for each of
+/// its column's renderers.
+const MAX_NESTED_CELLS: i64 = 8;
 
 /// How long the cell objects of a block are reused.
 const CELL_BLOCK_REUSE: Duration = Duration::from_secs(8);
@@ -872,6 +905,28 @@ impl Atspi {
             .await
     }
 
+    /// The element's whole text, its caret and its first selection (character offsets), where
+    /// the toolkit keeps them.
+    pub async fn text_state(
+        &self,
+        object: &ObjectRef,
+    ) -> Result<(String, Option<i32>, Option<(i32, i32)>), AtspiError> {
+        let (text, caret, selections) = futures::join!(
+            self.text(object),
+            self.property(object, TEXT, "CaretOffset"),
+            self.call::<_, i32>(object, TEXT, "GetNSelections", &()),
+        );
+        let caret = caret.ok().and_then(|c| i32::try_from(c).ok());
+        let selection = match selections {
+            Ok(n) if n > 0 => self
+                .call::<_, (i32, i32)>(object, TEXT, "GetSelection", &(0i32,))
+                .await
+                .ok(),
+            _ => None,
+        };
+        Ok((text?, caret, selection))
+    }
+
     /// Selects all of the element's text; false when the toolkit refused. A toolkit that keeps
     /// no selection yet may refuse to change selection 0 and take a new one instead.
     pub async fn select_all_text(&self, object: &ObjectRef) -> Result<bool, AtspiError> {
@@ -1012,6 +1067,7 @@ impl Atspi {
         )?;
         let total = i64::from(rows.max(0)) * i64::from(columns.max(0));
         let none = || VisibleCells {
+            headers: Vec::new(),
             cells: Vec::new(),
             total,
         };
@@ -1048,6 +1104,7 @@ impl Atspi {
             && block.read.elapsed() < CELL_BLOCK_REUSE
         {
             return Ok(VisibleCells {
+                headers: block.headers.clone(),
                 cells: block.cells.clone(),
                 total,
             });
@@ -1093,6 +1150,29 @@ impl Atspi {
                 name: named_by_address.then_some(address),
             })
             .collect();
+        // A tree view names its columns in headers; a spreadsheet's column letters are no
+        // header it keeps, and it would make a new object at every ask.
+        let headers = if named_by_address {
+            Vec::new()
+        } else {
+            let asked = (0..width).map(|c| {
+                let column = left + c as i32;
+                async move {
+                    self.call::<_, (String, OwnedObjectPath)>(
+                        table,
+                        TABLE,
+                        "GetColumnHeader",
+                        &(column,),
+                    )
+                    .await
+                }
+            });
+            join_all(asked)
+                .await
+                .into_iter()
+                .filter_map(|header| element_of(header.ok()?, &table.bus))
+                .collect()
+        };
         self.cell_blocks.lock().expect("not poisoned").insert(
             table.clone(),
             CellBlock {
@@ -1100,11 +1180,16 @@ impl Atspi {
                 left,
                 height,
                 width,
+                headers: headers.clone(),
                 cells: cells.clone(),
                 read: Instant::now(),
             },
         );
-        Ok(VisibleCells { cells, total })
+        Ok(VisibleCells {
+            headers,
+            cells,
+            total,
+        })
     }
 
     /// The row and column of the table cell at a point, if a cell of `table` is there.
@@ -1554,12 +1639,26 @@ impl Walk<'_> {
             .get(object)
             .cloned();
         if let Some(known_name) = sheet_cell {
-            let (state, name) = futures::join!(
+            // A spreadsheet's cell, named by its address, holds no cells; a tree view's cell of
+            // several renderers (an icon and a name) holds one cell for each.
+            let named_by_address = known_name.is_some();
+            let (state, name, children) = futures::join!(
                 a.call::<_, Vec<u32>>(object, ACCESSIBLE, "GetState", &()),
                 async {
                     match known_name {
                         Some(name) => Some(name),
                         None => self.answered(a.string_property(object, ACCESSIBLE, "Name").await),
+                    }
+                },
+                async {
+                    if named_by_address {
+                        return Vec::new();
+                    }
+                    match self.answered(a.child_count(object).await) {
+                        Some(count) if (1..=MAX_NESTED_CELLS).contains(&count) => {
+                            self.answered(a.children(object).await).unwrap_or_default()
+                        }
+                        _ => Vec::new(),
                     }
                 },
             );
@@ -1568,7 +1667,7 @@ impl Walk<'_> {
                 states: state?,
                 interfaces: vec![COMPONENT.to_string(), TEXT.to_string()],
                 name: name.unwrap_or_default(),
-                children: Vec::new(),
+                children,
                 cells: None,
                 sheet_cell: true,
             });
@@ -1743,7 +1842,11 @@ impl Walk<'_> {
                     .iter()
                     .map(|cell| (cell.object.clone(), cell.name.clone())),
             );
-            let objects = visible.cells.into_iter().map(|cell| cell.object).collect();
+            let objects = visible
+                .headers
+                .into_iter()
+                .chain(visible.cells.into_iter().map(|cell| cell.object))
+                .collect();
             return (objects, Some(cells));
         }
         self.managed.lock().expect("not poisoned").push(format!(
@@ -1916,6 +2019,7 @@ impl Walk<'_> {
                 // empty when it shows nothing beyond its address.
                 children.retain(|cell| {
                     cell.role != Role::Cell
+                        || !cell.children.is_empty()
                         || cell.value.as_deref().is_some_and(|v| !v.is_empty())
                         || !(cell.name.trim().is_empty() || text::is_cell_address(&cell.name))
                         || cell.states.focused
@@ -1926,7 +2030,7 @@ impl Walk<'_> {
                     .expect("not poisoned")
                     .push(cells.note(before - children.len()));
             }
-            let node = Node {
+            let mut node = Node {
                 handle: object.handle(),
                 role,
                 name,
@@ -1936,6 +2040,7 @@ impl Walk<'_> {
                 actions,
                 children,
             };
+            merge_nested_cells(&mut node);
             Ok((node, has(".Hyperlink")))
         }
         .boxed()

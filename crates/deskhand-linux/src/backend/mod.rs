@@ -11,8 +11,8 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use deskhand_core::backend::{
-    Accessibility, Apps, Capture, Clipboard, Identity, Input, InputOutcome, Partial, Typed, Values,
-    Windows,
+    Accessibility, Apps, Capture, Clipboard, Identity, Input, InputOutcome, Partial, TextState,
+    Typed, Values, Windows,
 };
 use deskhand_core::error::{Error, ErrorKind, Result};
 use deskhand_core::keys::Keys;
@@ -912,6 +912,22 @@ impl Accessibility for LinuxBackend {
 }
 
 impl Values for LinuxBackend {
+    async fn text_state(&self, element: &ElementHandle) -> Result<TextState> {
+        let object = object_of(element)?;
+        let (text, caret, selection) = self
+            .atspi()
+            .await?
+            .text_state(&object)
+            .await
+            .map_err(element_error)?;
+        let offset = |n: i32| usize::try_from(n).ok();
+        Ok(TextState {
+            text,
+            caret: caret.and_then(offset),
+            selection: selection.and_then(|(start, end)| Some((offset(start)?, offset(end)?))),
+        })
+    }
+
     async fn select_all_text(&self, element: &ElementHandle) -> Result<()> {
         let object = object_of(element)?;
         match self.atspi().await?.select_all_text(&object).await {

@@ -50,6 +50,8 @@ x11rb::atom_manager! {
         _NET_SUPPORTED,
         _NET_CLOSE_WINDOW,
         _NET_MOVERESIZE_WINDOW,
+        _NET_WM_WINDOW_TYPE,
+        _NET_WM_WINDOW_TYPE_SPLASH,
         WM_PROTOCOLS,
         WM_DELETE_WINDOW,
         WM_CHANGE_STATE,

@@ -59,11 +59,14 @@ struct Pending<'c> {
     frame: Cookie<'c, RustConnection, GetPropertyReply>,
     gtk_frame: Cookie<'c, RustConnection, GetPropertyReply>,
     state: Cookie<'c, RustConnection, GetPropertyReply>,
+    kind: Cookie<'c, RustConnection, GetPropertyReply>,
 }
 
 impl X11 {
     /// Managed top-level windows, bottom to top in stacking order when the window manager
-    /// provides it. Windows that disappear while being queried are left out.
+    /// provides it. Windows that disappear while being queried are left out, and so are splash
+    /// screens: they take no input and close by themselves, and the window an app's launch
+    /// waits for is the one after its splash (GIMP's "GIMP Startup").
     pub fn windows(&self) -> Result<Vec<XWindow>, X11Error> {
         let ids = self.client_list()?;
         let pending = ids
@@ -162,10 +165,11 @@ impl X11 {
             frame: property(atoms._NET_FRAME_EXTENTS, AtomEnum::CARDINAL, 4)?,
             gtk_frame: property(atoms._GTK_FRAME_EXTENTS, AtomEnum::CARDINAL, 4)?,
             state: property(atoms._NET_WM_STATE, AtomEnum::ATOM, 1024)?,
+            kind: property(atoms._NET_WM_WINDOW_TYPE, AtomEnum::ATOM, 16)?,
         })
     }
 
-    /// `None` if the window vanished after it was listed.
+    /// `None` if the window vanished after it was listed, or is a splash screen.
     fn collect_window(&self, p: Pending<'_>) -> Result<Option<XWindow>, X11Error> {
         let result = (|| {
             let net_name = p.net_name.reply()?;
@@ -177,12 +181,17 @@ impl X11 {
             let frame = p.frame.reply()?;
             let gtk_frame = p.gtk_frame.reply()?;
             let state = p.state.reply()?;
+            let kind = p.kind.reply()?;
+            // The first type a window names is the one it asks to be treated as.
+            if first_u32(&kind) == Some(self.atoms._NET_WM_WINDOW_TYPE_SPLASH) {
+                return Ok(None);
+            }
             let has_state = |atom| {
                 state
                     .value32()
                     .is_some_and(|mut atoms| atoms.any(|a| a == atom))
             };
-            Ok::<_, ReplyError>(XWindow {
+            Ok::<_, ReplyError>(Some(XWindow {
                 id: p.id,
                 title: title(&net_name, &name, self.atoms.UTF8_STRING),
                 pid: first_u32(&pid),
@@ -198,10 +207,10 @@ impl X11 {
                 minimized: has_state(self.atoms._NET_WM_STATE_HIDDEN),
                 maximized: has_state(self.atoms._NET_WM_STATE_MAXIMIZED_VERT)
                     && has_state(self.atoms._NET_WM_STATE_MAXIMIZED_HORZ),
-            })
+            }))
         })();
         match result {
-            Ok(window) => Ok(Some(window)),
+            Ok(window) => Ok(window),
             Err(ReplyError::X11Error(e))
                 if matches!(e.error_kind, ErrorKind::Window | ErrorKind::Drawable) =>
             {

@@ -20,8 +20,9 @@ pub(crate) use reads::{
 /// What a text field held once typed into, read back through accessibility.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum ReadBack {
-    /// What was asked: the text among what it held, or after a replace, the text alone.
-    Holds,
+    /// What was asked: after a replace the text alone, else the text typed into what it held,
+    /// in place of the `replaced` characters it had selected.
+    Holds { replaced: usize },
     /// Something else, cut as an observation shows a value.
     Differs(String),
 }
@@ -364,14 +365,18 @@ impl Did {
                 };
                 let did = match read_back {
                     None => did,
-                    Some(ReadBack::Holds) => format!("{did} (read back)"),
+                    Some(ReadBack::Holds { replaced: 0 }) => format!("{did} (read back)"),
+                    Some(ReadBack::Holds { replaced }) => format!(
+                        "{did}, in place of the {} it had selected (read back)",
+                        plural(*replaced, "character", "characters")
+                    ),
                     Some(ReadBack::Differs(holds)) => format!(
                         "{did}, but the field holds \"{}\" (read back): {}; `read` it, then `set_value` it or type again",
                         escape(holds),
                         if *replace {
                             "not the text typed alone, so its old content was not all replaced"
                         } else {
-                            "not its old text with the text typed added (the app selected, changed or completed its text)"
+                            "not its old text with the text typed in at its caret (the app changed or completed it)"
                         }
                     ),
                 };
