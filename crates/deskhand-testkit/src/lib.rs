@@ -37,6 +37,8 @@ pub struct Desktop {
     scratch: PathBuf,
     /// The uid and gid apps run as on a Wayland desktop whose user is not the test's.
     pub user: Option<(u32, u32)>,
+    /// What each deskhand call made through this desktop answered, as an agent reads it.
+    replies: std::sync::Mutex<Vec<String>>,
 }
 
 static DESKTOP: OnceLock<Desktop> = OnceLock::new();
@@ -121,6 +123,7 @@ impl Desktop {
             display: doc["display"].as_str().expect("display").to_owned(),
             scratch,
             user,
+            replies: std::sync::Mutex::new(Vec::new()),
         }
     }
 
@@ -150,11 +153,33 @@ impl Desktop {
             .stdin(Stdio::null())
             .output()
             .expect("running deskhand");
-        Run {
+        let run = Run {
             code: output.status.code().unwrap_or(-1),
             stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
             stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
-        }
+        };
+        // An agent reads a reply's text; `--json` wraps the same text in data a test parses.
+        let read = if args.contains(&"--json") {
+            serde_json::from_str::<Value>(&run.stdout)
+                .ok()
+                .and_then(|doc| {
+                    doc.get("text")
+                        .or_else(|| doc.get("message"))
+                        .and_then(Value::as_str)
+                        .map(str::to_owned)
+                })
+                .unwrap_or_else(|| run.stdout.clone())
+        } else {
+            run.stdout.clone()
+        };
+        self.replies.lock().expect("not poisoned").push(read);
+        run
+    }
+
+    /// The text of every reply to a deskhand call made through this desktop since the last
+    /// take, in order: what a task cost an agent, in calls and in what it read.
+    pub fn take_replies(&self) -> Vec<String> {
+        std::mem::take(&mut *self.replies.lock().expect("not poisoned"))
     }
 
     /// `deskhand <action> '<json>'`.

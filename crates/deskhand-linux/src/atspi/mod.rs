@@ -1477,6 +1477,7 @@ impl Atspi {
             paragraphs_off_screen: AtomicUsize::new(0),
             managed: std::sync::Mutex::new(Vec::new()),
             sheet_cells: std::sync::Mutex::new(HashMap::new()),
+            window_bus: root.bus.clone(),
         };
         let (root_node, _) = walk.node(root.clone(), true).await?;
         let nodes = walk.nodes.load(Ordering::Relaxed);
@@ -1592,6 +1593,9 @@ struct Walk<'a> {
     /// states, text and (unless it was derived) address are asked, and their extents only when
     /// they hold something.
     sheet_cells: std::sync::Mutex<HashMap<ObjectRef, Option<String>>>,
+    /// The bus of the window's application: an element on another is part of a tree embedded
+    /// in the window (a WebKit page, from its web process).
+    window_bus: String,
 }
 
 impl Walk<'_> {
@@ -1615,10 +1619,10 @@ impl Walk<'_> {
         result.ok()
     }
 
-    /// Whether the walk looks into an element with these states: it shows, or it is a
-    /// container LibreOffice marks defunct and nothing else (see [`defunct_only`]).
+    /// Whether the walk looks into an element with these states: it shows, or it says nothing
+    /// of itself (see [`says_nothing_of_itself`]).
     fn looks_shown(&self, role: u32, states: &[u32]) -> bool {
-        defunct_only(states)
+        says_nothing_of_itself(states)
             || translate::states(
                 translate::state_set(states),
                 translate::role(role),
@@ -1687,6 +1691,7 @@ impl Walk<'_> {
                     Some(children) => children,
                     None => self.answered(a.children(object).await).unwrap_or_default(),
                 };
+                let children = self.or_embedded(object, &cached.states, children).await;
                 let children = self
                     .showing_only(
                         object,
@@ -1740,6 +1745,7 @@ impl Walk<'_> {
             let (interfaces, children) = futures::join!(a.interfaces(object), a.children(object));
             let interfaces = self.answered(interfaces).unwrap_or_default();
             let children = self.answered(children).unwrap_or_default();
+            let children = self.or_embedded(object, &states, children).await;
             let children = self
                 .showing_only(object, role, &name, &interfaces, children)
                 .await;
@@ -1755,6 +1761,34 @@ impl Walk<'_> {
             cells,
             sheet_cell: false,
         })
+    }
+
+    /// The children an element gave, or where it gave none and says nothing of itself, the
+    /// tree embedded in it: at-spi2-atk leaves a socket's plug (a WebKit page, from its web
+    /// process) out of `GetChildren` and gives it only by index.
+    async fn or_embedded(
+        &self,
+        object: &ObjectRef,
+        states: &[u32],
+        children: Vec<ObjectRef>,
+    ) -> Vec<ObjectRef> {
+        /// A socket holds one plug; a few more are read should a toolkit hold several.
+        const MAX_EMBEDDED: i64 = 4;
+        if !children.is_empty() || !translate::state_set(states).is_empty() {
+            return children;
+        }
+        let a = self.atspi;
+        let count = self.answered(a.child_count(object).await).unwrap_or(0);
+        let asked = (0..count.min(MAX_EMBEDDED)).map(|index| async move {
+            let index = i32::try_from(index).unwrap_or(0);
+            a.call::<_, (String, OwnedObjectPath)>(object, ACCESSIBLE, "GetChildAtIndex", &(index,))
+                .await
+        });
+        join_all(asked)
+            .await
+            .into_iter()
+            .filter_map(|child| element_of(self.answered(child)?, &object.bus))
+            .collect()
     }
 
     /// A long list of children (a page's paragraphs, a list's items) narrowed to those that
@@ -1881,10 +1915,9 @@ impl Walk<'_> {
                 role,
                 self.style.showing_reliable,
             );
-            // LibreOffice marks the panel around its formula bar defunct, and nothing else,
-            // while the paragraph in it is showing and answers: such a container is looked into
-            // and its children judge their own visibility.
-            if !children.is_empty() && defunct_only(&raw_states) {
+            // A container that says nothing of itself is looked into, and its children judge
+            // their own visibility.
+            if !children.is_empty() && says_nothing_of_itself(&raw_states) {
                 states.visible = true;
             }
             let has = |suffix: &str| interfaces.iter().any(|i| i.ends_with(suffix));
@@ -1925,8 +1958,14 @@ impl Walk<'_> {
                 },
                 async {
                     if detailed && has(".Action") && !role.is_control() && name.trim().is_empty() {
-                        self.answered(a.listed_actions(&object).await)
-                            .unwrap_or_default()
+                        // WebKit's web process never answers `GetActions`: an embedded tree's
+                        // actions are asked one by one.
+                        let listed = if object.bus == self.window_bus {
+                            a.listed_actions(&object).await
+                        } else {
+                            a.action_names(&object).await
+                        };
+                        self.answered(listed).unwrap_or_default()
                     } else {
                         Vec::new()
                     }
@@ -1970,7 +2009,20 @@ impl Walk<'_> {
 
             // Hidden subtrees are not read: the observation only counts them.
             let children: Vec<(Node, bool)> = if shown && !self.over_budget() {
-                let reads = children.into_iter().map(|child| self.node(child, false));
+                // A child on another application's bus is the root of a tree embedded here (a
+                // WebKit page, from its web process), which marks its root showing or not as it
+                // pleases: it shows where its embedder does, and so does a lone wrapper below it
+                // (WebKit marks the page's scroll view hidden while the document in it shows).
+                let lone = children.len() == 1;
+                let in_embedded_root = is_root && object.bus != self.window_bus;
+                let reads = children.into_iter().map(|child| {
+                    let embedded = child.bus != object.bus || (in_embedded_root && lone);
+                    async move {
+                        let (mut node, inline) = self.node(child, embedded).await?;
+                        node.states.visible |= embedded;
+                        Ok::<_, AtspiError>((node, inline))
+                    }
+                });
                 join_all(reads)
                     .await
                     .into_iter()
@@ -2030,6 +2082,22 @@ impl Walk<'_> {
                     .expect("not poisoned")
                     .push(cells.note(before - children.len()));
             }
+            // A web view or document that gives no content at all is an embedded tree that
+            // never arrived (a web process off the accessibility bus): say so, not nothing.
+            if role == Role::Document
+                && shown
+                && children.is_empty()
+                && value.as_deref().is_none_or(|v| v.trim().is_empty())
+            {
+                let document = if name.trim().is_empty() {
+                    "a document".to_string()
+                } else {
+                    format!("the document \"{}\"", deskhand_core::render::escape(&name))
+                };
+                self.managed.lock().expect("not poisoned").push(format!(
+                    "{document} gives no content to accessibility; `observe` with `ocr: true` reads what it shows"
+                ));
+            }
             let mut node = Node {
                 handle: object.handle(),
                 role,
@@ -2073,10 +2141,12 @@ fn chosen_unless_name(chosen: Option<String>, name: &str) -> Option<String> {
     chosen.filter(|chosen| chosen.trim() != name.trim())
 }
 
-/// LibreOffice marks the panel around its formula bar defunct, and nothing else, while the
-/// paragraph in it shows and answers.
-fn defunct_only(states: &[u32]) -> bool {
-    translate::state_set(states) == atspi::State::Defunct.into()
+/// Whether an element says nothing of itself: LibreOffice marks the panel around its formula
+/// bar defunct, and nothing else, while the paragraph in it shows and answers; the socket a
+/// WebKit view embeds its page in has no states at all.
+fn says_nothing_of_itself(states: &[u32]) -> bool {
+    let set = translate::state_set(states);
+    set.is_empty() || set == atspi::State::Defunct.into()
 }
 
 /// The element an object reference names, if any: an application reports a defunct or missing
