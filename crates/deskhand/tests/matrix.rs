@@ -777,6 +777,52 @@ fn chromium(desk: &Desktop, _started: &Started, marks: &Marks) {
     web_order(desk, &w, &chromium, marks);
 }
 
+/// GNOME Web draws pages with WebKitGTK: the order form is filled by ref and find, sent, and
+/// its answer waited for in the tree.
+fn epiphany(desk: &Desktop, _started: &Started, marks: &Marks) {
+    let (w, _) = window_where(desk, START, "GNOME Web", |t| t == "Order Form");
+    let text = observe_until(desk, &w, START, "the order form", |t| {
+        t.contains("combobox \"Fruit\"") && t.contains("Fill in your name")
+    });
+    marks.earn(Column::Read, Mark::Yes);
+    let name = ref_where(&text, "the name field", |l| l.contains("text \"Name\""));
+    let typed = act(
+        desk,
+        "type",
+        json!({"target": w, "ref": name, "text": "Alice", "replace": true}),
+    );
+    assert!(typed.contains("(read back)"), "{typed}");
+    let fruit = act(
+        desk,
+        "set_value",
+        json!({"target": w, "find": {"name": "Fruit", "role": "combobox"}, "value": "Plum"}),
+    );
+    assert!(fruit.starts_with("done:"), "{fruit}");
+    marks.earn(Column::Values, Mark::Yes);
+    act(
+        desk,
+        "click",
+        json!({"target": w, "find": {"name": "Order", "role": "button"}}),
+    );
+    assert!(
+        wait_until(SETTLE, || x_has_title(desk, "Ordered Plum for Alice")
+            .then_some(()))
+        .is_some(),
+        "the page never set its title"
+    );
+    marks.earn(Column::Act, Mark::Yes);
+    let waited = act(
+        desk,
+        "wait",
+        json!({"target": w, "until": {"role": "paragraph", "value_has": "thanks, alice"}}),
+    );
+    assert!(
+        waited.contains("Thanks, Alice: one Plum is on its way."),
+        "{waited}"
+    );
+    marks.earn(Column::Text, Mark::Yes);
+}
+
 /// Answers a GTK file chooser's save dialog: the whole path typed over its focused name field,
 /// then Return.
 fn save_in_file_chooser(desk: &Desktop, dialog: &str, file: &Path) {
@@ -918,6 +964,61 @@ fn writer(desk: &Desktop, started: &Started, marks: &Marks) {
     );
 }
 
+fn impress(desk: &Desktop, started: &Started, marks: &Marks) {
+    // LibreOffice runs since the Calc row: a second start hands it a new presentation, with
+    // its template chooser in front.
+    let profile = format!(
+        "-env:UserInstallation=file://{}",
+        started.dir.join("lo-profile").display()
+    );
+    let handoff = desk.spawn(
+        "soffice",
+        &[&profile, "--norestore", "--nologo", "--impress"],
+    );
+    started.apps.lock().unwrap().push(handoff);
+    let (w, _) = window_where(desk, START, "LibreOffice Impress", |t| {
+        t.ends_with("LibreOffice Impress")
+    });
+    if let Some(chooser) = wait_until(Duration::from_secs(5), || {
+        desk.act("windows", json!({}))
+            .stdout
+            .lines()
+            .find(|l| l.contains("\"Select a Template\""))
+            .and_then(|l| l.split_whitespace().next())
+            .map(str::to_owned)
+    }) {
+        act(
+            desk,
+            "click",
+            json!({"target": chooser, "find": {"name": "Close", "role": "button"}}),
+        );
+    }
+    let slide = observe_until(desk, &w, START, "the title's placeholder", |t| {
+        t.contains("\"PresentationTitle")
+    });
+    marks.earn(Column::Read, Mark::Yes);
+    let title = ref_where(&slide, "the title", |l| l.contains("\"PresentationTitle"));
+    act(desk, "click", json!({"ref": title}));
+    act(
+        desk,
+        "type",
+        json!({"target": w, "text": "Quarterly Review"}),
+    );
+    act(desk, "press", json!({"keys": "Escape"}));
+    marks.earn(Column::Act, Mark::Yes);
+    let seen = observe_with_until(desk, &w, "Quarterly", "the typed title");
+    assert!(seen.contains("value=\"Quarterly Review\""), "{seen}");
+    marks.earn(Column::Text, Mark::Yes);
+    let file = started.dir.join("review.odp");
+    libreoffice_save_as(desk, &w, &file);
+    marks.earn(Column::Menus, Mark::Yes);
+    let content = odf_content(desk, &file);
+    assert!(
+        content.contains("Quarterly Review"),
+        "the saved presentation lacks its title: {content}"
+    );
+}
+
 fn observe_with_until(desk: &Desktop, w: &str, query: &str, what: &str) -> String {
     common::observe_with_until(
         desk,
@@ -1030,7 +1131,7 @@ fn gtk4_widgets(desk: &Desktop, _started: &Started, marks: &Marks) {
     marks.earn(Column::Values, Mark::Yes);
 }
 
-const ROWS: [Row; 19] = [
+const ROWS: [Row; 21] = [
     Row {
         app: "mousepad",
         toolkit: "GTK3",
@@ -1116,6 +1217,12 @@ const ROWS: [Row; 19] = [
         task: webkit_help,
     },
     Row {
+        app: "GNOME Web (epiphany)",
+        toolkit: "WebKitGTK",
+        limits: "a drop-down ignores accessibility choices: set_value types",
+        task: epiphany,
+    },
+    Row {
         app: "LibreOffice Calc",
         toolkit: "LibreOffice (VCL)",
         limits: "only visible cells are read; empty ones are counted, not listed",
@@ -1126,6 +1233,12 @@ const ROWS: [Row; 19] = [
         toolkit: "LibreOffice (VCL)",
         limits: "only visible paragraphs are read",
         task: writer,
+    },
+    Row {
+        app: "LibreOffice Impress",
+        toolkit: "LibreOffice (VCL)",
+        limits: "",
+        task: impress,
     },
     Row {
         app: "zenity file chooser",
@@ -1179,6 +1292,7 @@ fn start_all(desk: &Desktop, dir: &Path) -> Started {
         desk.spawn("kcalc", &[]),
         desk.spawn("gimp", &["--no-splash"]),
         desk.spawn("yelp", &[]),
+        desk.spawn("epiphany-browser", &["--private-instance", &page]),
         desk.spawn(
             "firefox-esr",
             &[
@@ -1328,7 +1442,7 @@ fn every_app_of_the_matrix_does_its_task() {
             last = now;
             steady_since = std::time::Instant::now();
         }
-        (titles.len() >= 17 && steady_since.elapsed() >= Duration::from_secs(3)).then_some(())
+        (titles.len() >= 18 && steady_since.elapsed() >= Duration::from_secs(3)).then_some(())
     });
     // Where the binary's time goes, for whoever keeps the suite quick (`--nocapture`).
     eprintln!("matrix: the apps started in {:.1?}", began.elapsed());
