@@ -506,6 +506,59 @@ fn webkit_help(desk: &Desktop, _started: &Started, marks: &Marks) {
     marks.earn(Column::Act, Mark::Yes);
 }
 
+/// gnome-system-monitor's process list is a GTK3 table too long to read whole, whose name
+/// cells hold an icon's cell and a name's: the list is searched for kcalc (the matrix runs it)
+/// and its row read, the process id as /proc has it and its memory.
+fn big_gtk3_table(desk: &Desktop, _started: &Started, marks: &Marks) {
+    let (w, _) = window_where(desk, START, "gnome-system-monitor", |t| {
+        t == "System Monitor"
+    });
+    let list = observe_until(desk, &w, SETTLE, "the process list", |t| {
+        t.contains("header \"Memory\"") && t.contains(" cell \"")
+    });
+    assert!(list.contains("header \"Process Name\""), "{list}");
+    marks.earn(Column::Read, Mark::Yes);
+    act(desk, "focus", json!({"target": w}));
+    act(desk, "press", json!({"keys": "ctrl+f"}));
+    let typed = act(
+        desk,
+        "type",
+        json!({"target": w, "find": {"name": "Search", "role": "text"}, "text": "kcalc"}),
+    );
+    assert!(typed.contains("(read back)"), "{typed}");
+    marks.earn(Column::Act, Mark::Yes);
+    let found = observe_until(desk, &w, SETTLE, "kcalc's row", |t| {
+        t.contains("cell \"kcalc\"")
+    });
+    let cells: Vec<&str> = common::element_lines(&found)
+        .skip_while(|l| !l.contains("cell \"kcalc\""))
+        .filter(|l| l.contains(" cell \""))
+        .collect();
+    // Process Name, User, % CPU, ID, Memory.
+    let value = |at: usize| {
+        cells
+            .get(at)
+            .and_then(|l| l.split('"').nth(1))
+            .unwrap_or_else(|| panic!("kcalc's row has no cell {at}: {found}"))
+            .to_owned()
+    };
+    let pid = desk
+        .command("pgrep")
+        .args(["-x", "kcalc"])
+        .output()
+        .expect("running pgrep");
+    let pid = String::from_utf8_lossy(&pid.stdout).trim().to_owned();
+    assert_eq!(value(3), pid, "{found}");
+    // "16.4 MB", with a no-break space.
+    let memory = value(4);
+    let words: Vec<&str> = memory.split_whitespace().collect();
+    assert!(
+        matches!(words.as_slice(), [amount, "kB" | "MB" | "GB"] if amount.parse::<f64>().is_ok()),
+        "{memory}"
+    );
+    marks.earn(Column::Text, Mark::Yes);
+}
+
 fn gtk4_editor(desk: &Desktop, started: &Started, marks: &Marks) {
     let file = started.dir.join("editor-draft.txt");
     let (w, _) = window_where(desk, START, "gnome-text-editor", |t| {
@@ -1131,7 +1184,7 @@ fn gtk4_widgets(desk: &Desktop, _started: &Started, marks: &Marks) {
     marks.earn(Column::Values, Mark::Yes);
 }
 
-const ROWS: [Row; 21] = [
+const ROWS: [Row; 22] = [
     Row {
         app: "mousepad",
         toolkit: "GTK3",
@@ -1149,6 +1202,12 @@ const ROWS: [Row; 21] = [
         toolkit: "GTK3",
         limits: "",
         task: gtk3_widgets,
+    },
+    Row {
+        app: "gnome-system-monitor",
+        toolkit: "GTK3",
+        limits: "a table too long to read whole: its visible rows are read, and its search finds the rest",
+        task: big_gtk3_table,
     },
     Row {
         app: "GIMP 2.10",
@@ -1292,6 +1351,7 @@ fn start_all(desk: &Desktop, dir: &Path) -> Started {
         desk.spawn("kcalc", &[]),
         desk.spawn("gimp", &["--no-splash"]),
         desk.spawn("yelp", &[]),
+        desk.spawn("gnome-system-monitor", &[]),
         desk.spawn("epiphany-browser", &["--private-instance", &page]),
         desk.spawn(
             "firefox-esr",
@@ -1442,7 +1502,7 @@ fn every_app_of_the_matrix_does_its_task() {
             last = now;
             steady_since = std::time::Instant::now();
         }
-        (titles.len() >= 18 && steady_since.elapsed() >= Duration::from_secs(3)).then_some(())
+        (titles.len() >= 19 && steady_since.elapsed() >= Duration::from_secs(3)).then_some(())
     });
     // Where the binary's time goes, for whoever keeps the suite quick (`--nocapture`).
     eprintln!("matrix: the apps started in {:.1?}", began.elapsed());
