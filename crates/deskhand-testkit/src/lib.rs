@@ -232,6 +232,15 @@ impl Desktop {
     /// [`Desktop::fixture`] with extra arguments, e.g. `--kit` for its menus, slider, spin
     /// button, combo box and delayed buttons.
     pub fn fixture_with(&self, title: &str, windows: u32, extra: &[&str]) -> Fixture {
+        let windows = windows.to_string();
+        let mut args = vec!["--windows", &windows];
+        args.extend_from_slice(extra);
+        self.python_fixture("fixture_app.py", title, &args)
+    }
+
+    /// Starts one of `tests/fixtures/`'s Python apps (`qt_fields.py`, `qt_items.py`) with its
+    /// own oracle log and window title, and waits until it reports ready.
+    pub fn python_fixture(&self, script: &str, title: &str, extra: &[&str]) -> Fixture {
         let log = self.scratch(&format!(
             "oracle-{}-{}.jsonl",
             title.replace(' ', "_"),
@@ -242,17 +251,15 @@ impl Desktop {
             std::fs::File::create(&log).expect("the oracle log");
             std::os::unix::fs::chown(&log, Some(uid), Some(gid)).expect("chown the oracle log");
         }
-        let script =
-            Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/fixture_app.py");
-        let windows = windows.to_string();
+        let script = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../tests/fixtures")
+            .join(script);
         let mut args = vec![
             script.to_str().expect("utf-8 path"),
             "--log",
             log.to_str().expect("utf-8 path"),
             "--title",
             title,
-            "--windows",
-            &windows,
         ];
         args.extend_from_slice(extra);
         let app = self.spawn("/usr/bin/python3", &args);

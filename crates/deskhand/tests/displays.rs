@@ -244,21 +244,7 @@ fn assert_refused_untouched(
 }
 
 fn qt_fields(desk: &Desktop, title: &str) -> (common::Fixture, String) {
-    let log = desk.scratch(&format!("{title}.jsonl"));
-    let script =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/qt_fields.py");
-    let app = desk.spawn(
-        "/usr/bin/python3",
-        &[
-            script.to_str().expect("utf-8 path"),
-            "--log",
-            log.to_str().expect("utf-8 path"),
-            "--title",
-            title,
-        ],
-    );
-    let fields = common::Fixture { app, log };
-    fields.wait_for("the Qt fields to be ready", |e| e["event"] == "ready");
+    let fields = desk.python_fixture("qt_fields.py", title, &[]);
     let (w, _) = window_where(desk, GTK_START, title, |t| t == title);
     desk.act("focus", json!({"target": w})).ok();
     (fields, w)

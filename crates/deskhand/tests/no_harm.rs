@@ -770,21 +770,7 @@ fn clicking_a_gtk3_tree_views_cell_selects_its_row_and_does_not_activate_it() {
 
 /// The Qt fixture of item views that behave as Dolphin's: its log and its window's `w` id.
 fn qt_items(desk: &Desktop, title: &str) -> (common::Fixture, String) {
-    let log = desk.scratch(&format!("{}.jsonl", title.replace(' ', "_")));
-    let script =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/qt_items.py");
-    let app = desk.spawn(
-        "/usr/bin/python3",
-        &[
-            script.to_str().expect("utf-8 path"),
-            "--log",
-            log.to_str().expect("utf-8 path"),
-            "--title",
-            title,
-        ],
-    );
-    let items = common::Fixture { app, log };
-    items.wait_for("the Qt item views to be ready", |e| e["event"] == "ready");
+    let items = desk.python_fixture("qt_items.py", title, &[]);
     let (w, _) = window_where(desk, START, title, |t| t == title);
     (items, w)
 }
