@@ -280,10 +280,15 @@ fn shown_by_tree(node: &Node, group: &WordGroup) -> bool {
         let text = [n.name.as_str(), n.value.as_deref().unwrap_or_default()];
         let has_text = text.iter().any(|t| !t.trim().is_empty());
         let leaf_under = n.children.is_empty() && has_text && bounds.contains(center);
+        // A group that holds an element's whole text shows that element (a label read
+        // together with its neighbour), but only an element that draws its text itself: a
+        // window's or a group's name is its title, which a line of its page may begin with
+        // ("Thanks, Alice" in a window titled "Thanks").
         let same_words = bounds.intersect(&group.bounds).is_some()
             && text.iter().any(|t| {
                 let t = crate::find::normalize(t);
-                !t.is_empty() && (t.contains(&words) || words.contains(&t))
+                !t.is_empty()
+                    && (t.contains(&words) || (n.children.is_empty() && words.contains(&t)))
             });
         leaf_under || same_words
     })
@@ -298,5 +303,52 @@ fn innermost(node: &mut Node, point: crate::model::Point) -> &mut Node {
     match inside {
         Some(i) => innermost(&mut node.children[i], point),
         None => node,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn node(name: &str, bounds: Rect, children: Vec<Node>) -> Node {
+        Node {
+            handle: ElementHandle(name.into()),
+            role: if children.is_empty() {
+                Role::Label
+            } else {
+                Role::Window
+            },
+            name: name.into(),
+            value: None,
+            states: States {
+                visible: true,
+                ..States::default()
+            },
+            bounds: Some(bounds),
+            actions: Vec::new(),
+            children,
+        }
+    }
+
+    fn group(text: &str, bounds: Rect) -> WordGroup {
+        WordGroup {
+            text: text.into(),
+            bounds,
+            confidence: 95,
+        }
+    }
+
+    #[test]
+    fn a_line_that_begins_with_the_windows_title_is_not_taken_for_the_title() {
+        let tree = node(
+            "Thanks",
+            Rect::new(0, 0, 400, 300),
+            vec![node("Order", Rect::new(10, 10, 60, 20), Vec::new())],
+        );
+        let line = group("Thanks, Alice", Rect::new(10, 100, 120, 20));
+        assert!(!shown_by_tree(&tree, &line));
+        // A label read together with what follows it is still the label's.
+        let label = group("Order now", Rect::new(10, 10, 90, 20));
+        assert!(shown_by_tree(&tree, &label));
     }
 }

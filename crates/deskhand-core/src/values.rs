@@ -325,7 +325,7 @@ pub(crate) async fn read_text<B: Backend>(
         .named(backend, session, place)
         .await?
         .expect("read names an element");
-    let label = element.label();
+    let mut label = element.label();
     if element.entry.handle.is_read_from_pixels() {
         return Err(Error::bad_argument(format!(
             "{label} is text read from pixels, and its whole text is the name observe listed; observe again to read it anew"
@@ -337,10 +337,33 @@ pub(crate) async fn read_text<B: Backend>(
             format!("{label} is a password field; its content is never read"),
         ));
     }
-    let text = backend
-        .element_text(&element.entry.handle)
-        .await
-        .map_err(|err| element_failure(err, &format!("{label} could not be read")))?;
+    // A canvas or an image draws its text: its name is a caption at most, its pixels hold it.
+    let drawn = matches!(element.entry.role, Role::Canvas | Role::Image);
+    let text = match reach.reader().filter(|_| drawn).cloned() {
+        Some(reader) => {
+            let bounds = backend
+                .element_bounds(&element.window, &element.entry.handle)
+                .await?
+                .ok_or_else(|| {
+                    Error::new(
+                        ErrorKind::ElementGone,
+                        format!("{label} is not on screen, so its pixels cannot be read; call `observe` again"),
+                    )
+                })?;
+            let mut groups = crate::ocr::read_rect(backend, &reader, bounds).await?;
+            groups.sort_by_key(|g| (g.bounds.y, g.bounds.x));
+            label = format!("{label} (its pixels, read by OCR)");
+            groups
+                .into_iter()
+                .map(|g| g.text)
+                .collect::<Vec<_>>()
+                .join("\n")
+        }
+        None => backend
+            .element_text(&element.entry.handle)
+            .await
+            .map_err(|err| element_failure(err, &format!("{label} could not be read")))?,
+    };
     let total = text.chars().count();
     if offset > 0 && offset >= total {
         return Err(Error::bad_argument(format!(

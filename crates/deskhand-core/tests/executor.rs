@@ -587,6 +587,45 @@ async fn a_find_that_fails_beside_a_canvas_points_to_its_pixels() {
     );
 }
 
+/// Reads "1029" wherever it looks, and says how big the image was it read.
+#[derive(Debug)]
+struct Reads1029;
+
+impl deskhand_core::ocr::ReadText for Reads1029 {
+    fn read(
+        &self,
+        image: &deskhand_core::model::RgbImage,
+    ) -> deskhand_core::Result<Vec<deskhand_core::ocr::WordGroup>> {
+        Ok(vec![deskhand_core::ocr::WordGroup {
+            text: format!("1029 in {}x{}", image.width, image.height),
+            bounds: Rect::new(2, 2, 40, 20),
+            confidence: 95,
+        }])
+    }
+}
+
+/// A canvas draws its text: `read` gives what its pixels say, read where the canvas is, and
+/// not its name, which is a caption at most.
+#[tokio::test]
+async fn reading_a_canvas_reads_its_pixels() {
+    let mut d = desk();
+    d.config.ocr = Some(std::sync::Arc::new(Reads1029));
+    let main = d.window_id(MAIN_TITLE).await;
+    d.edit_tree(EDITOR, |root| {
+        root.children[0]
+            .children
+            .push(el(":1.10/9", Role::Canvas, "Display", (110, 560, 300, 80)));
+    });
+    let observed = d.ok(json!({"action": "observe", "target": main})).await;
+    let canvas = ref_named(&observed, "Display");
+    let read = d.ok(json!({"action": "read", "ref": canvas})).await;
+    assert!(
+        read.text.contains("(its pixels, read by OCR)") && read.text.contains("\"1029 in 300x80\""),
+        "{}",
+        read.text
+    );
+}
+
 // ---------------------------------------------------------------- the current surface
 
 #[tokio::test]

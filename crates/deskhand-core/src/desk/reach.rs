@@ -92,6 +92,11 @@ impl Reach {
         self.target
     }
 
+    /// What reads text from pixels, where the server has it.
+    pub(crate) fn reader(&self) -> Option<&TextReader> {
+        self.reader.as_ref()
+    }
+
     /// The call's surface: its target, else the current surface, else the frontmost window.
     pub(crate) async fn surface<B: Backend>(
         &mut self,
