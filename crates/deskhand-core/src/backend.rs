@@ -11,6 +11,18 @@ use crate::model::{
     RgbImage, Role, ScrollDirection, Tree, WindowChange, WindowInfo, WindowKey,
 };
 
+/// What the toolkit says is under the pointer at a point of an element.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Hit {
+    /// The element, or an element inside it.
+    Element,
+    /// Another element: something covers the element there.
+    Other,
+    /// Nothing: the element draws nothing there (an icon view item's empty icon), or the
+    /// toolkit's hit test finds nothing anywhere (WebKit's).
+    Nothing,
+}
+
 /// What an element is now, as an observation would list it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Identity {
@@ -204,14 +216,14 @@ pub trait Accessibility: Send + Sync {
     ) -> impl Future<Output = Result<Option<Identity>>> + Send {
         async { Err(unsupported("Confirming what an element is")) }
     }
-    /// Whether the pointer at `at` (screen pixels) reaches the element: the toolkit's element
-    /// at that point is the element or inside it. `None` where the toolkit cannot say.
+    /// What the pointer at `at` (screen pixels) would reach, as the toolkit's hit test says:
+    /// the element, another, or nothing. `None` where the toolkit cannot say.
     fn reaches(
         &self,
         _window: &WindowInfo,
         _element: &ElementHandle,
         _at: Point,
-    ) -> impl Future<Output = Result<Option<bool>>> + Send {
+    ) -> impl Future<Output = Result<Option<Hit>>> + Send {
         async { Ok(None) }
     }
     /// Points of the element where it draws what it shows, best first, each with what it is

@@ -3,7 +3,7 @@
 use std::sync::Mutex;
 
 use crate::backend::{
-    Accessibility, Apps, Capture, Clipboard, Identity, Input, InputOutcome, Values, Windows,
+    Accessibility, Apps, Capture, Clipboard, Hit, Identity, Input, InputOutcome, Values, Windows,
 };
 use crate::error::{Error, ErrorKind, Result};
 use crate::keys::Keys;
@@ -53,6 +53,8 @@ pub struct FakeDesktop {
     /// Elements that take the pointer only in part of their bounds (an icon view's item, on
     /// its text): `reaches` answers by this part, `element_spots` gives its center.
     pub hit_areas: Mutex<Vec<(ElementHandle, Rect)>>,
+    /// Elements something covers: `reaches` finds another element at every point of them.
+    pub covered: Mutex<Vec<ElementHandle>>,
 }
 
 impl FakeDesktop {
@@ -67,6 +69,7 @@ impl FakeDesktop {
             reads: Default::default(),
             installed_gaps: Mutex::new(Vec::new()),
             hit_areas: Mutex::new(Vec::new()),
+            covered: Mutex::new(Vec::new()),
         }
     }
 
@@ -233,11 +236,20 @@ impl Accessibility for FakeDesktop {
         _: &WindowInfo,
         element: &ElementHandle,
         at: Point,
-    ) -> Result<Option<bool>> {
+    ) -> Result<Option<Hit>> {
+        if self.covered.lock().unwrap().contains(element) {
+            return Ok(Some(Hit::Other));
+        }
         let area = self
             .hit_area(element)
             .or_else(|| self.find(element).and_then(|n| n.bounds));
-        Ok(area.map(|area| area.contains(at)))
+        Ok(area.map(|area| {
+            if area.contains(at) {
+                Hit::Element
+            } else {
+                Hit::Nothing
+            }
+        }))
     }
 
     async fn element_spots(

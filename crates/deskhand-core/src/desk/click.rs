@@ -1,7 +1,7 @@
 //! Clicks: through the element's accessibility action where it has one, else with the pointer.
 
 use crate::action::{ClickSpec, Place};
-use crate::backend::Backend;
+use crate::backend::{Backend, Hit};
 use crate::error::{Error, ErrorKind, Result};
 use crate::model::{MouseButton, WindowInfo};
 use crate::render::{click_action, escape};
@@ -156,7 +156,9 @@ const FALLBACK_SPOTS: [(f64, f64); 8] = [
 /// Where a pointer click by ref goes: the element's center when the toolkit says the pointer
 /// reaches the element there, or cannot say; else the first point of it that does (its text,
 /// a child, then points across it). An icon view's item can be empty at its center, and a
-/// click there selects nothing. When no point reaches it, nothing is clicked.
+/// click there selects nothing. A toolkit that finds nothing at any point (WebKit's hit test)
+/// says nothing either way: the center is clicked. When something covers the element at every
+/// point, nothing is clicked.
 async fn click_point<B: Backend>(
     backend: &B,
     element: &Named,
@@ -164,10 +166,14 @@ async fn click_point<B: Backend>(
 ) -> Result<(crate::model::Point, &'static str)> {
     let (window, handle) = (&element.window, &element.entry.handle);
     let center = ref_center(backend, element.id, &element.entry, window).await?;
-    if handle.is_read_from_pixels() || backend.reaches(window, handle, center).await? != Some(false)
-    {
+    if handle.is_read_from_pixels() {
         return Ok((center, CENTER));
     }
+    let at_center = backend.reaches(window, handle, center).await?;
+    if matches!(at_center, None | Some(Hit::Element)) {
+        return Ok((center, CENTER));
+    }
+    let mut covered = at_center == Some(Hit::Other);
     let bounds = backend.element_bounds(window, handle).await?;
     let mut spots = backend.element_spots(window, handle).await?;
     if let Some(bounds) = bounds {
@@ -180,16 +186,22 @@ async fn click_point<B: Backend>(
         }));
     }
     for (spot, what) in spots {
-        if bounds.is_some_and(|b| b.contains(spot))
-            && backend.reaches(window, handle, spot).await? == Some(true)
-        {
-            return Ok((spot, what));
+        if !bounds.is_some_and(|b| b.contains(spot)) {
+            continue;
         }
+        match backend.reaches(window, handle, spot).await? {
+            Some(Hit::Element) => return Ok((spot, what)),
+            Some(Hit::Other) => covered = true,
+            _ => {}
+        }
+    }
+    if !covered {
+        return Ok((center, CENTER));
     }
     Err(Error::new(
         ErrorKind::ElementGone,
         format!(
-            "{} was not {verb}: at its center (pixel {},{}) and at every other point of it tried, the app's element under the pointer is another or none (something covers it, or it takes no click there); nothing was done: take a `zoom` of it and click by `x`/`y` where it shows",
+            "{} was not {verb}: at its center (pixel {},{}) and at every other point of it tried, the app's element under the pointer is another or none (something covers it); nothing was done: take a `zoom` of it and click by `x`/`y` where it shows",
             element.label(),
             center.x,
             center.y

@@ -13,6 +13,7 @@ use serde::de::DeserializeOwned;
 use tokio::sync::Semaphore;
 use zbus::zvariant::{DynamicType, OwnedObjectPath, OwnedValue, Type};
 
+use deskhand_core::backend::Hit;
 use deskhand_core::model::{ElementHandle, Node, Rect, Role};
 
 use crate::translate;
@@ -1290,9 +1291,9 @@ impl Atspi {
             .and_then(|reference| element_of(reference, &object.bus)))
     }
 
-    /// Whether the pointer at (x, y), in the coordinates the toolkit reports, reaches the
-    /// element: the element its parent has at that point is the element, is inside it, or is a
-    /// new object for the same thing (LibreOffice makes one at every ask). A parent that has
+    /// What the pointer at (x, y), in the coordinates the toolkit reports, reaches: the element
+    /// when its parent's element at that point is the element, is inside it, or is a new
+    /// object for the same thing (LibreOffice makes one at every ask). A parent that has
     /// nothing at the point is asked again in its own coordinates, which Dolphin's item view
     /// takes where it should take the screen's. `None` when the toolkit cannot say: no parent,
     /// or a parent without hit testing.
@@ -1301,7 +1302,7 @@ impl Atspi {
         object: &ObjectRef,
         x: i32,
         y: i32,
-    ) -> Result<Option<bool>, AtspiError> {
+    ) -> Result<Option<Hit>, AtspiError> {
         /// Deeper than any element's own content; a toolkit that returns the deepest element at
         /// a point (Qt) returns one inside the element a level or two down.
         const MAX_LEVELS: usize = 12;
@@ -1326,8 +1327,9 @@ impl Atspi {
                     Err(err) => Err(err),
                 };
                 match local {
-                    Ok(Some(hit)) if hit == *object => return Ok(Some(true)),
-                    Ok(_) => return Ok(Some(false)),
+                    Ok(Some(hit)) if hit == *object => return Ok(Some(Hit::Element)),
+                    Ok(Some(_)) => return Ok(Some(Hit::Other)),
+                    Ok(None) => return Ok(Some(Hit::Nothing)),
                     Err(err) => return cannot_say(err),
                 }
             }
@@ -1336,7 +1338,7 @@ impl Atspi {
         let mut at = hit.clone();
         for _ in 0..MAX_LEVELS {
             if at == *object {
-                return Ok(Some(true));
+                return Ok(Some(Hit::Element));
             }
             if at == parent {
                 break;
@@ -1354,7 +1356,7 @@ impl Atspi {
         );
         let same = matches!((hit_is, element_is), (Ok(Some(a)), Ok(Some(b))) if a == b)
             && matches!((hit_extents, element_extents), (Ok(a), Ok(b)) if a == b);
-        Ok(Some(same))
+        Ok(Some(if same { Hit::Element } else { Hit::Other }))
     }
 
     /// The child `parent` has at (x, y) in screen coordinates, as the toolkit answers.

@@ -11,8 +11,8 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use deskhand_core::backend::{
-    Accessibility, Apps, Capture, Clipboard, Identity, Input, InputOutcome, Partial, TextState,
-    Typed, Values, Windows,
+    Accessibility, Apps, Capture, Clipboard, Hit, Identity, Input, InputOutcome, Partial,
+    TextState, Typed, Values, Windows,
 };
 use deskhand_core::error::{Error, ErrorKind, Result};
 use deskhand_core::keys::Keys;
@@ -786,7 +786,7 @@ impl Accessibility for LinuxBackend {
         window: &WindowInfo,
         element: &ElementHandle,
         at: Point,
-    ) -> Result<Option<bool>> {
+    ) -> Result<Option<Hit>> {
         let object = object_of(element)?;
         if self.gnome_unplaced().await? {
             return Ok(None);
