@@ -845,6 +845,41 @@ fn epiphany(desk: &Desktop, _started: &Started, marks: &Marks) {
     });
     marks.earn(Column::Read, Mark::Yes);
     order_plum(desk, &w, &text, "", marks);
+    // The sign-up form: an email field typed into by ref, a checkbox clicked by ref (WebKit's
+    // hit test finds nothing anywhere: the click goes to its center), sent.
+    let (form, _) = window_where(desk, START, "GNOME Web's form", |t| t == "Deskhand Form");
+    let text = observe_until(desk, &form, START, "the sign-up form", |t| {
+        t.contains("check \"Newsletter\"")
+    });
+    let email = ref_where(&text, "the email field", |l| l.contains("text \"Email\""));
+    let typed = act(
+        desk,
+        "type",
+        json!({"ref": email, "text": "alice@example.org"}),
+    );
+    assert!(typed.contains("(read back)"), "{typed}");
+    let news = ref_where(&text, "the newsletter box", |l| {
+        l.contains("check \"Newsletter\"")
+    });
+    act(desk, "click", json!({"ref": news}));
+    act(
+        desk,
+        "click",
+        json!({"target": form, "find": {"name": "Send", "role": "button"}}),
+    );
+    observe_until(desk, &form, SETTLE, "the checked box", |t| {
+        t.contains("check \"Newsletter\" focused checked")
+            || t.contains("check \"Newsletter\" checked")
+    });
+    let sent = wait_until(SETTLE, || {
+        probe_all(desk, "epiphany", "status bar")
+            .into_iter()
+            .find(|s| s["text"] == "Submitted alice@example.org")
+    });
+    assert!(
+        sent.is_some(),
+        "libatspi reads no status saying the form was sent"
+    );
 }
 
 /// Answers a GTK file chooser's save dialog: the whole path typed over its focused name field,
@@ -1325,6 +1360,13 @@ fn start_all(desk: &Desktop, dir: &Path) -> Started {
         desk.spawn("gnome-system-monitor", &[]),
         desk.spawn("epiphany-browser", &["--private-instance", &page]),
         desk.spawn(
+            "epiphany-browser",
+            &[
+                "--private-instance",
+                &format!("file://{}", fixture("form.html").display()),
+            ],
+        ),
+        desk.spawn(
             "firefox-esr",
             &[
                 "--new-instance",
@@ -1473,7 +1515,7 @@ fn every_app_of_the_matrix_does_its_task() {
             last = now;
             steady_since = std::time::Instant::now();
         }
-        (titles.len() >= 19 && steady_since.elapsed() >= Duration::from_secs(3)).then_some(())
+        (titles.len() >= 20 && steady_since.elapsed() >= Duration::from_secs(3)).then_some(())
     });
     // Where the binary's time goes, for whoever keeps the suite quick (`--nocapture`).
     eprintln!("matrix: the apps started in {:.1?}", began.elapsed());
