@@ -871,6 +871,12 @@ fn epiphany(desk: &Desktop, _started: &Started, marks: &Marks) {
         t.contains("check \"Newsletter\" focused checked")
             || t.contains("check \"Newsletter\" checked")
     });
+    let waited = act(
+        desk,
+        "wait",
+        json!({"target": form, "until": {"role": "statusbar", "value_has": "submitted alice"}}),
+    );
+    assert!(waited.contains("Submitted alice@example.org"), "{waited}");
     let sent = wait_until(SETTLE, || {
         probe_all(desk, "epiphany", "status bar")
             .into_iter()

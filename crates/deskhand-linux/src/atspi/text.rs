@@ -8,8 +8,8 @@ pub const EMBEDDED: char = '\u{FFFC}';
 
 /// Whether an element's words are its content, read from the Text interface: a spreadsheet
 /// cell (named by its address), and any unnamed element that can carry text (Gecko's and
-/// Chromium's paragraphs and sections, LibreOffice's paragraphs). A named label's or heading's
-/// text is its name, so it is not asked again.
+/// Chromium's paragraphs and sections, LibreOffice's paragraphs, a page's `role=status` line).
+/// A named label's or heading's text is its name, so it is not asked again.
 pub fn bears_text(role: Role, unnamed: bool) -> bool {
     role == Role::Cell
         || (unnamed
@@ -23,6 +23,7 @@ pub fn bears_text(role: Role, unnamed: bool) -> bool {
                     | Role::Listitem
                     | Role::Unknown
                     | Role::Header
+                    | Role::Statusbar
             ))
 }
 
