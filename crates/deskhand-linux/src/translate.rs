@@ -100,6 +100,13 @@ pub fn states(set: StateSet, role: Role, showing_reliable: bool) -> States {
     }
 }
 
+/// An element's name as an observation lists it: cleaned of a toolkit's markup and, from GTK
+/// 4.8 (`gtk4`), of its class names and doubled labels. The walk and the check that a ref still
+/// names its element both name elements so.
+pub fn listed_name(name: String, gtk4: bool) -> String {
+    clean_name(if gtk4 { gtk4_name(name) } else { name })
+}
+
 /// GTK 4.8 names an unnamed widget after its class ("GtkMenuButton") and doubles a button's
 /// label into its name ("7 7"); neither is what a person reads on screen.
 pub fn gtk4_name(name: String) -> String {

@@ -1262,11 +1262,7 @@ impl Atspi {
             return Ok(None);
         }
         let role = translate::role(role);
-        let name = translate::clean_name(if gtk4 {
-            translate::gtk4_name(name)
-        } else {
-            name
-        });
+        let name = translate::listed_name(name, gtk4);
         if role.is_control() && text::icon_only(&name) {
             let description = self
                 .string_property(object, ACCESSIBLE, "Description")
@@ -1406,7 +1402,7 @@ impl Atspi {
                 }
             }
         }
-        if !translate::state_set(&states).contains(atspi::State::ManagesDescendants) {
+        if !manages_descendants(&states) {
             let children = self.children(object).await?;
             let extents = join_all(
                 children
@@ -1923,11 +1919,7 @@ impl Walk<'_> {
                 states.visible = true;
             }
             let has = |suffix: &str| interfaces.iter().any(|i| i.ends_with(suffix));
-            let name = translate::clean_name(if self.style.showing_reliable {
-                name
-            } else {
-                translate::gtk4_name(name)
-            });
+            let name = translate::listed_name(name, !self.style.showing_reliable);
             // Hidden elements are only counted, and an unnamed layout wrapper is never listed
             // unless it carries words of its own, so nothing more is asked of either.
             let shown = states.visible || is_root;
