@@ -3,9 +3,9 @@
 use deskhand_core::error::{Error, ErrorKind, Result};
 
 use crate::atspi::AtspiError;
+use crate::clipboard::ClipboardError;
 use crate::launch::LaunchError;
 use crate::x11::X11Error;
-use crate::x11::clipboard::ClipboardError;
 
 pub(super) fn x_error(err: X11Error) -> Error {
     let kind = match err {
@@ -112,4 +112,14 @@ pub(super) fn input_error(err: Error) -> Error {
     } else {
         err
     }
+}
+
+/// Refuses `what`, which needs screen positions, while windows are known without their places.
+pub(super) fn unplaced_error(what: &str) -> Error {
+    crate::gnome::gnome_error(crate::gnome::GnomeError::Unplaced(what.to_owned()))
+}
+
+/// What the window list says while windows are known without their places.
+pub(super) fn positions_unknown_note() -> String {
+    crate::gnome::POSITIONS_UNKNOWN.to_owned()
 }

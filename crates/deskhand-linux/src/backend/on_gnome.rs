@@ -1,20 +1,28 @@
-//! The capability traits' bodies on GNOME that need more than one call into [`Gnome`]: keys and
-//! text with their confirmation, and modified buttons; and, while deskhand's shell extension is
-//! absent, windows as accessibility lists them, without their places.
+//! The display server on GNOME Shell (Wayland), reached through its D-Bus interfaces, its remote
+//! desktop portal and deskhand's shell extension: windows, input, pixels and the clipboard;
+//! typing through the input method where the focused field takes it. While the extension is
+//! absent, windows are known only as accessibility lists them, without their places.
 
+use std::sync::Arc;
 use std::time::Duration;
 
-use deskhand_core::backend::{Accessibility as _, InputOutcome, TextRoute, Typed, Windows as _};
+use deskhand_core::backend::{InputOutcome, TextRoute, Typed};
 use deskhand_core::error::{Error, ErrorKind, Result};
 use deskhand_core::keys::Keys;
-use deskhand_core::model::{Modifier, MouseButton, Node, Rect, Role, WindowInfo};
+use deskhand_core::model::{
+    ClipboardContent, Modifier, MouseButton, Node, Point, Rect, RgbImage, Role, ScrollDirection,
+    WindowChange, WindowInfo, WindowKey,
+};
 use deskhand_core::render::{escape, plural};
 
+use super::bus::{Bus, Placed};
+use super::display::{
+    ClickGap, DisplayServer, modifier_keysyms, pointer_drag, tree_of, wayland_outcome,
+};
 use super::errors::atspi_error;
-use super::frames::{Origin, origin_for, wayland_origin};
-use super::{LinuxBackend, modifier_keysyms};
+use super::frames::{Origin, gnome_origin, origin_for, wayland_inset, wayland_origin};
 use crate::atspi::{Application, Frame};
-use crate::gnome::{Gnome, GnomeError, gnome_error};
+use crate::gnome::Gnome;
 use crate::x11;
 
 /// The protocol that carries input-method text caps one message below 4000 bytes.
@@ -112,15 +120,6 @@ fn unplaced_window(frame: &Frame, app: &Application) -> WindowInfo {
     }
 }
 
-/// Takes every extent out of a tree whose window's place is unknown: extents there count from
-/// the window's corner, and a point made of them would name the wrong pixel of the screen.
-pub(super) fn without_extents(node: &mut Node) {
-    node.bounds = None;
-    for child in &mut node.children {
-        without_extents(child);
-    }
-}
-
 /// How many characters of `text`, from its start, GNOME can type as keys of any keyboard
 /// layout: printable ASCII, Return and Tab. It drops a keysym its keymap lacks without a word.
 fn typable_as_keys(text: &str) -> usize {
@@ -129,13 +128,19 @@ fn typable_as_keys(text: &str) -> usize {
         .count()
 }
 
-impl LinuxBackend {
-    /// Whether windows are known without their places: GNOME while deskhand's extension is
-    /// absent.
-    pub(super) async fn gnome_unplaced(&self) -> Result<bool> {
-        match self.gnome() {
-            Some(gnome) => Ok(!gnome.extension_running().await?),
-            None => Ok(false),
+pub(crate) struct GnomeDesk {
+    gnome: Gnome,
+    bus: Arc<Bus>,
+    gap: ClickGap,
+}
+
+impl GnomeDesk {
+    /// GNOME Shell is reached on first use.
+    pub(super) fn new(bus: Arc<Bus>) -> Self {
+        Self {
+            gnome: Gnome::default(),
+            bus,
+            gap: ClickGap::default(),
         }
     }
 
@@ -143,8 +148,8 @@ impl LinuxBackend {
     /// is known (the focused one last), each with the frame it is and the toolkit's rule for
     /// extents (which says whether its Showing states hold). An application that does not
     /// answer is left out.
-    pub(super) async fn unplaced_windows(&self) -> Result<Vec<(WindowInfo, Frame, Origin)>> {
-        let atspi = self.atspi().await?;
+    async fn unplaced_windows(&self) -> Result<Vec<(WindowInfo, Frame, Origin)>> {
+        let atspi = self.bus.atspi().await?;
         let apps: Vec<Application> = atspi
             .applications()
             .await
@@ -172,7 +177,7 @@ impl LinuxBackend {
         Ok(windows)
     }
 
-    pub(super) async fn unplaced_frame(&self, window: &WindowInfo) -> Result<(Frame, Origin)> {
+    async fn unplaced_frame(&self, window: &WindowInfo) -> Result<(Frame, Origin)> {
         self.unplaced_windows()
             .await?
             .into_iter()
@@ -191,7 +196,7 @@ impl LinuxBackend {
 
     /// A window takes the focus on request only through the extension: without it, one that
     /// has the focus already is fine and any other is refused before anything is sent to it.
-    pub(super) async fn unplaced_activate(&self, window: &WindowInfo) -> Result<()> {
+    async fn unplaced_activate(&self, window: &WindowInfo) -> Result<()> {
         let now = self
             .unplaced_windows()
             .await?
@@ -216,59 +221,23 @@ impl LinuxBackend {
         }
     }
 
-    pub(super) fn unplaced_error(what: &str) -> Error {
-        gnome_error(GnomeError::Unplaced(what.to_owned()))
-    }
-
-    fn gnome_or_err(&self) -> Result<&Gnome> {
-        self.gnome().ok_or_else(|| {
-            Error::platform("the session changed from GNOME to another display server; try again")
-        })
-    }
-
-    pub(super) async fn gnome_button(
+    async fn outcome(
         &self,
-        button: MouseButton,
-        down: bool,
-        modifiers: &[Modifier],
-    ) -> Result<()> {
-        let gnome = self.gnome_or_err()?;
-        self.settle_listener().await;
-        let held = modifier_keysyms(modifiers);
-        if down {
-            gnome.keys(&held, true).await?;
-            gnome.button(button, true).await
-        } else {
-            let released = gnome.button(button, false).await;
-            let unheld = gnome.keys(&held, false).await;
-            released.and(unheld)
-        }
+        sent: (usize, Option<Error>),
+        total: usize,
+        unit: &'static str,
+    ) -> Result<InputOutcome> {
+        wayland_outcome(self, &self.bus, self.gnome.sync(), sent, total, unit).await
     }
 
-    pub(super) async fn gnome_press_keys(&self, keys: &Keys) -> Result<InputOutcome> {
-        let gnome = self.gnome_or_err()?;
-        let chords: Vec<(Vec<u32>, u32)> = x11::chords(keys)
-            .into_iter()
-            .map(|chord| (chord.modifiers, chord.key))
-            .collect();
-        let total = chords.len();
-        self.settle_listener().await;
-        let sent = gnome.press_chords(&chords).await?;
-        self.wayland_outcome(sent, total, "key chords").await
-    }
-
-    /// Text through the input method when the focused field takes it, which carries every
-    /// character whatever the keymap; as keys otherwise, which carry only what every layout has,
-    /// and the rest pasted.
-    pub(super) async fn gnome_type_text(&self, text: &str) -> Result<Typed> {
-        let gnome = self.gnome_or_err()?;
+    async fn type_routed(&self, text: &str) -> Result<Typed> {
+        let gnome = &self.gnome;
         let text = text.replace("\r\n", "\n");
         let total = text.chars().count();
-        self.settle_listener().await;
         let mut routes = Routes::default();
         if !gnome.extension_running().await? {
             return self
-                .gnome_type_as_keys(&text, 0, total, KeysOnly::NoExtension, routes)
+                .type_as_keys(&text, 0, total, KeysOnly::NoExtension, routes)
                 .await;
         }
         let mut sent = 0;
@@ -307,7 +276,7 @@ impl LinuxBackend {
                     };
                     if !committed {
                         return self
-                            .gnome_type_as_keys(&text, sent, total, KeysOnly::NoInputMethod, routes)
+                            .type_as_keys(&text, sent, total, KeysOnly::NoInputMethod, routes)
                             .await;
                     }
                     routes.took(TextRoute::InputMethod);
@@ -325,7 +294,7 @@ impl LinuxBackend {
         routes: Routes,
         note: Option<String>,
     ) -> Result<Typed> {
-        let outcome = self.wayland_outcome(sent, total, "characters").await?;
+        let outcome = self.outcome(sent, total, "characters").await?;
         Ok(Typed {
             outcome,
             routes: routes.0,
@@ -337,7 +306,7 @@ impl LinuxBackend {
     /// text (an XWayland app, Qt 5, a terminal, a list that types ahead): as keys where the
     /// keyboard layout carries them, the rest pasted through the clipboard while the extension,
     /// which puts the user's clipboard back, runs.
-    async fn gnome_type_as_keys(
+    async fn type_as_keys(
         &self,
         text: &str,
         sent: usize,
@@ -345,7 +314,7 @@ impl LinuxBackend {
         why: KeysOnly,
         mut routes: Routes,
     ) -> Result<Typed> {
-        let gnome = self.gnome_or_err()?;
+        let gnome = &self.gnome;
         let rest: String = text.chars().skip(sent).collect();
         let beyond_keys = typable_as_keys(&rest) < rest.chars().count();
         // Known before anything is sent: typing the part keys can carry would leave the field
@@ -434,7 +403,10 @@ impl LinuxBackend {
     /// it), a terminal (ctrl+v there makes the next key literal), or an element deskhand cannot
     /// see through accessibility, which could be either.
     async fn paste_refusal(&self) -> Result<Option<Error>> {
-        let focused = self.windows().await?.into_iter().find(|w| w.focused);
+        let focused = DisplayServer::windows(self)
+            .await?
+            .into_iter()
+            .find(|w| w.focused);
         let Some(window) = focused else {
             return Ok(Some(Error::new(
                 ErrorKind::Unsupported,
@@ -443,7 +415,7 @@ impl LinuxBackend {
         };
         let title = escape(&window.title);
         let mut focused = Vec::new();
-        if let Ok(tree) = self.tree(&window).await {
+        if let Ok(tree) = tree_of(self, &self.bus, &window).await {
             focused_roles(&tree.root, &mut focused);
         }
         // An element and the one inside it may both say they have the focus (a tab and its
@@ -465,6 +437,176 @@ impl LinuxBackend {
             ),
         };
         Ok(Some(Error::new(ErrorKind::Unsupported, refusal)))
+    }
+}
+
+impl DisplayServer for GnomeDesk {
+    async fn windows(&self) -> Result<Vec<WindowInfo>> {
+        if !self.gnome.extension_running().await? {
+            let found = self.unplaced_windows().await?;
+            return Ok(found.into_iter().map(|(window, ..)| window).collect());
+        }
+        self.gnome.windows().await
+    }
+
+    async fn window(&self, handle: u64) -> Result<Option<WindowInfo>> {
+        if !self.gnome.extension_running().await? {
+            let found = self.unplaced_windows().await?;
+            return Ok(found
+                .into_iter()
+                .map(|(window, ..)| window)
+                .find(|window| window.handle == handle));
+        }
+        self.gnome.window(handle).await
+    }
+
+    async fn screen(&self) -> Result<Rect> {
+        self.gnome.screen().await
+    }
+
+    async fn window_keys(&self) -> Result<Vec<WindowKey>> {
+        Ok(DisplayServer::windows(self)
+            .await?
+            .iter()
+            .map(WindowInfo::key)
+            .collect())
+    }
+
+    async fn activate(&self, window: &WindowInfo) -> Result<()> {
+        if !self.gnome.extension_running().await? {
+            return self.unplaced_activate(window).await;
+        }
+        self.gnome.activate(window).await
+    }
+
+    async fn close(&self, window: &WindowInfo) -> Result<()> {
+        self.gnome.close(window).await
+    }
+
+    async fn change_window(&self, window: &WindowInfo, change: WindowChange) -> Result<()> {
+        self.gnome.change_window(window, change).await
+    }
+
+    async fn unplaced(&self) -> Result<bool> {
+        Ok(!self.gnome.extension_running().await?)
+    }
+
+    async fn frame(&self, window: &WindowInfo) -> Result<Placed> {
+        if !self.gnome.extension_running().await? {
+            // The window was listed as this frame; its extents are never mapped to the screen.
+            let (frame, origin) = self.unplaced_frame(window).await?;
+            return Ok(Placed {
+                frame,
+                origin,
+                popups: Vec::new(),
+            });
+        }
+        // The shell's one list gives the siblings and where this window's surface lies.
+        let placed = self.gnome.placed_windows().await?;
+        let placement = placed
+            .iter()
+            .find(|(w, _)| w.handle == window.handle)
+            .map(|(_, placement)| *placement);
+        let listed = placed.into_iter().map(|(w, _)| w).collect();
+        let matched = self.bus.matched_frame(window, listed).await?;
+        let placement = match placement {
+            Some(placement) => placement,
+            None => self.gnome.placement(window).await?,
+        };
+        Ok(Placed {
+            origin: gnome_origin(
+                origin_for(&matched.app, &matched.frame, window),
+                window.bounds,
+                placement,
+                wayland_inset(&matched.app, &matched.frame, window),
+            ),
+            frame: matched.frame,
+            popups: matched.popups,
+        })
+    }
+
+    async fn pointer(&self) -> Result<Point> {
+        self.gnome.pointer().await
+    }
+
+    async fn move_pointer(&self, to: Point) -> Result<()> {
+        self.gnome.move_pointer(to).await
+    }
+
+    async fn button(&self, button: MouseButton, down: bool, modifiers: &[Modifier]) -> Result<()> {
+        let held = modifier_keysyms(modifiers);
+        if down {
+            self.gap.wait().await;
+            self.gnome.keys(&held, true).await?;
+            self.gnome.button(button, true).await
+        } else {
+            let released = self.gnome.button(button, false).await;
+            let unheld = self.gnome.keys(&held, false).await;
+            self.gap.released_now();
+            released.and(unheld)
+        }
+    }
+
+    async fn click(
+        &self,
+        at: Point,
+        button: MouseButton,
+        count: u32,
+        modifiers: &[Modifier],
+    ) -> Result<()> {
+        self.gap.wait().await;
+        let held = modifier_keysyms(modifiers);
+        let clicked = self.gnome.click(at, button, count, &held).await;
+        self.gap.released_now();
+        clicked
+    }
+
+    async fn scroll(
+        &self,
+        at: Option<Point>,
+        direction: ScrollDirection,
+        amount: u32,
+    ) -> Result<()> {
+        self.gnome.scroll(at, direction, amount).await
+    }
+
+    async fn drag_path(
+        &self,
+        points: &[Point],
+        button: MouseButton,
+        modifiers: &[Modifier],
+        duration: Duration,
+    ) -> Result<()> {
+        pointer_drag(self, points, button, modifiers, duration).await
+    }
+
+    async fn press_keys(&self, keys: &Keys) -> Result<InputOutcome> {
+        let chords: Vec<(Vec<u32>, u32)> = x11::chords(keys)
+            .into_iter()
+            .map(|chord| (chord.modifiers, chord.key))
+            .collect();
+        let total = chords.len();
+        let sent = self.gnome.press_chords(&chords).await?;
+        self.outcome(sent, total, "key chords").await
+    }
+
+    /// Text through the input method when the focused field takes it, which carries every
+    /// character whatever the keymap; as keys otherwise, which carry only what every layout has,
+    /// and the rest pasted.
+    async fn type_text(&self, text: &str) -> Result<Typed> {
+        self.type_routed(text).await
+    }
+
+    async fn capture(&self, rect: Rect) -> Result<RgbImage> {
+        self.gnome.capture(rect).await
+    }
+
+    async fn read_clipboard(&self) -> Result<ClipboardContent> {
+        self.gnome.read_clipboard().await
+    }
+
+    async fn write_clipboard(&self, text: &str) -> Result<()> {
+        self.gnome.write_clipboard(text).await
     }
 }
 
@@ -592,27 +734,6 @@ mod tests {
         assert_eq!(window.handle, again.handle);
         assert_ne!(window.handle, other.handle);
         assert!(!is_the_shell(&app));
-    }
-
-    #[test]
-    fn a_tree_without_the_window_place_keeps_no_extent() {
-        let node = |bounds, children| Node {
-            handle: deskhand_core::model::ElementHandle(":1.42|/a".into()),
-            role: deskhand_core::model::Role::Unknown,
-            name: String::new(),
-            value: None,
-            states: deskhand_core::model::States::default(),
-            bounds,
-            actions: Vec::new(),
-            children,
-        };
-        let leaf = node(Some(Rect::new(26, 40, 80, 30)), Vec::new());
-        let middle = node(Some(Rect::new(10, 10, 100, 100)), vec![leaf]);
-        let mut root = node(Some(Rect::new(0, 0, 652, 603)), vec![middle]);
-        without_extents(&mut root);
-        assert_eq!(root.bounds, None);
-        assert_eq!(root.children[0].bounds, None);
-        assert_eq!(root.children[0].children[0].bounds, None);
     }
 
     #[test]

@@ -1,136 +1,198 @@
-//! The capability traits' bodies on sway that need more than one call into [`Sway`]: typing and
-//! keys with their confirmation and modified buttons; and drags on either Wayland compositor.
+//! The display server on sway: windows through its IPC, input through Wayland's virtual pointer
+//! and keyboard, captures through screencopy, the clipboard through the data-control protocol.
 
+use std::sync::Arc;
 use std::time::Duration;
 
-use deskhand_core::backend::{Accessibility as _, Input as _, InputOutcome, Partial, Windows as _};
-use deskhand_core::error::{Error, Result};
+use deskhand_core::backend::{InputOutcome, Typed};
+use deskhand_core::error::Result;
 use deskhand_core::keys::Keys;
-use deskhand_core::model::{Modifier, MouseButton, Point};
+use deskhand_core::model::{
+    ClipboardContent, Modifier, MouseButton, Point, Rect, RgbImage, ScrollDirection, WindowChange,
+    WindowInfo, WindowKey,
+};
 
+use super::bus::{Bus, Placed};
+use super::clipboard::{ClipboardHolder, read_on_its_own_thread};
+use super::display::{ClickGap, DisplayServer, modifier_keysyms, pointer_drag, wayland_outcome};
 use super::errors::input_error;
-use super::{LinuxBackend, modifier_keysyms};
+use super::frames::{origin_for, wayland_inset, wayland_origin};
+use crate::wayland::Sway;
 use crate::x11;
 
-impl LinuxBackend {
-    fn sway_or_err(&self) -> Result<&crate::wayland::Sway> {
-        self.sway().ok_or_else(|| {
-            Error::platform("the session changed from sway to another display server; try again")
+pub(crate) struct SwayDesk {
+    sway: Sway,
+    bus: Arc<Bus>,
+    holder: Arc<ClipboardHolder>,
+    gap: ClickGap,
+}
+
+impl SwayDesk {
+    pub(super) fn connect(
+        socket: std::path::PathBuf,
+        bus: Arc<Bus>,
+        holder: Arc<ClipboardHolder>,
+    ) -> Result<Self> {
+        Ok(Self {
+            sway: Sway::connect(socket)?,
+            bus,
+            holder,
+            gap: ClickGap::default(),
         })
     }
 
-    pub(super) async fn sway_button(
+    async fn outcome(
         &self,
-        button: MouseButton,
-        down: bool,
-        modifiers: &[Modifier],
-    ) -> Result<()> {
-        let sway = self.sway_or_err()?;
-        self.settle_listener().await;
+        sent: (usize, Option<deskhand_core::error::Error>),
+        total: usize,
+        unit: &'static str,
+    ) -> Result<InputOutcome> {
+        wayland_outcome(self, &self.bus, self.sway.sync(), sent, total, unit).await
+    }
+}
+
+impl DisplayServer for SwayDesk {
+    async fn windows(&self) -> Result<Vec<WindowInfo>> {
+        self.sway.windows().await
+    }
+
+    async fn window(&self, handle: u64) -> Result<Option<WindowInfo>> {
+        self.sway.window(handle).await
+    }
+
+    async fn screen(&self) -> Result<Rect> {
+        self.sway.screen().await
+    }
+
+    async fn window_keys(&self) -> Result<Vec<WindowKey>> {
+        Ok(self.windows().await?.iter().map(WindowInfo::key).collect())
+    }
+
+    async fn activate(&self, window: &WindowInfo) -> Result<()> {
+        self.sway.activate(window).await
+    }
+
+    async fn close(&self, window: &WindowInfo) -> Result<()> {
+        self.sway.close(window).await
+    }
+
+    async fn change_window(&self, window: &WindowInfo, change: WindowChange) -> Result<()> {
+        self.sway.change_window(window, change).await
+    }
+
+    async fn unplaced(&self) -> Result<bool> {
+        Ok(false)
+    }
+
+    async fn frame(&self, window: &WindowInfo) -> Result<Placed> {
+        let matched = self
+            .bus
+            .matched_frame(window, self.windows().await?)
+            .await?;
+        Ok(Placed {
+            origin: wayland_origin(
+                origin_for(&matched.app, &matched.frame, window),
+                wayland_inset(&matched.app, &matched.frame, window),
+            ),
+            frame: matched.frame,
+            popups: matched.popups,
+        })
+    }
+
+    async fn pointer(&self) -> Result<Point> {
+        self.sway.pointer().await
+    }
+
+    async fn move_pointer(&self, to: Point) -> Result<()> {
+        self.sway.move_pointer(to).await.map_err(input_error)
+    }
+
+    async fn button(&self, button: MouseButton, down: bool, modifiers: &[Modifier]) -> Result<()> {
         let held = modifier_keysyms(modifiers);
         if down {
-            sway.hold_modifiers(held).await.map_err(input_error)?;
-            sway.button(button, true).await.map_err(input_error)
+            self.gap.wait().await;
+            self.sway.hold_modifiers(held).await.map_err(input_error)?;
+            self.sway.button(button, true).await.map_err(input_error)
         } else {
-            let released = sway.button(button, false).await;
-            let unheld = sway.hold_modifiers(Vec::new()).await;
+            let released = self.sway.button(button, false).await;
+            let unheld = self.sway.hold_modifiers(Vec::new()).await;
+            self.gap.released_now();
             released.and(unheld).map_err(input_error)
         }
     }
 
-    /// A drag on Wayland, where it is made of pointer moves and buttons as a person makes one.
-    pub(super) async fn pointer_drag(
+    async fn click(
+        &self,
+        at: Point,
+        button: MouseButton,
+        count: u32,
+        modifiers: &[Modifier],
+    ) -> Result<()> {
+        self.gap.wait().await;
+        let held = modifier_keysyms(modifiers);
+        let clicked = self
+            .sway
+            .click(at, button, count, &held)
+            .await
+            .map_err(input_error);
+        self.gap.released_now();
+        clicked
+    }
+
+    async fn scroll(
+        &self,
+        at: Option<Point>,
+        direction: ScrollDirection,
+        amount: u32,
+    ) -> Result<()> {
+        self.sway
+            .scroll(at, direction, amount)
+            .await
+            .map_err(input_error)
+    }
+
+    async fn drag_path(
         &self,
         points: &[Point],
         button: MouseButton,
         modifiers: &[Modifier],
         duration: Duration,
     ) -> Result<()> {
-        let Some((first, rest)) = points.split_first() else {
-            return Err(Error::bad_argument(
-                "a drag needs at least one point: where to press, then the points to move through, the last one where to release",
-            ));
-        };
-        self.move_pointer(*first).await?;
-        self.button(button, true, modifiers).await?;
-        let step = duration / u32::try_from(rest.len().max(1)).unwrap_or(u32::MAX);
-        let mut moved = Ok(());
-        for point in rest {
-            tokio::time::sleep(step).await;
-            moved = self.move_pointer(*point).await;
-            if moved.is_err() {
-                break;
-            }
-        }
-        // Released even when a move failed, so no drag is left holding the button.
-        let released = self.button(button, false, modifiers).await;
-        moved.and(released)
+        pointer_drag(self, points, button, modifiers, duration).await
     }
 
-    /// Keys sent on Wayland as the core's outcome: all of them, once the app has read them; none,
-    /// as the failure; or the part that went out before the failure.
-    pub(super) async fn wayland_outcome(
-        &self,
-        (sent, failed): (usize, Option<Error>),
-        total: usize,
-        unit: &'static str,
-    ) -> Result<InputOutcome> {
-        match (sent, failed) {
-            (_, None) => {
-                self.wayland_keys_read().await?;
-                Ok(InputOutcome::Done)
-            }
-            (0, Some(err)) => Err(err),
-            (sent, Some(err)) => Ok(InputOutcome::Partial(Partial {
-                sent,
-                total,
-                unit,
-                reason: err.message,
-            })),
-        }
-    }
-
-    pub(super) async fn sway_press_keys(&self, keys: &Keys) -> Result<InputOutcome> {
-        let sway = self.sway_or_err()?;
+    async fn press_keys(&self, keys: &Keys) -> Result<InputOutcome> {
         let chords: Vec<(Vec<u32>, u32)> = x11::chords(keys)
             .into_iter()
             .map(|chord| (chord.modifiers, chord.key))
             .collect();
         let total = chords.len();
-        self.settle_listener().await;
-        let sent = sway.press_chords(chords).await.map_err(input_error)?;
-        self.wayland_outcome(sent, total, "key chords").await
+        let sent = self.sway.press_chords(chords).await.map_err(input_error)?;
+        self.outcome(sent, total, "key chords").await
     }
 
-    pub(super) async fn sway_type_text(&self, text: &str) -> Result<InputOutcome> {
-        let sway = self.sway_or_err()?;
+    async fn type_text(&self, text: &str) -> Result<Typed> {
         let keysyms: Vec<u32> = text
             .replace("\r\n", "\n")
             .chars()
             .map(x11::keysym_for_char)
             .collect();
         let total = keysyms.len();
-        self.settle_listener().await;
-        let sent = sway.type_keysyms(keysyms).await.map_err(input_error)?;
-        self.wayland_outcome(sent, total, "characters").await
+        let sent = self.sway.type_keysyms(keysyms).await.map_err(input_error)?;
+        self.outcome(sent, total, "characters")
+            .await
+            .map(Typed::from)
     }
 
-    /// Returns once the compositor has passed every key on and the focused application has
-    /// answered an accessibility request since: its main loop, which reads the keys, has run.
-    /// A Wayland client cannot be asked directly whether it read its input.
-    async fn wayland_keys_read(&self) -> Result<()> {
-        let synced = match (self.sway(), self.gnome()) {
-            (Some(sway), _) => sway.sync().await,
-            (None, Some(gnome)) => gnome.sync().await,
-            (None, None) => Err(Error::platform(
-                "the session changed from Wayland to another display server; try again",
-            )),
-        };
-        synced.map_err(|err| Error::new(err.kind, err.message).after_sending())?;
-        let focused = self.windows().await?.into_iter().find(|w| w.focused);
-        if let Some(window) = focused {
-            self.answers(&window).await;
-        }
-        Ok(())
+    async fn capture(&self, rect: Rect) -> Result<RgbImage> {
+        self.sway.capture(rect).await
+    }
+
+    async fn read_clipboard(&self) -> Result<ClipboardContent> {
+        read_on_its_own_thread("the Wayland compositor", crate::wayland::selection::read).await
+    }
+
+    async fn write_clipboard(&self, text: &str) -> Result<()> {
+        self.holder.start(text, true).await
     }
 }

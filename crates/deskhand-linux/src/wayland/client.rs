@@ -10,15 +10,17 @@ use std::os::fd::{AsFd, FromRawFd};
 use std::os::unix::fs::FileExt;
 use std::time::Duration;
 
-use wayland_client::globals::{GlobalList, GlobalListContents, registry_queue_init};
+use wayland_client::globals::GlobalListContents;
 use wayland_client::protocol::wl_buffer::WlBuffer;
-use wayland_client::protocol::wl_output::{self, WlOutput};
+use wayland_client::protocol::wl_output::WlOutput;
 use wayland_client::protocol::wl_pointer::{Axis, ButtonState};
 use wayland_client::protocol::wl_registry::WlRegistry;
 use wayland_client::protocol::wl_seat::WlSeat;
 use wayland_client::protocol::wl_shm::{self, WlShm};
 use wayland_client::protocol::wl_shm_pool::WlShmPool;
-use wayland_client::{Connection, Dispatch, EventQueue, Proxy, QueueHandle, WEnum, delegate_noop};
+use wayland_client::{
+    Connection, Dispatch, EventQueue, QueueHandle, WEnum, delegate_dispatch, delegate_noop,
+};
 use wayland_protocols_misc::zwp_virtual_keyboard_v1::client::zwp_virtual_keyboard_manager_v1::ZwpVirtualKeyboardManagerV1;
 use wayland_protocols_misc::zwp_virtual_keyboard_v1::client::zwp_virtual_keyboard_v1::ZwpVirtualKeyboardV1;
 use wayland_protocols_wlr::screencopy::v1::client::zwlr_screencopy_frame_v1::{
@@ -30,6 +32,7 @@ use wayland_protocols_wlr::virtual_pointer::v1::client::zwlr_virtual_pointer_v1:
 
 use super::WaylandError;
 use super::keymap::{self, Keymap};
+use super::registry::{Globals, KeepsOutputs, Outputs, bind, connect_with_globals};
 
 /// Linux's evdev button codes.
 pub const BTN_LEFT: u32 = 0x110;
@@ -61,9 +64,18 @@ struct Frame {
 
 #[derive(Default)]
 struct State {
-    output_names: Vec<(WlOutput, String)>,
+    outputs: Outputs,
     frame: Frame,
 }
+
+impl KeepsOutputs for State {
+    fn outputs(&mut self) -> &mut Outputs {
+        &mut self.outputs
+    }
+}
+
+delegate_dispatch!(State: [WlRegistry: GlobalListContents] => Globals);
+delegate_dispatch!(State: [WlOutput: ()] => Globals);
 
 /// An image in RGB, 3 bytes a pixel, rows top to bottom.
 pub struct Pixels {
@@ -79,7 +91,6 @@ pub struct Client {
     state: State,
     seat: WlSeat,
     shm: WlShm,
-    outputs: Vec<WlOutput>,
     pointer_manager: Option<ZwlrVirtualPointerManagerV1>,
     keyboard_manager: Option<ZwpVirtualKeyboardManagerV1>,
     screencopy: Option<ZwlrScreencopyManagerV1>,
@@ -96,20 +107,14 @@ impl Client {
         let handle = queue.handle();
         let seat: WlSeat = bind(&globals, &handle, 1..=7, "wl_seat")?;
         let shm: WlShm = bind(&globals, &handle, 1..=1, "wl_shm")?;
-        let outputs: Vec<WlOutput> = globals.contents().with_list(|list| {
-            list.iter()
-                .filter(|global| global.interface == WlOutput::interface().name)
-                .map(|global| {
-                    globals
-                        .registry()
-                        .bind(global.name, global.version.min(4), &handle, ())
-                })
-                .collect()
-        });
+        let outputs = Outputs::bind(&globals, &handle);
         let pointer_manager = globals.bind(&handle, 1..=2, ()).ok();
         let keyboard_manager = globals.bind(&handle, 1..=1, ()).ok();
         let screencopy = globals.bind(&handle, 1..=3, ()).ok();
-        let mut state = State::default();
+        let mut state = State {
+            outputs,
+            ..State::default()
+        };
         queue
             .roundtrip(&mut state)
             .map_err(|err| WaylandError::Connect(err.to_string()))?;
@@ -119,7 +124,6 @@ impl Client {
             state,
             seat,
             shm,
-            outputs,
             pointer_manager,
             keyboard_manager,
             screencopy,
@@ -385,11 +389,10 @@ impl Client {
             .ok_or(WaylandError::Missing("zwlr_screencopy_manager_v1"))?;
         let target = self
             .state
-            .output_names
-            .iter()
-            .find(|(_, name)| name == output)
-            .map(|(proxy, _)| proxy.clone())
-            .or_else(|| (self.outputs.len() == 1).then(|| self.outputs[0].clone()))
+            .outputs
+            .named(output)
+            .or_else(|| self.state.outputs.only())
+            .cloned()
             .ok_or_else(|| WaylandError::NoOutput(output.to_owned()))?;
         self.state.frame = Frame::default();
         let handle = self.queue.handle();
@@ -503,35 +506,6 @@ fn to_rgb(
     Some(data)
 }
 
-/// A new connection to the compositor named by `$WAYLAND_DISPLAY`, with its globals.
-pub(super) fn connect_with_globals<S>()
--> Result<(Connection, GlobalList, EventQueue<S>), WaylandError>
-where
-    S: Dispatch<WlRegistry, GlobalListContents> + 'static,
-{
-    let connection =
-        Connection::connect_to_env().map_err(|err| WaylandError::Connect(err.to_string()))?;
-    let (globals, queue) = registry_queue_init::<S>(&connection)
-        .map_err(|err| WaylandError::Connect(err.to_string()))?;
-    Ok((connection, globals, queue))
-}
-
-/// The global `I` at a version in `versions`, or the error that the compositor lacks `name`.
-pub(super) fn bind<I, S>(
-    globals: &GlobalList,
-    handle: &QueueHandle<S>,
-    versions: std::ops::RangeInclusive<u32>,
-    name: &'static str,
-) -> Result<I, WaylandError>
-where
-    I: Proxy + 'static,
-    S: Dispatch<I, ()> + 'static,
-{
-    globals
-        .bind(handle, versions, ())
-        .map_err(|_| WaylandError::Missing(name))
-}
-
 /// An anonymous shared-memory file of `size` bytes.
 pub(super) fn memfd(name: &str, size: usize) -> Result<File, WaylandError> {
     let name = std::ffi::CString::new(name).expect("no NUL in the name");
@@ -547,34 +521,6 @@ pub(super) fn memfd(name: &str, size: usize) -> Result<File, WaylandError> {
     file.set_len(size as u64)
         .map_err(|err| WaylandError::Memory(err.to_string()))?;
     Ok(file)
-}
-
-impl Dispatch<WlRegistry, GlobalListContents> for State {
-    fn event(
-        _: &mut Self,
-        _: &WlRegistry,
-        _: <WlRegistry as Proxy>::Event,
-        _: &GlobalListContents,
-        _: &Connection,
-        _: &QueueHandle<Self>,
-    ) {
-    }
-}
-
-impl Dispatch<WlOutput, ()> for State {
-    fn event(
-        state: &mut Self,
-        output: &WlOutput,
-        event: wl_output::Event,
-        _: &(),
-        _: &Connection,
-        _: &QueueHandle<Self>,
-    ) {
-        if let wl_output::Event::Name { name } = event {
-            state.output_names.retain(|(known, _)| known != output);
-            state.output_names.push((output.clone(), name));
-        }
-    }
 }
 
 impl Dispatch<ZwlrScreencopyFrameV1, ()> for State {

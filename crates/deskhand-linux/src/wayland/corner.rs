@@ -11,14 +11,16 @@ use std::os::fd::AsFd as _;
 use wayland_client::globals::GlobalListContents;
 use wayland_client::protocol::wl_buffer::WlBuffer;
 use wayland_client::protocol::wl_compositor::WlCompositor;
-use wayland_client::protocol::wl_output::{self, WlOutput};
+use wayland_client::protocol::wl_output::WlOutput;
 use wayland_client::protocol::wl_pointer::{self, WlPointer};
 use wayland_client::protocol::wl_registry::WlRegistry;
 use wayland_client::protocol::wl_seat::{self, WlSeat};
 use wayland_client::protocol::wl_shm::{self, WlShm};
 use wayland_client::protocol::wl_shm_pool::WlShmPool;
 use wayland_client::protocol::wl_surface::WlSurface;
-use wayland_client::{Connection, Dispatch, EventQueue, Proxy, QueueHandle, WEnum, delegate_noop};
+use wayland_client::{
+    Connection, Dispatch, EventQueue, QueueHandle, WEnum, delegate_dispatch, delegate_noop,
+};
 use wayland_protocols_wlr::layer_shell::v1::client::zwlr_layer_shell_v1::{
     Layer, ZwlrLayerShellV1,
 };
@@ -27,7 +29,7 @@ use wayland_protocols_wlr::layer_shell::v1::client::zwlr_layer_surface_v1::{
 };
 
 use super::WaylandError;
-use super::client::{bind, connect_with_globals};
+use super::registry::{Globals, KeepsOutputs, Outputs, bind, connect_with_globals};
 
 /// A connection ready to look at the corner of one output.
 pub struct CornerProbe {
@@ -47,8 +49,17 @@ struct State {
     closed: bool,
     pointer: Option<WlPointer>,
     over: bool,
-    outputs: Vec<(WlOutput, Option<String>)>,
+    outputs: Outputs,
 }
+
+impl KeepsOutputs for State {
+    fn outputs(&mut self) -> &mut Outputs {
+        &mut self.outputs
+    }
+}
+
+delegate_dispatch!(State: [WlRegistry: GlobalListContents] => Globals);
+delegate_dispatch!(State: [WlOutput: ()] => Globals);
 
 impl CornerProbe {
     /// Connects for a `side`×`side` pixel corner of the output named `output` (the one at the
@@ -65,18 +76,7 @@ impl CornerProbe {
             "zwlr_layer_shell_v1 (the kill switch's corner)",
         )?;
         let _seat: WlSeat = bind(&globals, &handle, 1..=7, "wl_seat")?;
-        let outputs = globals.contents().with_list(|list| {
-            list.iter()
-                .filter(|global| global.interface == WlOutput::interface().name)
-                .map(|global| {
-                    let output: WlOutput =
-                        globals
-                            .registry()
-                            .bind(global.name, global.version.min(4), &handle, ());
-                    (output, None)
-                })
-                .collect()
-        });
+        let outputs = Outputs::bind(&globals, &handle);
         let mut state = State {
             outputs,
             ..State::default()
@@ -85,11 +85,7 @@ impl CornerProbe {
         queue
             .roundtrip(&mut state)
             .map_err(lost("reading the outputs"))?;
-        let output = state
-            .outputs
-            .iter()
-            .find(|(_, name)| name.as_deref() == Some(output))
-            .map(|(output, _)| output.clone());
+        let output = state.outputs.named(output).cloned();
         let buffer = transparent_buffer(&shm, side, side, &handle)?;
         Ok(CornerProbe {
             queue,
@@ -197,35 +193,6 @@ fn transparent_buffer(
     );
     pool.destroy();
     Ok(buffer)
-}
-
-impl Dispatch<WlRegistry, GlobalListContents> for State {
-    fn event(
-        _: &mut Self,
-        _: &WlRegistry,
-        _: <WlRegistry as Proxy>::Event,
-        _: &GlobalListContents,
-        _: &Connection,
-        _: &QueueHandle<Self>,
-    ) {
-    }
-}
-
-impl Dispatch<WlOutput, ()> for State {
-    fn event(
-        state: &mut Self,
-        output: &WlOutput,
-        event: wl_output::Event,
-        _: &(),
-        _: &Connection,
-        _: &QueueHandle<Self>,
-    ) {
-        if let wl_output::Event::Name { name } = event
-            && let Some(entry) = state.outputs.iter_mut().find(|(o, _)| o == output)
-        {
-            entry.1 = Some(name);
-        }
-    }
 }
 
 impl Dispatch<WlSeat, ()> for State {

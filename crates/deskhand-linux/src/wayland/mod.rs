@@ -6,6 +6,7 @@ mod client;
 mod corner;
 pub mod ipc;
 mod keymap;
+mod registry;
 pub mod selection;
 
 use std::os::unix::fs::MetadataExt;

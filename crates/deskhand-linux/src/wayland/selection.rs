@@ -4,7 +4,7 @@
 //! As on X, the Wayland clipboard is a promise, not a store: the client that set the selection
 //! hands the data out through a pipe whenever a paste asks, and the selection is gone when that
 //! client disconnects. So written text is held by the deskhand binary run as a holder (see
-//! [`crate::x11::clipboard::start_holder`]), which serves until another client takes the
+//! [`crate::clipboard::start_holder`]), which serves until another client takes the
 //! selection.
 //!
 //! Every wait on another client is bounded here: a hung owner costs its deadline. A compositor
@@ -23,7 +23,8 @@ use wayland_client::globals::GlobalListContents;
 use wayland_client::protocol::wl_registry::WlRegistry;
 use wayland_client::protocol::wl_seat::WlSeat;
 use wayland_client::{
-    Connection, Dispatch, EventQueue, Proxy, QueueHandle, delegate_noop, event_created_child,
+    Connection, Dispatch, EventQueue, Proxy, QueueHandle, delegate_dispatch, delegate_noop,
+    event_created_child,
 };
 use wayland_protocols_wlr::data_control::v1::client::zwlr_data_control_device_v1::{
     self, ZwlrDataControlDeviceV1,
@@ -37,8 +38,8 @@ use wayland_protocols_wlr::data_control::v1::client::zwlr_data_control_source_v1
 };
 
 use super::WaylandError;
-use super::client::{bind, connect_with_globals};
-use crate::x11::clipboard::{ClipboardContents, ClipboardError, MAX_TEXT};
+use super::registry::{Globals, bind, connect_with_globals};
+use crate::clipboard::{ClipboardContents, ClipboardError, MAX_TEXT};
 
 /// The text types a holder offers, and a reader asks for in this order: UTF-8 first. Plain
 /// `text/plain` is taken as UTF-8 too, as GTK and Qt write it.
@@ -223,7 +224,7 @@ fn read_until_closed(reading: OwnedFd, deadline: Instant) -> Result<Vec<u8>, Cli
 /// selection.
 pub fn serve() -> Result<(), ClipboardError> {
     const OPERATION: &str = "taking the clipboard";
-    crate::x11::clipboard::close_inherited();
+    crate::clipboard::close_inherited();
     let mut text = String::new();
     io::stdin()
         .read_to_string(&mut text)
@@ -240,11 +241,11 @@ pub fn serve() -> Result<(), ClipboardError> {
         return Err(ClipboardError::Lost);
     }
     let mut stdout = io::stdout().lock();
-    writeln!(stdout, "{}", crate::x11::clipboard::READY)
+    writeln!(stdout, "{}", crate::clipboard::READY)
         .and_then(|()| stdout.flush())
         .map_err(ClipboardError::Caller)?;
     drop(stdout);
-    crate::x11::clipboard::detach();
+    crate::clipboard::detach();
     let text: Arc<[u8]> = Arc::from(text.into_bytes());
     let mut pastes = Vec::new();
     while !endpoint.state.cancelled && !endpoint.state.finished {
@@ -298,17 +299,7 @@ fn give(request: OwnedFd, text: &[u8]) {
     }
 }
 
-impl Dispatch<WlRegistry, GlobalListContents> for State {
-    fn event(
-        _: &mut Self,
-        _: &WlRegistry,
-        _: <WlRegistry as Proxy>::Event,
-        _: &GlobalListContents,
-        _: &Connection,
-        _: &QueueHandle<Self>,
-    ) {
-    }
-}
+delegate_dispatch!(State: [WlRegistry: GlobalListContents] => Globals);
 
 impl Dispatch<ZwlrDataControlDeviceV1, ()> for State {
     fn event(

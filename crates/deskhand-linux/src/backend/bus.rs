@@ -1,0 +1,260 @@
+//! The accessibility bus as every display server's backend shares it: one connection, made on
+//! first use; the walk's settings; and how each window's extents map to the screen, learned
+//! when its frame is matched.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use deskhand_core::error::{Error, ErrorKind, Result};
+use deskhand_core::model::{Node, Tree, WindowInfo};
+use deskhand_core::render::escape;
+use tokio::sync::OnceCell;
+
+use super::errors::atspi_error;
+use super::frames::{Origin, match_frame, offset_of, popups_over};
+use crate::atspi::{Application, Atspi, Frame, WalkLimits, WalkStyle};
+
+/// A D-Bus call to one accessible object.
+pub(super) const CALL_TIMEOUT: Duration = Duration::from_millis(1500);
+
+/// A responsive application answers a state read well within this; one that does not is busy
+/// or blocked.
+const ANSWER_PROBE: Duration = Duration::from_millis(300);
+
+/// How long after registering as an accessibility listener synthetic input waits.
+const LISTENER_SETTLE: Duration = Duration::from_millis(500);
+
+/// A window's accessible frame, matched among its process's frames.
+pub(super) struct Matched {
+    pub frame: Frame,
+    pub app: Application,
+    /// The popups of the same application that show over the window (see [`popups_over`]).
+    pub popups: Vec<Frame>,
+}
+
+/// Where a window's tree comes from: its frame, how the frame's extents map to the screen, and
+/// the popups over it.
+pub(super) struct Placed {
+    pub frame: Frame,
+    pub origin: Origin,
+    pub popups: Vec<Frame>,
+}
+
+#[derive(Default)]
+pub(super) struct Bus {
+    atspi: OnceCell<Arc<Atspi>>,
+    /// Reads every element one call at a time instead of starting from the applications' caches.
+    uncached: AtomicBool,
+    /// X window → how its toolkit's extents map to the screen, learned when its frame is matched.
+    origins: Mutex<HashMap<u64, Origin>>,
+}
+
+impl Bus {
+    pub(super) fn read_without_cache(&self) {
+        self.uncached.store(true, Ordering::Relaxed);
+    }
+
+    pub(super) async fn atspi(&self) -> Result<&Arc<Atspi>> {
+        self.atspi
+            .get_or_try_init(|| async { Atspi::connect(CALL_TIMEOUT).await.map(Arc::new) })
+            .await
+            .map_err(atspi_error)
+    }
+
+    /// D-Bus calls made so far.
+    pub(super) fn calls(&self) -> usize {
+        self.atspi.get().map_or(0, |atspi| atspi.calls())
+    }
+
+    /// Chromium crashes when input reaches it while it takes in a new accessibility listener;
+    /// synthetic input waits until this connection's registration is a moment old.
+    pub(super) async fn settle_listener(&self) {
+        let Some(atspi) = self.atspi.get() else {
+            return;
+        };
+        if let Some(age) = atspi.listening_for()
+            && age < LISTENER_SETTLE
+        {
+            tokio::time::sleep(LISTENER_SETTLE - age).await;
+        }
+    }
+
+    /// The applications on the bus that own `window`; none when unknown.
+    pub(super) async fn applications_of(&self, window: &WindowInfo) -> Vec<Application> {
+        let (Some(pid), Ok(atspi)) = (window.pid, self.atspi().await) else {
+            return Vec::new();
+        };
+        atspi.applications_of(Some(pid)).await.unwrap_or_default()
+    }
+
+    /// Whether every application that owns `window` answers a state read at once.
+    pub(super) async fn answers(&self, window: &WindowInfo) -> bool {
+        let Ok(atspi) = self.atspi().await else {
+            return false;
+        };
+        let apps = self.applications_of(window).await;
+        let probes = apps
+            .iter()
+            .map(|app| atspi.answers(&app.root.bus, ANSWER_PROBE));
+        let answers = futures::future::join_all(probes).await;
+        !answers.is_empty() && answers.into_iter().all(|answered| answered)
+    }
+
+    /// The accessible frame that is `window` among its process's frames, told apart from the
+    /// process's other windows in `listed` (the display server's list).
+    pub(super) async fn matched_frame(
+        &self,
+        window: &WindowInfo,
+        listed: Vec<WindowInfo>,
+    ) -> Result<Matched> {
+        let title = escape(&window.title);
+        let no_tree = |why: String| {
+            Error::window_without_tree(format!(
+                "the window \"{title}\" exposes no accessibility tree ({why}); use `screenshot` or `zoom` and act with x/y"
+            ))
+        };
+        let pid = window
+            .pid
+            .ok_or_else(|| no_tree("it does not say which process owns it".into()))?;
+        let atspi = self.atspi().await?;
+        let apps: Vec<Application> = atspi
+            .applications_of(Some(pid))
+            .await
+            .map_err(atspi_error)?;
+        if apps.is_empty() {
+            // A process that has just ended left the bus before the display server took its
+            // windows away: that window is going, not one to read from its pixels.
+            if crate::process::read_stat(pid).is_none_or(|stat| stat.is_dead()) {
+                return Err(Error::new(
+                    ErrorKind::SurfaceGone,
+                    format!(
+                        "the process {pid} of the window \"{title}\" has ended, so the window is going away; call `windows`"
+                    ),
+                ));
+            }
+            return Err(no_tree(format!(
+                "process {pid} is not registered on the accessibility bus"
+            )));
+        }
+        if apps.iter().all(|app| !app.answering) {
+            return Err(Error::new(
+                ErrorKind::Timeout,
+                format!(
+                    "the application of the window \"{title}\" (process {pid}) did not answer the accessibility bus within {} ms; it may be busy or hung: try again, or use `screenshot` and act with x/y",
+                    CALL_TIMEOUT.as_millis()
+                ),
+            ));
+        }
+        let apps: Vec<Application> = apps.into_iter().filter(|app| app.answering).collect();
+        let mut frames: Vec<(Frame, &Application)> = Vec::new();
+        for (app, result) in apps
+            .iter()
+            .zip(futures::future::join_all(apps.iter().map(|app| atspi.frames(app))).await)
+        {
+            frames.extend(result.map_err(atspi_error)?.into_iter().map(|f| (f, app)));
+        }
+        let siblings: Vec<WindowInfo> = listed
+            .into_iter()
+            .filter(|w| w.pid == Some(pid))
+            .map(|w| WindowInfo {
+                focused: false,
+                ..w
+            })
+            .collect();
+        let chosen = match_frame(window, &siblings, &frames).ok_or_else(|| {
+            no_tree(format!(
+                "none of process {pid}'s accessible frames matches it"
+            ))
+        })?;
+        let popups = popups_over(window, chosen, &frames);
+        let (frame, app) = &frames[chosen];
+        Ok(Matched {
+            frame: frame.clone(),
+            app: (*app).clone(),
+            popups,
+        })
+    }
+
+    /// Keeps how `window`'s extents map to the screen, for the element calls that follow.
+    pub(super) fn remember(&self, window: &WindowInfo, origin: Origin) {
+        self.origins
+            .lock()
+            .expect("not poisoned")
+            .insert(window.handle, origin);
+    }
+
+    /// How `window`'s extents map to the screen, as last learned.
+    pub(super) fn origin_known(&self, window: &WindowInfo) -> Option<Origin> {
+        self.origins
+            .lock()
+            .expect("not poisoned")
+            .get(&window.handle)
+            .copied()
+    }
+
+    /// The tree of a placed window, with the popups open over it as part of what it shows.
+    pub(super) async fn tree(&self, placed: Placed, window: &WindowInfo) -> Result<Tree> {
+        let atspi = self.atspi().await?;
+        let style = WalkStyle {
+            offset: offset_of(placed.origin, window),
+            // Window-relative extents and toplevel-only Showing come together: GTK4.
+            showing_reliable: matches!(placed.origin, Origin::Screen | Origin::Surface { .. }),
+            use_cache: !self.uncached.load(Ordering::Relaxed),
+        };
+        let limits = WalkLimits::default();
+        let mut walked = atspi
+            .tree(&placed.frame.object, style, limits)
+            .await
+            .map_err(atspi_error)?;
+        // An open popup's items are listed, found and selected like the window's own. One that
+        // closed while it was read is left out.
+        for popup in placed.popups {
+            if let Ok(popup) = atspi.tree(&popup.object, style, limits).await {
+                walked.root.children.push(popup.root);
+            }
+        }
+        Ok(Tree {
+            root: walked.root,
+            partial: walked.partial,
+        })
+    }
+}
+
+/// Takes every extent out of a tree whose window's place is unknown: extents there count from
+/// the window's corner, and a point made of them would name the wrong pixel of the screen.
+pub(super) fn without_extents(node: &mut Node) {
+    node.bounds = None;
+    for child in &mut node.children {
+        without_extents(child);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use deskhand_core::model::Rect;
+
+    use super::*;
+
+    #[test]
+    fn a_tree_without_the_window_place_keeps_no_extent() {
+        let node = |bounds, children| Node {
+            handle: deskhand_core::model::ElementHandle(":1.42|/a".into()),
+            role: deskhand_core::model::Role::Unknown,
+            name: String::new(),
+            value: None,
+            states: deskhand_core::model::States::default(),
+            bounds,
+            actions: Vec::new(),
+            children,
+        };
+        let leaf = node(Some(Rect::new(26, 40, 80, 30)), Vec::new());
+        let middle = node(Some(Rect::new(10, 10, 100, 100)), vec![leaf]);
+        let mut root = node(Some(Rect::new(0, 0, 652, 603)), vec![middle]);
+        without_extents(&mut root);
+        assert_eq!(root.bounds, None);
+        assert_eq!(root.children[0].bounds, None);
+        assert_eq!(root.children[0].children[0].bounds, None);
+    }
+}

@@ -1,0 +1,74 @@
+//! The clipboard on X11 and sway, where text written stays on offer only while a process holds
+//! it: deskhand starts itself as that holder. Reads run on a thread of their own.
+
+use std::path::PathBuf;
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+use deskhand_core::error::{Error, ErrorKind, Result};
+use deskhand_core::model::ClipboardContent;
+
+use super::errors::clipboard_error;
+use crate::clipboard::{self, ClipboardContents, ClipboardError};
+
+/// Beyond the read's own deadline, how long the display server may take to answer.
+const SERVER_MARGIN: Duration = Duration::from_secs(5);
+
+/// The deskhand binary that holds written clipboard text; unset: the running one.
+#[derive(Default)]
+pub(crate) struct ClipboardHolder {
+    program: OnceLock<PathBuf>,
+}
+
+impl ClipboardHolder {
+    pub(super) fn set(&self, program: PathBuf) {
+        // Set once, before the first write; a later call names the same binary.
+        let _ = self.program.set(program);
+    }
+
+    /// Puts `text` on the clipboard of the X server, or of the Wayland compositor.
+    pub(super) async fn start(&self, text: &str, on_wayland: bool) -> Result<()> {
+        clipboard::start_holder(self.program.get().map(PathBuf::as_path), text, on_wayland)
+            .await
+            .map_err(clipboard_error)
+    }
+}
+
+/// Runs a clipboard read on a thread of its own rather than the blocking pool: the read bounds
+/// its waits on the owner itself, and should the display server (named by `server` in the error)
+/// stop answering, an abandoned thread does not hold up the runtime's shutdown as an unfinished
+/// blocking task would.
+pub(super) async fn read_on_its_own_thread<F>(server: &str, read: F) -> Result<ClipboardContent>
+where
+    F: FnOnce(Instant) -> std::result::Result<ClipboardContents, ClipboardError> + Send + 'static,
+{
+    let (sender, receiver) = tokio::sync::oneshot::channel();
+    std::thread::Builder::new()
+        .name("clipboard-read".into())
+        .spawn(move || {
+            let _ = sender.send(read(Instant::now() + clipboard::READ_DEADLINE));
+        })
+        .map_err(|err| {
+            Error::platform(format!(
+                "no thread could be started to read the clipboard ({err}); try again"
+            ))
+        })?;
+    let deadline = clipboard::READ_DEADLINE + SERVER_MARGIN;
+    let read = match tokio::time::timeout(deadline, receiver).await {
+        Ok(Ok(read)) => read.map_err(clipboard_error)?,
+        Ok(Err(_)) => return Err(Error::platform("reading the clipboard crashed; try again")),
+        Err(_) => {
+            return Err(Error::new(
+                ErrorKind::Timeout,
+                format!(
+                    "{server} did not answer reading the clipboard within {} s; check that the display is alive, then try again",
+                    deadline.as_secs()
+                ),
+            ));
+        }
+    };
+    Ok(ClipboardContent {
+        text: read.text,
+        types: read.types,
+    })
+}
