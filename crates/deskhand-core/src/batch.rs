@@ -1,22 +1,37 @@
 //! `batch`: a known sequence in one round trip. Every step was validated before the first ran;
-//! steps run in order through the same executor as single calls and stop at the first failure.
+//! steps run in order through the same executor as single calls (which hands itself in as
+//! `run_step`) and stop at the first failure.
 
+use std::future::Future;
+use std::pin::Pin;
 use std::time::Instant;
 
 use crate::action::{Action, Call, Condition};
 use crate::backend::Backend;
 use crate::control::{Control, Progress};
-use crate::desk::{Batched, Config, Outcome, Reply, Step, execute_with};
-use crate::error::ErrorKind;
+use crate::desk::answer::{Batched, Step};
+use crate::desk::reply::{Outcome, Reply};
+use crate::error::{ErrorKind, Result};
 use crate::safety::{STOPPED_MESSAGE, in_corner};
 use crate::session::Session;
+
+/// How a batch runs one of its steps: through the executor, as a single call runs.
+pub(crate) trait RunStep: Sync {
+    /// Boxed and type-erased: a step may itself run the executor's whole future, batch
+    /// included.
+    fn run<'a>(
+        &'a self,
+        session: &'a mut Session,
+        step: Call,
+    ) -> Pin<Box<dyn Future<Output = Result<Reply>> + Send + 'a>>;
+}
 
 pub(crate) async fn batch<B: Backend>(
     backend: &B,
     session: &mut Session,
-    config: &Config,
     steps: Vec<Call>,
     control: &Control,
+    run_step: &impl RunStep,
 ) -> Reply {
     let started = Instant::now();
     let total = steps.len();
@@ -55,7 +70,7 @@ pub(crate) async fn batch<B: Backend>(
                     session.stopped = true;
                     Err(crate::Error::new(ErrorKind::Stopped, STOPPED_MESSAGE))
                 }
-                _ => Box::pin(execute_with(backend, session, config, step, control)).await,
+                _ => run_step.run(session, step).await,
             }
         };
         let stop = match &result {

@@ -152,7 +152,7 @@ impl Error {
         format!(
             "failed ({}): {}\n",
             self.kind.as_str(),
-            crate::render::one_line(&self.message)
+            crate::text::one_line(&self.message)
         )
     }
 }

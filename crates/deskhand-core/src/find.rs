@@ -3,12 +3,13 @@
 
 use crate::action::{Find, RefId};
 use crate::backend::Backend;
-use crate::desk::Surface;
+use crate::desk::surface::Surface;
 use crate::error::{Error, ErrorKind, Result};
 use crate::model::{Node, Role, Tree, WindowInfo};
 use crate::ocr::{TextReader, name_unnamed, window_from_pixels};
 use crate::render::{Rendered, WindowTree, escape, one_line, pick};
 use crate::session::{RefEntry, Session};
+use crate::text::normalize;
 
 /// The trees of a surface read now: its window's, or every shown window's for the screen.
 pub(crate) struct SurfaceTrees {
@@ -152,11 +153,6 @@ fn shown_words(node: &Node) -> &str {
         Some(value) if node.name.trim().is_empty() && !typed => value,
         _ => &node.name,
     }
-}
-
-/// Names compare in any case, with "…" and "..." the same and outer spaces ignored.
-pub(crate) fn normalize(text: &str) -> String {
-    text.trim().replace('…', "...").to_lowercase()
 }
 
 /// How long after an action a `find` that matches nothing looks again before failing.

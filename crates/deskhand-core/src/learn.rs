@@ -5,7 +5,7 @@
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use crate::backend::Backend;
-use crate::desk::Config;
+use crate::desk::config::Config;
 use crate::memory::{Control, Effect, Sighting, Step, Transition, sighting};
 use crate::model::{Tree, WindowInfo};
 use crate::render::one_line;

@@ -23,6 +23,7 @@ pub mod policy;
 pub mod render;
 pub mod safety;
 pub mod session;
+mod text;
 mod values;
 mod wait;
 

@@ -61,7 +61,7 @@ pub(crate) async fn window_from_pixels<B: Backend>(
     reader: &TextReader,
     window: &WindowInfo,
 ) -> Result<Tree> {
-    let rect = crate::desk::window_pixels(backend, window).await?;
+    let rect = crate::desk::surface::window_pixels(backend, window).await?;
     let groups = read_rect(backend, reader, rect).await?;
     let shown = States {
         enabled: true,
@@ -184,7 +184,7 @@ pub(crate) async fn name_unnamed<B: Backend>(
     if paths.is_empty() {
         return;
     }
-    let Ok(rect) = crate::desk::window_pixels(backend, window).await else {
+    let Ok(rect) = crate::desk::surface::window_pixels(backend, window).await else {
         return;
     };
     let Ok(image) = backend.capture(rect).await else {
@@ -235,7 +235,7 @@ pub(crate) async fn add_unlisted_text<B: Backend>(
     window: &WindowInfo,
     tree: &mut Tree,
 ) -> Result<usize> {
-    let rect = crate::desk::window_pixels(backend, window).await?;
+    let rect = crate::desk::surface::window_pixels(backend, window).await?;
     let groups = read_rect(backend, reader, rect).await?;
     let mut added = 0;
     for group in groups {
@@ -271,7 +271,7 @@ pub(crate) async fn add_unlisted_text<B: Backend>(
 }
 
 fn shown_by_tree(node: &Node, group: &WordGroup) -> bool {
-    let words = crate::find::normalize(&group.text);
+    let words = crate::text::normalize(&group.text);
     let center = group.bounds.center();
     node.any(&|n: &Node| {
         let Some(bounds) = n.bounds.filter(|_| n.states.visible) else {
@@ -286,7 +286,7 @@ fn shown_by_tree(node: &Node, group: &WordGroup) -> bool {
         // ("Thanks, Alice" in a window titled "Thanks").
         let same_words = bounds.intersect(&group.bounds).is_some()
             && text.iter().any(|t| {
-                let t = crate::find::normalize(t);
+                let t = crate::text::normalize(t);
                 !t.is_empty()
                     && (t.contains(&words) || (n.children.is_empty() && words.contains(&t)))
             });

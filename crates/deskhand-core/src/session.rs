@@ -290,7 +290,17 @@ impl Session {
     }
 }
 
-impl crate::render::Numbers for Session {
+/// Gives elements their session-wide ref numbers.
+pub trait Numbers {
+    /// The element's number, issued now if it has none yet.
+    fn number(&mut self, handle: &ElementHandle, role: Role) -> u32;
+    /// The number of the element with this [`element_key`], issued
+    /// now if it has none yet (an element that is gone still gets one, so every line of a diff
+    /// carries a ref).
+    fn number_of_key(&mut self, key: &str) -> u32;
+}
+
+impl Numbers for Session {
     fn number(&mut self, handle: &ElementHandle, role: Role) -> u32 {
         self.ref_number(handle, role)
     }

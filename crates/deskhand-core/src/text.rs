@@ -119,6 +119,11 @@ pub fn one_line(text: &str) -> String {
 fn breaks_or_reorders(c: char) -> bool {
     matches!(c, '\u{2028}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
 }
+/// Names compare in any case, with "…" and "..." the same and outer spaces ignored.
+pub(crate) fn normalize(text: &str) -> String {
+    text.trim().replace('…', "...").to_lowercase()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

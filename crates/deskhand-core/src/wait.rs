@@ -9,7 +9,10 @@ use crate::action::{Check, Condition, ElementMatch, TargetId, WaitSpec};
 use crate::backend::Backend;
 use crate::control::{Control, Progress};
 use crate::coords::region_to_rect;
-use crate::desk::{FoundWindow, Reach, Reply, Surface, Waited, resolve};
+use crate::desk::answer::{FoundWindow, Waited};
+use crate::desk::reach::Reach;
+use crate::desk::reply::Reply;
+use crate::desk::surface::{Surface, resolve};
 use crate::error::{Error, ErrorKind, Result};
 use crate::find::SurfaceTrees;
 use crate::model::{ElementHandle, Node, Role, WindowKey};
@@ -312,7 +315,9 @@ impl Waiter<'_> {
                 }
                 Condition::PixelsStable { region, ms } => {
                     let base = match live.as_ref() {
-                        Some(window) => crate::desk::window_pixels(backend, window).await?,
+                        Some(window) => {
+                            crate::desk::surface::window_pixels(backend, window).await?
+                        }
                         None => self.surface.rect,
                     };
                     let rect = region_to_rect(&base, *region)?;
@@ -332,14 +337,16 @@ impl Waiter<'_> {
                         ));
                     };
                     let rect = match live.as_ref() {
-                        Some(window) => crate::desk::window_pixels(backend, window).await?,
+                        Some(window) => {
+                            crate::desk::surface::window_pixels(backend, window).await?
+                        }
                         None => self.surface.rect,
                     };
                     let groups = read_rect(backend, reader, rect).await?;
-                    let wanted = crate::find::normalize(text);
+                    let wanted = crate::text::normalize(text);
                     let shown = groups
                         .iter()
-                        .find(|g| crate::find::normalize(&g.text).contains(&wanted));
+                        .find(|g| crate::text::normalize(&g.text).contains(&wanted));
                     let evidence = match shown {
                         Some(group) => format!("text \"{}\" on the pixels", escape(&group.text)),
                         None => format!(

@@ -4,14 +4,15 @@ use crate::action::{ClickSpec, Place};
 use crate::backend::{Backend, Hit};
 use crate::error::{Error, ErrorKind, Result};
 use crate::model::{MouseButton, WindowInfo};
-use crate::render::{click_action, escape};
+use crate::render::click_action;
 use crate::session::Session;
 
-use super::answer::name_of;
-use super::{
-    Acted, CENTER, ClickPath, Config, Did, Named, Reach, Reply, element_failure, ensure_focused,
-    intended, ref_center,
-};
+use super::answer::{Acted, CENTER, ClickPath, Did, name_of};
+use super::config::Config;
+use super::reach::{Named, Reach, ref_center};
+use super::reply::{Reply, element_failure, intended};
+use super::surface::window_label;
+use super::typing::ensure_focused;
 
 fn click_verb(click: &ClickSpec) -> String {
     let times = match click.count {
@@ -253,15 +254,6 @@ pub(crate) async fn windows_opened<B: Backend>(
         }
         tokio::time::sleep(std::time::Duration::from_millis(100)).await;
     }
-}
-
-/// A window as replies name it: `w5 "Save as..."`.
-pub(super) fn window_label(session: &mut Session, window: &WindowInfo) -> String {
-    format!(
-        "w{} \"{}\"",
-        session.window_id(window.key()),
-        escape(&crate::render::cut(&window.title, crate::render::MAX_NAME_CHARS).0)
-    )
 }
 
 /// How long an app has to answer again once the dialog that blocked it is closed.

@@ -1,123 +1,35 @@
 //! The one executor: every call, from MCP, the CLI or later a batch, runs through [`execute`].
 //! This file holds the call's way in and the small actions; the larger ones have a file each.
 
-use serde::Serialize;
+use std::future::Future;
+use std::pin::Pin;
 
 use crate::action::{Action, Call};
-use crate::audit::{AuditEntry, AuditLog};
+use crate::audit::AuditEntry;
 use crate::backend::Backend;
+use crate::batch::RunStep;
 use crate::control::Control;
 use crate::coords::to_pixel;
 use crate::error::{Error, ErrorKind, Result};
-use crate::image::DEFAULT_MAX_EDGE;
-use crate::model::{Rect, WindowInfo};
-use crate::policy::Policy;
 use crate::safety;
-use crate::session::{Session, SurfaceKey};
+use crate::session::Session;
 
-mod answer;
-mod click;
+pub(crate) mod answer;
+pub(crate) mod click;
+pub(crate) mod config;
 mod observe;
-mod reach;
-mod surface;
-mod typing;
+pub(crate) mod reach;
+pub(crate) mod reply;
+pub(crate) mod surface;
+pub(crate) mod typing;
 
-pub(crate) use answer::{
-    Acted, Batched, CENTER, ClickPath, Did, FoundWindow, Listed, Page, ReadBack, Step, Waited,
-};
-use answer::{AppRow, Captured, Observed, WindowRow};
-pub(crate) use click::windows_opened;
-use click::{click_at, window_label};
+use answer::{Acted, AppRow, Did, Listed, WindowRow};
+use click::click_at;
+pub use config::Config;
 use observe::{capture, observe};
-pub(crate) use reach::{Named, Reach};
-use reach::{point_on, ref_center};
-use surface::{describe_surface, live_window, make_current};
-pub(crate) use surface::{resolve, window_pixels};
-pub(crate) use typing::{ensure_focused, focus_for_typing};
+use reach::Reach;
+pub use reply::{Outcome, Reply};
 use typing::{focused_window, type_text};
-
-#[derive(Debug, Clone)]
-pub struct Config {
-    /// Screenshots are scaled down so their long edge is at most this many pixels.
-    pub max_image_edge: u32,
-    /// What the user allows, fixed when the server or CLI starts. Default: everything.
-    pub policy: Policy,
-    /// Where every action is recorded. Default: nowhere.
-    pub audit: AuditLog,
-    /// What deskhand remembers across sessions. Default: nothing.
-    pub memory: Option<std::sync::Arc<dyn crate::memory::Memory>>,
-    /// What reads text from pixels, for windows without an accessibility tree. Default: none
-    /// (such a window answers `no-accessibility`).
-    pub ocr: Option<crate::ocr::TextReader>,
-}
-
-impl Default for Config {
-    fn default() -> Self {
-        Self {
-            max_image_edge: DEFAULT_MAX_EDGE,
-            policy: Policy::default(),
-            audit: AuditLog::default(),
-            memory: None,
-            ocr: None,
-        }
-    }
-}
-
-/// How a successful call ended, which decides the CLI's exit status.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Outcome {
-    /// A read: apps, windows, observe, screenshot, zoom.
-    Observed,
-    /// The system took the input.
-    Done,
-    /// Part of the input may have landed.
-    Unconfirmed,
-    /// A wait that timed out, or a batch that stopped before anything changed: nothing was done.
-    Failed,
-}
-
-#[derive(Debug, Clone)]
-pub struct Reply {
-    pub text: String,
-    pub outcome: Outcome,
-    /// PNG bytes for screenshot and zoom.
-    pub image: Option<Vec<u8>>,
-    /// The structured form of the same reply.
-    pub data: serde_json::Value,
-}
-
-impl Reply {
-    /// Whether the agent must not take the reply for success, though it carries evidence: a wait
-    /// that timed out, or a batch that stopped at a failing step (even after earlier steps
-    /// changed something). MCP marks it `isError`, the CLI's `--json` says `"ok": false`.
-    pub fn is_error(&self) -> bool {
-        self.outcome == Outcome::Failed
-            || self
-                .data
-                .get("failed_index")
-                .is_some_and(|index| !index.is_null())
-    }
-
-    fn observed(text: String, data: serde_json::Value) -> Self {
-        Self {
-            text,
-            outcome: Outcome::Observed,
-            image: None,
-            data,
-        }
-    }
-}
-
-/// A surface resolved to pixels at the moment of the call.
-#[derive(Debug, Clone)]
-pub(crate) struct Surface {
-    pub(crate) key: SurfaceKey,
-    /// `w3` or `screen`: the id a header or error names.
-    pub(crate) label: String,
-    pub(crate) rect: Rect,
-    pub(crate) window: Option<WindowInfo>,
-}
 
 /// Runs one validated call against the backend, updating the session. An action (click, type,
 /// press, scroll, drag, …) first passes the kill switch and the policy, and is audited.
@@ -170,6 +82,29 @@ pub async fn execute_with<B: Backend>(
     });
     safety::audit(config, &mut entry, &mut result);
     result
+}
+
+/// The executor as a batch runs its steps through it.
+struct Executor<'a, B> {
+    backend: &'a B,
+    config: &'a Config,
+    control: &'a Control,
+}
+
+impl<B: Backend> RunStep for Executor<'_, B> {
+    fn run<'a>(
+        &'a self,
+        session: &'a mut Session,
+        step: Call,
+    ) -> Pin<Box<dyn Future<Output = Result<Reply>> + Send + 'a>> {
+        Box::pin(execute_with(
+            self.backend,
+            session,
+            self.config,
+            step,
+            self.control,
+        ))
+    }
 }
 
 /// Runs one call, unguarded, on what `reach` resolves.
@@ -232,7 +167,12 @@ async fn perform<B: Backend>(
             crate::wait::wait(backend, session, config.ocr.as_ref(), reach, &spec, control).await
         }
         Action::Batch(steps) => {
-            Ok(crate::batch::batch(backend, session, config, steps, control).await)
+            let executor = Executor {
+                backend,
+                config,
+                control,
+            };
+            Ok(crate::batch::batch(backend, session, steps, control, &executor).await)
         }
         Action::SetValue { place, value } => {
             crate::values::set_value(backend, session, reach, &place, &value).await
@@ -379,35 +319,4 @@ async fn windows<B: Backend>(backend: &B, session: &mut Session) -> Result<Liste
         windows,
         positions_unknown,
     })
-}
-
-/// A failure after the request went out, saying what was asked: the reply calls it applied but
-/// unconfirmed, and must say what may have happened.
-pub(crate) fn intended(err: Error, did: &str) -> Error {
-    if err.sent {
-        Error {
-            message: format!("{did}: {}", err.message),
-            ..err
-        }
-    } else {
-        err
-    }
-}
-
-/// A platform failure on one element most often means the element went away; a disabled one
-/// is named, so the agent knows which element to wait for.
-pub(crate) fn element_failure(err: Error, what: &str) -> Error {
-    match err.kind {
-        _ if err.sent => err,
-        ErrorKind::Disabled => Error::new(ErrorKind::Disabled, format!("{what}: {}", err.message)),
-        ErrorKind::Platform => {
-            let why = err.message.trim_end_matches('.');
-            let why = why.strip_suffix("; call `observe` again").unwrap_or(why);
-            Error::new(
-                ErrorKind::ElementGone,
-                format!("{what}: {why}; call `observe` again"),
-            )
-        }
-        _ => err,
-    }
 }

@@ -10,7 +10,11 @@ use crate::ocr::add_unlisted_text;
 use crate::render::{one_line, render};
 use crate::session::{Observation, Session};
 
-use super::{Captured, Config, Observed, Reach, Reply, describe_surface, make_current};
+use super::answer::{Captured, Observed};
+use super::config::Config;
+use super::reach::Reach;
+use super::reply::Reply;
+use super::surface::{describe_surface, make_current};
 
 pub(super) async fn observe<B: Backend>(
     backend: &B,
@@ -112,7 +116,7 @@ pub(super) async fn capture<B: Backend>(
 ) -> Result<Reply> {
     let surface = reach.surface(backend, session).await?;
     let base = match &surface.window {
-        Some(window) => super::window_pixels(backend, window).await?,
+        Some(window) => super::surface::window_pixels(backend, window).await?,
         None => surface.rect,
     };
     let (rect, kind) = match region {

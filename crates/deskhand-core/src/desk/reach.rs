@@ -13,7 +13,7 @@ use crate::ocr::TextReader;
 use crate::render::{REF_NAME_CHARS, cut, escape};
 use crate::session::{RefEntry, Session};
 
-use super::{Surface, live_window, resolve};
+use super::surface::{Surface, live_window, resolve};
 
 /// A resolved place: the pixel, and how to describe it in a reply.
 pub(super) struct Located {

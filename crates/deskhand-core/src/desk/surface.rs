@@ -7,8 +7,6 @@ use crate::model::{Rect, WindowInfo, WindowKey};
 use crate::render::escape;
 use crate::session::{Session, SurfaceKey};
 
-use super::Surface;
-
 /// The window a key names, if it still exists: a window with the same handle in another process
 /// is a different window that reused a closed one's id.
 pub(super) async fn live_window<B: Backend>(
@@ -132,4 +130,23 @@ pub(super) fn describe_surface(session: &mut Session, surface: &Surface) -> Stri
         }
         None => "screen".into(),
     }
+}
+
+/// A surface resolved to pixels at the moment of the call.
+#[derive(Debug, Clone)]
+pub(crate) struct Surface {
+    pub(crate) key: SurfaceKey,
+    /// `w3` or `screen`: the id a header or error names.
+    pub(crate) label: String,
+    pub(crate) rect: Rect,
+    pub(crate) window: Option<WindowInfo>,
+}
+
+/// A window as replies name it: `w5 "Save as..."`.
+pub(super) fn window_label(session: &mut Session, window: &WindowInfo) -> String {
+    format!(
+        "w{} \"{}\"",
+        session.window_id(window.key()),
+        escape(&crate::render::cut(&window.title, crate::render::MAX_NAME_CHARS).0)
+    )
 }

@@ -1,14 +1,16 @@
 //! Keyboard input into an element or the focus, and making sure keys go where they are meant.
 
+use super::answer::{Acted, Did, ReadBack};
 use crate::action::Place;
 use crate::backend::{Backend, InputOutcome, TextState, Typed};
-use crate::desk::{Acted, Did, ReadBack};
 use crate::error::{Error, ErrorKind, Result};
 use crate::keys::{Chord, Key, Keys};
 use crate::model::{MouseButton, Role, WindowInfo};
 use crate::session::{Session, TypedInto};
 
-use super::{Named, Reach, Reply, element_failure, intended, point_on, ref_center, window_label};
+use super::reach::{Named, Reach, point_on, ref_center};
+use super::reply::{Reply, element_failure, intended};
+use super::surface::window_label;
 
 /// How long an element has to report the keyboard focus it was given.
 const FOCUS_WAIT: std::time::Duration = std::time::Duration::from_secs(1);

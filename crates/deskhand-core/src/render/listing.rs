@@ -4,9 +4,10 @@
 use std::borrow::Cow;
 use std::collections::HashMap;
 
-use super::{Found, Line, Numbers, Rendered, count_cuts, issue};
+use super::lines::{Found, Line, Rendered, count_cuts, issue};
 use crate::action::ObserveSpec;
 use crate::model::Role;
+use crate::session::Numbers;
 
 /// Leaves a point only on the lines that need it to be told apart: an element with neither
 /// name nor value, or one that shows the same role, name and value as another the listing

@@ -3,56 +3,10 @@
 
 use std::collections::{HashMap, HashSet};
 
-use serde::Serialize;
-
-use super::{Found, Line, Numbers, Rendered, count_cuts, escape, issue};
+use super::lines::{Change, Changes, Found, Line, Rendered, Was, count_cuts, issue};
 use crate::action::ObserveSpec;
-use crate::session::Seen;
-
-/// How an element changed since the last observe of its surface.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Change {
-    Added,
-    Removed,
-    Changed,
-}
-
-impl Change {
-    fn prefix(self) -> &'static str {
-        match self {
-            Change::Added => "+ ",
-            Change::Removed => "- ",
-            Change::Changed => "~ ",
-        }
-    }
-}
-
-/// What a changed element showed before, field by field; only the fields that changed.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
-pub struct Was {
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub name: Option<String>,
-    /// `Some(None)`: it had no value.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub value: Option<Option<String>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub states: Option<Vec<&'static str>>,
-}
-
-/// The counts of a `since` observation.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
-pub struct Changes {
-    pub added: usize,
-    pub removed: usize,
-    pub changed: usize,
-}
-
-impl Changes {
-    pub(super) fn total(&self) -> usize {
-        self.added + self.removed + self.changed
-    }
-}
+use crate::session::{Numbers, Seen};
+use crate::text::escape;
 
 /// ` (was "Save" value="7" no states)`: the old side of a changed line.
 fn write_was(text: &mut String, was: &Was) {

@@ -1,10 +1,11 @@
 //! The walk over the trees: which nodes become elements an observation could list (wrappers
 //! and repeated captions do not), with their lines as found.
 
-use super::{Found, Line, MAX_NAME_CHARS, MAX_VALUE_CHARS, Rendered, WindowTree, cut, cut_to_end};
+use super::lines::{Found, Line, MAX_NAME_CHARS, MAX_VALUE_CHARS, Rendered, WindowTree};
 use crate::coords::to_unit;
 use crate::model::{Node, Rect, Role, WindowKey};
 use crate::session::element_key;
+use crate::text::{cut, cut_to_end};
 
 /// Every element an observation could list, in tree order; counts nodes in `out`.
 pub(super) fn walk_all<'t>(

@@ -9,7 +9,7 @@ use crate::backend::{InputOutcome, Partial, TextRoute};
 use crate::model::{MouseButton, Point, Rect, ScrollDirection};
 use crate::render::{escape, plural};
 
-use super::{Outcome, Reply};
+use crate::desk::reply::{Outcome, Reply};
 
 mod reads;
 

@@ -6,7 +6,7 @@ use serde_json::json;
 use crate::model::{InstalledApp, Rect};
 use crate::render::{FENCE, MAX_NAME_CHARS, Rendered, cut, escape, plural, thousands};
 
-use super::{Outcome, Reply};
+use crate::desk::reply::{Outcome, Reply};
 
 /// What a read found, as typed fields: like [`Did`], its text and its JSON come from them.
 #[derive(Serialize)]
