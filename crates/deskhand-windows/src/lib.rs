@@ -8,6 +8,7 @@
 pub mod keymap;
 pub mod packaged;
 pub mod uia;
+pub mod uipi;
 
 #[cfg(windows)]
 mod backend;

@@ -29,22 +29,22 @@ use windows::core::{Interface, PCWSTR};
 use super::wide;
 use crate::packaged;
 
-/// Closes a process handle when dropped.
-struct Process(HANDLE);
+/// Closes a kernel handle (a process, a token, a snapshot) when dropped.
+pub struct Handle(pub HANDLE);
 
-impl Drop for Process {
+impl Drop for Handle {
     fn drop(&mut self) {
-        // SAFETY: the handle came from OpenProcess or ShellExecuteExW and is closed once.
+        // SAFETY: the handle came from the call that opened it and is closed once.
         let _ = unsafe { CloseHandle(self.0) };
     }
 }
 
 /// The program's file name without `.exe`, as a user names the app ("notepad").
 pub fn process_name(pid: u32) -> Option<String> {
-    // SAFETY: the handle is closed by `Process`; the name is written into the buffer, whose
+    // SAFETY: the handle is closed by `Handle`; the name is written into the buffer, whose
     // length goes in and the written length comes out.
     unsafe {
-        let process = Process(OpenProcess(PROCESS_QUERY_LIMITED_INFORMATION, false, pid).ok()?);
+        let process = Handle(OpenProcess(PROCESS_QUERY_LIMITED_INFORMATION, false, pid).ok()?);
         let mut buffer = [0u16; 1024];
         let mut length = buffer.len() as u32;
         QueryFullProcessImageNameW(
@@ -60,9 +60,9 @@ pub fn process_name(pid: u32) -> Option<String> {
 }
 
 pub fn kill(pid: u32) -> Result<()> {
-    // SAFETY: the handle is closed by `Process`.
+    // SAFETY: the handle is closed by `Handle`.
     unsafe {
-        let process = Process(OpenProcess(PROCESS_TERMINATE, false, pid).map_err(|err| {
+        let process = Handle(OpenProcess(PROCESS_TERMINATE, false, pid).map_err(|err| {
             Error::new(
                 ErrorKind::SurfaceGone,
                 format!(
@@ -85,13 +85,13 @@ pub fn kill(pid: u32) -> Result<()> {
 /// Each process's parent, from one snapshot of the process table.
 fn parents() -> Vec<(u32, u32)> {
     let mut found = Vec::new();
-    // SAFETY: the snapshot handle is closed by `Process`; entries are written into `entry`,
+    // SAFETY: the snapshot handle is closed by `Handle`; entries are written into `entry`,
     // whose size field is set as the API requires.
     unsafe {
         let Ok(snapshot) = CreateToolhelp32Snapshot(TH32CS_SNAPPROCESS, 0) else {
             return found;
         };
-        let snapshot = Process(snapshot);
+        let snapshot = Handle(snapshot);
         let mut entry = PROCESSENTRY32W {
             dwSize: size_of::<PROCESSENTRY32W>() as u32,
             ..Default::default()
@@ -362,7 +362,7 @@ pub fn launch(id: &str) -> Result<u32> {
         ..Default::default()
     };
     // SAFETY: every string `info` points at lives until the call returns; the process handle
-    // it gives back is closed by `Process`.
+    // it gives back is closed by `Handle`.
     unsafe {
         ShellExecuteExW(&mut info).map_err(|err| {
             super::failed(
@@ -378,7 +378,7 @@ pub fn launch(id: &str) -> Result<u32> {
             ))
             .after_sending());
         }
-        let process = Process(info.hProcess);
+        let process = Handle(info.hProcess);
         Ok(GetProcessId(process.0))
     }
 }

@@ -5,6 +5,7 @@ pub mod apps;
 pub mod capture;
 pub mod clipboard;
 pub mod input;
+pub mod integrity;
 pub mod window;
 
 use deskhand_core::error::Error;
