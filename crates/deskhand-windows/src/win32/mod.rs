@@ -6,6 +6,7 @@ pub mod capture;
 pub mod clipboard;
 pub mod input;
 pub mod integrity;
+pub mod shell;
 pub mod window;
 
 use deskhand_core::error::Error;
