@@ -37,7 +37,7 @@ use crate::display::{display_rects, screen};
 use crate::ending::{GRACES, KillRefused, Processes, end};
 use crate::errors::{AxError, Request, classify};
 use crate::handle::{Handle, Step};
-use crate::keys::{KeyEvent, Layouts, TextPiece, chord_events, modifier, text_pieces};
+use crate::keys::{KeyEvent, Layouts, TYPE_GAP, chord_events, modifier, typing_events};
 use crate::permissions::{Permission, missing};
 use crate::roles::role;
 use crate::tree::{Limits, NODE_BUDGET, hash_of, read_tree, to_node};
@@ -652,20 +652,22 @@ impl MacBackend {
 
 /// Posts key events on the blocking pool, one gap apart; fails before sending anything when the
 /// permission is missing, since macOS drops the events of an untrusted process in silence.
+/// `gap` follows each key's release, [`EVENT_GAP`] each press.
 async fn post_keys(
     what: &'static str,
-    events: Vec<(KeyEvent, Option<String>)>,
+    events: Vec<KeyEvent>,
+    gap: Duration,
     total: usize,
     unit: &'static str,
 ) -> Result<InputOutcome> {
     require(Permission::Accessibility)?;
     blocking(what, Request::Change, move || {
         let before = frontmost_pid();
-        for (event, text) in &events {
-            quartz::key(event, text.as_deref()).map_err(|reason| {
+        for event in &events {
+            quartz::key(event).map_err(|reason| {
                 Error::platform(format!("{what} stopped: {reason}")).after_sending()
             })?;
-            std::thread::sleep(EVENT_GAP);
+            std::thread::sleep(if event.down { EVENT_GAP } else { gap });
         }
         if frontmost_pid() != before {
             return Ok(InputOutcome::Partial(Partial {
@@ -744,29 +746,23 @@ impl Input for MacBackend {
             let chord_events = chord_events(chord, &layout).map_err(|err| {
                 Error::bad_argument(format!("\"{written}\" cannot be pressed: {err}"))
             })?;
-            events.extend(chord_events.into_iter().map(|e| (e, None)));
+            events.extend(chord_events);
         }
-        post_keys("Pressing keys", events, keys.chords().len(), "key chords").await
+        let chords = keys.chords().len();
+        post_keys("Pressing keys", events, EVENT_GAP, chords, "key chords").await
     }
 
     async fn type_text(&self, text: &str) -> Result<InputOutcome> {
-        let mut events = Vec::new();
-        for piece in text_pieces(text) {
-            let (code, unicode) = match piece {
-                TextPiece::Unicode(run) => (0, Some(run)),
-                TextPiece::Key(code) => (code, None),
-            };
-            for down in [true, false] {
-                let event = KeyEvent {
-                    code,
-                    down,
-                    flags: 0,
-                    unicode: None,
-                };
-                events.push((event, unicode.clone()));
-            }
-        }
-        post_keys("Typing", events, text.chars().count(), "characters").await
+        let layout = keyboard::key_table(&self.layouts);
+        let events = typing_events(text, &layout);
+        post_keys(
+            "Typing",
+            events,
+            TYPE_GAP,
+            text.chars().count(),
+            "characters",
+        )
+        .await
     }
 }
 
