@@ -87,7 +87,9 @@ pub fn run<T: Send + 'static>(work: impl FnOnce() -> T + Send + 'static) -> Resu
 
 #[cfg(test)]
 mod tests {
-    use windows::Win32::System::Com::{APTTYPE, APTTYPE_STA, APTTYPEQUALIFIER, CoGetApartmentType};
+    use windows::Win32::System::Com::{
+        APTTYPE, APTTYPE_MAINSTA, APTTYPE_STA, APTTYPEQUALIFIER, CoGetApartmentType,
+    };
 
     use super::*;
 
