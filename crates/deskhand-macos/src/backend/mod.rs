@@ -81,6 +81,18 @@ impl MacBackend {
     }
 }
 
+/// Both permissions as this process has them now, without a prompt.
+pub fn permissions() -> [crate::permissions::PermissionStatus; 2] {
+    use crate::permissions::PermissionStatus;
+    [
+        PermissionStatus::of(Permission::Accessibility, ax::trusted(false)),
+        PermissionStatus::of(
+            Permission::ScreenRecording,
+            CGPreflightScreenCaptureAccess(),
+        ),
+    ]
+}
+
 fn require(permission: Permission) -> Result<()> {
     let granted = match permission {
         Permission::Accessibility => ax::trusted(false),
