@@ -41,7 +41,9 @@ use crate::keys::{KeyEvent, Layouts, TYPE_GAP, chord_events, modifier, typing_ev
 use crate::permissions::{Permission, missing};
 use crate::roles::role;
 use crate::tree::{Limits, NODE_BUDGET, hash_of, read_tree, to_node};
-use crate::windows::{AxWindow, CgWindow, is_app_window, match_windows, window_infos};
+use crate::windows::{
+    AxWindow, CgWindow, is_app_window, match_windows, not_in_front, window_infos,
+};
 
 use ax::Element;
 
@@ -347,11 +349,20 @@ impl Windows for MacBackend {
         let (handle, pid) = (window.handle, window.pid);
         blocking("Focusing the window", Request::Change, move || {
             let (element, cg) = window_element(handle, pid)?;
-            let failed = |err| classify(err, Request::Change, "Focusing the window");
-            ax::perform(&element, "AXRaise").map_err(failed)?;
+            // Every way is tried, and the result checked: each one alone fails somewhere.
             let app = ax::application(cg.pid);
-            ax::set_bool(&app, "AXFrontmost", true).map_err(failed)?;
-            ax::set_bool(&element, "AXMain", true).map_err(failed)?;
+            let steps = [
+                (
+                    "app activation",
+                    libc::pid_t::try_from(cg.pid).is_ok_and(appkit::activate),
+                ),
+                ("AXRaise", ax::perform(&element, "AXRaise").is_ok()),
+                ("AXMain", ax::set_bool(&element, "AXMain", true).is_ok()),
+                (
+                    "AXFrontmost",
+                    ax::set_bool(&app, "AXFrontmost", true).is_ok(),
+                ),
+            ];
             let until = Instant::now() + Duration::from_secs(1);
             while Instant::now() < until {
                 if frontmost_pid() == Some(cg.pid) {
@@ -359,11 +370,7 @@ impl Windows for MacBackend {
                 }
                 std::thread::sleep(Duration::from_millis(25));
             }
-            Err(Error::platform(format!(
-                "{} did not come to the front within a second; macOS may refuse to switch apps                  while another one holds a modal dialog: observe the screen and try again",
-                cg.owner
-            ))
-            .after_sending())
+            Err(Error::platform(not_in_front(&cg.owner, &steps)).after_sending())
         })
         .await
     }
