@@ -40,7 +40,7 @@ use crate::handle::{Handle, Step};
 use crate::keys::{KeyEvent, Layouts, TYPE_GAP, chord_events, modifier, typing_events};
 use crate::permissions::{Permission, missing};
 use crate::roles::role;
-use crate::tree::{Limits, NODE_BUDGET, hash_of, read_tree, to_node};
+use crate::tree::{Limits, NODE_BUDGET, hash_of, read_tree, to_node, web_content_pending};
 use crate::windows::{
     AxWindow, CgWindow, is_app_window, match_windows, not_in_front, window_infos,
 };
@@ -282,6 +282,32 @@ fn with_menu_bar(tree: &mut Tree, window: &Handle, limits: Limits) {
     tree.root.children.insert(0, bar.root);
 }
 
+/// The apps whose web accessibility was switched on, by pid.
+static SWITCHED_ON: Mutex<Vec<u32>> = Mutex::new(Vec::new());
+/// How often, and how far apart, a page found empty just after the switch is read again.
+const WEB_LOOKS: usize = 4;
+const WEB_LOOK_GAP: Duration = Duration::from_millis(250);
+
+/// Chromium and Electron apps (Chrome, VS Code, Slack) build their accessibility tree only
+/// when an assistive client asks: `AXManualAccessibility` on the application element is that
+/// request (other apps answer that they have no such attribute). Done once an app, as Cua
+/// Driver does; says whether this was the first time.
+fn switch_on_web_accessibility(pid: u32) -> bool {
+    let mut switched = SWITCHED_ON
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    if switched.contains(&pid) {
+        return false;
+    }
+    // Pids are reused once an app is gone: only recent ones are remembered.
+    if switched.len() >= 256 {
+        switched.remove(0);
+    }
+    switched.push(pid);
+    let _ = ax::set_bool(&ax::application(pid), "AXManualAccessibility", true);
+    true
+}
+
 /// The element's node as an observation shows it, children aside.
 fn node_of(element: &Element) -> std::result::Result<deskhand_core::model::Node, AxError> {
     let mut attributes = ax::attributes(element)?;
@@ -454,14 +480,27 @@ impl Accessibility for MacBackend {
                 nodes: NODE_BUDGET,
                 deadline: started + TREE_DEADLINE,
             };
-            let mut tree = read_tree(
-                &ax::Reader,
-                &root,
-                attributes,
-                root_handle.clone(),
-                clip,
-                limits,
-            );
+            let first_look = switch_on_web_accessibility(cg.pid);
+            let mut looks = 0;
+            let mut tree = loop {
+                let tree = read_tree(
+                    &ax::Reader,
+                    &root,
+                    attributes.clone(),
+                    root_handle.clone(),
+                    clip,
+                    limits,
+                );
+                looks += 1;
+                if !(first_look && looks < WEB_LOOKS && web_content_pending(&tree.root)) {
+                    break tree;
+                }
+                if looks == 1 {
+                    // Some Chromium builds answer only the older switch.
+                    let _ = ax::set_bool(&ax::application(cg.pid), "AXEnhancedUserInterface", true);
+                }
+                std::thread::sleep(WEB_LOOK_GAP);
+            };
             with_menu_bar(&mut tree, &root_handle, limits);
             Ok(tree)
         })

@@ -261,6 +261,14 @@ impl Left {
     }
 }
 
+/// Whether a web page in the tree has nothing in it yet: Chromium and Electron build their tree
+/// only once an assistive client switches it on (`AXManualAccessibility`), so a walk right
+/// after that may find the page empty, and is worth doing again shortly.
+pub fn web_content_pending(node: &Node) -> bool {
+    (node.role == Role::Document && node.children.is_empty())
+        || node.children.iter().any(web_content_pending)
+}
+
 /// Whether only the visible rows of the element are read: a table or outline creates its rows
 /// on demand, so all of them would be work without end. A column browser lists its columns.
 fn rows_only(ax_role: &str, role: Role) -> bool {

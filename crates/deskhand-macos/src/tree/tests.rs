@@ -535,3 +535,21 @@ fn a_menu_bar_reads_its_items_and_only_the_open_menu() {
         reader.log.borrow()
     );
 }
+
+#[test]
+fn an_empty_web_page_asks_for_another_look_and_a_full_one_does_not() {
+    let (tree, _) = walk("safari_form");
+    assert!(!web_content_pending(&tree.root));
+    let mut page = dump("safari_form");
+    fn empty_pages(element: &mut Value) {
+        if element["AXRole"] == "AXWebArea" {
+            element["AXChildren"] = Value::Array(Vec::new());
+        }
+        if let Some(children) = element.get_mut("AXChildren").and_then(Value::as_array_mut) {
+            children.iter_mut().for_each(empty_pages);
+        }
+    }
+    empty_pages(&mut page["root"]);
+    let reader = Recorded::new(&page);
+    assert!(web_content_pending(&walk_with(&reader, limits()).root));
+}
