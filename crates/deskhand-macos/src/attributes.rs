@@ -18,14 +18,18 @@ pub enum AxValue {
         width: f64,
         height: f64,
     },
-    /// Anything else (an element, an array, a URL, a range): not shown as a value.
+    /// An array, by its length: of `AXChildren`, how many children there are.
+    Count(usize),
+    /// Anything else (an element, a URL, a range): not shown as a value.
     Other,
 }
 
 /// The attributes read in one `AXUIElementCopyMultipleAttributeValues` call, in this order. The
 /// value is not among them: a password's value must never be read, and which element is a
-/// password is known only once its subrole has come back.
-pub const BATCH: [&str; 10] = [
+/// password is known only once its subrole has come back. `AXChildren` tells how many children
+/// there are, so a leaf is never asked for them; `AXIndex` is a row's place in its table, which
+/// its handle keeps.
+pub const BATCH: [&str; 12] = [
     "AXRole",
     "AXSubrole",
     "AXTitle",
@@ -36,6 +40,8 @@ pub const BATCH: [&str; 10] = [
     "AXFocused",
     "AXSelected",
     "AXExpanded",
+    "AXChildren",
+    "AXIndex",
 ];
 
 /// One element's attributes; `None` where the element has no such attribute or no value.
@@ -51,6 +57,10 @@ pub struct Attributes {
     pub focused: Option<bool>,
     pub selected: Option<bool>,
     pub expanded: Option<bool>,
+    /// How many `AXChildren` it has; `None` where it has no such attribute (a leaf).
+    pub children: Option<usize>,
+    /// A table's or outline's row: its `AXIndex`.
+    pub index: Option<usize>,
     /// Read apart from the batch, and only where [`crate::roles::shows_value`] says so.
     pub value: Option<AxValue>,
 }
@@ -86,6 +96,14 @@ impl Attributes {
             focused: flag(7),
             selected: flag(8),
             expanded: flag(9),
+            children: match at(10) {
+                Some(AxValue::Count(n)) => Some(n),
+                _ => None,
+            },
+            index: match at(11) {
+                Some(AxValue::Number(n)) if n >= 0.0 => Some(n as usize),
+                _ => None,
+            },
             value: None,
         }
     }

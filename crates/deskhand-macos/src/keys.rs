@@ -300,57 +300,42 @@ pub fn chord_events(chord: &Chord, layout: &KeyTable) -> Result<Vec<KeyEvent>, N
     Ok(events)
 }
 
-/// UTF-16 units one `CGEventKeyboardSetUnicodeString` event carries: longer strings are cut by
-/// the system.
-pub const UNICODE_CHUNK: usize = 20;
+/// The pause after each typed character. Apps read key events one at a time from their queue,
+/// and working typists of macOS (Cua Driver, macbot) send a character every 8–12 ms; faster,
+/// characters are dropped or come out of order.
+pub const TYPE_GAP: std::time::Duration = std::time::Duration::from_millis(10);
 
-/// A piece of typed text.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum TextPiece {
-    /// Characters sent as one key event's Unicode string.
-    Unicode(String),
-    /// A key pressed for a character apps take as a key, not as text (a line break, a tab).
-    Key(u16),
-}
-
-/// `text` in the pieces it is typed in: runs of at most [`UNICODE_CHUNK`] UTF-16 units, never
-/// splitting a character, with Return for each line break and Tab for each tab.
-pub fn text_pieces(text: &str) -> Vec<TextPiece> {
-    let mut pieces = Vec::new();
-    let mut run = String::new();
-    let mut units = 0;
-    let flush = |run: &mut String, units: &mut usize, pieces: &mut Vec<TextPiece>| {
-        if !run.is_empty() {
-            pieces.push(TextPiece::Unicode(std::mem::take(run)));
-        }
-        *units = 0;
-    };
+/// The key events that type `text`, one character per key press: on the key of `layout` that
+/// types it (with Shift where needed), its character also set as the event's Unicode string, so
+/// an app that reads the string and one that reads the key code both get it; a character no key
+/// types goes as the Unicode string alone. A line break is Return, a tab Tab.
+pub fn typing_events(text: &str, layout: &KeyTable) -> Vec<KeyEvent> {
+    let mut events = Vec::new();
     let mut chars = text.chars().peekable();
     while let Some(c) = chars.next() {
-        let key = match c {
-            '\r' => {
-                if chars.peek() == Some(&'\n') {
+        let (code, flags, unicode) = match c {
+            '\r' | '\n' => {
+                if c == '\r' && chars.peek() == Some(&'\n') {
                     chars.next();
                 }
-                Some(0x24)
+                (0x24, 0, None)
             }
-            '\n' => Some(0x24),
-            '\t' => Some(0x30),
-            _ => None,
+            '\t' => (0x30, 0, None),
+            _ => match layout.typing(c) {
+                Some((code, shift)) => (code, if shift { FLAG_SHIFT } else { 0 }, Some(c)),
+                None => (0, 0, Some(c)),
+            },
         };
-        if let Some(code) = key {
-            flush(&mut run, &mut units, &mut pieces);
-            pieces.push(TextPiece::Key(code));
-            continue;
+        for down in [true, false] {
+            events.push(KeyEvent {
+                code,
+                down,
+                flags,
+                unicode,
+            });
         }
-        if units + c.len_utf16() > UNICODE_CHUNK {
-            flush(&mut run, &mut units, &mut pieces);
-        }
-        units += c.len_utf16();
-        run.push(c);
     }
-    flush(&mut run, &mut units, &mut pieces);
-    pieces
+    events
 }
 
 #[cfg(test)]
@@ -601,26 +586,117 @@ mod tests {
     }
 
     #[test]
-    fn text_goes_in_chunks_that_never_split_a_character() {
-        let pieces = text_pieces("Hello, wörld! 😀😀😀😀😀😀😀😀😀\nnext\tcol\r\nend");
-        let Some(TextPiece::Unicode(first)) = pieces.first() else {
-            panic!("{pieces:?}")
-        };
-        assert_eq!(first.encode_utf16().count(), 20);
-        for piece in &pieces {
-            if let TextPiece::Unicode(run) = piece {
-                assert!(run.encode_utf16().count() <= UNICODE_CHUNK, "{run}");
-            }
-        }
-        let joined: String = pieces
+    fn text_is_typed_one_character_an_event_on_the_layouts_keys() {
+        let french = KeyTable::build(azerty);
+        let events = typing_events("aé?😀\r\nz\t", &french);
+        let presses: Vec<(u16, u64, Option<char>)> = events
             .iter()
-            .map(|p| match p {
-                TextPiece::Unicode(run) => run.clone(),
-                TextPiece::Key(0x24) => "⏎".into(),
-                TextPiece::Key(_) => "⇥".into(),
-            })
+            .filter(|e| e.down)
+            .map(|e| (e.code, e.flags, e.unicode))
             .collect();
-        assert_eq!(joined, "Hello, wörld! 😀😀😀😀😀😀😀😀😀⏎next⇥col⏎end");
-        assert!(text_pieces("").is_empty());
+        assert_eq!(
+            presses,
+            [
+                (0x0C, 0, Some('a')),
+                (0x13, 0, Some('é')),
+                (0x2E, FLAG_SHIFT, Some('?')),
+                (0x00, 0, Some('😀')),
+                (0x24, 0, None),
+                (0x0D, 0, Some('z')),
+                (0x30, 0, None),
+            ],
+            "a key where the layout has the character, its string alone where none has it"
+        );
+        assert_eq!(events.len(), 14, "each press is followed by its release");
+        assert!(events.chunks(2).all(|pair| pair[0].down
+            && !pair[1].down
+            && pair[0]
+                == KeyEvent {
+                    down: true,
+                    ..pair[1]
+                }));
+        assert!(typing_events("", &french).is_empty());
+        let gap = TYPE_GAP.as_millis();
+        assert!((8..=12).contains(&gap), "{gap} ms between characters");
+    }
+
+    /// Apple's French (AZERTY) layout, key code by key code: what each key types alone, with
+    /// Shift and with Command, as its published chart places them (written from the chart, not
+    /// captured on a Mac). The number row types signs alone and digits with Shift; Command
+    /// gives the digits too, as shortcuts such as cmd+1 are matched.
+    const FRENCH: &[(u16, char, char)] = &[
+        (0x0C, 'a', 'A'),
+        (0x0D, 'z', 'Z'),
+        (0x0E, 'e', 'E'),
+        (0x0F, 'r', 'R'),
+        (0x11, 't', 'T'),
+        (0x10, 'y', 'Y'),
+        (0x20, 'u', 'U'),
+        (0x22, 'i', 'I'),
+        (0x1F, 'o', 'O'),
+        (0x23, 'p', 'P'),
+        (0x00, 'q', 'Q'),
+        (0x01, 's', 'S'),
+        (0x02, 'd', 'D'),
+        (0x03, 'f', 'F'),
+        (0x05, 'g', 'G'),
+        (0x04, 'h', 'H'),
+        (0x26, 'j', 'J'),
+        (0x28, 'k', 'K'),
+        (0x25, 'l', 'L'),
+        (0x29, 'm', 'M'),
+        (0x06, 'w', 'W'),
+        (0x07, 'x', 'X'),
+        (0x08, 'c', 'C'),
+        (0x09, 'v', 'V'),
+        (0x0B, 'b', 'B'),
+        (0x2D, 'n', 'N'),
+        (0x2E, ',', '?'),
+        (0x2B, ';', '.'),
+        (0x2F, ':', '/'),
+        (0x2C, '=', '+'),
+        (0x12, '&', '1'),
+        (0x13, 'é', '2'),
+        (0x14, '"', '3'),
+        (0x15, '\'', '4'),
+        (0x17, '(', '5'),
+        (0x16, '§', '6'),
+        (0x1A, 'è', '7'),
+        (0x1C, '!', '8'),
+        (0x19, 'ç', '9'),
+        (0x1D, 'à', '0'),
+        (0x1B, ')', '°'),
+        (0x18, '-', '_'),
+        (0x1E, '$', '*'),
+        (0x27, 'ù', '%'),
+        (0x32, '@', '#'),
+        (0x0A, '<', '>'),
+        (0x31, ' ', ' '),
+    ];
+
+    fn french(code: u16, held: Held) -> Option<char> {
+        let &(_, plain, shifted) = FRENCH.iter().find(|key| key.0 == code)?;
+        let digit = shifted.is_ascii_digit();
+        Some(match held {
+            Held::Nothing => plain,
+            Held::Shift | Held::CommandShift => shifted,
+            Held::Command if digit => shifted,
+            Held::Command => plain,
+        })
+    }
+
+    #[test]
+    fn on_the_french_layout_cmd_a_is_the_key_that_types_a_there_not_q() {
+        let table = KeyTable::build(french);
+        assert_eq!(pressed("cmd+a", &table), (0x0C, FLAG_COMMAND, None));
+        assert_eq!(pressed("cmd+q", &table), (0x00, FLAG_COMMAND, None));
+        assert_eq!(pressed("cmd+w", &table), (0x06, FLAG_COMMAND, None));
+        assert_eq!(pressed("cmd+z", &table), (0x0D, FLAG_COMMAND, None));
+        assert_eq!(pressed("cmd+m", &table), (0x29, FLAG_COMMAND, None));
+        assert_eq!(pressed("cmd+1", &table), (0x12, FLAG_COMMAND, None));
+        assert_eq!(pressed("cmd+shift+z", &table).0, 0x0D);
+        assert_eq!(pressed("ctrl+a", &table).0, 0x0C);
+        // The US table, what an unread layout falls back to, would have sent Cmd+Q.
+        assert_eq!(pressed("cmd+a", &KeyTable::us()).0, 0x00);
     }
 }

@@ -26,3 +26,11 @@ pub mod windows;
 
 #[cfg(target_os = "macos")]
 pub use backend::{MacBackend, serve_main_queue_while};
+
+/// The Accessibility and Screen Recording permissions as this process has them now, each with
+/// the sentence that says how to grant it when it is missing; asks macOS without prompting the
+/// user. For `deskhand doctor`.
+#[cfg(target_os = "macos")]
+pub fn permissions() -> [permissions::PermissionStatus; 2] {
+    backend::permissions()
+}

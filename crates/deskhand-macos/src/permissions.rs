@@ -58,9 +58,38 @@ pub fn missing(permission: Permission) -> String {
     )
 }
 
+/// One permission as `deskhand doctor` reports it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PermissionStatus {
+    pub permission: Permission,
+    pub granted: bool,
+    /// What to do about it, as a sentence; `None` when it is granted.
+    pub fix: Option<String>,
+}
+
+impl PermissionStatus {
+    pub fn of(permission: Permission, granted: bool) -> PermissionStatus {
+        PermissionStatus {
+            permission,
+            granted,
+            fix: (!granted).then(|| missing(permission)),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_missing_permission_carries_its_fix_and_a_granted_one_none() {
+        let missing = PermissionStatus::of(Permission::ScreenRecording, false);
+        assert!(missing.fix.unwrap().contains("Screen Recording"));
+        assert_eq!(
+            PermissionStatus::of(Permission::Accessibility, true).fix,
+            None
+        );
+    }
 
     #[test]
     fn each_message_names_its_pane_and_the_restart() {

@@ -121,9 +121,49 @@ pub fn window_infos(
         .collect()
 }
 
+/// The error when a window did not come to the front: every way was tried (activating the app
+/// as the Dock does, raising the window, making it main), and `steps` says which the system
+/// refused, so the reason is not guessed.
+pub fn not_in_front(owner: &str, steps: &[(&str, bool)]) -> String {
+    let refused: Vec<&str> = steps
+        .iter()
+        .filter(|(_, done)| !done)
+        .map(|(name, _)| *name)
+        .collect();
+    let tried = if refused.is_empty() {
+        "every request was accepted".to_owned()
+    } else {
+        format!("refused: {}", refused.join(", "))
+    };
+    format!(
+        "{owner} did not come to the front within a second ({tried}); nothing was typed or \
+         clicked. macOS may refuse to switch apps while another one holds a modal dialog or \
+         the user is typing: observe the screen, then try again or click into the window"
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_window_left_behind_says_which_requests_macos_refused() {
+        let message = not_in_front(
+            "TextEdit",
+            &[
+                ("app activation", false),
+                ("AXRaise", true),
+                ("AXMain", false),
+            ],
+        );
+        assert!(
+            message.starts_with("TextEdit did not come to the front")
+                && message.contains("refused: app activation, AXMain")
+                && message.contains("nothing was typed"),
+            "{message}"
+        );
+        assert!(not_in_front("Mail", &[("AXRaise", true)]).contains("every request was accepted"));
+    }
 
     fn frame(x: f64, y: f64, width: f64, height: f64) -> FrameF {
         FrameF {

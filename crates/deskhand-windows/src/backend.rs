@@ -286,10 +286,7 @@ impl Clipboard for WindowsBackend {
 
 impl Apps for WindowsBackend {
     async fn installed(&self) -> Result<Vec<InstalledApp>> {
-        blocking("Listing the installed apps", DEADLINE, || {
-            Ok(apps::installed())
-        })
-        .await
+        blocking("Listing the installed apps", DEADLINE, apps::installed).await
     }
 
     async fn installed_gaps(&self) -> Vec<String> {

@@ -8,6 +8,7 @@
 pub mod keymap;
 pub mod packaged;
 pub mod uia;
+pub mod uipi;
 
 #[cfg(windows)]
 mod backend;
@@ -16,3 +17,22 @@ mod win32;
 
 #[cfg(windows)]
 pub use backend::WindowsBackend;
+
+/// Whether UI Automation can be used here, for `deskhand doctor`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum UiAutomation {
+    Available,
+    /// It cannot: `fix` says why and what to do instead, as a sentence.
+    Unavailable {
+        fix: String,
+    },
+}
+
+/// Makes deskhand's UI Automation client (as `observe` does) and says whether that worked.
+#[cfg(windows)]
+pub fn ui_automation_available() -> UiAutomation {
+    match uia::com::available() {
+        Ok(()) => UiAutomation::Available,
+        Err(fix) => UiAutomation::Unavailable { fix },
+    }
+}

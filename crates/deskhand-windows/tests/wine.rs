@@ -60,11 +60,16 @@ struct Fixture {
 
 impl Fixture {
     fn start(title: &str, at: (i32, i32)) -> Fixture {
+        Fixture::start_with(title, at, &[])
+    }
+
+    fn start_with(title: &str, at: (i32, i32), extra: &[&str]) -> Fixture {
         let log = scratch().join(format!("{}.log", title.replace(' ', "-")));
         let _ = std::fs::remove_file(&log);
         let child = wine("deskhand-fixture.exe")
             .args(["--log", &windows_path(&log), "--title", title, "--at"])
             .arg(format!("{},{}", at.0, at.1))
+            .args(extra)
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
@@ -700,5 +705,64 @@ async fn the_cli_keeps_its_session_under_localappdata_and_policy_kill_switch_aud
     assert!(
         audit.lines().any(|line| line.contains("\"click\"")),
         "{audit}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+#[ignore = "needs the Windows build under Wine: run scripts/wine-test"]
+async fn observe_asks_a_chromium_renderer_for_its_accessibility_once() {
+    let fixture = Fixture::start("Renderer Fixture", (160, 160));
+    let mcp = Mcp::start().await;
+    let window = mcp.window("Renderer Fixture").await;
+    let asked = |fixture: &Fixture| {
+        fixture
+            .lines()
+            .iter()
+            .filter(|line| *line == "getobject objid=1")
+            .count()
+    };
+    for _ in 0..2 {
+        // Wine 8 has no UI Automation, so the tree itself fails; the question went out before.
+        let reply = mcp
+            .call(json!({"action": "observe", "target": window.id}))
+            .await;
+        assert_eq!(reply.is_error, Some(true), "{}", text_of(&reply));
+    }
+    fixture.wait_for("WM_GETOBJECT at the renderer", |line| {
+        line == "getobject objid=1"
+    });
+    assert_eq!(
+        asked(&fixture),
+        1,
+        "a renderer is asked once, not at every observe: {:?}",
+        fixture.lines()
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+#[ignore = "needs the Windows build under Wine: run scripts/wine-test"]
+async fn a_store_apps_frame_is_listed_as_the_app_inside_it() {
+    let fixture = Fixture::start_with("Store Fixture", (180, 180), &["--frame-host"]);
+    let core = fixture.wait_for("the app's window inside the frame", |line| {
+        line.starts_with("core pid=")
+    });
+    let frame_host = fixture.wait_for("the frame", |line| line.starts_with("ready "));
+    let core_pid: u64 = core["core pid=".len()..].parse().expect("a pid");
+    let frame_pid: u64 = frame_host
+        .rsplit_once("pid=")
+        .and_then(|(_, pid)| pid.parse().ok())
+        .expect("the frame's pid");
+    assert_ne!(core_pid, frame_pid);
+    let mcp = Mcp::start().await;
+    mcp.window("Store Fixture").await;
+    // Apps are the windows grouped by process: the frame's window counts for the app inside.
+    let reply = mcp.call(json!({"action": "apps"})).await;
+    let structured = reply.structured_content.expect("structured content");
+    let apps = structured["apps"].as_array().expect("an app list");
+    let pids: Vec<u64> = apps.iter().filter_map(|a| a["pid"].as_u64()).collect();
+    assert!(
+        pids.contains(&core_pid) && !pids.contains(&frame_pid),
+        "the window is the app's (pid {core_pid}), not the frame host's (pid {frame_pid}): {}",
+        text_of_value(&structured)
     );
 }

@@ -2,7 +2,9 @@
 
 use std::path::Path;
 
-use objc2_app_kit::{NSPasteboard, NSPasteboardTypeString, NSRunningApplication};
+use objc2_app_kit::{
+    NSApplicationActivationOptions, NSPasteboard, NSPasteboardTypeString, NSRunningApplication,
+};
 use objc2_foundation::{NSBundle, NSString};
 
 use crate::apps::Bundle;
@@ -74,4 +76,16 @@ pub fn write_pasteboard(text: &str) -> bool {
 pub fn ask_to_quit(pid: libc::pid_t) -> bool {
     NSRunningApplication::runningApplicationWithProcessIdentifier(pid)
         .is_some_and(|app| app.terminate())
+}
+
+/// Activates the app with process `pid` as the Dock does, all its windows in front; false when
+/// no app has that pid or macOS refused.
+pub fn activate(pid: libc::pid_t) -> bool {
+    // Ignoring other apps is what a background process needs before macOS 14; from 14 on the
+    // system ignores the flag and decides itself, which the caller checks.
+    #[allow(deprecated)]
+    let options = NSApplicationActivationOptions::ActivateAllWindows
+        | NSApplicationActivationOptions::ActivateIgnoringOtherApps;
+    NSRunningApplication::runningApplicationWithProcessIdentifier(pid)
+        .is_some_and(|app| app.activateWithOptions(options))
 }

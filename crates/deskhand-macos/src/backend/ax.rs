@@ -15,7 +15,7 @@ use objc2_core_foundation::{
 use crate::attributes::{Attributes, AxValue, BATCH};
 use crate::errors::AxError;
 use crate::handle::Step;
-use crate::tree::{AxReader, ChildList, Children};
+use crate::tree::{AxReader, Children};
 
 /// How long one request to an application may take before the API gives up on it
 /// (`kAXErrorCannotComplete`): the bound on what a hung app costs each call.
@@ -95,6 +95,9 @@ pub fn plain(value: &CFType) -> Option<AxValue> {
     }
     if let Some(number) = value.downcast_ref::<CFNumber>() {
         return Some(number.as_f64().map_or(AxValue::Other, AxValue::Number));
+    }
+    if let Some(array) = value.downcast_ref::<CFArray>() {
+        return Some(AxValue::Count(array.len()));
     }
     if let Some(ax) = value.downcast_ref::<AXValue>() {
         // SAFETY: each read names the type it fills and a buffer of that type.
@@ -313,33 +316,10 @@ impl AxReader for Reader {
         value_of(element, "AXValue")
     }
 
-    fn children(&self, element: &Element, which: Children) -> Result<ChildList<Element>, AxError> {
+    fn children(&self, element: &Element, which: Children) -> Result<Vec<Element>, AxError> {
         match which {
-            Children::All { max } => {
-                let total = count(element, "AXChildren")?;
-                let children = elements(element, "AXChildren", 0, max.min(total))?;
-                Ok(ChildList {
-                    children: children
-                        .into_iter()
-                        .enumerate()
-                        .map(|(i, child)| (Step::Child(i), child))
-                        .collect(),
-                    total: Some(total),
-                })
-            }
-            Children::VisibleRows => {
-                let rows = all(element, "AXVisibleRows")?;
-                let mut children = Vec::with_capacity(rows.len());
-                for row in rows {
-                    if let Some(AxValue::Number(index)) = value_of(&row, "AXIndex")? {
-                        children.push((Step::Row(index as usize), row));
-                    }
-                }
-                Ok(ChildList {
-                    children,
-                    total: None,
-                })
-            }
+            Children::All { max } => elements(element, "AXChildren", 0, max),
+            Children::VisibleRows => all(element, "AXVisibleRows"),
         }
     }
 

@@ -15,7 +15,7 @@ use std::time::Duration;
 
 use dispatch2::DispatchQueue;
 use objc2::MainThreadMarker;
-use objc2_core_foundation::{CFData, CFRetained, CFString, CFType};
+use objc2_core_foundation::{CFData, CFRetained, CFRunLoop, CFString, CFType};
 use objc2_core_graphics::CGEvent;
 
 use crate::keys::{Held, KeyTable, Layouts};
@@ -167,10 +167,12 @@ pub fn prepare(layouts: &Mutex<Layouts>) {
     }
 }
 
-/// Runs `program` on a thread of its own while the main thread serves the main dispatch queue,
-/// which Text Input Sources are asked on: a keyboard layout switched during a long MCP session
-/// is then read again before the next chord, instead of the one read at connect standing. Ends
-/// the process with the program's exit code.
+/// Runs `program` on a thread of its own while the main thread runs the main run loop, which
+/// serves the main dispatch queue there, on the main thread itself: Text Input Sources are
+/// asked through it, so a keyboard layout switched during a long MCP session is read again
+/// before the next chord. (`dispatch_main` would serve the queue too, but it ends the main
+/// thread and the queue then runs on worker threads, where the layout cannot be asked; the
+/// crate's clippy.toml forbids it.) Ends the process with the program's exit code.
 pub fn serve_main_queue_while(program: fn() -> u8) -> ! {
     let started = std::thread::Builder::new()
         .name("deskhand".into())
@@ -179,7 +181,15 @@ pub fn serve_main_queue_while(program: fn() -> u8) -> ! {
             end(code)
         });
     match started {
-        Ok(_) => dispatch2::dispatch_main(),
+        Ok(_) => {
+            // The main run loop in its default mode is never empty on the main thread (it
+            // stands for the main queue), so this returns only if the system stops it; the
+            // program's thread then goes on, with the layout last read.
+            CFRunLoop::run();
+            loop {
+                std::thread::park();
+            }
+        }
         // No second thread: the program runs here, and the layout read at connect stands.
         Err(_) => end(program()),
     }

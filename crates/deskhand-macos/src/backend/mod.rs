@@ -37,11 +37,13 @@ use crate::display::{display_rects, screen};
 use crate::ending::{GRACES, KillRefused, Processes, end};
 use crate::errors::{AxError, Request, classify};
 use crate::handle::{Handle, Step};
-use crate::keys::{KeyEvent, Layouts, TextPiece, chord_events, modifier, text_pieces};
+use crate::keys::{KeyEvent, Layouts, TYPE_GAP, chord_events, modifier, typing_events};
 use crate::permissions::{Permission, missing};
 use crate::roles::role;
-use crate::tree::{Limits, NODE_BUDGET, hash_of, read_tree, to_node};
-use crate::windows::{AxWindow, CgWindow, is_app_window, match_windows, window_infos};
+use crate::tree::{Limits, NODE_BUDGET, hash_of, read_tree, to_node, web_content_pending};
+use crate::windows::{
+    AxWindow, CgWindow, is_app_window, match_windows, not_in_front, window_infos,
+};
 
 use ax::Element;
 
@@ -79,6 +81,18 @@ impl MacBackend {
         keyboard::prepare(&backend.layouts);
         Ok(backend)
     }
+}
+
+/// Both permissions as this process has them now, without a prompt.
+pub fn permissions() -> [crate::permissions::PermissionStatus; 2] {
+    use crate::permissions::PermissionStatus;
+    [
+        PermissionStatus::of(Permission::Accessibility, ax::trusted(false)),
+        PermissionStatus::of(
+            Permission::ScreenRecording,
+            CGPreflightScreenCaptureAccess(),
+        ),
+    ]
 }
 
 fn require(permission: Permission) -> Result<()> {
@@ -268,6 +282,32 @@ fn with_menu_bar(tree: &mut Tree, window: &Handle, limits: Limits) {
     tree.root.children.insert(0, bar.root);
 }
 
+/// The apps whose web accessibility was switched on, by pid.
+static SWITCHED_ON: Mutex<Vec<u32>> = Mutex::new(Vec::new());
+/// How often, and how far apart, a page found empty just after the switch is read again.
+const WEB_LOOKS: usize = 4;
+const WEB_LOOK_GAP: Duration = Duration::from_millis(250);
+
+/// Chromium and Electron apps (Chrome, VS Code, Slack) build their accessibility tree only
+/// when an assistive client asks: `AXManualAccessibility` on the application element is that
+/// request (other apps answer that they have no such attribute). Done once an app, as Cua
+/// Driver does; says whether this was the first time.
+fn switch_on_web_accessibility(pid: u32) -> bool {
+    let mut switched = SWITCHED_ON
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    if switched.contains(&pid) {
+        return false;
+    }
+    // Pids are reused once an app is gone: only recent ones are remembered.
+    if switched.len() >= 256 {
+        switched.remove(0);
+    }
+    switched.push(pid);
+    let _ = ax::set_bool(&ax::application(pid), "AXManualAccessibility", true);
+    true
+}
+
 /// The element's node as an observation shows it, children aside.
 fn node_of(element: &Element) -> std::result::Result<deskhand_core::model::Node, AxError> {
     let mut attributes = ax::attributes(element)?;
@@ -335,11 +375,20 @@ impl Windows for MacBackend {
         let (handle, pid) = (window.handle, window.pid);
         blocking("Focusing the window", Request::Change, move || {
             let (element, cg) = window_element(handle, pid)?;
-            let failed = |err| classify(err, Request::Change, "Focusing the window");
-            ax::perform(&element, "AXRaise").map_err(failed)?;
+            // Every way is tried, and the result checked: each one alone fails somewhere.
             let app = ax::application(cg.pid);
-            ax::set_bool(&app, "AXFrontmost", true).map_err(failed)?;
-            ax::set_bool(&element, "AXMain", true).map_err(failed)?;
+            let steps = [
+                (
+                    "app activation",
+                    libc::pid_t::try_from(cg.pid).is_ok_and(appkit::activate),
+                ),
+                ("AXRaise", ax::perform(&element, "AXRaise").is_ok()),
+                ("AXMain", ax::set_bool(&element, "AXMain", true).is_ok()),
+                (
+                    "AXFrontmost",
+                    ax::set_bool(&app, "AXFrontmost", true).is_ok(),
+                ),
+            ];
             let until = Instant::now() + Duration::from_secs(1);
             while Instant::now() < until {
                 if frontmost_pid() == Some(cg.pid) {
@@ -347,11 +396,7 @@ impl Windows for MacBackend {
                 }
                 std::thread::sleep(Duration::from_millis(25));
             }
-            Err(Error::platform(format!(
-                "{} did not come to the front within a second; macOS may refuse to switch apps                  while another one holds a modal dialog: observe the screen and try again",
-                cg.owner
-            ))
-            .after_sending())
+            Err(Error::platform(not_in_front(&cg.owner, &steps)).after_sending())
         })
         .await
     }
@@ -435,14 +480,27 @@ impl Accessibility for MacBackend {
                 nodes: NODE_BUDGET,
                 deadline: started + TREE_DEADLINE,
             };
-            let mut tree = read_tree(
-                &ax::Reader,
-                &root,
-                attributes,
-                root_handle.clone(),
-                clip,
-                limits,
-            );
+            let first_look = switch_on_web_accessibility(cg.pid);
+            let mut looks = 0;
+            let mut tree = loop {
+                let tree = read_tree(
+                    &ax::Reader,
+                    &root,
+                    attributes.clone(),
+                    root_handle.clone(),
+                    clip,
+                    limits,
+                );
+                looks += 1;
+                if !(first_look && looks < WEB_LOOKS && web_content_pending(&tree.root)) {
+                    break tree;
+                }
+                if looks == 1 {
+                    // Some Chromium builds answer only the older switch.
+                    let _ = ax::set_bool(&ax::application(cg.pid), "AXEnhancedUserInterface", true);
+                }
+                std::thread::sleep(WEB_LOOK_GAP);
+            };
             with_menu_bar(&mut tree, &root_handle, limits);
             Ok(tree)
         })
@@ -652,20 +710,22 @@ impl MacBackend {
 
 /// Posts key events on the blocking pool, one gap apart; fails before sending anything when the
 /// permission is missing, since macOS drops the events of an untrusted process in silence.
+/// `gap` follows each key's release, [`EVENT_GAP`] each press.
 async fn post_keys(
     what: &'static str,
-    events: Vec<(KeyEvent, Option<String>)>,
+    events: Vec<KeyEvent>,
+    gap: Duration,
     total: usize,
     unit: &'static str,
 ) -> Result<InputOutcome> {
     require(Permission::Accessibility)?;
     blocking(what, Request::Change, move || {
         let before = frontmost_pid();
-        for (event, text) in &events {
-            quartz::key(event, text.as_deref()).map_err(|reason| {
+        for event in &events {
+            quartz::key(event).map_err(|reason| {
                 Error::platform(format!("{what} stopped: {reason}")).after_sending()
             })?;
-            std::thread::sleep(EVENT_GAP);
+            std::thread::sleep(if event.down { EVENT_GAP } else { gap });
         }
         if frontmost_pid() != before {
             return Ok(InputOutcome::Partial(Partial {
@@ -744,29 +804,23 @@ impl Input for MacBackend {
             let chord_events = chord_events(chord, &layout).map_err(|err| {
                 Error::bad_argument(format!("\"{written}\" cannot be pressed: {err}"))
             })?;
-            events.extend(chord_events.into_iter().map(|e| (e, None)));
+            events.extend(chord_events);
         }
-        post_keys("Pressing keys", events, keys.chords().len(), "key chords").await
+        let chords = keys.chords().len();
+        post_keys("Pressing keys", events, EVENT_GAP, chords, "key chords").await
     }
 
     async fn type_text(&self, text: &str) -> Result<InputOutcome> {
-        let mut events = Vec::new();
-        for piece in text_pieces(text) {
-            let (code, unicode) = match piece {
-                TextPiece::Unicode(run) => (0, Some(run)),
-                TextPiece::Key(code) => (code, None),
-            };
-            for down in [true, false] {
-                let event = KeyEvent {
-                    code,
-                    down,
-                    flags: 0,
-                    unicode: None,
-                };
-                events.push((event, unicode.clone()));
-            }
-        }
-        post_keys("Typing", events, text.chars().count(), "characters").await
+        let layout = keyboard::key_table(&self.layouts);
+        let events = typing_events(text, &layout);
+        post_keys(
+            "Typing",
+            events,
+            TYPE_GAP,
+            text.chars().count(),
+            "characters",
+        )
+        .await
     }
 }
 

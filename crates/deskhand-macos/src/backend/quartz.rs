@@ -6,11 +6,11 @@ use objc2_core_foundation::{
 };
 use objc2_core_graphics::{
     CGDataProvider, CGDirectDisplayID, CGDisplayBounds, CGDisplayCopyDisplayMode, CGDisplayMode,
-    CGError, CGEvent, CGEventField, CGEventFlags, CGEventTapLocation, CGEventType,
-    CGGetActiveDisplayList, CGImage, CGMouseButton, CGRectMakeWithDictionaryRepresentation,
-    CGScrollEventUnit, CGWindowImageOption, CGWindowListCopyWindowInfo, CGWindowListOption,
-    kCGWindowAlpha, kCGWindowBounds, kCGWindowLayer, kCGWindowName, kCGWindowNumber,
-    kCGWindowOwnerName, kCGWindowOwnerPID,
+    CGError, CGEvent, CGEventField, CGEventFlags, CGEventSource, CGEventSourceStateID,
+    CGEventTapLocation, CGEventType, CGGetActiveDisplayList, CGImage, CGMouseButton,
+    CGRectMakeWithDictionaryRepresentation, CGScrollEventUnit, CGWindowImageOption,
+    CGWindowListCopyWindowInfo, CGWindowListOption, kCGWindowAlpha, kCGWindowBounds,
+    kCGWindowLayer, kCGWindowName, kCGWindowNumber, kCGWindowOwnerName, kCGWindowOwnerPID,
 };
 
 use deskhand_core::model::{MouseButton, Point, Rect, RgbImage};
@@ -200,16 +200,17 @@ pub fn scroll(vertical: i32, horizontal: i32) -> Result<(), &'static str> {
     Ok(())
 }
 
-/// One key event; with `unicode` it types those characters whatever the key code.
-pub fn key(event: &KeyEvent, unicode: Option<&str>) -> Result<(), &'static str> {
-    let key = CGEvent::new_keyboard_event(None, event.code, event.down).ok_or(NO_EVENT)?;
+/// One key event, from the HID system state source as a keyboard's own events come (events
+/// from no source are taken by some apps as another kind, and dropped); with a character it
+/// types that character whatever the key code.
+pub fn key(event: &KeyEvent) -> Result<(), &'static str> {
+    let source = CGEventSource::new(CGEventSourceStateID::HIDSystemState);
+    let key =
+        CGEvent::new_keyboard_event(source.as_deref(), event.code, event.down).ok_or(NO_EVENT)?;
     // Flags are set on every event, so a modifier the user happens to hold does not join in.
     CGEvent::set_flags(Some(&key), CGEventFlags(event.flags));
-    let text: Option<String> = unicode
-        .map(str::to_owned)
-        .or_else(|| event.unicode.map(String::from));
-    if let Some(text) = text {
-        let units: Vec<u16> = text.encode_utf16().collect();
+    if let Some(c) = event.unicode {
+        let units: Vec<u16> = c.encode_utf16(&mut [0; 2]).to_vec();
         // SAFETY: the pointer and length describe `units`, alive for the call.
         unsafe {
             CGEvent::keyboard_set_unicode_string(Some(&key), units.len() as _, units.as_ptr())

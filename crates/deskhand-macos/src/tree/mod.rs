@@ -29,13 +29,6 @@ pub enum Children {
     VisibleRows,
 }
 
-/// Children as the reader found them: each with the step that reaches it again.
-pub struct ChildList<E> {
-    pub children: Vec<(Step, E)>,
-    /// How many there are in all, where the reader could count them without reading them.
-    pub total: Option<usize>,
-}
-
 /// What the walk asks of the Accessibility API, one element at a time.
 pub trait AxReader {
     type Element;
@@ -43,11 +36,12 @@ pub trait AxReader {
     fn attributes(&self, element: &Self::Element) -> Result<Attributes, AxError>;
     /// `AXValue` alone; never asked of a password.
     fn value(&self, element: &Self::Element) -> Result<Option<AxValue>, AxError>;
+    /// The children asked for, in order; a row's step comes from its own batch (`AXIndex`).
     fn children(
         &self,
         element: &Self::Element,
         which: Children,
-    ) -> Result<ChildList<Self::Element>, AxError>;
+    ) -> Result<Vec<Self::Element>, AxError>;
     /// The element's `AXUIElementCopyActionNames`.
     fn action_names(&self, element: &Self::Element) -> Result<Vec<String>, AxError>;
 }
@@ -136,8 +130,8 @@ impl<R: AxReader> Walk<'_, R> {
         {
             node.actions = names.iter().map(|n| core_action_name(n)).collect();
         }
-        if visible && self.opens(&ax_role, &attributes) {
-            node.children = self.children(element, &ax_role, &handle, role);
+        if visible && self.opens(&ax_role, role, &attributes) {
+            node.children = self.children(element, &ax_role, &handle, role, &attributes);
         }
         if node.name.is_empty() && (role.is_control() || role == Role::Heading) {
             node.name = words_of_labels(&node.children);
@@ -145,9 +139,13 @@ impl<R: AxReader> Walk<'_, R> {
         node
     }
 
-    /// Whether the element's children are read: a closed menu's items are not shown, and an
-    /// application builds them anew each time they are asked for.
-    fn opens(&self, ax_role: &str, attributes: &Attributes) -> bool {
+    /// Whether the element's children are read: a leaf (no `AXChildren`, or none in it) is not
+    /// asked for them; a closed menu's items are not shown, and an application builds them
+    /// anew each time they are asked for.
+    fn opens(&self, ax_role: &str, role: Role, attributes: &Attributes) -> bool {
+        if !rows_only(ax_role, role) && attributes.children.unwrap_or(0) == 0 {
+            return false;
+        }
         match ax_role {
             "AXMenuBarItem" => attributes.selected == Some(true),
             // Columns repeat the cells their table's rows already hold.
@@ -162,27 +160,33 @@ impl<R: AxReader> Walk<'_, R> {
         ax_role: &str,
         handle: &Handle,
         role: Role,
+        attributes: &Attributes,
     ) -> Vec<Node> {
         if self.stopped() {
             return Vec::new();
         }
-        let which = if matches!(role, Role::Table | Role::Tree) && ax_role != "AXBrowser" {
+        let rows = rows_only(ax_role, role);
+        let total = attributes.children.unwrap_or(0);
+        let which = if rows {
             Children::VisibleRows
         } else {
-            Children::All { max: MAX_CHILDREN }
+            // Never more than there are: the API may refuse a range past the end.
+            Children::All {
+                max: MAX_CHILDREN.min(total),
+            }
         };
-        let list = match self.reader.children(element, which) {
-            Ok(list) => list,
+        let children = match self.reader.children(element, which) {
+            Ok(children) => children,
             Err(err) => {
                 self.note_failure(&err);
                 return Vec::new();
             }
         };
-        if let Some(total) = list.total {
-            self.left.children += total.saturating_sub(list.children.len());
+        if !rows {
+            self.left.children += total.saturating_sub(children.len());
         }
-        let mut nodes = Vec::with_capacity(list.children.len());
-        for (step, child) in list.children {
+        let mut nodes = Vec::with_capacity(children.len());
+        for (i, child) in children.into_iter().enumerate() {
             if self.stopped() {
                 break;
             }
@@ -192,6 +196,12 @@ impl<R: AxReader> Walk<'_, R> {
                     self.note_failure(&err);
                     continue;
                 }
+            };
+            let step = match (rows, attributes.index) {
+                (false, _) => Step::Child(i),
+                (true, Some(index)) => Step::Row(index),
+                // A row that does not say its index cannot be reached again.
+                (true, None) => continue,
             };
             self.read += 1;
             let hash = hash_of(&attributes);
@@ -249,6 +259,20 @@ impl Left {
         }
         (!parts.is_empty()).then(|| parts.join("; "))
     }
+}
+
+/// Whether a web page in the tree has nothing in it yet: Chromium and Electron build their tree
+/// only once an assistive client switches it on (`AXManualAccessibility`), so a walk right
+/// after that may find the page empty, and is worth doing again shortly.
+pub fn web_content_pending(node: &Node) -> bool {
+    (node.role == Role::Document && node.children.is_empty())
+        || node.children.iter().any(web_content_pending)
+}
+
+/// Whether only the visible rows of the element are read: a table or outline creates its rows
+/// on demand, so all of them would be work without end. A column browser lists its columns.
+fn rows_only(ax_role: &str, role: Role) -> bool {
+    matches!(role, Role::Table | Role::Tree) && ax_role != "AXBrowser"
 }
 
 /// The words of the static texts directly inside an element: a web link or button names

@@ -40,6 +40,7 @@ fn ax_value(value: &Value) -> Option<AxValue> {
             width: o["w"].as_f64()?,
             height: o["h"].as_f64()?,
         },
+        Value::Array(items) => AxValue::Count(items.len()),
         _ => AxValue::Other,
     })
 }
@@ -80,44 +81,21 @@ impl<'a> AxReader for Recorded<'a> {
         Ok(element.get("AXValue").and_then(ax_value))
     }
 
-    fn children(
-        &self,
-        element: &&'a Value,
-        which: Children,
-    ) -> Result<ChildList<&'a Value>, AxError> {
-        let empty: &'static [Value] = &[];
-        match which {
-            Children::All { max } => {
-                self.ask("children", element)?;
-                let all = element
-                    .get("AXChildren")
-                    .and_then(Value::as_array)
-                    .map_or(empty, Vec::as_slice);
-                Ok(ChildList {
-                    children: all
-                        .iter()
-                        .take(max)
-                        .enumerate()
-                        .map(|(i, child)| (Step::Child(i), child))
-                        .collect(),
-                    total: Some(all.len()),
-                })
-            }
-            Children::VisibleRows => {
-                self.ask("rows", element)?;
-                let rows = element
-                    .get("AXVisibleRows")
-                    .and_then(Value::as_array)
-                    .map_or(empty, Vec::as_slice);
-                Ok(ChildList {
-                    children: rows
-                        .iter()
-                        .map(|row| (Step::Row(row["AXIndex"].as_u64().unwrap() as usize), row))
-                        .collect(),
-                    total: None,
-                })
-            }
-        }
+    fn children(&self, element: &&'a Value, which: Children) -> Result<Vec<&'a Value>, AxError> {
+        let (what, key) = match which {
+            Children::All { .. } => ("children", "AXChildren"),
+            Children::VisibleRows => ("rows", "AXVisibleRows"),
+        };
+        self.ask(what, element)?;
+        let all = element
+            .get(key)
+            .and_then(Value::as_array)
+            .map_or(&[][..], Vec::as_slice);
+        let max = match which {
+            Children::All { max } => max,
+            Children::VisibleRows => usize::MAX,
+        };
+        Ok(all.iter().take(max).collect())
     }
 
     fn action_names(&self, element: &&'a Value) -> Result<Vec<String>, AxError> {
@@ -404,6 +382,32 @@ fn the_node_budget_and_a_stalled_app_end_the_walk_with_a_partial_note() {
 }
 
 #[test]
+fn a_leaf_costs_one_batch_and_is_never_asked_for_children_nor_counted_unreadable() {
+    let (tree, log) = walk("calculator");
+    let seven = find(&tree.root, Role::Button, "seven");
+    assert!(seven.children.is_empty());
+    assert!(
+        !log.iter()
+            .any(|l| l.starts_with("children AXButton") || l.starts_with("children AXStaticText")),
+        "a leaf's children are known from its batch: {log:?}"
+    );
+    assert_eq!(
+        log.iter()
+            .filter(|l| l.as_str() == "batch AXButton[seven]")
+            .count(),
+        1
+    );
+    assert_eq!(
+        log.iter()
+            .filter(|l| l.ends_with("AXButton[seven]"))
+            .count(),
+        1,
+        "one request for a button: {log:?}"
+    );
+    assert_eq!(tree.partial, None, "no leaf counts as unreadable");
+}
+
+#[test]
 fn a_long_child_list_is_cut_and_counted() {
     let items: Vec<Value> = (0..MAX_CHILDREN + 20)
         .map(|i| {
@@ -530,4 +534,22 @@ fn a_menu_bar_reads_its_items_and_only_the_open_menu() {
         "a closed menu is not asked for: {:?}",
         reader.log.borrow()
     );
+}
+
+#[test]
+fn an_empty_web_page_asks_for_another_look_and_a_full_one_does_not() {
+    let (tree, _) = walk("safari_form");
+    assert!(!web_content_pending(&tree.root));
+    let mut page = dump("safari_form");
+    fn empty_pages(element: &mut Value) {
+        if element["AXRole"] == "AXWebArea" {
+            element["AXChildren"] = Value::Array(Vec::new());
+        }
+        if let Some(children) = element.get_mut("AXChildren").and_then(Value::as_array_mut) {
+            children.iter_mut().for_each(empty_pages);
+        }
+    }
+    empty_pages(&mut page["root"]);
+    let reader = Recorded::new(&page);
+    assert!(web_content_pending(&walk_with(&reader, limits()).root));
 }

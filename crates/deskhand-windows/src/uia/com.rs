@@ -1,12 +1,14 @@
-//! The COM shell around the translation: one UI Automation client per call in the
-//! multithreaded apartment, one cached walk per window (every property of the subtree in one
-//! cross-process round trip), element actions through their patterns. Wine 8 has no
+//! The COM shell around the translation: one UI Automation client for the process in the
+//! multithreaded apartment, a walk of each window one cache request per element within a
+//! budget (`walk`), the live elements of each window's last walk kept for the calls that
+//! follow, element actions through their patterns. Wine 8 has no
 //! `CUIAutomation`: creating the client fails there, and every call answers `no-accessibility`
 //! (what else Wine's UI Automation lacks is in the crate's README). Only `CoCreateInstance` is
 //! asked: Wine 8's `DllGetClassObject` of the DLL is a stub that aborts the process.
 
-use std::sync::mpsc;
-use std::time::Duration;
+use std::collections::HashMap;
+use std::sync::{Mutex, mpsc};
+use std::time::{Duration, Instant};
 
 use deskhand_core::error::{Error, ErrorKind, Result};
 use deskhand_core::model::{ElementHandle, Rect, Tree};
@@ -20,9 +22,10 @@ use windows::Win32::System::Variant::{
 use windows::Win32::UI::Accessibility::*;
 use windows::core::{BSTR, Interface};
 
+use super::walk::{self, Budget, NotFound, UiaReader};
 use super::{
     Act, Element, Expand, Patterns, Pruned, RangeState, Toggle, ValueState, check_range, classify,
-    node, parse_handle, partial_note,
+    node, parse_handle,
 };
 use crate::win32::apps::enter_com;
 use crate::win32::hwnd;
@@ -31,7 +34,7 @@ use crate::win32::hwnd;
 const NODE_BUDGET: usize = 5000;
 
 /// Some WPF and Win32 apps nest hundreds of levels; the walk recurses, so it stops here rather
-/// than run out of stack.
+/// than run out of stack (Terminator's walk overflowed on deep WPF trees).
 const MAX_DEPTH: usize = 64;
 
 /// UI Automation's own limits on one request to a provider, so a hung app ends the call.
@@ -46,8 +49,17 @@ fn failure(what: &str, sent: bool) -> impl Fn(windows::core::Error) -> Error + '
     move |err| classify(err.code().0, what, sent)
 }
 
+/// The process's client, made on first use.
+static CLIENT: Mutex<Option<Free<IUIAutomation>>> = Mutex::new(None);
+
 fn client() -> Result<IUIAutomation> {
     enter_com();
+    let mut shared = CLIENT
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    if let Some(automation) = shared.as_ref() {
+        return Ok(automation.0.clone());
+    }
     // SAFETY: creating in-process COM objects in this thread's apartment.
     let automation: IUIAutomation = unsafe {
         CoCreateInstance(&CUIAutomation8, None, CLSCTX_INPROC_SERVER)
@@ -61,7 +73,13 @@ fn client() -> Result<IUIAutomation> {
             let _ = timeouts.SetTransactionTimeout(TRANSACTION_TIMEOUT_MS);
         }
     }
+    *shared = Some(Free(automation.clone()));
     Ok(automation)
+}
+
+/// Whether a UI Automation client can be made here: `Err` says why not, as a sentence.
+pub fn available() -> std::result::Result<(), String> {
+    client().map(drop).map_err(|err| err.message)
 }
 
 /// Every property and pattern state an observation shows, cached in the walk's one request.
@@ -94,6 +112,7 @@ const CACHED: &[UIA_PROPERTY_ID] = &[
     UIA_RangeValueIsReadOnlyPropertyId,
     UIA_IsLegacyIAccessiblePatternAvailablePropertyId,
     UIA_LegacyIAccessibleDefaultActionPropertyId,
+    UIA_WindowIsModalPropertyId,
 ];
 
 /// A cached property, released after `read` has taken what it needs.
@@ -227,77 +246,185 @@ fn read(element: &IUIAutomationElement) -> Element {
         offscreen: flag(element, UIA_IsOffscreenPropertyId),
         password,
         automation_id: text(element, UIA_AutomationIdPropertyId),
+        modal: flag(element, UIA_WindowIsModalPropertyId),
         patterns,
         children: Vec::new(),
     }
 }
 
-/// The cached subtree as [`Element`]s, at most `budget` of them and [`MAX_DEPTH`] deep;
-/// `false` when it was cut.
-fn collect(element: &IUIAutomationElement, budget: &mut usize, depth: usize) -> (Element, bool) {
-    let mut read_element = read(element);
-    *budget = budget.saturating_sub(1);
-    let mut whole = true;
-    // SAFETY: cached reads of the array the walk's request filled.
-    unsafe {
-        if let Ok(children) = element.GetCachedChildren() {
-            let count = children.Length().unwrap_or(0);
-            if depth >= MAX_DEPTH && count > 0 {
-                return (read_element, false);
-            }
-            for index in 0..count {
-                if *budget == 0 {
-                    whole = false;
-                    break;
-                }
-                if let Ok(child) = children.GetElement(index) {
-                    let (child, child_whole) = collect(&child, budget, depth + 1);
-                    whole &= child_whole;
-                    read_element.children.push(child);
-                }
-            }
-        }
-    }
-    (read_element, whole)
+/// An object of the multithreaded apartment: UI Automation's client and its elements are
+/// free-threaded there, so any thread of the apartment (every blocking-pool thread enters it)
+/// may use one another made.
+struct Free<T>(T);
+
+// SAFETY: see `Free`: made and used only by threads of the multithreaded apartment.
+unsafe impl<T> Send for Free<T> {}
+// SAFETY: as above; UI Automation's client objects serialize their own calls.
+unsafe impl<T> Sync for Free<T> {}
+
+/// The live elements of each window's last walk, by runtime id: a later call on one of them
+/// asks it directly instead of searching its window again.
+struct Snapshot {
+    window: u64,
+    elements: HashMap<Vec<i32>, Free<IUIAutomationElement>>,
 }
 
-/// The window's tree from one cached walk of its control view. What a provider has not
-/// realized (the rows of a virtualized list scrolled out of view) is not in the cache and is
-/// not asked for.
+/// The windows whose last walk is kept, most recent last.
+const KEPT_WINDOWS: usize = 8;
+
+static KEPT: Mutex<Vec<Snapshot>> = Mutex::new(Vec::new());
+
+fn kept() -> std::sync::MutexGuard<'static, Vec<Snapshot>> {
+    KEPT.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+fn keep(window: u64, live: Vec<(Vec<i32>, IUIAutomationElement)>) {
+    let mut kept = kept();
+    kept.retain(|snapshot| snapshot.window != window);
+    if kept.len() >= KEPT_WINDOWS {
+        kept.remove(0);
+    }
+    kept.push(Snapshot {
+        window,
+        elements: live
+            .into_iter()
+            .map(|(id, element)| (id, Free(element)))
+            .collect(),
+    });
+}
+
+fn kept_element(window: u64, id: &[i32]) -> Option<IUIAutomationElement> {
+    kept()
+        .iter()
+        .find(|snapshot| snapshot.window == window)?
+        .elements
+        .get(id)
+        .map(|element| element.0.clone())
+}
+
+/// The walk's reader: one cache request per element, over the control view.
+struct Reader {
+    /// Every property of [`CACHED`], for the element alone.
+    element: IUIAutomationCacheRequest,
+    /// The same for the element's children.
+    children: IUIAutomationCacheRequest,
+}
+
+impl Reader {
+    fn new(automation: &IUIAutomation) -> windows::core::Result<Reader> {
+        // SAFETY: COM calls on objects this function owns.
+        unsafe {
+            let view = automation.ControlViewCondition()?;
+            let request = |scope| -> windows::core::Result<IUIAutomationCacheRequest> {
+                let request = automation.CreateCacheRequest()?;
+                for &id in CACHED {
+                    request.AddProperty(id)?;
+                }
+                request.SetTreeScope(scope)?;
+                request.SetTreeFilter(&view)?;
+                Ok(request)
+            };
+            Ok(Reader {
+                element: request(TreeScope_Element)?,
+                children: request(TreeScope_Children)?,
+            })
+        }
+    }
+}
+
+impl UiaReader for Reader {
+    type Live = IUIAutomationElement;
+
+    fn children(
+        &self,
+        parent: &IUIAutomationElement,
+    ) -> std::result::Result<Vec<(IUIAutomationElement, Element)>, i32> {
+        // SAFETY: COM calls on live elements; the array is read within its length.
+        unsafe {
+            let updated = parent
+                .BuildUpdatedCache(&self.children)
+                .map_err(|err| err.code().0)?;
+            // An element without children answers no array.
+            let Ok(children) = updated.GetCachedChildren() else {
+                return Ok(Vec::new());
+            };
+            let count = children.Length().unwrap_or(0);
+            Ok((0..count)
+                .filter_map(|index| children.GetElement(index).ok())
+                .map(|child| {
+                    let read = read(&child);
+                    (child, read)
+                })
+                .collect())
+        }
+    }
+
+    fn refresh(&self, element: &IUIAutomationElement) -> std::result::Result<Element, i32> {
+        // SAFETY: a COM call on a live element.
+        let fresh =
+            unsafe { element.BuildUpdatedCache(&self.element) }.map_err(|err| err.code().0)?;
+        Ok(read(&fresh))
+    }
+}
+
+/// How long one observation's walk may read: under the blocking pool's deadline, so a slow
+/// window answers with what was read.
+const WALK_TIME: Duration = Duration::from_secs(5);
+/// How long finding an element again may search its window, when its live element is not kept.
+const SEARCH_TIME: Duration = Duration::from_secs(3);
+/// How often, and how far apart, a web document found empty just after Chromium was asked to
+/// build its tree is read again.
+const WEB_LOOKS: usize = 4;
+const WEB_LOOK_GAP: Duration = Duration::from_millis(250);
+
+fn budget(time: Duration) -> Budget {
+    Budget {
+        nodes: NODE_BUDGET,
+        depth: MAX_DEPTH,
+        deadline: Instant::now() + time,
+    }
+}
+
+/// The window's tree, read element by element within a budget, and its live elements kept for
+/// the calls that follow. Chromium and Electron windows are first asked to turn their
+/// accessibility on, and read again while their page is still empty.
 pub fn tree(window: u64) -> Result<Tree> {
+    let woken = crate::win32::window::wake_chromium(hwnd(window));
     let automation = client()?;
     let what = "Reading the window's accessibility tree";
-    // SAFETY: COM calls on objects this function owns; the window handle is only passed on.
-    let root = unsafe {
-        let request = automation
-            .CreateCacheRequest()
+    let reader = Reader::new(&automation).map_err(failure(what, false))?;
+    let mut looks = 0;
+    let walked = loop {
+        // SAFETY: COM calls on objects this function owns; the window handle is only passed on.
+        let root = unsafe { automation.ElementFromHandleBuildCache(hwnd(window), &reader.element) }
             .map_err(failure(what, false))?;
-        for &id in CACHED {
-            request.AddProperty(id).map_err(failure(what, false))?;
+        let element = read(&root);
+        let walked = walk::walk(&reader, root, element, budget(WALK_TIME));
+        looks += 1;
+        if !(woken && looks < WEB_LOOKS && walk::web_content_pending(&walked.root)) {
+            break walked;
         }
-        request
-            .SetTreeScope(TreeScope_Subtree)
-            .map_err(failure(what, false))?;
-        let view = automation
-            .ControlViewCondition()
-            .map_err(failure(what, false))?;
-        request.SetTreeFilter(&view).map_err(failure(what, false))?;
-        automation
-            .ElementFromHandleBuildCache(hwnd(window), &request)
-            .map_err(failure(what, false))?
+        std::thread::sleep(WEB_LOOK_GAP);
     };
-    let mut budget = NODE_BUDGET;
-    let (element, whole) = collect(&root, &mut budget, 0);
     let mut pruned = Pruned::default();
-    let root = node(window, &element, &mut pruned);
+    let root = node(window, &walked.root, &mut pruned);
+    let left = walk::Left {
+        offscreen: walked.left.offscreen + pruned.offscreen,
+        ..walked.left
+    };
+    keep(window, walked.live);
     Ok(Tree {
         root,
-        partial: partial_note(pruned, (!whole).then_some((NODE_BUDGET, MAX_DEPTH)), false),
+        partial: left.note(),
     })
 }
 
-/// The live element a handle names: found again in its window by runtime id.
-fn resolve(automation: &IUIAutomation, handle: &ElementHandle) -> Result<IUIAutomationElement> {
+/// The live element a handle names, with its properties read now: the one kept from the last
+/// walk of its window, else searched for there by runtime id.
+fn resolve(
+    automation: &IUIAutomation,
+    handle: &ElementHandle,
+) -> Result<(IUIAutomationElement, Element)> {
     let gone = || {
         Error::new(
             ErrorKind::ElementGone,
@@ -306,59 +433,27 @@ fn resolve(automation: &IUIAutomation, handle: &ElementHandle) -> Result<IUIAuto
     };
     let (window, wanted) = parse_handle(handle).ok_or_else(gone)?;
     let what = "Finding the element again";
-    // SAFETY: COM calls on objects this function owns.
-    unsafe {
-        let request = automation
-            .CreateCacheRequest()
-            .map_err(failure(what, false))?;
-        request
-            .AddProperty(UIA_RuntimeIdPropertyId)
-            .map_err(failure(what, false))?;
-        let root = automation
-            .ElementFromHandle(hwnd(window))
-            .map_err(failure(what, false))?;
-        if runtime_id(&root) == wanted {
-            return Ok(root);
+    let reader = Reader::new(automation).map_err(failure(what, false))?;
+    // SAFETY: a COM call; the window handle is only passed on.
+    let root =
+        unsafe { automation.ElementFromHandle(hwnd(window)) }.map_err(failure(what, false))?;
+    let kept = kept_element(window, &wanted);
+    walk::lookup(&reader, kept.as_ref(), &root, &wanted, budget(SEARCH_TIME)).map_err(|not_found| {
+        match not_found {
+            NotFound::Gone => gone(),
+            NotFound::Unsearched => Error::new(
+                ErrorKind::Timeout,
+                "the element was not found again before the search's budget ran out (the \
+                 window is large or slow to answer); call observe again for fresh refs",
+            ),
+            NotFound::Failed(code) => classify(code, what, false),
         }
-        let everything = automation
-            .CreateTrueCondition()
-            .map_err(failure(what, false))?;
-        let found = root
-            .FindAllBuildCache(TreeScope_Descendants, &everything, &request)
-            .map_err(failure(what, false))?;
-        for index in 0..found.Length().unwrap_or(0) {
-            if let Ok(element) = found.GetElement(index)
-                && runtime_id(&element) == wanted
-            {
-                return Ok(element);
-            }
-        }
-    }
-    Err(gone())
-}
-
-/// The element's patterns read now, for choosing an action.
-fn patterns_now(element: &IUIAutomationElement, automation: &IUIAutomation) -> Result<Element> {
-    let what = "Reading the element's actions";
-    // SAFETY: COM calls on objects this function owns.
-    unsafe {
-        let request = automation
-            .CreateCacheRequest()
-            .map_err(failure(what, false))?;
-        for &id in CACHED {
-            request.AddProperty(id).map_err(failure(what, false))?;
-        }
-        let fresh = element
-            .BuildUpdatedCache(&request)
-            .map_err(failure(what, false))?;
-        Ok(read(&fresh))
-    }
+    })
 }
 
 pub fn action_names(handle: &ElementHandle) -> Result<Vec<String>> {
     let automation = client()?;
-    let element = resolve(&automation, handle)?;
-    let read = patterns_now(&element, &automation)?;
+    let (_, read) = resolve(&automation, handle)?;
     Ok(super::action_names(&read.patterns)
         .into_iter()
         .map(str::to_owned)
@@ -367,18 +462,8 @@ pub fn action_names(handle: &ElementHandle) -> Result<Vec<String>> {
 
 pub fn element_bounds(handle: &ElementHandle) -> Result<Option<Rect>> {
     let automation = client()?;
-    let element = resolve(&automation, handle)?;
-    // SAFETY: a property read on a live element.
-    let rect = unsafe { element.CurrentBoundingRectangle() }
-        .map_err(failure("Reading the element's place", false))?;
-    Ok((rect.right > rect.left && rect.bottom > rect.top).then(|| {
-        Rect::new(
-            rect.left,
-            rect.top,
-            (rect.right - rect.left) as u32,
-            (rect.bottom - rect.top) as u32,
-        )
-    }))
+    let (_, read) = resolve(&automation, handle)?;
+    Ok(super::bounds(&read))
 }
 
 /// Runs one pattern call on the element.
@@ -422,8 +507,8 @@ fn perform(element: &IUIAutomationElement, act: Act) -> windows::core::Result<()
 /// but unconfirmed, while the thread finishes whenever the app answers.
 pub fn do_action(handle: &ElementHandle, index: usize) -> Result<()> {
     let automation = client()?;
-    let element = resolve(&automation, handle)?;
-    let acts = super::actions(&patterns_now(&element, &automation)?.patterns);
+    let (element, read) = resolve(&automation, handle)?;
+    let acts = super::actions(&read.patterns);
     let Some(&act) = acts.get(index) else {
         return Err(Error::bad_argument(format!(
             "the element has {} actions, so there is none at {index}; call observe again",
@@ -434,13 +519,12 @@ pub fn do_action(handle: &ElementHandle, index: usize) -> Result<()> {
     if !act.may_block() {
         return perform(&element, act).map_err(|err| classify(err.code().0, &what, true));
     }
-    let handle = handle.clone();
     let (answer, answered) = mpsc::channel();
+    let element = Free(element);
     std::thread::spawn(move || {
-        let result = client().and_then(|automation| {
-            let element = resolve(&automation, &handle)?;
-            perform(&element, act).map_err(|err| classify(err.code().0, "", true))
-        });
+        enter_com();
+        let element = element;
+        let result = perform(&element.0, act).map_err(|err| classify(err.code().0, "", true));
         let _ = answer.send(result);
     });
     match answered.recv_timeout(ACTION_WAIT) {
@@ -463,7 +547,7 @@ pub fn do_action(handle: &ElementHandle, index: usize) -> Result<()> {
 
 pub fn set_text(handle: &ElementHandle, text: &str) -> Result<()> {
     let automation = client()?;
-    let element = resolve(&automation, handle)?;
+    let (element, _) = resolve(&automation, handle)?;
     let what = "Setting the element's text";
     // SAFETY: pattern calls on a live element.
     unsafe {
@@ -478,17 +562,14 @@ pub fn set_text(handle: &ElementHandle, text: &str) -> Result<()> {
 
 pub fn set_number(handle: &ElementHandle, number: f64) -> Result<()> {
     let automation = client()?;
-    let element = resolve(&automation, handle)?;
+    let (element, read) = resolve(&automation, handle)?;
     let what = "Setting the element's number";
-    let range = patterns_now(&element, &automation)?
-        .patterns
-        .range_value
-        .ok_or_else(|| {
-            Error::new(
-                ErrorKind::Unsupported,
-                "the element has no range value to set; type the number into it instead",
-            )
-        })?;
+    let range = read.patterns.range_value.ok_or_else(|| {
+        Error::new(
+            ErrorKind::Unsupported,
+            "the element has no range value to set; type the number into it instead",
+        )
+    })?;
     check_range(&range, number)?;
     // SAFETY: pattern calls on a live element.
     unsafe {
@@ -503,30 +584,26 @@ pub fn set_number(handle: &ElementHandle, number: f64) -> Result<()> {
 /// The element's value read now; a password field's is never read.
 pub fn element_value(handle: &ElementHandle) -> Result<Option<String>> {
     let automation = client()?;
-    let element = resolve(&automation, handle)?;
-    Ok(super::value(&patterns_now(&element, &automation)?))
+    let (_, read) = resolve(&automation, handle)?;
+    Ok(super::value(&read))
 }
 
 pub fn focus_element(handle: &ElementHandle) -> Result<()> {
     let automation = client()?;
-    let element = resolve(&automation, handle)?;
+    let (element, _) = resolve(&automation, handle)?;
     // SAFETY: a call on a live element.
     unsafe { element.SetFocus() }.map_err(failure("Focusing the element", true))
 }
 
 pub fn element_focused(handle: &ElementHandle) -> Result<bool> {
     let automation = client()?;
-    let element = resolve(&automation, handle)?;
-    // SAFETY: a property read on a live element.
-    unsafe { element.CurrentHasKeyboardFocus() }
-        .map(|focused| focused.as_bool())
-        .map_err(failure("Reading the element's focus", false))
+    let (_, read) = resolve(&automation, handle)?;
+    Ok(read.has_keyboard_focus)
 }
 
 /// All the text the element shows: its value where it has one, else its name.
 pub fn element_text(handle: &ElementHandle) -> Result<String> {
     let automation = client()?;
-    let element = resolve(&automation, handle)?;
-    let read = patterns_now(&element, &automation)?;
+    let (_, read) = resolve(&automation, handle)?;
     Ok(super::value(&read).unwrap_or(read.name))
 }

@@ -6,6 +6,7 @@
 
 #[cfg(windows)]
 pub mod com;
+pub mod walk;
 
 use deskhand_core::error::{Error, ErrorKind};
 use deskhand_core::model::{ElementHandle, Node, Rect, Role, States};
@@ -124,6 +125,8 @@ pub struct Element {
     pub offscreen: bool,
     pub password: bool,
     pub automation_id: String,
+    /// The Window pattern's `IsModal`: a dialog, whatever language names its type.
+    pub modal: bool,
     pub patterns: Patterns,
     pub children: Vec<Element>,
 }
@@ -167,12 +170,13 @@ pub fn role(element: &Element) -> Role {
         c::DOCUMENT => Role::Document,
         c::SEPARATOR => Role::Separator,
         c::GROUP => Role::Group,
-        // A dialog is a window UIA names by its localized type ("dialog" in English; Win32
-        // dialogs and browsers' modal windows both say so).
+        // A dialog is a modal window (the Window pattern's `IsModal`, in every language); the
+        // English localized type "dialog" stands for it where a provider offers no pattern.
         c::WINDOW
-            if element
-                .localized_control_type
-                .eq_ignore_ascii_case("dialog") =>
+            if element.modal
+                || element
+                    .localized_control_type
+                    .eq_ignore_ascii_case("dialog") =>
         {
             Role::Dialog
         }
@@ -209,7 +213,7 @@ pub fn states(element: &Element) -> States {
         editable,
         pressed: element.control_type == control_type::BUTTON
             && patterns.toggle == Some(Toggle::On),
-        modal: false,
+        modal: element.modal,
         from_pixels: false,
     }
 }
@@ -300,31 +304,6 @@ pub fn node(window: u64, element: &Element, pruned: &mut Pruned) -> Node {
             .collect(),
         children,
     }
-}
-
-/// Why a walk stopped short, for the tree's `partial` note.
-/// `cut`: the walk's element budget and depth limit, when it reached one of them.
-pub fn partial_note(
-    pruned: Pruned,
-    cut: Option<(usize, usize)>,
-    timed_out: bool,
-) -> Option<String> {
-    let mut parts = Vec::new();
-    if let Some((budget, depth)) = cut {
-        parts.push(format!(
-            "the walk stopped at its budget of {budget} elements or {depth} levels"
-        ));
-    }
-    if timed_out {
-        parts.push("the application stopped answering during the walk".to_owned());
-    }
-    if pruned.offscreen > 0 {
-        parts.push(format!(
-            "{} list items scrolled out of view were not read",
-            pruned.offscreen
-        ));
-    }
-    (!parts.is_empty()).then(|| parts.join("; "))
 }
 
 /// What an action runs on the element, by the patterns it offers.

@@ -153,18 +153,27 @@ fn a_long_list_keeps_only_the_items_on_screen_and_says_how_many_it_left() {
     let list = find(&root, "Results");
     assert_eq!(list.children.len(), 8);
     assert_eq!(pruned.offscreen, 492);
+    let left = walk::Left {
+        offscreen: pruned.offscreen,
+        ..walk::Left::default()
+    };
     assert_eq!(
-        partial_note(pruned, None, false).as_deref(),
+        left.note().as_deref(),
         Some("492 list items scrolled out of view were not read")
     );
+    let cut = walk::Left {
+        budget: Some(5000),
+        stalled: true,
+        ..walk::Left::default()
+    };
     assert_eq!(
-        partial_note(Pruned::default(), Some((5000, 64)), true).as_deref(),
+        cut.note().as_deref(),
         Some(
-            "the walk stopped at its budget of 5000 elements or 64 levels; the application \
-             stopped answering during the walk"
+            "the application stopped answering during the walk; the walk stopped at its \
+             budget of 5000 elements"
         )
     );
-    assert_eq!(partial_note(Pruned::default(), None, false), None);
+    assert_eq!(walk::Left::default().note(), None);
 
     // A short list keeps its off-screen items: there is no cost to avoid.
     let mut short = browser_form();
@@ -227,6 +236,21 @@ fn a_toggle_button_is_a_toggle_and_a_dialog_window_a_dialog() {
         ..Element::default()
     };
     assert_eq!(role(&dialog), Role::Dialog);
+    // A German Windows calls it "Dialogfeld": the Window pattern's IsModal decides there.
+    let german = Element {
+        control_type: control_type::WINDOW,
+        localized_control_type: "Dialogfeld".into(),
+        modal: true,
+        ..Element::default()
+    };
+    assert_eq!(role(&german), Role::Dialog);
+    assert!(states(&german).modal);
+    let window = Element {
+        localized_control_type: "Fenster".into(),
+        modal: false,
+        ..german
+    };
+    assert_eq!(role(&window), Role::Window);
     assert_eq!(role(&Element::default()), Role::Unknown);
 }
 
@@ -334,4 +358,259 @@ fn the_cores_plain_click_runs_the_pattern_a_click_means_and_the_pointer_otherwis
         None,
         "a legacy default action alone is left to the pointer"
     );
+}
+
+/// A reader over recorded element data that logs each request ("children <name>", "refresh
+/// <name>"), so a test can say what was asked and what never was. An element is its path of
+/// child indices from the root.
+struct Recorded {
+    root: Element,
+    log: std::cell::RefCell<Vec<String>>,
+    /// Answers UIA_E_TIMEOUT from this request on, as a hung app does.
+    stall_after: Option<usize>,
+}
+
+impl Recorded {
+    fn new(root: Element) -> Recorded {
+        Recorded {
+            root,
+            log: std::cell::RefCell::default(),
+            stall_after: None,
+        }
+    }
+
+    fn at(&self, path: &[usize]) -> Option<&Element> {
+        path.iter()
+            .try_fold(&self.root, |element, &i| element.children.get(i))
+    }
+
+    fn ask(&self, what: &str, path: &[usize]) -> Result<&Element, i32> {
+        let element = self.at(path);
+        let mut log = self.log.borrow_mut();
+        let name = element.map_or("?", |e| e.name.as_str());
+        log.push(format!("{what} {name}"));
+        if self.stall_after.is_some_and(|n| log.len() > n) {
+            return Err(hresult::UIA_E_TIMEOUT);
+        }
+        element.ok_or(hresult::UIA_E_ELEMENTNOTAVAILABLE)
+    }
+
+    fn requests(&self) -> usize {
+        self.log.borrow().len()
+    }
+}
+
+fn alone(element: &Element) -> Element {
+    Element {
+        children: Vec::new(),
+        ..element.clone()
+    }
+}
+
+impl walk::UiaReader for Recorded {
+    type Live = Vec<usize>;
+
+    fn children(&self, parent: &Vec<usize>) -> Result<Vec<(Vec<usize>, Element)>, i32> {
+        let element = self.ask("children", parent)?;
+        Ok(element
+            .children
+            .iter()
+            .enumerate()
+            .map(|(i, child)| {
+                let mut path = parent.clone();
+                path.push(i);
+                (path, alone(child))
+            })
+            .collect())
+    }
+
+    fn refresh(&self, element: &Vec<usize>) -> Result<Element, i32> {
+        self.ask("refresh", element).map(alone)
+    }
+}
+
+fn budget(nodes: usize) -> walk::Budget {
+    walk::Budget {
+        nodes,
+        depth: 64,
+        deadline: std::time::Instant::now() + std::time::Duration::from_secs(60),
+    }
+}
+
+fn walk_of(reader: &Recorded, budget: walk::Budget) -> walk::Walked<Vec<usize>> {
+    walk::walk(reader, Vec::new(), alone(&reader.root), budget)
+}
+
+fn count(element: &Element) -> usize {
+    1 + element.children.iter().map(count).sum::<usize>()
+}
+
+#[test]
+fn the_walk_reads_a_window_element_by_element_and_keeps_each_live_element() {
+    for recorded in [notepad(), calculator(), browser_form()] {
+        let reader = Recorded::new(recorded.clone());
+        let walked = walk_of(&reader, budget(5000));
+        assert_eq!(
+            walked.root, recorded,
+            "the walk reads what one cached request gave"
+        );
+        assert_eq!(walked.left.note(), None);
+        assert_eq!(walked.live.len(), count(&recorded));
+        assert_eq!(
+            reader.requests(),
+            count(&recorded),
+            "one request per element"
+        );
+    }
+    let reader = Recorded::new(calculator());
+    let walked = walk_of(&reader, budget(5000));
+    let (_, seven) = walked
+        .live
+        .iter()
+        .find(|(id, _)| id == &[7, 5420, 5])
+        .expect("Seven is kept");
+    assert_eq!(reader.at(seven).unwrap().name, "Seven");
+}
+
+#[test]
+fn a_big_window_stops_at_its_budget_with_what_it_read_and_says_so() {
+    let reader = Recorded::new(calculator());
+    let walked = walk_of(&reader, budget(5));
+    assert_eq!(count(&walked.root), 5);
+    assert_eq!(
+        walked.left.note().as_deref(),
+        Some("the walk stopped at its budget of 5 elements")
+    );
+    let (node, _) = translate(&walked.root);
+    assert_eq!(find(&node, "Display is 0").role, Role::Label);
+
+    let late = walk::Budget {
+        deadline: std::time::Instant::now(),
+        ..budget(5000)
+    };
+    let walked = walk_of(&Recorded::new(calculator()), late);
+    assert_eq!(
+        count(&walked.root),
+        1,
+        "only the window, read before the walk"
+    );
+    assert_eq!(
+        walked.left.note().as_deref(),
+        Some("the walk ran out of time")
+    );
+
+    let shallow = walk::Budget {
+        depth: 2,
+        ..budget(5000)
+    };
+    let walked = walk_of(&Recorded::new(calculator()), shallow);
+    assert_eq!(
+        walked.left.note().as_deref(),
+        Some("elements deeper than 2 levels were not read")
+    );
+    assert!(walked.root.children[0].children[0].children.is_empty());
+}
+
+#[test]
+fn an_app_that_stops_answering_is_asked_nothing_more_and_the_tree_says_so() {
+    let mut reader = Recorded::new(browser_form());
+    reader.stall_after = Some(3);
+    let walked = walk_of(&reader, budget(5000));
+    assert_eq!(
+        reader.requests(),
+        4,
+        "the request that timed out is the last one"
+    );
+    assert_eq!(
+        walked.left.note().as_deref(),
+        Some("the application stopped answering during the walk")
+    );
+}
+
+#[test]
+fn the_items_of_a_long_list_scrolled_out_of_view_are_never_asked_for() {
+    let mut form = browser_form();
+    let list = &mut form.children[0].children[1];
+    let item = list.children[0].clone();
+    list.children = (0..500)
+        .map(|i| Element {
+            runtime_id: vec![42, 264002, 5, i],
+            name: format!("Result {i}"),
+            offscreen: i >= 8,
+            ..item.clone()
+        })
+        .collect();
+    let reader = Recorded::new(form);
+    let walked = walk_of(&reader, budget(5000));
+    assert_eq!(walked.left.offscreen, 492);
+    assert!(
+        !reader.log.borrow().iter().any(|r| r == "children Result 8"),
+        "an item out of view is not asked for its children"
+    );
+    assert!(
+        walked
+            .left
+            .note()
+            .unwrap()
+            .contains("492 list items scrolled out of view")
+    );
+}
+
+#[test]
+fn an_element_is_found_again_through_the_kept_one_in_one_request_and_never_a_neighbour() {
+    let seven_id = [7, 5420, 5];
+    let kept = vec![0, 0, 2, 0];
+    let reader = Recorded::new(calculator());
+    let (live, seven) =
+        walk::lookup(&reader, Some(&kept), &Vec::new(), &seven_id, budget(5000)).unwrap();
+    assert_eq!((live, seven.name.as_str()), (kept.clone(), "Seven"));
+    assert_eq!(reader.requests(), 1, "the kept element answered: no search");
+
+    // A button inserted before Seven: the kept place now holds the new one, whose runtime id
+    // differs, so it is not used; the search finds Seven where it went.
+    let mut moved = calculator();
+    let pad = &mut moved.children[0].children[0].children[2].children;
+    pad.insert(
+        0,
+        Element {
+            runtime_id: vec![7, 5420, 99],
+            name: "Seven".into(),
+            ..pad[0].clone()
+        },
+    );
+    let reader = Recorded::new(moved);
+    let (live, seven) =
+        walk::lookup(&reader, Some(&kept), &Vec::new(), &seven_id, budget(5000)).unwrap();
+    assert_eq!(live, vec![0, 0, 2, 1]);
+    assert_eq!(seven.runtime_id, seven_id);
+
+    // Gone from the window: gone, whatever else is named Seven.
+    let mut removed = calculator();
+    removed.children[0].children[0].children[2].children[0].runtime_id = vec![7, 5420, 98];
+    let reader = Recorded::new(removed);
+    assert_eq!(
+        walk::lookup(&reader, Some(&kept), &Vec::new(), &seven_id, budget(5000)).unwrap_err(),
+        walk::NotFound::Gone
+    );
+    // Without a kept element (a new CLI process), the search within its budget.
+    let reader = Recorded::new(calculator());
+    assert!(walk::lookup(&reader, None, &Vec::new(), &seven_id, budget(5000)).is_ok());
+    assert_eq!(
+        walk::lookup(&reader, None, &Vec::new(), &seven_id, budget(3)).unwrap_err(),
+        walk::NotFound::Unsearched
+    );
+}
+
+#[test]
+fn an_empty_web_document_asks_for_another_look() {
+    let mut form = browser_form();
+    assert!(!walk::web_content_pending(&form));
+    fn empty_documents(element: &mut Element) {
+        if element.control_type == control_type::DOCUMENT {
+            element.children.clear();
+        }
+        element.children.iter_mut().for_each(empty_documents);
+    }
+    empty_documents(&mut form);
+    assert!(walk::web_content_pending(&form));
 }

@@ -26,25 +26,25 @@ use windows::Win32::UI::Shell::{
 use windows::Win32::UI::WindowsAndMessaging::SW_SHOWNORMAL;
 use windows::core::{Interface, PCWSTR};
 
-use super::wide;
+use super::{shell, wide};
 use crate::packaged;
 
-/// Closes a process handle when dropped.
-struct Process(HANDLE);
+/// Closes a kernel handle (a process, a token, a snapshot) when dropped.
+pub struct Handle(pub HANDLE);
 
-impl Drop for Process {
+impl Drop for Handle {
     fn drop(&mut self) {
-        // SAFETY: the handle came from OpenProcess or ShellExecuteExW and is closed once.
+        // SAFETY: the handle came from the call that opened it and is closed once.
         let _ = unsafe { CloseHandle(self.0) };
     }
 }
 
 /// The program's file name without `.exe`, as a user names the app ("notepad").
 pub fn process_name(pid: u32) -> Option<String> {
-    // SAFETY: the handle is closed by `Process`; the name is written into the buffer, whose
+    // SAFETY: the handle is closed by `Handle`; the name is written into the buffer, whose
     // length goes in and the written length comes out.
     unsafe {
-        let process = Process(OpenProcess(PROCESS_QUERY_LIMITED_INFORMATION, false, pid).ok()?);
+        let process = Handle(OpenProcess(PROCESS_QUERY_LIMITED_INFORMATION, false, pid).ok()?);
         let mut buffer = [0u16; 1024];
         let mut length = buffer.len() as u32;
         QueryFullProcessImageNameW(
@@ -60,9 +60,9 @@ pub fn process_name(pid: u32) -> Option<String> {
 }
 
 pub fn kill(pid: u32) -> Result<()> {
-    // SAFETY: the handle is closed by `Process`.
+    // SAFETY: the handle is closed by `Handle`.
     unsafe {
-        let process = Process(OpenProcess(PROCESS_TERMINATE, false, pid).map_err(|err| {
+        let process = Handle(OpenProcess(PROCESS_TERMINATE, false, pid).map_err(|err| {
             Error::new(
                 ErrorKind::SurfaceGone,
                 format!(
@@ -85,13 +85,13 @@ pub fn kill(pid: u32) -> Result<()> {
 /// Each process's parent, from one snapshot of the process table.
 fn parents() -> Vec<(u32, u32)> {
     let mut found = Vec::new();
-    // SAFETY: the snapshot handle is closed by `Process`; entries are written into `entry`,
+    // SAFETY: the snapshot handle is closed by `Handle`; entries are written into `entry`,
     // whose size field is set as the API requires.
     unsafe {
         let Ok(snapshot) = CreateToolhelp32Snapshot(TH32CS_SNAPPROCESS, 0) else {
             return found;
         };
-        let snapshot = Process(snapshot);
+        let snapshot = Handle(snapshot);
         let mut entry = PROCESSENTRY32W {
             dwSize: size_of::<PROCESSENTRY32W>() as u32,
             ..Default::default()
@@ -177,8 +177,8 @@ struct Target {
     directory: String,
 }
 
+/// On the shell's thread (`super::shell`).
 fn read_shortcut(path: &Path) -> Option<Target> {
-    enter_com();
     let from = |buffer: &[u16]| {
         let end = buffer.iter().position(|&c| c == 0).unwrap_or(buffer.len());
         String::from_utf16_lossy(&buffer[..end])
@@ -254,9 +254,8 @@ fn item_name(item: &IShellItem, kind: SIGDN) -> Option<String> {
 }
 
 /// The Apps folder's enumeration; the sentence saying why when it cannot be read (Wine has no
-/// Apps folder).
+/// Apps folder). On the shell's thread, as what uses it.
 fn apps_folder() -> std::result::Result<IEnumShellItems, String> {
-    enter_com();
     let failure = |err: windows::core::Error| packaged::listing_failure(err.code().0);
     // SAFETY: COM calls on shell objects this function owns.
     unsafe {
@@ -268,7 +267,7 @@ fn apps_folder() -> std::result::Result<IEnumShellItems, String> {
 
 /// Why the packaged apps are missing from `installed`, when the Apps folder cannot be read.
 pub fn installed_gaps() -> Vec<String> {
-    apps_folder().err().into_iter().collect()
+    shell::run(|| apps_folder().err().into_iter().collect()).unwrap_or_else(|err| vec![err.message])
 }
 
 /// The packaged apps of the Apps folder.
@@ -299,8 +298,8 @@ fn packaged_apps() -> std::result::Result<Vec<InstalledApp>, String> {
 
 /// The Start menu's shortcuts and the Apps folder's packaged apps. A system without an Apps
 /// folder (Wine) lists the shortcuts alone; launching a packaged id there says why.
-pub fn installed() -> Vec<InstalledApp> {
-    packaged::merge(shortcut_apps(), packaged_apps().unwrap_or_default())
+pub fn installed() -> Result<Vec<InstalledApp>> {
+    shell::run(|| packaged::merge(shortcut_apps(), packaged_apps().unwrap_or_default()))
 }
 
 /// Starts a packaged app by its AUMID through the shell's activation manager, once the Apps
@@ -328,6 +327,11 @@ fn launch_packaged(aumid: &str) -> Result<u32> {
 /// Starts the shortcut's target, or the packaged app, detached from deskhand and answers its
 /// process id.
 pub fn launch(id: &str) -> Result<u32> {
+    let id = id.to_owned();
+    shell::run(move || launch_on_shell(&id))?
+}
+
+fn launch_on_shell(id: &str) -> Result<u32> {
     let Some((_, path)) = all_shortcuts()
         .into_iter()
         .find(|(known, _)| known.eq_ignore_ascii_case(id))
@@ -362,7 +366,7 @@ pub fn launch(id: &str) -> Result<u32> {
         ..Default::default()
     };
     // SAFETY: every string `info` points at lives until the call returns; the process handle
-    // it gives back is closed by `Process`.
+    // it gives back is closed by `Handle`.
     unsafe {
         ShellExecuteExW(&mut info).map_err(|err| {
             super::failed(
@@ -378,7 +382,7 @@ pub fn launch(id: &str) -> Result<u32> {
             ))
             .after_sending());
         }
-        let process = Process(info.hProcess);
+        let process = Handle(info.hProcess);
         Ok(GetProcessId(process.0))
     }
 }

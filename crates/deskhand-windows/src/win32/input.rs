@@ -9,7 +9,7 @@ use deskhand_core::backend::{InputOutcome, Partial};
 use deskhand_core::error::{Error, ErrorKind, Result};
 use deskhand_core::keys::Keys;
 use deskhand_core::model::{Modifier, MouseButton, Point, ScrollDirection};
-use windows::Win32::Foundation::POINT;
+use windows::Win32::Foundation::{HWND, POINT};
 use windows::Win32::UI::Input::KeyboardAndMouse::{
     GetAsyncKeyState, INPUT, INPUT_0, INPUT_KEYBOARD, INPUT_MOUSE, KEYBD_EVENT_FLAGS, KEYBDINPUT,
     KEYEVENTF_EXTENDEDKEY, KEYEVENTF_KEYUP, KEYEVENTF_UNICODE, MAPVK_VK_TO_VSC, MOUSE_EVENT_FLAGS,
@@ -17,9 +17,13 @@ use windows::Win32::UI::Input::KeyboardAndMouse::{
     MOUSEEVENTF_MIDDLEUP, MOUSEEVENTF_RIGHTDOWN, MOUSEEVENTF_RIGHTUP, MOUSEEVENTF_WHEEL,
     MOUSEINPUT, MapVirtualKeyW, SendInput, VIRTUAL_KEY, VkKeyScanW,
 };
-use windows::Win32::UI::WindowsAndMessaging::{GetCursorPos, SetCursorPos};
+use windows::Win32::UI::WindowsAndMessaging::{
+    GA_ROOT, GetAncestor, GetCursorPos, GetForegroundWindow, SetCursorPos, WindowFromPoint,
+};
 
+use super::integrity;
 use crate::keymap::{self, KeyCode, LayoutKey, Stroke};
+use crate::uipi::{self, Verdict};
 
 /// One notch of the wheel, as Windows counts it.
 const WHEEL_DELTA: i32 = 120;
@@ -144,7 +148,43 @@ fn layout_key(character: char) -> Option<LayoutKey> {
     })
 }
 
+/// The UIPI check for input bound for `window` (see `crate::uipi`): `Err` refuses it before
+/// anything is sent, `Ok(Some(reason))` sends it as unconfirmed.
+fn guard(window: HWND) -> Result<Option<String>> {
+    let title = super::window::title_of(window);
+    match uipi::verdict(integrity::own(), integrity::of_window(window), &title) {
+        Verdict::Send => Ok(None),
+        Verdict::Unconfirmed(reason) => Ok(Some(reason)),
+        Verdict::Refuse(error) => Err(error),
+    }
+}
+
+/// Keys go to the foreground window.
+fn keys_guard() -> Result<Option<String>> {
+    // SAFETY: no arguments.
+    guard(unsafe { GetForegroundWindow() })
+}
+
+/// A button goes to the top-level window under the pointer.
+fn pointer_guard() -> Result<Option<String>> {
+    let at = pointer()?;
+    // SAFETY: plain queries; a point over no window gives a null handle, which `guard` takes.
+    let window = unsafe { GetAncestor(WindowFromPoint(POINT { x: at.x, y: at.y }), GA_ROOT) };
+    guard(window)
+}
+
+/// Input sent though it may have been dropped: done as far as Windows says, unconfirmed.
+fn sent_unconfirmed(total: usize, unit: &'static str, reason: String) -> InputOutcome {
+    InputOutcome::Partial(Partial {
+        sent: total,
+        total,
+        unit,
+        reason,
+    })
+}
+
 pub fn press_keys(keys: &Keys) -> Result<InputOutcome> {
+    let unconfirmed = keys_guard()?;
     let chords = keys.chords();
     let strokes = chords
         .iter()
@@ -157,10 +197,14 @@ pub fn press_keys(keys: &Keys) -> Result<InputOutcome> {
             return Ok(partial(sent, chords.len(), "key chords"));
         }
     }
-    Ok(InputOutcome::Done)
+    Ok(match unconfirmed {
+        Some(reason) => sent_unconfirmed(chords.len(), "key chords", reason),
+        None => InputOutcome::Done,
+    })
 }
 
 pub fn type_text(text: &str) -> Result<InputOutcome> {
+    let unconfirmed = keys_guard()?;
     let total = text.chars().count();
     for (sent, character) in text.chars().enumerate() {
         let inputs: Vec<INPUT> = keymap::text_strokes(character)
@@ -171,7 +215,10 @@ pub fn type_text(text: &str) -> Result<InputOutcome> {
             return Ok(partial(sent, total, "characters"));
         }
     }
-    Ok(InputOutcome::Done)
+    Ok(match unconfirmed {
+        Some(reason) => sent_unconfirmed(total, "characters", reason),
+        None => InputOutcome::Done,
+    })
 }
 
 fn partial(sent: usize, total: usize, unit: &'static str) -> InputOutcome {
@@ -230,11 +277,21 @@ pub fn button(button: MouseButton, down: bool, modifiers: &[Modifier]) -> Result
         (MouseButton::Right, true) => MOUSEEVENTF_RIGHTDOWN,
         (MouseButton::Right, false) => MOUSEEVENTF_RIGHTUP,
     };
-    if !down {
-        let mut inputs = vec![mouse_input(flags, 0)];
-        inputs.extend(modifier_strokes(modifiers, true));
-        return send_all(&inputs, "mouse button", false);
+    // A press is checked; its release follows it wherever the pointer went.
+    if down && let Some(reason) = pointer_guard()? {
+        press(flags, modifiers)?;
+        return Err(Error::platform(reason).after_sending());
     }
+    if down {
+        return press(flags, modifiers);
+    }
+    let mut inputs = vec![mouse_input(flags, 0)];
+    inputs.extend(modifier_strokes(modifiers, true));
+    send_all(&inputs, "mouse button", false)
+}
+
+/// A button press, with `modifiers` held down for it.
+fn press(flags: MOUSE_EVENT_FLAGS, modifiers: &[Modifier]) -> Result<()> {
     if modifiers.is_empty() {
         return send_all(&[mouse_input(flags, 0)], "mouse button", false);
     }

@@ -5,6 +5,8 @@ pub mod apps;
 pub mod capture;
 pub mod clipboard;
 pub mod input;
+pub mod integrity;
+pub mod shell;
 pub mod window;
 
 use deskhand_core::error::Error;

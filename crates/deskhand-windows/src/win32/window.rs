@@ -2,6 +2,7 @@
 //! state, focus, closing.
 
 use std::collections::HashMap;
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use deskhand_core::error::{Error, ErrorKind, Result};
@@ -11,18 +12,19 @@ use windows::Win32::Graphics::Dwm::{DWMWA_CLOAKED, DwmGetWindowAttribute};
 use windows::Win32::Graphics::Gdi::ClientToScreen;
 use windows::Win32::System::Threading::{AttachThreadInput, GetCurrentThreadId};
 use windows::Win32::UI::WindowsAndMessaging::{
-    BringWindowToTop, EnumWindows, GWL_EXSTYLE, GetClientRect, GetForegroundWindow, GetShellWindow,
-    GetSystemMetrics, GetWindowLongPtrW, GetWindowRect, GetWindowTextLengthW, GetWindowTextW,
-    GetWindowThreadProcessId, IsIconic, IsWindow, IsWindowVisible, IsZoomed, PostMessageW,
-    SM_CXVIRTUALSCREEN, SM_CYVIRTUALSCREEN, SM_XVIRTUALSCREEN, SM_YVIRTUALSCREEN, SW_MAXIMIZE,
-    SW_MINIMIZE, SW_RESTORE, SWP_ASYNCWINDOWPOS, SWP_NOACTIVATE, SWP_NOMOVE, SWP_NOSIZE,
-    SWP_NOZORDER, SetForegroundWindow, SetWindowPos, ShowWindowAsync, WM_CLOSE, WS_EX_APPWINDOW,
+    BringWindowToTop, EnumChildWindows, EnumWindows, FindWindowExW, GWL_EXSTYLE, GetClassNameW,
+    GetClientRect, GetForegroundWindow, GetShellWindow, GetSystemMetrics, GetWindowLongPtrW,
+    GetWindowRect, GetWindowTextLengthW, GetWindowTextW, GetWindowThreadProcessId, IsIconic,
+    IsWindow, IsWindowVisible, IsZoomed, PostMessageW, SM_CXVIRTUALSCREEN, SM_CYVIRTUALSCREEN,
+    SM_XVIRTUALSCREEN, SM_YVIRTUALSCREEN, SMTO_ABORTIFHUNG, SW_MAXIMIZE, SW_MINIMIZE, SW_RESTORE,
+    SWP_ASYNCWINDOWPOS, SWP_NOACTIVATE, SWP_NOMOVE, SWP_NOSIZE, SWP_NOZORDER, SendMessageTimeoutW,
+    SetForegroundWindow, SetWindowPos, ShowWindowAsync, WM_CLOSE, WM_GETOBJECT, WS_EX_APPWINDOW,
     WS_EX_TOOLWINDOW,
 };
-use windows::core::BOOL;
+use windows::core::{BOOL, PCWSTR};
 
 use super::apps::process_name;
-use super::{handle_of, hwnd};
+use super::{handle_of, hwnd, wide};
 
 /// How long `activate` waits for the foreground to arrive.
 const FOCUS_WAIT: Duration = Duration::from_millis(1500);
@@ -73,6 +75,89 @@ fn is_listed(window: HWND) -> bool {
     }
 }
 
+/// The window's class name.
+fn class_of(window: HWND) -> String {
+    let mut buffer = [0u16; 256];
+    // SAFETY: the buffer's length goes with it.
+    let length = unsafe { GetClassNameW(window, &mut buffer) };
+    String::from_utf16_lossy(&buffer[..length.max(0) as usize])
+}
+
+/// The frame Windows draws around a Store (UWP) app's window belongs to
+/// `ApplicationFrameHost.exe`; the app itself owns the frame's `Windows.UI.Core.CoreWindow`
+/// child. A suspended app's frame has none, and stays the frame host's.
+const UWP_FRAME: &str = "ApplicationFrameWindow";
+const UWP_CORE: &str = "Windows.UI.Core.CoreWindow";
+
+/// The process a user knows the window as: the app inside a Store app's frame, else the
+/// window's own.
+fn app_pid_of(window: HWND) -> Option<u32> {
+    if class_of(window) == UWP_FRAME {
+        let core = wide(UWP_CORE);
+        // SAFETY: a lookup among the window's children by class name.
+        let child = unsafe { FindWindowExW(Some(window), None, PCWSTR(core.as_ptr()), None) };
+        if let Some(pid) = child.ok().and_then(pid_of) {
+            return Some(pid);
+        }
+    }
+    pid_of(window)
+}
+
+/// Renderer windows already asked to turn their accessibility on.
+static WOKEN: Mutex<Vec<isize>> = Mutex::new(Vec::new());
+
+/// Chromium and Electron build their accessibility tree only once something asks for it; a
+/// `WM_GETOBJECT` to a renderer window (`Chrome_RenderWidgetHostHWND`, with Chromium's own
+/// object id 1, as UIA-v2 and screen-reader helpers send it) is that question. Sends it once
+/// to each renderer of `window` not asked before, and says whether any was.
+pub fn wake_chromium(window: HWND) -> bool {
+    unsafe extern "system" fn collect(child: HWND, found: LPARAM) -> BOOL {
+        // SAFETY: `found` is the address of the Vec below, alive for the whole enumeration.
+        let found = unsafe { &mut *(found.0 as *mut Vec<HWND>) };
+        if class_of(child) == "Chrome_RenderWidgetHostHWND" {
+            found.push(child);
+        }
+        BOOL(1)
+    }
+    let mut renderers: Vec<HWND> = Vec::new();
+    // SAFETY: the callback only pushes into `renderers`, which outlives the call.
+    let _ = unsafe {
+        EnumChildWindows(
+            Some(window),
+            Some(collect),
+            LPARAM(&mut renderers as *mut Vec<HWND> as isize),
+        )
+    };
+    let mut woken = WOKEN
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    let mut any = false;
+    for renderer in renderers {
+        if woken.contains(&(renderer.0 as isize)) {
+            continue;
+        }
+        // SAFETY: a message with no pointers, abandoned if the renderer is hung.
+        unsafe {
+            SendMessageTimeoutW(
+                renderer,
+                WM_GETOBJECT,
+                WPARAM(0),
+                LPARAM(1),
+                SMTO_ABORTIFHUNG,
+                500,
+                None,
+            )
+        };
+        // Handles are reused once a renderer is gone: only the recent ones are remembered.
+        if woken.len() >= 256 {
+            woken.remove(0);
+        }
+        woken.push(renderer.0 as isize);
+        any = true;
+    }
+    any
+}
+
 fn pid_of(window: HWND) -> Option<u32> {
     let mut pid = 0u32;
     // SAFETY: writes the owner's process id into `pid`.
@@ -80,7 +165,7 @@ fn pid_of(window: HWND) -> Option<u32> {
     (pid != 0).then_some(pid)
 }
 
-fn title_of(window: HWND) -> String {
+pub fn title_of(window: HWND) -> String {
     // SAFETY: GetWindowTextW reads the text Windows keeps for the window (no message is sent to
     // another process) into a buffer of the length asked for.
     unsafe {
@@ -119,7 +204,7 @@ fn frame_rect(window: HWND) -> Option<RECT> {
 }
 
 fn info(window: HWND, foreground: HWND, names: &mut HashMap<u32, String>) -> Option<WindowInfo> {
-    let pid = pid_of(window);
+    let pid = app_pid_of(window);
     let app_name = match pid {
         Some(pid) => names
             .entry(pid)
@@ -171,7 +256,7 @@ pub fn window_keys() -> Result<Vec<WindowKey>> {
         .into_iter()
         .map(|window| WindowKey {
             handle: handle_of(window),
-            pid: pid_of(window),
+            pid: app_pid_of(window),
         })
         .collect();
     keys.reverse();
@@ -204,7 +289,7 @@ fn gone(window: &WindowInfo) -> Error {
 fn existing(window: &WindowInfo) -> Result<HWND> {
     let handle = hwnd(window.handle);
     // SAFETY: IsWindow accepts any value.
-    if unsafe { IsWindow(Some(handle)) }.as_bool() && pid_of(handle) == window.pid {
+    if unsafe { IsWindow(Some(handle)) }.as_bool() && app_pid_of(handle) == window.pid {
         Ok(handle)
     } else {
         Err(gone(window))

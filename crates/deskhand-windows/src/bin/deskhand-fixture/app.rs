@@ -198,10 +198,90 @@ extern "system" fn window_proc(
     unsafe { DefWindowProcW(window, message, wparam, lparam) }
 }
 
+/// A stand-in for Chromium's renderer window (`Chrome_RenderWidgetHostHWND`): it logs each
+/// `WM_GETOBJECT` it receives, which is how an assistive client asks Chromium to build its
+/// accessibility tree.
+extern "system" fn renderer_proc(
+    window: HWND,
+    message: u32,
+    wparam: WPARAM,
+    lparam: LPARAM,
+) -> LRESULT {
+    if message == WM_GETOBJECT {
+        log(&format!("getobject objid={}", lparam.0 as i32));
+        return LRESULT(0);
+    }
+    // SAFETY: the default handling of this window's own message.
+    unsafe { DefWindowProcW(window, message, wparam, lparam) }
+}
+
+/// The app inside a Store app's frame (`Windows.UI.Core.CoreWindow`), in a process of its own
+/// as on Windows: it ends when its frame goes.
+extern "system" fn core_proc(
+    window: HWND,
+    message: u32,
+    wparam: WPARAM,
+    lparam: LPARAM,
+) -> LRESULT {
+    if message == WM_DESTROY {
+        // SAFETY: ends this thread's message loop.
+        unsafe { PostQuitMessage(0) };
+        return LRESULT(0);
+    }
+    // SAFETY: the default handling of this window's own message.
+    unsafe { DefWindowProcW(window, message, wparam, lparam) }
+}
+
+/// `--core-window HWND --log FILE`: the app half of a Store app's frame, a child of the frame
+/// window `HWND` of another process.
+fn core_window(frame: isize) -> ExitCode {
+    // SAFETY: as in `main`: a class, one child window of the given frame, a message loop.
+    unsafe {
+        let instance = GetModuleHandleW(None).unwrap_or_default();
+        let class = WNDCLASSW {
+            lpfnWndProc: Some(core_proc),
+            hInstance: instance.into(),
+            lpszClassName: w!("Windows.UI.Core.CoreWindow"),
+            ..Default::default()
+        };
+        RegisterClassW(&class);
+        if CreateWindowExW(
+            WINDOW_EX_STYLE(0),
+            w!("Windows.UI.Core.CoreWindow"),
+            w!(""),
+            WS_CHILD | WS_VISIBLE,
+            0,
+            0,
+            100,
+            100,
+            Some(HWND(frame as *mut _)),
+            None,
+            Some(instance.into()),
+            None,
+        )
+        .is_err()
+        {
+            log("failed to create the core window");
+            return ExitCode::FAILURE;
+        }
+        log(&format!("core pid={}", std::process::id()));
+        let mut message = MSG::default();
+        while GetMessageW(&mut message, None, 0, 0).as_bool() {
+            DispatchMessageW(&message);
+        }
+    }
+    ExitCode::SUCCESS
+}
+
 struct Options {
     log: String,
     title: String,
     at: (i32, i32),
+    /// The window is a Store app's frame (`ApplicationFrameWindow`), with the app's window
+    /// inside it from a second process.
+    frame_host: bool,
+    /// `--core-window`: the frame window this process puts the app's window into.
+    core_window: Option<isize>,
 }
 
 fn parse(args: &[String]) -> Option<Options> {
@@ -209,6 +289,8 @@ fn parse(args: &[String]) -> Option<Options> {
         log: String::new(),
         title: "deskhand fixture".into(),
         at: (100, 100),
+        frame_host: false,
+        core_window: None,
     };
     let mut args = args.iter();
     while let Some(arg) = args.next() {
@@ -219,6 +301,8 @@ fn parse(args: &[String]) -> Option<Options> {
                 let (x, y) = args.next()?.split_once(',')?;
                 options.at = (x.parse().ok()?, y.parse().ok()?);
             }
+            "--frame-host" => options.frame_host = true,
+            "--core-window" => options.core_window = Some(args.next()?.parse().ok()?),
             _ => return None,
         }
     }
@@ -290,7 +374,8 @@ pub fn main() -> ExitCode {
     }
     let Some(options) = parse(&args) else {
         eprintln!(
-            "usage: deskhand-fixture --log FILE [--title TITLE] [--at X,Y] | --shortcut LNK ARGS…"
+            "usage: deskhand-fixture --log FILE [--title TITLE] [--at X,Y] [--frame-host] | \
+             --core-window HWND --log FILE | --shortcut LNK ARGS…"
         );
         return ExitCode::from(2);
     };
@@ -301,6 +386,14 @@ pub fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     }
+    if let Some(frame) = options.core_window {
+        return core_window(frame);
+    }
+    let class_name = if options.frame_host {
+        w!("ApplicationFrameWindow")
+    } else {
+        w!("DeskhandFixture")
+    };
     // SAFETY: the usual Win32 start of a GUI app: class, window, controls, message loop, all on
     // this thread; strings outlive the calls that take them.
     unsafe {
@@ -310,10 +403,17 @@ pub fn main() -> ExitCode {
             hInstance: instance.into(),
             hCursor: LoadCursorW(None, IDC_ARROW).unwrap_or_default(),
             hbrBackground: GetSysColorBrush(COLOR_WINDOW),
-            lpszClassName: w!("DeskhandFixture"),
+            lpszClassName: class_name,
             ..Default::default()
         };
         RegisterClassW(&class);
+        let renderer = WNDCLASSW {
+            lpfnWndProc: Some(renderer_proc),
+            hInstance: instance.into(),
+            lpszClassName: w!("Chrome_RenderWidgetHostHWND"),
+            ..Default::default()
+        };
+        RegisterClassW(&renderer);
         let file = CreatePopupMenu().unwrap_or_default();
         let _ = AppendMenuW(file, MF_STRING, MENU_NEW as usize, w!("&New"));
         let _ = AppendMenuW(file, MF_STRING, MENU_DIALOG as usize, w!("&Open dialog..."));
@@ -322,7 +422,7 @@ pub fn main() -> ExitCode {
         let _ = AppendMenuW(bar, MF_POPUP, file.0 as usize, w!("&File"));
         let Ok(main) = CreateWindowExW(
             WINDOW_EX_STYLE(0),
-            w!("DeskhandFixture"),
+            class_name,
             &HSTRING::from(options.title.as_str()),
             WS_OVERLAPPEDWINDOW | WS_VISIBLE,
             options.at.0,
@@ -369,6 +469,21 @@ pub fn main() -> ExitCode {
             rect(20, 70, 300, 30),
             EDIT,
         );
+        // Hidden: it only answers WM_GETOBJECT, as Chromium's renderer is asked.
+        let _ = CreateWindowExW(
+            WINDOW_EX_STYLE(0),
+            w!("Chrome_RenderWidgetHostHWND"),
+            w!(""),
+            WS_CHILD,
+            0,
+            0,
+            10,
+            10,
+            Some(main),
+            None,
+            Some(instance.into()),
+            None,
+        );
         let list = control(
             main,
             w!("LISTBOX"),
@@ -399,6 +514,17 @@ pub fn main() -> ExitCode {
             },
         ])
         .unwrap_or_default();
+        if options.frame_host {
+            let started = std::env::current_exe().and_then(|program| {
+                std::process::Command::new(program)
+                    .args(["--core-window", &(main.0 as isize).to_string()])
+                    .args(["--log", &options.log])
+                    .spawn()
+            });
+            if let Err(err) = started {
+                log(&format!("failed to start the core window's process: {err}"));
+            }
+        }
         log(&format!(
             "ready hwnd={} pid={}",
             main.0 as usize,

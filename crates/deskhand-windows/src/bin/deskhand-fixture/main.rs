@@ -3,7 +3,9 @@
 //! dialog and a red block to find in captures) and writes one line to its log file for every
 //! thing it receives, so a test checks what arrived, not what deskhand says it sent.
 //!
-//! `deskhand-fixture --log FILE [--title TITLE] [--at X,Y]` runs the window;
+//! `deskhand-fixture --log FILE [--title TITLE] [--at X,Y] [--frame-host]` runs the window
+//! (with `--frame-host` as a Store app's frame, the app's window inside it from a second
+//! process, `--core-window HWND`);
 //! `deskhand-fixture --shortcut LNK ARGS…` writes a Start-menu shortcut to itself with ARGS and
 //! exits, for the installed-apps and launch tests.
 
