@@ -70,7 +70,7 @@ async fn post_keys(
                 sent: total,
                 total,
                 unit,
-                reason: "the frontmost app changed while they were sent, so some may have gone to                          another app"
+                reason: "the frontmost app changed while they were sent, so some may have gone to another app"
                     .into(),
             }));
         }

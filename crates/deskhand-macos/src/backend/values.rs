@@ -44,7 +44,7 @@ impl Values for MacBackend {
             if !settable {
                 return Err(Error::new(
                     ErrorKind::Unsupported,
-                    "the element's text cannot be set through accessibility; type into it                      instead",
+                    "the element's text cannot be set through accessibility; type into it instead",
                 ));
             }
             ax::set(&found, "AXValue", &CFString::from_str(&text))
