@@ -5,21 +5,33 @@
 //! can tell its own processes from unrelated ones that were given a recycled pid.
 
 use std::fs::{self, File, OpenOptions};
-use std::io::{self, Read, Write};
-use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
+use std::io::Write;
+use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
 use std::os::unix::net::UnixStream;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, ExitStatus, Stdio};
+use std::process::{Child, Command, Stdio};
 use std::thread::sleep;
 use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 use x11rb::connection::Connection;
 use x11rb::protocol::xproto::{AtomEnum, ConnectionExt as _};
-use x11rb::rust_connection::{DefaultStream, RustConnection};
 
-use crate::process::{Identity, identity, read_stat};
+use crate::process::read_stat;
+
+mod error;
+mod programs;
+mod stop;
+mod x_server;
+
+pub use error::DesktopError;
+pub use programs::missing_programs;
+use programs::{Locator, Programs, find_in_path, locate_programs};
+use stop::terminate;
+pub use stop::{stop, watch};
+pub use x_server::make_x11_socket_dir;
+use x_server::{FIRST_DISPLAY, claim_display, connect_x11, random_cookie, xauthority_entry};
 
 mod gnome;
 mod sway;
@@ -30,8 +42,6 @@ pub use sway::DESKTOP_USER;
 /// it listens.
 const LISTENER: &str = "a11y-listener";
 pub const LISTENING: &str = "listening for accessibility changes";
-const FIRST_DISPLAY: u32 = 99;
-const LAST_DISPLAY: u32 = 999;
 /// Generous because test binaries may bring up several desktops at once on a 2-core machine:
 /// GNOME Shell once took over 15 s to load its extensions there at a load of 4.
 const STEP_TIMEOUT: Duration = Duration::from_secs(30);
@@ -41,18 +51,12 @@ const TERM_GRACE: Duration = Duration::from_secs(2);
 const KILL_GRACE: Duration = Duration::from_secs(1);
 const STATE_FILE_NAME: &str = "state.json";
 const DIR_PREFIX: &str = "deskhand-";
-const COOKIE_PROTOCOL: &str = "MIT-MAGIC-COOKIE-1";
 /// AT_SPI_BUS_ADDRESS would point apps at the host's accessibility bus instead of ours.
 const UNSET_VARS: [&str; 4] = [
     "NO_AT_BRIDGE",
     "GTK_MODULES",
     "WAYLAND_DISPLAY",
     "AT_SPI_BUS_ADDRESS",
-];
-/// The launcher is not on PATH; Debian 12 has it in /usr/libexec, older releases elsewhere.
-const BUS_LAUNCHER_PATHS: [&str; 2] = [
-    "/usr/libexec/at-spi-bus-launcher",
-    "/usr/lib/at-spi2-core/at-spi-bus-launcher",
 ];
 
 /// How big the screen is and which process the desktop should not outlive.
@@ -121,182 +125,6 @@ impl Desktop {
     }
 }
 
-/// Each message carries its cause inline (`cause` fields are deliberately not `#[source]`), so
-/// printing the error chain does not repeat it.
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum DesktopError {
-    #[error(
-        "the headless desktop needs programs that are not installed: {}; install them with `apt-get install {}`",
-        list_programs(.programs),
-        list_packages(.programs)
-    )]
-    MissingPrograms {
-        programs: Vec<(&'static str, &'static str)>,
-    },
-    #[error(
-        "the owner process {pid} is not running, so the desktop would be stopped at once; pass the pid of a live process"
-    )]
-    OwnerGone { pid: u32 },
-    #[error(
-        "no free X display between :{first} and :{last}; stop unused desktops with `deskhand desktop stop`, or remove stale /tmp/.X<n>-lock files and /tmp/deskhand-<n> directories"
-    )]
-    NoFreeDisplay { first: u32, last: u32 },
-    #[error("could not {action}: {cause}; {hint}")]
-    Io {
-        action: String,
-        hint: &'static str,
-        cause: io::Error,
-    },
-    #[error("could not run {program}: {cause}; check that it is installed and executable")]
-    Spawn { program: String, cause: io::Error },
-    #[error(
-        "{program} exited during desktop start-up ({status}); its last output was: {tail}; the full log is kept at {}",
-        log.display()
-    )]
-    Exited {
-        program: &'static str,
-        status: ExitStatus,
-        tail: String,
-        log: PathBuf,
-    },
-    #[error(
-        "{program} did not get ready ({what}) within {} s; its last output was: {tail}; the full log is kept at {}; if the machine is overloaded, retry",
-        timeout.as_secs(),
-        log.display()
-    )]
-    Timeout {
-        program: &'static str,
-        what: &'static str,
-        timeout: Duration,
-        tail: String,
-        log: PathBuf,
-    },
-    #[error("`{command}` failed ({status}): {stderr}; the session bus may have died, so retry")]
-    Command {
-        command: String,
-        status: ExitStatus,
-        stderr: String,
-    },
-    #[error(
-        "could not read the desktop state file {}: {cause}; pass the DESKHAND_DESKTOP path printed by `deskhand desktop start` (the desktop may already be stopped)",
-        path.display()
-    )]
-    ReadState { path: PathBuf, cause: io::Error },
-    #[error(
-        "the desktop state file {} is not valid: {cause}; pass the DESKHAND_DESKTOP path printed by `deskhand desktop start`",
-        path.display()
-    )]
-    ParseState {
-        path: PathBuf,
-        cause: serde_json::Error,
-    },
-    #[error(
-        "the state file {} names the directory {}, which is not a deskhand desktop directory next to it; refusing to stop anything, pass the DESKHAND_DESKTOP path printed by `deskhand desktop start`",
-        path.display(),
-        dir.display()
-    )]
-    ForeignState { path: PathBuf, dir: PathBuf },
-}
-
-fn list_programs(programs: &[(&str, &str)]) -> String {
-    programs
-        .iter()
-        .map(|(program, package)| format!("{program} ({package})"))
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
-fn list_packages(programs: &[(&str, &str)]) -> String {
-    let mut packages: Vec<&str> = Vec::new();
-    for (_, package) in programs {
-        if !packages.contains(package) {
-            packages.push(package);
-        }
-    }
-    packages.join(" ")
-}
-
-/// The programs the desktop needs that cannot be found, with the Debian package of each.
-pub fn missing_programs() -> Vec<(&'static str, &'static str)> {
-    locate_programs().err().unwrap_or_default()
-}
-
-struct Programs {
-    xvfb: PathBuf,
-    dbus_daemon: PathBuf,
-    dbus_send: PathBuf,
-    dbus_update_env: PathBuf,
-    bus_launcher: PathBuf,
-    openbox: PathBuf,
-}
-
-/// Finds the programs a desktop needs, and lists the packages of those it lacks.
-#[derive(Default)]
-struct Locator {
-    missing: Vec<(&'static str, &'static str)>,
-}
-
-impl Locator {
-    fn found(
-        &mut self,
-        program: &'static str,
-        package: &'static str,
-        found: Option<PathBuf>,
-    ) -> PathBuf {
-        found.unwrap_or_else(|| {
-            self.missing.push((program, package));
-            PathBuf::new()
-        })
-    }
-
-    /// A program on PATH.
-    fn on_path(&mut self, program: &'static str, package: &'static str) -> PathBuf {
-        self.found(program, package, find_in_path(program))
-    }
-
-    /// The AT-SPI bus launcher, which is not on PATH.
-    fn bus_launcher(&mut self) -> PathBuf {
-        let found = BUS_LAUNCHER_PATHS
-            .iter()
-            .map(PathBuf::from)
-            .find(|path| is_executable(path));
-        self.found("at-spi-bus-launcher", "at-spi2-core", found)
-    }
-
-    fn finish<T>(self, programs: T) -> Result<T, Vec<(&'static str, &'static str)>> {
-        if self.missing.is_empty() {
-            Ok(programs)
-        } else {
-            Err(self.missing)
-        }
-    }
-}
-
-fn locate_programs() -> Result<Programs, Vec<(&'static str, &'static str)>> {
-    let mut find = Locator::default();
-    let programs = Programs {
-        xvfb: find.on_path("Xvfb", "xvfb"),
-        dbus_daemon: find.on_path("dbus-daemon", "dbus"),
-        dbus_send: find.on_path("dbus-send", "dbus"),
-        dbus_update_env: find.on_path("dbus-update-activation-environment", "dbus"),
-        bus_launcher: find.bus_launcher(),
-        openbox: find.on_path("openbox", "openbox"),
-    };
-    find.finish(programs)
-}
-
-fn find_in_path(name: &str) -> Option<PathBuf> {
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path)
-        .map(|dir| dir.join(name))
-        .find(|candidate| is_executable(candidate))
-}
-
-fn is_executable(path: &Path) -> bool {
-    fs::metadata(path).is_ok_and(|meta| meta.is_file() && meta.permissions().mode() & 0o111 != 0)
-}
-
 fn shell_quote(value: &str) -> String {
     format!("'{}'", value.replace('\'', r"'\''"))
 }
@@ -315,82 +143,6 @@ struct State {
     owner: Option<Proc>,
     /// Each one leads its own process group, which also holds whatever it spawned.
     processes: Vec<Proc>,
-}
-
-fn display_in_use(tmp: &Path, number: u32) -> bool {
-    tmp.join(format!(".X11-unix/X{number}")).exists()
-        || tmp.join(format!(".X{number}-lock")).exists()
-}
-
-/// Claims the first display from `first` that has no X server and no deskhand directory, by
-/// creating that directory: `mkdir` is atomic, so concurrent starts never share a display.
-fn claim_display(tmp: &Path, first: u32) -> Result<(u32, PathBuf), DesktopError> {
-    for number in first..=LAST_DISPLAY {
-        if display_in_use(tmp, number) {
-            continue;
-        }
-        let dir = tmp.join(format!("{DIR_PREFIX}{number}"));
-        match fs::DirBuilder::new().mode(0o700).create(&dir) {
-            Ok(()) => return Ok((number, dir)),
-            Err(err) if err.kind() == io::ErrorKind::AlreadyExists => continue,
-            Err(cause) => {
-                return Err(DesktopError::Io {
-                    action: format!("create the desktop directory {}", dir.display()),
-                    hint: "check that /tmp exists and is writable",
-                    cause,
-                });
-            }
-        }
-    }
-    Err(DesktopError::NoFreeDisplay {
-        first: FIRST_DISPLAY,
-        last: LAST_DISPLAY,
-    })
-}
-
-/// Makes the directory X servers put their sockets in (`.X11-unix` under `tmp`), as they make it
-/// (writable by all, sticky), when no server has yet. Call it before starting an X server: each
-/// server makes it itself when it is missing, but two starting at once race for it, and the one
-/// that finds it made between its look and its `mkdir` gives up its socket there and never
-/// accepts a connection (seen on a fresh machine, where the test binaries' first desktops all
-/// start together).
-pub fn make_x11_socket_dir(tmp: &Path) -> Result<(), DesktopError> {
-    let dir = tmp.join(".X11-unix");
-    let made = match fs::create_dir(&dir) {
-        Ok(()) => fs::set_permissions(&dir, fs::Permissions::from_mode(0o1777)),
-        Err(err) if err.kind() == io::ErrorKind::AlreadyExists => Ok(()),
-        Err(err) => Err(err),
-    };
-    made.map_err(|cause| DesktopError::Io {
-        action: format!("create the X socket directory {}", dir.display()),
-        hint: "check that /tmp exists and is writable",
-        cause,
-    })
-}
-
-/// An Xauthority entry of family Wild, which matches any host name: the hostname-bound entry
-/// `xauth add` writes stops matching if the hostname changes under a container.
-fn xauthority_entry(number: u32, cookie: &[u8]) -> Vec<u8> {
-    const FAMILY_WILD: u16 = 0xffff;
-    let mut entry = FAMILY_WILD.to_be_bytes().to_vec();
-    let display = number.to_string();
-    for field in [
-        &[][..],
-        display.as_bytes(),
-        COOKIE_PROTOCOL.as_bytes(),
-        cookie,
-    ] {
-        let len = u16::try_from(field.len()).expect("Xauthority fields are short");
-        entry.extend_from_slice(&len.to_be_bytes());
-        entry.extend_from_slice(field);
-    }
-    entry
-}
-
-fn random_cookie() -> io::Result<[u8; 16]> {
-    let mut cookie = [0; 16];
-    File::open("/dev/urandom")?.read_exact(&mut cookie)?;
-    Ok(cookie)
 }
 
 fn log_tail(log: &Path) -> String {
@@ -889,18 +641,6 @@ impl Session {
     }
 }
 
-fn connect_x11(socket: &Path, cookie: &[u8]) -> Option<RustConnection> {
-    let stream = UnixStream::connect(socket).ok()?;
-    let (stream, _) = DefaultStream::from_unix_stream(stream).ok()?;
-    RustConnection::connect_to_stream_with_auth_info(
-        stream,
-        0,
-        COOKIE_PROTOCOL.as_bytes().to_vec(),
-        cookie.to_vec(),
-    )
-    .ok()
-}
-
 /// Runs a short command to completion and returns its stdout.
 fn run(mut command: Command) -> Result<String, DesktopError> {
     let name = command.get_program().to_string_lossy().into_owned();
@@ -1006,179 +746,6 @@ pub fn start(opts: &StartOptions) -> Result<Desktop, DesktopError> {
     }
 }
 
-/// Stops exactly the processes `start` recorded in `state_file` (and whatever they spawned),
-/// then removes the desktop's directory.
-pub fn stop(state_file: &Path) -> Result<(), DesktopError> {
-    let read_err = |cause| DesktopError::ReadState {
-        path: state_file.to_owned(),
-        cause,
-    };
-    let text = fs::read_to_string(state_file).map_err(read_err)?;
-    let state: State = serde_json::from_str(&text).map_err(|cause| DesktopError::ParseState {
-        path: state_file.to_owned(),
-        cause,
-    })?;
-    // The state file may come from the command line: never delete a directory on its word
-    // alone.
-    let file = fs::canonicalize(state_file).map_err(read_err)?;
-    let ours = fs::canonicalize(&state.dir).is_ok_and(|dir| Some(dir.as_path()) == file.parent())
-        && state
-            .dir
-            .file_name()
-            .and_then(|name| name.to_str())
-            .is_some_and(|name| name.starts_with(DIR_PREFIX));
-    if !ours {
-        return Err(DesktopError::ForeignState {
-            path: state_file.to_owned(),
-            dir: state.dir,
-        });
-    }
-    terminate(&state.processes);
-    remove_stale_x_files(Path::new("/tmp"), &state);
-    match fs::remove_dir_all(&state.dir) {
-        // The watcher and a manual stop may race to remove it.
-        Err(cause) if cause.kind() != io::ErrorKind::NotFound => Err(DesktopError::Io {
-            action: format!("remove the desktop directory {}", state.dir.display()),
-            hint: "its processes are stopped; remove the directory by hand",
-            cause,
-        }),
-        _ => Ok(()),
-    }
-}
-
-/// Runs in a detached process: stops the desktop once `owner_pid` is gone, and exits early if
-/// the desktop was stopped some other way.
-pub fn watch(owner_pid: u32, state_file: &Path) -> ! {
-    // `start` recorded the owner's start time, so a recycled owner pid is not mistaken for it.
-    let owner_start = fs::read_to_string(state_file)
-        .ok()
-        .and_then(|text| serde_json::from_str::<State>(&text).ok())
-        .and_then(|state| state.owner)
-        .filter(|owner| owner.pid == owner_pid)
-        .map(|owner| owner.start_time)
-        .or_else(|| read_stat(owner_pid).map(|stat| stat.start_time));
-    loop {
-        if !state_file.exists() {
-            std::process::exit(0);
-        }
-        let owner_alive =
-            owner_start.is_some_and(|start| identity(owner_pid, start) == Identity::Alive);
-        if !owner_alive {
-            std::process::exit(if stop(state_file).is_ok() { 0 } else { 1 });
-        }
-        sleep(WATCH_INTERVAL);
-    }
-}
-
-/// Sends SIGTERM to each recorded process group, then SIGKILL to what is left after a grace
-/// period. Each recorded process leads its group, so the group also holds its descendants, such
-/// as the accessibility bus and registry the launcher spawns.
-fn terminate(processes: &[Proc]) {
-    let me = std::process::id();
-    // A group id cannot be reused while any member lives, so a group whose leader is gone but
-    // not recycled is still ours. Pids 0 and 1 would turn kill(-pid) into "my group" and
-    // "everyone", whatever a damaged state file says.
-    let groups: Vec<i32> = processes
-        .iter()
-        .filter(|proc| proc.pid > 1 && proc.pid != me)
-        .filter(|proc| identity(proc.pid, proc.start_time) != Identity::Recycled)
-        .filter_map(|proc| i32::try_from(proc.pid).ok())
-        .collect();
-    if groups.is_empty() {
-        return;
-    }
-    signal_groups(&groups, libc::SIGTERM);
-    if wait_groups_empty(processes, &groups, TERM_GRACE) {
-        return;
-    }
-    signal_groups(&groups, libc::SIGKILL);
-    wait_groups_empty(processes, &groups, KILL_GRACE);
-}
-
-fn signal_groups(groups: &[i32], signal: libc::c_int) {
-    for group in groups {
-        // SAFETY: kill has no memory-safety preconditions; ESRCH for an empty group is fine.
-        unsafe {
-            libc::kill(-group, signal);
-        }
-    }
-}
-
-fn wait_groups_empty(processes: &[Proc], groups: &[i32], timeout: Duration) -> bool {
-    let deadline = Instant::now() + timeout;
-    loop {
-        reap(processes);
-        if !any_alive_in(groups) {
-            return true;
-        }
-        if Instant::now() >= deadline {
-            return false;
-        }
-        sleep(POLL_INTERVAL * 2);
-    }
-}
-
-/// When `start` ran in this process, its children are ours to reap; otherwise this is a no-op.
-fn reap(processes: &[Proc]) {
-    for proc in processes.iter().filter(|proc| proc.pid > 1) {
-        let Ok(pid) = i32::try_from(proc.pid) else {
-            continue;
-        };
-        if read_stat(proc.pid)
-            .is_some_and(|stat| stat.is_dead() && stat.start_time == proc.start_time)
-        {
-            // SAFETY: a null status pointer is allowed; WNOHANG never blocks.
-            unsafe {
-                libc::waitpid(pid, std::ptr::null_mut(), libc::WNOHANG);
-            }
-        }
-    }
-}
-
-fn any_alive_in(groups: &[i32]) -> bool {
-    let me = std::process::id();
-    let Ok(entries) = fs::read_dir("/proc") else {
-        return false;
-    };
-    entries
-        .filter_map(|entry| entry.ok()?.file_name().to_str()?.parse::<u32>().ok())
-        .filter(|pid| *pid != me)
-        .filter_map(read_stat)
-        .any(|stat| !stat.is_dead() && groups.contains(&stat.pgrp))
-}
-
-/// Xvfb, and mutter for its Xwayland, remove their locks and sockets on SIGTERM but not on
-/// SIGKILL; stale ones would make the next start skip these displays. Each lock names the pid
-/// of the process that took it.
-fn remove_stale_x_files(tmp: &Path, state: &State) {
-    for server in state
-        .processes
-        .iter()
-        .filter(|proc| proc.name == "Xvfb" || proc.name == "gnome-shell")
-        .filter(|proc| identity(proc.pid, proc.start_time) != Identity::Alive)
-    {
-        let Ok(entries) = fs::read_dir(tmp) else {
-            return;
-        };
-        for name in entries.filter_map(|entry| entry.ok()?.file_name().into_string().ok()) {
-            let Some(number) = name
-                .strip_prefix(".X")
-                .and_then(|rest| rest.strip_suffix("-lock"))
-            else {
-                continue;
-            };
-            let lock = tmp.join(&name);
-            let holder = fs::read_to_string(&lock)
-                .ok()
-                .and_then(|text| text.trim().parse::<u32>().ok());
-            if holder == Some(server.pid) {
-                let _ = fs::remove_file(tmp.join(format!(".X11-unix/X{number}")));
-                let _ = fs::remove_file(&lock);
-            }
-        }
-    }
-}
-
 /// `desktop listen`: registers as an accessibility listener and stays until the desktop stops.
 pub async fn hold_accessibility_listener() -> Result<(), crate::atspi::AtspiError> {
     // On a headless compositor the listener also keeps the seat's keyboard and pointer: without
@@ -1217,7 +784,11 @@ pub async fn hold_accessibility_listener() -> Result<(), crate::atspi::AtspiErro
 
 #[cfg(test)]
 mod tests {
+    use std::os::unix::fs::PermissionsExt;
+
+    use super::stop::remove_stale_x_files;
     use super::*;
+    use crate::process::{Identity, identity};
 
     fn scratch_dir(name: &str) -> PathBuf {
         let dir = std::env::temp_dir().join(format!("deskhand-test-{}-{name}", std::process::id()));

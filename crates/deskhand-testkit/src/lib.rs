@@ -9,6 +9,12 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
+mod lines;
+mod mcp;
+
+pub use lines::*;
+pub use mcp::*;
+
 /// The `deskhand` binary cargo built beside the running test binary: a test binary runs from
 /// `target/<profile>/deps/`, and cargo puts the binaries of the package under test one folder
 /// up (where `CARGO_BIN_EXE_deskhand`, known only when the test itself is compiled, points).
@@ -564,23 +570,6 @@ fn now_ms() -> u128 {
         .unwrap_or_default()
 }
 
-/// The lines of an observation before its element lines: the header and the fence line.
-pub const HEAD_LINES: usize = 2;
-
-/// An observation's element lines, without the header and the fence line.
-pub fn element_lines(observation: &str) -> impl Iterator<Item = &str> {
-    observation.lines().skip(HEAD_LINES)
-}
-
-/// The ref of the first observation line that contains every one of `needles`.
-pub fn ref_of(observation: &str, needles: &[&str]) -> String {
-    element_lines(observation)
-        .find(|line| needles.iter().all(|n| line.contains(n)))
-        .and_then(|line| line.trim_start().split(' ').next())
-        .unwrap_or_else(|| panic!("no line with {needles:?} in:\n{observation}"))
-        .to_owned()
-}
-
 impl Desktop {
     /// A private desktop for this caller alone, not the shared one: for tests that break it
     /// (kill its X server or accessibility bus). Its watcher stops it when the test process
@@ -655,118 +644,6 @@ impl Desktop {
     }
 }
 
-/// A `deskhand mcp` child process and the client session with it; calls block.
-pub struct Mcp {
-    runtime: tokio::runtime::Runtime,
-    client: Option<rmcp::service::RunningService<rmcp::RoleClient, ()>>,
-    pub pid: u32,
-}
-
-/// One `desktop` tool result.
-#[derive(Debug, Clone)]
-pub struct McpReply {
-    pub is_error: bool,
-    pub text: String,
-    pub data: Value,
-    /// The PNG of a screenshot or zoom, decoded.
-    pub image: Option<Vec<u8>>,
-    pub took: Duration,
-}
-
-impl McpReply {
-    /// The kind of a failure, from the structured content.
-    pub fn kind(&self) -> Option<&str> {
-        self.is_error.then(|| self.data["error"].as_str()).flatten()
-    }
-}
-
-impl Mcp {
-    /// The `w` id of the window titled exactly `title`, waiting up to `limit` for it to appear.
-    pub fn window_id(&self, title: &str, limit: Duration) -> String {
-        wait_until(limit, || {
-            let listed = self.call(serde_json::json!({"action": "windows"}));
-            listed.data["windows"].as_array()?.iter().find_map(|w| {
-                (w["title"] == title).then(|| w["id"].as_str().expect("id").to_owned())
-            })
-        })
-        .unwrap_or_else(|| panic!("no window titled {title:?}"))
-    }
-
-    /// Calls the `desktop` tool; a protocol error panics.
-    pub fn call(&self, args: Value) -> McpReply {
-        self.try_call("desktop", args)
-            .unwrap_or_else(|err| panic!("tools/call failed: {err}"))
-    }
-
-    /// Calls a tool by name; a protocol error is returned.
-    pub fn try_call(&self, tool: &str, args: Value) -> Result<McpReply, String> {
-        use base64::Engine;
-        use rmcp::model::CallToolRequestParams;
-        let client = self.client.as_ref().expect("connected");
-        let arguments = args.as_object().expect("an object").clone();
-        let started = Instant::now();
-        let result =
-            self.runtime
-                .block_on(client.call_tool(
-                    CallToolRequestParams::new(tool.to_owned()).with_arguments(arguments),
-                ))
-                .map_err(|err| err.to_string())?;
-        let took = started.elapsed();
-        let text = result
-            .content
-            .iter()
-            .filter_map(|c| c.as_text().map(|t| t.text.clone()))
-            .collect();
-        let image = result.content.iter().find_map(|c| {
-            c.as_image().map(|i| {
-                base64::engine::general_purpose::STANDARD
-                    .decode(&i.data)
-                    .expect("base64 image")
-            })
-        });
-        Ok(McpReply {
-            is_error: result.is_error == Some(true),
-            text,
-            data: result.structured_content.unwrap_or(Value::Null),
-            image,
-            took,
-        })
-    }
-
-    /// A field of the server's `/proc/<pid>/status` in its own unit (kB for `VmRSS`).
-    pub fn status(&self, field: &str) -> u64 {
-        proc_status(self.pid, field)
-            .unwrap_or_else(|| panic!("no {field} in /proc/{}/status", self.pid))
-    }
-
-    /// Whether the server process is still running.
-    pub fn alive(&self) -> bool {
-        std::fs::read_to_string(format!("/proc/{}/stat", self.pid))
-            .ok()
-            .and_then(|stat| stat.rsplit_once(") ")?.1.chars().next())
-            .is_some_and(|state| !matches!(state, 'Z' | 'X'))
-    }
-
-    /// Ends the session; the server exits when its stdin closes.
-    pub fn close(mut self) {
-        self.shutdown();
-    }
-
-    fn shutdown(&mut self) {
-        if let Some(client) = self.client.take() {
-            let _ = self.runtime.block_on(async {
-                tokio::time::timeout(Duration::from_secs(10), client.cancel()).await
-            });
-        }
-    }
-}
-
-impl Drop for Mcp {
-    fn drop(&mut self) {
-        self.shutdown();
-    }
-}
-
 /// A numeric field of `/proc/<pid>/status` (`VmRSS` in kB, `Threads`, …).
 pub fn proc_status(pid: u32, field: &str) -> Option<u64> {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
@@ -800,43 +677,6 @@ pub fn chromium(desk: &Desktop, profile: &Path, extra: &[&str], url: &str) -> Ap
     args.extend_from_slice(extra);
     args.push(url);
     desk.spawn("chromium", &args)
-}
-
-/// The `@x,y` point of an observation line, 0–1000 of its surface.
-pub fn point_of(line: &str) -> (f64, f64) {
-    let (x, y) = line
-        .rsplit_once('@')
-        .and_then(|(_, p)| p.split_once(','))
-        .unwrap_or_else(|| panic!("no point in {line:?}"));
-    (x.trim().parse().expect("x"), y.trim().parse().expect("y"))
-}
-
-/// The observation line of the element `reference`.
-pub fn line_of<'a>(text: &'a str, reference: &str) -> &'a str {
-    element_lines(text)
-        .find(|l| l.trim_start().split(' ').next() == Some(reference))
-        .unwrap_or_else(|| panic!("no line for {reference} in:\n{text}"))
-}
-
-/// The ref of the first element line for which `wanted` holds.
-pub fn ref_where(text: &str, what: &str, wanted: impl Fn(&str) -> bool) -> String {
-    element_lines(text)
-        .find(|l| wanted(l))
-        .and_then(|l| l.trim_start().split(' ').next())
-        .unwrap_or_else(|| panic!("no {what} in:\n{text}"))
-        .to_owned()
-}
-
-/// The ref of the first element with `role`.
-pub fn first_of_role(text: &str, role: &str) -> String {
-    ref_where(text, &format!("{role} element"), |l| {
-        l.trim_start().split(' ').nth(1) == Some(role)
-    })
-}
-
-/// Whether the line lists `state` as one of its words.
-pub fn has_state(line: &str, state: &str) -> bool {
-    line.split(' ').any(|word| word == state)
 }
 
 /// Observes `target` until `ready` holds for the observation, and returns it.

@@ -9,18 +9,22 @@ use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use deskhand_core::error::{Error, ErrorKind, Result};
-use deskhand_core::model::{
-    ClipboardContent, MouseButton, Point, Rect, RgbImage, ScrollDirection, WindowChange, WindowInfo,
-};
+use deskhand_core::model::{MouseButton, Point, Rect, ScrollDirection, WindowChange, WindowInfo};
 use deskhand_core::render::escape;
 use tokio::sync::OnceCell;
 
-use super::cast::{CursorMode, Recording};
+use super::cast::Recording;
 use super::cursor::{CursorWatch, Pointer};
 use super::extension::VERSION;
-use super::remote::{RemoteInput, SessionClipboard};
+use super::remote::RemoteInput;
 use super::shell::{Shell, ShellWindow, WindowState};
 use super::{GnomeError, session_bus};
+
+mod clipboard;
+mod pixels;
+
+pub use clipboard::PASTE_WAIT;
+use pixels::{FRAME, look_once};
 
 /// One D-Bus round trip to the shell or to Mutter never takes this long when they are alive.
 const CALL_TIMEOUT: Duration = Duration::from_secs(3);
@@ -31,63 +35,9 @@ const POLL: Duration = Duration::from_millis(30);
 /// its first motion is sent again meanwhile.
 const POINTER_JOIN: Duration = Duration::from_secs(2);
 const POINTER_RESEND: Duration = Duration::from_millis(300);
-/// Longer than a frame of the shell's 60 Hz clock, on which it hands queued input to the apps.
-const FRAME: Duration = Duration::from_millis(40);
-/// A screen cast's first frame comes at once; a loaded machine may take a second.
-const FRAME_TIMEOUT: Duration = Duration::from_secs(3);
 /// How long an extension found absent counts as absent before the shell is asked again: one
 /// call sees one mode, and an extension that loads later is found.
 const ABSENCE_RECHECK: Duration = Duration::from_secs(5);
-
-/// The types a paste is offered as: what Wayland apps and, through XWayland, X apps ask text as.
-const PASTE_TYPES: [&str; 3] = ["text/plain;charset=utf-8", "UTF8_STRING", "text/plain"];
-/// Types of a clipboard's content that are its text, the first offered read to put it back.
-const TEXT_TYPES: [&str; 4] = [
-    "text/plain;charset=utf-8",
-    "UTF8_STRING",
-    "text/plain",
-    "STRING",
-];
-/// Types X apps offer about a selection (`TARGETS` …) or as its text in older encodings: the
-/// text put back stands for them.
-const META_TYPES: [&str; 6] = [
-    "TARGETS",
-    "TIMESTAMP",
-    "MULTIPLE",
-    "SAVE_TARGETS",
-    "TEXT",
-    "COMPOUND_TEXT",
-];
-/// An app asks for pasted text as it handles ctrl+v; a loaded machine may take a second.
-pub const PASTE_WAIT: Duration = Duration::from_secs(2);
-/// Some apps ask once for each type they know: more requests come this soon after the first.
-const PASTE_QUIET: Duration = Duration::from_millis(150);
-/// Mutter asks for a copy of a new offer before it answers the offer: such requests come
-/// within this of each other.
-const EARLY_REQUESTS: Duration = Duration::from_millis(50);
-/// How long the app that holds the clipboard has to hand its content over.
-const CLIPBOARD_READ: Duration = Duration::from_secs(2);
-
-/// What a paste did with the user's clipboard, for the reply.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Pasted {
-    /// Whether the app asked for the text: false when ctrl+v went out and no request came.
-    pub taken: bool,
-    /// What became of the user's clipboard, as a clause of the reply.
-    pub clipboard: String,
-    /// The clipboard could not be put back: the reply says so, and it is not `done`.
-    pub restore_failed: bool,
-}
-
-/// The user's clipboard as it was before a paste, to be put back.
-enum Saved {
-    Empty,
-    /// Its text, and the types it was offered as beyond text, which are not put back.
-    Text {
-        text: String,
-        lost: Vec<String>,
-    },
-}
 
 pub fn gnome_error(err: GnomeError) -> Error {
     let kind = match &err {
@@ -604,349 +554,11 @@ impl Gnome {
         tokio::time::sleep(FRAME).await;
         Ok(())
     }
-
-    pub async fn read_clipboard(&self) -> Result<ClipboardContent> {
-        let (text, types) = self
-            .shell()
-            .await?
-            .read_clipboard()
-            .await
-            .map_err(gnome_error)?;
-        Ok(ClipboardContent { text, types })
-    }
-
-    pub async fn write_clipboard(&self, text: &str) -> Result<()> {
-        self.shell()
-            .await?
-            .write_clipboard(text)
-            .await
-            .map_err(|err| gnome_error(err).after_sending())
-    }
-
-    /// Pastes `text` into the focused window with ctrl+v through the remote-desktop session's
-    /// clipboard, which tells when the app asks for it, and puts the user's clipboard back
-    /// afterwards through the shell, whose clipboard outlives deskhand's process (the session's
-    /// offer ends with it). A clipboard that cannot be read, or holds no text, is refused
-    /// before anything is sent: it could not be put back.
-    pub async fn paste(&self, text: &str) -> Result<Pasted> {
-        let _one = self.pasting.lock().await;
-        let shell = self.shell().await?;
-        let input = self.input().await?;
-        let mut clipboard = input.clipboard().await.map_err(gnome_error)?;
-        let saved = save(shell, &clipboard).await?;
-        if let Err(err) = clipboard.offer(&PASTE_TYPES).await {
-            let _ = clipboard.withdraw().await;
-            return Err(gnome_error(err));
-        }
-        clipboard.leave_early_requests(EARLY_REQUESTS).await;
-        let pressed = self
-            .press_chords(&[(vec![xkeysym::key::Control_L], xkeysym::key::v)])
-            .await;
-        let served = match pressed {
-            Ok((1, None)) => {
-                clipboard
-                    .serve(text.as_bytes(), PASTE_WAIT, PASTE_QUIET)
-                    .await
-            }
-            Ok((_, failed)) => Err(GnomeError::BadReply(failed.map_or_else(
-                || "ctrl+v was not sent".to_owned(),
-                |err| format!("ctrl+v was not sent: {}", err.message),
-            ))),
-            Err(err) => Err(GnomeError::BadReply(format!(
-                "ctrl+v was not sent: {}",
-                err.message
-            ))),
-        };
-        let restored = restore(shell, clipboard, &saved).await;
-        let (clause, restore_failed) = match restored {
-            Ok(clause) => (clause, false),
-            Err(err) => (
-                format!(
-                    "the clipboard could not be put back as it was ({}), and it may hold the pasted text now: set it with `clipboard` if the user needs what it held",
-                    err.message.trim_end_matches('.')
-                ),
-                true,
-            ),
-        };
-        let served = served.map_err(|err| {
-            let failed = gnome_error(err);
-            Error::new(failed.kind, format!("{}; {clause}", failed.message)).after_sending()
-        })?;
-        Ok(Pasted {
-            taken: served > 0,
-            clipboard: clause,
-            restore_failed,
-        })
-    }
-
-    /// Refuses, before anything is typed, a paste whose clipboard could not be put back: one
-    /// that holds something but no text, or cannot be read.
-    pub async fn clipboard_restorable(&self) -> Result<()> {
-        text_type(self.shell().await?).await.map(|_| ())
-    }
-
-    /// Pixels of a screen rectangle: through the shell extension while it runs, else through
-    /// Mutter's screen cast. Both give the same pixels (the displays tests compare them), and
-    /// the shell's screenshot was the faster for what is captured most, a window or a region
-    /// (`benches/gnome_capture.rs`, release, medians of 11: 1280×800 158 ms by the shell, 122 ms
-    /// by the screen cast; 400×300 23 ms against 129 ms, as a screen-cast client spends about
-    /// 120 ms connecting and negotiating whatever the size). The screen cast is the fall-back
-    /// when the shell's screenshot fails. Without the extension the screen cast kept connected
-    /// for the pointer gives its latest picture after the wait that makes it current (on a
-    /// later run: 55 ms for 1280×800 and 53 ms for 400×300, against 71 and 52 ms connecting a
-    /// client for one frame).
-    pub async fn capture(&self, rect: Rect) -> Result<RgbImage> {
-        if !self.extension_running().await? {
-            return self.watched_capture(rect).await;
-        }
-        match self.shell_capture(rect).await {
-            Ok(image) => Ok(image),
-            Err(shell) => self.cast_capture(rect).await.map_err(|_| shell),
-        }
-    }
-
-    /// The kept screen cast with the pointer, ended if it records another layout than the
-    /// monitors' now; the monitors; whether a watch was kept. Reading the monitors is also the
-    /// round trip through Mutter's main loop that makes a look current.
-    async fn current_watch(
-        &self,
-    ) -> Result<(
-        tokio::sync::MutexGuard<'_, Option<CursorWatch>>,
-        Vec<(String, Rect)>,
-        bool,
-    )> {
-        let monitors = super::remote::monitors_of(self.bus().await?, CALL_TIMEOUT)
-            .await
-            .map_err(gnome_error)?;
-        let mut watch = self.cursor.lock().await;
-        if watch.as_ref().is_some_and(|w| !w.records(&monitors))
-            && let Some(old) = watch.take()
-        {
-            old.stop().await;
-        }
-        let kept = watch.is_some();
-        Ok((watch, monitors, kept))
-    }
-
-    /// Pixels from the kept screen cast the pointer is read from (without the extension): its
-    /// streams keep the latest picture, so a capture pays no connection.
-    pub async fn watched_capture(&self, rect: Rect) -> Result<RgbImage> {
-        let bus = self.bus().await?;
-        let (mut watch, monitors, kept) = self.current_watch().await?;
-        match capture_once(&mut watch, bus, &monitors, rect).await {
-            Err(GnomeError::NoCursor { .. } | GnomeError::NoFrame { .. }) if kept => {
-                capture_once(&mut watch, bus, &monitors, rect).await
-            }
-            other => other,
-        }
-        .map_err(gnome_error)
-    }
-
-    /// Pixels through Mutter's screen cast, recording the monitors as they are now: a
-    /// recording of a layout that has changed since is replaced.
-    pub async fn cast_capture(&self, rect: Rect) -> Result<RgbImage> {
-        let bus = self.bus().await?;
-        let monitors = super::remote::monitors_of(bus, CALL_TIMEOUT)
-            .await
-            .map_err(gnome_error)?;
-        let mut recording = self.recording.lock().await;
-        let current = recording.as_ref().is_some_and(|r| r.records(&monitors));
-        if !current && let Some(old) = recording.take() {
-            old.stop().await;
-        }
-        // A kept recording may have ended since (the user stopped the screen sharing from the
-        // top bar, or the shell restarted): it is replaced once, and a new one is not.
-        let kept = recording.is_some();
-        let image = match cast_once(&mut recording, bus, &monitors, rect).await {
-            Err(GnomeError::NoFrame { .. }) if kept => {
-                cast_once(&mut recording, bus, &monitors, rect).await
-            }
-            other => other,
-        };
-        image.map_err(gnome_error)
-    }
-
-    /// Pixels through deskhand's shell extension.
-    pub async fn shell_capture(&self, rect: Rect) -> Result<RgbImage> {
-        self.shell()
-            .await?
-            .screenshot(rect)
-            .await
-            .map_err(gnome_error)
-    }
-}
-
-/// A refusal to paste because the user's clipboard could not be put back afterwards.
-fn unrestorable(why: String) -> Error {
-    Error::new(
-        ErrorKind::Unsupported,
-        format!(
-            "characters beyond printable ASCII reach this window (it takes no input-method text) only by pasting, and the clipboard, which deskhand would put back afterwards, {why}, so deskhand pasted nothing; type the text without those characters, or set it with `value` where the element allows it"
-        ),
-    )
-}
-
-/// The types the clipboard is offered as now, and the one its text is read as to be put back
-/// ([`text_type_of`]). The shell lists the types (Mutter names them only once a session, when
-/// its clipboard is enabled).
-async fn text_type(shell: &Shell) -> Result<(Vec<String>, Option<&'static str>)> {
-    let (_, types) = shell
-        .read_clipboard()
-        .await
-        .map_err(|err| unrestorable(format!("cannot be read ({})", gnome_error(err).message)))?;
-    let mime = text_type_of(&types)?;
-    Ok((types, mime))
-}
-
-/// The type a clipboard offered as `types` has its text read as: `None` when it is empty;
-/// refused when it holds something but no text.
-fn text_type_of(types: &[String]) -> Result<Option<&'static str>> {
-    if types.is_empty() {
-        return Ok(None);
-    }
-    match TEXT_TYPES.iter().find(|t| types.iter().any(|o| o == *t)) {
-        Some(mime) => Ok(Some(mime)),
-        None => Err(unrestorable(format!(
-            "holds no text but {}, which deskhand cannot put back",
-            types.join(", ")
-        ))),
-    }
-}
-
-/// The forms beyond its text that a clipboard offered as `types` holds: putting its text back
-/// loses them.
-fn lost_forms(types: &[String]) -> Vec<String> {
-    types
-        .iter()
-        .filter(|t| {
-            !TEXT_TYPES.contains(&t.as_str())
-                && !META_TYPES.contains(&t.as_str())
-                && !t.starts_with("text/plain")
-        })
-        .cloned()
-        .collect()
-}
-
-/// Reads what the clipboard holds before a paste: its text, read from its owner through Mutter
-/// within a bound of time and size, the other types named as lost; refused when it holds
-/// something but no text, or its text cannot be read.
-async fn save(shell: &Shell, clipboard: &SessionClipboard<'_>) -> Result<Saved> {
-    let (types, mime) = text_type(shell).await?;
-    let Some(mime) = mime else {
-        return Ok(Saved::Empty);
-    };
-    let bytes = clipboard
-        .read(mime, CLIPBOARD_READ)
-        .await
-        .map_err(|err| unrestorable(format!("cannot be read ({err})")))?;
-    let text = String::from_utf8(bytes)
-        .map_err(|_| unrestorable(format!("holds text as {mime} that is not UTF-8")))?;
-    Ok(Saved::Text {
-        text,
-        lost: lost_forms(&types),
-    })
-}
-
-/// Puts the user's clipboard back as it was saved, and reads it back: the clause the reply says
-/// of it.
-async fn restore(shell: &Shell, clipboard: SessionClipboard<'_>, saved: &Saved) -> Result<String> {
-    let back = match saved {
-        Saved::Empty => clipboard.withdraw().await.map_err(gnome_error),
-        Saved::Text { text, .. } => {
-            let written = shell.write_clipboard(text).await.map_err(gnome_error);
-            // Withdrawn after the shell took the clipboard, so it is never empty in between.
-            let withdrawn = clipboard.withdraw().await.map_err(gnome_error);
-            written.and(withdrawn)
-        }
-    };
-    back?;
-    let (now, types) = shell.read_clipboard().await.map_err(gnome_error)?;
-    match saved {
-        Saved::Empty if types.is_empty() => Ok("the clipboard is empty again, as it was".into()),
-        Saved::Text { text, lost } if now.as_deref() == Some(text.as_str()) => {
-            Ok(if lost.is_empty() {
-                "the clipboard holds its text again (read back)".into()
-            } else {
-                format!(
-                    "the clipboard holds its text again (read back), but not the other forms it held ({}), which deskhand cannot put back",
-                    lost.join(", ")
-                )
-            })
-        }
-        _ => Err(Error::platform(
-            "it reads back differently; another program may have taken the clipboard meanwhile",
-        )),
-    }
-}
-
-/// One look through the watch in `slot`, started when there is none; a watch that told nothing
-/// is ended, for the next look to start afresh.
-async fn look_once(
-    slot: &mut Option<CursorWatch>,
-    bus: &zbus::Connection,
-    monitors: &[(String, Rect)],
-) -> std::result::Result<Pointer, GnomeError> {
-    let watch = match slot.as_mut() {
-        Some(watch) => watch,
-        None => slot.insert(CursorWatch::start(bus.clone(), monitors, CALL_TIMEOUT).await?),
-    };
-    let seen = watch.look(FRAME_TIMEOUT).await;
-    if matches!(seen, Err(GnomeError::NoCursor { .. }))
-        && let Some(old) = slot.take()
-    {
-        old.stop().await;
-    }
-    seen
-}
-
-/// One capture through the watch in `slot`, started when there is none; a watch that gave no
-/// pixels is ended, for the next capture to start afresh.
-async fn capture_once(
-    slot: &mut Option<CursorWatch>,
-    bus: &zbus::Connection,
-    monitors: &[(String, Rect)],
-    rect: Rect,
-) -> std::result::Result<RgbImage, GnomeError> {
-    let watch = match slot.as_mut() {
-        Some(watch) => watch,
-        None => slot.insert(CursorWatch::start(bus.clone(), monitors, CALL_TIMEOUT).await?),
-    };
-    let image = watch.capture(rect, FRAME_TIMEOUT).await;
-    if matches!(
-        image,
-        Err(GnomeError::NoCursor { .. } | GnomeError::NoFrame { .. })
-    ) && let Some(old) = slot.take()
-    {
-        old.stop().await;
-    }
-    image
-}
-
-/// One capture through the recording in `slot`, started when there is none; a recording that
-/// gave no pixels is ended, for the next capture to start afresh.
-async fn cast_once(
-    slot: &mut Option<Recording>,
-    bus: &zbus::Connection,
-    monitors: &[(String, Rect)],
-    rect: Rect,
-) -> std::result::Result<RgbImage, GnomeError> {
-    let cast = match slot.as_mut() {
-        Some(cast) => cast,
-        None => slot.insert(
-            Recording::start(bus.clone(), monitors, CursorMode::Hidden, CALL_TIMEOUT).await?,
-        ),
-    };
-    let image = cast.capture(rect, FRAME_TIMEOUT).await;
-    if matches!(image, Err(GnomeError::NoFrame { .. }))
-        && let Some(old) = slot.take()
-    {
-        old.stop().await;
-    }
-    image
 }
 
 #[cfg(test)]
 mod tests {
+    use super::clipboard::{lost_forms, text_type_of};
     use super::*;
 
     #[test]
