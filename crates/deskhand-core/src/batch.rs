@@ -7,7 +7,7 @@ use std::pin::Pin;
 use std::time::Instant;
 
 use crate::action::{Action, Call, Condition};
-use crate::backend::Backend;
+use crate::backend::{Input, Windows};
 use crate::control::{Control, Progress};
 use crate::desk::answer::{Batched, Step};
 use crate::desk::reply::{Outcome, Reply};
@@ -26,7 +26,7 @@ pub(crate) trait RunStep: Sync {
     ) -> Pin<Box<dyn Future<Output = Result<Reply>> + Send + 'a>>;
 }
 
-pub(crate) async fn batch<B: Backend>(
+pub(crate) async fn batch<B: Windows + Input>(
     backend: &B,
     session: &mut Session,
     steps: Vec<Call>,

@@ -2,7 +2,7 @@
 //! tree at call time: what lets a batch act on a dialog its own earlier step opened.
 
 use crate::action::{Find, RefId};
-use crate::backend::Backend;
+use crate::backend::{Accessibility, Capture, Windows};
 use crate::desk::surface::Surface;
 use crate::error::{Error, ErrorKind, Result};
 use crate::model::{Node, Role, Tree, WindowInfo};
@@ -26,7 +26,7 @@ impl SurfaceTrees {
     /// The trees of `surface`. A window without an accessibility tree is read from its pixels
     /// when there is a `reader`; on a screen surface such a window is unreadable (its pixels
     /// may be covered by others): observing it alone reads it.
-    pub(crate) async fn of<B: Backend>(
+    pub(crate) async fn of<B: Windows + Accessibility + Capture>(
         backend: &B,
         session: &mut Session,
         reader: Option<&TextReader>,
@@ -76,7 +76,11 @@ impl SurfaceTrees {
 
     /// Names the unnamed controls of a window surface's tree by the text on their pixels (see
     /// [`name_unnamed`]); a screen surface's windows may cover each other, and are left as read.
-    pub(crate) async fn name_from_pixels<B: Backend>(&mut self, backend: &B, reader: &TextReader) {
+    pub(crate) async fn name_from_pixels<B: Windows + Capture>(
+        &mut self,
+        backend: &B,
+        reader: &TextReader,
+    ) {
         if self.surface.window.is_none() || self.from_pixels {
             return;
         }
@@ -159,7 +163,7 @@ fn shown_words(node: &Node) -> &str {
 const SETTLE_AFTER_ACTION_MS: u64 = 1_500;
 
 /// The one element `find` names on the call's surface, with a ref issued for it.
-pub(crate) async fn find_one<B: Backend>(
+pub(crate) async fn find_one<B: Windows + Accessibility + Capture>(
     backend: &B,
     session: &mut Session,
     reader: Option<&TextReader>,

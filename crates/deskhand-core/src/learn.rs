@@ -4,7 +4,7 @@
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use crate::backend::Backend;
+use crate::backend::Accessibility;
 use crate::desk::config::Config;
 use crate::memory::{Control, Effect, Sighting, Step, Transition, sighting};
 use crate::model::{Tree, WindowInfo};
@@ -88,7 +88,7 @@ pub(crate) fn observed(
 
 /// Before a step on a control of `window`: makes sure memory knows what the window looked like
 /// before it, reading it now if it was never observed.
-pub(crate) async fn before<B: Backend>(
+pub(crate) async fn before<B: Accessibility>(
     backend: &B,
     config: &Config,
     session: &mut Session,

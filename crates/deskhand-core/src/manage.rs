@@ -5,7 +5,7 @@ use std::collections::HashSet;
 use std::time::{Duration, Instant};
 
 use crate::action::{TargetId, WindowSpec, WindowState};
-use crate::backend::Backend;
+use crate::backend::{Accessibility, Apps, Capture, Clipboard, Windows};
 use crate::control::Control;
 use crate::desk::answer::{Acted, Did, Listed};
 use crate::desk::reach::Reach;
@@ -24,7 +24,7 @@ const POLL: Duration = Duration::from_millis(50);
 const FOCUS_SETTLE: Duration = Duration::from_millis(1500);
 
 /// The window a window action names: `wN`, or the window `aN` resolves to.
-async fn target_window<B: Backend>(
+async fn target_window<B: Windows + Accessibility + Capture>(
     backend: &B,
     session: &mut Session,
     reach: &mut Reach,
@@ -38,7 +38,7 @@ async fn target_window<B: Backend>(
 }
 
 /// Reads the window again until `test` holds or the time is up; `None` once the window is gone.
-async fn settle<B: Backend>(
+async fn settle<B: Windows>(
     backend: &B,
     window: &WindowInfo,
     test: impl Fn(&WindowInfo) -> bool,
@@ -58,7 +58,7 @@ async fn settle<B: Backend>(
     }
 }
 
-pub(crate) async fn focus<B: Backend>(
+pub(crate) async fn focus<B: Windows + Accessibility + Capture>(
     backend: &B,
     session: &mut Session,
     reach: &mut Reach,
@@ -72,7 +72,7 @@ pub(crate) async fn focus<B: Backend>(
     .into())
 }
 
-pub(crate) async fn close<B: Backend>(
+pub(crate) async fn close<B: Windows + Accessibility + Capture>(
     backend: &B,
     session: &mut Session,
     reach: &mut Reach,
@@ -88,7 +88,7 @@ pub(crate) async fn close<B: Backend>(
     .into())
 }
 
-pub(crate) async fn kill<B: Backend>(
+pub(crate) async fn kill<B: Windows + Accessibility + Capture + Apps>(
     backend: &B,
     session: &mut Session,
     reach: &mut Reach,
@@ -110,7 +110,7 @@ pub(crate) async fn kill<B: Backend>(
     Ok(Acted::done(Did::Kill { app, pid }).into())
 }
 
-pub(crate) async fn arrange<B: Backend>(
+pub(crate) async fn arrange<B: Windows + Accessibility + Capture>(
     backend: &B,
     session: &mut Session,
     reach: &mut Reach,
@@ -196,7 +196,7 @@ fn change_text(change: WindowChange) -> String {
     }
 }
 
-pub(crate) async fn installed<B: Backend>(backend: &B) -> Result<Reply> {
+pub(crate) async fn installed<B: Apps>(backend: &B) -> Result<Reply> {
     let installed = backend.installed().await?;
     let not_listed = backend.installed_gaps().await;
     Ok(Listed::Installed {
@@ -206,7 +206,7 @@ pub(crate) async fn installed<B: Backend>(backend: &B) -> Result<Reply> {
     .into())
 }
 
-pub(crate) async fn launch<B: Backend>(
+pub(crate) async fn launch<B: Windows + Apps>(
     backend: &B,
     session: &mut Session,
     app: &str,
@@ -275,7 +275,7 @@ pub(crate) async fn launch<B: Backend>(
 
 /// Window managers focus a new window a moment after it maps: for a while the focus is given
 /// back each time the new window takes it, and the reply says where it ended.
-async fn keep_focus<B: Backend>(
+async fn keep_focus<B: Windows>(
     backend: &B,
     session: &mut Session,
     new: &WindowInfo,
@@ -303,7 +303,7 @@ async fn keep_focus<B: Backend>(
     Ok((kept, note))
 }
 
-pub(crate) async fn read_clipboard<B: Backend>(backend: &B) -> Result<Reply> {
+pub(crate) async fn read_clipboard<B: Clipboard>(backend: &B) -> Result<Reply> {
     let content = backend.read_clipboard().await?;
     Ok(Listed::Clipboard {
         text: content.text,
@@ -312,7 +312,7 @@ pub(crate) async fn read_clipboard<B: Backend>(backend: &B) -> Result<Reply> {
     .into())
 }
 
-pub(crate) async fn write_clipboard<B: Backend>(backend: &B, text: &str) -> Result<Reply> {
+pub(crate) async fn write_clipboard<B: Clipboard>(backend: &B, text: &str) -> Result<Reply> {
     backend.write_clipboard(text).await?;
     let back = backend.read_clipboard().await?;
     // The text is not echoed: it may be a secret the user asked to paste.

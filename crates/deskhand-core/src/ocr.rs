@@ -4,7 +4,7 @@
 
 use std::fmt::Debug;
 
-use crate::backend::Backend;
+use crate::backend::{Capture, Windows};
 use crate::error::{Error, Result};
 use crate::model::{ElementHandle, Node, Rect, RgbImage, Role, States, Tree, WindowInfo};
 
@@ -31,7 +31,7 @@ pub type TextReader = std::sync::Arc<dyn ReadText>;
 
 /// The word groups of a screen rectangle, captured now, with bounds in screen pixels; none when
 /// the rectangle is off screen. The engine runs on the blocking pool.
-pub(crate) async fn read_rect<B: Backend>(
+pub(crate) async fn read_rect<B: Windows + Capture>(
     backend: &B,
     reader: &TextReader,
     rect: Rect,
@@ -56,7 +56,7 @@ pub(crate) async fn read_rect<B: Backend>(
 
 /// A window without an accessibility tree as one: the window, and a label for each word group
 /// read from its pixels, marked [`States::from_pixels`].
-pub(crate) async fn window_from_pixels<B: Backend>(
+pub(crate) async fn window_from_pixels<B: Windows + Capture>(
     backend: &B,
     reader: &TextReader,
     window: &WindowInfo,
@@ -173,7 +173,7 @@ fn crop(image: &RgbImage, origin: Rect, rect: Rect) -> Option<RgbImage> {
 /// Names each unnamed control of `tree` (an icon-only button) by the text read from its own
 /// pixels, where there is any, and marks it [`States::from_pixels`]. Best effort: a window
 /// whose pixels cannot be read keeps its controls unnamed, as the tree gave them.
-pub(crate) async fn name_unnamed<B: Backend>(
+pub(crate) async fn name_unnamed<B: Windows + Capture>(
     backend: &B,
     reader: &TextReader,
     window: &WindowInfo,
@@ -229,7 +229,7 @@ pub(crate) async fn name_unnamed<B: Backend>(
 /// center on an element without children that has a name or value, or its words in the name or
 /// value of an element it overlaps. Each one kept becomes a label under the innermost element
 /// it lies in.
-pub(crate) async fn add_unlisted_text<B: Backend>(
+pub(crate) async fn add_unlisted_text<B: Windows + Capture>(
     backend: &B,
     reader: &TextReader,
     window: &WindowInfo,

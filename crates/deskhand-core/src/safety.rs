@@ -10,7 +10,7 @@ use serde_json::json;
 
 use crate::action::{Action, Call, Place, Reaches};
 use crate::audit::AuditEntry;
-use crate::backend::Backend;
+use crate::backend::{Accessibility, Capture, Input, Windows};
 use crate::coords::to_pixel;
 use crate::desk::config::Config;
 use crate::desk::reach::Reach;
@@ -42,7 +42,7 @@ pub(crate) struct Admitted {
 
 /// The kill switch, then the policy: whether the action may run. It records in `entry` the
 /// surface and application the action reaches.
-pub(crate) async fn admit<B: Backend>(
+pub(crate) async fn admit<B: Windows + Accessibility + Input + Capture>(
     backend: &B,
     session: &mut Session,
     config: &Config,
@@ -127,7 +127,7 @@ pub(crate) fn audit(config: &Config, entry: &mut AuditEntry, result: &mut Result
 }
 
 /// The applications an action would reach, as far as they can be known before acting.
-async fn subjects<B: Backend>(
+async fn subjects<B: Windows + Accessibility + Capture>(
     backend: &B,
     session: &mut Session,
     call: &Call,
@@ -195,7 +195,7 @@ async fn subjects<B: Backend>(
 }
 
 /// The surface a call names, as a subject: its window's app.
-async fn surface_subject<B: Backend>(
+async fn surface_subject<B: Windows + Accessibility + Capture>(
     backend: &B,
     session: &mut Session,
     reach: &mut Reach,
@@ -210,7 +210,7 @@ async fn surface_subject<B: Backend>(
 
 /// A ref or find reaches its element's window. A point reaches its surface, and whatever
 /// window is on top there: both must pass. A point of "screen" names no application.
-async fn place_subjects<B: Backend>(
+async fn place_subjects<B: Windows + Accessibility + Capture>(
     backend: &B,
     session: &mut Session,
     reach: &mut Reach,
@@ -262,7 +262,7 @@ async fn place_subjects<B: Backend>(
 }
 
 /// The window on top at a pixel, from the window stack: what a pointer action there reaches.
-async fn top_window_at<B: Backend>(
+async fn top_window_at<B: Windows>(
     backend: &B,
     session: &mut Session,
     pixel: Point,

@@ -6,7 +6,7 @@ use std::hash::{Hash, Hasher};
 use std::time::{Duration, Instant};
 
 use crate::action::{Check, Condition, ElementMatch, TargetId, WaitSpec};
-use crate::backend::Backend;
+use crate::backend::{Accessibility, Capture, Input, Windows};
 use crate::control::{Control, Progress};
 use crate::coords::region_to_rect;
 use crate::desk::answer::{FoundWindow, Waited};
@@ -71,7 +71,7 @@ struct Waiter<'a> {
     pixel_settling: Vec<Settling>,
 }
 
-pub(crate) async fn wait<B: Backend>(
+pub(crate) async fn wait<B: Windows + Accessibility + Input + Capture>(
     backend: &B,
     session: &mut Session,
     reader: Option<&TextReader>,
@@ -216,7 +216,11 @@ pub(crate) async fn wait<B: Backend>(
 }
 
 impl Waiter<'_> {
-    async fn look<B: Backend>(&mut self, backend: &B, session: &mut Session) -> Result<Look> {
+    async fn look<B: Windows + Accessibility + Capture>(
+        &mut self,
+        backend: &B,
+        session: &mut Session,
+    ) -> Result<Look> {
         let now = Instant::now();
         let conditions = &self.spec.conditions;
         let mut look = Look {

@@ -1,7 +1,7 @@
 //! Clicks: through the element's accessibility action where it has one, else with the pointer.
 
 use crate::action::{ClickSpec, Place};
-use crate::backend::{Backend, Hit};
+use crate::backend::{Accessibility, Capture, Hit, Input, Windows};
 use crate::error::{Error, ErrorKind, Result};
 use crate::model::{MouseButton, WindowInfo};
 use crate::render::click_action;
@@ -34,7 +34,7 @@ fn click_verb(click: &ClickSpec) -> String {
     format!("{button}{times}clicked{held}")
 }
 
-pub(super) async fn click_at<B: Backend>(
+pub(super) async fn click_at<B: Windows + Accessibility + Input + Capture>(
     backend: &B,
     session: &mut Session,
     config: &Config,
@@ -160,7 +160,7 @@ const FALLBACK_SPOTS: [(f64, f64); 8] = [
 /// click there selects nothing. A toolkit that finds nothing at any point (WebKit's hit test)
 /// says nothing either way: the center is clicked. When something covers the element at every
 /// point, nothing is clicked.
-async fn click_point<B: Backend>(
+async fn click_point<B: Windows + Accessibility>(
     backend: &B,
     element: &Named,
     verb: &str,
@@ -212,7 +212,7 @@ async fn click_point<B: Backend>(
 
 /// The windows of `window`'s process that appeared since the latest action began; none when
 /// what was there before is unknown (then no window can be told apart as new).
-async fn opened_since_action<B: Backend>(
+async fn opened_since_action<B: Windows>(
     backend: &B,
     session: &Session,
     window: &WindowInfo,
@@ -235,7 +235,7 @@ const OPENED_WAIT: std::time::Duration = std::time::Duration::from_secs(4);
 
 /// The windows an action that went unanswered opened, as replies name them (`w5 "Save As"`),
 /// waiting up to [`OPENED_WAIT`] for the first; `None` when none appeared.
-pub(crate) async fn windows_opened<B: Backend>(
+pub(crate) async fn windows_opened<B: Windows>(
     backend: &B,
     session: &mut Session,
     window: &WindowInfo,
@@ -265,7 +265,7 @@ const UNBLOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(3);
 /// closed at once (which cancels it), and the element is clicked with the pointer instead, so
 /// the dialog runs from the app's own event loop and can be read and answered. `None`: the app
 /// answers, nothing to do.
-async fn unblock<B: Backend>(
+async fn unblock<B: Windows + Accessibility + Input>(
     backend: &B,
     session: &mut Session,
     element: &Named,
@@ -342,7 +342,7 @@ const REACTIVATION_GAP_MS: u64 = 400;
 
 /// Runs an element's accessibility action, keeping repeated activations of one element far
 /// enough apart that the toolkit counts each of them, whatever was activated in between.
-async fn run_action<B: Backend>(
+async fn run_action<B: Accessibility>(
     backend: &B,
     session: &mut Session,
     element: &crate::model::ElementHandle,

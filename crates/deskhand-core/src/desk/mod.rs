@@ -6,7 +6,7 @@ use std::pin::Pin;
 
 use crate::action::{Action, Call};
 use crate::audit::AuditEntry;
-use crate::backend::Backend;
+use crate::backend::{Backend, Windows};
 use crate::batch::RunStep;
 use crate::control::Control;
 use crate::coords::to_pixel;
@@ -279,7 +279,7 @@ fn memory(config: &Config) -> Result<&dyn crate::memory::Memory> {
     })
 }
 
-async fn apps<B: Backend>(backend: &B, session: &mut Session) -> Result<Listed> {
+async fn apps<B: Windows>(backend: &B, session: &mut Session) -> Result<Listed> {
     let apps = backend.apps().await?;
     let apps = apps
         .into_iter()
@@ -294,7 +294,7 @@ async fn apps<B: Backend>(backend: &B, session: &mut Session) -> Result<Listed> 
     Ok(Listed::Apps { apps })
 }
 
-async fn windows<B: Backend>(backend: &B, session: &mut Session) -> Result<Listed> {
+async fn windows<B: Windows>(backend: &B, session: &mut Session) -> Result<Listed> {
     let windows = backend.windows().await?;
     let positions_unknown = backend.positions_unknown().await;
     let placed = positions_unknown.is_none();

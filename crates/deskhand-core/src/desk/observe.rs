@@ -1,7 +1,7 @@
 //! `observe`, `screenshot` and `zoom`: the tree as text, and pixels.
 
 use crate::action::ObserveSpec;
-use crate::backend::Backend;
+use crate::backend::{Accessibility, Capture, Windows};
 use crate::coords::region_to_rect;
 use crate::error::{Error, ErrorKind, Result};
 use crate::find::SurfaceTrees;
@@ -16,7 +16,7 @@ use super::reach::Reach;
 use super::reply::Reply;
 use super::surface::{describe_surface, make_current};
 
-pub(super) async fn observe<B: Backend>(
+pub(super) async fn observe<B: Windows + Accessibility + Capture>(
     backend: &B,
     session: &mut Session,
     config: &Config,
@@ -87,7 +87,7 @@ pub(super) async fn observe<B: Backend>(
 
 /// `ocr: true`: unnamed controls named by the text on their pixels, then the text on the
 /// window's pixels that its tree does not show, added to it.
-async fn add_pixel_text<B: Backend>(
+async fn add_pixel_text<B: Windows + Capture>(
     backend: &B,
     config: &Config,
     read: &mut SurfaceTrees,
@@ -107,7 +107,7 @@ async fn add_pixel_text<B: Backend>(
     add_unlisted_text(backend, reader, window, tree).await
 }
 
-pub(super) async fn capture<B: Backend>(
+pub(super) async fn capture<B: Windows + Accessibility + Capture>(
     backend: &B,
     session: &mut Session,
     config: &Config,

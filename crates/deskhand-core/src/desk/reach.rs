@@ -4,7 +4,7 @@
 //! and no window list or tree is read twice for it.
 
 use crate::action::{Place, RefId, TargetId};
-use crate::backend::{Backend, Identity};
+use crate::backend::{Accessibility, Capture, Identity, Windows};
 use crate::coords::to_pixel;
 use crate::error::{Error, ErrorKind, Result};
 use crate::find::find_one;
@@ -36,7 +36,7 @@ fn ref_label(id: RefId, entry: &RefEntry) -> String {
 }
 
 /// The current center of a ref's element, read again so a moved window is followed.
-pub(super) async fn ref_center<B: Backend>(
+pub(super) async fn ref_center<B: Windows + Accessibility>(
     backend: &B,
     id: RefId,
     entry: &RefEntry,
@@ -98,7 +98,7 @@ impl Reach {
     }
 
     /// The call's surface: its target, else the current surface, else the frontmost window.
-    pub(crate) async fn surface<B: Backend>(
+    pub(crate) async fn surface<B: Windows + Accessibility + Capture>(
         &mut self,
         backend: &B,
         session: &mut Session,
@@ -113,7 +113,7 @@ impl Reach {
 
     /// The element a place names; `None` for a point. A ref is checked against the call's
     /// surface and its window; a `find` is looked up in the surface's tree, once per call.
-    pub(crate) async fn named<B: Backend>(
+    pub(crate) async fn named<B: Windows + Accessibility + Capture>(
         &mut self,
         backend: &B,
         session: &mut Session,
@@ -146,7 +146,7 @@ impl Reach {
 
     /// Where a place is on the screen now: an element's current center, or a point of the
     /// surface.
-    pub(super) async fn locate<B: Backend>(
+    pub(super) async fn locate<B: Windows + Accessibility + Capture>(
         &mut self,
         backend: &B,
         session: &mut Session,
@@ -167,7 +167,7 @@ impl Reach {
     }
 
     /// A ref's entry after checking it belongs to the call's surface and its window still exists.
-    async fn ref_entry<B: Backend>(
+    async fn ref_entry<B: Windows + Accessibility + Capture>(
         &mut self,
         backend: &B,
         session: &mut Session,
@@ -211,7 +211,7 @@ impl Reach {
 /// position (Qt's item views) makes the same object stand for another item once rows move, and
 /// acting on it would touch what the agent never saw. One round trip to the app; skipped where
 /// the platform's handles cannot change meaning, and for text read from pixels.
-async fn confirm_identity<B: Backend>(
+async fn confirm_identity<B: Accessibility>(
     backend: &B,
     id: RefId,
     entry: &RefEntry,

@@ -1,7 +1,7 @@
 //! Which surface a call acts on: its target, else the current surface, else the focused window.
 
 use crate::action::TargetId;
-use crate::backend::Backend;
+use crate::backend::{Accessibility, Capture, Windows};
 use crate::error::{Error, ErrorKind, Result};
 use crate::model::{Rect, WindowInfo, WindowKey};
 use crate::render::escape;
@@ -9,7 +9,7 @@ use crate::session::{Session, SurfaceKey};
 
 /// The window a key names, if it still exists: a window with the same handle in another process
 /// is a different window that reused a closed one's id.
-pub(super) async fn live_window<B: Backend>(
+pub(super) async fn live_window<B: Windows>(
     backend: &B,
     key: WindowKey,
 ) -> Result<Option<WindowInfo>> {
@@ -21,7 +21,7 @@ pub(super) async fn live_window<B: Backend>(
 
 /// Where a window's pixels are on the screen. Refused where window positions are unknown: its
 /// bounds then hold only its size, at 0,0, and the pixels there may be another window's.
-pub(crate) async fn window_pixels<B: Backend>(backend: &B, window: &WindowInfo) -> Result<Rect> {
+pub(crate) async fn window_pixels<B: Windows>(backend: &B, window: &WindowInfo) -> Result<Rect> {
     match backend.positions_unknown().await {
         None => Ok(window.bounds),
         Some(why) => Err(Error::new(
@@ -35,7 +35,7 @@ pub(crate) async fn window_pixels<B: Backend>(backend: &B, window: &WindowInfo) 
 }
 
 /// Resolves the named target, else the current surface, else the frontmost window.
-pub(crate) async fn resolve<B: Backend>(
+pub(crate) async fn resolve<B: Windows + Accessibility + Capture>(
     backend: &B,
     session: &mut Session,
     target: Option<TargetId>,
@@ -87,7 +87,7 @@ pub(crate) async fn resolve<B: Backend>(
     }
 }
 
-async fn screen_surface<B: Backend>(backend: &B) -> Result<Surface> {
+async fn screen_surface<B: Windows>(backend: &B) -> Result<Surface> {
     Ok(Surface {
         key: SurfaceKey::Screen,
         label: "screen".into(),

@@ -2,7 +2,9 @@
 
 use super::answer::{Acted, Did, ReadBack};
 use crate::action::Place;
-use crate::backend::{Backend, InputOutcome, TextState, Typed};
+use crate::backend::{
+    Accessibility, Capture, Input, InputOutcome, TextState, Typed, Values, Windows,
+};
 use crate::error::{Error, ErrorKind, Result};
 use crate::keys::{Chord, Key, Keys};
 use crate::model::{MouseButton, Role, WindowInfo};
@@ -17,7 +19,7 @@ const FOCUS_WAIT: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// Waits until the element reports the keyboard focus; false if it does not within
 /// [`FOCUS_WAIT`].
-async fn focus_arrives<B: Backend>(backend: &B, element: &Named) -> Result<bool> {
+async fn focus_arrives<B: Accessibility>(backend: &B, element: &Named) -> Result<bool> {
     let until = std::time::Instant::now() + FOCUS_WAIT;
     loop {
         if backend.element_focused(&element.entry.handle).await? {
@@ -37,7 +39,7 @@ const LANDING_WAIT: std::time::Duration = std::time::Duration::from_secs(1);
 /// typed into last shows the text: keys still on their way would otherwise follow the focus
 /// into the new element. Text that never shows (a cell editor that commits on Return, a field
 /// that reformats) costs the wait once and changes nothing else.
-async fn let_typed_keys_land<B: Backend>(backend: &B, session: &mut Session, next: &Named) {
+async fn let_typed_keys_land<B: Values>(backend: &B, session: &mut Session, next: &Named) {
     let Some(typed) = session.typed_into.take() else {
         return;
     };
@@ -58,7 +60,10 @@ async fn let_typed_keys_land<B: Backend>(backend: &B, session: &mut Session, nex
 /// Gives the element the keyboard focus and confirms it has it before a key is sent: asked
 /// through accessibility first, else by a pointer click at its center. Returns how the reply
 /// names what the keys went into.
-pub(crate) async fn focus_for_typing<B: Backend>(backend: &B, element: &Named) -> Result<String> {
+pub(crate) async fn focus_for_typing<B: Windows + Accessibility + Input + Capture>(
+    backend: &B,
+    element: &Named,
+) -> Result<String> {
     let label = element.label();
     let not_typed = |err: Error| {
         intended(
@@ -128,7 +133,7 @@ pub(crate) async fn focus_for_typing<B: Backend>(backend: &B, element: &Named) -
 }
 
 /// The window with the keyboard focus, as `w3 "Title"`: where untargeted keys go.
-pub(super) async fn focused_window<B: Backend>(
+pub(super) async fn focused_window<B: Windows>(
     backend: &B,
     session: &mut Session,
 ) -> Result<Option<String>> {
@@ -141,7 +146,7 @@ pub(super) async fn focused_window<B: Backend>(
 
 /// Raises and focuses the window unless it already has the focus: keys go to the focused
 /// window, so typing "into" anything starts here.
-pub(crate) async fn ensure_focused<B: Backend>(backend: &B, window: &WindowInfo) -> Result<()> {
+pub(crate) async fn ensure_focused<B: Windows>(backend: &B, window: &WindowInfo) -> Result<()> {
     let now = backend.window(window.handle).await?;
     if now.as_ref().is_some_and(|w| w.focused) {
         return Ok(());
@@ -149,7 +154,7 @@ pub(crate) async fn ensure_focused<B: Backend>(backend: &B, window: &WindowInfo)
     backend.activate(window).await
 }
 
-pub(super) async fn type_text<B: Backend>(
+pub(super) async fn type_text<B: Windows + Accessibility + Values + Input + Capture>(
     backend: &B,
     session: &mut Session,
     reach: &mut Reach,
@@ -293,7 +298,7 @@ const READ_BACK_WAIT: std::time::Duration = std::time::Duration::from_millis(100
 /// after a replace the text alone; otherwise what it held `before` with the text typed in
 /// place of its selection, else at its caret (a GTK field selects its text as it takes the
 /// focus, and typing then replaces it). `None` where the toolkit does not show the field's text.
-async fn read_back<B: Backend>(
+async fn read_back<B: Values>(
     backend: &B,
     element: &crate::model::ElementHandle,
     text: &str,

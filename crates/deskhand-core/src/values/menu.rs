@@ -3,7 +3,7 @@
 
 use std::time::{Duration, Instant};
 
-use crate::backend::Backend;
+use crate::backend::{Accessibility, Capture, Input, Windows};
 use crate::desk::answer::{Acted, Did};
 use crate::desk::config::Config;
 use crate::desk::reach::Reach;
@@ -23,14 +23,14 @@ pub(super) const MENU_OPEN_TIMEOUT: Duration = Duration::from_secs(2);
 pub(super) const POLL: Duration = Duration::from_millis(60);
 
 /// Runs an element's own click action; fails closed when it has none.
-pub(super) async fn invoke<B: Backend>(backend: &B, node: &Node, what: &str) -> Result<()> {
+pub(super) async fn invoke<B: Accessibility>(backend: &B, node: &Node, what: &str) -> Result<()> {
     run_action(backend, node, what, &click_action).await
 }
 
 /// The menu bar entries named `name`: when the nearest is one that offers no way to open it,
 /// any shown same-named entry anywhere in the window that does (LibreOffice lists a second,
 /// inert menu bar above its real one).
-pub(super) async fn top_menus<'t, B: Backend>(
+pub(super) async fn top_menus<'t, B: Accessibility>(
     backend: &B,
     window: &'t Node,
     name: &str,
@@ -64,14 +64,18 @@ pub(super) fn menu_opener(role: Role, names: &[String]) -> Option<usize> {
 }
 
 /// Opens a menu through [`menu_opener`]'s action.
-pub(super) async fn open_menu<B: Backend>(backend: &B, node: &Node, what: &str) -> Result<()> {
+pub(super) async fn open_menu<B: Accessibility>(
+    backend: &B,
+    node: &Node,
+    what: &str,
+) -> Result<()> {
     run_action(backend, node, what, &menu_opener).await
 }
 
 /// Runs the action `pick` chooses on the element, else on the first same-named element inside
 /// it that has one: GTK4 wraps a menu button's inner button, which alone acts, in an outer
 /// one of the same name.
-pub(super) async fn run_action<B: Backend>(
+pub(super) async fn run_action<B: Accessibility>(
     backend: &B,
     node: &Node,
     what: &str,
@@ -106,7 +110,7 @@ pub(super) async fn run_action<B: Backend>(
     ))
 }
 
-pub(crate) async fn select<B: Backend>(
+pub(crate) async fn select<B: Windows + Accessibility + Input + Capture>(
     backend: &B,
     session: &mut Session,
     config: &Config,
@@ -271,7 +275,7 @@ pub(crate) async fn select<B: Backend>(
 
 /// Opens, top down, each walked menu level not opened yet, reading the tree again after each:
 /// a toolkit may list a menu's items only once the menu and every menu above it are open.
-pub(super) async fn open_levels<B: Backend>(
+pub(super) async fn open_levels<B: Accessibility + Input>(
     backend: &B,
     window: &crate::model::WindowInfo,
     tree: &mut crate::model::Tree,
@@ -341,7 +345,7 @@ pub(super) fn shown_handles(root: &Node) -> std::collections::HashSet<ElementHan
 /// runs an accessibility action inside the request (GTK3, LibreOffice), an item that opens a
 /// modal dialog would keep the app from answering until the dialog closed. Opening a menu is
 /// safe that way; the item itself is clicked where it shows.
-pub(super) async fn click_open_item<B: Backend>(
+pub(super) async fn click_open_item<B: Windows + Accessibility + Input>(
     backend: &B,
     window: &crate::model::WindowInfo,
     tree: &mut crate::model::Tree,
@@ -380,7 +384,7 @@ pub(super) async fn click_open_item<B: Backend>(
 
 /// Closes, deepest first, each menu `select` opened that still shows its items (Escape goes
 /// to the open menu, which holds the keyboard); says what it left, for a failure's message.
-pub(super) async fn close_opened<B: Backend>(
+pub(super) async fn close_opened<B: Windows + Accessibility + Input>(
     backend: &B,
     window: &crate::model::WindowInfo,
     levels: &[(ElementHandle, bool)],

@@ -1,7 +1,7 @@
 //! `read`: an element's whole text, a page at a time.
 
 use crate::action::Place;
-use crate::backend::Backend;
+use crate::backend::{Accessibility, Capture, Values, Windows};
 use crate::desk::answer::{Listed, Page};
 use crate::desk::reach::Reach;
 use crate::desk::reply::{Reply, element_failure};
@@ -15,7 +15,7 @@ pub const READ_PAGE_CHARS: usize = 2_000;
 
 /// A page of an element's whole text, each line quoted like all app text, with where the next
 /// page starts.
-pub(crate) async fn read_text<B: Backend>(
+pub(crate) async fn read_text<B: Windows + Accessibility + Values + Capture>(
     backend: &B,
     session: &mut Session,
     reach: &mut Reach,

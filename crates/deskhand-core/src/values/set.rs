@@ -4,7 +4,7 @@
 use std::time::{Duration, Instant};
 
 use crate::action::{Place, ValueArg};
-use crate::backend::Backend;
+use crate::backend::{Accessibility, Capture, Input, Values, Windows};
 use crate::desk::answer::{Acted, Did};
 use crate::desk::reach::Reach;
 use crate::desk::reply::{Reply, element_failure};
@@ -20,7 +20,7 @@ use super::named::*;
 /// How long a set value has to read back as asked (apps may apply it on the next frame).
 pub(super) const READ_BACK_TIMEOUT: Duration = Duration::from_millis(1500);
 
-pub(crate) async fn set_value<B: Backend>(
+pub(crate) async fn set_value<B: Windows + Accessibility + Values + Input + Capture>(
     backend: &B,
     session: &mut Session,
     reach: &mut Reach,
@@ -169,7 +169,7 @@ pub(crate) async fn set_value<B: Backend>(
 /// Types the text over the field's content when the accessibility change left it exactly as
 /// it was (Gecko accepts `SetTextContents` and ignores it); true when it typed. A field that
 /// changed at all is left to the read-back: typing then could apply the value twice.
-pub(super) async fn type_if_ignored<B: Backend>(
+pub(super) async fn type_if_ignored<B: Windows + Accessibility + Values + Input + Capture>(
     backend: &B,
     element: &crate::desk::reach::Named,
     before: Option<&str>,
@@ -188,7 +188,7 @@ pub(super) async fn type_if_ignored<B: Backend>(
 }
 
 /// Focuses the field, selects all of it and types the text over it.
-pub(super) async fn type_over<B: Backend>(
+pub(super) async fn type_over<B: Windows + Accessibility + Input + Capture>(
     backend: &B,
     element: &crate::desk::reach::Named,
     text: &str,
@@ -227,7 +227,7 @@ pub(super) async fn type_over<B: Backend>(
 
 /// Clicks the choice with the pointer where the combo box's open list shows it; true when it
 /// did. A list open without it is closed (Escape), to type the choice to the closed box.
-pub(super) async fn click_in_open_list<B: Backend>(
+pub(super) async fn click_in_open_list<B: Windows + Accessibility + Input>(
     backend: &B,
     window: &crate::model::WindowInfo,
     combo: &ElementHandle,
@@ -259,7 +259,7 @@ pub(super) async fn click_in_open_list<B: Backend>(
 /// Whether the combo box still shows `before` a while after its choice was invoked (Gecko's
 /// option accepts "select" and keeps the old choice; Qt's list item takes "Toggle" and only its
 /// popup's selection moves).
-pub(super) async fn combo_unchanged<B: Backend>(
+pub(super) async fn combo_unchanged<B: Accessibility + Values>(
     backend: &B,
     window: &crate::model::WindowInfo,
     combo: &ElementHandle,
@@ -315,7 +315,7 @@ pub(super) fn value_text(value: &ValueArg) -> String {
     }
 }
 
-pub(super) async fn choose_in_combo<B: Backend>(
+pub(super) async fn choose_in_combo<B: Accessibility + Input>(
     backend: &B,
     window: &crate::model::WindowInfo,
     combo: &ElementHandle,
@@ -447,7 +447,7 @@ impl ComboShows {
     }
 }
 
-pub(super) async fn combo_shows<B: Backend>(
+pub(super) async fn combo_shows<B: Accessibility + Values>(
     backend: &B,
     window: &crate::model::WindowInfo,
     combo: &ElementHandle,
