@@ -35,6 +35,30 @@ impl Area {
         }
     }
 
+    /// The same rectangle in the pixels of an image `factor` times larger.
+    pub(crate) fn scaled(&self, factor: usize) -> Area {
+        Area {
+            left: self.left * factor,
+            top: self.top * factor,
+            width: self.width * factor,
+            height: self.height * factor,
+        }
+    }
+
+    /// Whether the two share any pixel.
+    pub(crate) fn overlaps(&self, other: &Area) -> bool {
+        self.left < other.right()
+            && other.left < self.right()
+            && self.top < other.bottom()
+            && other.top < self.bottom()
+    }
+
+    /// Whether the middle of `other` lies in this rectangle.
+    pub(crate) fn holds_center_of(&self, other: &Area) -> bool {
+        let (x, y) = (other.left + other.width / 2, other.top + other.height / 2);
+        (self.left..self.right()).contains(&x) && (self.top..self.bottom()).contains(&y)
+    }
+
     /// How many rows the two share.
     fn rows_shared(&self, other: &Area) -> usize {
         self.bottom()
@@ -64,7 +88,7 @@ const LONG_RUN: usize = 24;
 /// Lines of text lower or higher than this (in pixels of the image) are not read: below, no
 /// glyph is legible; above, it is a picture or a frame, not text.
 const MIN_LINE_HEIGHT: usize = 6;
-const MAX_LINE_HEIGHT: usize = 72;
+pub(crate) const MAX_LINE_HEIGHT: usize = 72;
 
 /// Components a line joins are at most this many times its height apart: a space is about a
 /// third of it (a monospace one near one), the gap between two buttons more. Tesseract's words

@@ -174,6 +174,33 @@ fn a_line_read_unsure_is_read_again_larger() {
 }
 
 #[test]
+fn large_text_is_read_where_it_is_whatever_its_size() {
+    // Text painted by a Qt canvas at 40, 60, 80 and 110 px (661x668), as a PDF page zoomed to
+    // 200–400 % shows it: only the 40 and 80 px lines were read, the others broke apart (a "T"
+    // of 60 px has a bar as long as a drawn line, glyphs of 110 px are higher than any line).
+    let engine = Tesseract::default();
+    let groups = engine.read(&capture("large-text")).unwrap();
+    let texts: Vec<&str> = groups.iter().map(|g| g.text.as_str()).collect();
+    assert_eq!(
+        texts,
+        [
+            "Quarterly Report",
+            "Total: 1,234",
+            "Invoice Title",
+            "Page 7"
+        ],
+        "{groups:#?}"
+    );
+    // Each where it is drawn: "Page 7" from x 122 to 485, its capitals 80 px high from y 497.
+    let page = find(&groups, "Page 7");
+    assert!(
+        Rect::new(110, 480, 390, 140).contains(page.bounds.center())
+            && (80..=130).contains(&page.bounds.height),
+        "{page:?}"
+    );
+}
+
+#[test]
 fn an_icon_wider_than_high_is_not_read_as_a_digit() {
     // gtk3-widget-factory's file button (148x40): its folder icon read as "6".
     let engine = Tesseract::default();
