@@ -311,6 +311,17 @@ fn components(marked: &[bool], width: usize, height: usize) -> Vec<Area> {
     bounds.into_iter().flatten().collect()
 }
 
+/// Whether `part` is a flat stroke just below the bottom of `line`, an underscore ("root_",
+/// "IMAGE_INFO.TXT" in a terminal's monospace font, drawn under the glyphs' baseline): it shares
+/// no row with the glyphs beside it, and on a line of its own, too low to be text, it was lost
+/// and parted the words it joins.
+fn underscore(line: &Area, part: &Area) -> bool {
+    part.height < SPECK
+        && part.width >= 2 * part.height
+        && part.top >= line.top + line.height / 2
+        && part.top <= line.bottom() + (line.height * 2 / 5).max(2)
+}
+
 /// A stroke much higher than wide: a border's side, a separator, or (in large text) an "l".
 fn upright_stroke(area: &Area) -> bool {
     area.height >= STROKE && area.width * 3 < area.height
@@ -339,7 +350,7 @@ fn join(mut parts: Vec<Area>, walls: &[Area]) -> Vec<Vec<Area>> {
                 let gap = part.left as f32 - line.right() as f32;
                 let shared = line.rows_shared(&part);
                 gap <= JOIN_GAP * line.height.max(part.height) as f32
-                    && shared * 2 >= part.height.min(line.height)
+                    && (shared * 2 >= part.height.min(line.height) || underscore(line, &part))
                     && part.height as f32 <= TALL * line.height as f32 + TALL_MARGIN as f32
                     && !parted(line)
             })

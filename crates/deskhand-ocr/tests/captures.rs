@@ -201,6 +201,32 @@ fn large_text_is_read_where_it_is_whatever_its_size() {
 }
 
 #[test]
+fn file_names_in_a_terminal_keep_their_underscores_and_dots() {
+    // `ls` in xterm, DejaVu Sans Mono 11 (480x60). Read before as "IMAGE" and "INFO.TXT" (the
+    // underscore, drawn under the baseline, was a line of its own, too low to be text), "root"
+    // for "root_", "README .md", and "notes." with "txt" left out at 0 %.
+    let engine = Tesseract::default().tesseract_only();
+    let groups = engine.read(&capture("xterm-file-names")).unwrap();
+    for name in [
+        "IMAGE_INFO.TXT",
+        "notes.txt",
+        "root_",
+        "README.md",
+        "report.pdf",
+    ] {
+        find(&groups, name);
+    }
+    // The words of "OPEN_FILE_IN_TAB" are all there, if not its underscores.
+    let words: Vec<&str> = groups
+        .iter()
+        .flat_map(|g| g.text.split([' ', '_']))
+        .collect();
+    for word in ["OPEN", "FILE", "IN", "TAB"] {
+        assert!(words.contains(&word), "{word}: {groups:#?}");
+    }
+}
+
+#[test]
 fn an_icon_wider_than_high_is_not_read_as_a_digit() {
     // gtk3-widget-factory's file button (148x40): its folder icon read as "6".
     let engine = Tesseract::default();
