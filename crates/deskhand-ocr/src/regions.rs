@@ -359,7 +359,14 @@ fn join(mut parts: Vec<Area>, walls: &[Area]) -> Vec<Vec<Area>> {
         match best {
             Some(i) => {
                 let (line, members) = &mut lines[i];
-                *line = line.union(&part);
+                // An underscore widens the line but does not lower it: the line below, whose
+                // glyphs would then share rows with it, stays a line of its own.
+                let joined = line.union(&part);
+                if joined.bottom() > line.bottom() && underscore(line, &part) {
+                    line.width = joined.right() - line.left;
+                } else {
+                    *line = joined;
+                }
                 members.push(part);
             }
             None => lines.push((part, vec![part])),

@@ -227,6 +227,17 @@ fn file_names_in_a_terminal_keep_their_underscores_and_dots() {
 }
 
 #[test]
+fn lines_of_source_code_stay_apart_whatever_lies_under_them() {
+    // The OCR bench's window of source code (Tk, 600x400): an underscore joined to a line had
+    // lowered it onto the next, and 21 word groups read as 15.
+    let engine = Tesseract::default().tesseract_only();
+    let groups = engine.read(&capture("tk-source-code")).unwrap();
+    assert!(groups.len() >= 21, "{groups:#?}");
+    let tops: std::collections::HashSet<i32> = groups.iter().map(|g| g.bounds.y / 17).collect();
+    assert!(tops.len() >= 19, "a row of the window each: {groups:#?}");
+}
+
+#[test]
 fn an_icon_wider_than_high_is_not_read_as_a_digit() {
     // gtk3-widget-factory's file button (148x40): its folder icon read as "6".
     let engine = Tesseract::default();
