@@ -270,28 +270,68 @@ pub(crate) async fn add_unlisted_text<B: Windows + Capture>(
     Ok(added)
 }
 
+/// Whether the tree already shows the text of `group`, so that `ocr: true` need not add it: an
+/// element it overlaps holds its words, as read (a misread letter in four allowed: "Pres me"
+/// over a label "Press me"). The text an element draws is what its name or value says only when
+/// they say the same: a canvas named "Result" that draws "1029", or a window titled "Thanks"
+/// whose page begins with "Thanks, Alice", does not show those words, and `wait` finds them on
+/// the pixels, so `observe` lists them.
 fn shown_by_tree(node: &Node, group: &WordGroup) -> bool {
-    let words = crate::text::normalize(&group.text);
-    let center = group.bounds.center();
+    let words = letters(&group.text);
+    if words.is_empty() {
+        return true;
+    }
     node.any(&|n: &Node| {
         let Some(bounds) = n.bounds.filter(|_| n.states.visible) else {
             return false;
         };
-        let text = [n.name.as_str(), n.value.as_deref().unwrap_or_default()];
-        let has_text = text.iter().any(|t| !t.trim().is_empty());
-        let leaf_under = n.children.is_empty() && has_text && bounds.contains(center);
-        // A group that holds an element's whole text shows that element (a label read
-        // together with its neighbour), but only an element that draws its text itself: a
-        // window's or a group's name is its title, which a line of its page may begin with
-        // ("Thanks, Alice" in a window titled "Thanks").
-        let same_words = bounds.intersect(&group.bounds).is_some()
-            && text.iter().any(|t| {
-                let t = crate::text::normalize(t);
+        if bounds.intersect(&group.bounds).is_none() {
+            return false;
+        }
+        [n.name.as_str(), n.value.as_deref().unwrap_or_default()]
+            .iter()
+            .map(|t| letters(t))
+            .any(|t| {
+                // A group that holds an element's whole text shows that element (a label read
+                // together with its neighbour), but only an element that draws its text
+                // itself: a window's or a group's name is its title.
                 !t.is_empty()
-                    && (t.contains(&words) || (n.children.is_empty() && words.contains(&t)))
-            });
-        leaf_under || same_words
+                    && (nearly_contains(&t, &words)
+                        || (n.children.is_empty() && nearly_contains(&words, &t)))
+            })
     })
+}
+
+/// `text` as compared with what was read from pixels: lower case, without the spaces OCR may add
+/// or drop ("notes. txt").
+fn letters(text: &str) -> Vec<char> {
+    crate::text::normalize(text)
+        .chars()
+        .filter(|c| !c.is_whitespace())
+        .collect()
+}
+
+/// Whether `needle` is in `hay` but for at most one edit in four of its characters (none in a
+/// needle shorter than four): the fewest edits that turn some part of `hay` into `needle`.
+fn nearly_contains(hay: &[char], needle: &[char]) -> bool {
+    let allowed = needle.len() / 4;
+    if needle.len() > hay.len() + allowed {
+        return false;
+    }
+    // Edits to match needle[..i] ending at each position of hay, a match free to start anywhere.
+    let mut row: Vec<usize> = vec![0; hay.len() + 1];
+    for (i, &c) in needle.iter().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, &h) in hay.iter().enumerate() {
+            let next = (diagonal + usize::from(c != h))
+                .min(row[j] + 1)
+                .min(row[j + 1] + 1);
+            diagonal = row[j + 1];
+            row[j + 1] = next;
+        }
+    }
+    row.into_iter().min().is_some_and(|edits| edits <= allowed)
 }
 
 fn innermost(node: &mut Node, point: crate::model::Point) -> &mut Node {
@@ -350,5 +390,43 @@ mod tests {
         // A label read together with what follows it is still the label's.
         let label = group("Order now", Rect::new(10, 10, 90, 20));
         assert!(shown_by_tree(&tree, &label));
+    }
+
+    #[test]
+    fn text_drawn_on_a_named_canvas_is_not_taken_for_its_name() {
+        // A calculator's display: a canvas whose name says what it is, not what it draws.
+        let tree = node(
+            "Calculator",
+            Rect::new(0, 0, 400, 300),
+            vec![node("Result", Rect::new(10, 10, 300, 60), Vec::new())],
+        );
+        assert!(!shown_by_tree(
+            &tree,
+            &group("1029", Rect::new(40, 20, 90, 40))
+        ));
+        // Its name drawn on it is the tree's, read right or nearly.
+        for read in ["Result", "Resu1t", "Re sult"] {
+            assert!(
+                shown_by_tree(&tree, &group(read, Rect::new(40, 20, 90, 40))),
+                "{read}"
+            );
+        }
+        assert!(!shown_by_tree(
+            &tree,
+            &group("Rezzlt", Rect::new(40, 20, 90, 40))
+        ));
+    }
+
+    #[test]
+    fn nearly_contains_allows_one_edit_in_four() {
+        let chars = |s: &str| s.chars().collect::<Vec<_>>();
+        assert!(nearly_contains(&chars("pressme"), &chars("presme")));
+        assert!(nearly_contains(&chars("openthefile"), &chars("thefi1e")));
+        assert!(!nearly_contains(&chars("result"), &chars("1029")));
+        assert!(
+            !nearly_contains(&chars("abc"), &chars("abd")),
+            "short: exact"
+        );
+        assert!(nearly_contains(&chars("xabcx"), &chars("abc")));
     }
 }

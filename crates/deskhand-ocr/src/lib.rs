@@ -364,14 +364,22 @@ impl Tesseract {
         let mut larger_all = None;
         // A line read unsure is looked at again larger, and the surer reading kept: at 1.5x a
         // tab's "page 1" came out as "pagel" (70 %), at 2.25x as "page 1" (95 %).
-        if words::weakest(&read).is_some_and(|c| c < REREAD_BELOW) {
+        // So is a line that lost a word of three characters or more to the confidence cut:
+        // xterm's "OPEN_FILE_IN_TAB" read "FILE" and "IN" at 44 %, at 2.25x at 76 %.
+        if words::weakest(&read).is_some_and(|c| c < REREAD_BELOW)
+            || words::lost_a_word(&all, &read)
+        {
             let larger = cut.enlarged(REREAD_LARGER).crop(image);
             let again_all = Self::recognize(&mut reader.english, &larger)?;
             // A reading of fewer words (sure or not) has run two together: a larger image shows
-            // the spaces better, not worse ("Problem loadingpage" at 2.25x).
+            // the spaces better, not worse ("Problem loadingpage" at 2.25x). The larger reading
+            // is kept when it is surer, or whatever its words when it keeps more of the line
+            // once unsure words are left out: xterm's "notes.txt" read as "notes." and "txt",
+            // both at 0 %, the second dropped, and at 2.25x as one word at 89 %.
             let fewer = again_all.len() < all.len();
             let again = words::sure(again_all.clone());
-            if !fewer && words::weakest(&again) > words::weakest(&read) {
+            let keeps_more = words::characters(&again) > words::characters(&read);
+            if keeps_more || (!fewer && words::weakest(&again) > words::weakest(&read)) {
                 (read, scale) = (again, larger.scale);
                 spelled = spell(&mut reader.english);
             }
@@ -482,8 +490,7 @@ impl Tesseract {
     /// reads is independent of the others, so the words are the same as one after another.
     fn read_missing(
         &self,
-        image: &Gray,
-        missing: &[(u64, Cut, usize)],
+        missing: &[(u64, Cut, usize, &Gray)],
     ) -> Result<Vec<Vec<WordGroup>>, OcrError> {
         let results: Vec<Mutex<Vec<WordGroup>>> =
             missing.iter().map(|_| Mutex::new(Vec::new())).collect();
@@ -493,7 +500,7 @@ impl Tesseract {
             let reader = taken.reader.as_mut().expect("taken with an engine");
             loop {
                 let i = next.fetch_add(1, Ordering::Relaxed);
-                let Some((_, cut, parts)) = missing.get(i) else {
+                let Some(&(_, ref cut, parts, image)) = missing.get(i) else {
                     return Ok(());
                 };
                 let shapes = if self.tesseract_only {
@@ -523,7 +530,7 @@ impl Tesseract {
                     }
                     None => {
                         self.read_by_tesseract.fetch_add(1, Ordering::Relaxed);
-                        self.read_line(reader, image, cut, *parts, shapes.as_deref())?
+                        self.read_line(reader, image, cut, parts, shapes.as_deref())?
                     }
                 };
                 *results[i].lock().unwrap_or_else(|p| p.into_inner()) = found;
@@ -548,39 +555,105 @@ impl Tesseract {
     }
 
     fn read_gray(&self, image: &Gray) -> Result<Vec<WordGroup>, OcrError> {
+        let reduced = reduced(image);
+        let levels: Vec<(&Gray, usize)> = std::iter::once((image, 1))
+            .chain(reduced.iter().map(|(gray, factor)| (gray, *factor)))
+            .collect();
         let mut lines = Vec::new();
         let mut found: HashMap<u64, Vec<WordGroup>> = HashMap::new();
-        let mut missing: Vec<(u64, Cut, usize)> = Vec::new();
+        let mut missing: Vec<(u64, Cut, usize, &Gray)> = Vec::new();
         let mut seen = HashSet::new();
-        for line in regions::text_lines(image) {
-            let cut = Cut::of(image, &line.area);
-            let key = line_key(&cut, image, line.parts);
-            lines.push((key, cut.origin()));
+        for (line, level) in lines_at_all_sizes(&levels) {
+            let (gray, factor) = levels[level];
+            let cut = Cut::of(gray, &line.area);
+            let key = line_key(&cut, gray, line.parts);
+            lines.push((key, cut.origin(), factor));
             if seen.insert(key) {
                 match self.cached(key) {
                     Some(groups) => {
                         found.insert(key, groups);
                     }
-                    None => missing.push((key, cut, line.parts)),
+                    None => missing.push((key, cut, line.parts, gray)),
                 }
             }
         }
-        let read = self.read_missing(image, &missing)?;
+        let read = self.read_missing(&missing)?;
         for ((key, ..), groups) in missing.iter().zip(read) {
             self.keep(*key, &groups);
             found.insert(*key, groups);
         }
         let mut groups = Vec::new();
-        for (key, origin) in lines {
+        for (key, origin, factor) in lines {
             let line = found.get(&key).map(Vec::as_slice).unwrap_or_default();
+            let up = |v: i32| v * factor as i32;
             groups.extend(line.iter().cloned().map(|mut group| {
-                group.bounds.x += origin.0;
-                group.bounds.y += origin.1;
+                group.bounds.x = up(group.bounds.x + origin.0);
+                group.bounds.y = up(group.bounds.y + origin.1);
+                group.bounds.width *= factor as u32;
+                group.bounds.height *= factor as u32;
                 group
             }));
         }
         Ok(groups)
     }
+}
+
+/// Lines this high or more in an image halved or quartered are read there rather than at full
+/// size: their glyphs' strokes and bars are past what the line finder takes for text (a
+/// "T" of 60 px has a bar longer than a drawn line's shortest, a glyph of 110 px is higher than
+/// any line), and a PDF page zoomed to 200–400 % read as a stray "1". Halved, they are as high
+/// as a heading is at full size, which Tesseract reads well.
+const LARGE_LINE: usize = 24;
+
+/// The image halved and quartered, with their factors, where they are high enough to hold a
+/// large line.
+fn reduced(image: &Gray) -> Vec<(Gray, usize)> {
+    let mut levels = Vec::new();
+    let mut last = image;
+    for factor in [2, 4] {
+        if last.height / 2 < LARGE_LINE || last.width / 2 < LARGE_LINE {
+            break;
+        }
+        levels.push((last.halved(), factor));
+        last = &levels.last().expect("just pushed").0;
+    }
+    levels
+}
+
+/// The lines of text of every level (the image, then it halved, quartered), each read at one of
+/// them, top to bottom: a line `LARGE_LINE` high or more at the smallest level that shows it so,
+/// every other line at full size. Returned with the index of the level they are read at.
+fn lines_at_all_sizes(levels: &[(&Gray, usize)]) -> Vec<(regions::TextLine, usize)> {
+    // Large lines, with their bounds in full-size pixels, smallest level first: halved, the
+    // glyphs of a line that shows large quartered break apart as they do at full size.
+    let mut large: Vec<(regions::TextLine, usize, regions::Area)> = Vec::new();
+    for (level, &(gray, factor)) in levels.iter().enumerate().skip(1).rev() {
+        for line in regions::text_lines(gray) {
+            let full = line.area.scaled(factor);
+            if line.area.height < LARGE_LINE
+                || large.iter().any(|(_, _, other)| other.overlaps(&full))
+            {
+                continue;
+            }
+            large.push((line, level, full));
+        }
+    }
+    let mut lines: Vec<(regions::TextLine, usize, regions::Area)> =
+        regions::text_lines(levels[0].0)
+            .into_iter()
+            .filter(|line| {
+                !large
+                    .iter()
+                    .any(|(_, _, area)| area.holds_center_of(&line.area))
+            })
+            .map(|line| (line, 0, line.area))
+            .collect();
+    lines.extend(large);
+    lines.sort_by_key(|(_, _, full)| (full.top, full.left));
+    lines
+        .into_iter()
+        .map(|(line, level, _)| (line, level))
+        .collect()
 }
 
 /// A hash of an image's content and shape. XXH3: SipHash, the standard library's, took 2.2 ms

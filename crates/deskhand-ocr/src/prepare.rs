@@ -31,6 +31,30 @@ impl Gray {
         })
     }
 
+    /// Half as wide and high, each pixel the mean of the four it stands for (an odd last row or
+    /// column dropped): large text brought down to the size lines are found and read at.
+    pub(crate) fn halved(&self) -> Gray {
+        let (width, height) = (self.width / 2, self.height / 2);
+        let mut data = Vec::with_capacity(width * height);
+        for y in 0..height {
+            let upper = &self.data[2 * y * self.width..][..2 * width];
+            let lower = &self.data[(2 * y + 1) * self.width..][..2 * width];
+            data.extend(
+                upper
+                    .chunks_exact(2)
+                    .zip(lower.chunks_exact(2))
+                    .map(|(u, l)| {
+                        ((u[0] as u32 + u[1] as u32 + l[0] as u32 + l[1] as u32 + 2) / 4) as u8
+                    }),
+            );
+        }
+        Gray {
+            width,
+            height,
+            data,
+        }
+    }
+
     /// Enlarged `scale` times (1 to 2.25), by linear interpolation between pixel centres: at 1x
     /// the menu font of a GTK app or xterm's bitmap font comes out garbled, enlarged exact;
     /// pixel repetition garbles them too.
@@ -301,6 +325,18 @@ mod tests {
             crop.image.data
         );
         assert!(crop.image.data.contains(&(255 - 220)), "the glyph is there");
+    }
+
+    #[test]
+    fn halving_takes_the_mean_of_each_four_pixels_and_drops_an_odd_edge() {
+        let image = Gray {
+            width: 5,
+            height: 3,
+            data: vec![0, 100, 200, 200, 9, 0, 100, 0, 0, 9, 7, 7, 7, 7, 7],
+        };
+        let half = image.halved();
+        assert_eq!((half.width, half.height), (2, 1));
+        assert_eq!(half.data, [50, 100]);
     }
 
     #[test]

@@ -35,6 +35,30 @@ impl Area {
         }
     }
 
+    /// The same rectangle in the pixels of an image `factor` times larger.
+    pub(crate) fn scaled(&self, factor: usize) -> Area {
+        Area {
+            left: self.left * factor,
+            top: self.top * factor,
+            width: self.width * factor,
+            height: self.height * factor,
+        }
+    }
+
+    /// Whether the two share any pixel.
+    pub(crate) fn overlaps(&self, other: &Area) -> bool {
+        self.left < other.right()
+            && other.left < self.right()
+            && self.top < other.bottom()
+            && other.top < self.bottom()
+    }
+
+    /// Whether the middle of `other` lies in this rectangle.
+    pub(crate) fn holds_center_of(&self, other: &Area) -> bool {
+        let (x, y) = (other.left + other.width / 2, other.top + other.height / 2);
+        (self.left..self.right()).contains(&x) && (self.top..self.bottom()).contains(&y)
+    }
+
     /// How many rows the two share.
     fn rows_shared(&self, other: &Area) -> usize {
         self.bottom()
@@ -64,7 +88,7 @@ const LONG_RUN: usize = 24;
 /// Lines of text lower or higher than this (in pixels of the image) are not read: below, no
 /// glyph is legible; above, it is a picture or a frame, not text.
 const MIN_LINE_HEIGHT: usize = 6;
-const MAX_LINE_HEIGHT: usize = 72;
+pub(crate) const MAX_LINE_HEIGHT: usize = 72;
 
 /// Components a line joins are at most this many times its height apart: a space is about a
 /// third of it (a monospace one near one), the gap between two buttons more. Tesseract's words
@@ -287,6 +311,17 @@ fn components(marked: &[bool], width: usize, height: usize) -> Vec<Area> {
     bounds.into_iter().flatten().collect()
 }
 
+/// Whether `part` is a flat stroke just below the bottom of `line`, an underscore ("root_",
+/// "IMAGE_INFO.TXT" in a terminal's monospace font, drawn under the glyphs' baseline): it shares
+/// no row with the glyphs beside it, and on a line of its own, too low to be text, it was lost
+/// and parted the words it joins.
+fn underscore(line: &Area, part: &Area) -> bool {
+    part.height < SPECK
+        && part.width >= 2 * part.height
+        && part.top >= line.top + line.height / 2
+        && part.top <= line.bottom() + (line.height * 2 / 5).max(2)
+}
+
 /// A stroke much higher than wide: a border's side, a separator, or (in large text) an "l".
 fn upright_stroke(area: &Area) -> bool {
     area.height >= STROKE && area.width * 3 < area.height
@@ -315,7 +350,7 @@ fn join(mut parts: Vec<Area>, walls: &[Area]) -> Vec<Vec<Area>> {
                 let gap = part.left as f32 - line.right() as f32;
                 let shared = line.rows_shared(&part);
                 gap <= JOIN_GAP * line.height.max(part.height) as f32
-                    && shared * 2 >= part.height.min(line.height)
+                    && (shared * 2 >= part.height.min(line.height) || underscore(line, &part))
                     && part.height as f32 <= TALL * line.height as f32 + TALL_MARGIN as f32
                     && !parted(line)
             })
@@ -324,7 +359,14 @@ fn join(mut parts: Vec<Area>, walls: &[Area]) -> Vec<Vec<Area>> {
         match best {
             Some(i) => {
                 let (line, members) = &mut lines[i];
-                *line = line.union(&part);
+                // An underscore widens the line but does not lower it: the line below, whose
+                // glyphs would then share rows with it, stays a line of its own.
+                let joined = line.union(&part);
+                if joined.bottom() > line.bottom() && underscore(line, &part) {
+                    line.width = joined.right() - line.left;
+                } else {
+                    *line = joined;
+                }
                 members.push(part);
             }
             None => lines.push((part, vec![part])),

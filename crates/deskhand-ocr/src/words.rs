@@ -98,6 +98,18 @@ pub(crate) fn weakest(words: &[Word]) -> Option<f32> {
     words.iter().map(|w| w.confidence).reduce(f32::min)
 }
 
+/// Whether `sure` (the sure ones of `all`) left out a word of three characters or more: a word
+/// lost, not an icon read as one or two.
+pub(crate) fn lost_a_word(all: &[Word], sure: &[Word]) -> bool {
+    let long = |words: &[Word]| words.iter().filter(|w| w.text.chars().count() >= 3).count();
+    long(all) > long(sure)
+}
+
+/// How many characters `words` hold, spaces aside.
+pub(crate) fn characters(words: &[Word]) -> usize {
+    words.iter().map(|w| w.text.chars().count()).sum()
+}
+
 /// The confidence of the surest of `words`, if any.
 pub(crate) fn surest(words: &[Word]) -> Option<f32> {
     words.iter().map(|w| w.confidence).reduce(f32::max)
@@ -140,6 +152,32 @@ pub(crate) fn parse_tsv(tsv: &str) -> Vec<Word> {
 /// height: a space is about a third of it, the gap between two buttons a good deal more.
 const JOIN_GAP: f32 = 0.9;
 
+/// A word that starts with a dot this close to the one before it (in line heights) goes on that
+/// word's name: a space in a monospace font is about 0.8 of a line high, and prose puts none
+/// before a dot ("README .md" for xterm's "README.md").
+const DOT_AFTER: f32 = 0.5;
+/// A word this close after one that ends with a dot goes on it: proportional fonts leave a
+/// third of a line's height or more at a space after a dot, a name's dot hardly any ("notes.
+/// txt" for a file dialog's "notes.txt").
+const AFTER_DOT: f32 = 0.2;
+
+/// Whether two words Tesseract read apart, `gap` pixels from each other on a line `height`
+/// high, are one name parted at its dot: a file's name and its extension.
+fn one_name(before: &str, after: &str, gap: f32, height: f32) -> bool {
+    let dot_then = |text: &str| {
+        let mut chars = text.chars();
+        chars.next() == Some('.') && chars.next().is_some_and(char::is_alphanumeric)
+    };
+    let ends_in_dot = |text: &str| {
+        let mut chars = text.chars().rev();
+        chars.next() == Some('.') && chars.next().is_some_and(char::is_alphanumeric)
+    };
+    (dot_then(after) && gap <= DOT_AFTER * height)
+        || (ends_in_dot(before)
+            && after.chars().next().is_some_and(char::is_alphanumeric)
+            && gap <= AFTER_DOT * height)
+}
+
 /// The words as groups, their bounds divided by `scale`: back in the pixels of the image
 /// before it was enlarged.
 pub(crate) fn group(words: &[Word], scale: f32) -> Vec<WordGroup> {
@@ -155,7 +193,9 @@ pub(crate) fn group(words: &[Word], scale: f32) -> Vec<WordGroup> {
                 last.top = last.top.min(word.top);
                 last.width = right - last.left;
                 last.height = bottom - last.top;
-                last.text.push(' ');
+                if !one_name(&last.text, &word.text, gap as f32, height) {
+                    last.text.push(' ');
+                }
                 last.text.push_str(&word.text);
                 *weakest = weakest.min(word.confidence);
                 continue;
@@ -247,6 +287,16 @@ mod tests {
         }
         assert_eq!(surest(&[word("a", 20.0), word("b", 60.0)]), Some(60.0));
         assert_eq!(surest(&[]), None);
+    }
+
+    #[test]
+    fn a_name_parted_at_its_dot_is_one_word_and_a_sentence_is_not() {
+        assert!(one_name("README", ".md", 4.0, 11.0));
+        assert!(one_name("notes.", "txt", 1.0, 12.0));
+        assert!(!one_name("etc.", "and", 4.0, 12.0), "a space after a dot");
+        assert!(!one_name("wait", ".md", 9.0, 11.0), "a monospace space");
+        assert!(!one_name("end.", "Next", 5.0, 12.0));
+        assert!(!one_name("...", "and", 1.0, 12.0), "an ellipsis is no name");
     }
 
     #[test]

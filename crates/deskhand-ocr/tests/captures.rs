@@ -174,6 +174,70 @@ fn a_line_read_unsure_is_read_again_larger() {
 }
 
 #[test]
+fn large_text_is_read_where_it_is_whatever_its_size() {
+    // Text painted by a Qt canvas at 40, 60, 80 and 110 px (661x668), as a PDF page zoomed to
+    // 200–400 % shows it: only the 40 and 80 px lines were read, the others broke apart (a "T"
+    // of 60 px has a bar as long as a drawn line, glyphs of 110 px are higher than any line).
+    let engine = Tesseract::default();
+    let groups = engine.read(&capture("large-text")).unwrap();
+    let texts: Vec<&str> = groups.iter().map(|g| g.text.as_str()).collect();
+    assert_eq!(
+        texts,
+        [
+            "Quarterly Report",
+            "Total: 1,234",
+            "Invoice Title",
+            "Page 7"
+        ],
+        "{groups:#?}"
+    );
+    // Each where it is drawn: "Page 7" from x 122 to 485, its capitals 80 px high from y 497.
+    let page = find(&groups, "Page 7");
+    assert!(
+        Rect::new(110, 480, 390, 140).contains(page.bounds.center())
+            && (80..=130).contains(&page.bounds.height),
+        "{page:?}"
+    );
+}
+
+#[test]
+fn file_names_in_a_terminal_keep_their_underscores_and_dots() {
+    // `ls` in xterm, DejaVu Sans Mono 11 (480x60). Read before as "IMAGE" and "INFO.TXT" (the
+    // underscore, drawn under the baseline, was a line of its own, too low to be text), "root"
+    // for "root_", "README .md", and "notes." with "txt" left out at 0 %.
+    let engine = Tesseract::default().tesseract_only();
+    let groups = engine.read(&capture("xterm-file-names")).unwrap();
+    for name in [
+        "IMAGE_INFO.TXT",
+        "notes.txt",
+        "root_",
+        "README.md",
+        "report.pdf",
+    ] {
+        find(&groups, name);
+    }
+    // The words of "OPEN_FILE_IN_TAB" are all there, if not its underscores.
+    let words: Vec<&str> = groups
+        .iter()
+        .flat_map(|g| g.text.split([' ', '_']))
+        .collect();
+    for word in ["OPEN", "FILE", "IN", "TAB"] {
+        assert!(words.contains(&word), "{word}: {groups:#?}");
+    }
+}
+
+#[test]
+fn lines_of_source_code_stay_apart_whatever_lies_under_them() {
+    // The OCR bench's window of source code (Tk, 600x400): an underscore joined to a line had
+    // lowered it onto the next, and 21 word groups read as 15.
+    let engine = Tesseract::default().tesseract_only();
+    let groups = engine.read(&capture("tk-source-code")).unwrap();
+    assert!(groups.len() >= 21, "{groups:#?}");
+    let tops: std::collections::HashSet<i32> = groups.iter().map(|g| g.bounds.y / 17).collect();
+    assert!(tops.len() >= 19, "a row of the window each: {groups:#?}");
+}
+
+#[test]
 fn an_icon_wider_than_high_is_not_read_as_a_digit() {
     // gtk3-widget-factory's file button (148x40): its folder icon read as "6".
     let engine = Tesseract::default();

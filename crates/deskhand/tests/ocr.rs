@@ -233,3 +233,71 @@ fn surfaces_with_nothing_to_read_and_calls_that_cannot_be_read_answer_clearly() 
         focused.stdout
     );
 }
+
+/// The labels `observe` lists as read from pixels, by their quoted text.
+fn ocr_labels(text: &str) -> Vec<String> {
+    element_lines(text)
+        .filter(|l| l.contains(" ocr"))
+        .filter_map(|l| l.split('"').nth(1).map(str::to_owned))
+        .collect()
+}
+
+#[test]
+fn what_wait_finds_on_a_canvas_observe_lists_and_the_other_way_round() {
+    let (_turn, desk) = desktop();
+    // A calculator's result drawn on a canvas whose name says what it is, not what it shows,
+    // and a line that begins with the window's title.
+    let _canvas = desk.python_fixture(
+        "qt_canvas.py",
+        "Zebra",
+        &[
+            "--canvas",
+            "Result|40|1029",
+            "--canvas",
+            "Notice|18|Zebra crossing ahead today",
+            // As a PDF page zoomed to 300 % shows a heading: it read as a stray "@".
+            "--canvas",
+            "Page|90|Large text",
+            // File names in a sans font: the underscore and the dot were lost or parted.
+            "--canvas",
+            "Names|16|root_ notes.txt",
+        ],
+    );
+    let w = desk.window_id("Zebra");
+    for text in [
+        "1029",
+        "Zebra crossing ahead today",
+        "Large text",
+        "root_ notes.txt",
+    ] {
+        let waited = desk
+            .act(
+                "wait",
+                json!({"target": w, "until": {"text": text}, "timeout_ms": 10000}),
+            )
+            .ok();
+        assert!(waited.contains("on the pixels"), "{waited}");
+    }
+    let listed = desk.act("observe", json!({"target": w, "ocr": true})).ok();
+    let labels = ocr_labels(&listed);
+    for text in [
+        "1029",
+        "Zebra crossing ahead today",
+        "Large text",
+        "root_ notes.txt",
+    ] {
+        assert!(labels.iter().any(|l| l == text), "{text}: {listed}");
+    }
+    // The canvases' names are the tree's, listed once each, never as read from pixels.
+    assert!(listed.contains("\"Result\""), "{listed}");
+    assert!(!labels.iter().any(|l| l == "Result"), "{listed}");
+    for label in &labels {
+        let waited = desk
+            .act(
+                "wait",
+                json!({"target": w, "until": {"text": label}, "timeout_ms": 2000}),
+            )
+            .ok();
+        assert!(waited.contains("on the pixels"), "{label}: {waited}");
+    }
+}
