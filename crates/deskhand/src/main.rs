@@ -89,12 +89,16 @@ fn run() -> u8 {
             );
             0
         }
-        Ok(Invocation::Man) => report(
-            clap_mangen::Man::new(args::command())
+        Ok(Invocation::Man) => {
+            report(
+                clap_mangen::Man::new(args::command().about(
+                    "eyes and hands on a real desktop for AI agents: an MCP server and a CLI",
+                ))
                 .render(&mut std::io::stdout())
                 .map(|()| 0)
                 .map_err(Into::into),
-        ),
+            )
+        }
         Ok(Invocation::Action(call)) => report(cli::action(call)),
     }
 }
