@@ -30,8 +30,8 @@ pub struct Model {
 /// Tesseract as deskhand would load it.
 #[derive(Debug)]
 pub struct TesseractCheck {
-    /// The library loaded, or why not.
-    pub library: Result<(), String>,
+    /// The library loaded, or why not; `None` when it was not tried.
+    pub library: Option<Result<(), String>>,
     /// The folder the models are read from.
     pub datapath: PathBuf,
     pub models: Vec<Model>,
@@ -45,23 +45,26 @@ pub fn datapath() -> PathBuf {
         .map_or_else(|| PathBuf::from(DEBIAN_TESSDATA), PathBuf::from)
 }
 
-/// Loads the library and, for each model whose file is there, the model itself: a model file
-/// that is missing is not handed to Tesseract, which would print its own error on stderr.
-pub fn check() -> TesseractCheck {
+/// With `load`, loads the library and, for each model whose file is there, the model itself (a
+/// third of a second): a model file that is missing is not handed to Tesseract, which would
+/// print its own error on stderr. Without it, only looks for the model files.
+pub fn check(load: bool) -> TesseractCheck {
     let datapath = datapath();
-    let library = TessBaseApi::create()
-        .map(drop)
-        .map_err(|err| err.to_string());
+    let library = load.then(|| {
+        TessBaseApi::create()
+            .map(drop)
+            .map_err(|err| err.to_string())
+    });
     let models = LANGUAGES
         .iter()
         .map(|&(language, package, required)| {
             let file = datapath.join(format!("{language}.traineddata"));
             let found = if !file.is_file() {
                 Err(format!("{} is missing", file.display()))
-            } else if library.is_err() {
+            } else if !matches!(library, Some(Ok(()))) {
                 Ok(())
             } else {
-                load(&datapath, language)
+                load_model(&datapath, language)
             };
             Model {
                 language,
@@ -78,7 +81,7 @@ pub fn check() -> TesseractCheck {
     }
 }
 
-fn load(datapath: &std::path::Path, language: &str) -> Result<(), String> {
+fn load_model(datapath: &std::path::Path, language: &str) -> Result<(), String> {
     let path = CString::new(datapath.to_string_lossy().as_bytes()).map_err(|e| e.to_string())?;
     let language = CString::new(language).map_err(|e| e.to_string())?;
     let mut api = TessBaseApi::create().map_err(|err: OcrError| err.to_string())?;

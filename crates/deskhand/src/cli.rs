@@ -237,21 +237,23 @@ pub fn mcp(
     Ok(0)
 }
 
-/// The doctor for the MCP server: run once now for the instructions' line, and again at every
-/// read of its resource.
+/// The doctor for the MCP server: run once now, quickly, for the instructions' line, and in
+/// full at every read of its resource.
 fn setup_check(safety: &crate::safety::SafetyFlags) -> deskhand_mcp::SetupCheck {
     let flags = safety.clone();
     deskhand_mcp::SetupCheck {
-        problems: crate::doctor::run(safety).summary_line(),
+        problems: crate::doctor::run(safety, crate::doctor::Depth::Quick).summary_line(),
         // On a thread of its own, outside the server's runtime, as at start.
         diagnose: Arc::new(move || {
             let flags = flags.clone();
-            std::thread::spawn(move || crate::doctor::run(&flags).text())
-                .join()
-                .unwrap_or_else(|_| {
-                    "deskhand doctor: the doctor itself failed; run `deskhand doctor` in a shell\n"
-                        .to_owned()
-                })
+            std::thread::spawn(move || {
+                crate::doctor::run(&flags, crate::doctor::Depth::Full).text()
+            })
+            .join()
+            .unwrap_or_else(|_| {
+                "deskhand doctor: the doctor itself failed; run `deskhand doctor` in a shell\n"
+                    .to_owned()
+            })
         }),
     }
 }

@@ -21,9 +21,11 @@ const CLIPBOARD: &str = "clipboard";
 
 const START_DESKTOP: &str = "run deskhand in your desktop session (DISPLAY or WAYLAND_DISPLAY set), or start a private one: eval \"$(deskhand desktop start)\" (`deskhand mcp --headless` starts its own)";
 
-pub fn checks() -> Vec<Check> {
+/// With `load_models`, Tesseract and its models are loaded, as a read of pixels would; without,
+/// only their files are looked for (the MCP server's check at start, which must be quick).
+pub fn checks(load_models: bool) -> Vec<Check> {
     // Loading Tesseract and its models is the slowest probe and needs nothing else.
-    let tesseract = std::thread::spawn(tesseract);
+    let tesseract = std::thread::spawn(move || tesseract(load_models));
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -538,21 +540,26 @@ fn app_check(
     }
 }
 
-fn tesseract() -> Vec<Check> {
-    let found = ocr::check();
+fn tesseract(load: bool) -> Vec<Check> {
+    let found = ocr::check(load);
     let name = "tesseract";
-    if let Err(why) = found.library {
-        return vec![Check::problem(
-            Status::Fail,
-            PIXELS,
-            name,
-            format!(
-                "Tesseract's library did not load ({why}): windows without a tree cannot be read"
-            ),
-            "apt-get install tesseract-ocr tesseract-ocr-eng tesseract-ocr-ell",
-        )];
+    let mut checks = Vec::new();
+    match found.library {
+        Some(Err(why)) => {
+            return vec![Check::problem(
+                Status::Fail,
+                PIXELS,
+                name,
+                format!(
+                    "Tesseract's library did not load ({why}): windows without a tree cannot be read"
+                ),
+                "apt-get install tesseract-ocr tesseract-ocr-eng tesseract-ocr-ell",
+            )];
+        }
+        Some(Ok(())) => checks.push(Check::ok(PIXELS, name, "libtesseract 5 loads")),
+        None => {}
     }
-    let mut checks = vec![Check::ok(PIXELS, name, "libtesseract 5 loads")];
+    let verb = if load { "loads" } else { "is there" };
     for model in found.models {
         let label = format!("language {}", model.language);
         checks.push(match model.found {
@@ -560,7 +567,7 @@ fn tesseract() -> Vec<Check> {
                 PIXELS,
                 label,
                 format!(
-                    "{} loads",
+                    "{} {verb}",
                     found
                         .datapath
                         .join(format!("{}.traineddata", model.language))

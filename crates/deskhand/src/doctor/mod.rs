@@ -183,13 +183,27 @@ impl Report {
     }
 }
 
+/// How deep the checks go.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Depth {
+    /// Everything, Tesseract's models loaded as a read of pixels would: `deskhand doctor`.
+    Full,
+    /// Tesseract's model files looked for, not loaded: the MCP server's check at start, which
+    /// every client waits for.
+    Quick,
+}
+
 /// Runs every check for this platform and the files deskhand keeps.
-pub fn run(flags: &SafetyFlags) -> Report {
+pub fn run(flags: &SafetyFlags, depth: Depth) -> Report {
     let started = Instant::now();
     #[cfg(target_os = "linux")]
-    let (platform, mut checks) = ("Linux", linux::checks());
+    let (platform, mut checks) = ("Linux", linux::checks(depth == Depth::Full));
+    // Elsewhere nothing is slow enough to skip.
     #[cfg(not(target_os = "linux"))]
-    let (platform, mut checks) = other::checks();
+    let (platform, mut checks) = {
+        let _ = depth;
+        other::checks()
+    };
     checks.extend(paths::checks(flags, &|name| std::env::var_os(name)));
     Report {
         platform,
@@ -200,7 +214,7 @@ pub fn run(flags: &SafetyFlags) -> Report {
 
 /// `deskhand doctor [--json]`.
 pub fn command(json_out: bool, flags: &SafetyFlags) -> anyhow::Result<u8> {
-    let report = run(flags);
+    let report = run(flags, Depth::Full);
     if json_out {
         println!("{}", report.json());
     } else {
