@@ -96,6 +96,33 @@ fn on_the_headless_desktop_every_check_is_ok() {
 }
 
 #[test]
+fn on_a_headless_sway_desktop_every_check_is_ok() {
+    let (_turn, desk) = common::sway();
+    let (code, report) = doctor(desk, &[]);
+    assert_eq!(not_ok(&report), Vec::<&Value>::new(), "{report:#}");
+    assert_eq!(code, 0);
+    // The protocols sway offers for input, pixels and the clipboard were each asked for.
+    assert!(
+        check(&report, "session")["detail"]
+            .as_str()
+            .unwrap()
+            .starts_with("sway on Wayland"),
+        "{report:#}"
+    );
+    for (name, protocol) in [
+        ("input", "zwlr_virtual_pointer_manager_v1"),
+        ("capture", "zwlr_screencopy_manager_v1"),
+        ("clipboard", "zwlr_data_control_manager_v1"),
+    ] {
+        let found = check(&report, name);
+        assert!(
+            found["detail"].as_str().unwrap().contains(protocol),
+            "{found}"
+        );
+    }
+}
+
+#[test]
 fn without_an_accessibility_bus_the_bus_fails_with_its_fix() {
     let (_turn, desk) = desktop();
     let nowhere = desk.scratch("no-session-bus");

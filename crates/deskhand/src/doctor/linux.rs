@@ -236,7 +236,7 @@ async fn gnome(checks: &mut Vec<Check>) {
     checks.push(Check::ok(DISPLAY, "session", "GNOME Shell on Wayland"));
     let gnome = deskhand_linux::gnome::Gnome::default();
     let extension = tokio::time::timeout(PROBE_TIMEOUT * 2, gnome.extension_running()).await;
-    checks.push(match extension {
+    checks.push(match &extension {
         Ok(Ok(true)) => Check::ok(
             DISPLAY,
             "gnome extension",
@@ -290,11 +290,22 @@ async fn gnome(checks: &mut Vec<Check>) {
             ),
         });
     }
-    checks.push(Check::ok(
-        CLIPBOARD,
-        "clipboard",
-        "through GNOME's remote desktop session",
-    ));
+    // GNOME's clipboard is read and written through the extension.
+    checks.push(if matches!(extension, Ok(Ok(true))) {
+        Check::ok(
+            CLIPBOARD,
+            "clipboard",
+            "through deskhand's GNOME Shell extension",
+        )
+    } else {
+        Check::problem(
+            Status::Fail,
+            CLIPBOARD,
+            "clipboard",
+            "the clipboard is reached through deskhand's GNOME Shell extension, which is not running",
+            "deskhand gnome-extension install, then log out and back in",
+        )
+    });
 }
 
 async fn accessibility(checks: &mut Vec<Check>, no_display: bool) {
@@ -345,7 +356,13 @@ async fn accessibility(checks: &mut Vec<Check>, no_display: bool) {
     checks.push(Check::ok(
         ACCESSIBILITY,
         "bus",
-        format!("answers; {} applications registered; {enabled}", apps.len()),
+        format!(
+            "answers; {} registered; {enabled}",
+            match apps.len() {
+                1 => "1 application".to_owned(),
+                n => format!("{n} applications"),
+            }
+        ),
     ));
     if no_display {
         return;
