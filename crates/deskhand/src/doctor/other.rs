@@ -1,27 +1,25 @@
-//! The doctor on Windows and macOS: what can be checked there from what the backends expose
-//! today. The permission checks themselves (macOS's two privacy panes, whether UI Automation
-//! answers) are not exposed by the backends yet, so each is listed as not checked, with the way
-//! to check it by hand.
+//! The doctor on Windows and macOS: what the backend says of the permissions it needs (macOS's
+//! Accessibility and Screen Recording panes, Windows' UI Automation), beside the files every
+//! platform checks.
 
 use super::{Check, Status};
 
 #[cfg(target_os = "macos")]
 pub fn checks() -> (&'static str, Vec<Check>) {
-    use deskhand_macos::permissions::Permission;
-    let checks = [Permission::Accessibility, Permission::ScreenRecording]
+    let checks = deskhand_macos::permissions()
         .into_iter()
-        .map(|permission| {
-            Check::problem(
-                Status::NotChecked,
-                "permissions",
-                permission.pane(),
-                "not checked by the doctor yet; deskhand says so on its first call that needs it",
-                format!(
-                    "open System Settings → Privacy & Security → {} (open \"{}\") and turn it on for the app that runs deskhand, then quit and reopen that app",
-                    permission.pane(),
-                    permission.settings_url()
+        .map(|status| {
+            let pane = status.permission.pane();
+            match status.fix {
+                None => Check::ok("permissions", pane, "granted to the app that runs deskhand"),
+                Some(fix) => Check::problem(
+                    Status::Fail,
+                    "permissions",
+                    pane,
+                    format!("not granted to the app that runs deskhand ({pane} pane of Privacy & Security)"),
+                    fix,
                 ),
-            )
+            }
         })
         .collect();
     ("macOS", checks)
@@ -29,16 +27,21 @@ pub fn checks() -> (&'static str, Vec<Check>) {
 
 #[cfg(windows)]
 pub fn checks() -> (&'static str, Vec<Check>) {
-    (
-        "Windows",
-        vec![Check::problem(
-            Status::NotChecked,
+    let check = match deskhand_windows::ui_automation_available() {
+        deskhand_windows::UiAutomation::Available => Check::ok(
             "accessibility",
             "ui automation",
-            "not checked by the doctor yet",
-            "run `deskhand windows`, then `deskhand observe w1`: a tree means UI Automation answers",
-        )],
-    )
+            "deskhand's UI Automation client starts: trees can be read",
+        ),
+        deskhand_windows::UiAutomation::Unavailable { fix } => Check::problem(
+            Status::Fail,
+            "accessibility",
+            "ui automation",
+            "deskhand's UI Automation client cannot start, so no tree can be read (screenshots and x/y still work)",
+            fix,
+        ),
+    };
+    ("Windows", vec![check])
 }
 
 #[cfg(not(any(target_os = "macos", windows)))]
