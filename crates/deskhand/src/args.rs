@@ -15,6 +15,7 @@ use crate::safety::SafetyFlags;
 
 const AFTER_HELP: &str = "\
 Examples:
+  deskhand doctor                     will deskhand work here? and the fix for what will not
   eval \"$(deskhand desktop start)\"   a private headless desktop for this shell
   deskhand windows                    w1 \"Calculator\" · app a1 \"gnome-calculator\" · …
   deskhand observe w1                 its tree, with refs: the same as deskhand observe '{\"target\":\"w1\"}'
