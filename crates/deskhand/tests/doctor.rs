@@ -278,3 +278,26 @@ fn the_mcp_server_names_a_problem_and_serves_the_findings() {
         client.cancel().await.expect("closing the session");
     });
 }
+
+#[test]
+fn a_failure_the_doctor_explains_points_at_it() {
+    let (_turn, desk) = desktop();
+    let _fixture = desk.fixture("Doctor Pointer", 1);
+    let w = desk.window_id("Doctor Pointer");
+    let run = desk
+        .command(BIN)
+        .args(["observe", &w])
+        .env("AT_SPI_BUS_ADDRESS", "unix:path=/nonexistent/at-spi-bus")
+        .output()
+        .expect("running deskhand observe");
+    let said = String::from_utf8_lossy(&run.stdout);
+    assert!(said.starts_with("failed (no-accessibility): "), "{said}");
+    assert!(said.trim_end().ends_with("run `deskhand doctor`"), "{said}");
+    // And the doctor names it, with its fix.
+    let (code, report) = doctor(
+        desk,
+        &[("AT_SPI_BUS_ADDRESS", "unix:path=/nonexistent/at-spi-bus")],
+    );
+    assert_eq!(check(&report, "bus")["status"], "fail", "{report:#}");
+    assert_eq!(code, 1);
+}
