@@ -5,6 +5,7 @@ pub mod atspi;
 pub mod backend;
 pub mod clipboard;
 pub mod desktop;
+pub mod doctor;
 pub mod gnome;
 pub mod launch;
 mod process;

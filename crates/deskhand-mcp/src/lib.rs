@@ -19,7 +19,10 @@ use deskhand_core::{
     parse_call,
 };
 
+mod doctor;
 mod transport;
+
+pub use doctor::{DOCTOR_URI, Diagnose, SetupCheck};
 
 use transport::LineTransport;
 pub use transport::MAX_MESSAGE_BYTES;
@@ -39,6 +42,7 @@ pub struct DesktopServer<B> {
     backend: Arc<B>,
     session: Mutex<Session>,
     config: Config,
+    setup: Option<SetupCheck>,
 }
 
 impl<B: Backend> DesktopServer<B> {
@@ -47,7 +51,15 @@ impl<B: Backend> DesktopServer<B> {
             backend,
             session: Mutex::new(Session::default()),
             config,
+            setup: None,
         }
+    }
+
+    /// Serves the doctor's findings as the resource [`DOCTOR_URI`], and names the problems
+    /// found at start in the instructions.
+    pub fn with_setup_check(mut self, setup: SetupCheck) -> Self {
+        self.setup = Some(setup);
+        self
     }
 
     /// Runs one call from raw arguments; calls of one session run one at a time.
@@ -255,11 +267,42 @@ pub fn to_result(reply: Result<Reply, Error>) -> CallToolResult {
 
 impl<B: Backend> ServerHandler for DesktopServer<B> {
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+        let capabilities = match self.setup {
+            Some(_) => ServerCapabilities::builder()
+                .enable_tools()
+                .enable_resources()
+                .build(),
+            None => ServerCapabilities::builder().enable_tools().build(),
+        };
+        let mut instructions = "One tool, `desktop`: observe a window's accessibility tree and act on it by element ref.".to_owned();
+        if let Some(problems) = self.setup.as_ref().and_then(|s| s.problems.as_deref()) {
+            instructions.push('\n');
+            instructions.push_str(problems);
+        }
+        ServerConfig::new(capabilities)
             .with_server_info(Implementation::new("deskhand", env!("CARGO_PKG_VERSION")))
-            .with_instructions(
-                "One tool, `desktop`: observe a window's accessibility tree and act on it by element ref.",
-            )
+            .with_instructions(instructions)
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::ListResourcesResult, ErrorData> {
+        Ok(match self.setup {
+            Some(_) => doctor::list(),
+            None => rmcp::model::ListResourcesResult::default(),
+        })
+    }
+
+    async fn read_resource(
+        &self,
+        request: rmcp::model::ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::ReadResourceResponse, ErrorData> {
+        doctor::read(self.setup.as_ref(), request)
+            .await
+            .map(Into::into)
     }
 
     async fn list_tools(

@@ -9,6 +9,7 @@
 #![cfg(target_os = "linux")]
 #![deny(unsafe_code)]
 
+pub mod check;
 mod engine;
 mod glyphs;
 mod prepare;

@@ -15,6 +15,7 @@ use crate::safety::SafetyFlags;
 
 const AFTER_HELP: &str = "\
 Examples:
+  deskhand doctor                     will deskhand work here? and the fix for what will not
   eval \"$(deskhand desktop start)\"   a private headless desktop for this shell
   deskhand windows                    w1 \"Calculator\" · app a1 \"gnome-calculator\" · …
   deskhand observe w1                 its tree, with refs: the same as deskhand observe '{\"target\":\"w1\"}'
@@ -61,6 +62,33 @@ Examples:
         #[command(subcommand)]
         command: DesktopCommand,
     },
+    /// Check whether deskhand will work on this desktop, and say how to fix what will not.
+    #[command(after_help = "\
+Exit status: 0 when every check is ok, 1 when any warns or fails. It only reads: nothing is
+created, changed or started.
+
+Examples:
+  deskhand doctor                    one line a check, each problem with its fix
+  deskhand doctor --json             the same as one JSON object")]
+    Doctor {
+        /// Print the findings as one JSON object.
+        #[arg(long)]
+        json: bool,
+        #[command(flatten)]
+        safety: SafetyFlags,
+    },
+    /// Print a shell's completion script for deskhand.
+    #[command(after_help = "\
+Examples:
+  deskhand completions bash > ~/.local/share/bash-completion/completions/deskhand
+  deskhand completions zsh > ~/.zfunc/_deskhand")]
+    Completions {
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Not a user command: prints the man page, which packaging installs.
+    #[command(hide = true)]
+    Man,
     /// The GNOME Shell extension deskhand needs on GNOME's Wayland session.
     #[command(
         name = "gnome-extension",
@@ -200,6 +228,12 @@ pub enum Invocation {
         )
     )]
     GnomeExtension(GnomeExtensionCommand),
+    Doctor {
+        json: bool,
+        safety: SafetyFlags,
+    },
+    Completions(clap_complete::Shell),
+    Man,
     Action(ActionCall),
 }
 
@@ -377,7 +411,8 @@ fn action_command(action: ActionName, properties: &Map<String, Value>) -> clap::
         .mut_arg("given", |arg| arg.help(arg_help))
 }
 
-fn command() -> clap::Command {
+/// The whole command line as clap knows it: the man page and completions are made from it.
+pub fn command() -> clap::Command {
     let properties = descriptions();
     Cli::command().subcommands(
         ActionName::ALL
@@ -419,6 +454,21 @@ pub fn parse(argv: impl IntoIterator<Item = OsString>) -> Result<Invocation, cla
             }
             Ok(Invocation::Desktop(command))
         }
+        (Some(Command::Doctor { json, safety }), _) => {
+            if top.out.is_some() {
+                return Err(cmd.error(
+                    ErrorKind::ArgumentConflict,
+                    "--out goes with an action that returns an image, not with `deskhand doctor`; leave it out",
+                ));
+            }
+            let safety = merge_safety(&mut cmd, top.safety, safety)?;
+            Ok(Invocation::Doctor {
+                json: json || top.json,
+                safety,
+            })
+        }
+        (Some(Command::Completions { shell }), _) => Ok(Invocation::Completions(shell)),
+        (Some(Command::Man), _) => Ok(Invocation::Man),
         (Some(Command::GnomeExtension { command }), _) => {
             if top != CallOptions::default() {
                 return Err(cmd.error(

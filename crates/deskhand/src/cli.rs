@@ -214,6 +214,8 @@ pub fn mcp(
     let (policy, audit) = safety::load(&safety)?;
     let memory = safety::open_memory(&safety)?;
     prepare_display(headless, wayland)?;
+    // Before the runtime: the doctor runs one of its own.
+    let setup = setup_check(&safety);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -227,12 +229,33 @@ pub fn mcp(
             ocr: crate::platform::text_reader(),
             ..Config::default()
         };
-        let server = DesktopServer::new(Arc::new(backend), config);
+        let server = DesktopServer::new(Arc::new(backend), config).with_setup_check(setup);
         deskhand_mcp::serve_stdio(server)
             .await
             .context("the MCP connection failed")
     })?;
     Ok(0)
+}
+
+/// The doctor for the MCP server: run once now, quickly, for the instructions' line, and in
+/// full at every read of its resource.
+fn setup_check(safety: &crate::safety::SafetyFlags) -> deskhand_mcp::SetupCheck {
+    let flags = safety.clone();
+    deskhand_mcp::SetupCheck {
+        problems: crate::doctor::run(safety, crate::doctor::Depth::Quick).summary_line(),
+        // On a thread of its own, outside the server's runtime, as at start.
+        diagnose: Arc::new(move || {
+            let flags = flags.clone();
+            std::thread::spawn(move || {
+                crate::doctor::run(&flags, crate::doctor::Depth::Full).text()
+            })
+            .join()
+            .unwrap_or_else(|_| {
+                "deskhand doctor: the doctor itself failed; run `deskhand doctor` in a shell\n"
+                    .to_owned()
+            })
+        }),
+    }
 }
 
 /// Makes sure there is a desktop to drive: `DISPLAY`'s, or with `headless` and none, a private

@@ -4,6 +4,7 @@ mod args;
 mod cli;
 #[cfg(target_os = "linux")]
 mod desktop_cmd;
+mod doctor;
 mod platform;
 mod safety;
 
@@ -78,6 +79,26 @@ fn run() -> u8 {
         Ok(Invocation::GnomeExtension(_)) => report(Err(anyhow::anyhow!(
             "`deskhand gnome-extension` installs an extension for GNOME Shell, which runs on Linux only"
         ))),
+        Ok(Invocation::Doctor { json, safety }) => report(doctor::command(json, &safety)),
+        Ok(Invocation::Completions(shell)) => {
+            clap_complete::generate(
+                shell,
+                &mut args::command(),
+                "deskhand",
+                &mut std::io::stdout(),
+            );
+            0
+        }
+        Ok(Invocation::Man) => {
+            report(
+                clap_mangen::Man::new(args::command().about(
+                    "eyes and hands on a real desktop for AI agents: an MCP server and a CLI",
+                ))
+                .render(&mut std::io::stdout())
+                .map(|()| 0)
+                .map_err(Into::into),
+            )
+        }
         Ok(Invocation::Action(call)) => report(cli::action(call)),
     }
 }

@@ -24,7 +24,7 @@ pub struct SafetyFlags {
 
 /// Where the policy comes from.
 #[derive(Debug, Clone, PartialEq, Eq)]
-enum PolicySource {
+pub(crate) enum PolicySource {
     /// Named by `--policy` or `DESKHAND_POLICY`: it must exist.
     Named(PathBuf),
     /// The XDG default: no file there means no policy.
@@ -32,7 +32,7 @@ enum PolicySource {
     None,
 }
 
-type Env<'a> = &'a dyn Fn(&str) -> Option<OsString>;
+pub(crate) type Env<'a> = &'a dyn Fn(&str) -> Option<OsString>;
 
 fn var(env: Env<'_>, name: &str) -> Option<OsString> {
     env(name).filter(|value| !value.is_empty())
@@ -66,7 +66,7 @@ fn home_dir(env: Env<'_>, _fallback: &str) -> Option<PathBuf> {
     var(env, "LOCALAPPDATA").map(PathBuf::from)
 }
 
-fn policy_source(flags: &SafetyFlags, env: Env<'_>) -> PolicySource {
+pub(crate) fn policy_source(flags: &SafetyFlags, env: Env<'_>) -> PolicySource {
     if let Some(path) = &flags.policy {
         return PolicySource::Named(path.clone());
     }
@@ -80,7 +80,7 @@ fn policy_source(flags: &SafetyFlags, env: Env<'_>) -> PolicySource {
 }
 
 /// The audit log's path, or `None` when it is off.
-fn audit_path(flags: &SafetyFlags, env: Env<'_>) -> Result<Option<PathBuf>, String> {
+pub(crate) fn audit_path(flags: &SafetyFlags, env: Env<'_>) -> Result<Option<PathBuf>, String> {
     let named = flags
         .audit
         .clone()
@@ -97,7 +97,7 @@ fn audit_path(flags: &SafetyFlags, env: Env<'_>) -> Result<Option<PathBuf>, Stri
 }
 
 /// The memory store's path, or `None` when memory is off.
-fn memory_path(flags: &SafetyFlags, env: Env<'_>) -> Result<Option<PathBuf>, String> {
+pub(crate) fn memory_path(flags: &SafetyFlags, env: Env<'_>) -> Result<Option<PathBuf>, String> {
     let named = flags
         .memory
         .clone()
@@ -128,7 +128,7 @@ pub fn open_memory(
     )
 }
 
-fn absolute(path: &Path) -> PathBuf {
+pub(crate) fn absolute(path: &Path) -> PathBuf {
     std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf())
 }
 

@@ -46,9 +46,7 @@ const COORD_SCREEN: u32 = 0;
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum AtspiError {
-    #[error(
-        "the accessibility bus cannot be reached ({0}); start the desktop with `eval \"$(deskhand desktop start)\"` or make sure at-spi2-core is running"
-    )]
+    #[error("the accessibility bus cannot be reached ({0}); run `deskhand doctor`")]
     NoBus(String),
     #[error("{what} did not answer within {ms} ms")]
     Timeout { what: String, ms: u128 },

@@ -112,7 +112,7 @@ impl Bus {
         let title = escape(&window.title);
         let no_tree = |why: String| {
             Error::window_without_tree(format!(
-                "the window \"{title}\" exposes no accessibility tree ({why}); use `screenshot` or `zoom` and act with x/y"
+                "the window \"{title}\" exposes no accessibility tree ({why}); use `screenshot` or `zoom` and act with x/y, and run `deskhand doctor` to see why"
             ))
         };
         let pid = window

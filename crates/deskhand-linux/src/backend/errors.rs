@@ -74,9 +74,11 @@ pub(super) fn launch_error(err: LaunchError) -> Error {
 
 pub(super) fn atspi_error(err: AtspiError) -> Error {
     match err {
-        AtspiError::NoBus(_) => Error::new(
+        AtspiError::NoBus(why) => Error::new(
             ErrorKind::NoAccessibility,
-            format!("{err}; meanwhile use `screenshot` or `zoom` and act with x/y"),
+            format!(
+                "the accessibility bus cannot be reached ({why}), so no tree can be read (`screenshot` and `zoom` still work, with x/y); run `deskhand doctor`"
+            ),
         ),
         AtspiError::Timeout { .. } | AtspiError::Stalled { .. } => Error::new(
             ErrorKind::Timeout,

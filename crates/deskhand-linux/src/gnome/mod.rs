@@ -34,11 +34,11 @@ pub enum GnomeError {
     )]
     ExtensionOutdated { running: u32 },
     #[error(
-        "GNOME's remote desktop interface (org.gnome.Mutter.RemoteDesktop) is not reachable ({0}), so no pointer or key can be sent; deskhand needs GNOME Shell on Wayland with its session bus"
+        "GNOME's remote desktop interface (org.gnome.Mutter.RemoteDesktop) is not reachable ({0}), so no pointer or key can be sent; run `deskhand doctor`"
     )]
     NoRemoteDesktop(String),
     #[error(
-        "GNOME's screen cast interface (org.gnome.Mutter.ScreenCast) is not reachable ({0}), so no pixels can be read without deskhand's shell extension; deskhand needs GNOME Shell on Wayland with its session bus, or run `deskhand gnome-extension install`, then log out and back in"
+        "GNOME's screen cast interface (org.gnome.Mutter.ScreenCast) is not reachable ({0}), so no pixels can be read without deskhand's shell extension; run `deskhand doctor`"
     )]
     NoScreenCast(String),
     #[error(

@@ -119,7 +119,7 @@ pub enum WaylandError {
     )]
     Connect(String),
     #[error(
-        "the compositor does not offer {0}, which deskhand needs for this; sway and other wlroots compositors do"
+        "the compositor does not offer {0}, which deskhand needs for this; run `deskhand doctor`"
     )]
     Missing(&'static str),
     #[error(

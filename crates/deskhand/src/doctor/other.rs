@@ -1,0 +1,59 @@
+//! The doctor on Windows and macOS: what the backend says of the permissions it needs (macOS's
+//! Accessibility and Screen Recording panes, Windows' UI Automation), beside the files every
+//! platform checks.
+
+use super::{Check, Status};
+
+#[cfg(target_os = "macos")]
+pub fn checks() -> (&'static str, Vec<Check>) {
+    let checks = deskhand_macos::permissions()
+        .into_iter()
+        .map(|status| {
+            let pane = status.permission.pane();
+            match status.fix {
+                None => Check::ok("permissions", pane, "granted to the app that runs deskhand"),
+                Some(fix) => Check::problem(
+                    Status::Fail,
+                    "permissions",
+                    pane,
+                    format!("not granted to the app that runs deskhand ({pane} pane of Privacy & Security)"),
+                    fix,
+                ),
+            }
+        })
+        .collect();
+    ("macOS", checks)
+}
+
+#[cfg(windows)]
+pub fn checks() -> (&'static str, Vec<Check>) {
+    let check = match deskhand_windows::ui_automation_available() {
+        deskhand_windows::UiAutomation::Available => Check::ok(
+            "accessibility",
+            "ui automation",
+            "deskhand's UI Automation client starts: trees can be read",
+        ),
+        deskhand_windows::UiAutomation::Unavailable { fix } => Check::problem(
+            Status::Fail,
+            "accessibility",
+            "ui automation",
+            "deskhand's UI Automation client cannot start, so no tree can be read (screenshots and x/y still work)",
+            fix,
+        ),
+    };
+    ("Windows", vec![check])
+}
+
+#[cfg(not(any(target_os = "macos", windows)))]
+pub fn checks() -> (&'static str, Vec<Check>) {
+    (
+        std::env::consts::OS,
+        vec![Check::problem(
+            Status::NotChecked,
+            "platform",
+            "backend",
+            "deskhand has no backend for this system: every action answers unsupported",
+            "run deskhand on Linux, Windows or macOS",
+        )],
+    )
+}
