@@ -1042,3 +1042,41 @@ fn typing_over_a_gtk_field_in_the_emacs_key_theme_replaces_it_and_says_what_it_h
     .expect("zenity answered");
     assert_eq!(written.trim_end(), wanted);
 }
+
+/// A dialog's button that ends its app (zenity's "Yes") runs inside GTK 3's accessibility
+/// request, and the app never answers again: the click is `done`, saying the window closed,
+/// not "unconfirmed, the app may be busy". zenity's exit status is the oracle: 0 for "Yes".
+#[test]
+fn a_dialog_button_that_ends_its_app_is_done_and_says_its_window_closed() {
+    let (_turn, desk) = desktop();
+    let mut zenity = desk
+        .command("zenity")
+        .args([
+            "--question",
+            "--title",
+            "Proceed with the plan",
+            "--text",
+            "Proceed?",
+        ])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("starting zenity");
+    let (w, _) = window_where(desk, START, "the question", |t| {
+        t == "Proceed with the plan"
+    });
+    let text = observe_until(desk, &w, SETTLE, "the Yes button", |t| {
+        t.contains("button \"Yes\"")
+    });
+    let yes = common::ref_where(&text, "the Yes button", |l| l.contains("button \"Yes\""));
+
+    let reply = desk.act("click", json!({"ref": yes})).ok();
+    assert!(
+        reply.starts_with("done: clicked") && reply.contains("its window closed"),
+        "{reply}"
+    );
+    let status = wait_until(SETTLE, || zenity.try_wait().ok().flatten())
+        .expect("zenity ended after its Yes was clicked");
+    assert_eq!(status.code(), Some(0), "zenity's answer was not Yes");
+}

@@ -76,6 +76,7 @@ pub(super) async fn click_at<B: Windows + Accessibility + Input + Capture>(
                     path: ClickPath::Accessibility,
                     accessibility_action: action.clone(),
                     opened: Some(opened),
+                    closed: false,
                     verb,
                     label,
                 })
@@ -87,16 +88,21 @@ pub(super) async fn click_at<B: Windows + Accessibility + Input + Capture>(
                     &format!("{verb} {label} through its accessibility action \"{action}\""),
                 )
             })?;
-            if let Some(reply) = unblock(backend, session, &element, &verb, in_request).await? {
-                learn_click(config, session, &element, &click);
-                return Ok(reply);
-            }
+            let closed = match unblock(backend, session, &element, &verb, in_request).await? {
+                AfterAction::Answers => false,
+                AfterAction::WindowClosed => true,
+                AfterAction::Unblocked(reply) => {
+                    learn_click(config, session, &element, &click);
+                    return Ok(reply);
+                }
+            };
             learn_click(config, session, &element, &click);
             return Ok(Acted::done(Did::ClickByAction {
                 reference,
                 path: ClickPath::Accessibility,
                 accessibility_action: action.clone(),
                 opened: None,
+                closed,
                 verb,
                 label,
             })
@@ -259,6 +265,21 @@ pub(crate) async fn windows_opened<B: Windows>(
 /// How long an app has to answer again once the dialog that blocked it is closed.
 const UNBLOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(3);
 
+/// How long a window whose app stopped answering after an action has to go away, when the
+/// action ended the app.
+const CLOSE_WAIT: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// What became of an app after an accessibility action that may have run inside the request.
+enum AfterAction {
+    /// It answers: nothing to do.
+    Answers,
+    /// Its window went away: the action closed it (a dialog's button that ends its app).
+    WindowClosed,
+    /// A dialog the action opened blocked it; the dialog was closed and the element clicked
+    /// with the pointer.
+    Unblocked(Reply),
+}
+
 /// After an accessibility action in a toolkit that runs it inside the request (GTK3,
 /// LibreOffice): if the action opened a modal dialog, the app serves no accessibility request
 /// while the dialog is open, and a key sent meanwhile can hang it for good. Then the dialog is
@@ -271,14 +292,25 @@ async fn unblock<B: Windows + Accessibility + Input>(
     element: &Named,
     verb: &str,
     in_request: bool,
-) -> Result<Option<Reply>> {
+) -> Result<AfterAction> {
     let window = &element.window;
     if !in_request || backend.answers(window).await {
-        return Ok(None);
+        return Ok(AfterAction::Answers);
     }
     let label = element.label();
     let opened = opened_since_action(backend, session, window).await?;
     if opened.is_empty() {
+        // An app that ends cannot answer: its window going away says what happened.
+        let until = std::time::Instant::now() + CLOSE_WAIT;
+        loop {
+            if backend.window(window.handle).await?.is_none() {
+                return Ok(AfterAction::WindowClosed);
+            }
+            if std::time::Instant::now() >= until {
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        }
         return Err(Error::new(
             ErrorKind::Timeout,
             format!(
@@ -320,7 +352,7 @@ async fn unblock<B: Windows + Accessibility + Input>(
     ensure_focused(backend, window).await?;
     let pixel = bounds.center();
     backend.click(pixel, MouseButton::Left, 1, &[]).await?;
-    Ok(Some(
+    Ok(AfterAction::Unblocked(
         Acted::done(Did::ClickOnElement {
             reference: element.id.to_string(),
             path: ClickPath::Pointer,

@@ -69,6 +69,9 @@ pub(crate) enum Did {
         /// The windows it opened, when the app answers the request only once they close.
         #[serde(skip_serializing_if = "Option::is_none")]
         opened: Option<String>,
+        /// Its window went away, the app with it: the action closed it.
+        #[serde(skip_serializing_if = "std::ops::Not::not")]
+        closed: bool,
         #[serde(skip)]
         verb: String,
         #[serde(skip)]
@@ -283,6 +286,17 @@ impl Did {
             Did::ClickByAction {
                 accessibility_action,
                 opened: None,
+                closed: true,
+                verb,
+                label,
+                ..
+            } => format!(
+                "{verb} {label} through its accessibility action \"{accessibility_action}\", and its window closed"
+            ),
+            Did::ClickByAction {
+                accessibility_action,
+                opened: None,
+                closed: false,
                 verb,
                 label,
                 ..
@@ -585,6 +599,7 @@ mod tests {
                 path: ClickPath::Accessibility,
                 accessibility_action: "click".into(),
                 opened: None,
+                closed: false,
                 verb: verb(),
                 label: label(),
             },
