@@ -90,6 +90,7 @@ impl Accessibility for MacBackend {
                 path: Vec::new(),
                 role: attributes.role().to_owned(),
                 name_hash: hash_of(&attributes),
+                trail: 0,
             };
             let clip = attributes.frame().map_or(bounds, FrameF::to_rect);
             let started = Instant::now();

@@ -326,4 +326,8 @@ impl AxReader for Reader {
     fn action_names(&self, element: &Element) -> Result<Vec<String>, AxError> {
         action_names(element)
     }
+
+    fn step(&self, element: &Element, which: Step) -> Result<Option<Element>, AxError> {
+        step(element, which)
+    }
 }

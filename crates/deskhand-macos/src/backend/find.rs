@@ -6,7 +6,7 @@ use deskhand_core::{Error, ErrorKind, Result};
 
 use crate::errors::{AxError, Request, classify};
 use crate::handle::Handle;
-use crate::tree::hash_of;
+use crate::tree::locate;
 use crate::windows::{AxWindow, CgWindow, match_windows};
 
 use super::ax::{self, Element};
@@ -69,27 +69,39 @@ pub(super) fn window_element(handle: u64, pid: Option<u32>) -> Result<(Element, 
     }
 }
 
-/// The element a handle names, checked to be the same kind and name as when it was read.
+/// The element a handle names, checked to be the same kind and name as when it was read, under
+/// ancestors that are the same too (see `tree::identity`): a neighbour that took its place
+/// answers "gone".
 pub(super) fn resolve(handle: &ElementHandle) -> Result<Element> {
+    if Handle::is_first_version(handle) {
+        return Err(Error::new(
+            ErrorKind::ElementGone,
+            format!(
+                "\"{}\" was made by an earlier deskhand, whose refs could not tell an element \
+                 from its neighbour; call observe again for fresh refs",
+                handle.0
+            ),
+        ));
+    }
     let parsed = Handle::parse(handle).ok_or_else(|| {
         Error::bad_argument(format!(
             "\"{}\" is not an element of this macOS desktop; observe again for fresh refs",
             handle.0
         ))
     })?;
-    let (mut element, _) = window_element(parsed.window, Some(parsed.pid))?;
-    for step in &parsed.path {
-        element = ax::step(&element, *step)
-            .map_err(|err| classify(err, Request::Read, "Finding the element"))?
-            .ok_or_else(|| gone("Finding the element"))?;
-    }
-    let attributes = ax::attributes(&element)
-        .map_err(|err| classify(err, Request::Read, "Reading the element"))?;
-    let same_name = parsed.path.is_empty() || hash_of(&attributes) == parsed.name_hash;
-    if attributes.role() != parsed.role || !same_name {
-        return Err(gone("Finding the element"));
-    }
-    Ok(element)
+    let (window, cg) = window_element(parsed.window, Some(parsed.pid))?;
+    let attributes = ax::attributes(&window)
+        .map_err(|err| classify(err, Request::Read, "Reading the window"))?;
+    let clip = attributes.frame().unwrap_or(cg.bounds).to_rect();
+    locate(&ax::Reader, &window, attributes.role(), &parsed, clip)
+        .map_err(|err| classify(err, Request::Read, "Finding the element"))?
+        .ok_or_else(|| {
+            Error::new(
+                ErrorKind::ElementGone,
+                "Finding the element: what is at its place now is another element, or nothing \
+                 (the list or window changed since it was observed); call observe again",
+            )
+        })
 }
 
 /// The pid of the frontmost application.

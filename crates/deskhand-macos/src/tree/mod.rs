@@ -44,6 +44,8 @@ pub trait AxReader {
     ) -> Result<Vec<Self::Element>, AxError>;
     /// The element's `AXUIElementCopyActionNames`.
     fn action_names(&self, element: &Self::Element) -> Result<Vec<String>, AxError>;
+    /// The element one step down, as a handle's path names it; `None` when there is none.
+    fn step(&self, element: &Self::Element, step: Step) -> Result<Option<Self::Element>, AxError>;
 }
 
 /// Where the walk stops.
@@ -74,7 +76,7 @@ struct Walk<'r, R: AxReader> {
 }
 
 /// Reads the tree of the window `root`, whose attributes the caller has read already (they
-/// give its `handle` and its frame, `clip`).
+/// give its `handle` and its frame, `clip`). Its handles carry their trail (see [`identity`]).
 pub fn read_tree<R: AxReader>(
     reader: &R,
     root: &R::Element,
@@ -90,7 +92,8 @@ pub fn read_tree<R: AxReader>(
         left: Left::default(),
         clip,
     };
-    let root = walk.node(root, attributes, handle, true);
+    let mut root = walk.node(root, attributes, handle, true);
+    identity::seal(&mut root);
     Tree {
         root,
         partial: walk.left.note(),
@@ -383,6 +386,9 @@ pub fn format_number(n: f64) -> String {
         format!("{n}")
     }
 }
+
+mod identity;
+pub use identity::locate;
 
 #[cfg(test)]
 mod tests;

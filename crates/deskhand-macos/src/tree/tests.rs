@@ -111,6 +111,20 @@ impl<'a> AxReader for Recorded<'a> {
             })
             .unwrap_or_default())
     }
+
+    /// A row is found among the visible ones by its `AXIndex`, as `AXRows` holds it by index.
+    fn step(&self, element: &&'a Value, step: Step) -> Result<Option<&'a Value>, AxError> {
+        self.ask("step", element)?;
+        let list = |key: &str| element.get(key).and_then(Value::as_array);
+        Ok(match step {
+            Step::Child(n) => list("AXChildren").and_then(|all| all.get(n)),
+            Step::Row(n) => list("AXVisibleRows").and_then(|rows| {
+                rows.iter()
+                    .find(|row| row.get("AXIndex").and_then(Value::as_u64) == Some(n as u64))
+            }),
+            Step::MenuBar => None,
+        })
+    }
 }
 
 fn dump(name: &str) -> Value {
@@ -137,6 +151,7 @@ fn walk_with(reader: &Recorded<'_>, limits: Limits) -> Tree {
         path: Vec::new(),
         role: attributes.role().to_owned(),
         name_hash: hash_of(&attributes),
+        trail: 0,
     };
     // A menu bar is judged against the screen, as the backend does, a window against itself.
     let clip = match dump.get("screen") {
@@ -553,3 +568,5 @@ fn an_empty_web_page_asks_for_another_look_and_a_full_one_does_not() {
     let reader = Recorded::new(&page);
     assert!(web_content_pending(&walk_with(&reader, limits()).root));
 }
+
+mod identity;
