@@ -196,3 +196,11 @@ pub(super) async fn tree_of(
     }
     Ok(tree)
 }
+
+/// Key chords as (held modifiers, key) keysyms, as the Wayland compositors take them.
+pub(super) fn keysym_chords(keys: &Keys) -> Vec<(Vec<u32>, u32)> {
+    crate::x11::chords(keys)
+        .into_iter()
+        .map(|chord| (chord.modifiers, chord.key))
+        .collect()
+}

@@ -17,7 +17,8 @@ use deskhand_core::render::{escape, plural};
 
 use super::bus::{Bus, Placed};
 use super::display::{
-    ClickGap, DisplayServer, modifier_keysyms, pointer_drag, tree_of, wayland_outcome,
+    ClickGap, DisplayServer, keysym_chords, modifier_keysyms, pointer_drag, tree_of,
+    wayland_outcome,
 };
 use super::errors::atspi_error;
 use super::frames::{Origin, gnome_origin, origin_for, wayland_inset, wayland_origin};
@@ -581,10 +582,7 @@ impl DisplayServer for GnomeDesk {
     }
 
     async fn press_keys(&self, keys: &Keys) -> Result<InputOutcome> {
-        let chords: Vec<(Vec<u32>, u32)> = x11::chords(keys)
-            .into_iter()
-            .map(|chord| (chord.modifiers, chord.key))
-            .collect();
+        let chords = keysym_chords(keys);
         let total = chords.len();
         let sent = self.gnome.press_chords(&chords).await?;
         self.outcome(sent, total, "key chords").await

@@ -14,7 +14,9 @@ use deskhand_core::model::{
 
 use super::bus::{Bus, Placed};
 use super::clipboard::{ClipboardHolder, read_on_its_own_thread};
-use super::display::{ClickGap, DisplayServer, modifier_keysyms, pointer_drag, wayland_outcome};
+use super::display::{
+    ClickGap, DisplayServer, keysym_chords, modifier_keysyms, pointer_drag, wayland_outcome,
+};
 use super::errors::input_error;
 use super::frames::{origin_for, wayland_inset, wayland_origin};
 use crate::wayland::Sway;
@@ -162,10 +164,7 @@ impl DisplayServer for SwayDesk {
     }
 
     async fn press_keys(&self, keys: &Keys) -> Result<InputOutcome> {
-        let chords: Vec<(Vec<u32>, u32)> = x11::chords(keys)
-            .into_iter()
-            .map(|chord| (chord.modifiers, chord.key))
-            .collect();
+        let chords = keysym_chords(keys);
         let total = chords.len();
         let sent = self.sway.press_chords(chords).await.map_err(input_error)?;
         self.outcome(sent, total, "key chords").await
