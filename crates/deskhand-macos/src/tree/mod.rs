@@ -76,7 +76,7 @@ struct Walk<'r, R: AxReader> {
 }
 
 /// Reads the tree of the window `root`, whose attributes the caller has read already (they
-/// give its `handle` and its frame, `clip`). Its handles carry their trail (see [`identity`]).
+/// give its `handle` and its frame, `clip`). Its handles carry their trail (see `tree::identity`).
 pub fn read_tree<R: AxReader>(
     reader: &R,
     root: &R::Element,
