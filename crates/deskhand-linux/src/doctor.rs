@@ -8,9 +8,6 @@ use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 use std::time::Duration;
 
-use wayland_client::globals::{GlobalListContents, registry_queue_init};
-use wayland_client::protocol::wl_registry::WlRegistry;
-use wayland_client::{Connection, Dispatch, QueueHandle};
 use x11rb::connection::{Connection as _, RequestConnection as _};
 use x11rb::protocol::xproto::{AtomEnum, ConnectionExt as _, ImageFormat};
 
@@ -102,32 +99,10 @@ pub fn x11(timeout: Duration) -> Result<X11Facts, String> {
     })
 }
 
-struct Registry;
-
-impl Dispatch<WlRegistry, GlobalListContents> for Registry {
-    fn event(
-        _: &mut Self,
-        _: &WlRegistry,
-        _: <WlRegistry as wayland_client::Proxy>::Event,
-        _: &GlobalListContents,
-        _: &Connection,
-        _: &QueueHandle<Self>,
-    ) {
-    }
-}
-
 /// The interfaces the compositor named by `WAYLAND_DISPLAY` offers, within `timeout`.
 pub fn wayland_globals(timeout: Duration) -> Result<Vec<String>, String> {
     within(timeout, "the Wayland compositor", || {
-        let conn = Connection::connect_to_env().map_err(|err| err.to_string())?;
-        let (globals, _queue) =
-            registry_queue_init::<Registry>(&conn).map_err(|err| err.to_string())?;
-        Ok(globals
-            .contents()
-            .clone_list()
-            .into_iter()
-            .map(|global| global.interface)
-            .collect())
+        crate::wayland::global_interfaces().map_err(|err| err.to_string())
     })
 }
 
@@ -143,17 +118,7 @@ pub struct A11yStatus {
 pub async fn accessibility_status(timeout: Duration) -> Result<A11yStatus, String> {
     let ask = async {
         let session = zbus::Connection::session().await?;
-        let address: String = session
-            .call_method(
-                Some("org.a11y.Bus"),
-                "/org/a11y/bus",
-                Some("org.a11y.Bus"),
-                "GetAddress",
-                &(),
-            )
-            .await?
-            .body()
-            .deserialize()?;
+        let address = crate::atspi::bus_address_on(&session).await?;
         let enabled = session
             .call_method(
                 Some("org.a11y.Bus"),

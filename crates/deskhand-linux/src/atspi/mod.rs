@@ -337,22 +337,25 @@ pub fn format_number(value: f64) -> String {
 
 /// Asks the session bus where the accessibility bus is.
 async fn bus_address(timeout: Duration) -> Result<String, AtspiError> {
-    let lookup = async {
-        let session = zbus::Connection::session().await?;
-        let reply = session
-            .call_method(
-                Some("org.a11y.Bus"),
-                "/org/a11y/bus",
-                Some("org.a11y.Bus"),
-                "GetAddress",
-                &(),
-            )
-            .await?;
-        reply.body().deserialize::<String>()
-    };
+    let lookup = async { bus_address_on(&zbus::Connection::session().await?).await };
     match tokio::time::timeout(timeout * 2, lookup).await {
         Ok(Ok(address)) => Ok(address),
         Ok(Err(err)) => Err(AtspiError::NoBus(err.to_string())),
         Err(_) => Err(AtspiError::NoBus("the session bus did not answer".into())),
     }
+}
+
+/// Asks `session` where the accessibility bus is (`org.a11y.Bus.GetAddress`).
+pub(crate) async fn bus_address_on(session: &zbus::Connection) -> zbus::Result<String> {
+    session
+        .call_method(
+            Some("org.a11y.Bus"),
+            "/org/a11y/bus",
+            Some("org.a11y.Bus"),
+            "GetAddress",
+            &(),
+        )
+        .await?
+        .body()
+        .deserialize()
 }

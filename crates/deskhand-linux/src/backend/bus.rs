@@ -34,6 +34,17 @@ pub(super) struct Matched {
     pub popups: Vec<Frame>,
 }
 
+impl Matched {
+    /// The matched frame with how its extents map to the screen.
+    pub(super) fn placed(self, origin: Origin) -> Placed {
+        Placed {
+            frame: self.frame,
+            origin,
+            popups: self.popups,
+        }
+    }
+}
+
 /// Where a window's tree comes from: its frame, how the frame's extents map to the screen, and
 /// the popups over it.
 pub(super) struct Placed {

@@ -514,16 +514,13 @@ impl DisplayServer for GnomeDesk {
             Some(placement) => placement,
             None => self.gnome.placement(window).await?,
         };
-        Ok(Placed {
-            origin: gnome_origin(
-                origin_for(&matched.app, &matched.frame, window),
-                window.bounds,
-                placement,
-                wayland_inset(&matched.app, &matched.frame, window),
-            ),
-            frame: matched.frame,
-            popups: matched.popups,
-        })
+        let origin = gnome_origin(
+            origin_for(&matched.app, &matched.frame, window),
+            window.bounds,
+            placement,
+            wayland_inset(&matched.app, &matched.frame, window),
+        );
+        Ok(matched.placed(origin))
     }
 
     async fn pointer(&self) -> Result<Point> {

@@ -91,14 +91,11 @@ impl DisplayServer for SwayDesk {
             .bus
             .matched_frame(window, self.windows().await?)
             .await?;
-        Ok(Placed {
-            origin: wayland_origin(
-                origin_for(&matched.app, &matched.frame, window),
-                wayland_inset(&matched.app, &matched.frame, window),
-            ),
-            frame: matched.frame,
-            popups: matched.popups,
-        })
+        let origin = wayland_origin(
+            origin_for(&matched.app, &matched.frame, window),
+            wayland_inset(&matched.app, &matched.frame, window),
+        );
+        Ok(matched.placed(origin))
     }
 
     async fn pointer(&self) -> Result<Point> {

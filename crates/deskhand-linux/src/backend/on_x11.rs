@@ -382,11 +382,8 @@ impl DisplayServer for X11Desk {
             .bus
             .matched_frame(window, self.windows().await?)
             .await?;
-        Ok(Placed {
-            origin: origin_for(&matched.app, &matched.frame, window),
-            frame: matched.frame,
-            popups: matched.popups,
-        })
+        let origin = origin_for(&matched.app, &matched.frame, window);
+        Ok(matched.placed(origin))
     }
 
     async fn pointer(&self) -> Result<Point> {

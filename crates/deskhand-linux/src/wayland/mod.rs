@@ -9,6 +9,8 @@ mod keymap;
 mod registry;
 pub mod selection;
 
+pub(crate) use registry::global_interfaces;
+
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};

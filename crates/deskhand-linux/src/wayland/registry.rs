@@ -5,7 +5,7 @@
 use wayland_client::globals::{GlobalList, GlobalListContents, registry_queue_init};
 use wayland_client::protocol::wl_output::{self, WlOutput};
 use wayland_client::protocol::wl_registry::{self, WlRegistry};
-use wayland_client::{Connection, Dispatch, EventQueue, Proxy, QueueHandle};
+use wayland_client::{Connection, Dispatch, EventQueue, Proxy, QueueHandle, delegate_dispatch};
 
 use super::WaylandError;
 
@@ -20,6 +20,22 @@ where
     let (globals, queue) = registry_queue_init::<S>(&connection)
         .map_err(|err| WaylandError::Connect(err.to_string()))?;
     Ok((connection, globals, queue))
+}
+
+/// A connection that only reads the compositor's globals.
+struct Listing;
+
+delegate_dispatch!(Listing: [WlRegistry: GlobalListContents] => Globals);
+
+/// The interfaces the compositor named by `$WAYLAND_DISPLAY` offers.
+pub(crate) fn global_interfaces() -> Result<Vec<String>, WaylandError> {
+    let (_connection, globals, _queue) = connect_with_globals::<Listing>()?;
+    Ok(globals
+        .contents()
+        .clone_list()
+        .into_iter()
+        .map(|global| global.interface)
+        .collect())
 }
 
 /// The global `I` at a version in `versions`, or the error that the compositor lacks `name`.
