@@ -23,6 +23,18 @@ pub enum Hit {
     Nothing,
 }
 
+/// Which point of an element a pointer click goes to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SpotKind {
+    Center,
+    /// The middle of the words it shows.
+    Text,
+    /// The center of one of its children.
+    Part,
+    /// A point across it, tried when nothing it names takes the click.
+    Inside,
+}
+
 /// What an element is now, as an observation would list it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Identity {
@@ -227,13 +239,13 @@ pub trait Accessibility: Send + Sync {
         async { Ok(None) }
     }
     /// Points of the element where it draws what it shows, best first, each with what it is
-    /// ("its text"): where a pointer click may go when the element's center does not reach it
+    /// (its text, a part): where a pointer click may go when the element's center does not reach it
     /// (an icon view's item whose center is empty space).
     fn element_spots(
         &self,
         _window: &WindowInfo,
         _element: &ElementHandle,
-    ) -> impl Future<Output = Result<Vec<(Point, &'static str)>>> + Send {
+    ) -> impl Future<Output = Result<Vec<(Point, SpotKind)>>> + Send {
         async { Ok(Vec::new()) }
     }
     /// The programmatic names of the element's accessibility actions ("click", "press"), which

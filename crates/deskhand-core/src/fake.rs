@@ -3,7 +3,8 @@
 use std::sync::Mutex;
 
 use crate::backend::{
-    Accessibility, Apps, Capture, Clipboard, Hit, Identity, Input, InputOutcome, Values, Windows,
+    Accessibility, Apps, Capture, Clipboard, Hit, Identity, Input, InputOutcome, SpotKind, Values,
+    Windows,
 };
 use crate::error::{Error, ErrorKind, Result};
 use crate::keys::Keys;
@@ -256,10 +257,10 @@ impl Accessibility for FakeDesktop {
         &self,
         _: &WindowInfo,
         element: &ElementHandle,
-    ) -> Result<Vec<(Point, &'static str)>> {
+    ) -> Result<Vec<(Point, SpotKind)>> {
         Ok(self
             .hit_area(element)
-            .map(|area| vec![(area.center(), "its text")])
+            .map(|area| vec![(area.center(), SpotKind::Text)])
             .unwrap_or_default())
     }
 

@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 use crate::action::{TargetId, WindowSpec, WindowState};
 use crate::backend::{Accessibility, Apps, Capture, Clipboard, Windows};
 use crate::control::Control;
+use crate::desk::answer::words::FocusAfterLaunch;
 use crate::desk::answer::{Acted, Did, Listed};
 use crate::desk::reach::Reach;
 use crate::desk::reply::Reply;
@@ -146,7 +147,7 @@ pub(crate) async fn arrange<B: Windows + Accessibility + Capture>(
             ));
         };
         if !met {
-            unmet.push(change_text(change));
+            unmet.push(change);
         }
         current = now;
     }
@@ -183,16 +184,6 @@ fn shows(window: &WindowInfo, change: WindowChange, screen: &crate::model::Rect)
         WindowChange::Minimize => window.minimized,
         WindowChange::Maximize => window.maximized,
         WindowChange::Restore => !window.minimized && !window.maximized,
-    }
-}
-
-fn change_text(change: WindowChange) -> String {
-    match change {
-        WindowChange::Move { x, y } => format!("the move to {x},{y}"),
-        WindowChange::Resize { width, height } => format!("the size {width}x{height}"),
-        WindowChange::Minimize => "minimized".into(),
-        WindowChange::Maximize => "maximized".into(),
-        WindowChange::Restore => "the normal state".into(),
     }
 }
 
@@ -251,11 +242,11 @@ pub(crate) async fn launch<B: Windows + Apps>(
             ));
         }
     };
-    let (mut note, mut kept) = (String::new(), true);
+    let mut focus_after = FocusAfterLaunch::OnNew;
     if focus {
         backend.activate(&window).await?;
     } else if let Some(previous) = &focused_before {
-        (kept, note) = keep_focus(backend, session, &window, previous).await?;
+        focus_after = keep_focus(backend, session, &window, previous).await?;
     }
     let window_id = format!("w{}", session.window_id(window.key()));
     let app_id = format!("a{}", session.app_id(window.pid.unwrap_or(pid)));
@@ -267,8 +258,7 @@ pub(crate) async fn launch<B: Windows + Apps>(
         title: window.title,
         name: app.to_owned(),
         seconds: started.elapsed().as_secs_f64(),
-        focus_note: note,
-        focus_kept: kept,
+        focus: focus_after,
     })
     .into())
 }
@@ -280,7 +270,7 @@ async fn keep_focus<B: Windows>(
     session: &mut Session,
     new: &WindowInfo,
     previous: &WindowInfo,
-) -> Result<(bool, String)> {
+) -> Result<FocusAfterLaunch> {
     let started = Instant::now();
     let mut gave_back = false;
     while started.elapsed() < FOCUS_SETTLE {
@@ -295,12 +285,11 @@ async fn keep_focus<B: Windows>(
         .await?
         .is_some_and(|w| w.focused && w.pid == previous.pid);
     let id = session.window_id(previous.key());
-    let note = match (kept, gave_back) {
-        (true, true) => format!("; the focus was given back to w{id}"),
-        (true, false) => format!("; the focus stayed on w{id}"),
-        (false, _) => format!("; but the focus could not be kept on w{id}: check `windows`"),
-    };
-    Ok((kept, note))
+    Ok(match (kept, gave_back) {
+        (true, true) => FocusAfterLaunch::GivenBack(id),
+        (true, false) => FocusAfterLaunch::Stayed(id),
+        (false, _) => FocusAfterLaunch::Lost(id),
+    })
 }
 
 pub(crate) async fn read_clipboard<B: Clipboard>(backend: &B) -> Result<Reply> {

@@ -1,38 +1,19 @@
 //! Clicks: through the element's accessibility action where it has one, else with the pointer.
 
 use crate::action::{ClickSpec, Place};
-use crate::backend::{Accessibility, Capture, Hit, Input, Windows};
+use crate::backend::{Accessibility, Capture, Hit, Input, SpotKind, Windows};
 use crate::error::{Error, ErrorKind, Result};
 use crate::model::{MouseButton, WindowInfo};
 use crate::render::click_action;
 use crate::session::Session;
 
-use super::answer::{Acted, CENTER, ClickPath, Did, name_of};
+use super::answer::words::click_verb;
+use super::answer::{Acted, ClickPath, Did};
 use super::config::Config;
 use super::reach::{Named, Reach, ref_center};
 use super::reply::{Reply, element_failure, intended};
-use super::surface::window_label;
+use super::surface::window_said;
 use super::typing::ensure_focused;
-
-fn click_verb(click: &ClickSpec) -> String {
-    let times = match click.count {
-        1 => "",
-        2 => "double-",
-        _ => "triple-",
-    };
-    let button = match click.button {
-        MouseButton::Left => "",
-        MouseButton::Middle => "middle-",
-        MouseButton::Right => "right-",
-    };
-    let held = if click.modifiers.is_empty() {
-        String::new()
-    } else {
-        let names: Vec<String> = click.modifiers.iter().map(name_of).collect();
-        format!(" with {} held", names.join("+"))
-    };
-    format!("{button}{times}clicked{held}")
-}
 
 pub(super) async fn click_at<B: Windows + Accessibility + Input + Capture>(
     backend: &B,
@@ -45,6 +26,7 @@ pub(super) async fn click_at<B: Windows + Accessibility + Input + Capture>(
     let verb = click_verb(&click);
     if let Some(element) = reach.named(backend, session, &place).await? {
         let label = element.label();
+        let said = element.said();
         crate::learn::before(backend, config, session, &element.window).await;
         let failed = |err| element_failure(err, &format!("{label} could not be clicked"));
         let from_pixels = element.entry.handle.is_read_from_pixels();
@@ -77,8 +59,8 @@ pub(super) async fn click_at<B: Windows + Accessibility + Input + Capture>(
                     accessibility_action: action.clone(),
                     opened: Some(opened),
                     closed: false,
-                    verb,
-                    label,
+                    click,
+                    element: said,
                 })
                 .into());
             }
@@ -88,7 +70,7 @@ pub(super) async fn click_at<B: Windows + Accessibility + Input + Capture>(
                     &format!("{verb} {label} through its accessibility action \"{action}\""),
                 )
             })?;
-            let closed = match unblock(backend, session, &element, &verb, in_request).await? {
+            let closed = match unblock(backend, session, &element, &click, in_request).await? {
                 AfterAction::Answers => false,
                 AfterAction::WindowClosed => true,
                 AfterAction::Unblocked(reply) => {
@@ -103,8 +85,8 @@ pub(super) async fn click_at<B: Windows + Accessibility + Input + Capture>(
                 accessibility_action: action.clone(),
                 opened: None,
                 closed,
-                verb,
-                label,
+                click,
+                element: said,
             })
             .into());
         }
@@ -116,32 +98,27 @@ pub(super) async fn click_at<B: Windows + Accessibility + Input + Capture>(
             .click(pixel, click.button, click.count, &click.modifiers)
             .await?;
         learn_click(config, session, &element, &click);
-        let read = if from_pixels {
-            " (text read from pixels: no accessibility action to run)"
-        } else {
-            ""
-        };
         return Ok(Acted::done(Did::ClickOnElement {
             reference,
             path: ClickPath::Pointer,
             pixel,
             unblocked: false,
-            verb,
-            label,
-            read,
+            click,
+            element: said,
+            from_pixels,
             spot,
         })
         .into());
     }
     let spot = reach.locate(backend, session, &place).await?;
     backend
-        .click(spot.pixel, click.button, click.count, &click.modifiers)
+        .click(spot.pixel(), click.button, click.count, &click.modifiers)
         .await?;
     Ok(Acted::done(Did::ClickAtPoint {
         path: ClickPath::Pointer,
-        pixel: spot.pixel,
-        verb,
-        at: spot.describe(),
+        pixel: spot.pixel(),
+        click,
+        at: spot,
     })
     .into())
 }
@@ -170,15 +147,15 @@ async fn click_point<B: Windows + Accessibility>(
     backend: &B,
     element: &Named,
     verb: &str,
-) -> Result<(crate::model::Point, &'static str)> {
+) -> Result<(crate::model::Point, SpotKind)> {
     let (window, handle) = (&element.window, &element.entry.handle);
     let center = ref_center(backend, element.id, &element.entry, window).await?;
     if handle.is_read_from_pixels() {
-        return Ok((center, CENTER));
+        return Ok((center, SpotKind::Center));
     }
     let at_center = backend.reaches(window, handle, center).await?;
     if matches!(at_center, None | Some(Hit::Element)) {
-        return Ok((center, CENTER));
+        return Ok((center, SpotKind::Center));
     }
     let mut covered = at_center == Some(Hit::Other);
     let bounds = backend.element_bounds(window, handle).await?;
@@ -189,7 +166,7 @@ async fn click_point<B: Windows + Accessibility>(
                 x: bounds.x + (f64::from(bounds.width) * fx) as i32,
                 y: bounds.y + (f64::from(bounds.height) * fy) as i32,
             };
-            (at, "a point inside it")
+            (at, SpotKind::Inside)
         }));
     }
     for (spot, what) in spots {
@@ -203,7 +180,7 @@ async fn click_point<B: Windows + Accessibility>(
         }
     }
     if !covered {
-        return Ok((center, CENTER));
+        return Ok((center, SpotKind::Center));
     }
     Err(Error::new(
         ErrorKind::ElementGone,
@@ -252,7 +229,10 @@ pub(crate) async fn windows_opened<B: Windows>(
             .await
             .unwrap_or_default();
         if !opened.is_empty() {
-            let labels: Vec<String> = opened.iter().map(|w| window_label(session, w)).collect();
+            let labels: Vec<String> = opened
+                .iter()
+                .map(|w| window_said(session, w).to_string())
+                .collect();
             return Some(labels.join(", "));
         }
         if std::time::Instant::now() >= until || session.windows_before_action.is_none() {
@@ -290,9 +270,10 @@ async fn unblock<B: Windows + Accessibility + Input>(
     backend: &B,
     session: &mut Session,
     element: &Named,
-    verb: &str,
+    click: &ClickSpec,
     in_request: bool,
 ) -> Result<AfterAction> {
+    let verb = click_verb(click);
     let window = &element.window;
     if !in_request || backend.answers(window).await {
         return Ok(AfterAction::Answers);
@@ -358,10 +339,10 @@ async fn unblock<B: Windows + Accessibility + Input>(
             path: ClickPath::Pointer,
             pixel,
             unblocked: true,
-            verb: verb.to_owned(),
-            label,
-            read: "",
-            spot: CENTER,
+            click: click.clone(),
+            element: element.said(),
+            from_pixels: false,
+            spot: SpotKind::Center,
         })
         .into(),
     ))

@@ -136,10 +136,10 @@ async fn perform<B: Backend>(
         }
         Action::Hover { place } => {
             let spot = reach.locate(backend, session, &place).await?;
-            backend.move_pointer(spot.pixel).await?;
+            backend.move_pointer(spot.pixel()).await?;
             Ok(Acted::done(Did::Hover {
-                pixel: spot.pixel,
-                at: spot.describe(),
+                pixel: spot.pixel(),
+                at: spot,
             })
             .into())
         }
@@ -149,11 +149,11 @@ async fn perform<B: Backend>(
             button,
             modifiers,
         } => {
-            let mut at = String::from("where the pointer is");
+            let mut at = None;
             if let Some(place) = &place {
                 let spot = reach.locate(backend, session, place).await?;
-                backend.move_pointer(spot.pixel).await?;
-                at = format!("at {}", spot.describe());
+                backend.move_pointer(spot.pixel()).await?;
+                at = Some(spot);
             }
             backend.button(button, down, &modifiers).await?;
             let did = if down {
@@ -198,10 +198,7 @@ async fn perform<B: Backend>(
         }
         Action::WriteClipboard { text } => crate::manage::write_clipboard(backend, &text).await,
         Action::Press { keys } => {
-            let into = match focused_window(backend, session).await? {
-                Some(label) => format!("in {label}, the focused window"),
-                None => "with no window focused".to_string(),
-            };
+            let into = focused_window(backend, session).await?;
             let sent = backend.press_keys(&keys).await?;
             let keys = keys.to_string();
             Ok(Acted {
@@ -219,17 +216,13 @@ async fn perform<B: Backend>(
                 Some(place) => Some(reach.locate(backend, session, place).await?),
                 None => None,
             };
-            let described = at
-                .as_ref()
-                .map(|l| format!("at {}", l.describe()))
-                .unwrap_or_else(|| "where the pointer is".into());
             backend
-                .scroll(at.map(|l| l.pixel), direction, amount)
+                .scroll(at.as_ref().map(|l| l.pixel()), direction, amount)
                 .await?;
             Ok(Acted::done(Did::Scroll {
                 direction,
                 amount,
-                at: described,
+                at,
             })
             .into())
         }
@@ -243,12 +236,12 @@ async fn perform<B: Backend>(
         } => {
             let start = reach.locate(backend, session, &from).await?;
             let end = reach.locate(backend, session, &to).await?;
-            let mut points = vec![start.pixel];
+            let mut points = vec![start.pixel()];
             if !via.is_empty() {
                 let surface = reach.surface(backend, session).await?;
                 points.extend(via.iter().map(|[x, y]| to_pixel(&surface.rect, *x, *y)));
             }
-            points.push(end.pixel);
+            points.push(end.pixel());
             backend
                 .drag_path(
                     &points,
@@ -258,11 +251,11 @@ async fn perform<B: Backend>(
                 )
                 .await?;
             Ok(Acted::done(Did::Drag {
-                from: start.pixel,
-                to: end.pixel,
+                from: start.pixel(),
+                to: end.pixel(),
                 points: points.len(),
-                from_at: start.describe(),
-                to_at: end.describe(),
+                from_at: start,
+                to_at: end,
                 via: via.len(),
             })
             .into())

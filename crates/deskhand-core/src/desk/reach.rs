@@ -13,25 +13,18 @@ use crate::ocr::TextReader;
 use crate::render::{REF_NAME_CHARS, cut, escape};
 use crate::session::{RefEntry, Session};
 
+use super::answer::words::{ElementSaid, PlaceSaid};
 use super::surface::{Surface, live_window, resolve};
 
-/// A resolved place: the pixel, and how to describe it in a reply.
-pub(super) struct Located {
-    pub(super) pixel: Point,
-    what: String,
-}
-
-impl Located {
-    pub(super) fn describe(&self) -> String {
-        self.what.clone()
-    }
-}
-
 fn ref_label(id: RefId, entry: &RefEntry) -> String {
-    if entry.name.is_empty() {
-        format!("{id} {}", entry.role.as_str())
-    } else {
-        format!("{id} {} \"{}\"", entry.role.as_str(), escape(&entry.name))
+    said(id, entry).to_string()
+}
+
+fn said(id: RefId, entry: &RefEntry) -> ElementSaid {
+    ElementSaid {
+        id,
+        role: entry.role,
+        name: entry.name.clone(),
     }
 }
 
@@ -151,12 +144,12 @@ impl Reach {
         backend: &B,
         session: &mut Session,
         place: &Place,
-    ) -> Result<Located> {
+    ) -> Result<PlaceSaid> {
         if let Some(element) = self.named(backend, session, place).await? {
             let pixel = ref_center(backend, element.id, &element.entry, &element.window).await?;
-            return Ok(Located {
+            return Ok(PlaceSaid::Element {
+                element: element.said(),
                 pixel,
-                what: format!("{} (pixel {},{})", element.label(), pixel.x, pixel.y),
             });
         }
         let Place::Point { x, y } = *place else {
@@ -289,20 +282,22 @@ pub(crate) struct Named {
 }
 
 impl Named {
+    pub(crate) fn said(&self) -> ElementSaid {
+        said(self.id, &self.entry)
+    }
+
     pub(crate) fn label(&self) -> String {
-        ref_label(self.id, &self.entry)
+        self.said().to_string()
     }
 }
 
 /// A point 0–1000 of a resolved surface.
-pub(super) fn point_on(surface: &Surface, x: f64, y: f64) -> Located {
-    let pixel = to_pixel(&surface.rect, x, y);
-    Located {
-        pixel,
-        what: format!(
-            "{x},{y} of {} (pixel {},{})",
-            surface.label, pixel.x, pixel.y
-        ),
+pub(super) fn point_on(surface: &Surface, x: f64, y: f64) -> PlaceSaid {
+    PlaceSaid::Point {
+        x,
+        y,
+        surface: surface.label.clone(),
+        pixel: to_pixel(&surface.rect, x, y),
     }
 }
 
@@ -393,7 +388,7 @@ mod tests {
         assert_eq!(named.entry.name, "Save");
         let reads = fake.reads.load(Ordering::Relaxed);
         let located = reach.locate(&fake, &mut session, &find).await.unwrap();
-        assert_eq!(located.pixel, Point { x: 50, y: 25 });
+        assert_eq!(located.pixel(), Point { x: 50, y: 25 });
         assert_eq!(
             fake.reads.load(Ordering::Relaxed),
             reads,

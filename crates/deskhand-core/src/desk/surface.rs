@@ -7,6 +7,8 @@ use crate::model::{Rect, WindowInfo, WindowKey};
 use crate::render::escape;
 use crate::session::{Session, SurfaceKey};
 
+use super::answer::words::{SurfaceSaid, WindowSaid};
+
 /// The window a key names, if it still exists: a window with the same handle in another process
 /// is a different window that reused a closed one's id.
 pub(super) async fn live_window<B: Windows>(
@@ -114,21 +116,14 @@ pub(super) fn make_current(session: &mut Session, surface: &Surface) {
     });
 }
 
-pub(super) fn describe_surface(session: &mut Session, surface: &Surface) -> String {
+pub(super) fn describe_surface(session: &mut Session, surface: &Surface) -> SurfaceSaid {
     match &surface.window {
-        Some(window) => {
-            let app = window
-                .pid
-                .map(|pid| format!("a{} ", session.app_id(pid)))
-                .unwrap_or_default();
-            format!(
-                "{} \"{}\" · app {app}\"{}\"",
-                surface.label,
-                escape(&crate::render::cut(&window.title, crate::render::MAX_NAME_CHARS).0),
-                escape(&window.app_name)
-            )
-        }
-        None => "screen".into(),
+        Some(window) => SurfaceSaid::Window {
+            window: window_said(session, window),
+            app: window.pid.map(|pid| session.app_id(pid)),
+            app_name: window.app_name.clone(),
+        },
+        None => SurfaceSaid::Screen,
     }
 }
 
@@ -143,10 +138,9 @@ pub(crate) struct Surface {
 }
 
 /// A window as replies name it: `w5 "Save as..."`.
-pub(super) fn window_label(session: &mut Session, window: &WindowInfo) -> String {
-    format!(
-        "w{} \"{}\"",
-        session.window_id(window.key()),
-        escape(&crate::render::cut(&window.title, crate::render::MAX_NAME_CHARS).0)
-    )
+pub(super) fn window_said(session: &mut Session, window: &WindowInfo) -> WindowSaid {
+    WindowSaid {
+        id: session.window_id(window.key()),
+        title: window.title.clone(),
+    }
 }

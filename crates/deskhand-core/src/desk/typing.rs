@@ -10,9 +10,10 @@ use crate::keys::{Chord, Key, Keys};
 use crate::model::{MouseButton, Role, WindowInfo};
 use crate::session::{Session, TypedInto};
 
+use super::answer::words::{FocusedBy, TypeTarget, WindowSaid};
 use super::reach::{Named, Reach, point_on, ref_center};
 use super::reply::{Reply, element_failure, intended};
-use super::surface::window_label;
+use super::surface::window_said;
 
 /// How long an element has to report the keyboard focus it was given.
 const FOCUS_WAIT: std::time::Duration = std::time::Duration::from_secs(1);
@@ -63,7 +64,7 @@ async fn let_typed_keys_land<B: Values>(backend: &B, session: &mut Session, next
 pub(crate) async fn focus_for_typing<B: Windows + Accessibility + Input + Capture>(
     backend: &B,
     element: &Named,
-) -> Result<String> {
+) -> Result<FocusedBy> {
     let label = element.label();
     let not_typed = |err: Error| {
         intended(
@@ -76,10 +77,7 @@ pub(crate) async fn focus_for_typing<B: Windows + Accessibility + Input + Captur
         // at its center is how a person would focus it.
         let pixel = ref_center(backend, element.id, &element.entry, &element.window).await?;
         backend.click(pixel, MouseButton::Left, 1, &[]).await?;
-        return Ok(format!(
-            "{label} (focused by a click at pixel {},{}; text read from pixels, so the focus is not confirmed)",
-            pixel.x, pixel.y
-        ));
+        return Ok(FocusedBy::ClickOnPixels(pixel));
     }
     let asked = match backend.focus_element(&element.entry.handle).await {
         Ok(()) => None,
@@ -92,7 +90,7 @@ pub(crate) async fn focus_for_typing<B: Windows + Accessibility + Input + Captur
         Some(_) => backend.element_focused(&element.entry.handle).await,
     };
     if focused.map_err(not_typed)? {
-        return Ok(label);
+        return Ok(FocusedBy::Asking);
     }
     let pixel = ref_center(backend, element.id, &element.entry, &element.window)
         .await
@@ -109,10 +107,7 @@ pub(crate) async fn focus_for_typing<B: Windows + Accessibility + Input + Captur
         })?;
     backend.click(pixel, MouseButton::Left, 1, &[]).await?;
     if focus_arrives(backend, element).await.map_err(not_typed)? {
-        return Ok(format!(
-            "{label} (focused by a click at pixel {},{})",
-            pixel.x, pixel.y
-        ));
+        return Ok(FocusedBy::Click(pixel));
     }
     let why = asked.unwrap_or_else(|| {
         format!(
@@ -132,16 +127,16 @@ pub(crate) async fn focus_for_typing<B: Windows + Accessibility + Input + Captur
     .after_sending())
 }
 
-/// The window with the keyboard focus, as `w3 "Title"`: where untargeted keys go.
+/// The window with the keyboard focus: where untargeted keys go.
 pub(super) async fn focused_window<B: Windows>(
     backend: &B,
     session: &mut Session,
-) -> Result<Option<String>> {
+) -> Result<Option<WindowSaid>> {
     let windows = backend.windows().await?;
     Ok(windows
         .iter()
         .find(|w| w.focused)
-        .map(|window| window_label(session, window)))
+        .map(|window| window_said(session, window)))
 }
 
 /// Raises and focuses the window unless it already has the focus: keys go to the focused
@@ -173,9 +168,13 @@ pub(super) async fn type_text<B: Windows + Accessibility + Values + Input + Capt
                 .expect("a ref or find names an element");
             let_typed_keys_land(backend, session, &element).await;
             ensure_focused(backend, &element.window).await?;
-            let into = focus_for_typing(backend, &element).await?;
+            let focused_by = focus_for_typing(backend, &element).await?;
             named = Some(element.clone());
-            format!("{into} in {}", window_label(session, &element.window))
+            TypeTarget::Element {
+                element: element.said(),
+                focused_by,
+                window: window_said(session, &element.window),
+            }
         }
         Some(Place::Point { x, y }) => {
             let surface = reach.surface(backend, session).await?;
@@ -183,8 +182,10 @@ pub(super) async fn type_text<B: Windows + Accessibility + Values + Input + Capt
             if let Some(window) = &surface.window {
                 ensure_focused(backend, window).await?;
             }
-            backend.click(spot.pixel, MouseButton::Left, 1, &[]).await?;
-            format!("what was clicked at {}", spot.describe())
+            backend
+                .click(spot.pixel(), MouseButton::Left, 1, &[])
+                .await?;
+            TypeTarget::ClickedAt(spot)
         }
         None => match reach.target() {
             Some(_) => {
@@ -195,11 +196,11 @@ pub(super) async fn type_text<B: Windows + Accessibility + Values + Input + Capt
                     ));
                 };
                 ensure_focused(backend, window).await?;
-                format!("the focused element of {}", surface.label)
+                TypeTarget::FocusOfTarget(surface.label)
             }
             None => match focused_window(backend, session).await? {
-                Some(label) => format!("the focused element of {label}"),
-                None => "the focused element (no window has the focus)".to_string(),
+                Some(window) => TypeTarget::FocusOf(window),
+                None => TypeTarget::FocusOfNone,
             },
         },
     };

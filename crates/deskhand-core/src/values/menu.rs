@@ -4,6 +4,7 @@
 use std::time::{Duration, Instant};
 
 use crate::backend::{Accessibility, Capture, Input, Windows};
+use crate::desk::answer::words::menu_path;
 use crate::desk::answer::{Acted, Did};
 use crate::desk::config::Config;
 use crate::desk::reach::Reach;
@@ -149,7 +150,7 @@ pub(crate) async fn select<B: Windows + Accessibility + Input + Capture>(
                     ErrorKind::ElementGone,
                     format!(
                         "the menu {} closed or went away while selecting; observe {label} and try again",
-                        menu_label(&walked)
+                        menu_path(&walked)
                     ),
                 )
             })?;
@@ -186,7 +187,7 @@ pub(crate) async fn select<B: Windows + Accessibility + Input + Capture>(
                             if level == 0 {
                                 label.clone()
                             } else {
-                                menu_label(&walked)
+                                menu_path(&walked)
                             },
                             escape(segment),
                             choices(scope_node, &is_menu_entry),
@@ -205,7 +206,7 @@ pub(crate) async fn select<B: Windows + Accessibility + Input + Capture>(
                             if level == 0 {
                                 label.clone()
                             } else {
-                                menu_label(&walked)
+                                menu_path(&walked)
                             },
                             many.len(),
                             escape(segment),
@@ -223,7 +224,7 @@ pub(crate) async fn select<B: Windows + Accessibility + Input + Capture>(
                 ErrorKind::Disabled,
                 format!(
                     "{} is disabled in its open menu; nothing was selected{closed}",
-                    menu_label(&walked),
+                    menu_path(&walked),
                 ),
             ));
         }
@@ -231,7 +232,7 @@ pub(crate) async fn select<B: Windows + Accessibility + Input + Capture>(
             if in_request {
                 click_open_item(backend, &window, &mut tree, &mut levels, &item, &walked).await?;
             } else {
-                match invoke(backend, &item, &menu_label(&walked)).await {
+                match invoke(backend, &item, &menu_path(&walked)).await {
                     Err(err) if err.sent => {
                         // Qt answers the item only once the modal dialog it opened closes: the
                         // window is the confirmation. Its menu is left alone, as an Escape
@@ -244,7 +245,6 @@ pub(crate) async fn select<B: Windows + Accessibility + Input + Capture>(
                         crate::learn::acted(config, session, &window, Step::Select(walked.clone()));
                         return Ok(Acted::done(Did::Select {
                             window: label,
-                            item: menu_label(&walked),
                             path: walked,
                             through_pointer: false,
                             opened: Some(opened),
@@ -265,7 +265,6 @@ pub(crate) async fn select<B: Windows + Accessibility + Input + Capture>(
     crate::learn::acted(config, session, &window, Step::Select(walked.clone()));
     Ok(Acted::done(Did::Select {
         window: label,
-        item: menu_label(&walked),
         path: walked,
         through_pointer: in_request,
         opened: None,
@@ -293,7 +292,7 @@ pub(super) async fn open_levels<B: Accessibility + Input>(
         let before = shown_handles(&tree.root);
         // A menu without an action of its own (one of LibreOffice's two menu bars) opens
         // with the pointer, as a person would open it.
-        match open_menu(backend, node, &menu_label(&walked[..=index])).await {
+        match open_menu(backend, node, &menu_path(&walked[..=index])).await {
             Err(err) if err.kind == ErrorKind::Unsupported && !err.sent && shown.is_some() => {}
             opened => opened?,
         }
@@ -373,7 +372,7 @@ pub(super) async fn click_open_item<B: Windows + Accessibility + Input>(
                 ErrorKind::Platform,
                 format!(
                     "{} did not show on screen once its menu was opened, so it was not clicked; nothing was selected{closed}",
-                    menu_label(walked)
+                    menu_path(walked)
                 ),
             ));
         }
@@ -414,16 +413,7 @@ pub(super) async fn close_opened<B: Windows + Accessibility + Input>(
     " (the menus it opened were closed again)"
 }
 
-/// `"File" > "Save As…"`.
 /// Closes what a menu or list opened, as a user backs out of one.
 pub(super) fn escape_key() -> Keys {
     Keys::from(Chord::key(Key::Escape))
-}
-
-pub(super) fn menu_label(walked: &[String]) -> String {
-    walked
-        .iter()
-        .map(|s| format!("\"{}\"", escape(s)))
-        .collect::<Vec<_>>()
-        .join(" > ")
 }

@@ -27,6 +27,7 @@ pub(crate) async fn read_text<B: Windows + Accessibility + Values + Capture>(
         .await?
         .expect("read names an element");
     let mut label = element.label();
+    let mut by_ocr = false;
     if element.entry.handle.is_read_from_pixels() {
         return Err(Error::bad_argument(format!(
             "{label} is text read from pixels, and its whole text is the name observe listed; observe again to read it anew"
@@ -54,6 +55,7 @@ pub(crate) async fn read_text<B: Windows + Accessibility + Values + Capture>(
             let mut groups = crate::ocr::read_rect(backend, &reader, bounds).await?;
             groups.sort_by_key(|g| (g.bounds.y, g.bounds.x));
             label = format!("{label} (its pixels, read by OCR)");
+            by_ocr = true;
             groups
                 .into_iter()
                 .map(|g| g.text)
@@ -79,7 +81,8 @@ pub(crate) async fn read_text<B: Windows + Accessibility + Values + Capture>(
         offset,
         end,
         total,
-        label,
+        element: element.said(),
+        by_ocr,
     })
     .into())
 }

@@ -5,6 +5,7 @@ use std::time::{Duration, Instant};
 
 use crate::action::{Place, ValueArg};
 use crate::backend::{Accessibility, Capture, Input, Values, Windows};
+use crate::desk::answer::words::SetBy;
 use crate::desk::answer::{Acted, Did};
 use crate::desk::reach::Reach;
 use crate::desk::reply::{Reply, element_failure};
@@ -126,7 +127,7 @@ pub(crate) async fn set_value<B: Windows + Accessibility + Values + Input + Capt
                 return Ok(Acted::done(Did::SetPassword {
                     reference: element.id.to_string(),
                     confirmed: false,
-                    label,
+                    element: element.said(),
                 })
                 .into());
             }
@@ -149,17 +150,17 @@ pub(crate) async fn set_value<B: Windows + Accessibility + Values + Input + Capt
     };
     let confirmed = wanted.matches(read.as_deref());
     let how = if typed {
-        " by typing (it did not take the change through accessibility)"
+        SetBy::Typing
     } else if picked {
-        " by clicking it in the open list (it did not take the change through accessibility)"
+        SetBy::ClickingInList
     } else {
-        ""
+        SetBy::Accessibility
     };
     Ok(Acted::done(Did::SetValue {
         reference: element.id.to_string(),
         value: read,
         confirmed,
-        label,
+        element: element.said(),
         wanted: wanted.to_string(),
         how,
     })

@@ -3,7 +3,7 @@
 use futures::future::join_all;
 use zbus::zvariant::OwnedObjectPath;
 
-use deskhand_core::backend::Hit;
+use deskhand_core::backend::{Hit, SpotKind};
 use deskhand_core::model::Rect;
 
 use super::walk::manages_descendants;
@@ -99,7 +99,7 @@ impl Atspi {
     /// Points of the element where it draws what it shows, in the coordinates the toolkit
     /// reports: the middle of its text, then its first children's centers (never those of an
     /// element that creates its children on demand).
-    pub async fn spots(&self, object: &ObjectRef) -> Result<Vec<(Rect, &'static str)>, AtspiError> {
+    pub async fn spots(&self, object: &ObjectRef) -> Result<Vec<(Rect, SpotKind)>, AtspiError> {
         /// Enough to find a child that takes the click, few enough to answer at once.
         const CHILDREN: usize = 8;
         let (interfaces, states) = futures::join!(
@@ -121,7 +121,7 @@ impl Atspi {
                     )
                     .await?;
                 if w > 0 && h > 0 {
-                    spots.push((Rect::new(x, y, w as u32, h as u32), "its text"));
+                    spots.push((Rect::new(x, y, w as u32, h as u32), SpotKind::Text));
                 }
             }
         }
@@ -138,7 +138,7 @@ impl Atspi {
                 extents
                     .into_iter()
                     .filter_map(|e| e.ok().flatten())
-                    .map(|e| (e, "a part of it")),
+                    .map(|e| (e, SpotKind::Part)),
             );
         }
         Ok(spots)

@@ -2,7 +2,7 @@
 //! display server says only which accessible frame is a window's and where its extents count
 //! from.
 
-use deskhand_core::backend::{Accessibility, Hit, Identity, TextState, Values};
+use deskhand_core::backend::{Accessibility, Hit, Identity, SpotKind, TextState, Values};
 use deskhand_core::error::{Error, ErrorKind, Result};
 use deskhand_core::model::{ElementHandle, Point, Rect, Tree, WindowInfo};
 
@@ -97,7 +97,7 @@ impl Accessibility for LinuxBackend {
         &self,
         window: &WindowInfo,
         element: &ElementHandle,
-    ) -> Result<Vec<(Point, &'static str)>> {
+    ) -> Result<Vec<(Point, SpotKind)>> {
         let object = object_of(element)?;
         if self.unplaced().await? {
             return Ok(Vec::new());

@@ -5,13 +5,20 @@
 use serde::Serialize;
 use serde_json::json;
 
-use crate::backend::{InputOutcome, Partial, TextRoute};
-use crate::model::{MouseButton, Point, Rect, ScrollDirection};
+use crate::action::ClickSpec;
+use crate::backend::{InputOutcome, Partial, SpotKind, TextRoute};
+use crate::model::{MouseButton, Point, Rect, ScrollDirection, WindowChange};
 use crate::render::{escape, plural};
 
 use crate::desk::reply::{Outcome, Reply};
 
 mod reads;
+pub(crate) mod words;
+
+use words::{
+    ElementSaid, FocusAfterLaunch, PlaceSaid, SetBy, TypeTarget, WindowSaid, at_or_pointer,
+    change_words, click_verb, menu_path, set_by_words, spot_words,
+};
 
 pub(crate) use reads::{
     AppRow, Batched, Captured, FoundWindow, Listed, Observed, Page, Step, Waited, WindowRow,
@@ -26,9 +33,6 @@ pub(crate) enum ReadBack {
     /// Something else, cut as an observation shows a value.
     Differs(String),
 }
-
-/// The point a pointer click by ref goes to unless the element's center does not take it.
-pub(crate) const CENTER: &str = "its center";
 
 /// An action's result: what it did, and whether all of its input was sent.
 pub(crate) struct Acted {
@@ -54,8 +58,8 @@ pub(crate) enum ClickPath {
     Pointer,
 }
 
-/// What an action did. Fields marked `skip` are only for the sentence: a place's description,
-/// the verb a click's button and modifiers make.
+/// What an action did. Fields marked `skip` are only for the sentence: the element, window or
+/// place it went to, the kind of click.
 #[derive(Serialize)]
 #[serde(tag = "action", rename_all = "snake_case")]
 pub(crate) enum Did {
@@ -73,11 +77,11 @@ pub(crate) enum Did {
         #[serde(skip_serializing_if = "std::ops::Not::not")]
         closed: bool,
         #[serde(skip)]
-        verb: String,
+        click: ClickSpec,
         #[serde(skip)]
-        label: String,
+        element: ElementSaid,
     },
-    /// An element clicked with the pointer at its center.
+    /// An element clicked with the pointer.
     #[serde(rename = "click")]
     ClickOnElement {
         #[serde(rename = "ref")]
@@ -88,16 +92,16 @@ pub(crate) enum Did {
         #[serde(skip_serializing_if = "std::ops::Not::not")]
         unblocked: bool,
         #[serde(skip)]
-        verb: String,
+        click: ClickSpec,
         #[serde(skip)]
-        label: String,
-        /// What the app said of the element once clicked, when it is worth saying.
+        element: ElementSaid,
+        /// Text read from pixels: it has no accessibility action to run.
         #[serde(skip)]
-        read: &'static str,
-        /// Which point of the element: "its center", or where the center did not reach it,
-        /// the point that did ("its text").
+        from_pixels: bool,
+        /// Which point of the element: its center, or where the center did not reach it, the
+        /// point that did.
         #[serde(skip)]
-        spot: &'static str,
+        spot: SpotKind,
     },
     /// A point clicked with the pointer.
     #[serde(rename = "click")]
@@ -105,44 +109,45 @@ pub(crate) enum Did {
         path: ClickPath,
         pixel: Point,
         #[serde(skip)]
-        verb: String,
+        click: ClickSpec,
         #[serde(skip)]
-        at: String,
+        at: PlaceSaid,
     },
     Hover {
         pixel: Point,
         #[serde(skip)]
-        at: String,
+        at: PlaceSaid,
     },
     Down {
         button: MouseButton,
         #[serde(skip)]
-        at: String,
+        at: Option<PlaceSaid>,
     },
     Up {
         button: MouseButton,
         #[serde(skip)]
-        at: String,
+        at: Option<PlaceSaid>,
     },
     Press {
         keys: String,
+        /// The window with the focus, where the keys went.
         #[serde(skip)]
-        into: String,
+        into: Option<WindowSaid>,
     },
     Scroll {
         direction: ScrollDirection,
         amount: u32,
         #[serde(skip)]
-        at: String,
+        at: Option<PlaceSaid>,
     },
     Drag {
         from: Point,
         to: Point,
         points: usize,
         #[serde(skip)]
-        from_at: String,
+        from_at: PlaceSaid,
         #[serde(skip)]
-        to_at: String,
+        to_at: PlaceSaid,
         #[serde(skip)]
         via: usize,
     },
@@ -151,14 +156,14 @@ pub(crate) enum Did {
         characters: usize,
         replace: bool,
         #[serde(skip)]
-        into: String,
+        into: TypeTarget,
         /// Only the content was selected, to be replaced: the selection did not go out whole.
         #[serde(skip)]
         selected_only: bool,
         /// How the text went, where the platform has more than one route.
         #[serde(skip_serializing_if = "Vec::is_empty")]
         routes: Vec<TextRoute>,
-        /// What the platform says of a route: what became of the user's clipboard.
+        /// The platform's own clause on what became of the user's clipboard after a paste.
         #[serde(skip)]
         note: Option<String>,
         /// What the field held afterwards, where the toolkit shows it.
@@ -171,12 +176,11 @@ pub(crate) enum Did {
         value: Option<String>,
         confirmed: bool,
         #[serde(skip)]
-        label: String,
+        element: ElementSaid,
         #[serde(skip)]
         wanted: String,
-        /// How it was set when accessibility did not take it.
         #[serde(skip)]
-        how: &'static str,
+        how: SetBy,
     },
     /// A password field set: its content is never read, so never checked.
     #[serde(rename = "set_value")]
@@ -185,13 +189,11 @@ pub(crate) enum Did {
         reference: String,
         confirmed: bool,
         #[serde(skip)]
-        label: String,
+        element: ElementSaid,
     },
     Select {
         window: String,
         path: Vec<String>,
-        #[serde(skip)]
-        item: String,
         #[serde(skip)]
         through_pointer: bool,
         /// The windows the item opened, when the app answers the request only once they close.
@@ -203,15 +205,13 @@ pub(crate) enum Did {
         window: String,
         pid: u32,
         title: String,
+        /// The app as the call named it.
         #[serde(skip)]
         name: String,
         #[serde(skip)]
         seconds: f64,
-        /// Where the focus ended when the app was launched behind the focused window.
         #[serde(skip)]
-        focus_note: String,
-        #[serde(skip)]
-        focus_kept: bool,
+        focus: FocusAfterLaunch,
     },
     /// An app started whose window did not appear in time.
     #[serde(rename = "launch")]
@@ -242,7 +242,7 @@ pub(crate) enum Did {
         state: &'static str,
         /// The changes the window manager did not show.
         #[serde(skip)]
-        unmet: Vec<String>,
+        unmet: Vec<WindowChange>,
     },
     #[serde(rename = "clipboard")]
     WriteClipboard {
@@ -255,14 +255,13 @@ pub(crate) enum Did {
         windows: usize,
     },
 }
-
 impl Did {
     /// Whether the action's own check saw it take effect; the input may still have gone out
     /// only in part ([`Acted::sent`]).
     fn confirmed(&self) -> bool {
         match self {
             Did::SetValue { confirmed, .. } | Did::SetPassword { confirmed, .. } => *confirmed,
-            Did::Launch { focus_kept, .. } => *focus_kept,
+            Did::Launch { focus, .. } => !matches!(focus, FocusAfterLaunch::Lost(_)),
             Did::LaunchedUnseen { .. } => false,
             Did::Close { closed, .. } => *closed,
             Did::Window { unmet, .. } => unmet.is_empty(),
@@ -276,77 +275,90 @@ impl Did {
         match self {
             Did::ClickByAction {
                 accessibility_action,
-                opened: Some(opened),
-                verb,
-                label,
+                opened,
+                closed,
+                click,
+                element,
                 ..
-            } => format!(
-                "{verb} {label} through its accessibility action \"{accessibility_action}\"; it opened {opened} (the app answers the request only once that window closes)"
-            ),
-            Did::ClickByAction {
-                accessibility_action,
-                opened: None,
-                closed: true,
-                verb,
-                label,
-                ..
-            } => format!(
-                "{verb} {label} through its accessibility action \"{accessibility_action}\", and its window closed"
-            ),
-            Did::ClickByAction {
-                accessibility_action,
-                opened: None,
-                closed: false,
-                verb,
-                label,
-                ..
-            } => format!(
-                "{verb} {label} through its accessibility action \"{accessibility_action}\" (pointer not moved)"
-            ),
+            } => {
+                let verb = click_verb(click);
+                match (opened, closed) {
+                    (Some(opened), _) => format!(
+                        "{verb} {element} through its accessibility action \"{accessibility_action}\"; it opened {opened} (the app answers the request only once that window closes)"
+                    ),
+                    (None, true) => format!(
+                        "{verb} {element} through its accessibility action \"{accessibility_action}\", and its window closed"
+                    ),
+                    (None, false) => format!(
+                        "{verb} {element} through its accessibility action \"{accessibility_action}\" (pointer not moved)"
+                    ),
+                }
+            }
             Did::ClickOnElement {
                 pixel,
                 unblocked: true,
-                verb,
-                label,
+                click,
+                element,
                 ..
             } => format!(
-                "{verb} {label} with the pointer at its center (pixel {},{}): its accessibility action opened a dialog inside the accessibility request, which keeps this app from answering until the dialog closes, so deskhand closed that dialog at once and clicked with the pointer instead; the dialog it opens can be observed and answered",
-                pixel.x, pixel.y
+                "{} {element} with the pointer at its center (pixel {},{}): its accessibility action opened a dialog inside the accessibility request, which keeps this app from answering until the dialog closes, so deskhand closed that dialog at once and clicked with the pointer instead; the dialog it opens can be observed and answered",
+                click_verb(click),
+                pixel.x,
+                pixel.y
             ),
             Did::ClickOnElement {
                 pixel,
                 unblocked: false,
-                verb,
-                label,
-                read,
+                click,
+                element,
+                from_pixels,
                 spot,
                 ..
             } => format!(
-                "{verb} {label} with the pointer at {spot} (pixel {},{}){read}{}",
+                "{} {element} with the pointer at {} (pixel {},{}){}{}",
+                click_verb(click),
+                spot_words(*spot),
                 pixel.x,
                 pixel.y,
-                if *spot == CENTER {
+                if *from_pixels {
+                    " (text read from pixels: no accessibility action to run)"
+                } else {
+                    ""
+                },
+                if *spot == SpotKind::Center {
                     ""
                 } else {
                     ": its center is not where the app takes a click on it"
                 }
             ),
-            Did::ClickAtPoint { verb, at, .. } => format!("{verb} at {at} with the pointer"),
+            Did::ClickAtPoint { click, at, .. } => {
+                format!("{} at {at} with the pointer", click_verb(click))
+            }
             Did::Hover { at, .. } => format!("moved the pointer to {at} without clicking"),
             Did::Down { button, at } => format!(
-                "pressed the {} button {at}; it stays down until `up`",
-                name_of(button)
+                "pressed the {} button {}; it stays down until `up`",
+                name_of(button),
+                at_or_pointer(at)
             ),
-            Did::Up { button, at } => format!("released the {} button {at}", name_of(button)),
-            Did::Press { keys, into } => format!("pressed {keys} {into}"),
+            Did::Up { button, at } => format!(
+                "released the {} button {}",
+                name_of(button),
+                at_or_pointer(at)
+            ),
+            Did::Press {
+                keys,
+                into: Some(window),
+            } => format!("pressed {keys} in {window}, the focused window"),
+            Did::Press { keys, into: None } => format!("pressed {keys} with no window focused"),
             Did::Scroll {
                 direction,
                 amount,
                 at,
             } => format!(
-                "scrolled {} {} {at}",
+                "scrolled {} {} {}",
                 name_of(direction),
-                plural(*amount as usize, "click", "clicks")
+                plural(*amount as usize, "click", "clicks"),
+                at_or_pointer(at)
             ),
             Did::Drag {
                 from_at, to_at, via, ..
@@ -406,36 +418,41 @@ impl Did {
             }
             Did::SetValue {
                 confirmed: true,
-                label,
+                element,
                 wanted,
                 how,
                 ..
-            } => format!("set {label} to \"{}\"{how} (read back)", escape(wanted)),
+            } => format!(
+                "set {element} to \"{}\"{} (read back)",
+                escape(wanted),
+                set_by_words(*how)
+            ),
             Did::SetValue {
                 value,
                 confirmed: false,
-                label,
+                element,
                 wanted,
                 ..
             } => format!(
-                "set {label} to \"{}\", but it reads back {}; the app may round, limit or refuse the value: observe it before trying again",
+                "set {element} to \"{}\", but it reads back {}; the app may round, limit or refuse the value: observe it before trying again",
                 escape(wanted),
                 match value {
                     Some(read) => format!("\"{}\"", escape(read)),
                     None => "no value".into(),
                 }
             ),
-            Did::SetPassword { label, .. } => format!(
-                "set {label}; a password field's content is never read back, so it was not checked"
+            Did::SetPassword { element, .. } => format!(
+                "set {element}; a password field's content is never read back, so it was not checked"
             ),
             Did::Select {
                 window,
-                item,
+                path,
                 through_pointer,
                 opened,
                 ..
             } => format!(
-                "selected {item} in {window} {}{}",
+                "selected {} in {window} {}{}",
+                menu_path(path),
                 if *through_pointer {
                     "by opening its menus through accessibility and clicking the item with the pointer"
                 } else {
@@ -454,10 +471,10 @@ impl Did {
                 title,
                 name,
                 seconds,
-                focus_note,
+                focus,
                 ..
             } => format!(
-                "launched {name} as {app} with window {window} \"{}\" after {seconds:.1} s{focus_note}",
+                "launched {name} as {app} with window {window} \"{}\" after {seconds:.1} s{focus}",
                 escape(title)
             ),
             Did::LaunchedUnseen { app, pid, waited_s } => format!(
@@ -492,7 +509,7 @@ impl Did {
                 } else {
                     format!(
                         "the window manager did not show {} for {window}; it is now {now}",
-                        unmet.join(", ")
+                        unmet.iter().map(change_words).collect::<Vec<_>>().join(", ")
                     )
                 }
             }
@@ -584,15 +601,48 @@ impl Reply {
 mod tests {
     use super::*;
     use crate::action::ACTIONS;
+    use words::FocusedBy;
 
     fn pixel() -> Point {
         Point { x: 10, y: 20 }
     }
 
+    fn ok_button() -> ElementSaid {
+        ElementSaid {
+            id: crate::action::RefId(3),
+            role: crate::model::Role::Button,
+            name: "OK".into(),
+        }
+    }
+
+    fn left_click() -> ClickSpec {
+        ClickSpec {
+            button: MouseButton::Left,
+            count: 1,
+            modifiers: Vec::new(),
+        }
+    }
+
+    fn on_button() -> PlaceSaid {
+        PlaceSaid::Element {
+            element: ok_button(),
+            pixel: pixel(),
+        }
+    }
+
+    fn into_button() -> TypeTarget {
+        TypeTarget::Element {
+            element: ok_button(),
+            focused_by: FocusedBy::Asking,
+            window: WindowSaid {
+                id: 1,
+                title: "Untitled".into(),
+            },
+        }
+    }
+
     /// One of each kind of result, as a handler fills it.
     fn samples() -> Vec<Did> {
-        let verb = || "clicked".to_string();
-        let label = || "e3 button \"OK\"".to_string();
         vec![
             Did::ClickByAction {
                 reference: "e3".into(),
@@ -600,58 +650,66 @@ mod tests {
                 accessibility_action: "click".into(),
                 opened: None,
                 closed: false,
-                verb: verb(),
-                label: label(),
+                click: left_click(),
+                element: ok_button(),
             },
             Did::ClickOnElement {
                 reference: "e3".into(),
                 path: ClickPath::Pointer,
                 pixel: pixel(),
                 unblocked: false,
-                verb: verb(),
-                label: label(),
-                read: "",
-                spot: CENTER,
+                click: left_click(),
+                element: ok_button(),
+                from_pixels: false,
+                spot: SpotKind::Center,
             },
             Did::ClickAtPoint {
                 path: ClickPath::Pointer,
                 pixel: pixel(),
-                verb: verb(),
-                at: "500,500 of w1".into(),
+                click: left_click(),
+                at: PlaceSaid::Point {
+                    x: 500.0,
+                    y: 500.0,
+                    surface: "w1".into(),
+                    pixel: pixel(),
+                },
             },
             Did::Hover {
                 pixel: pixel(),
-                at: "e3".into(),
+                at: on_button(),
             },
             Did::Down {
                 button: MouseButton::Left,
-                at: "where the pointer is".into(),
+                at: None,
             },
             Did::Up {
                 button: MouseButton::Right,
-                at: "where the pointer is".into(),
+                at: None,
             },
             Did::Press {
                 keys: "ctrl+s".into(),
-                into: "in w1, the focused window".into(),
+                into: Some(WindowSaid {
+                    id: 1,
+                    title: "Untitled".into(),
+                }),
             },
             Did::Scroll {
                 direction: ScrollDirection::Down,
                 amount: 3,
-                at: "where the pointer is".into(),
+                at: None,
             },
             Did::Drag {
                 from: pixel(),
                 to: pixel(),
                 points: 2,
-                from_at: "e1".into(),
-                to_at: "e2".into(),
+                from_at: on_button(),
+                to_at: on_button(),
                 via: 0,
             },
             Did::Type {
                 characters: 5,
                 replace: false,
-                into: label(),
+                into: into_button(),
                 selected_only: false,
                 routes: Vec::new(),
                 note: None,
@@ -660,7 +718,7 @@ mod tests {
             Did::Type {
                 characters: 9,
                 replace: false,
-                into: label(),
+                into: into_button(),
                 selected_only: false,
                 routes: vec![TextRoute::Keys, TextRoute::Paste],
                 note: Some("the clipboard holds again the text it held before (read back)".into()),
@@ -670,19 +728,18 @@ mod tests {
                 reference: "e3".into(),
                 value: Some("7".into()),
                 confirmed: true,
-                label: label(),
+                element: ok_button(),
                 wanted: "7".into(),
-                how: "",
+                how: SetBy::Accessibility,
             },
             Did::SetPassword {
                 reference: "e3".into(),
                 confirmed: false,
-                label: label(),
+                element: ok_button(),
             },
             Did::Select {
                 window: "w1".into(),
                 path: vec!["File".into(), "Save".into()],
-                item: "File > Save".into(),
                 through_pointer: false,
                 opened: None,
             },
@@ -693,8 +750,7 @@ mod tests {
                 title: "Untitled".into(),
                 name: "mousepad".into(),
                 seconds: 0.8,
-                focus_note: String::new(),
-                focus_kept: true,
+                focus: FocusAfterLaunch::OnNew,
             },
             Did::LaunchedUnseen {
                 app: "mousepad".into(),
@@ -752,7 +808,7 @@ mod tests {
     fn what_only_the_sentence_needs_stays_out_of_the_data() {
         let data = serde_json::to_value(Did::Hover {
             pixel: pixel(),
-            at: "e3 button \"OK\" (pixel 10,20)".into(),
+            at: on_button(),
         })
         .unwrap();
         assert_eq!(
@@ -762,7 +818,7 @@ mod tests {
         let data = serde_json::to_value(Did::Type {
             characters: 5,
             replace: false,
-            into: "e3 entry \"Password\"".into(),
+            into: into_button(),
             selected_only: false,
             routes: Vec::new(),
             note: None,
@@ -780,7 +836,10 @@ mod tests {
         let typed = |routes: Vec<TextRoute>| Did::Type {
             characters: 9,
             replace: false,
-            into: "the focused element of w1 \"Untitled\"".into(),
+            into: TypeTarget::FocusOf(WindowSaid {
+                id: 1,
+                title: "Untitled".into(),
+            }),
             selected_only: false,
             routes,
             note: Some("the clipboard was put back".into()),
@@ -829,7 +888,10 @@ mod tests {
         let reply = Reply::from(Acted {
             did: Did::Press {
                 keys: "ctrl+s".into(),
-                into: "in w1, the focused window".into(),
+                into: Some(WindowSaid {
+                    id: 1,
+                    title: "Untitled".into(),
+                }),
             },
             sent: InputOutcome::Partial(Partial {
                 sent: 1,
@@ -842,7 +904,7 @@ mod tests {
         assert!(
             reply
                 .text
-                .contains("only 1 of 2 key chords were sent before the input failed (the X server went away); intended: pressed ctrl+s in w1, the focused window;"),
+                .contains("only 1 of 2 key chords were sent before the input failed (the X server went away); intended: pressed ctrl+s in w1 \"Untitled\", the focused window;"),
             "{}",
             reply.text
         );

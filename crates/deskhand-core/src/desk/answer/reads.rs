@@ -8,6 +8,8 @@ use crate::render::{FENCE, MAX_NAME_CHARS, Rendered, cut, escape, plural, thousa
 
 use crate::desk::reply::{Outcome, Reply};
 
+use super::words::{ElementSaid, SurfaceSaid};
+
 /// What a read found, as typed fields: like [`Did`], its text and its JSON come from them.
 #[derive(Serialize)]
 #[serde(untagged)]
@@ -43,7 +45,10 @@ pub(crate) struct Page {
     pub(crate) total: usize,
     /// The element as the header names it.
     #[serde(skip)]
-    pub(crate) label: String,
+    pub(crate) element: ElementSaid,
+    /// Its text is its pixels read by OCR.
+    #[serde(skip)]
+    pub(crate) by_ocr: bool,
 }
 
 #[derive(Serialize)]
@@ -166,7 +171,8 @@ impl Listed {
                 offset,
                 end,
                 total,
-                label,
+                element,
+                by_ocr,
             }) => {
                 let more = if end < total {
                     format!(" · more: read with `offset` {end}")
@@ -174,7 +180,12 @@ impl Listed {
                     String::new()
                 };
                 let mut body = format!(
-                    "read {label} · characters {}–{} of {}{more}\n{FENCE}\n",
+                    "read {element}{} · characters {}–{} of {}{more}\n{FENCE}\n",
+                    if *by_ocr {
+                        " (its pixels, read by OCR)"
+                    } else {
+                        ""
+                    },
                     thousands(*offset),
                     thousands(*end),
                     thousands(*total)
@@ -204,7 +215,7 @@ pub(crate) struct Observed {
     /// `w3` or `screen`.
     pub(crate) surface: String,
     /// The surface as the header names it: `w3 "Title"`.
-    pub(crate) described: String,
+    pub(crate) described: SurfaceSaid,
     pub(crate) bounds: Rect,
     /// Whether the surface is one window, not the screen.
     pub(crate) of_window: bool,
@@ -492,7 +503,7 @@ pub(crate) struct Captured {
     pub(crate) width: u32,
     pub(crate) height: u32,
     #[serde(skip)]
-    pub(crate) described: String,
+    pub(crate) described: SurfaceSaid,
     #[serde(skip)]
     pub(crate) region: Option<[f64; 4]>,
     /// The size on the screen, before any scaling.
@@ -590,7 +601,12 @@ mod tests {
             offset: 0,
             end: 7,
             total: 12,
-            label: "e4 text \"Notes\"".into(),
+            element: ElementSaid {
+                id: crate::action::RefId(4),
+                role: crate::model::Role::Text,
+                name: "Notes".into(),
+            },
+            by_ocr: false,
         }));
         assert_eq!(
             reply.data,
