@@ -17,7 +17,7 @@ pub(crate) mod words;
 
 use words::{
     ElementSaid, FocusAfterLaunch, PlaceSaid, SetBy, TypeTarget, WindowSaid, at_or_pointer,
-    change_words, click_verb, menu_path, set_by_words, spot_words,
+    change_words, click_verb, menu_path, name_of, set_by_words, spot_words,
 };
 
 pub(crate) use reads::{
@@ -539,14 +539,6 @@ fn route_words(route: TextRoute) -> &'static str {
         TextRoute::InputMethod => "through the input method",
         TextRoute::Paste => "by pasting through the clipboard",
     }
-}
-
-/// A unit enum's name as its JSON spells it (`right`, `down`).
-pub(super) fn name_of(value: &impl Serialize) -> String {
-    serde_json::to_value(value)
-        .ok()
-        .and_then(|v| v.as_str().map(str::to_owned))
-        .unwrap_or_default()
 }
 
 impl From<Acted> for Reply {

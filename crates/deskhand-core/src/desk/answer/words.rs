@@ -4,12 +4,12 @@
 
 use std::fmt;
 
+use serde::Serialize;
+
 use crate::action::{ClickSpec, RefId};
 use crate::backend::SpotKind;
 use crate::model::{MouseButton, Point, Role, WindowChange};
 use crate::render::{MAX_NAME_CHARS, cut, escape};
-
-use super::name_of;
 
 /// An element as replies name it: `e3 button "OK"`.
 #[derive(Debug, Clone, PartialEq)]
@@ -288,4 +288,12 @@ pub(crate) fn change_words(change: &WindowChange) -> String {
         WindowChange::Maximize => "maximized".into(),
         WindowChange::Restore => "the normal state".into(),
     }
+}
+
+/// A unit enum's name as its JSON spells it (`right`, `down`).
+pub(crate) fn name_of(value: &impl Serialize) -> String {
+    serde_json::to_value(value)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_owned))
+        .unwrap_or_default()
 }
