@@ -2,9 +2,9 @@
 #![forbid(unsafe_code)]
 
 pub mod action;
+mod actions;
 pub mod audit;
 pub mod backend;
-mod batch;
 pub mod control;
 pub mod coords;
 pub mod desk;
@@ -15,7 +15,6 @@ mod find;
 pub mod image;
 pub mod keys;
 mod learn;
-mod manage;
 pub mod memory;
 pub mod model;
 pub mod ocr;
@@ -25,7 +24,6 @@ pub mod safety;
 pub mod session;
 mod text;
 mod values;
-mod wait;
 
 pub use action::{Call, DesktopArgs, parse_call};
 pub use backend::{Backend, NullBackend};

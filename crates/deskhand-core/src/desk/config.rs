@@ -2,6 +2,7 @@
 //! audit log, the memory and the text reader.
 
 use crate::audit::AuditLog;
+use crate::error::{Error, ErrorKind, Result};
 use crate::image::DEFAULT_MAX_EDGE;
 use crate::policy::Policy;
 
@@ -29,5 +30,17 @@ impl Default for Config {
             memory: None,
             ocr: None,
         }
+    }
+}
+
+impl Config {
+    /// The memory, or the error that says it is off.
+    pub(crate) fn memory(&self) -> Result<&dyn crate::memory::Memory> {
+        self.memory.as_deref().ok_or_else(|| {
+            Error::new(
+                ErrorKind::Unsupported,
+                "memory is off for this deskhand (started with `--memory off`); observe instead, or ask the user to turn memory on",
+            )
+        })
     }
 }

@@ -29,7 +29,7 @@ fn said(id: RefId, entry: &RefEntry) -> ElementSaid {
 }
 
 /// The current center of a ref's element, read again so a moved window is followed.
-pub(super) async fn ref_center<B: Windows + Accessibility>(
+pub(crate) async fn ref_center<B: Windows + Accessibility>(
     backend: &B,
     id: RefId,
     entry: &RefEntry,
@@ -139,7 +139,7 @@ impl Reach {
 
     /// Where a place is on the screen now: an element's current center, or a point of the
     /// surface.
-    pub(super) async fn locate<B: Windows + Accessibility + Capture>(
+    pub(crate) async fn locate<B: Windows + Accessibility + Capture>(
         &mut self,
         backend: &B,
         session: &mut Session,
@@ -292,7 +292,7 @@ impl Named {
 }
 
 /// A point 0–1000 of a resolved surface.
-pub(super) fn point_on(surface: &Surface, x: f64, y: f64) -> PlaceSaid {
+pub(crate) fn point_on(surface: &Surface, x: f64, y: f64) -> PlaceSaid {
     PlaceSaid::Point {
         x,
         y,

@@ -11,7 +11,7 @@ use super::answer::words::{SurfaceSaid, WindowSaid};
 
 /// The window a key names, if it still exists: a window with the same handle in another process
 /// is a different window that reused a closed one's id.
-pub(super) async fn live_window<B: Windows>(
+pub(crate) async fn live_window<B: Windows>(
     backend: &B,
     key: WindowKey,
 ) -> Result<Option<WindowInfo>> {
@@ -109,14 +109,14 @@ fn window_surface(session: &mut Session, window: WindowInfo) -> Surface {
 
 /// Makes the surface a successful read used the current one. An app id is resolved to the window
 /// it named, so later calls act on what the agent saw even after the app's focus moves.
-pub(super) fn make_current(session: &mut Session, surface: &Surface) {
+pub(crate) fn make_current(session: &mut Session, surface: &Surface) {
     session.current = Some(match surface.key {
         SurfaceKey::Screen => TargetId::Screen,
         SurfaceKey::Window(key) => TargetId::Window(session.window_id(key)),
     });
 }
 
-pub(super) fn describe_surface(session: &mut Session, surface: &Surface) -> SurfaceSaid {
+pub(crate) fn describe_surface(session: &mut Session, surface: &Surface) -> SurfaceSaid {
     match &surface.window {
         Some(window) => SurfaceSaid::Window {
             window: window_said(session, window),
@@ -138,7 +138,7 @@ pub(crate) struct Surface {
 }
 
 /// A window as replies name it: `w5 "Save as..."`.
-pub(super) fn window_said(session: &mut Session, window: &WindowInfo) -> WindowSaid {
+pub(crate) fn window_said(session: &mut Session, window: &WindowInfo) -> WindowSaid {
     WindowSaid {
         id: session.window_id(window.key()),
         title: window.title.clone(),

@@ -3,35 +3,30 @@
 
 use std::time::{Duration, Instant};
 
-use crate::backend::{Accessibility, Capture, Input, Windows};
+use crate::backend::{Accessibility, Input, Windows};
 use crate::desk::answer::words::menu_path;
-use crate::desk::answer::{Acted, Did};
-use crate::desk::config::Config;
-use crate::desk::reach::Reach;
-use crate::desk::reply::{Reply, element_failure};
+use crate::desk::reply::element_failure;
 use crate::error::{Error, ErrorKind, Result};
 use crate::keys::{Chord, Key, Keys};
-use crate::memory::Step;
 use crate::model::{ElementHandle, Node, Role};
-use crate::render::{click_action, escape};
-use crate::session::Session;
+use crate::render::click_action;
 
 use super::named::*;
 
 /// How long an opened menu has to show the next level's items.
-pub(super) const MENU_OPEN_TIMEOUT: Duration = Duration::from_secs(2);
+pub(crate) const MENU_OPEN_TIMEOUT: Duration = Duration::from_secs(2);
 
-pub(super) const POLL: Duration = Duration::from_millis(60);
+pub(crate) const POLL: Duration = Duration::from_millis(60);
 
 /// Runs an element's own click action; fails closed when it has none.
-pub(super) async fn invoke<B: Accessibility>(backend: &B, node: &Node, what: &str) -> Result<()> {
+pub(crate) async fn invoke<B: Accessibility>(backend: &B, node: &Node, what: &str) -> Result<()> {
     run_action(backend, node, what, &click_action).await
 }
 
 /// The menu bar entries named `name`: when the nearest is one that offers no way to open it,
 /// any shown same-named entry anywhere in the window that does (LibreOffice lists a second,
 /// inert menu bar above its real one).
-pub(super) async fn top_menus<'t, B: Accessibility>(
+pub(crate) async fn top_menus<'t, B: Accessibility>(
     backend: &B,
     window: &'t Node,
     name: &str,
@@ -56,7 +51,7 @@ pub(super) async fn top_menus<'t, B: Accessibility>(
 }
 
 /// The action that opens a menu: its click action, else the `ShowMenu` a Qt menu bar offers.
-pub(super) fn menu_opener(role: Role, names: &[String]) -> Option<usize> {
+pub(crate) fn menu_opener(role: Role, names: &[String]) -> Option<usize> {
     click_action(role, names).or_else(|| {
         names
             .iter()
@@ -65,7 +60,7 @@ pub(super) fn menu_opener(role: Role, names: &[String]) -> Option<usize> {
 }
 
 /// Opens a menu through [`menu_opener`]'s action.
-pub(super) async fn open_menu<B: Accessibility>(
+pub(crate) async fn open_menu<B: Accessibility>(
     backend: &B,
     node: &Node,
     what: &str,
@@ -76,7 +71,7 @@ pub(super) async fn open_menu<B: Accessibility>(
 /// Runs the action `pick` chooses on the element, else on the first same-named element inside
 /// it that has one: GTK4 wraps a menu button's inner button, which alone acts, in an outer
 /// one of the same name.
-pub(super) async fn run_action<B: Accessibility>(
+pub(crate) async fn run_action<B: Accessibility>(
     backend: &B,
     node: &Node,
     what: &str,
@@ -111,170 +106,9 @@ pub(super) async fn run_action<B: Accessibility>(
     ))
 }
 
-pub(crate) async fn select<B: Windows + Accessibility + Input + Capture>(
-    backend: &B,
-    session: &mut Session,
-    config: &Config,
-    reach: &mut Reach,
-    path: &[String],
-) -> Result<Reply> {
-    let surface = reach.surface(backend, session).await?;
-    let window = surface.window.clone().ok_or_else(|| {
-        Error::bad_argument(
-            "`select` needs a window: give `target` \"wN\" (menus belong to windows)",
-        )
-    })?;
-    let label = surface.label.clone();
-    // A popover or menu of a window without the focus closes as soon as it opens (GTK4), and
-    // the Escape that closes what select opened must reach this window.
-    crate::desk::typing::ensure_focused(backend, &window).await?;
-    let in_request = backend.actions_run_in_request(&window).await;
-    crate::learn::before(backend, config, session, &window).await;
-    let mut tree = backend.tree(&window).await?;
-    // The element the next segment is looked for under; the window's root at first.
-    let mut scope = tree.root.handle.clone();
-    let mut walked: Vec<String> = Vec::new();
-    // The items walked so far, and whether each was opened: a toolkit may list a menu's items
-    // only once the menu and every menu above it are open.
-    let mut levels: Vec<(ElementHandle, bool)> = Vec::new();
-    // What showed before anything was opened: a menu may open away from its button (Firefox's
-    // application menu is a panel elsewhere in the window), and then its items are what shows
-    // that did not before.
-    let shown_before = shown_handles(&tree.root);
-    for (level, segment) in path.iter().enumerate() {
-        let last = level + 1 == path.len();
-        let started = Instant::now();
-        let item = loop {
-            let scope_node = tree.root.find(&scope).ok_or_else(|| {
-                Error::new(
-                    ErrorKind::ElementGone,
-                    format!(
-                        "the menu {} closed or went away while selecting; observe {label} and try again",
-                        menu_path(&walked)
-                    ),
-                )
-            })?;
-            let mut hits = nearest_named(scope_node, segment, &is_menu_entry);
-            if level == 0 {
-                hits = top_menus(backend, scope_node, segment, hits).await;
-            }
-            if !hits.iter().any(|n| n.states.visible) && levels.iter().any(|(_, opened)| *opened) {
-                let newly_shown = |n: &Node| {
-                    is_menu_entry(n) && n.states.visible && !shown_before.contains(&n.handle)
-                };
-                let elsewhere = nearest_named(&tree.root, segment, &newly_shown);
-                if !elsewhere.is_empty() {
-                    hits = elsewhere;
-                }
-            }
-            // An app updates its items when their menu opens: a closed menu's disabled item
-            // may be enabled by then (Copy once there is a selection).
-            let stale = level > 0 && levels.iter().any(|(_, opened)| !opened);
-            let waited_out = started.elapsed() >= MENU_OPEN_TIMEOUT;
-            match hits.as_slice() {
-                [item] if item.states.enabled || !stale || waited_out => break (*item).clone(),
-                [_] | [] if level > 0 && !waited_out => {
-                    open_levels(backend, &window, &mut tree, &mut levels, &walked).await?;
-                    tokio::time::sleep(POLL).await;
-                    tree = backend.tree(&window).await?;
-                }
-                [] => {
-                    let closed = close_opened(backend, &window, &levels).await;
-                    return Err(Error::new(
-                        ErrorKind::NotFound,
-                        format!(
-                            "{} has no item \"{}\"; the items there: {}; nothing was selected{}",
-                            if level == 0 {
-                                label.clone()
-                            } else {
-                                menu_path(&walked)
-                            },
-                            escape(segment),
-                            choices(scope_node, &is_menu_entry),
-                            closed
-                        ),
-                    ));
-                }
-                [item] => break (*item).clone(),
-                many => {
-                    let roles: Vec<&str> = many.iter().map(|n| n.role.as_str()).collect();
-                    let closed = close_opened(backend, &window, &levels).await;
-                    return Err(Error::new(
-                        ErrorKind::Ambiguous,
-                        format!(
-                            "{} has {} items named \"{}\" ({}); nothing was selected; select by ref after observing{}",
-                            if level == 0 {
-                                label.clone()
-                            } else {
-                                menu_path(&walked)
-                            },
-                            many.len(),
-                            escape(segment),
-                            roles.join(", "),
-                            closed
-                        ),
-                    ));
-                }
-            }
-        };
-        walked.push(item.name.trim().to_owned());
-        if !item.states.enabled {
-            let closed = close_opened(backend, &window, &levels).await;
-            return Err(Error::new(
-                ErrorKind::Disabled,
-                format!(
-                    "{} is disabled in its open menu; nothing was selected{closed}",
-                    menu_path(&walked),
-                ),
-            ));
-        }
-        if last {
-            if in_request {
-                click_open_item(backend, &window, &mut tree, &mut levels, &item, &walked).await?;
-            } else {
-                match invoke(backend, &item, &menu_path(&walked)).await {
-                    Err(err) if err.sent => {
-                        // Qt answers the item only once the modal dialog it opened closes: the
-                        // window is the confirmation. Its menu is left alone, as an Escape
-                        // would go to the dialog.
-                        let Some(opened) =
-                            crate::desk::click::windows_opened(backend, session, &window).await
-                        else {
-                            return Err(err);
-                        };
-                        crate::learn::acted(config, session, &window, Step::Select(walked.clone()));
-                        return Ok(Acted::done(Did::Select {
-                            window: label,
-                            path: walked,
-                            through_pointer: false,
-                            opened: Some(opened),
-                        })
-                        .into());
-                    }
-                    invoked => invoked?,
-                }
-                // Qt runs the item yet leaves its menu open, and the open menu takes the next
-                // keys.
-                tokio::time::sleep(POLL).await;
-                close_opened(backend, &window, &levels).await;
-            }
-        }
-        levels.push((item.handle.clone(), false));
-        scope = item.handle.clone();
-    }
-    crate::learn::acted(config, session, &window, Step::Select(walked.clone()));
-    Ok(Acted::done(Did::Select {
-        window: label,
-        path: walked,
-        through_pointer: in_request,
-        opened: None,
-    })
-    .into())
-}
-
 /// Opens, top down, each walked menu level not opened yet, reading the tree again after each:
 /// a toolkit may list a menu's items only once the menu and every menu above it are open.
-pub(super) async fn open_levels<B: Accessibility + Input>(
+pub(crate) async fn open_levels<B: Accessibility + Input>(
     backend: &B,
     window: &crate::model::WindowInfo,
     tree: &mut crate::model::Tree,
@@ -323,10 +157,10 @@ pub(super) async fn open_levels<B: Accessibility + Input>(
 }
 
 /// How long a menu opened through its action may take to show before the pointer opens it.
-pub(super) const OPEN_BY_ACTION_WAIT: Duration = Duration::from_millis(700);
+pub(crate) const OPEN_BY_ACTION_WAIT: Duration = Duration::from_millis(700);
 
 /// The elements of a tree that show on screen.
-pub(super) fn shown_handles(root: &Node) -> std::collections::HashSet<ElementHandle> {
+pub(crate) fn shown_handles(root: &Node) -> std::collections::HashSet<ElementHandle> {
     fn collect(node: &Node, into: &mut std::collections::HashSet<ElementHandle>) {
         if node.states.visible {
             into.insert(node.handle.clone());
@@ -344,7 +178,7 @@ pub(super) fn shown_handles(root: &Node) -> std::collections::HashSet<ElementHan
 /// runs an accessibility action inside the request (GTK3, LibreOffice), an item that opens a
 /// modal dialog would keep the app from answering until the dialog closed. Opening a menu is
 /// safe that way; the item itself is clicked where it shows.
-pub(super) async fn click_open_item<B: Windows + Accessibility + Input>(
+pub(crate) async fn click_open_item<B: Windows + Accessibility + Input>(
     backend: &B,
     window: &crate::model::WindowInfo,
     tree: &mut crate::model::Tree,
@@ -383,7 +217,7 @@ pub(super) async fn click_open_item<B: Windows + Accessibility + Input>(
 
 /// Closes, deepest first, each menu `select` opened that still shows its items (Escape goes
 /// to the open menu, which holds the keyboard); says what it left, for a failure's message.
-pub(super) async fn close_opened<B: Windows + Accessibility + Input>(
+pub(crate) async fn close_opened<B: Windows + Accessibility + Input>(
     backend: &B,
     window: &crate::model::WindowInfo,
     levels: &[(ElementHandle, bool)],
@@ -414,6 +248,6 @@ pub(super) async fn close_opened<B: Windows + Accessibility + Input>(
 }
 
 /// Closes what a menu or list opened, as a user backs out of one.
-pub(super) fn escape_key() -> Keys {
+pub(crate) fn escape_key() -> Keys {
     Keys::from(Chord::key(Key::Escape))
 }

@@ -1,14 +1,9 @@
-//! `set_value` and `select`: changes made through the accessibility interface rather than by
-//! input events, each read back or checked level by level so they fail closed.
+//! What `set_value` and `select` share: finding a named item in a tree, opening menus and combo
+//! boxes level by level, and reading a value back, so both fail closed.
 
-mod menu;
-mod named;
-mod read;
-mod set;
-
-pub(crate) use menu::select;
-pub(crate) use read::read_text;
-pub(crate) use set::set_value;
+pub(crate) mod menu;
+pub(crate) mod named;
+pub(crate) mod set;
 
 #[cfg(test)]
 mod tests;

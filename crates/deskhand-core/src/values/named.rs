@@ -7,7 +7,7 @@ use crate::text::normalize;
 /// The nearest descendants of `scope` named `name`: a same-named item deeper down (in a
 /// submenu) does not compete with one nearer, a hidden one (Qt's toolbar button behind its
 /// menu's item) not with one shown, and a button not with a menu item.
-pub(super) fn nearest_named<'t>(
+pub(crate) fn nearest_named<'t>(
     scope: &'t Node,
     name: &str,
     accept: &dyn Fn(&Node) -> bool,
@@ -39,13 +39,13 @@ pub(super) fn nearest_named<'t>(
 
 /// Whether an item's name is the normalized `wanted`, with or without the shortcut a toolkit
 /// writes after it (Chromium's "New tab Ctrl+T").
-pub(super) fn names_item(name: &str, wanted: &str) -> bool {
+pub(crate) fn names_item(name: &str, wanted: &str) -> bool {
     normalize(name) == wanted || normalize(without_shortcut(name)) == wanted
 }
 
 /// A name without a trailing key shortcut: modifiers and a key joined by "+" ("Ctrl+Shift+N"),
 /// or a function key ("F11").
-pub(super) fn without_shortcut(name: &str) -> &str {
+pub(crate) fn without_shortcut(name: &str) -> &str {
     let name = name.trim_end();
     let Some((rest, last)) = name.rsplit_once([' ', '\t']) else {
         return name;
@@ -71,7 +71,7 @@ pub(super) fn without_shortcut(name: &str) -> &str {
 
 /// Every descendant of `scope`, at any depth and in tree order, named `name` that `accept`
 /// takes.
-pub(super) fn named_inside<'t>(
+pub(crate) fn named_inside<'t>(
     scope: &'t Node,
     name: &str,
     accept: &dyn Fn(&Node) -> bool,
@@ -96,7 +96,7 @@ pub(super) fn named_inside<'t>(
 
 /// Named choices under `scope` an agent could have meant, for an error message: the nearest
 /// level that has any (a menu bar's menus, not every item of every menu).
-pub(super) fn choices(scope: &Node, accept: &dyn Fn(&Node) -> bool) -> String {
+pub(crate) fn choices(scope: &Node, accept: &dyn Fn(&Node) -> bool) -> String {
     let mut names: Vec<String> = Vec::new();
     let mut level: Vec<&Node> = scope.children.iter().collect();
     while !level.is_empty() && names.is_empty() {
@@ -124,7 +124,7 @@ pub(super) fn choices(scope: &Node, accept: &dyn Fn(&Node) -> bool) -> String {
     }
 }
 
-pub(super) fn is_menu_entry(node: &Node) -> bool {
+pub(crate) fn is_menu_entry(node: &Node) -> bool {
     matches!(
         node.role,
         Role::Menu

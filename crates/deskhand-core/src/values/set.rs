@@ -3,174 +3,23 @@
 
 use std::time::{Duration, Instant};
 
-use crate::action::{Place, ValueArg};
+use crate::action::ValueArg;
 use crate::backend::{Accessibility, Capture, Input, Values, Windows};
-use crate::desk::answer::words::SetBy;
-use crate::desk::answer::{Acted, Did};
-use crate::desk::reach::Reach;
-use crate::desk::reply::{Reply, element_failure};
 use crate::error::{Error, ErrorKind, Result};
 use crate::keys::{Chord, Key, Keys};
-use crate::model::{ElementHandle, Node, Role};
+use crate::model::{ElementHandle, Node};
 use crate::render::escape;
-use crate::session::Session;
 
 use super::menu::*;
 use super::named::*;
 
 /// How long a set value has to read back as asked (apps may apply it on the next frame).
-pub(super) const READ_BACK_TIMEOUT: Duration = Duration::from_millis(1500);
-
-pub(crate) async fn set_value<B: Windows + Accessibility + Values + Input + Capture>(
-    backend: &B,
-    session: &mut Session,
-    reach: &mut Reach,
-    place: &Place,
-    value: &ValueArg,
-) -> Result<Reply> {
-    let element = reach
-        .named(backend, session, place)
-        .await?
-        .expect("set_value names an element");
-    let label = element.label();
-    if element.entry.handle.is_read_from_pixels() {
-        return Err(Error::bad_argument(format!(
-            "{label} is text read from pixels, with no value to set; `click` it and `type`, or set a field the tree shows"
-        )));
-    }
-    let role = element.entry.role;
-    let handle = element.entry.handle.clone();
-    let failed = |err| element_failure(err, &format!("{label} could not be set"));
-    let mut typed = false;
-    let mut picked = false;
-    let wanted = match (role, value) {
-        (Role::Slider | Role::Spin | Role::Scrollbar | Role::Progress, _) => {
-            let number = match value {
-                ValueArg::Number(n) => *n,
-                ValueArg::Text(text) => text.trim().parse::<f64>().map_err(|_| {
-                    Error::bad_argument(format!(
-                        "{label} takes a number, and \"{}\" is not one",
-                        escape(text)
-                    ))
-                })?,
-            };
-            backend.set_number(&handle, number).await.map_err(failed)?;
-            Wanted::Number(number)
-        }
-        (Role::Combobox, _) => {
-            let text = value_text(value);
-            let before = combo_shows(backend, &element.window, &handle)
-                .await?
-                .taken();
-            let invoked = choose_in_combo(backend, &element.window, &handle, &label, &text).await?;
-            let ignored = invoked
-                && before.as_deref() != Some(text.as_str())
-                && combo_unchanged(backend, &element.window, &handle, before.as_deref()).await?;
-            // Qt's list item takes its action and moves only the open list's selection: a
-            // person clicks the item where the list shows it.
-            if ignored {
-                picked = click_in_open_list(backend, &element.window, &handle, &text).await?;
-            }
-            if !invoked || (ignored && !picked) {
-                // A web page's drop-down picks the option its typed name starts.
-                crate::desk::typing::ensure_focused(backend, &element.window).await?;
-                crate::desk::typing::focus_for_typing(backend, &element).await?;
-                let mut landed =
-                    backend.type_text(&text).await? == crate::backend::InputOutcome::Done;
-                // A click that gave the box the focus may have opened its list, where the typed
-                // name only highlights the choice: Return takes it.
-                if landed
-                    && combo_shows(backend, &element.window, &handle)
-                        .await?
-                        .expanded
-                {
-                    landed = backend
-                        .press_keys(&Keys::from(Chord::key(Key::Return)))
-                        .await?
-                        == crate::backend::InputOutcome::Done;
-                }
-                if !landed {
-                    return Err(Error::new(
-                        ErrorKind::Platform,
-                        format!(
-                            "{label} was chosen by typing \"{}\", which may have landed only in part; observe it before trying again",
-                            escape(&text)
-                        ),
-                    )
-                    .after_sending());
-                }
-                typed = true;
-            }
-            Wanted::Text(text)
-        }
-        _ => {
-            let text = value_text(value);
-            let before = if role == Role::Password {
-                None
-            } else {
-                backend.element_value(&handle).await.map_err(failed)?
-            };
-            match backend.set_text(&handle, &text).await {
-                Ok(()) if role != Role::Password && before.as_deref() != Some(text.as_str()) => {
-                    typed = type_if_ignored(backend, &element, before.as_deref(), &text).await?;
-                }
-                Ok(()) => {}
-                // Chromium's fields have no EditableText: a person would type.
-                Err(err) if err.kind == ErrorKind::Unsupported && !err.sent => {
-                    type_over(backend, &element, &text).await?;
-                    typed = true;
-                }
-                Err(err) => return Err(failed(err)),
-            }
-            if role == Role::Password {
-                // Its content is never read, so it cannot be read back.
-                return Ok(Acted::done(Did::SetPassword {
-                    reference: element.id.to_string(),
-                    confirmed: false,
-                    element: element.said(),
-                })
-                .into());
-            }
-            Wanted::Text(text)
-        }
-    };
-    let started = Instant::now();
-    let read = loop {
-        let read = match role {
-            // A combo box shows its choice as its name in some toolkits, as a value in others.
-            Role::Combobox => combo_shows(backend, &element.window, &handle)
-                .await?
-                .taken(),
-            _ => backend.element_value(&handle).await.map_err(failed)?,
-        };
-        if wanted.matches(read.as_deref()) || started.elapsed() >= READ_BACK_TIMEOUT {
-            break read;
-        }
-        tokio::time::sleep(POLL).await;
-    };
-    let confirmed = wanted.matches(read.as_deref());
-    let how = if typed {
-        SetBy::Typing
-    } else if picked {
-        SetBy::ClickingInList
-    } else {
-        SetBy::Accessibility
-    };
-    Ok(Acted::done(Did::SetValue {
-        reference: element.id.to_string(),
-        value: read,
-        confirmed,
-        element: element.said(),
-        wanted: wanted.to_string(),
-        how,
-    })
-    .into())
-}
+pub(crate) const READ_BACK_TIMEOUT: Duration = Duration::from_millis(1500);
 
 /// Types the text over the field's content when the accessibility change left it exactly as
 /// it was (Gecko accepts `SetTextContents` and ignores it); true when it typed. A field that
 /// changed at all is left to the read-back: typing then could apply the value twice.
-pub(super) async fn type_if_ignored<B: Windows + Accessibility + Values + Input + Capture>(
+pub(crate) async fn type_if_ignored<B: Windows + Accessibility + Values + Input + Capture>(
     backend: &B,
     element: &crate::desk::reach::Named,
     before: Option<&str>,
@@ -189,13 +38,13 @@ pub(super) async fn type_if_ignored<B: Windows + Accessibility + Values + Input 
 }
 
 /// Focuses the field, selects all of it and types the text over it.
-pub(super) async fn type_over<B: Windows + Accessibility + Input + Capture>(
+pub(crate) async fn type_over<B: Windows + Accessibility + Input + Capture>(
     backend: &B,
     element: &crate::desk::reach::Named,
     text: &str,
 ) -> Result<()> {
-    crate::desk::typing::ensure_focused(backend, &element.window).await?;
-    crate::desk::typing::focus_for_typing(backend, element).await?;
+    crate::desk::focus::ensure_focused(backend, &element.window).await?;
+    crate::desk::focus::focus_for_typing(backend, element).await?;
     let select_all = Chord::ctrl(Key::Char('a'));
     let keys = if text.is_empty() {
         Keys::from(vec![select_all, Chord::key(Key::Delete)])
@@ -228,7 +77,7 @@ pub(super) async fn type_over<B: Windows + Accessibility + Input + Capture>(
 
 /// Clicks the choice with the pointer where the combo box's open list shows it; true when it
 /// did. A list open without it is closed (Escape), to type the choice to the closed box.
-pub(super) async fn click_in_open_list<B: Windows + Accessibility + Input>(
+pub(crate) async fn click_in_open_list<B: Windows + Accessibility + Input>(
     backend: &B,
     window: &crate::model::WindowInfo,
     combo: &ElementHandle,
@@ -242,7 +91,7 @@ pub(super) async fn click_in_open_list<B: Windows + Accessibility + Input>(
         .into_iter()
         .filter(|item| item.states.visible)
         .find_map(|item| item.bounds.filter(|b| !b.is_empty()));
-    crate::desk::typing::ensure_focused(backend, window).await?;
+    crate::desk::focus::ensure_focused(backend, window).await?;
     match shown {
         Some(bounds) => {
             backend
@@ -260,7 +109,7 @@ pub(super) async fn click_in_open_list<B: Windows + Accessibility + Input>(
 /// Whether the combo box still shows `before` a while after its choice was invoked (Gecko's
 /// option accepts "select" and keeps the old choice; Qt's list item takes "Toggle" and only its
 /// popup's selection moves).
-pub(super) async fn combo_unchanged<B: Accessibility + Values>(
+pub(crate) async fn combo_unchanged<B: Accessibility + Values>(
     backend: &B,
     window: &crate::model::WindowInfo,
     combo: &ElementHandle,
@@ -279,15 +128,15 @@ pub(super) async fn combo_unchanged<B: Accessibility + Values>(
 
 /// How long a field may take to show a change made through accessibility before it counts as
 /// ignored.
-pub(super) const IGNORED_AFTER: Duration = Duration::from_millis(400);
+pub(crate) const IGNORED_AFTER: Duration = Duration::from_millis(400);
 
-pub(super) enum Wanted {
+pub(crate) enum Wanted {
     Text(String),
     Number(f64),
 }
 
 impl Wanted {
-    fn matches(&self, read: Option<&str>) -> bool {
+    pub(crate) fn matches(&self, read: Option<&str>) -> bool {
         match (self, read) {
             (Wanted::Text(text), Some(read)) => read == text,
             (Wanted::Text(text), None) => text.is_empty(),
@@ -309,14 +158,14 @@ impl std::fmt::Display for Wanted {
     }
 }
 
-pub(super) fn value_text(value: &ValueArg) -> String {
+pub(crate) fn value_text(value: &ValueArg) -> String {
     match value {
         ValueArg::Text(text) => text.clone(),
         ValueArg::Number(number) => number.to_string(),
     }
 }
 
-pub(super) async fn choose_in_combo<B: Accessibility + Input>(
+pub(crate) async fn choose_in_combo<B: Accessibility + Input>(
     backend: &B,
     window: &crate::model::WindowInfo,
     combo: &ElementHandle,
@@ -401,10 +250,10 @@ pub(super) async fn choose_in_combo<B: Accessibility + Input>(
 
 /// What a combo box shows: its choice (its value, else its selected item's name, else its
 /// name) and its own name.
-pub(super) struct ComboShows {
+pub(crate) struct ComboShows {
     choice: Option<String>,
     name: String,
-    expanded: bool,
+    pub(crate) expanded: bool,
     /// Its name is the name of one of its list's items: the box is named by its choice (Qt,
     /// GTK without a label).
     name_is_item: bool,
@@ -412,7 +261,7 @@ pub(super) struct ComboShows {
 
 impl ComboShows {
     /// What the tree shows of the box: its selected item, else its name, as its choice.
-    pub(super) fn of(node: &Node) -> Self {
+    pub(crate) fn of(node: &Node) -> Self {
         fn selected(node: &Node) -> Option<&Node> {
             node.children.iter().find_map(|c| {
                 if c.states.selected {
@@ -439,7 +288,7 @@ impl ComboShows {
     /// The choice the box took: its name where it is named by its choice (a selection made only
     /// in its list, which Qt's popup keeps and the box never takes, is not mistaken for it),
     /// else its choice.
-    pub(super) fn taken(&self) -> Option<String> {
+    pub(crate) fn taken(&self) -> Option<String> {
         if self.name_is_item {
             Some(self.name.clone())
         } else {
@@ -448,7 +297,7 @@ impl ComboShows {
     }
 }
 
-pub(super) async fn combo_shows<B: Accessibility + Values>(
+pub(crate) async fn combo_shows<B: Accessibility + Values>(
     backend: &B,
     window: &crate::model::WindowInfo,
     combo: &ElementHandle,

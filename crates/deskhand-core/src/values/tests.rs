@@ -1,6 +1,7 @@
+use crate::model::{ElementHandle, Node, Role};
+
 use super::named::*;
 use super::set::*;
-use crate::model::{ElementHandle, Node, Role};
 
 #[test]
 fn a_box_named_by_one_of_its_items_has_taken_what_its_name_says() {

@@ -1,22 +1,20 @@
-//! `observe`, `screenshot` and `zoom`: the tree as text, and pixels.
+//! `observe`: a surface's accessibility tree as compact text with refs, and text read from the
+//! pixels of what has no tree.
 
 use crate::action::ObserveSpec;
 use crate::backend::{Accessibility, Capture, Windows};
-use crate::coords::region_to_rect;
+use crate::desk::answer::Observed;
+use crate::desk::config::Config;
+use crate::desk::reach::Reach;
+use crate::desk::reply::Reply;
+use crate::desk::surface::{describe_surface, make_current};
 use crate::error::{Error, ErrorKind, Result};
 use crate::find::SurfaceTrees;
-use crate::image::{encode_png, fit};
 use crate::ocr::add_unlisted_text;
 use crate::render::{one_line, render};
 use crate::session::{Observation, Session};
 
-use super::answer::{Captured, Observed};
-use super::config::Config;
-use super::reach::Reach;
-use super::reply::Reply;
-use super::surface::{describe_surface, make_current};
-
-pub(super) async fn observe<B: Windows + Accessibility + Capture>(
+pub(crate) async fn observe<B: Windows + Accessibility + Capture>(
     backend: &B,
     session: &mut Session,
     config: &Config,
@@ -105,42 +103,4 @@ async fn add_pixel_text<B: Windows + Capture>(
         ));
     };
     add_unlisted_text(backend, reader, window, tree).await
-}
-
-pub(super) async fn capture<B: Windows + Accessibility + Capture>(
-    backend: &B,
-    session: &mut Session,
-    config: &Config,
-    reach: &mut Reach,
-    region: Option<[f64; 4]>,
-) -> Result<Reply> {
-    let surface = reach.surface(backend, session).await?;
-    let base = match &surface.window {
-        Some(window) => super::surface::window_pixels(backend, window).await?,
-        None => surface.rect,
-    };
-    let (rect, kind) = match region {
-        Some(region) => (region_to_rect(&base, region)?, "zoom"),
-        None => (base, "screenshot"),
-    };
-    let image = backend.capture(rect).await?;
-    let (native_w, native_h) = (image.width, image.height);
-    let image = if region.is_some() {
-        image
-    } else {
-        fit(image, config.max_image_edge)
-    };
-    let captured = Captured {
-        surface: surface.label.clone(),
-        kind,
-        pixels: rect,
-        width: image.width,
-        height: image.height,
-        described: describe_surface(session, &surface),
-        region,
-        native: [native_w, native_h],
-        png: encode_png(&image)?,
-    };
-    make_current(session, &surface);
-    Ok(captured.into())
 }

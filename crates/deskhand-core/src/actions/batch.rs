@@ -31,7 +31,7 @@ pub(crate) async fn batch<B: Windows + Input>(
     session: &mut Session,
     steps: Vec<Call>,
     control: &Control,
-    run_step: &impl RunStep,
+    run_step: &(impl RunStep + ?Sized),
 ) -> Reply {
     let started = Instant::now();
     let total = steps.len();

@@ -2,18 +2,17 @@
 
 use crate::action::{ClickSpec, Place};
 use crate::backend::{Accessibility, Capture, Hit, Input, SpotKind, Windows};
+use crate::desk::answer::words::click_verb;
+use crate::desk::answer::{Acted, ClickPath, Did};
+use crate::desk::config::Config;
+use crate::desk::focus::ensure_focused;
+use crate::desk::reach::{Named, Reach, ref_center};
+use crate::desk::reply::{Reply, element_failure, intended};
+use crate::desk::surface::window_said;
 use crate::error::{Error, ErrorKind, Result};
 use crate::model::{MouseButton, WindowInfo};
 use crate::render::click_action;
 use crate::session::Session;
-
-use super::answer::words::click_verb;
-use super::answer::{Acted, ClickPath, Did};
-use super::config::Config;
-use super::reach::{Named, Reach, ref_center};
-use super::reply::{Reply, element_failure, intended};
-use super::surface::window_said;
-use super::typing::ensure_focused;
 
 pub(super) async fn click_at<B: Windows + Accessibility + Input + Capture>(
     backend: &B,

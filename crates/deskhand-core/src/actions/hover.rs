@@ -1,0 +1,24 @@
+//! `hover`: moves the pointer onto an element or a point without clicking.
+
+use crate::action::Place;
+use crate::backend::{Accessibility, Capture, Input, Windows};
+use crate::desk::answer::{Acted, Did};
+use crate::desk::reach::Reach;
+use crate::desk::reply::Reply;
+use crate::error::Result;
+use crate::session::Session;
+
+pub(crate) async fn hover<B: Windows + Accessibility + Capture + Input>(
+    backend: &B,
+    session: &mut Session,
+    reach: &mut Reach,
+    place: &Place,
+) -> Result<Reply> {
+    let spot = reach.locate(backend, session, place).await?;
+    backend.move_pointer(spot.pixel()).await?;
+    Ok(Acted::done(Did::Hover {
+        pixel: spot.pixel(),
+        at: spot,
+    })
+    .into())
+}

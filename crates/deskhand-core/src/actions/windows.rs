@@ -1,0 +1,35 @@
+//! `windows`: every window, front to back, with its id, app, title and bounds.
+
+use crate::backend::Windows;
+use crate::desk::answer::{Listed, WindowRow};
+use crate::desk::reply::Reply;
+use crate::error::Result;
+use crate::session::Session;
+
+pub(crate) async fn windows<B: Windows>(backend: &B, session: &mut Session) -> Result<Reply> {
+    let windows = backend.windows().await?;
+    let positions_unknown = backend.positions_unknown().await;
+    let placed = positions_unknown.is_none();
+    let windows = windows
+        .into_iter()
+        .rev()
+        .map(|window| {
+            let b = window.bounds;
+            WindowRow {
+                id: format!("w{}", session.window_id(window.key())),
+                app_id: window.pid.map(|pid| format!("a{}", session.app_id(pid))),
+                title: window.title,
+                app: window.app_name,
+                bounds: placed.then_some(b),
+                size: (!placed).then_some([b.width, b.height]),
+                focused: window.focused,
+                minimized: window.minimized,
+            }
+        })
+        .collect();
+    Ok(Listed::Windows {
+        windows,
+        positions_unknown,
+    }
+    .into())
+}
