@@ -324,7 +324,8 @@ pub fn utc_timestamp(at: SystemTime) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::action::{ActionName, Changes, parse_call};
+    use crate::action::{ActionName, Changes};
+    use crate::actions::parse_call;
     use serde_json::json;
     use std::time::Duration;
 

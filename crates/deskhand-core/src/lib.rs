@@ -25,7 +25,8 @@ pub mod session;
 mod text;
 mod values;
 
-pub use action::{Call, DesktopArgs, parse_call};
+pub use action::{Call, DesktopArgs};
+pub use actions::{ACTIONS, parse_call};
 pub use backend::{Backend, NullBackend};
 pub use control::{CancellationToken, Control, Progress};
 pub use desk::{Config, Outcome, Reply, execute, execute_with};

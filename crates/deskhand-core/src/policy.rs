@@ -246,7 +246,7 @@ fn parse_rule(text: &str) -> std::result::Result<Chord, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::action::parse_call;
+    use crate::actions::parse_call;
     use serde_json::json;
 
     fn policy(text: &str) -> Policy {

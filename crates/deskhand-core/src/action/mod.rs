@@ -1,8 +1,9 @@
 //! The `desktop` tool's arguments, and their validation into one typed [`Action`].
 //!
 //! Validation is complete before anything runs: a call that fails here changed nothing. The
-//! arguments as sent are in `args`, the table of actions in `table`, the typed call in `call`,
-//! the checks in `validate` and the limits in `limits`.
+//! arguments as sent are in `args`, what a row of the table of actions says in `table`, the
+//! typed call in `call`, the checks several actions share in `validate` and the limits in
+//! `limits`; each action's own check is in its file under `actions/`.
 
 mod args;
 mod call;
@@ -14,7 +15,4 @@ pub use args::*;
 pub use call::*;
 pub use limits::*;
 pub use table::*;
-pub use validate::*;
-
-#[cfg(test)]
-mod tests;
+pub(crate) use validate::*;

@@ -2,9 +2,7 @@
 
 use crate::coords::check_unit;
 use crate::error::{Error, Result};
-use crate::keys::Keys;
-use crate::memory::Recall;
-use crate::model::{MouseButton, Role};
+use crate::model::{Modifier, Role};
 
 use super::args::*;
 use super::call::*;
@@ -12,7 +10,7 @@ use super::limits::*;
 use super::table::*;
 
 /// Text to type: not empty, not enormous, no control characters but newline and tab.
-fn checked_text(text: String) -> Result<String> {
+pub(crate) fn checked_text(text: String) -> Result<String> {
     if text.is_empty() {
         return Err(Error::bad_argument(
             "`type` needs a non-empty `text`; to press keys such as Return use `press`",
@@ -72,7 +70,7 @@ impl FindArgs {
 }
 
 impl ConditionArgs {
-    fn validate(&self) -> Result<Condition> {
+    pub(crate) fn validate(&self) -> Result<Condition> {
         let element = self.name.is_some() || self.role.is_some() || self.element.is_some();
         let kinds = [
             element,
@@ -225,14 +223,9 @@ impl ConditionArgs {
     }
 }
 
-/// Parses raw JSON arguments: unknown keys and wrong types are bad arguments, not protocol errors.
-pub fn parse_call(arguments: serde_json::Value) -> Result<Call> {
-    args_at(arguments, "")?.validate()
-}
-
 /// The arguments as typed; `at` is where they sit in the call (`steps[2].` in a batch), so the
 /// error names the bad key by its whole path, as an agent would write it.
-fn args_at(arguments: serde_json::Value, at: &str) -> Result<DesktopArgs> {
+pub(crate) fn args_at(arguments: serde_json::Value, at: &str) -> Result<DesktopArgs> {
     serde_path_to_error::deserialize(arguments).map_err(|err| {
         let mut path = err.path().to_string();
         let mut why = err.into_inner().to_string();
@@ -254,459 +247,84 @@ fn args_at(arguments: serde_json::Value, at: &str) -> Result<DesktopArgs> {
     })
 }
 
-impl DesktopArgs {
-    /// Checks that the action has what it needs and nothing it would ignore.
-    pub fn validate(self) -> Result<Call> {
-        let Some(name) = self.action else {
-            return Err(Error::bad_argument(format!(
-                "`action` is missing; give one of {}",
-                ActionName::ALL.map(ActionName::as_str).join(", ")
-            )));
-        };
-        let action_name = name.as_str();
-        let present = self.present_fields();
-        let allowed = name.fields();
-        if let Some(extra) = present.iter().find(|field| !allowed.contains(field)) {
-            let takes = if allowed.is_empty() {
-                "no other arguments".to_string()
-            } else {
-                allowed.join(", ")
-            };
-            return Err(Error::bad_argument(format!(
-                "`{action_name}` does not take `{extra}`; it takes {takes}"
-            )));
-        }
-        // Scrolling without a place goes where the pointer is, whatever the target.
-        let placed =
-            self.element.is_some() || self.find.is_some() || self.x.is_some() || self.y.is_some();
-        if self.target.is_some() && name == ActionName::Scroll && !placed {
-            return Err(Error::bad_argument(
-                "`scroll` takes `target` only together with `ref`, `find` or `x`/`y`; without them it goes where the pointer is",
-            ));
-        }
-        let target = self.target.as_deref().map(TargetId::parse).transpose()?;
-        let element = self.element.as_deref().map(RefId::parse).transpose()?;
-        let find = self.find.as_ref().map(FindArgs::validate).transpose()?;
-        let place = |required: bool| -> Result<Option<Place>> {
-            let point = self.x.is_some() || self.y.is_some();
-            if [element.is_some(), find.is_some(), point]
-                .iter()
-                .filter(|given| **given)
-                .count()
-                > 1
-            {
-                return Err(Error::bad_argument(format!(
-                    "`{action_name}` takes one of `ref`, `find` or `x`/`y`, not several"
-                )));
-            }
-            match (element, &find, self.x, self.y) {
-                (Some(r), _, _, _) => Ok(Some(Place::Ref(r))),
-                (_, Some(find), _, _) => Ok(Some(Place::Find(find.clone()))),
-                (None, None, Some(x), Some(y)) => Ok(Some(Place::Point {
-                    x: check_unit("x", x)?,
-                    y: check_unit("y", y)?,
-                })),
-                (None, None, Some(_), None) | (None, None, None, Some(_)) => {
-                    Err(Error::bad_argument(format!(
-                        "`{action_name}` needs both `x` and `y` (0–1000 of the surface)"
-                    )))
-                }
-                (None, None, None, None) if required => Err(Error::bad_argument(format!(
-                    "`{action_name}` needs a `ref` from observe, a `find` {{\"name\", \"role\"}}, or `x` and `y` (0–1000 of the surface)"
-                ))),
-                (None, None, None, None) => Ok(None),
-            }
-        };
-        let modifiers = self.modifiers.clone().unwrap_or_default();
-        let action = match name {
-            ActionName::Apps if self.installed == Some(true) => Action::Installed,
-            ActionName::Apps => Action::Apps,
-            ActionName::Windows => Action::Windows,
-            ActionName::Observe => Action::Observe(self.observe_spec()?),
-            ActionName::Screenshot => Action::Screenshot,
-            ActionName::Click => {
-                let count = self.count.unwrap_or(1);
-                if !(1..=MAX_CLICKS).contains(&count) {
-                    return Err(Error::bad_argument(format!(
-                        "`count` is {count}; give 1, 2 (double click) or 3 (triple click)"
-                    )));
-                }
-                Action::Click {
-                    place: place(true)?.expect("required place"),
-                    click: ClickSpec {
-                        button: self.button.unwrap_or(MouseButton::Left),
-                        count,
-                        modifiers,
-                    },
-                }
-            }
-            ActionName::Type => Action::Type {
-                text: checked_text(self.text.clone().unwrap_or_default())?,
-                place: place(false)?,
-                replace: self.replace.unwrap_or(false),
-            },
-            ActionName::Read => {
-                if element.is_none() && find.is_none() {
-                    return Err(Error::bad_argument(
-                        "`read` needs the element: a `ref` from observe, or a `find` {\"name\", \"role\"}",
-                    ));
-                }
-                Action::Read {
-                    place: place(true)?.expect("required place"),
-                    offset: self.offset.unwrap_or(0) as usize,
-                }
-            }
-            ActionName::Press => {
-                let keys = self.keys.clone().unwrap_or_default();
-                if keys.trim().is_empty() {
-                    return Err(Error::bad_argument(
-                        "`press` needs `keys`, e.g. \"ctrl+s\", \"Return\" or \"ctrl+a Delete\"",
-                    ));
-                }
-                Action::Press {
-                    keys: Keys::parse(&keys).map_err(|err| Error::bad_argument(err.to_string()))?,
-                }
-            }
-            ActionName::Scroll => {
-                let direction = self.direction.ok_or_else(|| {
-                    Error::bad_argument("`scroll` needs `direction`: up, down, left or right")
-                })?;
-                let amount = self.amount.unwrap_or(3);
-                if !(1..=MAX_SCROLL).contains(&amount) {
-                    return Err(Error::bad_argument(format!(
-                        "`amount` is {amount}; give 1–{MAX_SCROLL} wheel clicks"
-                    )));
-                }
-                Action::Scroll {
-                    place: place(false)?,
-                    direction,
-                    amount,
-                }
-            }
-            ActionName::Drag => {
-                let spot = |name: &str, spot: &Option<Spot>| -> Result<Place> {
-                    match spot {
-                        None => Err(Error::bad_argument(format!(
-                            "`drag` needs `{name}`: a ref \"eN\" or a point [x, y] 0–1000 of the surface"
-                        ))),
-                        Some(Spot::Ref(text)) => RefId::parse(text).map(Place::Ref),
-                        Some(Spot::Point([x, y])) => Ok(Place::Point {
-                            x: check_unit(&format!("{name}[0]"), *x)?,
-                            y: check_unit(&format!("{name}[1]"), *y)?,
-                        }),
-                    }
-                };
-                let via = self.via.clone().unwrap_or_default();
-                if via.len() > MAX_VIA {
-                    return Err(Error::bad_argument(format!(
-                        "`via` has {} points, more than {MAX_VIA}; give fewer points along the path",
-                        via.len()
-                    )));
-                }
-                for (i, [x, y]) in via.iter().enumerate() {
-                    check_unit(&format!("via[{i}][0]"), *x)?;
-                    check_unit(&format!("via[{i}][1]"), *y)?;
-                }
-                let duration_ms = self.duration_ms.unwrap_or(0);
-                if duration_ms > MAX_DRAG_MS {
-                    return Err(Error::bad_argument(format!(
-                        "`duration_ms` is {duration_ms}; give 0–{MAX_DRAG_MS}"
-                    )));
-                }
-                Action::Drag {
-                    from: spot("from", &self.from)?,
-                    to: spot("to", &self.to)?,
-                    via,
-                    duration_ms,
-                    button: self.button.unwrap_or(MouseButton::Left),
-                    modifiers,
-                }
-            }
-            ActionName::Zoom => {
-                let region = self.region.ok_or_else(|| {
-                    Error::bad_argument(
-                        "`zoom` needs `region`: [x0, y0, x1, y1], 0–1000 of the surface",
-                    )
-                })?;
-                Action::Zoom { region }
-            }
-            ActionName::Hover => Action::Hover {
-                place: place(true)?.expect("required place"),
-            },
-            ActionName::Down | ActionName::Up => Action::Button {
-                down: name == ActionName::Down,
-                place: place(false)?,
-                button: self.button.unwrap_or(MouseButton::Left),
-                modifiers,
-            },
-            ActionName::Wait => Action::Wait(self.wait_spec(target)?),
-            ActionName::Batch => Action::Batch(self.batch_steps()?),
-            ActionName::SetValue => {
-                let value = self.value.clone().ok_or_else(|| {
-                    Error::bad_argument(
-                        "`set_value` needs `value`: text for a text field or combo box, a number for a slider or spin button",
-                    )
-                })?;
-                // `x`/`y` are refused above: a value is set on an element, never at a point.
-                if element.is_none() && find.is_none() {
-                    return Err(Error::bad_argument(
-                        "`set_value` needs the element: a `ref` from observe, or a `find` {\"name\", \"role\"}",
-                    ));
-                }
-                let place = place(true)?.expect("required place");
-                if let ValueArg::Text(text) = &value
-                    && text.chars().count() > MAX_TEXT_CHARS
-                {
-                    return Err(Error::bad_argument(format!(
-                        "`value` has more than {MAX_TEXT_CHARS} characters; set a shorter text"
-                    )));
-                }
-                Action::SetValue { place, value }
-            }
-            ActionName::Select => {
-                let path = self.path.clone().unwrap_or_default();
-                if path.is_empty() || path.len() > MAX_MENU_DEPTH {
-                    return Err(Error::bad_argument(format!(
-                        "`select` needs `path`: 1–{MAX_MENU_DEPTH} menu item names from the menu bar down, e.g. [\"File\", \"Save As…\"]"
-                    )));
-                }
-                if let Some(i) = path.iter().position(|p| p.trim().is_empty()) {
-                    return Err(Error::bad_argument(format!(
-                        "`path[{i}]` is empty; give each menu item's name as observe shows it"
-                    )));
-                }
-                Action::Select { path }
-            }
-            ActionName::Launch => {
-                let app = self.app.clone().unwrap_or_default();
-                if app.trim().is_empty() {
-                    return Err(Error::bad_argument(
-                        "`launch` needs `app`: a desktop-file id or a name from apps {\"installed\": true}",
-                    ));
-                }
-                Action::Launch {
-                    app: app.trim().to_owned(),
-                    focus: self.focus.unwrap_or(true),
-                }
-            }
-            ActionName::Focus => Action::Focus,
-            ActionName::Close => Action::Close,
-            ActionName::Kill => Action::Kill,
-            ActionName::Window => {
-                if self.state.is_none() && self.position.is_none() && self.size.is_none() {
-                    return Err(Error::bad_argument(
-                        "`window` needs `state` (normal, minimized, maximized), `position` [x, y] or `size` [width, height]",
-                    ));
-                }
-                if let Some([w, h]) = self.size
-                    && (w == 0 || h == 0 || w > MAX_WINDOW_PIXELS || h > MAX_WINDOW_PIXELS)
-                {
-                    return Err(Error::bad_argument(format!(
-                        "`size` is [{w}, {h}]; give a width and height of 1–{MAX_WINDOW_PIXELS} pixels"
-                    )));
-                }
-                if self.state == Some(WindowState::Minimized)
-                    && (self.position.is_some() || self.size.is_some())
-                {
-                    return Err(Error::bad_argument(
-                        "a minimized window cannot be moved or resized; give `state` \"normal\" with `position` or `size`",
-                    ));
-                }
-                Action::Window(WindowSpec {
-                    state: self.state,
-                    position: self.position,
-                    size: self.size,
-                })
-            }
-            ActionName::Recall => {
-                let clean = |field: &str, text: &Option<String>| -> Result<Option<String>> {
-                    match text.as_deref().map(str::trim) {
-                        None => Ok(None),
-                        Some("") => Err(Error::bad_argument(format!(
-                            "`{field}` is empty; leave it out to recall more widely"
-                        ))),
-                        Some(t) if t.chars().count() > MAX_QUERY_CHARS => Err(Error::bad_argument(
-                            format!("`{field}` is longer than {MAX_QUERY_CHARS} characters"),
-                        )),
-                        Some(t) => Ok(Some(t.to_owned())),
-                    }
-                };
-                let recall = Recall {
-                    app: clean("app", &self.app)?,
-                    window: clean("window", &self.window)?,
-                    query: clean("query", &self.query)?,
-                };
-                if recall.window.is_some() && recall.app.is_none() {
-                    return Err(Error::bad_argument(
-                        "`window` goes with `app`: recall {\"app\": \"Mousepad\", \"window\": \"Preferences\"}",
-                    ));
-                }
-                Action::Recall(recall)
-            }
-            ActionName::Forget => match (self.app.as_deref().map(str::trim), self.all) {
-                (Some(app), None) if !app.is_empty() => Action::Forget {
-                    app: Some(app.to_owned()),
-                },
-                (None, Some(true)) => Action::Forget { app: None },
-                _ => {
-                    return Err(Error::bad_argument(
-                        "`forget` needs either `app` (an app's name as recall lists it) or `all: true`, not both",
-                    ));
-                }
-            },
-            ActionName::Clipboard => match self.text.clone() {
-                None => Action::ReadClipboard,
-                Some(text) => {
-                    if text.chars().count() > MAX_CLIPBOARD_CHARS {
-                        return Err(Error::bad_argument(format!(
-                            "`text` has more than {MAX_CLIPBOARD_CHARS} characters; put less on the clipboard"
-                        )));
-                    }
-                    Action::WriteClipboard { text }
-                }
-            },
-        };
-        let needs_window = matches!(
-            action,
-            Action::Focus | Action::Close | Action::Kill | Action::Window(_)
-        );
-        if needs_window && !matches!(target, Some(TargetId::Window(_) | TargetId::App(_))) {
-            return Err(Error::bad_argument(format!(
-                "`{action_name}` needs `target`: a window id \"wN\" from `windows` or an app id \"aN\" from `apps`"
-            )));
-        }
-        Ok(Call {
+/// What every action's check starts from: the arguments, and the parts several actions read
+/// (the target, the element named by ref or `find`), each already checked.
+pub(crate) struct Given<'a> {
+    pub(crate) args: &'a DesktopArgs,
+    pub(crate) name: ActionName,
+    /// The action as the agent spelled it, for error messages.
+    pub(crate) action: &'static str,
+    pub(crate) target: Option<TargetId>,
+    pub(crate) element: Option<RefId>,
+    pub(crate) find: Option<Find>,
+}
+
+impl<'a> Given<'a> {
+    pub(crate) fn new(
+        args: &'a DesktopArgs,
+        name: ActionName,
+        action: &'static str,
+    ) -> Result<Self> {
+        Ok(Given {
+            args,
             name,
             action,
-            target,
+            target: args.target.as_deref().map(TargetId::parse).transpose()?,
+            element: args.element.as_deref().map(RefId::parse).transpose()?,
+            find: args.find.as_ref().map(FindArgs::validate).transpose()?,
         })
     }
 
-    fn wait_spec(&self, target: Option<TargetId>) -> Result<WaitSpec> {
-        let conditions = match self.until.clone() {
-            None => {
-                return Err(Error::bad_argument(
-                    "`wait` needs `until`: e.g. {\"name\": \"Save\", \"role\": \"button\"}, {\"title\": \"Done\"}, {\"new_window\": true} or {\"stable_ms\": 500}",
-                ));
-            }
-            Some(Conditions::One(one)) => vec![*one],
-            Some(Conditions::All(all)) => all,
-        };
-        if conditions.is_empty() || conditions.len() > MAX_CONDITIONS {
-            return Err(Error::bad_argument(format!(
-                "`until` has {} conditions; give 1–{MAX_CONDITIONS}",
-                conditions.len()
-            )));
-        }
-        let conditions = conditions
+    /// The element or point the call names: one of `ref`, `find` or `x`/`y`.
+    pub(crate) fn place(&self, required: bool) -> Result<Option<Place>> {
+        let action = self.action;
+        let args = self.args;
+        let point = args.x.is_some() || args.y.is_some();
+        if [self.element.is_some(), self.find.is_some(), point]
             .iter()
-            .enumerate()
-            .map(|(i, c)| {
-                c.validate().map_err(|err| {
-                    Error::bad_argument(format!("`until` condition {}: {}", i + 1, err.message))
-                })
-            })
-            .collect::<Result<Vec<_>>>()?;
-        if target == Some(TargetId::Screen)
-            && conditions
-                .iter()
-                .any(|c| matches!(c, Condition::TitleContains(_) | Condition::Gone))
+            .filter(|given| **given)
+            .count()
+            > 1
         {
-            return Err(Error::bad_argument(
-                "the screen has no title and cannot close; wait on a window (`target` \"wN\")",
-            ));
-        }
-        let timeout_ms = self.timeout_ms.unwrap_or(DEFAULT_WAIT_MS);
-        if !(1..=MAX_WAIT_MS).contains(&timeout_ms) {
             return Err(Error::bad_argument(format!(
-                "`timeout_ms` is {timeout_ms}; give 1–{MAX_WAIT_MS} (default {DEFAULT_WAIT_MS}); for longer, wait again"
+                "`{action}` takes one of `ref`, `find` or `x`/`y`, not several"
             )));
         }
-        let interval_ms = self.interval_ms.unwrap_or(DEFAULT_INTERVAL_MS);
-        if !(MIN_INTERVAL_MS..=MAX_INTERVAL_MS).contains(&interval_ms) {
-            return Err(Error::bad_argument(format!(
-                "`interval_ms` is {interval_ms}; give {MIN_INTERVAL_MS}–{MAX_INTERVAL_MS} (default {DEFAULT_INTERVAL_MS})"
-            )));
+        match (self.element, &self.find, args.x, args.y) {
+            (Some(r), _, _, _) => Ok(Some(Place::Ref(r))),
+            (_, Some(find), _, _) => Ok(Some(Place::Find(find.clone()))),
+            (None, None, Some(x), Some(y)) => Ok(Some(Place::Point {
+                x: check_unit("x", x)?,
+                y: check_unit("y", y)?,
+            })),
+            (None, None, Some(_), None) | (None, None, None, Some(_)) => Err(Error::bad_argument(
+                format!("`{action}` needs both `x` and `y` (0–1000 of the surface)"),
+            )),
+            (None, None, None, None) if required => Err(Error::bad_argument(format!(
+                "`{action}` needs a `ref` from observe, a `find` {{\"name\", \"role\"}}, or `x` and `y` (0–1000 of the surface)"
+            ))),
+            (None, None, None, None) => Ok(None),
         }
-        Ok(WaitSpec {
-            conditions,
-            timeout_ms,
-            interval_ms,
-        })
     }
 
-    /// Every step is parsed before any runs: one bad step and nothing runs.
-    fn batch_steps(&self) -> Result<Vec<Call>> {
-        let steps = self.steps.clone().unwrap_or_default();
-        if steps.is_empty() || steps.len() > MAX_STEPS {
-            return Err(Error::bad_argument(format!(
-                "`steps` has {} steps; give 1–{MAX_STEPS}, each the arguments of one action",
-                steps.len()
-            )));
-        }
-        steps
-            .into_iter()
-            .enumerate()
-            .map(|(i, step)| {
-                let call = args_at(step, &format!("steps[{i}]."))
-                    .and_then(DesktopArgs::validate)
-                    .map_err(|err| {
-                    Error::bad_argument(format!(
-                        "step {i} is not valid, so no step ran: {}",
-                        err.message
-                    ))
-                })?;
-                if matches!(call.action, Action::Batch(_)) {
-                    return Err(Error::bad_argument(format!(
-                        "step {i} is a batch, so no step ran; a batch cannot contain a batch: list its steps instead"
-                    )));
-                }
-                Ok(call)
-            })
-            .collect()
+    pub(crate) fn modifiers(&self) -> Vec<Modifier> {
+        self.args.modifiers.clone().unwrap_or_default()
     }
 
-    fn observe_spec(&self) -> Result<ObserveSpec> {
-        let limit = self.limit.unwrap_or(DEFAULT_LIMIT);
-        if !(1..=MAX_LIMIT).contains(&limit) {
-            return Err(Error::bad_argument(format!(
-                "`limit` is {limit}; give 1–{MAX_LIMIT} elements (default {DEFAULT_LIMIT}), or a `query` to list only what you look for"
-            )));
+    /// Refuses a window action without a window to act on.
+    pub(crate) fn window_target(&self) -> Result<()> {
+        match self.target {
+            Some(TargetId::Window(_) | TargetId::App(_)) => Ok(()),
+            _ => Err(Error::bad_argument(format!(
+                "`{}` needs `target`: a window id \"wN\" from `windows` or an app id \"aN\" from `apps`",
+                self.action
+            ))),
         }
-        if let Some(depth) = self.max_depth.filter(|d| *d > MAX_DEPTH) {
-            return Err(Error::bad_argument(format!(
-                "`max_depth` is {depth}; give 0–{MAX_DEPTH} (0 lists only the window itself), or leave it out to list every depth"
-            )));
-        }
-        let query = match self.query.as_deref().map(str::trim) {
-            None => None,
-            Some("") => {
-                return Err(Error::bad_argument(
-                    "`query` is empty; give text to find in element names, roles or values, or leave it out to list everything",
-                ));
-            }
-            Some(text) => {
-                let chars = text.chars().count();
-                if chars > MAX_QUERY_CHARS {
-                    return Err(Error::bad_argument(format!(
-                        "`query` has {chars} characters, more than {MAX_QUERY_CHARS}; give a shorter part of the text you look for"
-                    )));
-                }
-                Some(text.to_string())
-            }
-        };
-        Ok(ObserveSpec {
-            limit: limit as usize,
-            query,
-            max_depth: self.max_depth.map(|d| d as usize),
-            hidden: self.hidden.unwrap_or(false),
-            points: self.points.unwrap_or(false),
-            since: self.since.unwrap_or(false),
-            ocr: self.ocr.unwrap_or(false),
-        })
     }
+}
 
-    fn present_fields(&self) -> Vec<&'static str> {
+impl DesktopArgs {
+    pub(crate) fn present_fields(&self) -> Vec<&'static str> {
         [
             ("target", self.target.is_some()),
             ("ref", self.element.is_some()),

@@ -1,10 +1,29 @@
 //! `apps`: the running apps, or with `installed` the apps that can be launched.
 
+use crate::action::{Action, ActionName, ActionSpec, Changes, Given, Reaches};
 use crate::backend::{Apps, Windows};
 use crate::desk::answer::{AppRow, Listed};
 use crate::desk::reply::Reply;
 use crate::error::Result;
 use crate::session::Session;
+
+pub(crate) const SPEC: ActionSpec = ActionSpec {
+    name: ActionName::Apps,
+    text: "apps",
+    fields: &["installed"],
+    changes: Changes::Nothing,
+    reaches: Reaches::Nothing,
+    keeps: &[],
+};
+
+/// Checks the call's arguments into the typed action.
+pub(crate) fn parse(given: &Given) -> Result<Action> {
+    Ok(if given.args.installed == Some(true) {
+        Action::Installed
+    } else {
+        Action::Apps
+    })
+}
 
 pub(crate) async fn installed<B: Apps>(backend: &B) -> Result<Reply> {
     let installed = backend.installed().await?;

@@ -6,14 +6,59 @@ use std::future::Future;
 use std::pin::Pin;
 use std::time::Instant;
 
-use crate::action::{Action, Call, Condition};
+use crate::action::{
+    Action, ActionName, ActionSpec, Call, Changes, Condition, Given, MAX_STEPS, Reaches,
+};
 use crate::backend::{Input, Windows};
 use crate::control::{Control, Progress};
 use crate::desk::answer::{Batched, Step};
 use crate::desk::reply::{Outcome, Reply};
-use crate::error::{ErrorKind, Result};
+use crate::error::{Error, ErrorKind, Result};
 use crate::safety::{STOPPED_MESSAGE, in_corner};
 use crate::session::Session;
+
+pub(crate) const SPEC: ActionSpec = ActionSpec {
+    name: ActionName::Batch,
+    text: "batch",
+    fields: &["steps"],
+    changes: Changes::StepByStep,
+    reaches: Reaches::Nothing,
+    keeps: &[],
+};
+
+/// Checks a step's JSON, found at `at` in the call, into its call.
+pub(crate) type ParseStep = fn(serde_json::Value, &str) -> Result<Call>;
+
+/// Checks the call's arguments into the typed action. Every step is checked, by `parse_step`,
+/// before any runs: one bad step and nothing runs.
+pub(crate) fn parse(given: &Given, parse_step: ParseStep) -> Result<Action> {
+    let steps = given.args.steps.clone().unwrap_or_default();
+    if steps.is_empty() || steps.len() > MAX_STEPS {
+        return Err(Error::bad_argument(format!(
+            "`steps` has {} steps; give 1–{MAX_STEPS}, each the arguments of one action",
+            steps.len()
+        )));
+    }
+    let steps = steps
+        .into_iter()
+        .enumerate()
+        .map(|(i, step)| {
+            let call = parse_step(step, &format!("steps[{i}].")).map_err(|err| {
+                Error::bad_argument(format!(
+                    "step {i} is not valid, so no step ran: {}",
+                    err.message
+                ))
+            })?;
+            if matches!(call.action, Action::Batch(_)) {
+                return Err(Error::bad_argument(format!(
+                    "step {i} is a batch, so no step ran; a batch cannot contain a batch: list its steps instead"
+                )));
+            }
+            Ok(call)
+        })
+        .collect::<Result<Vec<_>>>()?;
+    Ok(Action::Batch(steps))
+}
 
 /// How a batch runs one of its steps: through the executor, as a single call runs.
 pub(crate) trait RunStep: Sync {

@@ -1,6 +1,8 @@
 //! Clicks: through the element's accessibility action where it has one, else with the pointer.
 
-use crate::action::{ClickSpec, Place};
+use crate::action::{
+    Action, ActionName, ActionSpec, Changes, ClickSpec, Given, Kept, MAX_CLICKS, Place, Reaches,
+};
 use crate::backend::{Accessibility, Capture, Hit, Input, SpotKind, Windows};
 use crate::desk::answer::words::click_verb;
 use crate::desk::answer::{Acted, ClickPath, Did};
@@ -13,6 +15,42 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::model::{MouseButton, WindowInfo};
 use crate::render::click_action;
 use crate::session::Session;
+
+pub(crate) const SPEC: ActionSpec = ActionSpec {
+    name: ActionName::Click,
+    text: "click",
+    fields: &[
+        "target",
+        "ref",
+        "find",
+        "x",
+        "y",
+        "button",
+        "count",
+        "modifiers",
+    ],
+    changes: Changes::Desktop,
+    reaches: Reaches::Place,
+    keeps: &[Kept::Place, Kept::Button, Kept::Count, Kept::Modifiers],
+};
+
+/// Checks the call's arguments into the typed action.
+pub(crate) fn parse(given: &Given) -> Result<Action> {
+    let count = given.args.count.unwrap_or(1);
+    if !(1..=MAX_CLICKS).contains(&count) {
+        return Err(Error::bad_argument(format!(
+            "`count` is {count}; give 1, 2 (double click) or 3 (triple click)"
+        )));
+    }
+    Ok(Action::Click {
+        place: given.place(true)?.expect("required place"),
+        click: ClickSpec {
+            button: given.args.button.unwrap_or(MouseButton::Left),
+            count,
+            modifiers: given.modifiers(),
+        },
+    })
+}
 
 pub(super) async fn click_at<B: Windows + Accessibility + Input + Capture>(
     backend: &B,

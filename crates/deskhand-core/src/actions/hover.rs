@@ -1,12 +1,28 @@
 //! `hover`: moves the pointer onto an element or a point without clicking.
 
-use crate::action::Place;
+use crate::action::{Action, ActionName, ActionSpec, Changes, Given, Kept, Place, Reaches};
 use crate::backend::{Accessibility, Capture, Input, Windows};
 use crate::desk::answer::{Acted, Did};
 use crate::desk::reach::Reach;
 use crate::desk::reply::Reply;
 use crate::error::Result;
 use crate::session::Session;
+
+pub(crate) const SPEC: ActionSpec = ActionSpec {
+    name: ActionName::Hover,
+    text: "hover",
+    fields: &["target", "ref", "find", "x", "y"],
+    changes: Changes::Desktop,
+    reaches: Reaches::Place,
+    keeps: &[Kept::Place],
+};
+
+/// Checks the call's arguments into the typed action.
+pub(crate) fn parse(given: &Given) -> Result<Action> {
+    Ok(Action::Hover {
+        place: given.place(true)?.expect("required place"),
+    })
+}
 
 pub(crate) async fn hover<B: Windows + Accessibility + Capture + Input>(
     backend: &B,

@@ -1,6 +1,6 @@
 //! `kill`: ends a window's app.
 
-use crate::action::TargetId;
+use crate::action::{Action, ActionName, ActionSpec, Changes, Given, Reaches, TargetId};
 use crate::backend::{Accessibility, Apps, Capture, Windows};
 use crate::desk::answer::{Acted, Did};
 use crate::desk::reach::Reach;
@@ -8,6 +8,21 @@ use crate::desk::reply::Reply;
 use crate::desk::settle::target_window;
 use crate::error::{Error, ErrorKind, Result};
 use crate::session::Session;
+
+pub(crate) const SPEC: ActionSpec = ActionSpec {
+    name: ActionName::Kill,
+    text: "kill",
+    fields: &["target"],
+    changes: Changes::Desktop,
+    reaches: Reaches::Surface,
+    keeps: &[],
+};
+
+/// Checks the call's arguments into the typed action.
+pub(crate) fn parse(given: &Given) -> Result<Action> {
+    given.window_target()?;
+    Ok(Action::Kill)
+}
 
 pub(crate) async fn kill<B: Windows + Accessibility + Capture + Apps>(
     backend: &B,

@@ -3,7 +3,7 @@
 use std::collections::HashSet;
 use std::time::{Duration, Instant};
 
-use crate::action::TargetId;
+use crate::action::{Action, ActionName, ActionSpec, Changes, Given, Kept, Reaches, TargetId};
 use crate::backend::{Apps, Windows};
 use crate::control::Control;
 use crate::desk::answer::words::FocusAfterLaunch;
@@ -13,6 +13,29 @@ use crate::desk::settle::POLL;
 use crate::error::{Error, ErrorKind, Result};
 use crate::model::WindowInfo;
 use crate::session::Session;
+
+pub(crate) const SPEC: ActionSpec = ActionSpec {
+    name: ActionName::Launch,
+    text: "launch",
+    fields: &["app", "focus"],
+    changes: Changes::Desktop,
+    reaches: Reaches::Started,
+    keeps: &[Kept::Detail],
+};
+
+/// Checks the call's arguments into the typed action.
+pub(crate) fn parse(given: &Given) -> Result<Action> {
+    let app = given.args.app.clone().unwrap_or_default();
+    if app.trim().is_empty() {
+        return Err(Error::bad_argument(
+            "`launch` needs `app`: a desktop-file id or a name from apps {\"installed\": true}",
+        ));
+    }
+    Ok(Action::Launch {
+        app: app.trim().to_owned(),
+        focus: given.args.focus.unwrap_or(true),
+    })
+}
 
 /// How long a launched app has to show its first window.
 const LAUNCH_TIMEOUT: Duration = Duration::from_secs(20);

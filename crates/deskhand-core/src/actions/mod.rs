@@ -1,12 +1,14 @@
-//! Every action in a file of its own: its handler, which runs it on what the call reaches and
-//! returns its typed result. [`perform`] sends each call to its handler.
+//! Every action in a file of its own: its row of the table ([`ACTIONS`]), the check of its
+//! arguments (`parse`) and its handler, which runs it on what the call reaches and returns its
+//! typed result. [`parse_call`] and [`perform`] send each call to its action's file.
 
-use crate::action::{Action, Call};
+use crate::action::{Action, ActionName, ActionSpec, Call, DesktopArgs, Given, args_at};
 use crate::backend::Backend;
 use crate::control::Control;
 use crate::desk::config::Config;
 use crate::desk::reach::Reach;
 use crate::desk::reply::Reply;
+use crate::error::Error;
 use crate::error::Result;
 use crate::session::Session;
 
@@ -35,6 +37,132 @@ mod wait;
 mod window;
 mod windows;
 mod zoom;
+
+/// Every action once, in the order of [`ActionName`]; validation, the policy, the audit log and
+/// the CLI all read it from here.
+pub const ACTIONS: [ActionSpec; 26] = [
+    apps::SPEC,
+    windows::SPEC,
+    observe::SPEC,
+    read::SPEC,
+    click::SPEC,
+    type_text::SPEC,
+    press::SPEC,
+    scroll::SPEC,
+    drag::SPEC,
+    screenshot::SPEC,
+    zoom::SPEC,
+    hover::SPEC,
+    button::DOWN,
+    button::UP,
+    wait::SPEC,
+    batch::SPEC,
+    set_value::SPEC,
+    select::SPEC,
+    launch::SPEC,
+    focus::SPEC,
+    close::SPEC,
+    kill::SPEC,
+    window::SPEC,
+    clipboard::SPEC,
+    recall::SPEC,
+    forget::SPEC,
+];
+
+impl ActionName {
+    pub const ALL: [ActionName; 26] = {
+        let mut all = [ActionName::Apps; 26];
+        let mut i = 0;
+        while i < all.len() {
+            all[i] = ACTIONS[i].name;
+            i += 1;
+        }
+        all
+    };
+
+    pub fn spec(self) -> &'static ActionSpec {
+        &ACTIONS[self as usize]
+    }
+
+    /// The arguments this action takes besides `action`: anything else is refused, not ignored.
+    pub fn fields(self) -> &'static [&'static str] {
+        self.spec().fields
+    }
+
+    pub fn as_str(self) -> &'static str {
+        self.spec().text
+    }
+}
+
+/// Parses raw JSON arguments: unknown keys and wrong types are bad arguments, not protocol errors.
+pub fn parse_call(arguments: serde_json::Value) -> Result<Call> {
+    parse_at(arguments, "")
+}
+
+/// [`parse_call`] for arguments found at `at` in a call (`steps[2].` in a batch).
+fn parse_at(arguments: serde_json::Value, at: &str) -> Result<Call> {
+    validate(&args_at(arguments, at)?)
+}
+
+/// Checks that the action has what it needs and nothing it would ignore, with its own file's
+/// `parse`: everything is checked before anything runs.
+fn validate(args: &DesktopArgs) -> Result<Call> {
+    let Some(name) = args.action else {
+        return Err(Error::bad_argument(format!(
+            "`action` is missing; give one of {}",
+            ActionName::ALL.map(ActionName::as_str).join(", ")
+        )));
+    };
+    let spec = name.spec();
+    if let Some(extra) = args
+        .present_fields()
+        .iter()
+        .find(|field| !spec.fields.contains(field))
+    {
+        let takes = if spec.fields.is_empty() {
+            "no other arguments".to_string()
+        } else {
+            spec.fields.join(", ")
+        };
+        return Err(Error::bad_argument(format!(
+            "`{}` does not take `{extra}`; it takes {takes}",
+            spec.text
+        )));
+    }
+    let given = Given::new(args, name, spec.text)?;
+    let action = match name {
+        ActionName::Apps => apps::parse(&given),
+        ActionName::Windows => windows::parse(&given),
+        ActionName::Observe => observe::parse(&given),
+        ActionName::Read => read::parse(&given),
+        ActionName::Click => click::parse(&given),
+        ActionName::Type => type_text::parse(&given),
+        ActionName::Press => press::parse(&given),
+        ActionName::Scroll => scroll::parse(&given),
+        ActionName::Drag => drag::parse(&given),
+        ActionName::Screenshot => screenshot::parse(&given),
+        ActionName::Zoom => zoom::parse(&given),
+        ActionName::Hover => hover::parse(&given),
+        ActionName::Down | ActionName::Up => button::parse(&given),
+        ActionName::Wait => wait::parse(&given),
+        ActionName::Batch => batch::parse(&given, parse_at),
+        ActionName::SetValue => set_value::parse(&given),
+        ActionName::Select => select::parse(&given),
+        ActionName::Launch => launch::parse(&given),
+        ActionName::Focus => focus::parse(&given),
+        ActionName::Close => close::parse(&given),
+        ActionName::Kill => kill::parse(&given),
+        ActionName::Window => window::parse(&given),
+        ActionName::Clipboard => clipboard::parse(&given),
+        ActionName::Recall => recall::parse(&given),
+        ActionName::Forget => forget::parse(&given),
+    }?;
+    Ok(Call {
+        name,
+        action,
+        target: given.target,
+    })
+}
 
 /// Runs one call, unguarded, on what `reach` resolves; a batch runs its steps through `steps`.
 pub(crate) async fn perform<B: Backend>(
@@ -127,3 +255,6 @@ pub(crate) async fn perform<B: Backend>(
         }
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -1,7 +1,10 @@
 //! `observe`: a surface's accessibility tree as compact text with refs, and text read from the
 //! pixels of what has no tree.
 
-use crate::action::ObserveSpec;
+use crate::action::{
+    Action, ActionName, ActionSpec, Changes, DEFAULT_LIMIT, Given, MAX_DEPTH, MAX_LIMIT,
+    MAX_QUERY_CHARS, ObserveSpec, Reaches,
+};
 use crate::backend::{Accessibility, Capture, Windows};
 use crate::desk::answer::Observed;
 use crate::desk::config::Config;
@@ -13,6 +16,66 @@ use crate::find::SurfaceTrees;
 use crate::ocr::add_unlisted_text;
 use crate::render::{one_line, render};
 use crate::session::{Observation, Session};
+
+pub(crate) const SPEC: ActionSpec = ActionSpec {
+    name: ActionName::Observe,
+    text: "observe",
+    fields: &[
+        "target",
+        "limit",
+        "query",
+        "max_depth",
+        "hidden",
+        "points",
+        "since",
+        "ocr",
+    ],
+    changes: Changes::Nothing,
+    reaches: Reaches::Nothing,
+    keeps: &[],
+};
+
+/// Checks the call's arguments into the typed action.
+pub(crate) fn parse(given: &Given) -> Result<Action> {
+    let args = given.args;
+    let limit = args.limit.unwrap_or(DEFAULT_LIMIT);
+    if !(1..=MAX_LIMIT).contains(&limit) {
+        return Err(Error::bad_argument(format!(
+            "`limit` is {limit}; give 1–{MAX_LIMIT} elements (default {DEFAULT_LIMIT}), or a `query` to list only what you look for"
+        )));
+    }
+    if let Some(depth) = args.max_depth.filter(|d| *d > MAX_DEPTH) {
+        return Err(Error::bad_argument(format!(
+            "`max_depth` is {depth}; give 0–{MAX_DEPTH} (0 lists only the window itself), or leave it out to list every depth"
+        )));
+    }
+    let query = match args.query.as_deref().map(str::trim) {
+        None => None,
+        Some("") => {
+            return Err(Error::bad_argument(
+                "`query` is empty; give text to find in element names, roles or values, or leave it out to list everything",
+            ));
+        }
+        Some(text) => {
+            let chars = text.chars().count();
+            if chars > MAX_QUERY_CHARS {
+                return Err(Error::bad_argument(format!(
+                    "`query` has {chars} characters, more than {MAX_QUERY_CHARS}; give a shorter part of the text you look for"
+                )));
+            }
+            Some(text.to_string())
+        }
+    };
+    Ok(Action::Observe(ObserveSpec {
+        limit: limit as usize,
+        query,
+        max_depth: args.max_depth.map(|d| d as usize),
+        hidden: args.hidden.unwrap_or(false),
+        points: args.points.unwrap_or(false),
+        since: args.since.unwrap_or(false),
+        ocr: args.ocr.unwrap_or(false),
+    }))
+}
 
 pub(crate) async fn observe<B: Windows + Accessibility + Capture>(
     backend: &B,

@@ -1,6 +1,6 @@
 //! `read`: an element's whole text, a page at a time.
 
-use crate::action::Place;
+use crate::action::{Action, ActionName, ActionSpec, Changes, Given, Place, Reaches};
 use crate::backend::{Accessibility, Capture, Values, Windows};
 use crate::desk::answer::{Listed, Page};
 use crate::desk::reach::Reach;
@@ -9,6 +9,28 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::model::Role;
 use crate::render::plural;
 use crate::session::Session;
+
+pub(crate) const SPEC: ActionSpec = ActionSpec {
+    name: ActionName::Read,
+    text: "read",
+    fields: &["target", "ref", "find", "offset"],
+    changes: Changes::Nothing,
+    reaches: Reaches::Nothing,
+    keeps: &[],
+};
+
+/// Checks the call's arguments into the typed action.
+pub(crate) fn parse(given: &Given) -> Result<Action> {
+    if given.element.is_none() && given.find.is_none() {
+        return Err(Error::bad_argument(
+            "`read` needs the element: a `ref` from observe, or a `find` {\"name\", \"role\"}",
+        ));
+    }
+    Ok(Action::Read {
+        place: given.place(true)?.expect("required place"),
+        offset: given.args.offset.unwrap_or(0) as usize,
+    })
+}
 
 /// The most characters one `read` returns.
 pub const READ_PAGE_CHARS: usize = 2_000;

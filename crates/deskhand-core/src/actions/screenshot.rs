@@ -1,5 +1,6 @@
 //! `screenshot`: a surface's pixels, scaled down to the largest edge allowed; `zoom` shares it.
 
+use crate::action::{Action, ActionName, ActionSpec, Changes, Given, Reaches};
 use crate::backend::{Accessibility, Capture, Windows};
 use crate::coords::region_to_rect;
 use crate::desk::answer::Captured;
@@ -10,6 +11,20 @@ use crate::desk::surface::{describe_surface, make_current};
 use crate::error::Result;
 use crate::image::{encode_png, fit};
 use crate::session::Session;
+
+pub(crate) const SPEC: ActionSpec = ActionSpec {
+    name: ActionName::Screenshot,
+    text: "screenshot",
+    fields: &["target"],
+    changes: Changes::Nothing,
+    reaches: Reaches::Nothing,
+    keeps: &[],
+};
+
+/// Checks the call's arguments into the typed action.
+pub(crate) fn parse(_: &Given) -> Result<Action> {
+    Ok(Action::Screenshot)
+}
 
 pub(crate) async fn screenshot<B: Windows + Accessibility + Capture>(
     backend: &B,

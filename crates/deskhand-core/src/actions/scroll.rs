@@ -1,13 +1,48 @@
 //! `scroll`: wheel clicks at an element or a point, or where the pointer is.
 
-use crate::action::Place;
+use crate::action::{
+    Action, ActionName, ActionSpec, Changes, Given, Kept, MAX_SCROLL, Place, Reaches,
+};
 use crate::backend::{Accessibility, Capture, Input, Windows};
 use crate::desk::answer::{Acted, Did};
 use crate::desk::reach::Reach;
 use crate::desk::reply::Reply;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::model::ScrollDirection;
 use crate::session::Session;
+
+pub(crate) const SPEC: ActionSpec = ActionSpec {
+    name: ActionName::Scroll,
+    text: "scroll",
+    fields: &["target", "ref", "find", "x", "y", "direction", "amount"],
+    changes: Changes::Desktop,
+    reaches: Reaches::PlaceOrPointer,
+    keeps: &[Kept::Place, Kept::Direction, Kept::Amount],
+};
+
+/// Checks the call's arguments into the typed action.
+pub(crate) fn parse(given: &Given) -> Result<Action> {
+    // Scrolling without a place goes where the pointer is, whatever the target.
+    if given.target.is_some() && given.place(false)?.is_none() {
+        return Err(Error::bad_argument(
+            "`scroll` takes `target` only together with `ref`, `find` or `x`/`y`; without them it goes where the pointer is",
+        ));
+    }
+    let direction = given.args.direction.ok_or_else(|| {
+        Error::bad_argument("`scroll` needs `direction`: up, down, left or right")
+    })?;
+    let amount = given.args.amount.unwrap_or(3);
+    if !(1..=MAX_SCROLL).contains(&amount) {
+        return Err(Error::bad_argument(format!(
+            "`amount` is {amount}; give 1–{MAX_SCROLL} wheel clicks"
+        )));
+    }
+    Ok(Action::Scroll {
+        place: given.place(false)?,
+        direction,
+        amount,
+    })
+}
 
 pub(crate) async fn scroll<B: Windows + Accessibility + Capture + Input>(
     backend: &B,

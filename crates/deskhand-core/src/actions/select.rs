@@ -2,6 +2,9 @@
 
 use std::time::Instant;
 
+use crate::action::{
+    Action, ActionName, ActionSpec, Changes, Given, Kept, MAX_MENU_DEPTH, Reaches,
+};
 use crate::backend::{Accessibility, Capture, Input, Windows};
 use crate::desk::answer::words::menu_path;
 use crate::desk::answer::{Acted, Did};
@@ -15,6 +18,31 @@ use crate::render::escape;
 use crate::session::Session;
 use crate::values::menu::*;
 use crate::values::named::*;
+
+pub(crate) const SPEC: ActionSpec = ActionSpec {
+    name: ActionName::Select,
+    text: "select",
+    fields: &["target", "path"],
+    changes: Changes::Desktop,
+    reaches: Reaches::Surface,
+    keeps: &[Kept::Detail],
+};
+
+/// Checks the call's arguments into the typed action.
+pub(crate) fn parse(given: &Given) -> Result<Action> {
+    let path = given.args.path.clone().unwrap_or_default();
+    if path.is_empty() || path.len() > MAX_MENU_DEPTH {
+        return Err(Error::bad_argument(format!(
+            "`select` needs `path`: 1–{MAX_MENU_DEPTH} menu item names from the menu bar down, e.g. [\"File\", \"Save As…\"]"
+        )));
+    }
+    if let Some(i) = path.iter().position(|p| p.trim().is_empty()) {
+        return Err(Error::bad_argument(format!(
+            "`path[{i}]` is empty; give each menu item's name as observe shows it"
+        )));
+    }
+    Ok(Action::Select { path })
+}
 
 pub(crate) async fn select<B: Windows + Accessibility + Input + Capture>(
     backend: &B,

@@ -2,7 +2,9 @@
 
 use std::time::Instant;
 
-use crate::action::{Place, ValueArg};
+use crate::action::{
+    Action, ActionName, ActionSpec, Changes, Given, Kept, MAX_TEXT_CHARS, Place, Reaches, ValueArg,
+};
 use crate::backend::{Accessibility, Capture, Input, Values, Windows};
 use crate::desk::answer::words::SetBy;
 use crate::desk::answer::{Acted, Did};
@@ -15,6 +17,39 @@ use crate::render::escape;
 use crate::session::Session;
 use crate::values::menu::*;
 use crate::values::set::*;
+
+pub(crate) const SPEC: ActionSpec = ActionSpec {
+    name: ActionName::SetValue,
+    text: "set_value",
+    fields: &["target", "ref", "find", "value"],
+    changes: Changes::Desktop,
+    reaches: Reaches::Place,
+    keeps: &[Kept::Place, Kept::Characters],
+};
+
+/// Checks the call's arguments into the typed action.
+pub(crate) fn parse(given: &Given) -> Result<Action> {
+    let value = given.args.value.clone().ok_or_else(|| {
+        Error::bad_argument(
+            "`set_value` needs `value`: text for a text field or combo box, a number for a slider or spin button",
+        )
+    })?;
+    // `x`/`y` are refused before: a value is set on an element, never at a point.
+    if given.element.is_none() && given.find.is_none() {
+        return Err(Error::bad_argument(
+            "`set_value` needs the element: a `ref` from observe, or a `find` {\"name\", \"role\"}",
+        ));
+    }
+    let place = given.place(true)?.expect("required place");
+    if let ValueArg::Text(text) = &value
+        && text.chars().count() > MAX_TEXT_CHARS
+    {
+        return Err(Error::bad_argument(format!(
+            "`value` has more than {MAX_TEXT_CHARS} characters; set a shorter text"
+        )));
+    }
+    Ok(Action::SetValue { place, value })
+}
 
 pub(crate) async fn set_value<B: Windows + Accessibility + Values + Input + Capture>(
     backend: &B,

@@ -1,6 +1,8 @@
 //! Keyboard input into an element or the focus, and making sure keys go where they are meant.
 
-use crate::action::Place;
+use crate::action::{
+    Action, ActionName, ActionSpec, Changes, Given, Kept, Place, Reaches, checked_text,
+};
 use crate::backend::{
     Accessibility, Capture, Input, InputOutcome, TextState, Typed, Values, Windows,
 };
@@ -14,6 +16,24 @@ use crate::error::{Error, Result};
 use crate::keys::{Chord, Key, Keys};
 use crate::model::{MouseButton, Role};
 use crate::session::{Session, TypedInto};
+
+pub(crate) const SPEC: ActionSpec = ActionSpec {
+    name: ActionName::Type,
+    text: "type",
+    fields: &["target", "ref", "find", "text", "replace"],
+    changes: Changes::Desktop,
+    reaches: Reaches::PlaceOrFocus,
+    keeps: &[Kept::Characters, Kept::Detail, Kept::Place],
+};
+
+/// Checks the call's arguments into the typed action.
+pub(crate) fn parse(given: &Given) -> Result<Action> {
+    Ok(Action::Type {
+        text: checked_text(given.args.text.clone().unwrap_or_default())?,
+        place: given.place(false)?,
+        replace: given.args.replace.unwrap_or(false),
+    })
+}
 
 /// How long typed text may take to show in its element before the focus moves on anyway.
 const LANDING_WAIT: std::time::Duration = std::time::Duration::from_secs(1);

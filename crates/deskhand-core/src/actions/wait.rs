@@ -5,7 +5,11 @@ use std::collections::HashSet;
 use std::hash::{Hash, Hasher};
 use std::time::{Duration, Instant};
 
-use crate::action::{Check, Condition, ElementMatch, TargetId, WaitSpec};
+use crate::action::{
+    Action, ActionName, ActionSpec, Changes, Check, Condition, Conditions, DEFAULT_INTERVAL_MS,
+    DEFAULT_WAIT_MS, ElementMatch, Given, MAX_CONDITIONS, MAX_INTERVAL_MS, MAX_WAIT_MS,
+    MIN_INTERVAL_MS, Reaches, TargetId, WaitSpec,
+};
 use crate::backend::{Accessibility, Capture, Input, Windows};
 use crate::control::{Control, Progress};
 use crate::coords::region_to_rect;
@@ -20,6 +24,70 @@ use crate::ocr::{TextReader, read_rect};
 use crate::render::{escape, one_line, pick};
 use crate::safety::{STOPPED_MESSAGE, in_corner};
 use crate::session::{Seen, Session};
+
+pub(crate) const SPEC: ActionSpec = ActionSpec {
+    name: ActionName::Wait,
+    text: "wait",
+    fields: &["target", "until", "timeout_ms", "interval_ms"],
+    changes: Changes::Nothing,
+    reaches: Reaches::Nothing,
+    keeps: &[],
+};
+
+/// Checks the call's arguments into the typed action.
+pub(crate) fn parse(given: &Given) -> Result<Action> {
+    let (args, target) = (given.args, given.target);
+    let conditions = match args.until.clone() {
+        None => {
+            return Err(Error::bad_argument(
+                "`wait` needs `until`: e.g. {\"name\": \"Save\", \"role\": \"button\"}, {\"title\": \"Done\"}, {\"new_window\": true} or {\"stable_ms\": 500}",
+            ));
+        }
+        Some(Conditions::One(one)) => vec![*one],
+        Some(Conditions::All(all)) => all,
+    };
+    if conditions.is_empty() || conditions.len() > MAX_CONDITIONS {
+        return Err(Error::bad_argument(format!(
+            "`until` has {} conditions; give 1–{MAX_CONDITIONS}",
+            conditions.len()
+        )));
+    }
+    let conditions = conditions
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            c.validate().map_err(|err| {
+                Error::bad_argument(format!("`until` condition {}: {}", i + 1, err.message))
+            })
+        })
+        .collect::<Result<Vec<_>>>()?;
+    if target == Some(TargetId::Screen)
+        && conditions
+            .iter()
+            .any(|c| matches!(c, Condition::TitleContains(_) | Condition::Gone))
+    {
+        return Err(Error::bad_argument(
+            "the screen has no title and cannot close; wait on a window (`target` \"wN\")",
+        ));
+    }
+    let timeout_ms = args.timeout_ms.unwrap_or(DEFAULT_WAIT_MS);
+    if !(1..=MAX_WAIT_MS).contains(&timeout_ms) {
+        return Err(Error::bad_argument(format!(
+            "`timeout_ms` is {timeout_ms}; give 1–{MAX_WAIT_MS} (default {DEFAULT_WAIT_MS}); for longer, wait again"
+        )));
+    }
+    let interval_ms = args.interval_ms.unwrap_or(DEFAULT_INTERVAL_MS);
+    if !(MIN_INTERVAL_MS..=MAX_INTERVAL_MS).contains(&interval_ms) {
+        return Err(Error::bad_argument(format!(
+            "`interval_ms` is {interval_ms}; give {MIN_INTERVAL_MS}–{MAX_INTERVAL_MS} (default {DEFAULT_INTERVAL_MS})"
+        )));
+    }
+    Ok(Action::Wait(WaitSpec {
+        conditions,
+        timeout_ms,
+        interval_ms,
+    }))
+}
 
 /// How long after an action a `new_window` wait still counts the windows it opened.
 const RECENT_ACTION_MS: u64 = 60_000;

@@ -1,6 +1,9 @@
 //! `window`: minimizes, maximizes, restores, moves or resizes a window, each change read back.
 
-use crate::action::{WindowSpec, WindowState};
+use crate::action::{
+    Action, ActionName, ActionSpec, Changes, Given, Kept, MAX_WINDOW_PIXELS, Reaches, WindowSpec,
+    WindowState,
+};
 use crate::backend::{Accessibility, Capture, Windows};
 use crate::desk::answer::{Acted, Did};
 use crate::desk::reach::Reach;
@@ -9,6 +12,45 @@ use crate::desk::settle::{settle, target_window};
 use crate::error::{Error, ErrorKind, Result};
 use crate::model::{WindowChange, WindowInfo};
 use crate::session::Session;
+
+pub(crate) const SPEC: ActionSpec = ActionSpec {
+    name: ActionName::Window,
+    text: "window",
+    fields: &["target", "state", "position", "size"],
+    changes: Changes::Desktop,
+    reaches: Reaches::Surface,
+    keeps: &[Kept::Detail],
+};
+
+/// Checks the call's arguments into the typed action.
+pub(crate) fn parse(given: &Given) -> Result<Action> {
+    let args = given.args;
+    if args.state.is_none() && args.position.is_none() && args.size.is_none() {
+        return Err(Error::bad_argument(
+            "`window` needs `state` (normal, minimized, maximized), `position` [x, y] or `size` [width, height]",
+        ));
+    }
+    if let Some([w, h]) = args.size
+        && (w == 0 || h == 0 || w > MAX_WINDOW_PIXELS || h > MAX_WINDOW_PIXELS)
+    {
+        return Err(Error::bad_argument(format!(
+            "`size` is [{w}, {h}]; give a width and height of 1–{MAX_WINDOW_PIXELS} pixels"
+        )));
+    }
+    if args.state == Some(WindowState::Minimized)
+        && (args.position.is_some() || args.size.is_some())
+    {
+        return Err(Error::bad_argument(
+            "a minimized window cannot be moved or resized; give `state` \"normal\" with `position` or `size`",
+        ));
+    }
+    given.window_target()?;
+    Ok(Action::Window(WindowSpec {
+        state: args.state,
+        position: args.position,
+        size: args.size,
+    }))
+}
 
 pub(crate) async fn arrange<B: Windows + Accessibility + Capture>(
     backend: &B,

@@ -1,10 +1,25 @@
 //! `windows`: every window, front to back, with its id, app, title and bounds.
 
+use crate::action::{Action, ActionName, ActionSpec, Changes, Given, Reaches};
 use crate::backend::Windows;
 use crate::desk::answer::{Listed, WindowRow};
 use crate::desk::reply::Reply;
 use crate::error::Result;
 use crate::session::Session;
+
+pub(crate) const SPEC: ActionSpec = ActionSpec {
+    name: ActionName::Windows,
+    text: "windows",
+    fields: &[],
+    changes: Changes::Nothing,
+    reaches: Reaches::Nothing,
+    keeps: &[],
+};
+
+/// Checks the call's arguments into the typed action.
+pub(crate) fn parse(_: &Given) -> Result<Action> {
+    Ok(Action::Windows)
+}
 
 pub(crate) async fn windows<B: Windows>(backend: &B, session: &mut Session) -> Result<Reply> {
     let windows = backend.windows().await?;

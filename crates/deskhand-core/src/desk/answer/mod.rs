@@ -592,7 +592,7 @@ impl Reply {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::action::ACTIONS;
+    use crate::actions::ACTIONS;
     use words::FocusedBy;
 
     fn pixel() -> Point {

@@ -1,5 +1,5 @@
-use super::validate::*;
 use super::*;
+use crate::action::*;
 use crate::error::ErrorKind;
 use crate::error::Result;
 use crate::model::MouseButton;
