@@ -83,12 +83,56 @@ impl Atspi {
         B: serde::Serialize + DynamicType,
         R: DeserializeOwned + Type,
     {
-        let what = || format!("{interface}.{method} on {}{}", object.bus, object.path);
         let _permit = self.in_flight.acquire().await.expect("never closed");
         self.calls.fetch_add(1, Ordering::Relaxed);
-        let reply = tokio::time::timeout(
+        let (conn, recorder) = match &self.link {
+            Link::Bus { conn, recorder } => (conn, recorder),
+            Link::Replay(replay) => {
+                let args = record::encoded_args(body);
+                return replay.answer(object, interface, method, args, timeout.as_millis());
+            }
+        };
+        let reply = self
+            .bus_call(conn, object, interface, method, body, timeout)
+            .await;
+        if let Some(recorder) = recorder
+            && let Some(reply) = record::RecordedReply::of(&reply)
+        {
+            recorder.write(&record::RecordedCall {
+                bus: object.bus.clone(),
+                path: object.path.clone(),
+                interface: interface.to_owned(),
+                method: method.to_owned(),
+                args: record::encoded_args(body),
+                reply,
+            });
+        }
+        reply?
+            .body()
+            .deserialize::<R>()
+            .map_err(|source| AtspiError::Call {
+                what: format!("{interface}.{method} on {}{}", object.bus, object.path),
+                source,
+            })
+    }
+
+    /// One method call on the bus, under `timeout`.
+    async fn bus_call<B>(
+        &self,
+        conn: &zbus::Connection,
+        object: &ObjectRef,
+        interface: &str,
+        method: &str,
+        body: &B,
+        timeout: Duration,
+    ) -> Result<zbus::Message, AtspiError>
+    where
+        B: serde::Serialize + DynamicType,
+    {
+        let what = || format!("{interface}.{method} on {}{}", object.bus, object.path);
+        tokio::time::timeout(
             timeout,
-            self.conn.call_method(
+            conn.call_method(
                 Some(object.bus.as_str()),
                 object.path.as_str(),
                 Some(interface),
@@ -126,14 +170,7 @@ impl Atspi {
                 what: what(),
                 source,
             },
-        })?;
-        reply
-            .body()
-            .deserialize::<R>()
-            .map_err(|source| AtspiError::Call {
-                what: what(),
-                source,
-            })
+        })
     }
 
     pub(super) async fn property(

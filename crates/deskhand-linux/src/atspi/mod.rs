@@ -21,6 +21,7 @@ mod calls;
 mod cells;
 mod element;
 mod hit;
+pub mod record;
 mod text;
 mod walk;
 use calls::Stall;
@@ -172,8 +173,17 @@ pub struct Walked {
     pub partial: Option<String>,
 }
 
+/// Where calls go: the accessibility bus, written down as they go when asked, or a recording.
+enum Link {
+    Bus {
+        conn: zbus::Connection,
+        recorder: Option<record::Recorder>,
+    },
+    Replay(Arc<record::Replay>),
+}
+
 pub struct Atspi {
-    conn: zbus::Connection,
+    link: Link,
     call_timeout: Duration,
     in_flight: Arc<Semaphore>,
     /// D-Bus calls made so far: the cost figure the benchmark reports.
@@ -207,8 +217,21 @@ impl Atspi {
         .await
         .map_err(|_| AtspiError::NoBus(format!("connecting to {address} timed out")))?
         .map_err(|err| AtspiError::NoBus(format!("connecting to {address}: {err}")))?;
-        let atspi = Self {
-            conn,
+        // A recording that cannot be opened is left out: deskhand works the same without it.
+        let recorder = std::env::var_os(record::RECORD_ENV)
+            .filter(|path| !path.is_empty())
+            .and_then(|path| record::Recorder::create(std::path::Path::new(&path)).ok());
+        Ok(Self::over(Link::Bus { conn, recorder }, call_timeout))
+    }
+
+    /// A connection that answers from a recording instead of a bus (see [`record`]).
+    pub fn replaying(replay: Arc<record::Replay>, call_timeout: Duration) -> Self {
+        Self::over(Link::Replay(replay), call_timeout)
+    }
+
+    fn over(link: Link, call_timeout: Duration) -> Self {
+        Self {
+            link,
             call_timeout,
             in_flight: Arc::new(Semaphore::new(MAX_IN_FLIGHT)),
             calls: AtomicUsize::new(0),
@@ -216,8 +239,7 @@ impl Atspi {
             listening_since: tokio::sync::OnceCell::new(),
             stalls: std::sync::Mutex::new(HashMap::new()),
             cell_blocks: std::sync::Mutex::new(HashMap::new()),
-        };
-        Ok(atspi)
+        }
     }
 
     /// How many D-Bus calls this connection has made.
@@ -262,7 +284,10 @@ impl Atspi {
                 &(),
             )
             .await;
-        let own = self.conn.unique_name().map(|name| name.to_string());
+        let own = match &self.link {
+            Link::Bus { conn, .. } => conn.unique_name().map(|name| name.to_string()),
+            Link::Replay(_) => None,
+        };
         if listeners.is_ok_and(|listeners| {
             listeners.iter().any(|(bus, registered)| {
                 Some(bus) != own.as_ref() && event.starts_with(registered.as_str())
@@ -359,3 +384,6 @@ pub(crate) async fn bus_address_on(session: &zbus::Connection) -> zbus::Result<S
         .body()
         .deserialize()
 }
+
+#[cfg(test)]
+mod tests;

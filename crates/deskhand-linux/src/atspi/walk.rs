@@ -43,6 +43,7 @@ impl Atspi {
             sheet_cells: std::sync::Mutex::new(HashMap::new()),
             window_bus: root.bus.clone(),
         };
+        walk.reserve(1);
         let (root_node, _) = walk.node(root.clone(), true).await?;
         let nodes = walk.nodes.load(Ordering::Relaxed);
         let failed = walk.failed.load(Ordering::Relaxed);
@@ -163,6 +164,23 @@ pub(super) struct Walk<'a> {
 }
 
 impl Walk<'_> {
+    /// Takes up to `wanted` nodes of what is left of the budget, and how many it got; getting
+    /// fewer cuts the tree.
+    pub(super) fn reserve(&self, wanted: usize) -> usize {
+        let max = self.limits.max_nodes;
+        let before = self
+            .nodes
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |taken| {
+                Some(taken + wanted.min(max.saturating_sub(taken)))
+            })
+            .unwrap_or_else(|taken| taken);
+        let granted = wanted.min(max.saturating_sub(before));
+        if granted < wanted {
+            self.cut.store(true, Ordering::Relaxed);
+        }
+        granted
+    }
+
     pub(super) fn over_budget(&self) -> bool {
         let over = self.nodes.load(Ordering::Relaxed) >= self.limits.max_nodes
             || self.started.elapsed() >= self.limits.deadline;
@@ -466,7 +484,6 @@ impl Walk<'_> {
         is_root: bool,
     ) -> BoxFuture<'_, Result<(Node, bool), AtspiError>> {
         async move {
-            self.nodes.fetch_add(1, Ordering::Relaxed);
             let a = self.atspi;
             let Basics {
                 role,
@@ -579,7 +596,10 @@ impl Walk<'_> {
                 // (WebKit marks the page's scroll view hidden while the document in it shows).
                 let lone = children.len() == 1;
                 let in_embedded_root = is_root && object.bus != self.window_bus;
-                let reads = children.into_iter().map(|child| {
+                // Children read at once share what is left of the budget: those past it are
+                // not read, so the tree never exceeds it.
+                let granted = self.reserve(children.len());
+                let reads = children.into_iter().take(granted).map(|child| {
                     let embedded = child.bus != object.bus || (in_embedded_root && lone);
                     async move {
                         let (mut node, inline) = self.node(child, embedded).await?;
