@@ -7,7 +7,7 @@ use std::future::Future;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use deskhand_core::backend::{InputOutcome, Partial, Typed};
+use deskhand_core::backend::{Input, InputOutcome, Partial, Typed};
 use deskhand_core::error::{Error, Result};
 use deskhand_core::keys::Keys;
 use deskhand_core::model::{
@@ -100,34 +100,19 @@ impl ClickGap {
     }
 }
 
-/// A drag where the display server has only pointer moves and buttons, made of them as a
-/// person makes one.
-pub(super) async fn pointer_drag(
-    server: &impl DisplayServer,
-    points: &[Point],
-    button: MouseButton,
-    modifiers: &[Modifier],
-    duration: Duration,
-) -> Result<()> {
-    let Some((first, rest)) = points.split_first() else {
-        return Err(Error::bad_argument(
-            "a drag needs at least one point: where to press, then the points to move through, the last one where to release",
-        ));
-    };
-    server.move_pointer(*first).await?;
-    server.button(button, true, modifiers).await?;
-    let step = duration / u32::try_from(rest.len().max(1)).unwrap_or(u32::MAX);
-    let mut moved = Ok(());
-    for point in rest {
-        tokio::time::sleep(step).await;
-        moved = server.move_pointer(*point).await;
-        if moved.is_err() {
-            break;
-        }
+/// A display server's pointer as the core's input, so that what the core builds of pointer
+/// moves and buttons (a drag, by [`Input::drag_path`]'s default) serves a display server that
+/// has no drag of its own.
+pub(super) struct PointerOf<'a, S>(pub(super) &'a S);
+
+impl<S: DisplayServer> Input for PointerOf<'_, S> {
+    async fn move_pointer(&self, to: Point) -> Result<()> {
+        self.0.move_pointer(to).await
     }
-    // Released even when a move failed, so no drag is left holding the button.
-    let released = server.button(button, false, modifiers).await;
-    moved.and(released)
+
+    async fn button(&self, button: MouseButton, down: bool, modifiers: &[Modifier]) -> Result<()> {
+        self.0.button(button, down, modifiers).await
+    }
 }
 
 /// Keys sent on Wayland as the core's outcome: all of them, once the app has read them (see

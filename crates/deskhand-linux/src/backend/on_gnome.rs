@@ -6,7 +6,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use deskhand_core::backend::{InputOutcome, TextRoute, Typed};
+use deskhand_core::backend::{Input, InputOutcome, TextRoute, Typed};
 use deskhand_core::error::{Error, ErrorKind, Result};
 use deskhand_core::keys::Keys;
 use deskhand_core::model::{
@@ -17,8 +17,7 @@ use deskhand_core::render::{escape, plural};
 
 use super::bus::{Bus, Placed};
 use super::display::{
-    ClickGap, DisplayServer, keysym_chords, modifier_keysyms, pointer_drag, tree_of,
-    wayland_outcome,
+    ClickGap, DisplayServer, PointerOf, keysym_chords, modifier_keysyms, tree_of, wayland_outcome,
 };
 use super::errors::atspi_error;
 use super::frames::{Origin, gnome_origin, origin_for, wayland_inset, wayland_origin};
@@ -575,7 +574,9 @@ impl DisplayServer for GnomeDesk {
         modifiers: &[Modifier],
         duration: Duration,
     ) -> Result<()> {
-        pointer_drag(self, points, button, modifiers, duration).await
+        PointerOf(self)
+            .drag_path(points, button, modifiers, duration)
+            .await
     }
 
     async fn press_keys(&self, keys: &Keys) -> Result<InputOutcome> {

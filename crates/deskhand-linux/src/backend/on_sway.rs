@@ -4,7 +4,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use deskhand_core::backend::{InputOutcome, Typed};
+use deskhand_core::backend::{Input, InputOutcome, Typed};
 use deskhand_core::error::Result;
 use deskhand_core::keys::Keys;
 use deskhand_core::model::{
@@ -15,7 +15,7 @@ use deskhand_core::model::{
 use super::bus::{Bus, Placed};
 use super::clipboard::{ClipboardHolder, read_on_its_own_thread};
 use super::display::{
-    ClickGap, DisplayServer, keysym_chords, modifier_keysyms, pointer_drag, wayland_outcome,
+    ClickGap, DisplayServer, PointerOf, keysym_chords, modifier_keysyms, wayland_outcome,
 };
 use super::errors::input_error;
 use super::frames::{origin_for, wayland_inset, wayland_origin};
@@ -157,7 +157,9 @@ impl DisplayServer for SwayDesk {
         modifiers: &[Modifier],
         duration: Duration,
     ) -> Result<()> {
-        pointer_drag(self, points, button, modifiers, duration).await
+        PointerOf(self)
+            .drag_path(points, button, modifiers, duration)
+            .await
     }
 
     async fn press_keys(&self, keys: &Keys) -> Result<InputOutcome> {
