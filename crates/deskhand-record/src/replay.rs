@@ -79,6 +79,7 @@ pub async fn replay<B: Backend>(
         options,
         session: Session::default(),
         windows: HashMap::new(),
+        observed: HashMap::new(),
     };
     let mut replayed = Replayed::default();
     for step in &recording.steps {
@@ -134,6 +135,8 @@ struct Run<'a, B> {
     session: Session,
     /// The recording's window ids and the ids the same windows have now.
     windows: HashMap<String, String>,
+    /// What the agent's latest observe of each window (by its recorded target) listed.
+    observed: HashMap<String, Vec<Line>>,
 }
 
 impl<B: Backend> Run<'_, B> {
@@ -202,52 +205,81 @@ impl<B: Backend> Run<'_, B> {
         }
     }
 
-    /// An observe the agent made is replayed as a check: each value it saw on an element whose
-    /// role and name tell it apart must show again (waited for while the app settles).
+    /// An observe the agent made is replayed as a check of what it saw: each line that is new
+    /// since the agent's previous observe of the same window (what the steps between did),
+    /// and each value on an element whose role and name tell it apart, must show again
+    /// (waited for while the app settles).
     async fn check_observe(&mut self, step: &Step, mut args: Value) -> Result<String, ReplayError> {
         let n = step.index;
+        let window = args
+            .get("target")
+            .and_then(Value::as_str)
+            .unwrap_or("current")
+            .to_owned();
         self.map_target(step, &mut args).await?;
         if let Some(map) = args.as_object_mut() {
             // `since` would compare with the replay's own observes, not the agent's.
             map.remove("since");
         }
-        let expected = values_seen(&step.data);
+        let lines = lines_of(&step.data);
+        let mut expected: Vec<Line> = match self.observed.get(&window) {
+            _ if step.args.get("since") == Some(&json!(true)) => lines
+                .iter()
+                .filter(|l| l.change.is_some())
+                .cloned()
+                .collect(),
+            Some(before) => lines
+                .iter()
+                .filter(|l| !before.iter().any(|b| b.same(l)))
+                .cloned()
+                .collect(),
+            None => Vec::new(),
+        };
+        for line in lines.iter().filter(|l| l.value.is_some()) {
+            let unique = lines.iter().filter(|o| o.role == line.role && o.name == line.name).count() == 1;
+            if unique && !expected.iter().any(|e| e.same(line)) {
+                expected.push(line.clone());
+            }
+        }
+        if step.args.get("since") != Some(&json!(true)) {
+            self.observed.insert(window, lines);
+        }
         if self.options.dry_run || expected.is_empty() {
             self.call(args).await.map_err(|text| {
-                stopped(
-                    step,
-                    "the window the agent observed".into(),
-                    first_line(&text),
-                )
+                stopped(step, "the window the agent observed".into(), first_line(&text))
             })?;
             return Ok(format!("step {n} (observe) observed"));
         }
         let deadline = Instant::now() + self.options.wait;
         loop {
             let reply = self.call(args.clone()).await.map_err(|text| {
-                stopped(
-                    step,
-                    "the window the agent observed".into(),
-                    first_line(&text),
-                )
+                stopped(step, "the window the agent observed".into(), first_line(&text))
             })?;
-            let now = values_seen(&reply.data);
-            let differs = expected.iter().find_map(|((role, name), value)| {
-                let found = now.get(&(role.clone(), name.clone()))?;
-                (found != value).then(|| (role, name, value, found.clone()))
-            });
-            match differs {
+            let now = lines_of(&reply.data);
+            let missing = expected.iter().find(|e| !now.iter().any(|l| l.same(e)));
+            match missing {
                 None => {
                     return Ok(format!(
-                        "step {n} (observe) shows what was recorded ({} values checked)",
+                        "step {n} (observe) shows what was recorded ({} lines checked)",
                         expected.len()
                     ));
                 }
-                Some((role, name, value, found)) if Instant::now() >= deadline => {
+                Some(line) if Instant::now() >= deadline => {
+                    let instead: Vec<String> = now
+                        .iter()
+                        .filter(|l| l.role == line.role)
+                        .take(12)
+                        .map(Line::describe)
+                        .collect();
+                    let found = if instead.is_empty() {
+                        format!("no {} at all", line.role)
+                    } else {
+                        instead.join(", ")
+                    };
                     return Err(stopped(
                         step,
-                        format!("{role} {name:?} showing {value:?}, as recorded"),
-                        format!("it showing {found:?}"),
+                        format!("{}, as recorded", line.describe()),
+                        found,
                     ));
                 }
                 Some(_) => tokio::time::sleep(Duration::from_millis(300)).await,
@@ -449,25 +481,44 @@ fn named_path<'a>(path: impl Iterator<Item = (&'a str, &'a str)>) -> Vec<(String
         .collect()
 }
 
-/// The values an observation listed, by role and name, for names that tell elements apart.
-fn values_seen(data: &Value) -> HashMap<(String, String), String> {
-    let mut counts: HashMap<(String, String), usize> = HashMap::new();
-    let mut values = HashMap::new();
-    for element in data["elements"].as_array().into_iter().flatten() {
-        if element["change"] == "removed" {
-            continue;
-        }
-        let key = (
-            element["role"].as_str().unwrap_or("").to_owned(),
-            element["name"].as_str().unwrap_or("").to_owned(),
-        );
-        *counts.entry(key.clone()).or_default() += 1;
-        if let Some(value) = element["value"].as_str() {
-            values.insert(key, value.to_owned());
+/// One line of an observation as its structured form lists it.
+#[derive(Debug, Clone)]
+struct Line {
+    role: String,
+    name: String,
+    value: Option<String>,
+    change: Option<String>,
+}
+
+impl Line {
+    fn same(&self, other: &Line) -> bool {
+        self.role == other.role && self.name == other.name && self.value == other.value
+    }
+
+    fn describe(&self) -> String {
+        match &self.value {
+            Some(value) => format!("{} {:?} showing {value:?}", self.role, self.name),
+            None => format!("{} {:?}", self.role, self.name),
         }
     }
-    values.retain(|key, _| counts.get(key) == Some(&1));
-    values
+}
+
+/// The lines an observation listed, leaving out removed ones and unnamed ones without a value
+/// (a layout's panels say nothing to check).
+fn lines_of(data: &Value) -> Vec<Line> {
+    data["elements"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|e| e["change"] != "removed")
+        .map(|e| Line {
+            role: e["role"].as_str().unwrap_or("").to_owned(),
+            name: e["name"].as_str().unwrap_or("").to_owned(),
+            value: e["value"].as_str().map(str::to_owned),
+            change: e["change"].as_str().map(str::to_owned),
+        })
+        .filter(|l| !l.name.is_empty() || l.value.is_some())
+        .collect()
 }
 
 /// Puts `value` at a recorded argument path: `ref`, `from`, `steps[2].ref`.

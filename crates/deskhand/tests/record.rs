@@ -403,3 +403,72 @@ fn folders_that_cannot_be_used_are_refused_before_anything_is_done() {
         "the click after the missing launch ran"
     );
 }
+
+/// What libatspi reads of the first `role` element of `app` named `name` (the fixture's
+/// independent reader, not deskhand).
+fn probe(desk: &Desktop, app: &str, role: &str, name: &str) -> Value {
+    let output = desk
+        .command("/usr/bin/python3")
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/atspi_probe.py"))
+        .args([app, role, name])
+        .stderr(Stdio::null())
+        .output()
+        .expect("running atspi_probe.py");
+    serde_json::from_slice(&output.stdout).unwrap_or(Value::Null)
+}
+
+fn kcalc_shows(desk: &Desktop, number: &str) -> bool {
+    wait_until(SETTLE, || {
+        (probe(desk, "kcalc", "frame", number)["name"] == number).then_some(())
+    })
+    .is_some()
+}
+
+/// The calculator task of the matrix (KCalc, Qt 5): launched, 12 × 12 = clicked key by key
+/// and read, over MCP; replayed on a fresh desktop, where the replay launches KCalc itself, and
+/// pasted there as the one `batch` the recording turns into. The display is read by libatspi.
+#[test]
+fn a_calculator_task_replays_on_a_fresh_desktop_and_as_one_batch() {
+    let (_guard, desk) = desktop();
+    let dir = scratch_dir(desk, "recording-kcalc");
+    let mcp = desk.mcp_with(&[("DESKHAND_RECORD", dir.to_str().unwrap())]);
+    let launched = mcp.call(json!({"action": "launch", "app": "org.kde.kcalc"}));
+    assert!(!launched.is_error, "{}", launched.text);
+    let w = mcp.window_id("KCalc", SETTLE);
+    let keypad = wait_until(SETTLE, || {
+        let tree = mcp.call(json!({"action": "observe", "target": w})).text;
+        tree.contains("button \"=\"").then_some(tree)
+    })
+    .expect("KCalc's keypad");
+    for key in ["1", "2", "×", "1", "2", "="] {
+        let key = ref_where(&keypad, key, |l| l.contains(&format!("button \"{key}\"")));
+        let reply = mcp.call(json!({"action": "click", "ref": key}));
+        assert!(!reply.is_error, "{}", reply.text);
+    }
+    assert!(kcalc_shows(desk, "144"), "the recorded task did not reach 144");
+    let shown = mcp.call(json!({"action": "observe", "target": w})).text;
+    assert!(shown.contains("\"144\""), "{shown}");
+    mcp.close();
+    desk.act("close", json!({"target": w}));
+    shots_written(&dir);
+
+    let fresh = Desktop::start_own();
+    let run = fresh.run(&["replay", dir.to_str().unwrap()]);
+    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    assert!(run.stdout.contains("step 1 (launch) done"), "{}", run.stdout);
+    assert!(kcalc_shows(&fresh, "144"), "the replay did not reach 144: {}", run.stdout);
+    let (w, _) = common::window_where(&fresh, SETTLE, "KCalc", |t| t == "KCalc");
+    fresh.act("close", json!({"target": w}));
+
+    let exported = fresh.run(&["replay", dir.to_str().unwrap(), "--as-batch"]);
+    assert_eq!(exported.code, 0, "{}", exported.stderr);
+    let batch: Value = serde_json::from_str(&exported.stdout).expect("one JSON call");
+    assert_eq!(batch["action"], "batch");
+    assert!(!exported.stdout.contains("\"ref\""), "{}", exported.stdout);
+    let agent = fresh.mcp();
+    let reply = agent.call(batch);
+    assert!(!reply.is_error, "{}", reply.text);
+    assert!(kcalc_shows(&fresh, "144"), "the batch did not reach 144: {}", reply.text);
+    agent.close();
+    fresh.stop();
+}
