@@ -236,7 +236,11 @@ impl<B: Backend> Run<'_, B> {
             None => Vec::new(),
         };
         for line in lines.iter().filter(|l| l.value.is_some()) {
-            let unique = lines.iter().filter(|o| o.role == line.role && o.name == line.name).count() == 1;
+            let unique = lines
+                .iter()
+                .filter(|o| o.role == line.role && o.name == line.name)
+                .count()
+                == 1;
             if unique && !expected.iter().any(|e| e.same(line)) {
                 expected.push(line.clone());
             }
@@ -246,14 +250,22 @@ impl<B: Backend> Run<'_, B> {
         }
         if self.options.dry_run || expected.is_empty() {
             self.call(args).await.map_err(|text| {
-                stopped(step, "the window the agent observed".into(), first_line(&text))
+                stopped(
+                    step,
+                    "the window the agent observed".into(),
+                    first_line(&text),
+                )
             })?;
             return Ok(format!("step {n} (observe) observed"));
         }
         let deadline = Instant::now() + self.options.wait;
         loop {
             let reply = self.call(args.clone()).await.map_err(|text| {
-                stopped(step, "the window the agent observed".into(), first_line(&text))
+                stopped(
+                    step,
+                    "the window the agent observed".into(),
+                    first_line(&text),
+                )
             })?;
             let now = lines_of(&reply.data);
             let missing = expected.iter().find(|e| !now.iter().any(|l| l.same(e)));

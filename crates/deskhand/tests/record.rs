@@ -445,7 +445,10 @@ fn a_calculator_task_replays_on_a_fresh_desktop_and_as_one_batch() {
         let reply = mcp.call(json!({"action": "click", "ref": key}));
         assert!(!reply.is_error, "{}", reply.text);
     }
-    assert!(kcalc_shows(desk, "144"), "the recorded task did not reach 144");
+    assert!(
+        kcalc_shows(desk, "144"),
+        "the recorded task did not reach 144"
+    );
     let shown = mcp.call(json!({"action": "observe", "target": w})).text;
     assert!(shown.contains("\"144\""), "{shown}");
     mcp.close();
@@ -455,8 +458,16 @@ fn a_calculator_task_replays_on_a_fresh_desktop_and_as_one_batch() {
     let fresh = Desktop::start_own();
     let run = fresh.run(&["replay", dir.to_str().unwrap()]);
     assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
-    assert!(run.stdout.contains("step 1 (launch) done"), "{}", run.stdout);
-    assert!(kcalc_shows(&fresh, "144"), "the replay did not reach 144: {}", run.stdout);
+    assert!(
+        run.stdout.contains("step 1 (launch) done"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        kcalc_shows(&fresh, "144"),
+        "the replay did not reach 144: {}",
+        run.stdout
+    );
     let (w, _) = common::window_where(&fresh, SETTLE, "KCalc", |t| t == "KCalc");
     fresh.act("close", json!({"target": w}));
 
@@ -468,7 +479,11 @@ fn a_calculator_task_replays_on_a_fresh_desktop_and_as_one_batch() {
     let agent = fresh.mcp();
     let reply = agent.call(batch);
     assert!(!reply.is_error, "{}", reply.text);
-    assert!(kcalc_shows(&fresh, "144"), "the batch did not reach 144: {}", reply.text);
+    assert!(
+        kcalc_shows(&fresh, "144"),
+        "the batch did not reach 144: {}",
+        reply.text
+    );
     agent.close();
     fresh.stop();
 }
