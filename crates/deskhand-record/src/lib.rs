@@ -6,6 +6,7 @@
 
 mod error;
 pub mod format;
+mod identity;
 mod recorder;
 pub mod replay;
 pub mod report;

@@ -2,8 +2,9 @@
 //! before the call (what the named elements are, the screen before), [`Recorder::finish`] after
 //! (the reply, the step line, the screen after, taken in the background).
 
+use std::collections::HashMap;
 use std::fs::OpenOptions;
-use std::io::Write;
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -12,7 +13,7 @@ use serde_json::Value;
 use tokio::sync::{Notify, watch};
 
 use deskhand_core::action::RefId;
-use deskhand_core::model::{Rect, Role, WindowKey};
+use deskhand_core::model::{Rect, WindowInfo, WindowKey};
 use deskhand_core::session::element_key;
 use deskhand_core::{Backend, Error, Reply, Session};
 
@@ -21,6 +22,7 @@ use crate::format::{
     Acted, Ancestor, FORMAT_VERSION, MANIFEST, Manifest, Redacted, SHOTS, STEPS, Shot, Step,
     WindowSeen, read_manifest,
 };
+use crate::identity::{collect_refs, redact};
 use crate::shots;
 
 /// Disk a recording may take unless told otherwise.
@@ -54,6 +56,8 @@ struct Inner {
     dir: PathBuf,
     cap: u64,
     state: Mutex<State>,
+    /// The thread that serializes and appends steps, in order, off the call's path.
+    writer: Mutex<std::sync::mpsc::Sender<Job>>,
     /// Background captures not yet written.
     tasks: Mutex<Vec<tokio::task::JoinHandle<()>>>,
 }
@@ -67,6 +71,18 @@ struct State {
     region: Option<Rect>,
     /// The latest "after" capture: the next action's "before".
     last: Option<LastShot>,
+    /// What each window was when last asked (app, title, bounds), refreshed after each call
+    /// off its path: a call asks the window system only for a window it has not seen.
+    windows: HashMap<WindowKey, WindowInfo>,
+    /// Why the writer thread could not append a step; the next reply says so.
+    failed: Option<String>,
+}
+
+/// What the writer thread is handed.
+enum Job {
+    Step(Box<Step>),
+    /// Answered once every step handed before it is on disk.
+    Flush(tokio::sync::oneshot::Sender<()>),
 }
 
 #[derive(Clone)]
@@ -91,6 +107,8 @@ pub struct Begun {
     screen: Option<Rect>,
     /// The window the call concerns, where its screenshots are taken.
     region: Option<Rect>,
+    /// The windows the call named, asked again after it.
+    windows: Vec<WindowKey>,
     skip: bool,
 }
 
@@ -137,6 +155,7 @@ impl Recorder {
             .open(dir.join(STEPS))
             .map_err(not_writable)?;
         let used = folder_bytes(dir);
+        let (writer, steps) = std::sync::mpsc::channel();
         let last = last.map(|shot| {
             let (_, grabbed) = watch::channel(Some(true));
             LastShot {
@@ -145,21 +164,28 @@ impl Recorder {
                 hurry: Arc::new(Notify::new()),
             }
         });
-        Ok(Self {
-            inner: Arc::new(Inner {
-                dir: dir.to_owned(),
-                cap,
-                state: Mutex::new(State {
-                    next,
-                    used,
-                    stopped: used >= cap,
-                    screen: None,
-                    region: None,
-                    last,
-                }),
-                tasks: Mutex::new(Vec::new()),
+        let inner = Arc::new(Inner {
+            dir: dir.to_owned(),
+            cap,
+            writer: Mutex::new(writer),
+            state: Mutex::new(State {
+                next,
+                used,
+                stopped: used >= cap,
+                screen: None,
+                region: None,
+                last,
+                windows: HashMap::new(),
+                failed: None,
             }),
-        })
+            tasks: Mutex::new(Vec::new()),
+        });
+        let weak = Arc::downgrade(&inner);
+        std::thread::Builder::new()
+            .name("deskhand-record".into())
+            .spawn(move || write_steps(&weak, &steps))
+            .map_err(not_writable)?;
+        Ok(Self { inner })
     }
 
     pub fn dir(&self) -> &Path {
@@ -197,6 +223,7 @@ impl Recorder {
             before: None,
             screen,
             region: None,
+            windows: Vec::new(),
             skip: stopped,
         };
         if stopped {
@@ -205,12 +232,19 @@ impl Recorder {
         let mut refs = Vec::new();
         collect_refs(args, "", &mut refs);
         for (field, reference) in refs {
-            if let Some(acted) = identify(backend.as_ref(), session, &field, &reference).await {
+            if let Some((acted, key)) =
+                identify(&self.inner, backend.as_ref(), session, &field, &reference).await
+            {
                 begun.elements.push(acted);
+                begun.windows.push(key);
             }
         }
-        if let Some(target) = args.get("target").and_then(Value::as_str) {
-            begun.window = target_window(backend.as_ref(), session, target).await;
+        if let Some(target) = args.get("target").and_then(Value::as_str)
+            && let Some((window, key)) =
+                target_window(&self.inner, backend.as_ref(), session, target).await
+        {
+            begun.window = Some(window);
+            begun.windows.push(key);
         }
         redact(
             &mut begun.args,
@@ -297,11 +331,15 @@ impl Recorder {
             after,
             redacted: begun.redacted,
         };
-        let mut line = serde_json::to_string(&step).expect("a step serializes");
-        line.push('\n');
         let note = {
             let mut state = self.inner.state.lock().expect("recorder state");
-            if state.used + line.len() as u64 > self.inner.cap {
+            if let Some(why) = state.failed.take() {
+                state.stopped = true;
+                Some(format!(
+                    "recording to {} stopped at step {index}: writing an earlier step failed ({why}); this call ran and was not recorded",
+                    self.inner.dir.display()
+                ))
+            } else if state.used >= self.inner.cap {
                 state.stopped = true;
                 Some(format!(
                     "recording to {} stopped at step {index}: it reached its cap of {} MB; this call ran and was not recorded, and no later call will be",
@@ -310,36 +348,66 @@ impl Recorder {
                 ))
             } else {
                 state.next += 1;
-                state.used += line.len() as u64;
                 None
             }
         };
         match note {
             Some(note) => add_note(reply, &note),
             None => {
-                let written = OpenOptions::new()
-                    .append(true)
-                    .open(self.inner.dir.join(STEPS))
-                    .and_then(|mut file| file.write_all(line.as_bytes()));
-                if let Err(err) = written {
-                    self.inner.state.lock().expect("recorder state").stopped = true;
-                    add_note(
-                        reply,
-                        &format!(
-                            "recording to {} stopped at step {index}: writing it failed ({err}); this call ran",
-                            self.inner.dir.display()
-                        ),
-                    );
-                }
+                let _ = self
+                    .inner
+                    .writer
+                    .lock()
+                    .expect("recorder writer")
+                    .send(Job::Step(Box::new(step)));
             }
         }
+        self.refresh_windows(backend, begun.windows);
     }
 
-    /// Waits until every capture started so far is written: before the process ends.
+    /// Asks again, in the background, what the windows this call named are now, for the
+    /// next call that names them.
+    fn refresh_windows<B: Backend + 'static>(&self, backend: &Arc<B>, keys: Vec<WindowKey>) {
+        if keys.is_empty() {
+            return;
+        }
+        let backend = backend.clone();
+        let inner = self.inner.clone();
+        self.track(tokio::spawn(async move {
+            for key in keys {
+                let info = backend.window(key.handle).await.ok().flatten();
+                let mut state = inner.state.lock().expect("recorder state");
+                match info {
+                    Some(info) => state.windows.insert(key, info),
+                    None => state.windows.remove(&key),
+                };
+            }
+        }));
+    }
+
+    /// Keeps a background task for [`Recorder::flush`], forgetting those already done.
+    fn track(&self, task: tokio::task::JoinHandle<()>) {
+        let mut tasks = self.inner.tasks.lock().expect("recorder tasks");
+        tasks.retain(|t| !t.is_finished());
+        tasks.push(task);
+    }
+
+    /// Waits until every step and capture started so far is written: before the process
+    /// ends.
     pub async fn flush(&self) {
         let tasks = std::mem::take(&mut *self.inner.tasks.lock().expect("recorder tasks"));
         for task in tasks {
             let _ = task.await;
+        }
+        let (done, written) = tokio::sync::oneshot::channel();
+        let sent = self
+            .inner
+            .writer
+            .lock()
+            .expect("recorder writer")
+            .send(Job::Flush(done));
+        if sent.is_ok() {
+            let _ = written.await;
         }
     }
 
@@ -377,13 +445,9 @@ impl Recorder {
         let inner = self.inner.clone();
         let planned = shot.clone();
         let task = tokio::task::spawn_blocking(move || inner.write_shot(&planned, image));
-        self.inner
-            .tasks
-            .lock()
-            .expect("recorder tasks")
-            .push(tokio::spawn(async move {
-                let _ = task.await;
-            }));
+        self.track(tokio::spawn(async move {
+            let _ = task.await;
+        }));
         Some(shot)
     }
 
@@ -425,7 +489,7 @@ impl Recorder {
                     tokio::task::spawn_blocking(move || inner.write_shot(&planned, image)).await;
             }
         });
-        self.inner.tasks.lock().expect("recorder tasks").push(task);
+        self.track(task);
         Some(shot)
     }
 }
@@ -434,6 +498,32 @@ impl Inner {
     fn write_shot(&self, shot: &Shot, image: deskhand_core::model::RgbImage) {
         if let Some(bytes) = shots::write(&self.dir, shot, image) {
             self.state.lock().expect("recorder state").used += bytes;
+        }
+    }
+}
+
+/// The writer thread: appends each step as one line, in the order calls finished, until the
+/// recorder is dropped.
+fn write_steps(inner: &std::sync::Weak<Inner>, jobs: &std::sync::mpsc::Receiver<Job>) {
+    while let Ok(job) = jobs.recv() {
+        let Some(inner) = inner.upgrade() else { return };
+        match job {
+            Job::Step(step) => {
+                let mut line = serde_json::to_string(&step).expect("a step serializes");
+                line.push('\n');
+                let written = OpenOptions::new()
+                    .append(true)
+                    .open(inner.dir.join(STEPS))
+                    .and_then(|mut file| file.write_all(line.as_bytes()));
+                let mut state = inner.state.lock().expect("recorder state");
+                match written {
+                    Ok(()) => state.used += line.len() as u64,
+                    Err(err) => state.failed = Some(err.to_string()),
+                }
+            }
+            Job::Flush(done) => {
+                let _ = done.send(());
+            }
         }
     }
 }
@@ -478,28 +568,15 @@ fn add_note(reply: &mut Result<Reply, Error>, note: &str) {
     }
 }
 
-/// Every ref in a call's arguments, with where it was: `ref`, `from`, `to`, in batch steps too.
-fn collect_refs(args: &Value, prefix: &str, out: &mut Vec<(String, String)>) {
-    for field in ["ref", "from", "to"] {
-        if let Some(reference) = args.get(field).and_then(Value::as_str) {
-            out.push((format!("{prefix}{field}"), reference.to_owned()));
-        }
-    }
-    if let Some(steps) = args.get("steps").and_then(Value::as_array) {
-        for (i, step) in steps.iter().enumerate() {
-            collect_refs(step, &format!("{prefix}steps[{i}]."), out);
-        }
-    }
-}
-
 /// What a ref named, from the observation that issued it: role, name, ancestors (the nearest
 /// shallower lines before it), window and bounds.
 async fn identify<B: Backend>(
+    inner: &Inner,
     backend: &B,
     session: &mut Session,
     field: &str,
     reference: &str,
-) -> Option<Acted> {
+) -> Option<(Acted, WindowKey)> {
     let id = RefId::parse(reference).ok()?;
     let (surface, entry) = {
         let (observation, entry) = session.resolve_ref(id).ok()?;
@@ -522,8 +599,8 @@ async fn identify<B: Backend>(
         }
         ancestors.reverse();
     }
-    let window = window_seen(backend, session, entry.window).await;
-    Some(Acted {
+    let window = window_seen(inner, backend, session, entry.window).await;
+    let acted = Acted {
         field: field.to_owned(),
         reference: reference.to_owned(),
         role: entry.role.as_str().to_owned(),
@@ -531,85 +608,48 @@ async fn identify<B: Backend>(
         ancestors,
         window,
         bounds: entry.bounds,
-    })
+    };
+    Some((acted, entry.window))
 }
 
 async fn target_window<B: Backend>(
+    inner: &Inner,
     backend: &B,
     session: &mut Session,
     target: &str,
-) -> Option<WindowSeen> {
+) -> Option<(WindowSeen, WindowKey)> {
     let number: u32 = target.strip_prefix('w')?.parse().ok()?;
     let key = session.window_key(number).ok()?;
-    window_seen(backend, session, key).await
+    Some((window_seen(inner, backend, session, key).await?, key))
 }
 
 async fn window_seen<B: Backend>(
+    inner: &Inner,
     backend: &B,
     session: &mut Session,
     key: WindowKey,
 ) -> Option<WindowSeen> {
-    let info = backend.window(key.handle).await.ok()??;
+    let cached = inner
+        .state
+        .lock()
+        .expect("recorder state")
+        .windows
+        .get(&key)
+        .cloned();
+    let info = match cached {
+        Some(info) => info,
+        None => {
+            let info = backend.window(key.handle).await.ok()??;
+            let mut state = inner.state.lock().expect("recorder state");
+            state.windows.insert(key, info.clone());
+            info
+        }
+    };
     Some(WindowSeen {
         id: format!("w{}", session.window_id(key)),
         app: info.app_name,
         title: info.title,
         bounds: info.bounds,
-    })
-}
-
-/// Takes out text typed or set into a password field: the step keeps the fact and the length.
-/// Without a ref, the field is the focused element of the latest observation.
-fn redact(
-    args: &mut Value,
-    prefix: &str,
-    session: &Session,
-    elements: &[Acted],
-    out: &mut Vec<Redacted>,
-) {
-    let password = Role::Password.as_str();
-    let named = elements
-        .iter()
-        .find(|e| e.field == format!("{prefix}ref"))
-        .map(|e| e.role == password);
-    let found = args
-        .get("find")
-        .and_then(|f| f.get("role"))
-        .and_then(Value::as_str)
-        .map(|role| role == password);
-    let secret = named.or(found).unwrap_or_else(|| focused_password(session));
-    if secret && let Some(map) = args.as_object_mut() {
-        for field in ["text", "value"] {
-            if let Some(text) = map.get(field).and_then(Value::as_str) {
-                out.push(Redacted {
-                    field: format!("{prefix}{field}"),
-                    characters: text.chars().count(),
-                    why: "typed into a password field".into(),
-                });
-                map.insert(field.into(), Value::Null);
-            }
-        }
-    }
-    if let Some(steps) = args.get_mut("steps").and_then(Value::as_array_mut) {
-        for (i, step) in steps.iter_mut().enumerate() {
-            redact(
-                step,
-                &format!("{prefix}steps[{i}]."),
-                session,
-                elements,
-                out,
-            );
-        }
-    }
-}
-
-fn focused_password(session: &Session) -> bool {
-    let Some(latest) = &session.latest else {
-        return false;
-    };
-    session.seen(latest.surface).is_some_and(|seen| {
-        seen.iter()
-            .any(|s| s.role == Role::Password && s.states.iter().any(|st| st == "focused"))
     })
 }
 

@@ -327,7 +327,16 @@ async fn the_cap_stops_recording_with_a_note_and_the_action_still_runs() {
     let backend = Arc::new(desktop(":1.5", "Save"));
     let recorder = Recorder::open(&dir, 200).unwrap();
     let mut session = Session::default();
-    // The manifest leaves less room than one step takes: the first call stops the recording.
+    // The first step takes more room than the cap leaves: the call after it stops the recording.
+    recorded(
+        &recorder,
+        &backend,
+        &mut session,
+        json!({"action": "windows"}),
+    )
+    .await
+    .unwrap();
+    recorder.flush().await;
     let reply = recorded(
         &recorder,
         &backend,
