@@ -341,8 +341,15 @@ impl<B: Backend> Run<'_, B> {
                 .unwrap_or_default();
             let of_app: Vec<&Value> = windows.iter().filter(|w| w["app"] == want.app).collect();
             let exact = of_app.iter().find(|w| w["title"] == want.title);
+            // A retitled window (a document's name) is the app's only one, unless that one
+            // already stands for another recorded window: a dialog is not its main window.
+            let claimed = |w: &&&Value| {
+                self.windows
+                    .iter()
+                    .any(|(recorded, now)| *recorded != want.id && w["id"] == now.as_str())
+            };
             let chosen = exact.or(match of_app.as_slice() {
-                [only] => Some(only),
+                [only] if !claimed(&only) => Some(only),
                 _ => None,
             });
             if let Some(id) = chosen.and_then(|w| w["id"].as_str()) {

@@ -187,7 +187,7 @@ nav a:focus,nav a:hover{background:#dbe9f6;outline:2px solid #0b4f8a}nav li.fail
 .step h2{font-size:17px;margin:4px 0}.outcome{font-weight:400;color:#555}.failed .outcome{color:#b00020;font-weight:700}\
 .meta{color:#555;margin:0 0 6px}.redacted{color:#8a4b00}\
 .shots{display:grid;grid-template-columns:repeat(auto-fit,minmax(300px,1fr));gap:10px}\
-figure{margin:0}.frame{position:relative;line-height:0;overflow:hidden}.frame img{width:100%;height:auto;border:1px solid #ccc}\
+figure{margin:0;max-width:680px}.frame{position:relative;line-height:0;overflow:hidden}.frame img{width:100%;height:auto;border:1px solid #ccc}\
 .box{position:absolute;border:3px solid #e53935;box-shadow:0 0 0 2px #fff;box-sizing:border-box}\
 pre{white-space:pre-wrap;word-break:break-word;background:#f3f3f3;padding:8px;margin:4px 0}\
 summary{cursor:pointer;color:#0b4f8a}summary:focus{outline:2px solid #0b4f8a}";

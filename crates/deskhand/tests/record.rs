@@ -137,6 +137,27 @@ fn a_task_recorded_over_mcp_replays_on_a_fresh_desktop_and_stops_where_the_app_c
     // A fresh desktop where the app starts afresh: the replay makes the same total.
     let fresh = Desktop::start_own();
     let again = counter(&fresh, "Counter", &[]);
+    // A dry run resolves what is there and acts on nothing, so the dialog the Settings click
+    // opens is never there to resolve.
+    let dry = fresh.run(&["replay", dir.to_str().unwrap(), "--dry-run", "--wait", "2"]);
+    assert_eq!(dry.code, 1, "{}\n{}", dry.stdout, dry.stderr);
+    assert!(
+        dry.stdout.contains("(click) resolved: button \"Double\""),
+        "{}",
+        dry.stdout
+    );
+    assert!(
+        dry.stdout
+            .contains("looked for window \"Counter settings\" of counter_app.py"),
+        "{}",
+        dry.stdout
+    );
+    assert!(
+        again
+            .settled_events(0)
+            .iter()
+            .all(|e| e["event"] == "ready")
+    );
     let run = fresh.run(&["replay", dir.to_str().unwrap()]);
     assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
     assert!(
