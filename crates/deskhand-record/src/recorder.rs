@@ -32,6 +32,10 @@ pub const DEFAULT_CAP_BYTES: u64 = 500 * 1024 * 1024;
 /// the next call cuts it short.
 const SETTLE: Duration = Duration::from_millis(150);
 
+/// How long the writing of a step and the asking about its windows wait, so they do not take
+/// the processor from the reply the call is still delivering.
+const AFTER_REPLY: Duration = Duration::from_millis(20);
+
 /// The longest an action waits for the previous call's capture to be grabbed.
 const GRAB_WAIT: Duration = Duration::from_secs(2);
 
@@ -374,6 +378,7 @@ impl Recorder {
         let backend = backend.clone();
         let inner = self.inner.clone();
         self.track(tokio::spawn(async move {
+            tokio::time::sleep(AFTER_REPLY).await;
             for key in keys {
                 let info = backend.window(key.handle).await.ok().flatten();
                 let mut state = inner.state.lock().expect("recorder state");
@@ -506,6 +511,10 @@ impl Inner {
 /// recorder is dropped.
 fn write_steps(inner: &std::sync::Weak<Inner>, jobs: &std::sync::mpsc::Receiver<Job>) {
     while let Ok(job) = jobs.recv() {
+        // Two cores are shared with the call whose reply is still on its way.
+        if matches!(job, Job::Step(_)) {
+            std::thread::sleep(AFTER_REPLY);
+        }
         let Some(inner) = inner.upgrade() else { return };
         match job {
             Job::Step(step) => {
