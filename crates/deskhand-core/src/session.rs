@@ -220,6 +220,15 @@ impl Session {
         self.seen.drain(..extra);
     }
 
+    /// What the latest observe of `surface` saw, hidden elements included, in tree order: a
+    /// recording derives an acted element's ancestors from it, by depth.
+    pub fn seen(&self, surface: SurfaceKey) -> Option<&[Seen]> {
+        self.seen
+            .iter()
+            .find(|s| s.surface == surface)
+            .map(|s| s.elements.as_slice())
+    }
+
     pub(crate) fn sighting_of(&self, window: WindowKey) -> Option<&Sighting> {
         self.sightings
             .iter()

@@ -43,6 +43,7 @@ pub struct DesktopServer<B> {
     session: Mutex<Session>,
     config: Config,
     setup: Option<SetupCheck>,
+    recorder: Option<deskhand_record::Recorder>,
 }
 
 impl<B: Backend> DesktopServer<B> {
@@ -52,7 +53,14 @@ impl<B: Backend> DesktopServer<B> {
             session: Mutex::new(Session::default()),
             config,
             setup: None,
+            recorder: None,
         }
+    }
+
+    /// Writes every call of this session into the recorder's folder.
+    pub fn with_recorder(mut self, recorder: deskhand_record::Recorder) -> Self {
+        self.recorder = Some(recorder);
+        self
     }
 
     /// Serves the doctor's findings as the resource [`DOCTOR_URI`], and names the problems
@@ -73,16 +81,39 @@ impl<B: Backend> DesktopServer<B> {
         arguments: serde_json::Value,
         control: &Control,
     ) -> Result<Reply, Error> {
-        let call = parse_call(arguments)?;
+        let Some(recorder) = &self.recorder else {
+            let call = parse_call(arguments)?;
+            let mut session = self.session.lock().await;
+            return execute_with(
+                self.backend.as_ref(),
+                &mut session,
+                &self.config,
+                call,
+                control,
+            )
+            .await;
+        };
+        let call = parse_call(arguments.clone());
         let mut session = self.session.lock().await;
-        execute_with(
-            self.backend.as_ref(),
-            &mut session,
-            &self.config,
-            call,
-            control,
-        )
-        .await
+        let actuates = call.as_ref().is_ok_and(|c| c.actuates());
+        let begun = recorder
+            .begin(&self.backend, &mut session, &arguments, actuates)
+            .await;
+        let mut reply = match call {
+            Ok(call) => {
+                execute_with(
+                    self.backend.as_ref(),
+                    &mut session,
+                    &self.config,
+                    call,
+                    control,
+                )
+                .await
+            }
+            Err(err) => Err(err),
+        };
+        recorder.finish(&self.backend, begun, &mut reply).await;
+        reply
     }
 }
 
@@ -376,11 +407,17 @@ where
     W: tokio::io::AsyncWrite + Send + Unpin + 'static,
 {
     use rmcp::ServiceExt;
+    let recorder = server.recorder.clone();
     let running = server
         .serve(LineTransport::new(read, write))
         .await
         .map_err(std::io::Error::other)?;
-    running.waiting().await.map_err(std::io::Error::other)?;
+    let ended = running.waiting().await.map_err(std::io::Error::other);
+    // The last call's screenshot is still being written when the client hangs up.
+    if let Some(recorder) = recorder {
+        recorder.flush().await;
+    }
+    ended?;
     Ok(())
 }
 

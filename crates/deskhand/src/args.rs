@@ -77,6 +77,28 @@ Examples:
         #[command(flatten)]
         safety: SafetyFlags,
     },
+    /// Run a recording's steps again on this desktop, finding each element by what it was.
+    #[command(after_help = "\
+Exit status: 0 when every step ran as recorded, 1 when it stopped (the step, what it looked for
+and what it found are printed; nothing after that step ran).
+
+Examples:
+  deskhand replay run1               do it again
+  deskhand replay run1 --dry-run     find every window and element, act on nothing
+  deskhand replay run1 --as-batch    print it as one `batch` call an agent can send")]
+    Replay(ReplayArgs),
+    /// Write a recording as one self-contained HTML page: steps, screenshots, replies.
+    #[command(after_help = "\
+Examples:
+  deskhand report run1               writes run1/report.html
+  deskhand report run1 -o run1.html")]
+    Report {
+        /// The folder `--record` wrote.
+        dir: PathBuf,
+        /// Where to write the page (default: DIR/report.html).
+        #[arg(short, long, value_name = "FILE.html")]
+        output: Option<PathBuf>,
+    },
     /// Print a shell's completion script for deskhand.
     #[command(after_help = "\
 Examples:
@@ -122,6 +144,9 @@ pub struct CallOptions {
     /// Write an image reply here (default: a new file in the temporary directory).
     #[arg(long, value_name = "FILE.png")]
     pub out: Option<PathBuf>,
+    /// Record each call as a step into this folder (default: $DESKHAND_RECORD); see `deskhand replay`.
+    #[arg(long, value_name = "DIR")]
+    pub record: Option<PathBuf>,
     #[command(flatten)]
     pub safety: SafetyFlags,
 }
@@ -134,8 +159,26 @@ pub struct McpArgs {
     /// With --headless, the desktop is this Wayland compositor instead of X11.
     #[arg(long, value_name = "COMPOSITOR", requires = "headless")]
     pub wayland: Option<WaylandCompositor>,
+    /// Record each call as a step into this folder, for `deskhand replay` and `deskhand report`.
+    #[arg(long, value_name = "DIR")]
+    pub record: Option<PathBuf>,
     #[command(flatten)]
     pub safety: SafetyFlags,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Args)]
+pub struct ReplayArgs {
+    /// The folder `--record` wrote.
+    pub dir: PathBuf,
+    /// Find every step's window and elements without acting on them.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Print the recording as one `batch` call instead of running it.
+    #[arg(long, conflicts_with = "dry_run")]
+    pub as_batch: bool,
+    /// Seconds to wait for each window, element and recorded value.
+    #[arg(long, value_name = "S", default_value_t = 10)]
+    pub wait: u64,
 }
 
 /// The Wayland compositors a headless desktop can run.
@@ -235,6 +278,11 @@ pub enum Invocation {
     Completions(clap_complete::Shell),
     Man,
     Action(ActionCall),
+    Replay(ReplayArgs),
+    Report {
+        dir: PathBuf,
+        output: Option<PathBuf>,
+    },
 }
 
 /// The field a lone argument that is not JSON fills: what the action is mostly called with.
@@ -443,6 +491,7 @@ pub fn parse(argv: impl IntoIterator<Item = OsString>) -> Result<Invocation, cla
                 ));
             }
             mcp.safety = merge_safety(&mut cmd, top.safety, mcp.safety)?;
+            mcp.record = either(&mut cmd, "record", top.record, mcp.record)?;
             Ok(Invocation::Mcp(mcp))
         }
         (Some(Command::Desktop { command }), _) => {
@@ -467,6 +516,8 @@ pub fn parse(argv: impl IntoIterator<Item = OsString>) -> Result<Invocation, cla
                 safety,
             })
         }
+        (Some(Command::Replay(replay)), _) => Ok(Invocation::Replay(replay)),
+        (Some(Command::Report { dir, output }), _) => Ok(Invocation::Report { dir, output }),
         (Some(Command::Completions { shell }), _) => Ok(Invocation::Completions(shell)),
         (Some(Command::Man), _) => Ok(Invocation::Man),
         (Some(Command::GnomeExtension { command }), _) => {
@@ -604,6 +655,7 @@ fn merge(
     Ok(CallOptions {
         json: top.json || sub.json,
         out: either(cmd, "out", top.out, sub.out)?,
+        record: either(cmd, "record", top.record, sub.record)?,
         safety: merge_safety(cmd, top.safety, sub.safety)?,
     })
 }

@@ -18,6 +18,7 @@ use crate::safety;
 /// One action from the command line.
 pub fn action(call: ActionCall) -> anyhow::Result<u8> {
     let ActionCall { arguments, options } = call;
+    let recorder = crate::recording::recorder(options.record.clone())?;
     // Loaded before anything else, once: no call can change them.
     let (policy, audit) = safety::load(&options.safety)?;
     let config = Config {
@@ -32,8 +33,8 @@ pub fn action(call: ActionCall) -> anyhow::Result<u8> {
         .enable_all()
         .build()
         .context("starting the async runtime failed")?;
-    let reply = match parse_call(arguments) {
-        Ok(call) => runtime.block_on(async {
+    let reply = match (parse_call(arguments.clone()), recorder) {
+        (Ok(call), None) => runtime.block_on(async {
             let backend = crate::platform::connect()?;
             let store = SessionStore::open()?;
             let mut session = store.load();
@@ -41,7 +42,24 @@ pub fn action(call: ActionCall) -> anyhow::Result<u8> {
             store.save(&session)?;
             Ok::<_, Error>(reply)
         }),
-        Err(err) => Ok(Err(err)),
+        (call, Some(recorder)) => runtime.block_on(async {
+            let backend = Arc::new(crate::platform::connect()?);
+            let store = SessionStore::open()?;
+            let mut session = store.load();
+            let actuates = call.as_ref().is_ok_and(|c| c.actuates());
+            let begun = recorder
+                .begin(&backend, &mut session, &arguments, actuates)
+                .await;
+            let mut reply = match call {
+                Ok(call) => execute(backend.as_ref(), &mut session, &config, call).await,
+                Err(err) => Err(err),
+            };
+            recorder.finish(&backend, begun, &mut reply).await;
+            store.save(&session)?;
+            recorder.flush().await;
+            Ok::<_, Error>(reply)
+        }),
+        (Err(err), None) => Ok(Err(err)),
     };
     let reply = reply.unwrap_or_else(Err);
     print_reply(&reply, options.json, options.out.as_deref())
@@ -206,6 +224,7 @@ pub fn mcp(
     McpArgs {
         headless,
         wayland,
+        record,
         safety,
     }: McpArgs,
 ) -> anyhow::Result<u8> {
@@ -213,6 +232,7 @@ pub fn mcp(
     // server: no tool call can change the policy.
     let (policy, audit) = safety::load(&safety)?;
     let memory = safety::open_memory(&safety)?;
+    let recorder = crate::recording::recorder(record)?;
     prepare_display(headless, wayland)?;
     // Before the runtime: the doctor runs one of its own.
     let setup = setup_check(&safety);
@@ -229,7 +249,10 @@ pub fn mcp(
             ocr: crate::platform::text_reader(),
             ..Config::default()
         };
-        let server = DesktopServer::new(Arc::new(backend), config).with_setup_check(setup);
+        let mut server = DesktopServer::new(Arc::new(backend), config).with_setup_check(setup);
+        if let Some(recorder) = recorder {
+            server = server.with_recorder(recorder);
+        }
         deskhand_mcp::serve_stdio(server)
             .await
             .context("the MCP connection failed")

@@ -6,6 +6,7 @@ mod cli;
 mod desktop_cmd;
 mod doctor;
 mod platform;
+mod recording;
 mod safety;
 
 use std::process::ExitCode;
@@ -100,6 +101,8 @@ fn run() -> u8 {
             )
         }
         Ok(Invocation::Action(call)) => report(cli::action(call)),
+        Ok(Invocation::Replay(replay)) => report(recording::replay(replay)),
+        Ok(Invocation::Report { dir, output }) => report(recording::report(&dir, output)),
     }
 }
 

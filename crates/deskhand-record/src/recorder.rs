@@ -1,0 +1,683 @@
+//! Writing a recording as calls happen. The caller hooks it around the executor: [`Recorder::begin`]
+//! before the call (what the named elements are, the screen before), [`Recorder::finish`] after
+//! (the reply, the step line, the screen after, taken in the background).
+
+use std::collections::HashMap;
+use std::fs::OpenOptions;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+use tokio::sync::{Notify, watch};
+
+use deskhand_core::action::RefId;
+use deskhand_core::model::{Rect, WindowInfo, WindowKey};
+use deskhand_core::session::element_key;
+use deskhand_core::{Backend, Error, Reply, Session};
+
+use crate::RecordError;
+use crate::format::{
+    Acted, Ancestor, FORMAT_VERSION, MANIFEST, Manifest, Redacted, SHOTS, STEPS, Shot, Step,
+    WindowSeen, read_manifest,
+};
+use crate::identity::{collect_refs, redact};
+use crate::shots;
+
+/// Disk a recording may take unless told otherwise.
+pub const DEFAULT_CAP_BYTES: u64 = 500 * 1024 * 1024;
+
+/// How long after a reply its "after" capture is taken, so what the action started has drawn;
+/// the next call cuts it short.
+const SETTLE: Duration = Duration::from_millis(150);
+
+/// How long the writing of a step and the asking about its windows wait, so they do not take
+/// the processor from the reply the call is still delivering.
+const AFTER_REPLY: Duration = Duration::from_millis(20);
+
+/// The longest an action waits for the previous call's capture to be grabbed.
+const GRAB_WAIT: Duration = Duration::from_secs(2);
+
+/// Calls that show nothing on the screen worth a capture after them.
+const NOTHING_TO_SEE: &[&str] = &[
+    "apps",
+    "windows",
+    "recall",
+    "forget",
+    "clipboard",
+    "read",
+    "wait",
+];
+
+/// Writes every call of one session into a folder. Cheap to clone: clones share the folder.
+#[derive(Clone)]
+pub struct Recorder {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    dir: PathBuf,
+    cap: u64,
+    state: Mutex<State>,
+    /// The thread that serializes and appends steps, in order, off the call's path.
+    writer: Mutex<std::sync::mpsc::Sender<Job>>,
+    /// Background captures not yet written.
+    tasks: Mutex<Vec<tokio::task::JoinHandle<()>>>,
+}
+
+struct State {
+    next: usize,
+    used: u64,
+    stopped: bool,
+    screen: Option<Rect>,
+    /// The window the latest call concerned: a call that names none is shown in the same place.
+    region: Option<Rect>,
+    /// The latest "after" capture: the next action's "before".
+    last: Option<LastShot>,
+    /// What each window was when last asked (app, title, bounds), refreshed after each call
+    /// off its path: a call asks the window system only for a window it has not seen.
+    windows: HashMap<WindowKey, WindowInfo>,
+    /// Why the writer thread could not append a step; the next reply says so.
+    failed: Option<String>,
+}
+
+/// What the writer thread is handed.
+enum Job {
+    Step(Box<Step>),
+    /// Answered once every step handed before it is on disk.
+    Flush(tokio::sync::oneshot::Sender<()>),
+}
+
+#[derive(Clone)]
+struct LastShot {
+    shot: Shot,
+    /// Set once the pixels are grabbed (true) or the grab failed (false).
+    grabbed: watch::Receiver<Option<bool>>,
+    hurry: Arc<Notify>,
+}
+
+/// What [`Recorder::begin`] learned, for [`Recorder::finish`].
+pub struct Begun {
+    started: Instant,
+    at_ms: u64,
+    action: String,
+    actuates: bool,
+    args: Value,
+    elements: Vec<Acted>,
+    window: Option<WindowSeen>,
+    redacted: Vec<Redacted>,
+    before: Option<Shot>,
+    screen: Option<Rect>,
+    /// The window the call concerns, where its screenshots are taken.
+    region: Option<Rect>,
+    /// The windows the call named, asked again after it.
+    windows: Vec<WindowKey>,
+    skip: bool,
+}
+
+impl Recorder {
+    /// Opens `dir` for recording, creating it, or adding to a recording already there (the
+    /// CLI records each call from a process of its own). Refuses a folder it cannot write, a
+    /// folder with files that is not a recording, and a recording of a newer format.
+    pub fn open(dir: &Path, cap: u64) -> Result<Self, RecordError> {
+        let not_writable = |source| RecordError::NotWritable {
+            dir: dir.to_owned(),
+            source,
+        };
+        std::fs::create_dir_all(dir.join(SHOTS)).map_err(not_writable)?;
+        let manifest_path = dir.join(MANIFEST);
+        let (next, last) = if manifest_path.exists() {
+            read_manifest(dir)?;
+            let steps = crate::Recording::open(dir)?.steps;
+            let last = steps.iter().rev().find_map(|s| s.after.clone());
+            (steps.len() + 1, last)
+        } else {
+            let others = std::fs::read_dir(dir)
+                .map_err(not_writable)?
+                .filter_map(|e| e.ok())
+                .any(|e| e.file_name() != SHOTS);
+            if others {
+                return Err(RecordError::NotARecording {
+                    dir: dir.to_owned(),
+                    why: "it holds other files; record into an empty or new folder".into(),
+                });
+            }
+            let manifest = Manifest {
+                format: FORMAT_VERSION,
+                deskhand: env!("CARGO_PKG_VERSION").to_owned(),
+                started_ms: unix_ms(),
+            };
+            let bytes = serde_json::to_vec_pretty(&manifest).expect("a manifest serializes");
+            std::fs::write(&manifest_path, bytes).map_err(not_writable)?;
+            (1, None)
+        };
+        // Written now, so an unwritable steps file fails here and not at the first call.
+        OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(dir.join(STEPS))
+            .map_err(not_writable)?;
+        let used = folder_bytes(dir);
+        let (writer, steps) = std::sync::mpsc::channel();
+        let last = last.map(|shot| {
+            let (_, grabbed) = watch::channel(Some(true));
+            LastShot {
+                shot,
+                grabbed,
+                hurry: Arc::new(Notify::new()),
+            }
+        });
+        let inner = Arc::new(Inner {
+            dir: dir.to_owned(),
+            cap,
+            writer: Mutex::new(writer),
+            state: Mutex::new(State {
+                next,
+                used,
+                stopped: used >= cap,
+                screen: None,
+                region: None,
+                last,
+                windows: HashMap::new(),
+                failed: None,
+            }),
+            tasks: Mutex::new(Vec::new()),
+        });
+        let weak = Arc::downgrade(&inner);
+        std::thread::Builder::new()
+            .name("deskhand-record".into())
+            .spawn(move || write_steps(&weak, &steps))
+            .map_err(not_writable)?;
+        Ok(Self { inner })
+    }
+
+    pub fn dir(&self) -> &Path {
+        &self.inner.dir
+    }
+
+    /// Before the call runs: what its refs name, whether text is to be kept out, and the
+    /// screen as the agent last saw it. `actuates` is whether the call may change the desktop.
+    pub async fn begin<B: Backend + 'static>(
+        &self,
+        backend: &Arc<B>,
+        session: &mut Session,
+        args: &Value,
+        actuates: bool,
+    ) -> Begun {
+        let started = Instant::now();
+        let action = args
+            .get("action")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_owned();
+        let (stopped, screen, last) = {
+            let state = self.inner.state.lock().expect("recorder state");
+            (state.stopped, state.screen, state.last.clone())
+        };
+        let mut begun = Begun {
+            started,
+            at_ms: unix_ms(),
+            action,
+            actuates,
+            args: args.clone(),
+            elements: Vec::new(),
+            window: None,
+            redacted: Vec::new(),
+            before: None,
+            screen,
+            region: None,
+            windows: Vec::new(),
+            skip: stopped,
+        };
+        if stopped {
+            return begun;
+        }
+        let mut refs = Vec::new();
+        collect_refs(args, "", &mut refs);
+        for (field, reference) in refs {
+            if let Some((acted, key)) =
+                identify(&self.inner, backend.as_ref(), session, &field, &reference).await
+            {
+                begun.elements.push(acted);
+                begun.windows.push(key);
+            }
+        }
+        if let Some(target) = args.get("target").and_then(Value::as_str)
+            && let Some((window, key)) =
+                target_window(&self.inner, backend.as_ref(), session, target).await
+        {
+            begun.window = Some(window);
+            begun.windows.push(key);
+        }
+        redact(
+            &mut begun.args,
+            "",
+            session,
+            &begun.elements,
+            &mut begun.redacted,
+        );
+        let named = begun
+            .elements
+            .iter()
+            .find_map(|e| e.window.as_ref())
+            .or(begun.window.as_ref())
+            .map(|w| w.bounds);
+        begun.region = {
+            let mut state = self.inner.state.lock().expect("recorder state");
+            if named.is_some() {
+                state.region = named;
+            }
+            state.region
+        };
+        if actuates {
+            begun.before = match last {
+                Some(last) => wait_grabbed(last).await,
+                None => self.capture_now(backend, &mut begun).await,
+            };
+        }
+        begun
+    }
+
+    /// After the call: writes its step (unless the cap was reached, which the reply then says)
+    /// and starts the capture of the screen after it.
+    pub async fn finish<B: Backend + 'static>(
+        &self,
+        backend: &Arc<B>,
+        begun: Begun,
+        reply: &mut Result<Reply, Error>,
+    ) {
+        if begun.skip {
+            return;
+        }
+        let ms = begun.started.elapsed().as_millis() as u64;
+        let index = self.inner.state.lock().expect("recorder state").next;
+        let wants_after =
+            !NOTHING_TO_SEE.contains(&begun.action.as_str()) && (reply.is_ok() || begun.actuates);
+        let after = if wants_after {
+            self.capture_later(backend, &begun, format!("{index:04}.png"))
+                .await
+        } else {
+            None
+        };
+        let (outcome, error, text, data) = match &*reply {
+            Ok(reply) => (
+                serde_json::to_value(reply.outcome)
+                    .ok()
+                    .and_then(|v| v.as_str().map(str::to_owned))
+                    .unwrap_or_default(),
+                None,
+                reply.text.clone(),
+                reply.data.clone(),
+            ),
+            Err(err) => (
+                "error".to_owned(),
+                serde_json::to_value(err.kind)
+                    .ok()
+                    .and_then(|v| v.as_str().map(str::to_owned)),
+                err.reply_text(),
+                Value::Null,
+            ),
+        };
+        let step = Step {
+            index,
+            at_ms: begun.at_ms,
+            ms,
+            action: begun.action,
+            args: begun.args,
+            outcome,
+            error,
+            text,
+            data,
+            elements: begun.elements,
+            window: begun.window,
+            before: begun.before,
+            after,
+            redacted: begun.redacted,
+        };
+        let note = {
+            let mut state = self.inner.state.lock().expect("recorder state");
+            if let Some(why) = state.failed.take() {
+                state.stopped = true;
+                Some(format!(
+                    "recording to {} stopped at step {index}: writing an earlier step failed ({why}); this call ran and was not recorded",
+                    self.inner.dir.display()
+                ))
+            } else if state.used >= self.inner.cap {
+                state.stopped = true;
+                Some(format!(
+                    "recording to {} stopped at step {index}: it reached its cap of {} MB; this call ran and was not recorded, and no later call will be",
+                    self.inner.dir.display(),
+                    self.inner.cap / (1024 * 1024)
+                ))
+            } else {
+                state.next += 1;
+                None
+            }
+        };
+        match note {
+            Some(note) => add_note(reply, &note),
+            None => {
+                let _ = self
+                    .inner
+                    .writer
+                    .lock()
+                    .expect("recorder writer")
+                    .send(Job::Step(Box::new(step)));
+            }
+        }
+        self.refresh_windows(backend, begun.windows);
+    }
+
+    /// Asks again, in the background, what the windows this call named are now, for the
+    /// next call that names them.
+    fn refresh_windows<B: Backend + 'static>(&self, backend: &Arc<B>, keys: Vec<WindowKey>) {
+        if keys.is_empty() {
+            return;
+        }
+        let backend = backend.clone();
+        let inner = self.inner.clone();
+        self.track(tokio::spawn(async move {
+            tokio::time::sleep(AFTER_REPLY).await;
+            for key in keys {
+                let info = backend.window(key.handle).await.ok().flatten();
+                let mut state = inner.state.lock().expect("recorder state");
+                match info {
+                    Some(info) => state.windows.insert(key, info),
+                    None => state.windows.remove(&key),
+                };
+            }
+        }));
+    }
+
+    /// Keeps a background task for [`Recorder::flush`], forgetting those already done.
+    fn track(&self, task: tokio::task::JoinHandle<()>) {
+        let mut tasks = self.inner.tasks.lock().expect("recorder tasks");
+        tasks.retain(|t| !t.is_finished());
+        tasks.push(task);
+    }
+
+    /// Waits until every step and capture started so far is written: before the process
+    /// ends.
+    pub async fn flush(&self) {
+        let tasks = std::mem::take(&mut *self.inner.tasks.lock().expect("recorder tasks"));
+        for task in tasks {
+            let _ = task.await;
+        }
+        let (done, written) = tokio::sync::oneshot::channel();
+        let sent = self
+            .inner
+            .writer
+            .lock()
+            .expect("recorder writer")
+            .send(Job::Flush(done));
+        if sent.is_ok() {
+            let _ = written.await;
+        }
+    }
+
+    /// What a capture takes: the call's window with a margin, on the screen (asked once per
+    /// recorder); the whole screen when no window is known.
+    async fn area<B: Backend>(
+        &self,
+        backend: &B,
+        known: Option<Rect>,
+        region: Option<Rect>,
+    ) -> Option<Rect> {
+        let screen = match known {
+            Some(screen) => screen,
+            None => {
+                let screen = backend.screen().await.ok()?;
+                self.inner.state.lock().expect("recorder state").screen = Some(screen);
+                screen
+            }
+        };
+        Some(region.and_then(|r| around(r, screen)).unwrap_or(screen))
+    }
+
+    /// A "before" grabbed now, when no earlier capture stands for it; written in the background.
+    async fn capture_now<B: Backend + 'static>(
+        &self,
+        backend: &Arc<B>,
+        begun: &mut Begun,
+    ) -> Option<Shot> {
+        let screen = self
+            .area(backend.as_ref(), begun.screen, begun.region)
+            .await?;
+        let index = self.inner.state.lock().expect("recorder state").next;
+        let shot = shots::planned(format!("{index:04}-before.png"), screen);
+        let image = shots::grab(backend.as_ref(), screen).await?;
+        let inner = self.inner.clone();
+        let planned = shot.clone();
+        let task = tokio::task::spawn_blocking(move || inner.write_shot(&planned, image));
+        self.track(tokio::spawn(async move {
+            let _ = task.await;
+        }));
+        Some(shot)
+    }
+
+    /// The "after" of a call: grabbed once the screen settled, or at once when the next call
+    /// comes first; shrunk and written on the blocking pool.
+    async fn capture_later<B: Backend + 'static>(
+        &self,
+        backend: &Arc<B>,
+        begun: &Begun,
+        file: String,
+    ) -> Option<Shot> {
+        if self.inner.state.lock().expect("recorder state").used >= self.inner.cap {
+            return None;
+        }
+        let known = self.inner.state.lock().expect("recorder state").screen;
+        let screen = self
+            .area(backend.as_ref(), known.or(begun.screen), begun.region)
+            .await?;
+        let shot = shots::planned(file, screen);
+        let (tell, grabbed) = watch::channel(None);
+        let hurry = Arc::new(Notify::new());
+        self.inner.state.lock().expect("recorder state").last = Some(LastShot {
+            shot: shot.clone(),
+            grabbed,
+            hurry: hurry.clone(),
+        });
+        let backend = backend.clone();
+        let inner = self.inner.clone();
+        let planned = shot.clone();
+        let task = tokio::spawn(async move {
+            tokio::select! {
+                () = tokio::time::sleep(SETTLE) => {}
+                () = hurry.notified() => {}
+            }
+            let image = shots::grab(backend.as_ref(), screen).await;
+            let _ = tell.send(Some(image.is_some()));
+            if let Some(image) = image {
+                let _ =
+                    tokio::task::spawn_blocking(move || inner.write_shot(&planned, image)).await;
+            }
+        });
+        self.track(task);
+        Some(shot)
+    }
+}
+
+impl Inner {
+    fn write_shot(&self, shot: &Shot, image: deskhand_core::model::RgbImage) {
+        if let Some(bytes) = shots::write(&self.dir, shot, image) {
+            self.state.lock().expect("recorder state").used += bytes;
+        }
+    }
+}
+
+/// The writer thread: appends each step as one line, in the order calls finished, until the
+/// recorder is dropped.
+fn write_steps(inner: &std::sync::Weak<Inner>, jobs: &std::sync::mpsc::Receiver<Job>) {
+    while let Ok(job) = jobs.recv() {
+        // Two cores are shared with the call whose reply is still on its way.
+        if matches!(job, Job::Step(_)) {
+            std::thread::sleep(AFTER_REPLY);
+        }
+        let Some(inner) = inner.upgrade() else { return };
+        match job {
+            Job::Step(step) => {
+                let mut line = serde_json::to_string(&step).expect("a step serializes");
+                line.push('\n');
+                let written = OpenOptions::new()
+                    .append(true)
+                    .open(inner.dir.join(STEPS))
+                    .and_then(|mut file| file.write_all(line.as_bytes()));
+                let mut state = inner.state.lock().expect("recorder state");
+                match written {
+                    Ok(()) => state.used += line.len() as u64,
+                    Err(err) => state.failed = Some(err.to_string()),
+                }
+            }
+            Job::Flush(done) => {
+                let _ = done.send(());
+            }
+        }
+    }
+}
+
+/// `window` with a margin, within `screen`; `None` when they do not meet.
+fn around(window: Rect, screen: Rect) -> Option<Rect> {
+    const MARGIN: i32 = 40;
+    let left = (window.x - MARGIN).max(screen.x);
+    let top = (window.y - MARGIN).max(screen.y);
+    let right = (window.x + window.width as i32 + MARGIN).min(screen.x + screen.width as i32);
+    let bottom = (window.y + window.height as i32 + MARGIN).min(screen.y + screen.height as i32);
+    (right > left && bottom > top)
+        .then(|| Rect::new(left, top, (right - left) as u32, (bottom - top) as u32))
+}
+
+/// The previous call's capture as this action's "before", once its pixels are grabbed.
+async fn wait_grabbed(last: LastShot) -> Option<Shot> {
+    let mut grabbed = last.grabbed;
+    if grabbed.borrow().is_none() {
+        // `notify_one` keeps a permit, so a capture still sleeping wakes at once.
+        last.hurry.notify_one();
+        let _ = tokio::time::timeout(GRAB_WAIT, grabbed.wait_for(Option::is_some)).await;
+    }
+    let ok = *grabbed.borrow() == Some(true);
+    ok.then_some(last.shot)
+}
+
+fn add_note(reply: &mut Result<Reply, Error>, note: &str) {
+    match reply {
+        Ok(reply) => {
+            if !reply.text.ends_with('\n') && !reply.text.is_empty() {
+                reply.text.push('\n');
+            }
+            reply.text.push_str(&format!("note: {note}\n"));
+            if let Some(map) = reply.data.as_object_mut() {
+                map.insert("recording".into(), Value::String(note.to_owned()));
+            }
+        }
+        Err(err) => {
+            err.message.push_str(&format!(" (note: {note})"));
+        }
+    }
+}
+
+/// What a ref named, from the observation that issued it: role, name, ancestors (the nearest
+/// shallower lines before it), window and bounds.
+async fn identify<B: Backend>(
+    inner: &Inner,
+    backend: &B,
+    session: &mut Session,
+    field: &str,
+    reference: &str,
+) -> Option<(Acted, WindowKey)> {
+    let id = RefId::parse(reference).ok()?;
+    let (surface, entry) = {
+        let (observation, entry) = session.resolve_ref(id).ok()?;
+        (observation.surface, entry.clone())
+    };
+    let key = element_key(&entry.handle, entry.role);
+    let mut ancestors = Vec::new();
+    if let Some(seen) = session.seen(surface)
+        && let Some(at) = seen.iter().position(|s| s.key == key)
+    {
+        let mut depth = seen[at].depth;
+        for line in seen[..at].iter().rev() {
+            if line.depth < depth {
+                depth = line.depth;
+                ancestors.push(Ancestor {
+                    role: line.role.as_str().to_owned(),
+                    name: line.name.clone(),
+                });
+            }
+        }
+        ancestors.reverse();
+    }
+    let window = window_seen(inner, backend, session, entry.window).await;
+    let acted = Acted {
+        field: field.to_owned(),
+        reference: reference.to_owned(),
+        role: entry.role.as_str().to_owned(),
+        name: entry.name.clone(),
+        ancestors,
+        window,
+        bounds: entry.bounds,
+    };
+    Some((acted, entry.window))
+}
+
+async fn target_window<B: Backend>(
+    inner: &Inner,
+    backend: &B,
+    session: &mut Session,
+    target: &str,
+) -> Option<(WindowSeen, WindowKey)> {
+    let number: u32 = target.strip_prefix('w')?.parse().ok()?;
+    let key = session.window_key(number).ok()?;
+    Some((window_seen(inner, backend, session, key).await?, key))
+}
+
+async fn window_seen<B: Backend>(
+    inner: &Inner,
+    backend: &B,
+    session: &mut Session,
+    key: WindowKey,
+) -> Option<WindowSeen> {
+    let cached = inner
+        .state
+        .lock()
+        .expect("recorder state")
+        .windows
+        .get(&key)
+        .cloned();
+    let info = match cached {
+        Some(info) => info,
+        None => {
+            let info = backend.window(key.handle).await.ok()??;
+            let mut state = inner.state.lock().expect("recorder state");
+            state.windows.insert(key, info.clone());
+            info
+        }
+    };
+    Some(WindowSeen {
+        id: format!("w{}", session.window_id(key)),
+        app: info.app_name,
+        title: info.title,
+        bounds: info.bounds,
+    })
+}
+
+fn folder_bytes(dir: &Path) -> u64 {
+    let size = |path: PathBuf| std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
+    let shots = std::fs::read_dir(dir.join(SHOTS))
+        .map(|entries| {
+            entries
+                .filter_map(|e| e.ok())
+                .map(|e| size(e.path()))
+                .sum::<u64>()
+        })
+        .unwrap_or(0);
+    size(dir.join(STEPS)) + size(dir.join(MANIFEST)) + shots
+}
+
+pub(crate) fn unix_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis() as u64)
+        .unwrap_or(0)
+}

@@ -1,0 +1,683 @@
+//! Running a recording again without a model, through the same executor a call takes. An
+//! element is found again by its recorded role, name and named ancestors in a fresh observation
+//! of its window, never by its old ref; a window by its app and title, waited for. The replay
+//! stops at the first step it cannot do the same way, and nothing after it runs.
+
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use deskhand_core::session::{Numbers, Seen};
+use deskhand_core::{Backend, Config, Reply, Session, execute, parse_call};
+
+use crate::format::{Acted, Recording, Step, WindowSeen};
+
+/// Reads that change nothing: a replay has no agent to show them to.
+const READS: &[&str] = &[
+    "apps",
+    "windows",
+    "screenshot",
+    "zoom",
+    "read",
+    "recall",
+    "forget",
+];
+
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// Resolve every step's window and elements without acting.
+    pub dry_run: bool,
+    /// How long a window, an element or a recorded value is waited for.
+    pub wait: Duration,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Self {
+            dry_run: false,
+            wait: Duration::from_secs(10),
+        }
+    }
+}
+
+/// Why a replay ended before its last step.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ReplayError {
+    /// Found before any step ran.
+    #[error("{0}; nothing was done")]
+    Refused(String),
+    #[error(
+        "replay stopped at step {step} ({action}): it looked for {looked_for}, and found {found}; nothing after step {step} was run"
+    )]
+    Stopped {
+        step: usize,
+        action: String,
+        looked_for: String,
+        found: String,
+    },
+}
+
+/// What a replay did, one line a step.
+#[derive(Debug, Clone, Default)]
+pub struct Replayed {
+    pub lines: Vec<String>,
+}
+
+/// Replays `recording` on the desktop `backend` drives. `log` hears one line a step as it ends.
+pub async fn replay<B: Backend>(
+    backend: &B,
+    config: &Config,
+    recording: &Recording,
+    options: &Options,
+    log: &mut dyn FnMut(&str),
+) -> Result<Replayed, ReplayError> {
+    preflight(backend, recording).await?;
+    let mut run = Run {
+        backend,
+        config,
+        options,
+        session: Session::default(),
+        windows: HashMap::new(),
+        observed: HashMap::new(),
+    };
+    let mut replayed = Replayed::default();
+    for step in &recording.steps {
+        let line = run.step(step).await?;
+        log(&line);
+        replayed.lines.push(line);
+    }
+    Ok(replayed)
+}
+
+/// What makes a recording unplayable here, found before anything runs: text it does not keep,
+/// an app it launches that is not installed.
+async fn preflight<B: Backend>(backend: &B, recording: &Recording) -> Result<(), ReplayError> {
+    let live = recording.steps.iter().filter(|s| !s.failed());
+    for step in live.clone() {
+        if let Some(redacted) = step.redacted.first() {
+            return Err(ReplayError::Refused(format!(
+                "step {} typed {} characters into a password field, which the recording does not keep, so it cannot be replayed; type it yourself, or record the task without the password",
+                step.index, redacted.characters
+            )));
+        }
+    }
+    let launched: Vec<&str> = live
+        .filter(|s| s.action == "launch")
+        .filter_map(|s| s.args.get("app").and_then(Value::as_str))
+        .collect();
+    if launched.is_empty() {
+        return Ok(());
+    }
+    let installed = backend.installed().await.map_err(|err| {
+        ReplayError::Refused(format!(
+            "the installed apps cannot be listed to check the recording's launches: {}",
+            err.message
+        ))
+    })?;
+    for app in launched {
+        let known = installed
+            .iter()
+            .any(|i| i.id.eq_ignore_ascii_case(app) || i.name.eq_ignore_ascii_case(app));
+        if !known {
+            return Err(ReplayError::Refused(format!(
+                "the recording launches {app:?}, which is not installed here; install it, or replay on the machine it was recorded on"
+            )));
+        }
+    }
+    Ok(())
+}
+
+struct Run<'a, B> {
+    backend: &'a B,
+    config: &'a Config,
+    options: &'a Options,
+    session: Session,
+    /// The recording's window ids and the ids the same windows have now.
+    windows: HashMap<String, String>,
+    /// What the agent's latest observe of each window (by its recorded target) listed.
+    observed: HashMap<String, Vec<Line>>,
+}
+
+impl<B: Backend> Run<'_, B> {
+    async fn call(&mut self, args: Value) -> Result<Reply, String> {
+        let call = parse_call(args).map_err(|err| err.reply_text())?;
+        execute(self.backend, &mut self.session, self.config, call)
+            .await
+            .map_err(|err| err.reply_text())
+    }
+
+    async fn step(&mut self, step: &Step) -> Result<String, ReplayError> {
+        let n = step.index;
+        let action = step.action.as_str();
+        if step.failed() {
+            return Ok(format!(
+                "step {n} ({action}) skipped: it failed when recorded"
+            ));
+        }
+        let reads_clipboard = action == "clipboard" && step.args.get("text").is_none();
+        if READS.contains(&action) || reads_clipboard {
+            return Ok(format!("step {n} ({action}) skipped: it only read"));
+        }
+        let mut args = step.args.clone();
+        if action == "observe" {
+            return self.check_observe(step, args).await;
+        }
+        self.map_target(step, &mut args).await?;
+        for acted in &step.elements {
+            let fresh = self.find_element(step, acted).await?;
+            set_field(&mut args, &acted.field, fresh);
+        }
+        if self.options.dry_run {
+            return Ok(format!(
+                "step {n} ({action}) resolved{}",
+                described(&step.elements)
+            ));
+        }
+        // A batch's own arguments may still name the recording's windows.
+        if let Some(steps) = args.get_mut("steps").and_then(Value::as_array_mut) {
+            for inner in steps {
+                if let Some(target) = inner.get("target").and_then(Value::as_str)
+                    && let Some(now) = self.windows.get(target)
+                {
+                    inner["target"] = json!(now);
+                }
+            }
+        }
+        let reply = self.call(args).await;
+        let recorded_ok = !step.failed();
+        match reply {
+            Ok(reply) if !reply.is_error() => Ok(format!(
+                "step {n} ({action}) {}",
+                reply.text.lines().next().unwrap_or("done")
+            )),
+            Ok(reply) if recorded_ok => Err(stopped(
+                step,
+                format!("the same result as recorded ({})", first_line(&step.text)),
+                reply.text.lines().next().unwrap_or_default().to_owned(),
+            )),
+            Err(text) if recorded_ok => Err(stopped(
+                step,
+                format!("the same result as recorded ({})", first_line(&step.text)),
+                first_line(&text),
+            )),
+            _ => Ok(format!("step {n} ({action}) failed as recorded")),
+        }
+    }
+
+    /// An observe the agent made is replayed as a check of what it saw: each line that is new
+    /// since the agent's previous observe of the same window (what the steps between did),
+    /// and each value on an element whose role and name tell it apart, must show again
+    /// (waited for while the app settles).
+    async fn check_observe(&mut self, step: &Step, mut args: Value) -> Result<String, ReplayError> {
+        let n = step.index;
+        let window = args
+            .get("target")
+            .and_then(Value::as_str)
+            .unwrap_or("current")
+            .to_owned();
+        self.map_target(step, &mut args).await?;
+        if let Some(map) = args.as_object_mut() {
+            // `since` would compare with the replay's own observes, not the agent's.
+            map.remove("since");
+        }
+        let lines = lines_of(&step.data);
+        let mut expected: Vec<Line> = match self.observed.get(&window) {
+            _ if step.args.get("since") == Some(&json!(true)) => lines
+                .iter()
+                .filter(|l| l.change.is_some())
+                .cloned()
+                .collect(),
+            Some(before) => lines
+                .iter()
+                .filter(|l| !before.iter().any(|b| b.same(l)))
+                .cloned()
+                .collect(),
+            None => Vec::new(),
+        };
+        for line in lines.iter().filter(|l| l.value.is_some()) {
+            let unique = lines
+                .iter()
+                .filter(|o| o.role == line.role && o.name == line.name)
+                .count()
+                == 1;
+            if unique && !expected.iter().any(|e| e.same(line)) {
+                expected.push(line.clone());
+            }
+        }
+        if step.args.get("since") != Some(&json!(true)) {
+            self.observed.insert(window, lines);
+        }
+        if self.options.dry_run || expected.is_empty() {
+            self.call(args).await.map_err(|text| {
+                stopped(
+                    step,
+                    "the window the agent observed".into(),
+                    first_line(&text),
+                )
+            })?;
+            return Ok(format!("step {n} (observe) observed"));
+        }
+        let deadline = Instant::now() + self.options.wait;
+        loop {
+            let reply = self.call(args.clone()).await.map_err(|text| {
+                stopped(
+                    step,
+                    "the window the agent observed".into(),
+                    first_line(&text),
+                )
+            })?;
+            let now = lines_of(&reply.data);
+            let missing = expected.iter().find(|e| !now.iter().any(|l| l.same(e)));
+            match missing {
+                None => {
+                    return Ok(format!(
+                        "step {n} (observe) shows what was recorded ({} lines checked)",
+                        expected.len()
+                    ));
+                }
+                Some(line) if Instant::now() >= deadline => {
+                    let instead: Vec<String> = now
+                        .iter()
+                        .filter(|l| l.role == line.role)
+                        .take(12)
+                        .map(Line::describe)
+                        .collect();
+                    let found = if instead.is_empty() {
+                        format!("no {} at all", line.role)
+                    } else {
+                        instead.join(", ")
+                    };
+                    return Err(stopped(
+                        step,
+                        format!("{}, as recorded", line.describe()),
+                        found,
+                    ));
+                }
+                Some(_) => tokio::time::sleep(Duration::from_millis(300)).await,
+            }
+        }
+    }
+
+    /// Points the step's `target` at the window that is now what the recorded one was.
+    async fn map_target(&mut self, step: &Step, args: &mut Value) -> Result<(), ReplayError> {
+        let Some(target) = args
+            .get("target")
+            .and_then(Value::as_str)
+            .map(str::to_owned)
+        else {
+            return Ok(());
+        };
+        if target == "screen" {
+            return Ok(());
+        }
+        let window = step
+            .window
+            .clone()
+            .or_else(|| step.elements.iter().find_map(|e| e.window.clone()));
+        let Some(window) = window else {
+            return Err(stopped(
+                step,
+                format!("the window the recording called {target}"),
+                "nothing: the recording did not keep which window that was".into(),
+            ));
+        };
+        let now = self.find_window(step, &window).await?;
+        args["target"] = json!(now);
+        Ok(())
+    }
+
+    /// The window's id now, waited for: same app and title, else the app's only window.
+    async fn find_window(&mut self, step: &Step, want: &WindowSeen) -> Result<String, ReplayError> {
+        let deadline = Instant::now() + self.options.wait;
+        loop {
+            let listed = self
+                .call(json!({"action": "windows"}))
+                .await
+                .map_err(|text| stopped(step, describe_window(want), first_line(&text)))?;
+            let windows = listed.data["windows"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default();
+            let of_app: Vec<&Value> = windows.iter().filter(|w| w["app"] == want.app).collect();
+            let exact = of_app.iter().find(|w| w["title"] == want.title);
+            // A retitled window (a document's name) is the app's only one, unless that one
+            // already stands for another recorded window: a dialog is not its main window.
+            let claimed = |w: &&&Value| {
+                self.windows
+                    .iter()
+                    .any(|(recorded, now)| *recorded != want.id && w["id"] == now.as_str())
+            };
+            let chosen = exact.or(match of_app.as_slice() {
+                [only] if !claimed(&only) => Some(only),
+                _ => None,
+            });
+            if let Some(id) = chosen.and_then(|w| w["id"].as_str()) {
+                self.windows.insert(want.id.clone(), id.to_owned());
+                return Ok(id.to_owned());
+            }
+            if Instant::now() >= deadline {
+                let titles: Vec<String> = windows
+                    .iter()
+                    .map(|w| {
+                        format!(
+                            "{:?} ({})",
+                            w["title"].as_str().unwrap_or(""),
+                            w["app"].as_str().unwrap_or("")
+                        )
+                    })
+                    .collect();
+                return Err(stopped(
+                    step,
+                    describe_window(want),
+                    format!(
+                        "after {} s only these windows: {}",
+                        self.options.wait.as_secs(),
+                        titles.join(", ")
+                    ),
+                ));
+            }
+            tokio::time::sleep(Duration::from_millis(300)).await;
+        }
+    }
+
+    /// A fresh ref for what `acted` named, from a new observation of its window.
+    async fn find_element(&mut self, step: &Step, acted: &Acted) -> Result<String, ReplayError> {
+        let Some(window) = &acted.window else {
+            return Err(stopped(
+                step,
+                describe(acted),
+                "nothing: the recording did not keep the element's window".into(),
+            ));
+        };
+        let deadline = Instant::now() + self.options.wait;
+        loop {
+            let id = self.find_window(step, window).await?;
+            let observed = self
+                .call(json!({"action": "observe", "target": id, "limit": 5000}))
+                .await
+                .map_err(|text| stopped(step, describe(acted), first_line(&text)))?;
+            let _ = observed;
+            let (found, nearest) = self.matches(acted);
+            match found.as_slice() {
+                [key] => {
+                    let number = self.session.number_of_key(key);
+                    let listed = self
+                        .session
+                        .latest
+                        .as_ref()
+                        .is_some_and(|o| o.refs.contains_key(&number));
+                    if listed {
+                        return Ok(format!("e{number}"));
+                    }
+                }
+                [_, _, ..] if Instant::now() >= deadline => {
+                    return Err(stopped(
+                        step,
+                        describe(acted),
+                        format!(
+                            "{} elements that match it; the recording cannot say which",
+                            found.len()
+                        ),
+                    ));
+                }
+                _ => {}
+            }
+            if Instant::now() >= deadline {
+                return Err(stopped(step, describe(acted), nearest));
+            }
+            tokio::time::sleep(Duration::from_millis(300)).await;
+        }
+    }
+
+    /// The keys of the latest observation's elements that are what `acted` was, and if none,
+    /// what the window shows instead.
+    fn matches(&self, acted: &Acted) -> (Vec<String>, String) {
+        let Some(latest) = &self.session.latest else {
+            return (Vec::new(), "no observation".into());
+        };
+        let seen = self.session.seen(latest.surface).unwrap_or(&[]);
+        let want_path = named_path(
+            acted
+                .ancestors
+                .iter()
+                .map(|a| (a.role.as_str(), a.name.as_str())),
+        );
+        let mut found = Vec::new();
+        let mut same_role = Vec::new();
+        for (at, line) in seen.iter().enumerate() {
+            if line.role.as_str() != acted.role {
+                continue;
+            }
+            if line.name != acted.name {
+                same_role.push(format!("{:?}", line.name));
+                continue;
+            }
+            let path = named_path(ancestors(seen, at).into_iter());
+            if path == want_path {
+                found.push(line.key.clone());
+            }
+        }
+        let nearest = if found.is_empty() && !same_role.is_empty() {
+            same_role.truncate(12);
+            format!(
+                "no {} named {:?} in window {:?}; its {}s are named {}",
+                acted.role,
+                acted.name,
+                latest.label,
+                acted.role,
+                same_role.join(", ")
+            )
+        } else if found.is_empty() {
+            format!("no {} in window {:?} at all", acted.role, latest.label)
+        } else {
+            String::new()
+        };
+        (found, nearest)
+    }
+}
+
+/// The roles and names of the lines above `at` that hold it, from the top.
+fn ancestors(seen: &[Seen], at: usize) -> Vec<(&str, &str)> {
+    let mut depth = seen[at].depth;
+    let mut out = Vec::new();
+    for line in seen[..at].iter().rev() {
+        if line.depth < depth {
+            depth = line.depth;
+            out.push((line.role.as_str(), line.name.as_str()));
+        }
+    }
+    out.reverse();
+    out
+}
+
+/// The named ancestors below the window: the window's own name is its title, which a document
+/// changes, and unnamed wrappers are how a toolkit lays out, not what the user sees.
+fn named_path<'a>(path: impl Iterator<Item = (&'a str, &'a str)>) -> Vec<(String, String)> {
+    path.skip(1)
+        .filter(|(_, name)| !name.is_empty())
+        .map(|(role, name)| (role.to_owned(), name.to_owned()))
+        .collect()
+}
+
+/// One line of an observation as its structured form lists it.
+#[derive(Debug, Clone)]
+struct Line {
+    role: String,
+    name: String,
+    value: Option<String>,
+    change: Option<String>,
+}
+
+impl Line {
+    fn same(&self, other: &Line) -> bool {
+        self.role == other.role && self.name == other.name && self.value == other.value
+    }
+
+    fn describe(&self) -> String {
+        match &self.value {
+            Some(value) => format!("{} {:?} showing {value:?}", self.role, self.name),
+            None => format!("{} {:?}", self.role, self.name),
+        }
+    }
+}
+
+/// The lines an observation listed, leaving out removed ones and unnamed ones without a value
+/// (a layout's panels say nothing to check).
+fn lines_of(data: &Value) -> Vec<Line> {
+    data["elements"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|e| e["change"] != "removed")
+        .map(|e| Line {
+            role: e["role"].as_str().unwrap_or("").to_owned(),
+            name: e["name"].as_str().unwrap_or("").to_owned(),
+            value: e["value"].as_str().map(str::to_owned),
+            change: e["change"].as_str().map(str::to_owned),
+        })
+        .filter(|l| !l.name.is_empty() || l.value.is_some())
+        .collect()
+}
+
+/// Puts `value` at a recorded argument path: `ref`, `from`, `steps[2].ref`.
+fn set_field(args: &mut Value, path: &str, value: String) {
+    let mut at = args;
+    let mut rest = path;
+    while let Some((head, tail)) = rest.split_once('.') {
+        let index = head
+            .strip_prefix("steps[")
+            .and_then(|i| i.strip_suffix(']'))
+            .and_then(|i| i.parse::<usize>().ok());
+        match index {
+            Some(i) => at = &mut at["steps"][i],
+            None => return,
+        }
+        rest = tail;
+    }
+    at[rest] = json!(value);
+}
+
+fn stopped(step: &Step, looked_for: String, found: String) -> ReplayError {
+    ReplayError::Stopped {
+        step: step.index,
+        action: step.action.clone(),
+        looked_for,
+        found,
+    }
+}
+
+pub(crate) fn describe(acted: &Acted) -> String {
+    let mut text = format!("{} {:?}", acted.role, acted.name);
+    // The first ancestor is the window itself, named below by its title.
+    let path: Vec<String> = acted
+        .ancestors
+        .iter()
+        .skip(1)
+        .filter(|a| !a.name.is_empty())
+        .map(|a| format!("{} {:?}", a.role, a.name))
+        .collect();
+    if !path.is_empty() {
+        text.push_str(&format!(" under {}", path.join(" > ")));
+    }
+    if let Some(window) = &acted.window {
+        text.push_str(&format!(" in {}", describe_window(window)));
+    }
+    text
+}
+
+fn describe_window(window: &WindowSeen) -> String {
+    format!("window {:?} of {}", window.title, window.app)
+}
+
+fn described(elements: &[Acted]) -> String {
+    if elements.is_empty() {
+        return String::new();
+    }
+    let names: Vec<String> = elements
+        .iter()
+        .map(|e| format!("{} {:?}", e.role, e.name))
+        .collect();
+    format!(": {}", names.join(", "))
+}
+
+fn first_line(text: &str) -> String {
+    text.lines().next().unwrap_or_default().to_owned()
+}
+
+/// The recording as one `batch` call an agent can paste: each element named by `find` (role
+/// and name) instead of a ref, on the whole screen, with a wait for each window the task moves
+/// to. Reads, observes and failed steps are left out.
+pub fn as_batch(recording: &Recording) -> Result<Value, String> {
+    let mut steps = Vec::new();
+    let mut window: Option<(String, String)> = None;
+    for step in &recording.steps {
+        let action = step.action.as_str();
+        let reads_clipboard = action == "clipboard" && step.args.get("text").is_none();
+        if step.failed() || action == "observe" || READS.contains(&action) || reads_clipboard {
+            continue;
+        }
+        if let Some(redacted) = step.redacted.first() {
+            return Err(format!(
+                "step {} typed {} characters into a password field, which the recording does not keep; it cannot be part of a batch",
+                step.index, redacted.characters
+            ));
+        }
+        let inner: Vec<(Value, String)> = match step.args.get("steps").and_then(Value::as_array) {
+            Some(list) => list
+                .iter()
+                .enumerate()
+                .map(|(i, s)| (s.clone(), format!("steps[{i}].")))
+                .collect(),
+            None => vec![(step.args.clone(), String::new())],
+        };
+        for (mut args, prefix) in inner {
+            let map = args
+                .as_object_mut()
+                .ok_or("a step's arguments are not an object")?;
+            map.remove("target");
+            for field in ["from", "to"] {
+                if step
+                    .elements
+                    .iter()
+                    .any(|e| e.field == format!("{prefix}{field}"))
+                {
+                    return Err(format!(
+                        "step {} drags from or to an element, which a batch can only name by ref; replay it with `deskhand replay` instead",
+                        step.index
+                    ));
+                }
+            }
+            if let Some(acted) = step
+                .elements
+                .iter()
+                .find(|e| e.field == format!("{prefix}ref"))
+            {
+                map.remove("ref");
+                map.insert(
+                    "find".into(),
+                    json!({"role": acted.role, "name": acted.name}),
+                );
+                map.insert("target".into(), json!("screen"));
+                if let Some(seen) = &acted.window {
+                    let now = (seen.app.clone(), seen.title.clone());
+                    if window.as_ref() != Some(&now) {
+                        steps.push(json!({"action": "wait", "until": {"window": seen.title}}));
+                        window = Some(now);
+                    }
+                }
+            }
+            steps.push(args);
+        }
+    }
+    if steps.is_empty() {
+        return Err("the recording has no step that acts; there is nothing to batch".into());
+    }
+    if steps.len() > 50 {
+        return Err(format!(
+            "the recording makes {} steps, and a batch takes at most 50; replay it with `deskhand replay` instead",
+            steps.len()
+        ));
+    }
+    Ok(json!({"action": "batch", "steps": steps}))
+}

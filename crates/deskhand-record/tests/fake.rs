@@ -1,0 +1,396 @@
+//! The recorder, replay and report on the core's fake desktop: what a step keeps, that a
+//! replay finds an element by its ancestors and not its old handle, that it stops with nothing
+//! done when the element is gone, the disk cap, and the folders it refuses.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use deskhand_core::fake::{FakeDesktop, Received};
+use deskhand_core::model::{ElementHandle, Node, Rect, Role, States, Tree, WindowInfo};
+use deskhand_core::{Config, Error, Reply, Session, execute, parse_call};
+use deskhand_record::replay::{Options, ReplayError, as_batch, replay};
+use deskhand_record::{RecordError, Recorder, Recording};
+use serde_json::{Value, json};
+
+fn node(handle: &str, role: Role, name: &str, bounds: Rect, children: Vec<Node>) -> Node {
+    Node {
+        handle: ElementHandle(handle.into()),
+        role,
+        name: name.into(),
+        value: None,
+        states: States {
+            enabled: true,
+            visible: true,
+            ..States::default()
+        },
+        bounds: Some(bounds),
+        actions: if role == Role::Button {
+            vec!["click".into()]
+        } else {
+            vec![]
+        },
+        children,
+    }
+}
+
+/// An editor with two buttons named Save, one in its toolbar and one in its form (beside a PIN
+/// field); `prefix` changes every element's handle, as a new run of the app would, and `form_save`
+/// names the form's button.
+fn desktop(prefix: &str, form_save: &str) -> FakeDesktop {
+    let bounds = Rect::new(100, 50, 800, 600);
+    let h = |n: u32| format!("{prefix}/{n}");
+    let root = node(
+        &h(0),
+        Role::Window,
+        "Editor",
+        bounds,
+        vec![
+            node(
+                &h(1),
+                Role::Group,
+                "Toolbar",
+                Rect::new(100, 50, 800, 40),
+                vec![node(
+                    &h(2),
+                    Role::Button,
+                    "Save",
+                    Rect::new(110, 55, 80, 30),
+                    vec![],
+                )],
+            ),
+            node(
+                &h(3),
+                Role::Group,
+                "Form",
+                Rect::new(100, 100, 800, 500),
+                vec![
+                    node(
+                        &h(4),
+                        Role::Password,
+                        "PIN",
+                        Rect::new(110, 110, 200, 30),
+                        vec![],
+                    ),
+                    node(
+                        &h(5),
+                        Role::Button,
+                        form_save,
+                        Rect::new(110, 150, 80, 30),
+                        vec![],
+                    ),
+                ],
+            ),
+        ],
+    );
+    let window = WindowInfo {
+        handle: 0x40_0001,
+        title: "Editor".into(),
+        pid: Some(4242),
+        app_name: "editor".into(),
+        bounds,
+        focused: true,
+        minimized: false,
+        maximized: false,
+    };
+    FakeDesktop::new(
+        Rect::new(0, 0, 1920, 1080),
+        vec![(
+            window,
+            Tree {
+                root,
+                partial: None,
+            },
+        )],
+    )
+}
+
+fn folder(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("deskhand-record-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+/// One call as `deskhand mcp --record` makes it: begin, execute, finish.
+async fn recorded(
+    recorder: &Recorder,
+    backend: &Arc<FakeDesktop>,
+    session: &mut Session,
+    args: Value,
+) -> Result<Reply, Error> {
+    let call = parse_call(args.clone());
+    let actuates = call.as_ref().is_ok_and(|c| c.actuates());
+    let begun = recorder.begin(backend, session, &args, actuates).await;
+    let mut reply = match call {
+        Ok(call) => execute(backend.as_ref(), session, &Config::default(), call).await,
+        Err(err) => Err(err),
+    };
+    recorder.finish(backend, begun, &mut reply).await;
+    reply
+}
+
+/// The ref of the line of `text` holding `wanted` (the first one after `after`).
+fn ref_of(text: &str, after: &str, wanted: &str) -> String {
+    text.lines()
+        .skip_while(|l| !l.contains(after))
+        .find(|l| l.contains(wanted))
+        .and_then(|l| l.split_whitespace().next())
+        .unwrap_or_else(|| panic!("no {wanted} in {text}"))
+        .to_owned()
+}
+
+/// Records: observe, click the form's Save, type a PIN.
+async fn record_task(dir: &Path) -> Arc<FakeDesktop> {
+    let backend = Arc::new(desktop(":1.5", "Save"));
+    let recorder = Recorder::open(dir, 10 * 1024 * 1024).unwrap();
+    let mut session = Session::default();
+    recorded(
+        &recorder,
+        &backend,
+        &mut session,
+        json!({"action": "windows"}),
+    )
+    .await
+    .unwrap();
+    let tree = recorded(
+        &recorder,
+        &backend,
+        &mut session,
+        json!({"action": "observe", "target": "w1"}),
+    )
+    .await
+    .unwrap()
+    .text;
+    let save = ref_of(&tree, "group \"Form\"", "button \"Save\"");
+    let pin = ref_of(&tree, "group \"Form\"", "password \"PIN\"");
+    recorded(
+        &recorder,
+        &backend,
+        &mut session,
+        json!({"action": "click", "ref": save}),
+    )
+    .await
+    .unwrap();
+    recorded(
+        &recorder,
+        &backend,
+        &mut session,
+        json!({"action": "type", "ref": pin, "text": "hunter2!"}),
+    )
+    .await
+    .unwrap();
+    recorder.flush().await;
+    backend
+}
+
+#[tokio::test]
+async fn a_step_keeps_the_element_by_role_name_and_ancestors_and_never_the_password() {
+    let dir = folder("identity");
+    record_task(&dir).await;
+    let recording = Recording::open(&dir).unwrap();
+    let click = recording
+        .steps
+        .iter()
+        .find(|s| s.action == "click")
+        .unwrap();
+    let acted = &click.elements[0];
+    assert_eq!(
+        (acted.role.as_str(), acted.name.as_str()),
+        ("button", "Save")
+    );
+    let path: Vec<(&str, &str)> = acted
+        .ancestors
+        .iter()
+        .map(|a| (a.role.as_str(), a.name.as_str()))
+        .collect();
+    assert_eq!(path, [("window", "Editor"), ("group", "Form")]);
+    assert_eq!(acted.window.as_ref().unwrap().title, "Editor");
+    assert_eq!(acted.bounds, Some(Rect::new(110, 150, 80, 30)));
+    assert!(click.before.is_some() && click.after.is_some());
+    for shot in [&click.before, &click.after] {
+        assert!(recording.shot_path(shot.as_ref().unwrap()).exists());
+    }
+    let typed = recording.steps.iter().find(|s| s.action == "type").unwrap();
+    assert_eq!(typed.redacted[0].characters, 8);
+    assert!(typed.args["text"].is_null());
+    for entry in std::fs::read_dir(&dir).unwrap().flatten() {
+        if entry.path().is_file() {
+            let text = std::fs::read(entry.path()).unwrap();
+            assert!(
+                !text.windows(8).any(|w| w == b"hunter2!"),
+                "{:?}",
+                entry.path()
+            );
+        }
+    }
+    let page = deskhand_record::report::html(&recording, &|t: &str| t.len() / 4);
+    assert_eq!(
+        page.matches("<section class=\"step").count(),
+        recording.steps.len()
+    );
+    assert!(page.contains("class=\"box\""));
+    assert!(!page.contains("hunter2!"));
+}
+
+#[tokio::test]
+async fn a_replay_finds_the_element_by_its_ancestors_in_a_new_run_of_the_app() {
+    let dir = folder("replay");
+    record_task(&dir).await;
+    let mut recording = Recording::open(&dir).unwrap();
+    // The PIN step cannot be replayed (its text is not kept): refused before anything.
+    let fresh = desktop(":1.9", "Save");
+    let refused = replay(
+        &fresh,
+        &Config::default(),
+        &recording,
+        &Options::default(),
+        &mut |_| {},
+    )
+    .await
+    .unwrap_err();
+    assert!(matches!(refused, ReplayError::Refused(_)), "{refused}");
+    assert!(fresh.received().is_empty());
+
+    recording.steps.retain(|s| s.action != "type");
+    let mut log = Vec::new();
+    replay(
+        &fresh,
+        &Config::default(),
+        &recording,
+        &Options::default(),
+        &mut |l| log.push(l.to_owned()),
+    )
+    .await
+    .unwrap();
+    assert_eq!(
+        fresh.received(),
+        [Received::Action(
+            ElementHandle(":1.9/5".into()),
+            "click".into()
+        )],
+        "{log:?}"
+    );
+
+    let batch = as_batch(&recording).unwrap();
+    assert_eq!(
+        batch["steps"][1],
+        json!({"action": "click", "find": {"role": "button", "name": "Save"}, "target": "screen"})
+    );
+}
+
+#[tokio::test]
+async fn a_replay_stops_where_the_element_is_gone_and_does_nothing_after() {
+    let dir = folder("stop");
+    record_task(&dir).await;
+    let mut recording = Recording::open(&dir).unwrap();
+    recording.steps.retain(|s| s.action != "type");
+    let changed = desktop(":1.9", "Store");
+    let options = Options {
+        wait: std::time::Duration::from_millis(300),
+        ..Options::default()
+    };
+    let err = replay(
+        &changed,
+        &Config::default(),
+        &recording,
+        &options,
+        &mut |_| {},
+    )
+    .await
+    .unwrap_err();
+    let click = recording
+        .steps
+        .iter()
+        .find(|s| s.action == "click")
+        .unwrap();
+    match &err {
+        ReplayError::Stopped {
+            step,
+            looked_for,
+            found,
+            ..
+        } => {
+            assert_eq!(*step, click.index);
+            assert!(
+                looked_for.starts_with("button \"Save\" under group \"Form\""),
+                "{looked_for}"
+            );
+            assert!(found.contains("\"Store\""), "{found}");
+        }
+        other => panic!("{other}"),
+    }
+    assert!(changed.received().is_empty(), "{:?}", changed.received());
+}
+
+#[tokio::test]
+async fn the_cap_stops_recording_with_a_note_and_the_action_still_runs() {
+    let dir = folder("cap");
+    let backend = Arc::new(desktop(":1.5", "Save"));
+    let recorder = Recorder::open(&dir, 200).unwrap();
+    let mut session = Session::default();
+    // The first step takes more room than the cap leaves: the call after it stops the recording.
+    recorded(
+        &recorder,
+        &backend,
+        &mut session,
+        json!({"action": "windows"}),
+    )
+    .await
+    .unwrap();
+    recorder.flush().await;
+    let reply = recorded(
+        &recorder,
+        &backend,
+        &mut session,
+        json!({"action": "press", "keys": "ctrl+s"}),
+    )
+    .await
+    .unwrap();
+    assert!(reply.text.contains("note: recording to"), "{}", reply.text);
+    assert!(reply.text.contains("reached its cap"), "{}", reply.text);
+    assert!(reply.data["recording"].is_string());
+    assert!(
+        backend
+            .received()
+            .contains(&Received::Keys("ctrl+s".into()))
+    );
+    let kept = Recording::open(&dir).unwrap().steps.len();
+    let again = recorded(
+        &recorder,
+        &backend,
+        &mut session,
+        json!({"action": "windows"}),
+    )
+    .await
+    .unwrap();
+    assert!(!again.text.contains("note:"), "said once: {}", again.text);
+    assert_eq!(Recording::open(&dir).unwrap().steps.len(), kept);
+}
+
+#[test]
+fn folders_that_are_not_recordings_are_refused() {
+    let dir = folder("refused");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("notes.txt"), "mine").unwrap();
+    assert!(matches!(
+        Recorder::open(&dir, 1 << 20),
+        Err(RecordError::NotARecording { .. })
+    ));
+    assert!(matches!(
+        Recording::open(&dir),
+        Err(RecordError::NotARecording { .. })
+    ));
+    std::fs::write(dir.join("manifest.json"), r#"{"format": 2}"#).unwrap();
+    let err = Recording::open(&dir).unwrap_err();
+    assert!(
+        matches!(err, RecordError::NewerFormat { found: 2, .. }),
+        "{err}"
+    );
+    assert!(
+        err.to_string().contains("format 2, newer than the 1"),
+        "{err}"
+    );
+    assert!(matches!(
+        Recorder::open(&dir, 1 << 20),
+        Err(RecordError::NewerFormat { .. })
+    ));
+}

@@ -1,0 +1,90 @@
+//! `--record`, `deskhand replay` and `deskhand report`: the binary's side of deskhand-record.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::Context;
+
+use deskhand_core::Config;
+use deskhand_record::replay::{Options, ReplayError};
+use deskhand_record::{DEFAULT_CAP_BYTES, Recorder, Recording};
+
+use crate::args::ReplayArgs;
+
+/// The recorder `--record DIR` (else `$DESKHAND_RECORD`) asks for, opened before anything runs,
+/// so a folder that cannot be one fails the command at once. `$DESKHAND_RECORD_CAP_MB` caps it.
+pub fn recorder(dir: Option<PathBuf>) -> anyhow::Result<Option<Recorder>> {
+    let dir = dir.or_else(|| {
+        std::env::var_os("DESKHAND_RECORD")
+            .filter(|d| !d.is_empty())
+            .map(PathBuf::from)
+    });
+    let Some(dir) = dir else { return Ok(None) };
+    let cap = match std::env::var("DESKHAND_RECORD_CAP_MB") {
+        Ok(mb) => mb
+            .trim()
+            .parse::<u64>()
+            .map(|mb| mb * 1024 * 1024)
+            .with_context(|| {
+                format!("DESKHAND_RECORD_CAP_MB is {mb:?}, not a whole number of megabytes")
+            })?,
+        Err(_) => DEFAULT_CAP_BYTES,
+    };
+    Ok(Some(Recorder::open(&dir, cap)?))
+}
+
+/// `deskhand replay DIR`: 0 when every step ran as recorded, 1 when it stopped.
+pub fn replay(args: ReplayArgs) -> anyhow::Result<u8> {
+    let recording = Recording::open(&args.dir)?;
+    if args.as_batch {
+        let batch = deskhand_record::replay::as_batch(&recording).map_err(anyhow::Error::msg)?;
+        println!("{batch}");
+        return Ok(0);
+    }
+    let options = Options {
+        dry_run: args.dry_run,
+        wait: std::time::Duration::from_secs(args.wait),
+    };
+    let config = Config {
+        ocr: crate::platform::text_reader(),
+        ..Config::default()
+    };
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .context("starting the async runtime failed")?;
+    let result = runtime.block_on(async {
+        let backend = crate::platform::connect().map_err(|err| anyhow::anyhow!(err.message))?;
+        let mut log = |line: &str| println!("{line}");
+        Ok::<_, anyhow::Error>(
+            deskhand_record::replay::replay(&backend, &config, &recording, &options, &mut log)
+                .await,
+        )
+    })?;
+    match result {
+        Ok(replayed) => {
+            let what = if args.dry_run { "resolved" } else { "replayed" };
+            println!("{what} all {} steps", replayed.lines.len());
+            Ok(0)
+        }
+        Err(err @ ReplayError::Stopped { .. }) => {
+            println!("{err}");
+            Ok(1)
+        }
+        Err(err) => Err(err.into()),
+    }
+}
+
+/// `deskhand report DIR [-o FILE]`: writes the page and prints its path.
+pub fn report(dir: &Path, output: Option<PathBuf>) -> anyhow::Result<u8> {
+    let recording = Recording::open(dir)?;
+    let tokenizer =
+        tiktoken_rs::o200k_base().context("loading the o200k_base vocabulary failed")?;
+    let count = |text: &str| tokenizer.encode_ordinary(text).len();
+    let page = deskhand_record::report::html(&recording, &count);
+    let path = output.unwrap_or_else(|| dir.join("report.html"));
+    std::fs::write(&path, page)
+        .with_context(|| format!("writing the report to {} failed", path.display()))?;
+    println!("{}", path.display());
+    Ok(0)
+}

@@ -1,0 +1,510 @@
+//! Recording, replay and report (issue 33) on real apps: a task recorded over MCP is replayed
+//! on a fresh headless desktop and checked by the app's own log; the same recording against an
+//! app whose button was renamed stops at exactly that step with nothing after it run; the report
+//! is opened in headless Chromium; a password typed while recording is nowhere in the folder or
+//! the report; and a folder that cannot be used is refused before anything is done.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::time::Duration;
+
+use common::{Desktop, Fixture, desktop, ref_where, wait_until};
+use serde_json::{Value, json};
+
+const SETTLE: Duration = Duration::from_secs(15);
+
+/// The counter fixture (tests/fixtures/counter_app.py) titled `title`, with its buttons renamed
+/// by `env`.
+fn counter(desk: &Desktop, title: &str, env: &[(&str, &str)]) -> Fixture {
+    let log = desk.scratch(&format!(
+        "counter-{}-{}.jsonl",
+        title.replace(' ', "_"),
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_nanos()
+    ));
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/counter_app.py");
+    let app = desk.spawn_with_env(
+        "/usr/bin/python3",
+        &[
+            script.to_str().unwrap(),
+            "--log",
+            log.to_str().unwrap(),
+            "--title",
+            title,
+        ],
+        env,
+    );
+    let fixture = Fixture { app, log };
+    fixture.wait_for("the counter to be ready", |e| e["event"] == "ready");
+    fixture
+}
+
+fn steps(dir: &Path) -> Vec<Value> {
+    std::fs::read_to_string(dir.join("steps.jsonl"))
+        .expect("steps.jsonl")
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("a step is JSON"))
+        .collect()
+}
+
+/// Waits until every screenshot the steps name is on disk: the last is written after the
+/// server's last reply.
+fn shots_written(dir: &Path) -> Vec<Value> {
+    let all = steps(dir);
+    let files: Vec<PathBuf> = all
+        .iter()
+        .flat_map(|s| [&s["before"], &s["after"]])
+        .filter_map(|shot| shot["file"].as_str())
+        .map(|file| dir.join("shots").join(file))
+        .collect();
+    let written = wait_until(SETTLE, || files.iter().all(|f| f.exists()).then_some(()));
+    assert!(written.is_some(), "screenshots missing of {files:?}");
+    all
+}
+
+fn totals(fixture: &Fixture) -> Vec<i64> {
+    fixture
+        .settled_events(0)
+        .iter()
+        .filter(|e| e["event"] == "total")
+        .map(|e| e["value"].as_i64().expect("a total"))
+        .collect()
+}
+
+fn scratch_dir(desk: &Desktop, name: &str) -> PathBuf {
+    let dir = desk.scratch(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+/// The counter task, with a dialog: Add, Add, Double, then Settings sets the step to 5 and
+/// Add adds it: 9. Recorded over MCP, then replayed on a fresh desktop.
+#[test]
+fn a_task_recorded_over_mcp_replays_on_a_fresh_desktop_and_stops_where_the_app_changed() {
+    let (_guard, desk) = desktop();
+    let dir = scratch_dir(desk, "recording-counter");
+    let fixture = counter(desk, "Counter", &[]);
+    let mcp = desk.mcp_with(&[("DESKHAND_RECORD", dir.to_str().unwrap())]);
+    let w = mcp.window_id("Counter", SETTLE);
+    let tree = mcp.call(json!({"action": "observe", "target": w})).text;
+    let button = |tree: &str, name: &str| {
+        ref_where(tree, name, |l| l.contains(&format!("button \"{name}\"")))
+    };
+    for name in ["Add", "Add", "Double", "Settings"] {
+        let reply = mcp.call(json!({"action": "click", "ref": button(&tree, name)}));
+        assert!(!reply.is_error, "{}", reply.text);
+    }
+    let dialog = mcp.window_id("Counter settings", SETTLE);
+    let settings = mcp
+        .call(json!({"action": "observe", "target": dialog}))
+        .text;
+    let step = ref_where(&settings, "the Step entry", |l| l.contains("text \"Step\""));
+    let typed = mcp.call(json!({"action": "type", "ref": step, "text": "5", "replace": true}));
+    assert!(!typed.is_error, "{}", typed.text);
+    mcp.call(json!({"action": "click", "ref": button(&settings, "Apply")}));
+    fixture.wait_for("the step of 5", |e| e["event"] == "step" && e["value"] == 5);
+    let tree = mcp.call(json!({"action": "observe", "target": w})).text;
+    mcp.call(json!({"action": "click", "ref": button(&tree, "Add")}));
+    let end = wait_until(SETTLE, || {
+        let seen = mcp.call(json!({"action": "observe", "target": w})).text;
+        seen.contains("text \"Total\" value=\"9\"").then_some(seen)
+    });
+    assert!(end.is_some(), "the recorded task did not reach 9");
+    mcp.close();
+    assert_eq!(totals(&fixture), [1, 2, 4, 9]);
+    drop(fixture);
+
+    let recorded = shots_written(&dir);
+    let manifest: Value =
+        serde_json::from_slice(&std::fs::read(dir.join("manifest.json")).unwrap()).unwrap();
+    assert_eq!(manifest["format"], 1);
+    let apply = recorded
+        .iter()
+        .find(|s| s["elements"][0]["name"] == "Apply")
+        .expect("the Apply click was recorded");
+    assert_eq!(apply["elements"][0]["role"], "button");
+    assert_eq!(apply["elements"][0]["window"]["title"], "Counter settings");
+    assert_eq!(apply["elements"][0]["ancestors"][0]["role"], "dialog");
+    assert!(apply["elements"][0]["bounds"]["width"].as_u64() > Some(0));
+    assert!(apply["before"]["file"].is_string() && apply["after"]["file"].is_string());
+    assert_eq!(apply["outcome"], "done");
+    assert!(apply["ms"].is_u64() && apply["text"].as_str().unwrap().starts_with("done"));
+
+    // A fresh desktop where the app starts afresh: the replay makes the same total.
+    let fresh = Desktop::start_own();
+    let again = counter(&fresh, "Counter", &[]);
+    // A dry run resolves what is there and acts on nothing, so the dialog the Settings click
+    // opens is never there to resolve.
+    let dry = fresh.run(&["replay", dir.to_str().unwrap(), "--dry-run", "--wait", "2"]);
+    assert_eq!(dry.code, 1, "{}\n{}", dry.stdout, dry.stderr);
+    assert!(
+        dry.stdout.contains("(click) resolved: button \"Double\""),
+        "{}",
+        dry.stdout
+    );
+    assert!(
+        dry.stdout
+            .contains("looked for window \"Counter settings\" of counter_app.py"),
+        "{}",
+        dry.stdout
+    );
+    assert!(
+        again
+            .settled_events(0)
+            .iter()
+            .all(|e| e["event"] == "ready")
+    );
+    let run = fresh.run(&["replay", dir.to_str().unwrap()]);
+    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    assert!(
+        run.stdout.contains("shows what was recorded"),
+        "{}",
+        run.stdout
+    );
+    assert_eq!(totals(&again), [1, 2, 4, 9], "{}", run.stdout);
+    drop(again);
+
+    // The same recording against a counter whose Double button is now "Twice": it stops at the
+    // Double click, after the two Adds, and nothing after it runs.
+    let changed = counter(&fresh, "Counter", &[("DESKHAND_COUNTER_DOUBLE", "Twice")]);
+    let double = recorded
+        .iter()
+        .find(|s| s["elements"][0]["name"] == "Double")
+        .expect("the Double click was recorded")["index"]
+        .as_u64()
+        .unwrap();
+    let run = fresh.run(&["replay", dir.to_str().unwrap(), "--wait", "3"]);
+    assert_eq!(run.code, 1, "{}\n{}", run.stdout, run.stderr);
+    let said = run.stdout.lines().last().unwrap_or_default();
+    assert!(
+        said.starts_with(&format!("replay stopped at step {double} (click)")),
+        "{said}"
+    );
+    assert!(said.contains("button \"Double\""), "{said}");
+    assert!(said.contains("\"Twice\""), "{said}");
+    assert!(
+        said.contains(&format!("nothing after step {double} was run")),
+        "{said}"
+    );
+    assert_eq!(totals(&changed), [1, 2], "{}", run.stdout);
+    assert!(
+        !changed.events().iter().any(|e| e["event"] == "step"),
+        "a step after the stop ran"
+    );
+    fresh.stop();
+}
+
+/// Recorded from the CLI: a PIN typed into a password field is nowhere in the folder or the
+/// report, and the report loads in headless Chromium with every step, its images and the box
+/// of the acted element.
+#[test]
+fn a_report_opens_in_chromium_and_no_password_is_kept() {
+    const SECRET: &str = "Tr0ub4dor-s3cret";
+    let (_guard, desk) = desktop();
+    let dir = scratch_dir(desk, "recording-pin");
+    let _fixture = counter(desk, "PIN counter", &[]);
+    let record = |action: &str, args: Value| {
+        let run = desk.run(&["--record", dir.to_str().unwrap(), action, &args.to_string()]);
+        assert!(run.code == 0, "{action}: {}\n{}", run.stdout, run.stderr);
+        run.stdout
+    };
+    let w = desk.window_id("PIN counter");
+    let tree = record("observe", json!({"target": w}));
+    let add = ref_where(&tree, "Add", |l| l.contains("button \"Add\""));
+    let pin = ref_where(&tree, "PIN", |l| l.contains("password \"PIN\""));
+    record("click", json!({"ref": add}));
+    record("type", json!({"ref": pin, "text": SECRET}));
+    record("click", json!({"ref": add}));
+    record("observe", json!({"target": w}));
+    let recorded = shots_written(&dir);
+    assert_eq!(recorded.len(), 5);
+    let typed = &recorded[2];
+    assert_eq!(typed["redacted"][0]["characters"], SECRET.len());
+    assert!(typed["args"]["text"].is_null());
+
+    let report = desk.scratch("recording-pin.html");
+    let run = desk.run(&[
+        "report",
+        dir.to_str().unwrap(),
+        "-o",
+        report.to_str().unwrap(),
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let mut files = vec![report.clone()];
+    for entry in walk(&dir) {
+        files.push(entry);
+    }
+    for file in &files {
+        let bytes = std::fs::read(file).unwrap();
+        assert!(
+            !bytes.windows(SECRET.len()).any(|w| w == SECRET.as_bytes()),
+            "the password is in {}",
+            file.display()
+        );
+    }
+    let size = std::fs::metadata(&report).unwrap().len();
+    assert!(size < 3 * 1024 * 1024, "a 5-step report of {size} bytes");
+
+    let profile = desk.scratch("chromium-report");
+    let chromium = |args: &[&str]| {
+        desk.command("chromium")
+            .args([
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--no-first-run",
+            ])
+            .arg(format!("--user-data-dir={}", profile.display()))
+            .args([
+                "--enable-logging=stderr",
+                "--v=0",
+                "--window-size=1366,3000",
+            ])
+            .args(args)
+            .arg(format!("file://{}", report.display()))
+            .stdin(Stdio::null())
+            .output()
+            .expect("running chromium")
+    };
+    let dumped = chromium(&["--dump-dom"]);
+    let dom = String::from_utf8_lossy(&dumped.stdout);
+    let console = String::from_utf8_lossy(&dumped.stderr);
+    assert!(
+        !console
+            .lines()
+            .any(|l| l.contains("CONSOLE") || l.contains("Uncaught")),
+        "console messages: {console}"
+    );
+    assert_eq!(dom.matches("<section class=\"step").count(), 5, "{dom}");
+    let images = dom.matches("<img ").count();
+    assert!(images >= 4, "{images} images");
+    assert_eq!(
+        dom.matches("src=\"data:image/png;base64,").count(),
+        images,
+        "an image has no data: the page's script did not set it"
+    );
+    // Two clicks on Add and the PIN, each with a before and an after.
+    assert_eq!(dom.matches("class=\"box\"").count(), 6, "{dom}");
+    assert!(!dom.contains("http://") && !dom.contains("https://"));
+
+    let shot = desk.scratch("recording-pin-page.png");
+    let took = chromium(&[&format!("--screenshot={}", shot.display())]);
+    assert!(
+        took.status.success(),
+        "{}",
+        String::from_utf8_lossy(&took.stderr)
+    );
+    let red = red_box_pixels(&shot);
+    assert!(red > 100, "only {red} pixels of the box's red on the page");
+}
+
+/// Files under `dir`, recursively.
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            out.extend(walk(&path));
+        } else {
+            out.push(path);
+        }
+    }
+    out
+}
+
+/// Pixels of the page in the box's colour (#e53935), which nothing else on the page uses.
+fn red_box_pixels(png_path: &Path) -> usize {
+    let decoder = png::Decoder::new(std::io::BufReader::new(
+        std::fs::File::open(png_path).expect("the page's screenshot"),
+    ));
+    let mut reader = decoder.read_info().expect("a PNG");
+    let mut buf = vec![0; reader.output_buffer_size().expect("a size")];
+    let info = reader.next_frame(&mut buf).expect("a frame");
+    let channels = info.color_type.samples();
+    buf[..info.buffer_size()]
+        .chunks_exact(channels)
+        .filter(|p| {
+            p[0].abs_diff(0xe5) < 12 && p[1].abs_diff(0x39) < 12 && p[2].abs_diff(0x35) < 12
+        })
+        .count()
+}
+
+/// A folder that cannot be recorded into or replayed is refused with a sentence, before
+/// anything is done.
+#[test]
+fn folders_that_cannot_be_used_are_refused_before_anything_is_done() {
+    let (_guard, desk) = desktop();
+    let base = scratch_dir(desk, "recording-bad");
+    std::fs::create_dir_all(&base).unwrap();
+    let file = base.join("a-file");
+    std::fs::write(&file, "not a folder").unwrap();
+    let inside_file = file.join("rec");
+    let path = |p: &Path| p.to_str().unwrap().to_owned();
+
+    let run = desk.run(&["--record", &path(&inside_file), "windows"]);
+    assert_eq!(run.code, 1);
+    assert!(run.stderr.contains("cannot record into"), "{}", run.stderr);
+    assert!(run.stdout.is_empty(), "the call ran: {}", run.stdout);
+    let run = desk.run(&["mcp", "--record", &path(&inside_file)]);
+    assert_eq!(run.code, 1);
+    assert!(run.stderr.contains("cannot record into"), "{}", run.stderr);
+
+    let other = base.join("other");
+    std::fs::create_dir_all(&other).unwrap();
+    std::fs::write(other.join("notes.txt"), "mine").unwrap();
+    let run = desk.run(&["--record", &path(&other), "windows"]);
+    assert_eq!(run.code, 1);
+    assert!(
+        run.stderr.contains("is not a deskhand recording"),
+        "{}",
+        run.stderr
+    );
+    for command in ["replay", "report"] {
+        let run = desk.run(&[command, &path(&other)]);
+        assert_eq!(run.code, 1, "{command}");
+        assert!(
+            run.stderr.contains("is not a deskhand recording"),
+            "{}",
+            run.stderr
+        );
+    }
+
+    let newer = base.join("newer");
+    std::fs::create_dir_all(&newer).unwrap();
+    std::fs::write(
+        newer.join("manifest.json"),
+        r#"{"format": 99, "deskhand": "9.0.0", "started_ms": 0}"#,
+    )
+    .unwrap();
+    std::fs::write(newer.join("steps.jsonl"), "").unwrap();
+    for command in ["replay", "report"] {
+        let run = desk.run(&[command, &path(&newer)]);
+        assert_eq!(run.code, 1, "{command}");
+        assert!(
+            run.stderr.contains("format 99, newer than the 1"),
+            "{}",
+            run.stderr
+        );
+    }
+
+    // A recording that launches an app this machine lacks, then clicks in a window that is
+    // here: refused before the click.
+    let fixture = counter(desk, "Missing app", &[]);
+    let absent = base.join("absent");
+    std::fs::create_dir_all(&absent).unwrap();
+    std::fs::write(
+        absent.join("manifest.json"),
+        r#"{"format": 1, "deskhand": "0.1.0", "started_ms": 0}"#,
+    )
+    .unwrap();
+    let window = json!({"id": "w1", "app": "counter_app.py", "title": "Missing app", "bounds": {"x": 0, "y": 0, "width": 10, "height": 10}});
+    let lines = [
+        json!({"index": 1, "at_ms": 0, "ms": 1, "action": "launch", "args": {"action": "launch", "app": "deskhand-no-such-app"}, "outcome": "done", "text": "done", "data": {}}),
+        json!({"index": 2, "at_ms": 0, "ms": 1, "action": "click", "args": {"action": "click", "ref": "e3"}, "outcome": "done", "text": "done", "data": {},
+            "elements": [{"field": "ref", "ref": "e3", "role": "button", "name": "Add", "ancestors": [{"role": "window", "name": "Missing app"}], "window": window}]}),
+    ];
+    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    std::fs::write(absent.join("steps.jsonl"), text).unwrap();
+    let run = desk.run(&["replay", &path(&absent)]);
+    assert_eq!(run.code, 1, "{}", run.stdout);
+    assert!(
+        run.stderr
+            .contains("launches \"deskhand-no-such-app\", which is not installed here")
+            && run.stderr.contains("nothing was done"),
+        "{}",
+        run.stderr
+    );
+    std::thread::sleep(Duration::from_millis(500));
+    assert!(
+        !fixture.events().iter().any(|e| e["event"] == "total"),
+        "the click after the missing launch ran"
+    );
+}
+
+/// What libatspi reads of the first `role` element of `app` named `name` (the fixture's
+/// independent reader, not deskhand).
+fn probe(desk: &Desktop, app: &str, role: &str, name: &str) -> Value {
+    let output = desk
+        .command("/usr/bin/python3")
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/atspi_probe.py"))
+        .args([app, role, name])
+        .stderr(Stdio::null())
+        .output()
+        .expect("running atspi_probe.py");
+    serde_json::from_slice(&output.stdout).unwrap_or(Value::Null)
+}
+
+fn kcalc_shows(desk: &Desktop, number: &str) -> bool {
+    wait_until(SETTLE, || {
+        (probe(desk, "kcalc", "frame", number)["name"] == number).then_some(())
+    })
+    .is_some()
+}
+
+/// The calculator task of the matrix (KCalc, Qt 5): launched, 12 × 12 = clicked key by key
+/// and read, over MCP; replayed on a fresh desktop, where the replay launches KCalc itself, and
+/// pasted there as the one `batch` the recording turns into. The display is read by libatspi.
+#[test]
+fn a_calculator_task_replays_on_a_fresh_desktop_and_as_one_batch() {
+    let (_guard, desk) = desktop();
+    let dir = scratch_dir(desk, "recording-kcalc");
+    let mcp = desk.mcp_with(&[("DESKHAND_RECORD", dir.to_str().unwrap())]);
+    let launched = mcp.call(json!({"action": "launch", "app": "org.kde.kcalc"}));
+    assert!(!launched.is_error, "{}", launched.text);
+    let w = mcp.window_id("KCalc", SETTLE);
+    let keypad = wait_until(SETTLE, || {
+        let tree = mcp.call(json!({"action": "observe", "target": w})).text;
+        tree.contains("button \"=\"").then_some(tree)
+    })
+    .expect("KCalc's keypad");
+    for key in ["1", "2", "×", "1", "2", "="] {
+        let key = ref_where(&keypad, key, |l| l.contains(&format!("button \"{key}\"")));
+        let reply = mcp.call(json!({"action": "click", "ref": key}));
+        assert!(!reply.is_error, "{}", reply.text);
+    }
+    assert!(
+        kcalc_shows(desk, "144"),
+        "the recorded task did not reach 144"
+    );
+    let shown = mcp.call(json!({"action": "observe", "target": w})).text;
+    assert!(shown.contains("\"144\""), "{shown}");
+    mcp.close();
+    desk.act("close", json!({"target": w}));
+    shots_written(&dir);
+
+    let fresh = Desktop::start_own();
+    let run = fresh.run(&["replay", dir.to_str().unwrap()]);
+    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    assert!(
+        run.stdout.contains("step 1 (launch) done"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        kcalc_shows(&fresh, "144"),
+        "the replay did not reach 144: {}",
+        run.stdout
+    );
+    let (w, _) = common::window_where(&fresh, SETTLE, "KCalc", |t| t == "KCalc");
+    fresh.act("close", json!({"target": w}));
+
+    let exported = fresh.run(&["replay", dir.to_str().unwrap(), "--as-batch"]);
+    assert_eq!(exported.code, 0, "{}", exported.stderr);
+    let batch: Value = serde_json::from_str(&exported.stdout).expect("one JSON call");
+    assert_eq!(batch["action"], "batch");
+    assert!(!exported.stdout.contains("\"ref\""), "{}", exported.stdout);
+    let agent = fresh.mcp();
+    let reply = agent.call(batch);
+    assert!(!reply.is_error, "{}", reply.text);
+    assert!(
+        kcalc_shows(&fresh, "144"),
+        "the batch did not reach 144: {}",
+        reply.text
+    );
+    agent.close();
+    fresh.stop();
+}
