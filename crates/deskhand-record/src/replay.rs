@@ -80,6 +80,8 @@ pub async fn replay<B: Backend>(
         session: Session::default(),
         windows: HashMap::new(),
         observed: HashMap::new(),
+        unlaunched: None,
+        titles: recorded_titles(recording),
     };
     let mut replayed = Replayed::default();
     for step in &recording.steps {
@@ -137,6 +139,31 @@ struct Run<'a, B> {
     windows: HashMap<String, String>,
     /// What the agent's latest observe of each window (by its recorded target) listed.
     observed: HashMap<String, Vec<Line>>,
+    /// The last launch step a dry run passed over: the app it starts is not running.
+    unlaunched: Option<usize>,
+    /// Every window the recording names, by its recorded id, with each title it showed.
+    titles: Vec<(String, String)>,
+}
+
+/// The titles every window the recording names showed: the windows its steps acted in, those
+/// its launches opened and those its `windows` calls listed (a title changes: "*untitled").
+fn recorded_titles(recording: &Recording) -> Vec<(String, String)> {
+    let mut titles = Vec::new();
+    for step in &recording.steps {
+        if let Some(window) = &step.window {
+            titles.push((window.id.clone(), window.title.clone()));
+        }
+        if let (Some(id), Some(title)) = (step.data["window"].as_str(), step.data["title"].as_str())
+        {
+            titles.push((id.to_owned(), title.to_owned()));
+        }
+        for listed in step.data["windows"].as_array().into_iter().flatten() {
+            if let (Some(id), Some(title)) = (listed["id"].as_str(), listed["title"].as_str()) {
+                titles.push((id.to_owned(), title.to_owned()));
+            }
+        }
+    }
+    titles
 }
 
 impl<B: Backend> Run<'_, B> {
@@ -169,6 +196,9 @@ impl<B: Backend> Run<'_, B> {
             set_field(&mut args, &acted.field, fresh);
         }
         if self.options.dry_run {
+            if action == "launch" {
+                self.unlaunched = Some(n);
+            }
             return Ok(format!(
                 "step {n} ({action}) resolved{}",
                 described(&step.elements)
@@ -342,11 +372,15 @@ impl<B: Backend> Run<'_, B> {
             let of_app: Vec<&Value> = windows.iter().filter(|w| w["app"] == want.app).collect();
             let exact = of_app.iter().find(|w| w["title"] == want.title);
             // A retitled window (a document's name) is the app's only one, unless that one
-            // already stands for another recorded window: a dialog is not its main window.
+            // stands for another recorded window, already found or bearing that window's
+            // title: a dialog is not its main window.
             let claimed = |w: &&&Value| {
                 self.windows
                     .iter()
                     .any(|(recorded, now)| *recorded != want.id && w["id"] == now.as_str())
+                    || self.titles.iter().any(|(recorded, title)| {
+                        *recorded != want.id && w["title"] == title.as_str()
+                    })
             };
             let chosen = exact.or(match of_app.as_slice() {
                 [only] if !claimed(&only) => Some(only),
@@ -355,6 +389,16 @@ impl<B: Backend> Run<'_, B> {
             if let Some(id) = chosen.and_then(|w| w["id"].as_str()) {
                 self.windows.insert(want.id.clone(), id.to_owned());
                 return Ok(id.to_owned());
+            }
+            // Waiting is no use for a window of an app the dry run did not start.
+            if let (true, Some(launch)) = (of_app.is_empty(), self.unlaunched) {
+                return Err(stopped(
+                    step,
+                    describe_window(want),
+                    format!(
+                        "no window of its app: step {launch} launches an app, and a dry run launches nothing; start the app, then dry-run again"
+                    ),
+                ));
             }
             if Instant::now() >= deadline {
                 let titles: Vec<String> = windows
@@ -367,15 +411,16 @@ impl<B: Backend> Run<'_, B> {
                         )
                     })
                     .collect();
-                return Err(stopped(
-                    step,
-                    describe_window(want),
+                let seconds = self.options.wait.as_secs();
+                let found = if titles.is_empty() {
+                    format!("no window at all after {seconds} s")
+                } else {
                     format!(
-                        "after {} s only these windows: {}",
-                        self.options.wait.as_secs(),
+                        "after {seconds} s only these windows: {}",
                         titles.join(", ")
-                    ),
-                ));
+                    )
+                };
+                return Err(stopped(step, describe_window(want), found));
             }
             tokio::time::sleep(Duration::from_millis(300)).await;
         }

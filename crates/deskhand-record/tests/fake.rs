@@ -394,3 +394,117 @@ fn folders_that_are_not_recordings_are_refused() {
         Err(RecordError::NewerFormat { .. })
     ));
 }
+
+/// The editor with a dialog open over it: "Confirm", holding a button named Save.
+fn editor_with_dialog() -> FakeDesktop {
+    let editor = desktop(":1.5", "Save");
+    let bounds = Rect::new(300, 200, 300, 150);
+    let dialog = WindowInfo {
+        handle: 0x40_0002,
+        title: "Confirm".into(),
+        pid: Some(4242),
+        app_name: "editor".into(),
+        bounds,
+        focused: true,
+        minimized: false,
+        maximized: false,
+    };
+    let root = node(
+        ":1.5/10",
+        Role::Dialog,
+        "Confirm",
+        bounds,
+        vec![node(
+            ":1.5/11",
+            Role::Button,
+            "Save",
+            Rect::new(320, 300, 80, 30),
+            vec![],
+        )],
+    );
+    let mut windows = editor.windows.into_inner().unwrap();
+    windows.push((
+        dialog,
+        Tree {
+            root,
+            partial: None,
+        },
+    ));
+    FakeDesktop::new(Rect::new(0, 0, 1920, 1080), windows)
+}
+
+#[tokio::test]
+async fn a_dialog_step_is_not_replayed_in_the_main_window_when_the_dialog_is_missing() {
+    let dir = folder("dialog");
+    let backend = Arc::new(editor_with_dialog());
+    let recorder = Recorder::open(&dir, 10 * 1024 * 1024).unwrap();
+    let mut session = Session::default();
+    let listed = recorded(
+        &recorder,
+        &backend,
+        &mut session,
+        json!({"action": "windows"}),
+    )
+    .await
+    .unwrap()
+    .text;
+    let dialog = ref_of(&listed, "windows", "\"Confirm\"");
+    let tree = recorded(
+        &recorder,
+        &backend,
+        &mut session,
+        json!({"action": "observe", "target": dialog}),
+    )
+    .await
+    .unwrap()
+    .text;
+    let save = ref_of(&tree, "dialog \"Confirm\"", "button \"Save\"");
+    recorded(
+        &recorder,
+        &backend,
+        &mut session,
+        json!({"action": "click", "ref": save, "target": dialog}),
+    )
+    .await
+    .unwrap();
+    recorder.flush().await;
+    let recording = Recording::open(&dir).unwrap();
+    // The dialog is not open now; the editor, its app's only window, has a Save button right
+    // under its root as the dialog's was, and the recording knows that window as another one.
+    let without_dialog = desktop(":1.9", "Store");
+    without_dialog.windows.lock().unwrap()[0]
+        .1
+        .root
+        .children
+        .push(node(
+            ":1.9/20",
+            Role::Button,
+            "Save",
+            Rect::new(700, 55, 80, 30),
+            vec![],
+        ));
+    let options = Options {
+        wait: std::time::Duration::from_millis(300),
+        ..Options::default()
+    };
+    let err = replay(
+        &without_dialog,
+        &Config::default(),
+        &recording,
+        &options,
+        &mut |_| {},
+    )
+    .await
+    .unwrap_err();
+    match &err {
+        ReplayError::Stopped { looked_for, .. } => {
+            assert!(looked_for.contains("\"Confirm\""), "{looked_for}");
+        }
+        other => panic!("{other}"),
+    }
+    assert!(
+        without_dialog.received().is_empty(),
+        "{:?}",
+        without_dialog.received()
+    );
+}

@@ -179,6 +179,10 @@ pub struct ReplayArgs {
     /// Seconds to wait for each window, element and recorded value.
     #[arg(long, value_name = "S", default_value_t = 10)]
     pub wait: u64,
+    /// A replay acts on this desktop as the agent did: under the same policy, kill switch and
+    /// audit log as any call.
+    #[command(flatten)]
+    pub safety: SafetyFlags,
 }
 
 /// The Wayland compositors a headless desktop can run.
@@ -516,8 +520,25 @@ pub fn parse(argv: impl IntoIterator<Item = OsString>) -> Result<Invocation, cla
                 safety,
             })
         }
-        (Some(Command::Replay(replay)), _) => Ok(Invocation::Replay(replay)),
-        (Some(Command::Report { dir, output }), _) => Ok(Invocation::Report { dir, output }),
+        (Some(Command::Replay(mut replay)), _) => {
+            if top.json || top.out.is_some() || top.record.is_some() {
+                return Err(cmd.error(
+                    ErrorKind::ArgumentConflict,
+                    "--json, --out and --record go with an action, not with `deskhand replay`; leave them out",
+                ));
+            }
+            replay.safety = merge_safety(&mut cmd, top.safety, replay.safety)?;
+            Ok(Invocation::Replay(replay))
+        }
+        (Some(Command::Report { dir, output }), _) => {
+            if top != CallOptions::default() {
+                return Err(cmd.error(
+                    ErrorKind::ArgumentConflict,
+                    "options before `report` mean nothing to it; give `-o FILE` after it, e.g. `deskhand report run1 -o run1.html`",
+                ));
+            }
+            Ok(Invocation::Report { dir, output })
+        }
         (Some(Command::Completions { shell }), _) => Ok(Invocation::Completions(shell)),
         (Some(Command::Man), _) => Ok(Invocation::Man),
         (Some(Command::GnomeExtension { command }), _) => {

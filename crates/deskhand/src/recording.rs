@@ -44,7 +44,11 @@ pub fn replay(args: ReplayArgs) -> anyhow::Result<u8> {
         dry_run: args.dry_run,
         wait: std::time::Duration::from_secs(args.wait),
     };
+    let (policy, audit) = crate::safety::load(&args.safety)?;
     let config = Config {
+        policy,
+        audit,
+        memory: crate::safety::open_memory(&args.safety)?,
         ocr: crate::platform::text_reader(),
         ..Config::default()
     };
