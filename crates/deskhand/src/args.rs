@@ -50,7 +50,7 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// Serve the `desktop` MCP tool over stdio.
+    /// Serve the `desktop` MCP tool over stdio, or over HTTP to many clients with --http.
     Mcp(McpArgs),
     /// A private headless desktop for a shell: eval "$(deskhand desktop start)".
     #[command(after_help = "\
@@ -183,6 +183,8 @@ pub struct ReplayArgs {
     /// audit log as any call.
     #[command(flatten)]
     pub safety: SafetyFlags,
+    #[command(flatten)]
+    pub serve: crate::serve::HttpFlags,
 }
 
 /// The Wayland compositors a headless desktop can run.
