@@ -319,21 +319,23 @@ pub fn to_result(reply: Result<Reply, Error>) -> CallToolResult {
 
 /// What the server says of itself at initialize, the same over every transport.
 fn server_info(setup: Option<&SetupCheck>) -> ServerConfig {
-        let capabilities = match setup {
-            Some(_) => ServerCapabilities::builder()
-                .enable_tools()
-                .enable_resources()
-                .build(),
-            None => ServerCapabilities::builder().enable_tools().build(),
-        };
-        let mut instructions = "One tool, `desktop`: observe a window's accessibility tree and act on it by element ref.".to_owned();
-        if let Some(problems) = setup.and_then(|s| s.problems.as_deref()) {
-            instructions.push('\n');
-            instructions.push_str(problems);
-        }
-        ServerConfig::new(capabilities)
-            .with_server_info(Implementation::new("deskhand", env!("CARGO_PKG_VERSION")))
-            .with_instructions(instructions)
+    let capabilities = match setup {
+        Some(_) => ServerCapabilities::builder()
+            .enable_tools()
+            .enable_resources()
+            .build(),
+        None => ServerCapabilities::builder().enable_tools().build(),
+    };
+    let mut instructions =
+        "One tool, `desktop`: observe a window's accessibility tree and act on it by element ref."
+            .to_owned();
+    if let Some(problems) = setup.and_then(|s| s.problems.as_deref()) {
+        instructions.push('\n');
+        instructions.push_str(problems);
+    }
+    ServerConfig::new(capabilities)
+        .with_server_info(Implementation::new("deskhand", env!("CARGO_PKG_VERSION")))
+        .with_instructions(instructions)
 }
 
 /// The protocol error for a call to any tool but `desktop`.

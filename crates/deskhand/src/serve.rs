@@ -93,8 +93,7 @@ pub fn http(args: McpArgs) -> anyhow::Result<u8> {
                 max: flags.max_desktops,
             }
         } else {
-            let backend =
-                crate::platform::connect().map_err(|err| anyhow::anyhow!(err.message))?;
+            let backend = crate::platform::connect().map_err(|err| anyhow::anyhow!(err.message))?;
             Desktops::<PlatformBackend>::Shared(Arc::new(backend))
         };
         let config = Config {
@@ -162,7 +161,10 @@ fn worker_command(
         );
     }
     for (flag, value) in [
-        ("--policy", safety.policy.as_ref().map(|p| p.as_os_str().to_owned())),
+        (
+            "--policy",
+            safety.policy.as_ref().map(|p| p.as_os_str().to_owned()),
+        ),
         ("--audit", safety.audit.as_ref().map(Into::into)),
         ("--memory", safety.memory.as_ref().map(Into::into)),
     ] {
@@ -187,7 +189,9 @@ fn worker_command(
     _wayland: Option<crate::args::WaylandCompositor>,
     _safety: &crate::safety::SafetyFlags,
 ) -> anyhow::Result<WorkerCommand> {
-    bail!("--desktop-per-session starts private headless desktops, which only Linux has; leave it out")
+    bail!(
+        "--desktop-per-session starts private headless desktops, which only Linux has; leave it out"
+    )
 }
 
 /// SIGTERM (an orchestrator's stop) or Ctrl-C.

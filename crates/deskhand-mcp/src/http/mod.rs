@@ -13,9 +13,7 @@ use axum::extract::{Request, State};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use http::{HeaderValue, StatusCode, header};
-use rmcp::transport::streamable_http_server::session::local::{
-    LocalSessionManager, SessionConfig,
-};
+use rmcp::transport::streamable_http_server::session::local::{LocalSessionManager, SessionConfig};
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio_util::sync::CancellationToken;
 
@@ -26,8 +24,8 @@ use crate::SetupCheck;
 mod session;
 mod worker;
 
-pub use session::SessionHandler;
 use session::Hub;
+pub use session::SessionHandler;
 pub use worker::{SESSION_VAR, WorkerCommand};
 
 /// The path the MCP endpoint is served at.
@@ -126,7 +124,10 @@ pub async fn serve_http<B: Backend>(
     let app = Router::new()
         .route_service(MCP_PATH, service)
         .layer(axum::middleware::from_fn_with_state(guard, authenticate))
-        .route(HEALTH_PATH, axum::routing::get(health).with_state(Arc::clone(&hub)));
+        .route(
+            HEALTH_PATH,
+            axum::routing::get(health).with_state(Arc::clone(&hub)),
+        );
     tracing::info!(%addr, path = MCP_PATH, "serving MCP over HTTP");
 
     let stop = CancellationToken::new();

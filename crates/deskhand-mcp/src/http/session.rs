@@ -103,9 +103,10 @@ impl<B: Backend> Hub<B> {
         }
         // Stops begun by sessions that ended just before hold their slot until done.
         let all = u32::try_from(self.max_desktops).unwrap_or(u32::MAX);
-        if all > 0 && tokio::time::timeout(grace, self.desktop_slots.acquire_many(all))
-            .await
-            .is_err()
+        if all > 0
+            && tokio::time::timeout(grace, self.desktop_slots.acquire_many(all))
+                .await
+                .is_err()
         {
             tracing::error!(?grace, "some private desktops did not stop in time");
         }
@@ -190,8 +191,9 @@ impl<B: Backend> SessionHandler<B> {
 
 /// A tool error in the shape every reply of the tool has.
 pub(super) fn failed(kind: &str, message: &str) -> CallToolResult {
-    let mut result =
-        CallToolResult::error(vec![ContentBlock::text(format!("failed ({kind}): {message}\n"))]);
+    let mut result = CallToolResult::error(vec![ContentBlock::text(format!(
+        "failed ({kind}): {message}\n"
+    ))]);
     result.structured_content = Some(json!({"error": kind, "message": message}));
     result
 }
