@@ -123,6 +123,7 @@ pub async fn serve_http<B: Backend>(
     });
     let app = Router::new()
         .route_service(MCP_PATH, service)
+        .layer(axum::middleware::from_fn(session_ended))
         .layer(axum::middleware::from_fn_with_state(guard, authenticate))
         .route(
             HEALTH_PATH,
@@ -229,6 +230,17 @@ async fn authenticate(State(guard): State<Arc<Guard>>, request: Request, next: N
         header::WWW_AUTHENTICATE,
         HeaderValue::from_static("Bearer realm=\"deskhand\""),
     );
+    response
+}
+
+/// A DELETE has ended the session by the time rmcp answers it, which it does with 202; clients
+/// (the official Python SDK among them) expect the 200 or 204 of a finished deletion.
+async fn session_ended(request: Request, next: Next) -> Response {
+    let deleting = request.method() == http::Method::DELETE;
+    let mut response = next.run(request).await;
+    if deleting && response.status() == StatusCode::ACCEPTED {
+        *response.status_mut() = StatusCode::NO_CONTENT;
+    }
     response
 }
 
