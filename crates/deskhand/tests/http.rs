@@ -391,13 +391,11 @@ fn bad_requests_are_refused_clearly_and_change_nothing() {
             "x".repeat(8192)
         );
         assert_eq!(post(&url, &auth, big).await.status(), 413);
-        // Not JSON-RPC at all: a client error that says so.
+        // Not JSON-RPC at all: rmcp's 415, which says why.
         let malformed = post(&url, &auth, r#"{"jsonrpc":"2.0","id":1,"method":"#).await;
-        assert!(
-            malformed.status().is_client_error(),
-            "{}",
-            malformed.status()
-        );
+        assert_eq!(malformed.status(), 415);
+        let said = malformed.text().await.unwrap();
+        assert!(said.contains("fail to deserialize request body"), "{said}");
         // A session that never existed: 404.
         let unknown = post(
             &url,
