@@ -125,7 +125,7 @@ impl<B: Backend> Hub<B> {
 
 /// Where one session's calls go.
 enum Seat<B> {
-    Here(DesktopServer<B>),
+    Here(Box<DesktopServer<B>>),
     Private(Worker),
 }
 
@@ -147,7 +147,7 @@ impl<B: Backend> SessionHandler<B> {
         self.seat
             .get_or_try_init(|| async {
                 match &self.hub.desktops {
-                    Desktops::Shared(_) => Ok(Seat::Here(self.hub.server_for(session))),
+                    Desktops::Shared(_) => Ok(Seat::Here(Box::new(self.hub.server_for(session)))),
                     Desktops::PerSession { command, max } => {
                         let Ok(slot) = Arc::clone(&self.hub.desktop_slots).try_acquire_owned()
                         else {
