@@ -523,3 +523,91 @@ fn an_open_bind_without_a_token_is_refused_at_start() {
     let said = String::from_utf8_lossy(&output.stderr);
     assert!(said.contains("--token-file"), "{said}");
 }
+
+/// A client that hands every progress notification it receives to the test.
+struct ProgressWatcher(tokio::sync::mpsc::UnboundedSender<rmcp::model::ProgressNotificationParam>);
+
+impl rmcp::ClientHandler for ProgressWatcher {
+    async fn on_progress(
+        &self,
+        params: rmcp::model::ProgressNotificationParam,
+        _context: rmcp::service::NotificationContext<RoleClient>,
+    ) {
+        let _ = self.0.send(params);
+    }
+}
+
+#[test]
+fn a_private_desktops_progress_reaches_the_client_and_a_cancel_reaches_the_desktop() {
+    use rmcp::model::{CallToolRequest, ClientRequest};
+    use rmcp::service::PeerRequestOptions;
+
+    let (_turn, desk) = desktop();
+    let mut server = Server::start(desk.command(BIN), &["--desktop-per-session"]);
+    runtime().block_on(async {
+        let (sender, mut progress) = tokio::sync::mpsc::unbounded_channel();
+        let client = ProgressWatcher(sender)
+            .serve(StreamableHttpClientTransport::from_uri(server.url.clone()))
+            .await
+            .expect("an MCP session over HTTP");
+        // A condition that never holds, with a long timeout: only the cancel can end it soon.
+        let wait = CallToolRequestParams::new("desktop").with_arguments(
+            json!({
+                "action": "wait",
+                "target": "screen",
+                "until": {"name": "deskhand never shows this", "role": "button"},
+                "timeout_ms": 30000,
+            })
+            .as_object()
+            .unwrap()
+            .clone(),
+        );
+        let handle = client
+            .send_cancellable_request(
+                ClientRequest::CallToolRequest(CallToolRequest::new(wait)),
+                PeerRequestOptions::no_options(),
+            )
+            .await
+            .expect("tools/call sent");
+        let token = handle.progress_token.clone();
+        let first = tokio::time::timeout(Duration::from_secs(30), async {
+            loop {
+                let note = progress.recv().await.expect("the client still runs");
+                if note.progress_token == token {
+                    return note;
+                }
+            }
+        })
+        .await
+        .expect("no progress notification for the wait within 30 s");
+        let message = first.message.clone().unwrap_or_default();
+        assert!(message.starts_with("waiting on screen: "), "{message:?}");
+        handle
+            .cancel(Some("the test cancels the wait".into()))
+            .await
+            .expect("notifications/cancelled sent");
+        let asked = Instant::now();
+        let windows = tokio::time::timeout(
+            Duration::from_secs(30),
+            client.call_tool(
+                CallToolRequestParams::new("desktop")
+                    .with_arguments(json!({"action": "windows"}).as_object().unwrap().clone()),
+            ),
+        )
+        .await
+        .expect("windows never answered")
+        .expect("tools/call windows");
+        assert!(
+            text_of(&windows).starts_with("windows · "),
+            "{}",
+            text_of(&windows)
+        );
+        assert!(
+            asked.elapsed() < Duration::from_secs(10),
+            "windows took {:?} after the cancel: the wait kept running on the desktop",
+            asked.elapsed()
+        );
+        client.cancel().await.expect("the session ends");
+    });
+    assert!(server.stop(Duration::from_secs(30)), "{}", server.log());
+}

@@ -8,8 +8,17 @@ use std::process::Stdio;
 use std::sync::{Arc, Mutex as StdMutex};
 use std::time::Duration;
 
-use rmcp::model::{CallToolRequestParams, CallToolResult};
-use rmcp::service::{Peer, RequestContext, RoleClient, RoleServer, RunningService, ServiceExt};
+use std::collections::HashMap;
+
+use rmcp::handler::client::ClientHandler;
+use rmcp::model::{
+    CallToolRequest, CallToolRequestParams, CallToolResult, CancelledNotificationParam,
+    ClientRequest, ProgressNotificationParam, ProgressToken, ServerResult,
+};
+use rmcp::service::{
+    NotificationContext, Peer, PeerRequestOptions, RequestContext, RoleClient, RoleServer,
+    RunningService, ServiceExt,
+};
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::Child;
 use tokio::sync::OwnedSemaphorePermit;
@@ -31,6 +40,7 @@ const LOG_TAIL: usize = 4;
 
 pub(crate) struct Worker {
     peer: Peer<RoleClient>,
+    relay: Relay,
     stop: Arc<WorkerStop>,
     session: String,
 }
@@ -42,7 +52,7 @@ pub(crate) struct WorkerStop {
 }
 
 struct Running {
-    client: RunningService<RoleClient, ()>,
+    client: RunningService<RoleClient, Relay>,
     child: Child,
     /// The desktop's place under the cap, given back once the child has exited.
     _slot: OwnedSemaphorePermit,
@@ -77,7 +87,8 @@ impl Worker {
         let (Some(stdout), Some(stdin)) = (child.stdout.take(), child.stdin.take()) else {
             unreachable!("both were piped above")
         };
-        let handshake = tokio::time::timeout(START_TIMEOUT, ().serve((stdout, stdin)));
+        let relay = Relay::default();
+        let handshake = tokio::time::timeout(START_TIMEOUT, relay.clone().serve((stdout, stdin)));
         let client = match handshake.instrument(span.clone()).await {
             Ok(Ok(client)) => client,
             outcome => {
@@ -98,6 +109,7 @@ impl Worker {
         let peer = client.peer().clone();
         Ok(Worker {
             peer,
+            relay,
             stop: Arc::new(WorkerStop {
                 parts: tokio::sync::Mutex::new(Some(Running {
                     client,
@@ -114,26 +126,99 @@ impl Worker {
         &self.stop
     }
 
-    /// Runs the call on the session's desktop; its reply comes back unchanged.
+    /// Runs the call on the session's desktop; its reply comes back unchanged, its progress
+    /// goes to the client when the client asked for it, and a cancel reaches the desktop.
     pub(crate) async fn call(
         &self,
         request: CallToolRequestParams,
         context: &RequestContext<RoleServer>,
     ) -> CallToolResult {
-        let call = self.peer.call_tool(request);
+        let wanted = request
+            .meta
+            .as_ref()
+            .and_then(|meta| meta.get_progress_token())
+            .or_else(|| context.meta.get_progress_token());
+        let sent = self
+            .peer
+            .send_cancellable_request(
+                ClientRequest::CallToolRequest(CallToolRequest::new(request)),
+                PeerRequestOptions::no_options(),
+            )
+            .await;
+        let handle = match sent {
+            Ok(handle) => handle,
+            Err(err) => return self.stopped_answering(&err),
+        };
+        let own_token = handle.progress_token.clone();
+        if let Some(wanted) = wanted {
+            self.relay
+                .routes()
+                .insert(own_token.clone(), (context.peer.clone(), wanted));
+        }
+        let (id, peer) = (handle.id.clone(), handle.peer.clone());
         let outcome = tokio::select! {
-            outcome = call => outcome,
+            outcome = handle.await_response() => outcome,
             () = context.ct.cancelled() => {
+                self.relay.routes().remove(&own_token);
+                let why = "the client cancelled the call".to_owned();
+                let _ = peer
+                    .notify_cancelled(CancelledNotificationParam::new(Some(id), Some(why)))
+                    .await;
                 return super::session::cancelled();
             }
         };
-        outcome.unwrap_or_else(|err| {
-            tracing::error!(session = %self.session, %err, "private desktop stopped answering");
-            super::session::failed(
+        self.relay.routes().remove(&own_token);
+        match outcome {
+            Ok(ServerResult::CallToolResult(result)) => result,
+            Ok(other) => super::session::failed(
                 "platform",
-                &format!("this session's private desktop stopped answering ({err}); whether the call took effect is unknown; end this session and open a new one"),
-            )
-        })
+                &format!(
+                    "this session's private desktop answered the call with something else than a tool result ({other:?}); whether it took effect is unknown; observe before repeating it"
+                ),
+            ),
+            Err(err) => self.stopped_answering(&err),
+        }
+    }
+
+    fn stopped_answering(&self, err: &rmcp::ServiceError) -> CallToolResult {
+        tracing::error!(session = %self.session, %err, "private desktop stopped answering");
+        super::session::failed(
+            "platform",
+            &format!(
+                "this session's private desktop stopped answering ({err}); whether the call took effect is unknown; end this session and open a new one"
+            ),
+        )
+    }
+}
+
+/// Passes the progress a private desktop reports on to the client whose call it is, under the
+/// client's own token.
+#[derive(Clone, Default)]
+struct Relay {
+    routes: Arc<StdMutex<HashMap<ProgressToken, (Peer<RoleServer>, ProgressToken)>>>,
+}
+
+impl Relay {
+    fn routes(
+        &self,
+    ) -> std::sync::MutexGuard<'_, HashMap<ProgressToken, (Peer<RoleServer>, ProgressToken)>> {
+        self.routes
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+}
+
+impl ClientHandler for Relay {
+    async fn on_progress(
+        &self,
+        mut params: ProgressNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        let route = self.routes().get(&params.progress_token).cloned();
+        if let Some((peer, token)) = route {
+            params.progress_token = token;
+            let _ = peer.notify_progress(params).await;
+        }
     }
 }
 
