@@ -312,7 +312,7 @@ fn main() {
         total as f64 / elapsed.as_secs_f64()
     );
     println!(
-        "memory after warm-up: server {:.1} MiB, its {sessions} desktop processes {:.1} MiB; at the end: {:.1} / {:.1} MiB",
+        "memory after warm-up: server {:.1} MiB, its {sessions} deskhand children {:.1} MiB (their X servers and apps not counted); at the end: {:.1} / {:.1} MiB",
         warm.0, warm.1, end.0, end.1
     );
     let (stopped, log) = server.stop();
