@@ -195,13 +195,14 @@ impl Worker {
 /// client's own token.
 #[derive(Clone, Default)]
 struct Relay {
-    routes: Arc<StdMutex<HashMap<ProgressToken, (Peer<RoleServer>, ProgressToken)>>>,
+    routes: Arc<StdMutex<Routes>>,
 }
 
+/// By the token of the call to the desktop: the client it is for, and the client's token.
+type Routes = HashMap<ProgressToken, (Peer<RoleServer>, ProgressToken)>;
+
 impl Relay {
-    fn routes(
-        &self,
-    ) -> std::sync::MutexGuard<'_, HashMap<ProgressToken, (Peer<RoleServer>, ProgressToken)>> {
+    fn routes(&self) -> std::sync::MutexGuard<'_, Routes> {
         self.routes
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
