@@ -229,3 +229,30 @@ fn init_logging() {
         .with_max_level(level)
         .init();
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_token_file_is_trimmed_and_a_short_or_missing_one_refused() {
+        let dir = std::env::temp_dir().join(format!("deskhand-token-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("a scratch folder");
+        let good = dir.join("good");
+        std::fs::write(&good, "  0123456789abcdefXYZ\n").expect("written");
+        assert_eq!(
+            token(Some(&good)).expect("a token").as_deref(),
+            Some("0123456789abcdefXYZ")
+        );
+        let short = dir.join("short");
+        std::fs::write(&short, "tiny\n").expect("written");
+        let refused = token(Some(&short)).expect_err("too short").to_string();
+        assert!(refused.contains("at least 16 characters"), "{refused}");
+        let missing = token(Some(&dir.join("missing"))).expect_err("no file");
+        assert!(
+            missing.to_string().contains("reading the token file"),
+            "{missing}"
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
