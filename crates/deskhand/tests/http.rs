@@ -611,3 +611,62 @@ fn a_private_desktops_progress_reaches_the_client_and_a_cancel_reaches_the_deskt
     });
     assert!(server.stop(Duration::from_secs(30)), "{}", server.log());
 }
+
+#[test]
+fn sigterm_lets_a_call_under_way_finish_and_audit_then_stops_its_desktop() {
+    let (_turn, desk) = desktop();
+    let audit = desk.scratch("http-stop-audit.jsonl");
+    let _ = std::fs::remove_file(&audit);
+    let mut command = desk.command(BIN);
+    command.env("DESKHAND_AUDIT", &audit);
+    let mut server = Server::start(command, &["--desktop-per-session"]);
+    let pid = server.child.id().to_string();
+    let typed = "1234567890".repeat(20);
+    let reply = runtime().block_on(async {
+        let client = connect(&server.url, None).await;
+        let launched = call(
+            &client,
+            json!({"action": "launch", "app": "org.gnome.Calculator"}),
+        )
+        .await;
+        assert_ne!(launched.is_error, Some(true), "{}", text_of(&launched));
+        // Typing 200 characters takes a while: the stop comes while it runs.
+        let typing = call(&client, json!({"action": "type", "text": typed}));
+        let stop = async {
+            tokio::time::sleep(Duration::from_millis(300)).await;
+            let _ = Command::new("kill").args(["-TERM", &pid]).status();
+        };
+        let (reply, ()) = tokio::join!(tokio::time::timeout(Duration::from_secs(60), typing), stop);
+        reply.expect("the typing call was answered")
+    });
+    assert_ne!(reply.is_error, Some(true), "{}", text_of(&reply));
+    let exited = wait_until(Duration::from_secs(60), || {
+        server.child.try_wait().ok().flatten()
+    });
+    assert!(exited.is_some_and(|s| s.success()), "{}", server.log());
+    let log = server.log();
+    // The stop came while the typing ran, and the typing was still answered.
+    let stopping = log.find("stopping: new calls are refused");
+    let answered = log
+        .lines()
+        .filter(|l| l.contains("action=type") && l.contains("call answered"))
+        .map(|l| log.find(l).unwrap_or(0))
+        .next();
+    assert!(stopping.is_some() && answered > stopping, "{log}");
+    assert!(log.contains("private desktop stopped"), "{log}");
+    let lines: Vec<Value> = std::fs::read_to_string(&audit)
+        .expect("the audit log")
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("a JSON line"))
+        .collect();
+    let typed_line = lines.iter().find(|l| l["action"] == "type");
+    assert_eq!(
+        typed_line.map(|l| l["characters"].clone()),
+        Some(json!(200)),
+        "{lines:?}"
+    );
+    for display in private_displays(&log) {
+        let left = processes_on(&display);
+        assert!(left.is_empty(), "left on {display}: {left:?}");
+    }
+}

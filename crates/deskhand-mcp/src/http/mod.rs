@@ -35,6 +35,8 @@ pub const HEALTH_PATH: &str = "/healthz";
 
 /// How long a stop waits for calls under way to finish before ending their sessions.
 const CALL_GRACE: Duration = Duration::from_secs(30);
+/// How long a finished call's reply gets to leave before a stop ends its session.
+const REPLY_GRACE: Duration = Duration::from_millis(500);
 /// How long a stop waits for the private desktops to be stopped.
 const DESKTOP_GRACE: Duration = Duration::from_secs(30);
 
@@ -142,8 +144,11 @@ pub async fn serve_http<B: Backend>(
             if !hub.calls_finished(CALL_GRACE).await {
                 tracing::warn!(grace = ?CALL_GRACE, "calls still running are ended");
             }
-            sessions_ended.cancel();
+            // No new connections; the last calls' replies are on their way out on their
+            // streams, which ending the sessions would cut.
             stop.cancel();
+            tokio::time::sleep(REPLY_GRACE).await;
+            sessions_ended.cancel();
         }
     };
     tokio::spawn(stopping);
