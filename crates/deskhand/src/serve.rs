@@ -19,7 +19,7 @@ use crate::platform::PlatformBackend;
 /// is visible to every user of the machine.
 #[derive(Debug, Clone, PartialEq, Eq, Args)]
 pub struct HttpFlags {
-    /// Serve Streamable HTTP at http://ADDR/mcp instead of stdio, e.g. 127.0.0.1:8765 (port 0
+    /// Serve Streamable HTTP at `http://ADDR/mcp` instead of stdio, e.g. 127.0.0.1:8765 (port 0
     /// picks a free one; the address is printed on stderr).
     #[arg(long, value_name = "ADDR")]
     pub http: Option<SocketAddr>,
@@ -30,7 +30,7 @@ pub struct HttpFlags {
     /// A Host name clients reach this server by, besides loopback ones (repeat for more).
     #[arg(long, value_name = "HOST", requires = "http")]
     pub allow_host: Vec<String>,
-    /// A browser origin allowed to call, besides loopback ones, e.g. https://app.example:443.
+    /// A browser origin allowed to call, besides loopback ones, e.g. `https://app.example:443`.
     #[arg(long, value_name = "ORIGIN", requires = "http")]
     pub allow_origin: Vec<String>,
     /// Give each session a private headless desktop, started on its first call and stopped
@@ -217,17 +217,22 @@ async fn stop_signal() {
     }
 }
 
-/// Structured lines on stderr, `DESKHAND_LOG` (error, warn, info, debug, trace) deep.
+/// Structured lines on stderr, `DESKHAND_LOG` (error, warn, info, debug, trace) deep; one JSON
+/// object a line with `DESKHAND_LOG_FORMAT=json`, for a log collector.
 fn init_logging() {
     let level = std::env::var("DESKHAND_LOG")
         .ok()
         .and_then(|level| level.parse().ok())
         .unwrap_or(tracing::Level::INFO);
-    tracing_subscriber::fmt()
+    let logs = tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
         .with_ansi(false)
-        .with_max_level(level)
-        .init();
+        .with_max_level(level);
+    if std::env::var("DESKHAND_LOG_FORMAT").is_ok_and(|format| format == "json") {
+        logs.json().init();
+    } else {
+        logs.init();
+    }
 }
 
 #[cfg(test)]
