@@ -164,6 +164,8 @@ pub struct McpArgs {
     pub record: Option<PathBuf>,
     #[command(flatten)]
     pub safety: SafetyFlags,
+    #[command(flatten)]
+    pub serve: crate::serve::HttpFlags,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Args)]
@@ -183,8 +185,6 @@ pub struct ReplayArgs {
     /// audit log as any call.
     #[command(flatten)]
     pub safety: SafetyFlags,
-    #[command(flatten)]
-    pub serve: crate::serve::HttpFlags,
 }
 
 /// The Wayland compositors a headless desktop can run.
