@@ -136,6 +136,9 @@ pub struct AuditEntry {
     pub detail: Option<String>,
     /// `done`, `unconfirmed` or `failed`.
     pub result: &'static str,
+    /// Which client session made the call, where one server serves several (over HTTP).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub session: Option<String>,
     /// For a failure: its kind, e.g. `denied`, `stopped`, `ref-expired`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub kind: Option<&'static str>,

@@ -110,6 +110,7 @@ pub(crate) fn audit(config: &Config, entry: &mut AuditEntry, result: &mut Result
             }
         }
     }
+    entry.session.clone_from(&config.session);
     if let Err(why) = config.audit.append(entry) {
         let path = config
             .audit

@@ -40,12 +40,14 @@ pub(crate) async fn read(
     request: ReadResourceRequestParams,
 ) -> Result<ReadResourceResult, ErrorData> {
     let (Some(check), true) = (check, request.uri == DOCTOR_URI) else {
+        let served = match check {
+            Some(_) => format!("the one resource is {DOCTOR_URI}"),
+            None => "this server serves no resources".to_owned(),
+        };
+        // The URI in the error's data, as the specification asks, for clients to match it.
         return Err(ErrorData::resource_not_found(
-            format!(
-                "there is no resource {:?}; the one resource is {DOCTOR_URI}",
-                request.uri
-            ),
-            None,
+            format!("there is no resource {:?}; {served}", request.uri),
+            Some(serde_json::json!({"uri": request.uri})),
         ));
     };
     let diagnose = check.diagnose.clone();

@@ -20,6 +20,7 @@ use deskhand_core::{
 };
 
 mod doctor;
+pub mod http;
 mod transport;
 
 pub use doctor::{DOCTOR_URI, Diagnose, SetupCheck};
@@ -44,6 +45,9 @@ pub struct DesktopServer<B> {
     config: Config,
     setup: Option<SetupCheck>,
     recorder: Option<deskhand_record::Recorder>,
+    /// Held while a call acts, where several sessions share one desktop: one session's typed
+    /// string never interleaves with another's click.
+    desktop_lock: Option<Arc<Mutex<()>>>,
 }
 
 impl<B: Backend> DesktopServer<B> {
@@ -54,12 +58,19 @@ impl<B: Backend> DesktopServer<B> {
             config,
             setup: None,
             recorder: None,
+            desktop_lock: None,
         }
     }
 
     /// Writes every call of this session into the recorder's folder.
     pub fn with_recorder(mut self, recorder: deskhand_record::Recorder) -> Self {
         self.recorder = Some(recorder);
+        self
+    }
+
+    /// Makes calls take `lock` while they run, shared by every server on the same desktop.
+    pub fn with_desktop_lock(mut self, lock: Arc<Mutex<()>>) -> Self {
+        self.desktop_lock = Some(lock);
         self
     }
 
@@ -84,6 +95,7 @@ impl<B: Backend> DesktopServer<B> {
         let Some(recorder) = &self.recorder else {
             let call = parse_call(arguments)?;
             let mut session = self.session.lock().await;
+            let _turn = self.turn().await;
             return execute_with(
                 self.backend.as_ref(),
                 &mut session,
@@ -95,6 +107,7 @@ impl<B: Backend> DesktopServer<B> {
         };
         let call = parse_call(arguments.clone());
         let mut session = self.session.lock().await;
+        let _turn = self.turn().await;
         let actuates = call.as_ref().is_ok_and(|c| c.actuates());
         let begun = recorder
             .begin(&self.backend, &mut session, &arguments, actuates)
@@ -114,6 +127,14 @@ impl<B: Backend> DesktopServer<B> {
         };
         recorder.finish(&self.backend, begun, &mut reply).await;
         reply
+    }
+
+    /// The turn on the desktop, where several sessions share it.
+    async fn turn(&self) -> Option<tokio::sync::MutexGuard<'_, ()>> {
+        match &self.desktop_lock {
+            Some(lock) => Some(lock.lock().await),
+            None => None,
+        }
     }
 }
 
@@ -296,23 +317,38 @@ pub fn to_result(reply: Result<Reply, Error>) -> CallToolResult {
     }
 }
 
+/// What the server says of itself at initialize, the same over every transport.
+fn server_info(setup: Option<&SetupCheck>) -> ServerConfig {
+    let capabilities = match setup {
+        Some(_) => ServerCapabilities::builder()
+            .enable_tools()
+            .enable_resources()
+            .build(),
+        None => ServerCapabilities::builder().enable_tools().build(),
+    };
+    let mut instructions =
+        "One tool, `desktop`: observe a window's accessibility tree and act on it by element ref."
+            .to_owned();
+    if let Some(problems) = setup.and_then(|s| s.problems.as_deref()) {
+        instructions.push('\n');
+        instructions.push_str(problems);
+    }
+    ServerConfig::new(capabilities)
+        .with_server_info(Implementation::new("deskhand", env!("CARGO_PKG_VERSION")))
+        .with_instructions(instructions)
+}
+
+/// The protocol error for a call to any tool but `desktop`.
+fn unknown_tool(name: &str) -> ErrorData {
+    ErrorData::invalid_params(
+        format!("there is no tool named {name:?}; the only tool is \"desktop\""),
+        None,
+    )
+}
+
 impl<B: Backend> ServerHandler for DesktopServer<B> {
     fn get_info(&self) -> ServerConfig {
-        let capabilities = match self.setup {
-            Some(_) => ServerCapabilities::builder()
-                .enable_tools()
-                .enable_resources()
-                .build(),
-            None => ServerCapabilities::builder().enable_tools().build(),
-        };
-        let mut instructions = "One tool, `desktop`: observe a window's accessibility tree and act on it by element ref.".to_owned();
-        if let Some(problems) = self.setup.as_ref().and_then(|s| s.problems.as_deref()) {
-            instructions.push('\n');
-            instructions.push_str(problems);
-        }
-        ServerConfig::new(capabilities)
-            .with_server_info(Implementation::new("deskhand", env!("CARGO_PKG_VERSION")))
-            .with_instructions(instructions)
+        server_info(self.setup.as_ref())
     }
 
     async fn list_resources(
@@ -354,13 +390,7 @@ impl<B: Backend> ServerHandler for DesktopServer<B> {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         if request.name != TOOL_NAME {
-            return Err(ErrorData::invalid_params(
-                format!(
-                    "there is no tool named {:?}; the only tool is \"desktop\"",
-                    request.name
-                ),
-                None,
-            ));
+            return Err(unknown_tool(&request.name));
         }
         let token = request
             .meta

@@ -50,7 +50,7 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// Serve the `desktop` MCP tool over stdio.
+    /// Serve the `desktop` MCP tool over stdio, or over HTTP to many clients with --http.
     Mcp(McpArgs),
     /// A private headless desktop for a shell: eval "$(deskhand desktop start)".
     #[command(after_help = "\
@@ -164,6 +164,8 @@ pub struct McpArgs {
     pub record: Option<PathBuf>,
     #[command(flatten)]
     pub safety: SafetyFlags,
+    #[command(flatten)]
+    pub serve: crate::serve::HttpFlags,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Args)]

@@ -220,33 +220,38 @@ fn fnv1a(bytes: &[u8]) -> u64 {
 }
 
 /// `deskhand mcp`: serves one agent over stdio until it hangs up.
-pub fn mcp(
-    McpArgs {
+pub fn mcp(args: McpArgs) -> anyhow::Result<u8> {
+    if args.serve.http.is_some() {
+        return crate::serve::http(args);
+    }
+    let McpArgs {
         headless,
         wayland,
         record,
         safety,
-    }: McpArgs,
-) -> anyhow::Result<u8> {
+        serve: _,
+    } = args;
     // Before a headless desktop replaces XDG_CONFIG_HOME with its own, and once for the whole
     // server: no tool call can change the policy.
     let (policy, audit) = safety::load(&safety)?;
     let memory = safety::open_memory(&safety)?;
     let recorder = crate::recording::recorder(record)?;
-    prepare_display(headless, wayland)?;
+    let started = prepare_display(headless, wayland)?;
     // Before the runtime: the doctor runs one of its own.
     let setup = setup_check(&safety);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .context("starting the async runtime failed")?;
-    runtime.block_on(async {
+    let served = runtime.block_on(async {
         let backend = crate::platform::connect().map_err(|err| anyhow::anyhow!(err.message))?;
         let config = Config {
             policy,
             audit,
             memory,
             ocr: crate::platform::text_reader(),
+            // Set by an HTTP server that runs this process as one session's private desktop.
+            session: std::env::var(deskhand_mcp::http::SESSION_VAR).ok(),
             ..Config::default()
         };
         let mut server = DesktopServer::new(Arc::new(backend), config).with_setup_check(setup);
@@ -256,13 +261,17 @@ pub fn mcp(
         deskhand_mcp::serve_stdio(server)
             .await
             .context("the MCP connection failed")
-    })?;
+    });
+    // Now, not a moment later by the watcher: whoever waits for this process to exit then
+    // knows its desktop is gone.
+    stop_display(started);
+    served?;
     Ok(0)
 }
 
 /// The doctor for the MCP server: run once now, quickly, for the instructions' line, and in
 /// full at every read of its resource.
-fn setup_check(safety: &crate::safety::SafetyFlags) -> deskhand_mcp::SetupCheck {
+pub(crate) fn setup_check(safety: &crate::safety::SafetyFlags) -> deskhand_mcp::SetupCheck {
     let flags = safety.clone();
     deskhand_mcp::SetupCheck {
         problems: crate::doctor::run(safety, crate::doctor::Depth::Quick).summary_line(),
@@ -282,12 +291,13 @@ fn setup_check(safety: &crate::safety::SafetyFlags) -> deskhand_mcp::SetupCheck 
 }
 
 /// Makes sure there is a desktop to drive: `DISPLAY`'s, or with `headless` and none, a private
-/// headless one started now, its environment taken over for the whole process.
+/// headless one started now, its environment taken over for the whole process; its state file
+/// when it started one.
 #[cfg(target_os = "linux")]
-fn prepare_display(
+pub(crate) fn prepare_display(
     headless: bool,
     wayland: Option<crate::args::WaylandCompositor>,
-) -> anyhow::Result<()> {
+) -> anyhow::Result<Option<PathBuf>> {
     use deskhand_linux::desktop;
     let unset = |name: &str| std::env::var(name).map(|d| d.is_empty()).unwrap_or(true);
     let no_display = unset("DISPLAY") && unset("WAYLAND_DISPLAY");
@@ -312,22 +322,36 @@ fn prepare_display(
             "deskhand: started a headless desktop on {}",
             started.display
         );
+        return Ok(Some(started.state_file));
     } else if no_display {
         bail!(
             "neither DISPLAY nor WAYLAND_DISPLAY is set, so there is no desktop to drive; run `deskhand mcp --headless` to start a private one, or export DISPLAY"
         );
     }
-    Ok(())
+    Ok(None)
 }
+
+/// Stops the desktop [`prepare_display`] started, if it did.
+#[cfg(target_os = "linux")]
+pub(crate) fn stop_display(started: Option<PathBuf>) {
+    if let Some(state) = started
+        && let Err(err) = deskhand_linux::desktop::stop(&state)
+    {
+        eprintln!("deskhand: stopping the headless desktop failed: {err}");
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+pub(crate) fn stop_display(_started: Option<PathBuf>) {}
 
 /// Only Linux has a headless desktop of deskhand's; elsewhere the desktop is the user's own.
 #[cfg(not(target_os = "linux"))]
-fn prepare_display(
+pub(crate) fn prepare_display(
     headless: bool,
     _wayland: Option<crate::args::WaylandCompositor>,
-) -> anyhow::Result<()> {
+) -> anyhow::Result<Option<PathBuf>> {
     if headless {
         bail!("`--headless` starts a private X11 desktop, which only Linux has; leave it out");
     }
-    Ok(())
+    Ok(None)
 }

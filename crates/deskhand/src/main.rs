@@ -8,6 +8,7 @@ mod doctor;
 mod platform;
 mod recording;
 mod safety;
+mod serve;
 
 use std::process::ExitCode;
 

@@ -19,6 +19,9 @@ pub struct Config {
     /// What reads text from pixels, for windows without an accessibility tree. Default: none
     /// (such a window answers `no-accessibility`).
     pub ocr: Option<crate::ocr::TextReader>,
+    /// The client session the calls come from, named in every audit line, where one server
+    /// serves several sessions. Default: none.
+    pub session: Option<String>,
 }
 
 impl Default for Config {
@@ -29,6 +32,7 @@ impl Default for Config {
             audit: AuditLog::default(),
             memory: None,
             ocr: None,
+            session: None,
         }
     }
 }

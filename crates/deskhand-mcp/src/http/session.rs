@@ -1,0 +1,319 @@
+//! One handler per MCP session: its refs, window ids, surface and `since` are its own, and so is
+//! its private desktop where the server gives each session one.
+
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex as StdMutex, Weak};
+use std::time::Duration;
+
+use rmcp::handler::server::ServerHandler;
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ErrorData,
+    ListResourcesResult, ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams,
+    ReadResourceResponse, ServerConfig, Tool,
+};
+use rmcp::service::{RequestContext, RoleServer};
+use serde_json::json;
+use tokio::sync::{Mutex, OnceCell, Semaphore};
+use tracing::Instrument;
+
+use deskhand_core::{Backend, Config};
+
+use super::Desktops;
+use super::worker::{Worker, WorkerStop};
+use crate::{DesktopServer, SetupCheck, TOOL_NAME, doctor, server_info, tool, unknown_tool};
+
+/// The label of calls that came without a session (revision 2026-07-28 and later).
+const STATELESS: &str = "stateless";
+
+/// What every session of one server shares.
+pub(crate) struct Hub<B> {
+    config: Config,
+    desktops: Desktops<B>,
+    setup: Option<SetupCheck>,
+    /// The turn on the shared desktop, for whole actions.
+    desktop_lock: Arc<Mutex<()>>,
+    /// Stateless requests have no session to keep state in: they share this one.
+    stateless: OnceCell<DesktopServer<B>>,
+    calls: Arc<Semaphore>,
+    max_calls: usize,
+    /// Private desktops that may still run, to stop at the end whoever still holds them.
+    workers: StdMutex<Vec<Weak<WorkerStop>>>,
+    /// Private desktops starting or running, held against the cap.
+    desktop_slots: Arc<Semaphore>,
+    max_desktops: usize,
+    pub(crate) stopping: AtomicBool,
+    next_worker: AtomicUsize,
+}
+
+impl<B: Backend> Hub<B> {
+    pub(crate) fn new(
+        config: Config,
+        desktops: Desktops<B>,
+        setup: Option<SetupCheck>,
+        max_calls: usize,
+    ) -> Self {
+        let max_desktops = match &desktops {
+            Desktops::Shared(_) => 0,
+            Desktops::PerSession { max, .. } => *max,
+        };
+        Self {
+            config,
+            desktops,
+            setup,
+            desktop_lock: Arc::new(Mutex::new(())),
+            stateless: OnceCell::new(),
+            calls: Arc::new(Semaphore::new(max_calls)),
+            max_calls,
+            workers: StdMutex::new(Vec::new()),
+            desktop_slots: Arc::new(Semaphore::new(max_desktops)),
+            max_desktops,
+            stopping: AtomicBool::new(false),
+            next_worker: AtomicUsize::new(1),
+        }
+    }
+
+    pub(crate) fn calls_running(&self) -> usize {
+        self.max_calls - self.calls.available_permits()
+    }
+
+    pub(crate) fn desktops_running(&self) -> usize {
+        self.max_desktops - self.desktop_slots.available_permits()
+    }
+
+    /// Waits until no call runs, at most `grace`; true when none does.
+    pub(crate) async fn calls_finished(&self, grace: Duration) -> bool {
+        let all = u32::try_from(self.max_calls).unwrap_or(u32::MAX);
+        tokio::time::timeout(grace, self.calls.acquire_many(all))
+            .await
+            .is_ok_and(|permits| permits.is_ok())
+    }
+
+    /// Stops every private desktop still running and waits for each, at most `grace` in all.
+    pub(crate) async fn stop_desktops(&self, grace: Duration) {
+        let stops: Vec<Arc<WorkerStop>> = self
+            .workers
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .drain(..)
+            .filter_map(|weak| weak.upgrade())
+            .collect();
+        let all = futures::future::join_all(stops.iter().map(|stop| stop.stop()));
+        if tokio::time::timeout(grace, all).await.is_err() {
+            tracing::error!(?grace, "some private desktops did not stop in time");
+        }
+        // Stops begun by sessions that ended just before hold their slot until done.
+        let all = u32::try_from(self.max_desktops).unwrap_or(u32::MAX);
+        if all > 0
+            && tokio::time::timeout(grace, self.desktop_slots.acquire_many(all))
+                .await
+                .is_err()
+        {
+            tracing::error!(?grace, "some private desktops did not stop in time");
+        }
+    }
+
+    fn server_for(&self, session: &str) -> DesktopServer<B> {
+        let Desktops::Shared(backend) = &self.desktops else {
+            unreachable!("only a shared desktop has servers in this process")
+        };
+        let mut config = self.config.clone();
+        config.session = Some(session.to_owned());
+        DesktopServer::new(Arc::clone(backend), config)
+            .with_desktop_lock(Arc::clone(&self.desktop_lock))
+    }
+}
+
+/// Where one session's calls go.
+enum Seat<B> {
+    Here(Box<DesktopServer<B>>),
+    Private(Worker),
+}
+
+/// The MCP handler rmcp makes for each session (and for each stateless request).
+pub struct SessionHandler<B> {
+    hub: Arc<Hub<B>>,
+    seat: OnceCell<Seat<B>>,
+}
+
+impl<B: Backend> SessionHandler<B> {
+    pub(crate) fn new(hub: Arc<Hub<B>>) -> Self {
+        Self {
+            hub,
+            seat: OnceCell::new(),
+        }
+    }
+
+    async fn seat(&self, session: &str) -> Result<&Seat<B>, CallToolResult> {
+        self.seat
+            .get_or_try_init(|| async {
+                match &self.hub.desktops {
+                    Desktops::Shared(_) => Ok(Seat::Here(Box::new(self.hub.server_for(session)))),
+                    Desktops::PerSession { command, max } => {
+                        let Ok(slot) = Arc::clone(&self.hub.desktop_slots).try_acquire_owned()
+                        else {
+                            return Err(failed(
+                                "busy",
+                                &format!(
+                                    "this server already runs its {max} private desktops, one per session, so this session gets none and nothing was done; retry once another session has ended, or ask the operator to raise --max-desktops"
+                                ),
+                            ));
+                        };
+                        let number = self.hub.next_worker.fetch_add(1, Ordering::Relaxed);
+                        let worker = Worker::start(command, session, number, slot)
+                            .await
+                            .map_err(|why| failed("platform", &why))?;
+                        self.hub
+                            .workers
+                            .lock()
+                            .unwrap_or_else(|poisoned| poisoned.into_inner())
+                            .push(Arc::downgrade(worker.stop_handle()));
+                        Ok(Seat::Private(worker))
+                    }
+                }
+            })
+            .await
+    }
+
+    async fn stateless_server(&self) -> Result<&DesktopServer<B>, CallToolResult> {
+        match &self.hub.desktops {
+            Desktops::Shared(_) => Ok(self
+                .hub
+                .stateless
+                .get_or_init(|| async { self.hub.server_for(STATELESS) })
+                .await),
+            Desktops::PerSession { .. } => Err(failed(
+                "unsupported",
+                "this server gives each session a private desktop (--desktop-per-session), and a request without a session has none to act on; connect with a client that opens a session (protocol revision 2025-11-25 or earlier), or use a server without --desktop-per-session",
+            )),
+        }
+    }
+}
+
+/// A tool error in the shape every reply of the tool has.
+pub(super) fn failed(kind: &str, message: &str) -> CallToolResult {
+    let mut result = CallToolResult::error(vec![ContentBlock::text(format!(
+        "failed ({kind}): {message}\n"
+    ))]);
+    result.structured_content = Some(json!({"error": kind, "message": message}));
+    result
+}
+
+/// The reply to a call the client cancelled while its private desktop ran it.
+pub(super) fn cancelled() -> CallToolResult {
+    failed(
+        "cancelled",
+        "the client cancelled the call while the session's desktop ran it; part of it may have taken effect: observe before repeating it",
+    )
+}
+
+/// The `Mcp-Session-Id` the request came with; none for a stateless request.
+fn session_of(context: &RequestContext<RoleServer>) -> Option<String> {
+    context
+        .extensions
+        .get::<http::request::Parts>()
+        .and_then(|parts| parts.headers.get("mcp-session-id"))
+        .and_then(|value| value.to_str().ok())
+        .map(str::to_owned)
+}
+
+impl<B: Backend> ServerHandler for SessionHandler<B> {
+    fn get_info(&self) -> ServerConfig {
+        let setup = match self.hub.desktops {
+            // The doctor looks at this process's desktop, which per-session ones are not.
+            Desktops::Shared(_) => self.hub.setup.as_ref(),
+            Desktops::PerSession { .. } => None,
+        };
+        server_info(setup)
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        Ok(match (&self.hub.desktops, &self.hub.setup) {
+            (Desktops::Shared(_), Some(_)) => doctor::list(),
+            _ => ListResourcesResult::default(),
+        })
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        let setup = match self.hub.desktops {
+            Desktops::Shared(_) => self.hub.setup.as_ref(),
+            Desktops::PerSession { .. } => None,
+        };
+        doctor::read(setup, request).await.map(Into::into)
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        Ok(ListToolsResult::with_all_items(vec![tool()]))
+    }
+
+    fn get_tool(&self, name: &str) -> Option<Tool> {
+        (name == TOOL_NAME).then(tool)
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        if request.name != TOOL_NAME {
+            return Err(unknown_tool(&request.name));
+        }
+        let session = session_of(&context);
+        let label = session.as_deref().unwrap_or(STATELESS).to_owned();
+        let action = request
+            .arguments
+            .as_ref()
+            .and_then(|args| args.get("action"))
+            .and_then(|action| action.as_str())
+            .unwrap_or("?")
+            .to_owned();
+        let span = tracing::info_span!("call", session = %label, action = %action);
+        async move {
+            if self.hub.stopping.load(Ordering::SeqCst) {
+                return Ok(failed(
+                    "unavailable",
+                    "the server is stopping and takes no new calls; nothing was done; retry on another server or once it is back",
+                )
+                .into());
+            }
+            let Ok(_permit) = Arc::clone(&self.hub.calls).try_acquire_owned() else {
+                tracing::warn!(max = self.hub.max_calls, "busy: call refused");
+                return Ok(failed(
+                    "busy",
+                    &format!(
+                        "the server already runs {} calls, its limit, so this one was not started and nothing was done; retry in a moment",
+                        self.hub.max_calls
+                    ),
+                )
+                .into());
+            };
+            let started = std::time::Instant::now();
+            let result = match session {
+                None => match self.stateless_server().await {
+                    Ok(server) => server.call_tool(request, context).await,
+                    Err(refused) => Ok(refused.into()),
+                },
+                Some(session) => match self.seat(&session).await {
+                    Ok(Seat::Here(server)) => server.call_tool(request, context).await,
+                    Ok(Seat::Private(worker)) => Ok(worker.call(request, &context).await.into()),
+                    Err(refused) => Ok(refused.into()),
+                },
+            };
+            tracing::info!(elapsed_ms = started.elapsed().as_millis() as u64, "call answered");
+            result
+        }
+        .instrument(span)
+        .await
+    }
+}

@@ -1,0 +1,338 @@
+//! `cargo bench -p deskhand --bench http`: serving many agents over Streamable HTTP.
+//!
+//! Starts `deskhand mcp --http 127.0.0.1:0 --desktop-per-session` and runs sessions at once,
+//! each on its own private desktop with gnome-calculator launched through the tool, each doing
+//! rounds of `windows`, `observe`, a click by ref and `apps`; then the same rounds over stdio
+//! (`deskhand mcp --headless`, one agent) and over HTTP with one session, so the cost HTTP adds
+//! to a call shows apart from the cost of load. Prints p50/p99 per action, the server's and its
+//! desktops' memory after warm-up and at the end, and whether every desktop stopped. Figures
+//! only: targets live in the issue. `DESKHAND_BENCH_SESSIONS` (8) and `DESKHAND_BENCH_CALLS`
+//! (200 per session) change the load.
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use rmcp::ServiceExt;
+use rmcp::model::{CallToolRequestParams, CallToolResult};
+use rmcp::service::{RoleClient, RunningService};
+use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
+use serde_json::{Value, json};
+
+const BIN: &str = env!("CARGO_BIN_EXE_deskhand");
+const ACTIONS: [&str; 4] = ["windows", "observe", "click", "apps"];
+/// Rounds before measuring: the app's caches fill, the allocator settles.
+const WARM_UP_ROUNDS: usize = 5;
+
+type Client = RunningService<RoleClient, ()>;
+
+fn text_of(result: &CallToolResult) -> String {
+    result
+        .content
+        .iter()
+        .filter_map(|c| c.as_text().map(|t| t.text.clone()))
+        .collect()
+}
+
+async fn call(client: &Client, args: Value) -> CallToolResult {
+    let args = args.as_object().expect("an object").clone();
+    client
+        .call_tool(CallToolRequestParams::new("desktop").with_arguments(args))
+        .await
+        .expect("tools/call")
+}
+
+/// Launches the calculator and waits for its keypad; its window id.
+async fn prepare(client: &Client) -> String {
+    let launched = call(
+        client,
+        json!({"action": "launch", "app": "org.gnome.Calculator"}),
+    )
+    .await;
+    let data = launched.structured_content.expect("structured");
+    let w = data["window"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no window launched: {data}"))
+        .to_owned();
+    let started = Instant::now();
+    loop {
+        let text = text_of(&call(client, json!({"action": "observe", "target": w})).await);
+        if text.contains("button \"7\"") {
+            return w;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(120),
+            "no keypad:\n{text}"
+        );
+        tokio::time::sleep(Duration::from_millis(300)).await;
+    }
+}
+
+/// `rounds` rounds of the four actions; each call's time by action.
+async fn rounds(client: &Client, w: &str, rounds: usize) -> [Vec<Duration>; 4] {
+    let mut times: [Vec<Duration>; 4] = Default::default();
+    for round in 0..rounds {
+        let started = Instant::now();
+        call(client, json!({"action": "windows"})).await;
+        times[0].push(started.elapsed());
+        let started = Instant::now();
+        let observed = text_of(&call(client, json!({"action": "observe", "target": w})).await);
+        times[1].push(started.elapsed());
+        // A digit, then clear on the next round's digit: the display stays short.
+        let label = if round % 2 == 0 { "7" } else { "C" };
+        let button = observed
+            .lines()
+            .find(|l| l.contains(&format!("button \"{label}\"")))
+            .or_else(|| observed.lines().find(|l| l.contains("button \"7\"")))
+            .and_then(|l| l.split_whitespace().next())
+            .unwrap_or_else(|| panic!("no button in:\n{observed}"))
+            .to_owned();
+        let started = Instant::now();
+        let clicked = call(client, json!({"action": "click", "ref": button})).await;
+        times[2].push(started.elapsed());
+        assert_ne!(clicked.is_error, Some(true), "{}", text_of(&clicked));
+        let started = Instant::now();
+        call(client, json!({"action": "apps"})).await;
+        times[3].push(started.elapsed());
+    }
+    times
+}
+
+fn percentile(times: &mut [Duration], p: f64) -> f64 {
+    times.sort();
+    let index = ((times.len() as f64 - 1.0) * p).round() as usize;
+    times[index].as_secs_f64() * 1000.0
+}
+
+fn report(label: &str, times: &mut [Vec<Duration>; 4]) {
+    print!("{label:<34}");
+    for (action, times) in ACTIONS.iter().zip(times.iter_mut()) {
+        print!(
+            " | {action} {:>7.2} / {:>7.2} ms",
+            percentile(times, 0.5),
+            percentile(times, 0.99)
+        );
+    }
+    println!(" ({} calls)", times.iter().map(Vec::len).sum::<usize>());
+}
+
+/// Resident memory of `pid` and of every process under it, in MiB.
+fn rss_mib(pid: u32) -> (f64, f64) {
+    let rss = |pid: u32| -> f64 {
+        std::fs::read_to_string(format!("/proc/{pid}/status"))
+            .ok()
+            .and_then(|s| {
+                s.lines()
+                    .find(|l| l.starts_with("VmRSS:"))
+                    .and_then(|l| l.split_whitespace().nth(1))
+                    .and_then(|kb| kb.parse::<f64>().ok())
+            })
+            .unwrap_or(0.0)
+            / 1024.0
+    };
+    let mut children = 0.0;
+    for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+        let Ok(child) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let stat = std::fs::read_to_string(format!("/proc/{child}/stat")).unwrap_or_default();
+        let parent = stat
+            .rsplit_once(')')
+            .and_then(|(_, rest)| rest.split_whitespace().nth(1))
+            .and_then(|p| p.parse::<u32>().ok());
+        if parent == Some(pid) {
+            children += rss(child);
+        }
+    }
+    (rss(pid), children)
+}
+
+struct Server {
+    child: Child,
+    url: String,
+    log: mpsc::Receiver<String>,
+}
+
+fn start_server(args: &[&str]) -> Server {
+    let mut child = Command::new(BIN)
+        .args([
+            "mcp",
+            "--http",
+            "127.0.0.1:0",
+            "--audit",
+            "off",
+            "--memory",
+            "off",
+        ])
+        .args(args)
+        .env_remove("DISPLAY")
+        .env_remove("WAYLAND_DISPLAY")
+        .env("DESKHAND_LOG", "info")
+        .stdin(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("starting deskhand mcp --http");
+    let (lines, log) = mpsc::channel();
+    let stderr = child.stderr.take().expect("piped");
+    std::thread::spawn(move || {
+        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+            let _ = lines.send(line);
+        }
+    });
+    let url = loop {
+        let line = log
+            .recv_timeout(Duration::from_secs(60))
+            .expect("the server says where it serves");
+        if let Some(url) = line.strip_prefix("deskhand: serving MCP on ") {
+            break url.to_owned();
+        }
+    };
+    Server { child, url, log }
+}
+
+impl Server {
+    fn stop(mut self) -> (bool, Vec<String>) {
+        let _ = Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status();
+        let ok = self.child.wait().is_ok_and(|s| s.success());
+        (ok, self.log.try_iter().collect())
+    }
+}
+
+async fn http_client(url: &str) -> Client {
+    ().serve(StreamableHttpClientTransport::from_uri(url.to_owned()))
+        .await
+        .expect("an MCP session over HTTP")
+}
+
+fn main() {
+    let sessions: usize = std::env::var("DESKHAND_BENCH_SESSIONS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(8);
+    let calls: usize = std::env::var("DESKHAND_BENCH_CALLS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(200);
+    let per_session = calls / ACTIONS.len();
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("a runtime");
+    println!(
+        "{} cores, load {}",
+        std::thread::available_parallelism().map_or(0, |n| n.get()),
+        std::fs::read_to_string("/proc/loadavg")
+            .unwrap_or_default()
+            .trim()
+    );
+    println!("p50 / p99 per action:");
+
+    // One agent over stdio: the reference.
+    runtime.block_on(async {
+        let mut command = tokio::process::Command::new(BIN);
+        command
+            .args(["mcp", "--headless", "--audit", "off", "--memory", "off"])
+            .env_remove("DISPLAY")
+            .env_remove("WAYLAND_DISPLAY");
+        let client =
+            ().serve(TokioChildProcess::new(command).expect("spawning deskhand mcp"))
+                .await
+                .expect("stdio handshake");
+        let w = prepare(&client).await;
+        rounds(&client, &w, WARM_UP_ROUNDS).await;
+        let mut times = rounds(&client, &w, per_session).await;
+        report("stdio, 1 agent", &mut times);
+        client.cancel().await.expect("closing stdio");
+    });
+
+    // One session over HTTP, on its own desktop: what HTTP adds.
+    let server = start_server(&["--desktop-per-session", "--max-desktops", "1"]);
+    runtime.block_on(async {
+        let client = http_client(&server.url).await;
+        let w = prepare(&client).await;
+        rounds(&client, &w, WARM_UP_ROUNDS).await;
+        let mut times = rounds(&client, &w, per_session).await;
+        report("HTTP, 1 session", &mut times);
+        client.cancel().await.expect("closing");
+    });
+    let (stopped, _) = server.stop();
+    assert!(stopped, "the one-session server did not stop cleanly");
+
+    // Many sessions at once, each on its own desktop.
+    let server = start_server(&[
+        "--desktop-per-session",
+        "--max-desktops",
+        &sessions.to_string(),
+        "--max-calls",
+        &(sessions * 2).to_string(),
+    ]);
+    let pid = server.child.id();
+    let url = server.url.clone();
+    let (mut times, warm, end, elapsed) = runtime.block_on(async {
+        let clients = futures::future::join_all((0..sessions).map(|_| http_client(&url))).await;
+        let windows = futures::future::join_all(clients.iter().map(prepare)).await;
+        futures::future::join_all(
+            clients
+                .iter()
+                .zip(&windows)
+                .map(|(c, w)| rounds(c, w, WARM_UP_ROUNDS)),
+        )
+        .await;
+        let warm = rss_mib(pid);
+        let started = Instant::now();
+        let all = futures::future::join_all(
+            clients
+                .iter()
+                .zip(&windows)
+                .map(|(c, w)| rounds(c, w, per_session)),
+        )
+        .await;
+        let elapsed = started.elapsed();
+        let end = rss_mib(pid);
+        let mut times: [Vec<Duration>; 4] = Default::default();
+        for session in all {
+            for (into, from) in times.iter_mut().zip(session) {
+                into.extend(from);
+            }
+        }
+        for client in clients {
+            let _ = client.cancel().await;
+        }
+        (times, warm, end, elapsed)
+    });
+    report(&format!("HTTP, {sessions} sessions at once"), &mut times);
+    let total: usize = times.iter().map(Vec::len).sum();
+    println!(
+        "{sessions} sessions: {total} calls in {:.1} s, {:.0} calls/s",
+        elapsed.as_secs_f64(),
+        total as f64 / elapsed.as_secs_f64()
+    );
+    println!(
+        "memory after warm-up: server {:.1} MiB, its {sessions} deskhand children {:.1} MiB (their X servers and apps not counted); at the end: {:.1} / {:.1} MiB",
+        warm.0, warm.1, end.0, end.1
+    );
+    let (stopped, log) = server.stop();
+    // Every private desktop's X server, by the display its child said it started.
+    let displays: Vec<String> = log
+        .iter()
+        .filter_map(|l| l.split("started a headless desktop on ").nth(1))
+        .map(|d| format!("Xvfb {} ", d.trim()))
+        .collect();
+    let left = std::fs::read_dir("/proc")
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|e| std::fs::read(e.path().join("cmdline")).ok())
+        .map(|c| String::from_utf8_lossy(&c).replace('\0', " "))
+        .filter(|c| displays.iter().any(|d| c.contains(d.as_str())))
+        .count();
+    println!(
+        "stop (SIGTERM): exit {}, {} desktops started, X servers left {left}",
+        if stopped { "0" } else { "non-zero" },
+        displays.len()
+    );
+}

@@ -1,0 +1,672 @@
+//! `deskhand mcp --http`: the real binary, driven over HTTP by rmcp's Streamable HTTP client and
+//! by raw requests, on the shared desktop and on a private desktop per session.
+
+mod common;
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use common::{BIN, desktop, first_of_role, line_of, ref_of, wait_until};
+use rmcp::ServiceExt;
+use rmcp::model::{CallToolRequestParams, CallToolResult};
+use rmcp::service::{RoleClient, RunningService};
+use rmcp::transport::StreamableHttpClientTransport;
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use serde_json::{Value, json};
+
+const TOKEN: &str = "http-test-token-0123456789";
+/// GTK4's calculator can take many seconds to show its keypad on a loaded two-core machine.
+const CALCULATOR_START: Duration = Duration::from_secs(60);
+
+/// A `deskhand mcp --http 127.0.0.1:0` process; its stderr is kept, it is stopped with SIGTERM.
+struct Server {
+    child: Child,
+    url: String,
+    log: Arc<Mutex<Vec<String>>>,
+}
+
+impl Server {
+    fn start(mut command: Command, args: &[&str]) -> Server {
+        command
+            .args(["mcp", "--http", "127.0.0.1:0"])
+            .args(args)
+            .env("DESKHAND_LOG", "info")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped());
+        let mut child = command.spawn().expect("starting deskhand mcp --http");
+        let stderr = child.stderr.take().expect("piped stderr");
+        let log = Arc::new(Mutex::new(Vec::new()));
+        let (found, url) = std::sync::mpsc::channel();
+        {
+            let log = Arc::clone(&log);
+            std::thread::spawn(move || {
+                for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                    if let Some(url) = line.strip_prefix("deskhand: serving MCP on ") {
+                        let _ = found.send(url.to_owned());
+                    }
+                    log.lock().unwrap().push(line);
+                }
+            });
+        }
+        let url = url
+            .recv_timeout(Duration::from_secs(60))
+            .unwrap_or_else(|_| panic!("the server never said where it serves: {:?}", log));
+        Server { child, url, log }
+    }
+
+    fn base(&self) -> String {
+        self.url.trim_end_matches("/mcp").to_owned()
+    }
+
+    fn log(&self) -> String {
+        self.log.lock().unwrap().join("\n")
+    }
+
+    /// SIGTERM, as an orchestrator stops it; true when it exited 0 within `limit`.
+    fn stop(&mut self, limit: Duration) -> bool {
+        let _ = Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status();
+        let exited = wait_until(limit, || self.child.try_wait().ok().flatten());
+        exited.is_some_and(|status| status.success())
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        if self.child.try_wait().ok().flatten().is_none() {
+            self.stop(Duration::from_secs(40));
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
+
+type Client = RunningService<RoleClient, ()>;
+
+async fn connect(url: &str, token: Option<&str>) -> Client {
+    let mut config = StreamableHttpClientTransportConfig::with_uri(url.to_owned());
+    if let Some(token) = token {
+        config = config.auth_header(token);
+    }
+    ().serve(StreamableHttpClientTransport::from_config(config))
+        .await
+        .expect("an MCP session over HTTP")
+}
+
+async fn call(client: &Client, args: Value) -> CallToolResult {
+    let args = args.as_object().expect("an object").clone();
+    client
+        .call_tool(CallToolRequestParams::new("desktop").with_arguments(args))
+        .await
+        .expect("tools/call")
+}
+
+fn text_of(result: &CallToolResult) -> String {
+    result
+        .content
+        .iter()
+        .filter_map(|c| c.as_text().map(|t| t.text.clone()))
+        .collect()
+}
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("a tokio runtime")
+}
+
+/// Launches the calculator through the tool, then works out `a op b =` by clicking its buttons
+/// by ref, and returns the window and what its display shows.
+async fn calculate(client: &Client, a: &str, op: &str, b: &str) -> (String, String) {
+    let launched = call(
+        client,
+        json!({"action": "launch", "app": "org.gnome.Calculator"}),
+    )
+    .await;
+    assert_ne!(launched.is_error, Some(true), "{}", text_of(&launched));
+    let data = launched.structured_content.clone().expect("structured");
+    let w = data["window"]
+        .as_str()
+        .expect("the launched window")
+        .to_owned();
+    let started = Instant::now();
+    let keypad = loop {
+        let observed = call(client, json!({"action": "observe", "target": w})).await;
+        let text = text_of(&observed);
+        if text.contains(&format!("button \"{a}\"")) && text.contains("button \"=\"") {
+            break text;
+        }
+        assert!(
+            started.elapsed() < CALCULATOR_START,
+            "the keypad never showed:\n{text}"
+        );
+        tokio::time::sleep(Duration::from_millis(300)).await;
+    };
+    for label in [a, op, b, "="] {
+        let button = ref_of(&keypad, &[&format!("button \"{label}\"")]);
+        let clicked = call(client, json!({"action": "click", "ref": button})).await;
+        assert!(
+            text_of(&clicked).starts_with(&format!("done: clicked {button}")),
+            "{}",
+            text_of(&clicked)
+        );
+    }
+    let started = Instant::now();
+    loop {
+        // Refs expire on the next observe: the display's ref is read anew each time.
+        let observed = text_of(&call(client, json!({"action": "observe", "target": w})).await);
+        let display = first_of_role(&observed, "text");
+        let line = line_of(&observed, &display).to_owned();
+        if let Some(value) = line.split("value=\"").nth(1) {
+            let value = value.split('"').next().unwrap_or_default().to_owned();
+            if !value.is_empty() && !value.contains(op) {
+                return (w, value);
+            }
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(20),
+            "the display {display} never showed a result: {line}"
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}
+
+/// The display numbers of the private desktops the server's children started.
+fn private_displays(log: &str) -> Vec<String> {
+    log.lines()
+        .filter_map(|line| line.split("started a headless desktop on ").nth(1))
+        .map(|display| display.trim().to_owned())
+        .collect()
+}
+
+/// Processes whose environment names `display`: a desktop's server, its helpers and its apps.
+fn processes_on(display: &str) -> Vec<String> {
+    let wanted = format!("DISPLAY={display}\0");
+    let own_x = format!("Xvfb {display} ");
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+        let path = entry.path();
+        let environ = std::fs::read(path.join("environ")).unwrap_or_default();
+        let cmdline = std::fs::read(path.join("cmdline"))
+            .unwrap_or_default()
+            .iter()
+            .map(|b| if *b == 0 { ' ' } else { *b as char })
+            .collect::<String>();
+        let environ = String::from_utf8_lossy(&environ);
+        if environ.contains(&wanted)
+            || cmdline.starts_with(&own_x)
+            || cmdline.contains(&format!("/Xvfb {display} "))
+        {
+            found.push(format!(
+                "{}: {cmdline}",
+                entry.file_name().to_string_lossy()
+            ));
+        }
+    }
+    found
+}
+
+#[test]
+fn a_session_on_the_shared_desktop_drives_the_calculator_by_refs_and_is_audited() {
+    let (_turn, desk) = desktop();
+    let audit = desk.scratch("http-audit.jsonl");
+    let _ = std::fs::remove_file(&audit);
+    let mut command = desk.command(BIN);
+    command.env("DESKHAND_AUDIT", &audit);
+    let mut server = Server::start(command, &[]);
+    runtime().block_on(async {
+        let client = connect(&server.url, None).await;
+        let info = client.peer_info().expect("server info");
+        assert_eq!(
+            info.server_info.as_ref().expect("identity").name,
+            "deskhand"
+        );
+        let tools = client.list_all_tools().await.expect("tools/list");
+        assert_eq!(tools.len(), 1);
+        assert_eq!(tools[0].name, "desktop");
+        assert!(
+            tools[0]
+                .description
+                .as_deref()
+                .unwrap_or_default()
+                .contains("refs expire on the next observe")
+        );
+        let (w, value) = calculate(&client, "7", "×", "2").await;
+        assert_eq!(value, "14");
+        call(&client, json!({"action": "close", "target": w})).await;
+        client.cancel().await.expect("the session ends");
+    });
+    // Every action of the session is in the audit log, under its session id.
+    let lines: Vec<Value> = std::fs::read_to_string(&audit)
+        .expect("the audit log")
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("a JSON line"))
+        .collect();
+    let clicks: Vec<&Value> = lines.iter().filter(|l| l["action"] == "click").collect();
+    assert_eq!(clicks.len(), 4, "{lines:?}");
+    let session = clicks[0]["session"].as_str().expect("the session is named");
+    assert!(!session.is_empty());
+    assert!(lines.iter().all(|l| l["session"] == session), "{lines:?}");
+    assert!(
+        server.log().contains(&format!("session={session}")),
+        "{}",
+        server.log()
+    );
+    assert!(server.stop(Duration::from_secs(30)), "{}", server.log());
+}
+
+#[test]
+fn two_sessions_on_private_desktops_work_in_parallel_without_cross_talk_and_leave_nothing() {
+    let (_turn, desk) = desktop();
+    let mut server = Server::start(
+        desk.command(BIN),
+        &["--desktop-per-session", "--max-desktops", "2"],
+    );
+    let url = server.url.clone();
+    runtime().block_on(async {
+        let (first, second) = tokio::join!(connect(&url, None), connect(&url, None));
+        let (one, two) = tokio::join!(
+            calculate(&first, "7", "×", "2"),
+            calculate(&second, "9", "−", "3")
+        );
+        assert_eq!(one.1, "14");
+        assert_eq!(two.1, "6");
+        // Each session sees its own desktop: one calculator each, and the other's window ids
+        // mean nothing there.
+        for (client, own) in [(&first, &one.0), (&second, &two.0)] {
+            let apps = call(client, json!({"action": "apps"})).await;
+            let listed = apps.structured_content.clone().expect("structured");
+            assert_eq!(listed["apps"].as_array().map(Vec::len), Some(1), "{listed}");
+            let windows = text_of(&call(client, json!({"action": "windows"})).await);
+            assert!(
+                windows.contains(&format!("{own} \"Calculator\"")),
+                "{windows}"
+            );
+        }
+        let health: Value = reqwest::get(format!("{}/healthz", server.base()))
+            .await
+            .expect("health")
+            .json()
+            .await
+            .expect("JSON");
+        assert_eq!(health["desktops"], 2, "{health}");
+        // One session ends: its desktop stops; the other keeps working on its own.
+        first.cancel().await.expect("the first session ends");
+        let stopped = wait_until(Duration::from_secs(30), || {
+            server
+                .log()
+                .contains("private desktop stopped")
+                .then_some(())
+        });
+        assert!(stopped.is_some(), "{}", server.log());
+        let still = call(&second, json!({"action": "windows"})).await;
+        assert!(text_of(&still).contains(&two.0), "{}", text_of(&still));
+        // The other is still open when the server is told to stop.
+        drop(second);
+    });
+    let displays = private_displays(&server.log());
+    assert_eq!(displays.len(), 2, "{}", server.log());
+    assert!(server.stop(Duration::from_secs(40)), "{}", server.log());
+    for display in &displays {
+        let left = processes_on(display);
+        assert!(left.is_empty(), "left on {display}: {left:?}");
+    }
+}
+
+/// A raw POST of `body` to the MCP endpoint.
+async fn post(
+    url: &str,
+    headers: &[(&str, &str)],
+    body: impl Into<reqwest::Body>,
+) -> reqwest::Response {
+    let mut request = reqwest::Client::new()
+        .post(url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .body(body);
+    for (name, value) in headers {
+        request = request.header(*name, *value);
+    }
+    request.send().await.expect("an HTTP answer")
+}
+
+const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}"#;
+const APPS: &str = r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"desktop","arguments":{"action":"apps"}}}"#;
+
+#[test]
+fn bad_requests_are_refused_clearly_and_change_nothing() {
+    let (_turn, desk) = desktop();
+    let audit = desk.scratch("http-bad-audit.jsonl");
+    let _ = std::fs::remove_file(&audit);
+    let mut command = desk.command(BIN);
+    command
+        .env("DESKHAND_TOKEN", TOKEN)
+        .env("DESKHAND_AUDIT", &audit);
+    let mut server = Server::start(
+        command,
+        &[
+            "--desktop-per-session",
+            "--max-desktops",
+            "1",
+            "--max-calls",
+            "1",
+            "--max-body",
+            "4096",
+        ],
+    );
+    let url = server.url.clone();
+    let bearer = format!("Bearer {TOKEN}");
+    let auth = [("authorization", bearer.as_str())];
+    runtime().block_on(async {
+        // No token, a wrong token: 401, and the answer says what to send.
+        for headers in [
+            vec![],
+            vec![("authorization", "Bearer not-the-token-at-all")],
+        ] {
+            let refused = post(&url, &headers, INITIALIZE).await;
+            assert_eq!(refused.status(), 401);
+            assert!(refused.headers().contains_key("www-authenticate"));
+            let body = refused.text().await.unwrap();
+            assert!(body.contains("Authorization: Bearer"), "{body}");
+        }
+        // A page of another site, or a name that rebinds to this machine: 403.
+        let foreign = post(
+            &url,
+            &[auth[0], ("origin", "http://evil.example")],
+            INITIALIZE,
+        )
+        .await;
+        assert_eq!(foreign.status(), 403);
+        let rebound = post(&url, &[auth[0], ("host", "evil.example")], INITIALIZE).await;
+        assert_eq!(rebound.status(), 403);
+        // Over the body limit: 413.
+        let big = format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"ping","params":{{"pad":"{}"}}}}"#,
+            "x".repeat(8192)
+        );
+        assert_eq!(post(&url, &auth, big).await.status(), 413);
+        // Not JSON-RPC at all: rmcp's 415, which says why.
+        let malformed = post(&url, &auth, r#"{"jsonrpc":"2.0","id":1,"method":"#).await;
+        assert_eq!(malformed.status(), 415);
+        let said = malformed.text().await.unwrap();
+        assert!(said.contains("fail to deserialize request body"), "{said}");
+        // A session that never existed: 404.
+        let unknown = post(
+            &url,
+            &[auth[0], ("mcp-session-id", "no-such-session")],
+            APPS,
+        )
+        .await;
+        assert_eq!(unknown.status(), 404);
+
+        // The desktop cap: the first session holds the one private desktop, the second is
+        // told so, and gets nothing started.
+        let first = connect(&url, Some(TOKEN)).await;
+        let second = connect(&url, Some(TOKEN)).await;
+        let apps = call(&first, json!({"action": "apps"})).await;
+        assert_ne!(apps.is_error, Some(true), "{}", text_of(&apps));
+        let capped = call(&second, json!({"action": "apps"})).await;
+        assert_eq!(capped.is_error, Some(true));
+        assert!(
+            text_of(&capped)
+                .starts_with("failed (busy): this server already runs its 1 private desktops"),
+            "{}",
+            text_of(&capped)
+        );
+
+        // The call cap: while the first session's launch runs, any other call is busy.
+        let launching = call(
+            &first,
+            json!({"action": "launch", "app": "org.gnome.Calculator"}),
+        );
+        let busy = async {
+            tokio::time::sleep(Duration::from_millis(150)).await;
+            call(&second, json!({"action": "apps"})).await
+        };
+        let (launched, busy) = tokio::join!(launching, busy);
+        assert_ne!(launched.is_error, Some(true), "{}", text_of(&launched));
+        assert!(
+            text_of(&busy).starts_with("failed (busy): the server already runs 1 calls"),
+            "{}",
+            text_of(&busy)
+        );
+
+        // A call after the session ended: 404, nothing run.
+        let opened = post(&url, &auth, INITIALIZE).await;
+        assert_eq!(opened.status(), 200);
+        let session = opened.headers()["mcp-session-id"]
+            .to_str()
+            .unwrap()
+            .to_owned();
+        let ended = reqwest::Client::new()
+            .delete(&url)
+            .header("authorization", &bearer)
+            .header("mcp-session-id", &session)
+            .send()
+            .await
+            .expect("DELETE");
+        assert_eq!(ended.status(), 204);
+        let after = post(
+            &url,
+            &[
+                auth[0],
+                ("mcp-session-id", &session),
+                ("mcp-protocol-version", "2025-06-18"),
+            ],
+            APPS,
+        )
+        .await;
+        assert_eq!(after.status(), 404);
+        first.cancel().await.expect("the first session ends");
+        drop(second);
+    });
+    // Only the first session's own actions are in the audit log: the launch.
+    let audited = std::fs::read_to_string(&audit).unwrap_or_default();
+    let actions: Vec<Value> = audited
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(actions.len(), 1, "{audited}");
+    assert_eq!(actions[0]["action"], "launch");
+    assert!(
+        actions[0]["session"]
+            .as_str()
+            .is_some_and(|s| !s.is_empty()),
+        "{audited}"
+    );
+    assert!(server.stop(Duration::from_secs(40)), "{}", server.log());
+}
+
+#[test]
+fn a_stateless_request_is_served_and_health_answers_without_a_token() {
+    let (_turn, desk) = desktop();
+    let mut command = desk.command(BIN);
+    command.env("DESKHAND_TOKEN", TOKEN);
+    let mut server = Server::start(command, &[]);
+    let bearer = format!("Bearer {TOKEN}");
+    runtime().block_on(async {
+        let health = reqwest::get(format!("{}/healthz", server.base())).await.expect("health");
+        assert_eq!(health.status(), 200);
+        let list = r#"{"jsonrpc":"2.0","id":7,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
+        let answer = post(
+            &server.url,
+            &[
+                ("authorization", &bearer),
+                ("mcp-protocol-version", "2026-07-28"),
+                ("mcp-method", "tools/list"),
+            ],
+            list,
+        )
+        .await;
+        assert_eq!(answer.status(), 200);
+        assert!(answer.headers().get("mcp-session-id").is_none());
+        let body = answer.text().await.unwrap();
+        assert!(body.contains("\"name\":\"desktop\""), "{body}");
+    });
+    assert!(server.stop(Duration::from_secs(30)), "{}", server.log());
+}
+
+#[test]
+fn an_open_bind_without_a_token_is_refused_at_start() {
+    let output = Command::new(BIN)
+        .args(["mcp", "--http", "0.0.0.0:0"])
+        .env_remove("DESKHAND_TOKEN")
+        .output()
+        .expect("running deskhand");
+    assert!(!output.status.success());
+    let said = String::from_utf8_lossy(&output.stderr);
+    assert!(said.contains("--token-file"), "{said}");
+}
+
+/// A client that hands every progress notification it receives to the test.
+struct ProgressWatcher(tokio::sync::mpsc::UnboundedSender<rmcp::model::ProgressNotificationParam>);
+
+impl rmcp::ClientHandler for ProgressWatcher {
+    async fn on_progress(
+        &self,
+        params: rmcp::model::ProgressNotificationParam,
+        _context: rmcp::service::NotificationContext<RoleClient>,
+    ) {
+        let _ = self.0.send(params);
+    }
+}
+
+#[test]
+fn a_private_desktops_progress_reaches_the_client_and_a_cancel_reaches_the_desktop() {
+    use rmcp::model::{CallToolRequest, ClientRequest};
+    use rmcp::service::PeerRequestOptions;
+
+    let (_turn, desk) = desktop();
+    let mut server = Server::start(desk.command(BIN), &["--desktop-per-session"]);
+    runtime().block_on(async {
+        let (sender, mut progress) = tokio::sync::mpsc::unbounded_channel();
+        let client = ProgressWatcher(sender)
+            .serve(StreamableHttpClientTransport::from_uri(server.url.clone()))
+            .await
+            .expect("an MCP session over HTTP");
+        // A condition that never holds, with a long timeout: only the cancel can end it soon.
+        let wait = CallToolRequestParams::new("desktop").with_arguments(
+            json!({
+                "action": "wait",
+                "target": "screen",
+                "until": {"name": "deskhand never shows this", "role": "button"},
+                "timeout_ms": 30000,
+            })
+            .as_object()
+            .unwrap()
+            .clone(),
+        );
+        let handle = client
+            .send_cancellable_request(
+                ClientRequest::CallToolRequest(CallToolRequest::new(wait)),
+                PeerRequestOptions::no_options(),
+            )
+            .await
+            .expect("tools/call sent");
+        let token = handle.progress_token.clone();
+        let first = tokio::time::timeout(Duration::from_secs(30), async {
+            loop {
+                let note = progress.recv().await.expect("the client still runs");
+                if note.progress_token == token {
+                    return note;
+                }
+            }
+        })
+        .await
+        .expect("no progress notification for the wait within 30 s");
+        let message = first.message.clone().unwrap_or_default();
+        assert!(message.starts_with("waiting on screen: "), "{message:?}");
+        handle
+            .cancel(Some("the test cancels the wait".into()))
+            .await
+            .expect("notifications/cancelled sent");
+        let asked = Instant::now();
+        let windows = tokio::time::timeout(
+            Duration::from_secs(30),
+            client.call_tool(
+                CallToolRequestParams::new("desktop")
+                    .with_arguments(json!({"action": "windows"}).as_object().unwrap().clone()),
+            ),
+        )
+        .await
+        .expect("windows never answered")
+        .expect("tools/call windows");
+        assert!(
+            text_of(&windows).starts_with("windows · "),
+            "{}",
+            text_of(&windows)
+        );
+        assert!(
+            asked.elapsed() < Duration::from_secs(10),
+            "windows took {:?} after the cancel: the wait kept running on the desktop",
+            asked.elapsed()
+        );
+        client.cancel().await.expect("the session ends");
+    });
+    assert!(server.stop(Duration::from_secs(30)), "{}", server.log());
+}
+
+#[test]
+fn sigterm_lets_a_call_under_way_finish_and_audit_then_stops_its_desktop() {
+    let (_turn, desk) = desktop();
+    let audit = desk.scratch("http-stop-audit.jsonl");
+    let _ = std::fs::remove_file(&audit);
+    let mut command = desk.command(BIN);
+    command.env("DESKHAND_AUDIT", &audit);
+    let mut server = Server::start(command, &["--desktop-per-session"]);
+    let pid = server.child.id().to_string();
+    let typed = "1234567890".repeat(20);
+    let reply = runtime().block_on(async {
+        let client = connect(&server.url, None).await;
+        let launched = call(
+            &client,
+            json!({"action": "launch", "app": "org.gnome.Calculator"}),
+        )
+        .await;
+        assert_ne!(launched.is_error, Some(true), "{}", text_of(&launched));
+        // Typing 200 characters takes a while: the stop comes while it runs.
+        let typing = call(&client, json!({"action": "type", "text": typed}));
+        let stop = async {
+            tokio::time::sleep(Duration::from_millis(300)).await;
+            let _ = Command::new("kill").args(["-TERM", &pid]).status();
+        };
+        let (reply, ()) = tokio::join!(tokio::time::timeout(Duration::from_secs(60), typing), stop);
+        reply.expect("the typing call was answered")
+    });
+    assert_ne!(reply.is_error, Some(true), "{}", text_of(&reply));
+    let exited = wait_until(Duration::from_secs(60), || {
+        server.child.try_wait().ok().flatten()
+    });
+    assert!(exited.is_some_and(|s| s.success()), "{}", server.log());
+    let log = server.log();
+    // The stop came while the typing ran, and the typing was still answered.
+    let stopping = log.find("stopping: new calls are refused");
+    let answered = log
+        .lines()
+        .filter(|l| l.contains("action=type") && l.contains("call answered"))
+        .map(|l| log.find(l).unwrap_or(0))
+        .next();
+    assert!(stopping.is_some() && answered > stopping, "{log}");
+    assert!(log.contains("private desktop stopped"), "{log}");
+    let lines: Vec<Value> = std::fs::read_to_string(&audit)
+        .expect("the audit log")
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("a JSON line"))
+        .collect();
+    let typed_line = lines.iter().find(|l| l["action"] == "type");
+    assert_eq!(
+        typed_line.map(|l| l["characters"].clone()),
+        Some(json!(200)),
+        "{lines:?}"
+    );
+    for display in private_displays(&log) {
+        let left = processes_on(&display);
+        assert!(left.is_empty(), "left on {display}: {left:?}");
+    }
+}
