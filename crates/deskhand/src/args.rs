@@ -159,7 +159,8 @@ pub struct McpArgs {
     /// With --headless, the desktop is this Wayland compositor instead of X11.
     #[arg(long, value_name = "COMPOSITOR", requires = "headless")]
     pub wayland: Option<WaylandCompositor>,
-    /// Record each call as a step into this folder, for `deskhand replay` and `deskhand report`.
+    /// Record each call as a step into this folder, for `deskhand replay` and `deskhand report`;
+    /// with --http, each session into a folder of its own under it.
     #[arg(long, value_name = "DIR")]
     pub record: Option<PathBuf>,
     #[command(flatten)]

@@ -10,26 +10,57 @@ use deskhand_record::{DEFAULT_CAP_BYTES, Recorder, Recording};
 
 use crate::args::ReplayArgs;
 
-/// The recorder `--record DIR` (else `$DESKHAND_RECORD`) asks for, opened before anything runs,
-/// so a folder that cannot be one fails the command at once. `$DESKHAND_RECORD_CAP_MB` caps it.
-pub fn recorder(dir: Option<PathBuf>) -> anyhow::Result<Option<Recorder>> {
-    let dir = dir.or_else(|| {
+/// The folder `--record DIR` names, else `$DESKHAND_RECORD`.
+pub fn folder(dir: Option<PathBuf>) -> Option<PathBuf> {
+    dir.or_else(|| {
         std::env::var_os("DESKHAND_RECORD")
             .filter(|d| !d.is_empty())
             .map(PathBuf::from)
-    });
-    let Some(dir) = dir else { return Ok(None) };
-    let cap = match std::env::var("DESKHAND_RECORD_CAP_MB") {
+    })
+}
+
+/// The bytes one recording may take: `$DESKHAND_RECORD_CAP_MB`, else the default.
+pub fn cap() -> anyhow::Result<u64> {
+    match std::env::var("DESKHAND_RECORD_CAP_MB") {
         Ok(mb) => mb
             .trim()
             .parse::<u64>()
             .map(|mb| mb * 1024 * 1024)
             .with_context(|| {
                 format!("DESKHAND_RECORD_CAP_MB is {mb:?}, not a whole number of megabytes")
-            })?,
-        Err(_) => DEFAULT_CAP_BYTES,
+            }),
+        Err(_) => Ok(DEFAULT_CAP_BYTES),
+    }
+}
+
+/// The recorder `--record DIR` (else `$DESKHAND_RECORD`) asks for, opened before anything runs,
+/// so a folder that cannot be one fails the command at once. `$DESKHAND_RECORD_CAP_MB` caps it.
+pub fn recorder(dir: Option<PathBuf>) -> anyhow::Result<Option<Recorder>> {
+    let Some(dir) = folder(dir) else {
+        return Ok(None);
     };
-    Ok(Some(Recorder::open(&dir, cap)?))
+    Ok(Some(Recorder::open(&dir, cap()?)?))
+}
+
+/// Where an HTTP server records its sessions, one folder each under `root`: made and checked
+/// writable before the server starts, so a bad folder stops it at once.
+pub fn sessions_root(dir: Option<PathBuf>) -> anyhow::Result<Option<deskhand_mcp::http::RecordTo>> {
+    let Some(root) = folder(dir) else {
+        return Ok(None);
+    };
+    std::fs::create_dir_all(&root)
+        .and_then(|()| {
+            let probe = root.join(".deskhand-writable");
+            std::fs::write(&probe, b"")?;
+            std::fs::remove_file(&probe)
+        })
+        .with_context(|| {
+            format!(
+                "{} cannot hold the sessions' recordings: it cannot be created or written; give --record a folder you can write",
+                root.display()
+            )
+        })?;
+    Ok(Some(deskhand_mcp::http::RecordTo { root, cap: cap()? }))
 }
 
 /// `deskhand replay DIR`: 0 when every step ran as recorded, 1 when it stopped.

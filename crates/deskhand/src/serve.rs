@@ -60,11 +60,7 @@ pub fn http(args: McpArgs) -> anyhow::Result<u8> {
         serve: flags,
     } = args;
     let addr = flags.http.expect("only called with --http");
-    if record.is_some() || std::env::var_os("DESKHAND_RECORD").is_some_and(|d| !d.is_empty()) {
-        bail!(
-            "recording (--record or DESKHAND_RECORD) records one stdio session and does not work with --http yet; leave it out, or record with `deskhand mcp --record DIR` over stdio"
-        );
-    }
+    let record = crate::recording::sessions_root(record)?;
     init_logging();
     let token = token(flags.token_file.as_deref())?;
     if flags.max_calls == 0 || flags.max_desktops == 0 {
@@ -77,6 +73,7 @@ pub fn http(args: McpArgs) -> anyhow::Result<u8> {
         max_body_bytes: flags.max_body,
         idle_timeout: Duration::from_secs(flags.idle_timeout.max(1)),
         max_calls: flags.max_calls,
+        record,
     };
     // Before anything starts: a refused bind leaves nothing behind.
     deskhand_mcp::http::check_bind(addr, &options)?;

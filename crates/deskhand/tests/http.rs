@@ -217,9 +217,11 @@ fn a_session_on_the_shared_desktop_drives_the_calculator_by_refs_and_is_audited(
     let (_turn, desk) = desktop();
     let audit = desk.scratch("http-audit.jsonl");
     let _ = std::fs::remove_file(&audit);
+    let recordings = desk.scratch("http-recordings");
+    let _ = std::fs::remove_dir_all(&recordings);
     let mut command = desk.command(BIN);
     command.env("DESKHAND_AUDIT", &audit);
-    let mut server = Server::start(command, &[]);
+    let mut server = Server::start(command, &["--record", recordings.to_str().unwrap()]);
     runtime().block_on(async {
         let client = connect(&server.url, None).await;
         let info = client.peer_info().expect("server info");
@@ -259,14 +261,53 @@ fn a_session_on_the_shared_desktop_drives_the_calculator_by_refs_and_is_audited(
         server.log()
     );
     assert!(server.stop(Duration::from_secs(30)), "{}", server.log());
+    // The session was recorded into a folder of its own, every click a step.
+    let folders = session_folders(&recordings);
+    assert_eq!(folders.len(), 1, "{folders:?}");
+    let steps = steps_of(&folders[0]);
+    assert_eq!(
+        steps.iter().filter(|s| s["action"] == "click").count(),
+        4,
+        "{steps:?}"
+    );
+}
+
+/// The session folders an HTTP server with `--record` wrote under `root`.
+fn session_folders(root: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut folders: Vec<_> = std::fs::read_dir(root)
+        .map(|entries| entries.flatten().map(|e| e.path()).collect())
+        .unwrap_or_default();
+    folders.retain(|p| {
+        p.file_name()
+            .and_then(|n| n.to_str())
+            .is_some_and(|n| n.starts_with("session-"))
+    });
+    folders.sort();
+    folders
+}
+
+fn steps_of(folder: &std::path::Path) -> Vec<Value> {
+    std::fs::read_to_string(folder.join("steps.jsonl"))
+        .unwrap_or_default()
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("a step is a JSON line"))
+        .collect()
 }
 
 #[test]
 fn two_sessions_on_private_desktops_work_in_parallel_without_cross_talk_and_leave_nothing() {
     let (_turn, desk) = desktop();
+    let recordings = desk.scratch("http-private-recordings");
+    let _ = std::fs::remove_dir_all(&recordings);
     let mut server = Server::start(
         desk.command(BIN),
-        &["--desktop-per-session", "--max-desktops", "2"],
+        &[
+            "--desktop-per-session",
+            "--max-desktops",
+            "2",
+            "--record",
+            recordings.to_str().unwrap(),
+        ],
     );
     let url = server.url.clone();
     runtime().block_on(async {
@@ -316,6 +357,16 @@ fn two_sessions_on_private_desktops_work_in_parallel_without_cross_talk_and_leav
     for display in &displays {
         let left = processes_on(display);
         assert!(left.is_empty(), "left on {display}: {left:?}");
+    }
+    // Each session was recorded by its own desktop's process, into a folder of its own.
+    let folders = session_folders(&recordings);
+    assert_eq!(folders.len(), 2, "{folders:?}");
+    for folder in &folders {
+        let clicks = steps_of(folder)
+            .iter()
+            .filter(|s| s["action"] == "click")
+            .count();
+        assert_eq!(clicks, 4, "{}", folder.display());
     }
 }
 

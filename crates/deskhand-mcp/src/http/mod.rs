@@ -55,6 +55,34 @@ pub struct HttpOptions {
     pub idle_timeout: Duration,
     /// Tool calls running at once, over all sessions; past it a call answers `busy`.
     pub max_calls: usize,
+    /// Each session's calls recorded into a folder of its own under this one.
+    pub record: Option<RecordTo>,
+}
+
+/// Where sessions are recorded (see `deskhand replay`): `root/session-<id>`, each capped.
+#[derive(Debug, Clone)]
+pub struct RecordTo {
+    pub root: std::path::PathBuf,
+    /// Bytes each session's recording may take.
+    pub cap: u64,
+}
+
+impl RecordTo {
+    /// The folder a session's recording goes to; an id is kept to the characters a file name
+    /// takes everywhere.
+    pub(crate) fn folder(&self, session: &str) -> std::path::PathBuf {
+        let name: String = session
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '-' {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect();
+        self.root.join(format!("session-{name}"))
+    }
 }
 
 impl Default for HttpOptions {
@@ -66,6 +94,7 @@ impl Default for HttpOptions {
             max_body_bytes: 1024 * 1024,
             idle_timeout: Duration::from_secs(300),
             max_calls: 16,
+            record: None,
         }
     }
 }
@@ -110,7 +139,13 @@ pub async fn serve_http<B: Backend>(
 ) -> Result<(), HttpError> {
     let addr = listener.local_addr()?;
     check_bind(addr, &options)?;
-    let hub = Arc::new(Hub::new(config, desktops, setup, options.max_calls));
+    let hub = Arc::new(Hub::new(
+        config,
+        desktops,
+        setup,
+        options.max_calls,
+        options.record.clone(),
+    ));
     let sessions_ended = CancellationToken::new();
     let service = StreamableHttpService::new(
         {
@@ -156,6 +191,7 @@ pub async fn serve_http<B: Backend>(
         .with_graceful_shutdown(stop.cancelled_owned())
         .await?;
     hub.stop_desktops(DESKTOP_GRACE).await;
+    hub.flush_recordings().await;
     tracing::info!("stopped");
     Ok(())
 }

@@ -17,9 +17,10 @@ use tokio::sync::{Mutex, OnceCell, Semaphore};
 use tracing::Instrument;
 
 use deskhand_core::{Backend, Config};
+use deskhand_record::Recorder;
 
-use super::Desktops;
 use super::worker::{Worker, WorkerStop};
+use super::{Desktops, RecordTo};
 use crate::{DesktopServer, SetupCheck, TOOL_NAME, doctor, server_info, tool, unknown_tool};
 
 /// The label of calls that came without a session (revision 2026-07-28 and later).
@@ -43,6 +44,9 @@ pub(crate) struct Hub<B> {
     max_desktops: usize,
     pub(crate) stopping: AtomicBool,
     next_worker: AtomicUsize,
+    record: Option<RecordTo>,
+    /// The recorders of sessions served here, to write out their last steps at the stop.
+    recorders: StdMutex<Vec<Recorder>>,
 }
 
 impl<B: Backend> Hub<B> {
@@ -51,6 +55,7 @@ impl<B: Backend> Hub<B> {
         desktops: Desktops<B>,
         setup: Option<SetupCheck>,
         max_calls: usize,
+        record: Option<RecordTo>,
     ) -> Self {
         let max_desktops = match &desktops {
             Desktops::Shared(_) => 0,
@@ -69,6 +74,20 @@ impl<B: Backend> Hub<B> {
             max_desktops,
             stopping: AtomicBool::new(false),
             next_worker: AtomicUsize::new(1),
+            record,
+            recorders: StdMutex::new(Vec::new()),
+        }
+    }
+
+    /// Writes out what the recorders of this process still hold (the last call's screenshot).
+    pub(crate) async fn flush_recordings(&self) {
+        let recorders: Vec<Recorder> = self
+            .recorders
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .clone();
+        for recorder in recorders {
+            recorder.flush().await;
         }
     }
 
@@ -112,14 +131,31 @@ impl<B: Backend> Hub<B> {
         }
     }
 
-    fn server_for(&self, session: &str) -> DesktopServer<B> {
+    fn server_for(&self, session: &str) -> Result<DesktopServer<B>, CallToolResult> {
         let Desktops::Shared(backend) = &self.desktops else {
             unreachable!("only a shared desktop has servers in this process")
         };
         let mut config = self.config.clone();
         config.session = Some(session.to_owned());
-        DesktopServer::new(Arc::clone(backend), config)
-            .with_desktop_lock(Arc::clone(&self.desktop_lock))
+        let server = DesktopServer::new(Arc::clone(backend), config)
+            .with_desktop_lock(Arc::clone(&self.desktop_lock));
+        let Some(record) = &self.record else {
+            return Ok(server);
+        };
+        let folder = record.folder(session);
+        let recorder = Recorder::open(&folder, record.cap).map_err(|err| {
+            failed(
+                "platform",
+                &format!(
+                    "this session cannot be recorded ({err}), so its call was not run; tell the operator, who started the server with --record"
+                ),
+            )
+        })?;
+        self.recorders
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .push(recorder.clone());
+        Ok(server.with_recorder(recorder))
     }
 }
 
@@ -147,7 +183,7 @@ impl<B: Backend> SessionHandler<B> {
         self.seat
             .get_or_try_init(|| async {
                 match &self.hub.desktops {
-                    Desktops::Shared(_) => Ok(Seat::Here(Box::new(self.hub.server_for(session)))),
+                    Desktops::Shared(_) => Ok(Seat::Here(Box::new(self.hub.server_for(session)?))),
                     Desktops::PerSession { command, max } => {
                         let Ok(slot) = Arc::clone(&self.hub.desktop_slots).try_acquire_owned()
                         else {
@@ -159,7 +195,8 @@ impl<B: Backend> SessionHandler<B> {
                             ));
                         };
                         let number = self.hub.next_worker.fetch_add(1, Ordering::Relaxed);
-                        let worker = Worker::start(command, session, number, slot)
+                        let record = self.hub.record.as_ref().map(|r| r.folder(session));
+                        let worker = Worker::start(command, session, number, slot, record)
                             .await
                             .map_err(|why| failed("platform", &why))?;
                         self.hub
@@ -176,11 +213,12 @@ impl<B: Backend> SessionHandler<B> {
 
     async fn stateless_server(&self) -> Result<&DesktopServer<B>, CallToolResult> {
         match &self.hub.desktops {
-            Desktops::Shared(_) => Ok(self
-                .hub
-                .stateless
-                .get_or_init(|| async { self.hub.server_for(STATELESS) })
-                .await),
+            Desktops::Shared(_) => {
+                self.hub
+                    .stateless
+                    .get_or_try_init(|| async { self.hub.server_for(STATELESS) })
+                    .await
+            }
             Desktops::PerSession { .. } => Err(failed(
                 "unsupported",
                 "this server gives each session a private desktop (--desktop-per-session), and a request without a session has none to act on; connect with a client that opens a session (protocol revision 2025-11-25 or earlier), or use a server without --desktop-per-session",

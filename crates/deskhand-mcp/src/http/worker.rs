@@ -64,8 +64,12 @@ impl Worker {
         session: &str,
         number: usize,
         slot: OwnedSemaphorePermit,
+        record: Option<std::path::PathBuf>,
     ) -> Result<Worker, String> {
         let mut command = command();
+        if let Some(folder) = record {
+            command.arg("--record").arg(folder);
+        }
         command
             .env(SESSION_VAR, session)
             .stdin(Stdio::piped())
