@@ -8,6 +8,7 @@ pub mod desktop;
 pub mod doctor;
 pub mod gnome;
 pub mod launch;
+pub mod own_desktop;
 mod process;
 pub mod translate;
 pub mod wayland;

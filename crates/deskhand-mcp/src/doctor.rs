@@ -19,6 +19,9 @@ pub type Diagnose = Arc<dyn Fn() -> String + Send + Sync>;
 /// What the server knows of its desktop's setup.
 #[derive(Clone)]
 pub struct SetupCheck {
+    /// The line added to the instructions naming the desktop found, when the environment did
+    /// not name it and it was looked for.
+    pub desktop: Option<String>,
     /// The line added to the instructions, when the check at start found a problem.
     pub problems: Option<String>,
     pub diagnose: Diagnose,

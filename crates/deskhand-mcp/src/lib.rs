@@ -48,6 +48,8 @@ pub struct DesktopServer<B> {
     /// Held while a call acts, where several sessions share one desktop: one session's typed
     /// string never interleaves with another's click.
     desktop_lock: Option<Arc<Mutex<()>>>,
+    /// Why there is no desktop to act on: every call answers it, and the server still serves.
+    no_desktop: Option<Error>,
 }
 
 impl<B: Backend> DesktopServer<B> {
@@ -59,7 +61,16 @@ impl<B: Backend> DesktopServer<B> {
             setup: None,
             recorder: None,
             desktop_lock: None,
+            no_desktop: None,
         }
+    }
+
+    /// A server with no desktop behind it: it completes `initialize`, serves the doctor, and
+    /// answers every well-formed call with `why` (a `no-display` error that says the fix), so a
+    /// client shows the reason instead of a closed connection.
+    pub fn without_desktop(mut self, why: Error) -> Self {
+        self.no_desktop = Some(why);
+        self
     }
 
     /// Writes every call of this session into the recorder's folder.
@@ -92,6 +103,10 @@ impl<B: Backend> DesktopServer<B> {
         arguments: serde_json::Value,
         control: &Control,
     ) -> Result<Reply, Error> {
+        if let Some(why) = &self.no_desktop {
+            parse_call(arguments)?;
+            return Err(why.clone());
+        }
         let Some(recorder) = &self.recorder else {
             let call = parse_call(arguments)?;
             let mut session = self.session.lock().await;
@@ -329,9 +344,13 @@ fn server_info(setup: Option<&SetupCheck>) -> ServerConfig {
     let mut instructions =
         "One tool, `desktop`: observe a window's accessibility tree and act on it by element ref."
             .to_owned();
-    if let Some(problems) = setup.and_then(|s| s.problems.as_deref()) {
+    for line in setup
+        .into_iter()
+        .flat_map(|s| [s.desktop.as_deref(), s.problems.as_deref()])
+        .flatten()
+    {
         instructions.push('\n');
-        instructions.push_str(problems);
+        instructions.push_str(line);
     }
     ServerConfig::new(capabilities)
         .with_server_info(Implementation::new("deskhand", env!("CARGO_PKG_VERSION")))

@@ -668,6 +668,7 @@ fn merge_safety(
         policy: either(cmd, "policy", top.policy, sub.policy)?,
         audit: either(cmd, "audit", top.audit, sub.audit)?,
         memory: either(cmd, "memory", top.memory, sub.memory)?,
+        session: either(cmd, "session", top.session, sub.session)?,
     })
 }
 

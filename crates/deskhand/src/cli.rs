@@ -6,10 +6,10 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use anyhow::{Context, bail};
+use anyhow::Context;
 use serde_json::json;
 
-use deskhand_core::{Config, Error, Outcome, Reply, Session, execute, parse_call};
+use deskhand_core::{Config, Error, NullBackend, Outcome, Reply, Session, execute, parse_call};
 use deskhand_mcp::DesktopServer;
 
 use crate::args::{ActionCall, McpArgs};
@@ -33,7 +33,12 @@ pub fn action(call: ActionCall) -> anyhow::Result<u8> {
         .enable_all()
         .build()
         .context("starting the async runtime failed")?;
-    let reply = match (parse_call(arguments.clone()), recorder) {
+    // A well-formed call with no desktop to act on answers why, and records nothing.
+    let (call, recorder) = match (parse_call(arguments.clone()), crate::own_desktop::missing()) {
+        (Ok(_), Some(missing)) => (Err(missing), None),
+        (call, _) => (call, recorder),
+    };
+    let reply = match (call, recorder) {
         (Ok(call), None) => runtime.block_on(async {
             let backend = crate::platform::connect()?;
             let store = SessionStore::open()?;
@@ -244,7 +249,6 @@ pub fn mcp(args: McpArgs) -> anyhow::Result<u8> {
         .build()
         .context("starting the async runtime failed")?;
     let served = runtime.block_on(async {
-        let backend = crate::platform::connect().map_err(|err| anyhow::anyhow!(err.message))?;
         let config = Config {
             policy,
             audit,
@@ -254,13 +258,29 @@ pub fn mcp(args: McpArgs) -> anyhow::Result<u8> {
             session: std::env::var(deskhand_mcp::http::SESSION_VAR).ok(),
             ..Config::default()
         };
-        let mut server = DesktopServer::new(Arc::new(backend), config).with_setup_check(setup);
-        if let Some(recorder) = recorder {
-            server = server.with_recorder(recorder);
-        }
-        deskhand_mcp::serve_stdio(server)
-            .await
-            .context("the MCP connection failed")
+        let backend = match crate::own_desktop::missing() {
+            Some(missing) => Err(missing),
+            None => crate::platform::connect().map_err(|err| crate::own_desktop::unreachable(&err)),
+        };
+        let served = match backend {
+            Ok(backend) => {
+                let mut server =
+                    DesktopServer::new(Arc::new(backend), config).with_setup_check(setup);
+                if let Some(recorder) = recorder {
+                    server = server.with_recorder(recorder);
+                }
+                deskhand_mcp::serve_stdio(server).await
+            }
+            // Still served: the client shows why and the fix, not a closed connection.
+            Err(why) => {
+                eprintln!("deskhand: {}", why.message);
+                let server = DesktopServer::new(Arc::new(NullBackend), config)
+                    .with_setup_check(setup)
+                    .without_desktop(why);
+                deskhand_mcp::serve_stdio(server).await
+            }
+        };
+        served.context("the MCP connection failed")
     });
     // Now, not a moment later by the watcher: whoever waits for this process to exit then
     // knows its desktop is gone.
@@ -274,6 +294,7 @@ pub fn mcp(args: McpArgs) -> anyhow::Result<u8> {
 pub(crate) fn setup_check(safety: &crate::safety::SafetyFlags) -> deskhand_mcp::SetupCheck {
     let flags = safety.clone();
     deskhand_mcp::SetupCheck {
+        desktop: crate::own_desktop::summary(),
         problems: crate::doctor::run(safety, crate::doctor::Depth::Quick).summary_line(),
         // On a thread of its own, outside the server's runtime, as at start.
         diagnose: Arc::new(move || {
@@ -323,11 +344,8 @@ pub(crate) fn prepare_display(
             started.display
         );
         return Ok(Some(started.state_file));
-    } else if no_display {
-        bail!(
-            "neither DISPLAY nor WAYLAND_DISPLAY is set, so there is no desktop to drive; run `deskhand mcp --headless` to start a private one, or export DISPLAY"
-        );
     }
+    // Without a desktop the server still serves, answering every call with why.
     Ok(None)
 }
 

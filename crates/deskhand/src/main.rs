@@ -5,6 +5,7 @@ mod cli;
 #[cfg(target_os = "linux")]
 mod desktop_cmd;
 mod doctor;
+mod own_desktop;
 mod platform;
 mod recording;
 mod safety;
@@ -56,7 +57,11 @@ fn run() -> u8 {
                 .map_err(Into::into),
         );
     }
-    match args::parse(std::env::args_os()) {
+    let invocation = args::parse(std::env::args_os());
+    if let Ok(invocation) = &invocation {
+        find_own_desktop(invocation);
+    }
+    match invocation {
         // Help and version are "errors" to clap too, printed to stdout with exit 0.
         Err(err) => {
             let _ = err.print();
@@ -105,6 +110,21 @@ fn run() -> u8 {
         Ok(Invocation::Replay(replay)) => report(recording::replay(replay)),
         Ok(Invocation::Report { dir, output }) => report(recording::report(&dir, output)),
     }
+}
+
+/// What acts on the user's desktop finds the session its environment lacks (an MCP client
+/// passes little more than `HOME` and `PATH`); what starts a private desktop needs none.
+fn find_own_desktop(invocation: &Invocation) {
+    let choice = match invocation {
+        Invocation::Mcp(mcp) if !mcp.headless && !mcp.serve.desktop_per_session => {
+            mcp.safety.session.clone()
+        }
+        Invocation::Action(call) => call.options.safety.session.clone(),
+        Invocation::Doctor { safety, .. } => safety.session.clone(),
+        Invocation::Replay(replay) => replay.safety.session.clone(),
+        _ => return,
+    };
+    own_desktop::apply(choice);
 }
 
 /// Setup failures (no display, no bus) print as one sentence and exit 1.

@@ -1,6 +1,6 @@
 //! The policy, the audit log and the memory store the CLI and `deskhand mcp` start with: found
 //! from the flags, then the environment, then the XDG directories, and loaded once before
-//! anything runs.
+//! anything runs; and which of the user's desktops they act on (`--session`).
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -20,6 +20,10 @@ pub struct SafetyFlags {
     /// The memory store, or off (else $DESKHAND_MEMORY, else $XDG_DATA_HOME/deskhand/memory.sqlite).
     #[arg(long, value_name = "FILE|off")]
     pub memory: Option<String>,
+    /// Which of your graphical sessions to drive when several are found: its display (`:1`) or
+    /// Wayland socket (`wayland-1`) (else $DESKHAND_SESSION, else the active one).
+    #[arg(long, value_name = "NAME")]
+    pub session: Option<String>,
 }
 
 /// Where the policy comes from.
@@ -39,9 +43,14 @@ fn var(env: Env<'_>, name: &str) -> Option<OsString> {
 }
 
 /// An XDG base directory: the variable when it holds an absolute path, else the platform's
-/// place for it.
+/// place for it. In a shell switched to a private desktop, whose apps get XDG folders of their
+/// own, the person's own folders (kept by `deskhand desktop start`) are the ones read.
 fn xdg_dir(env: Env<'_>, name: &str, fallback: &str) -> Option<PathBuf> {
-    var(env, name)
+    let value = match env(&format!("DESKHAND_USER_{name}")) {
+        Some(kept) => Some(kept).filter(|value| !value.is_empty()),
+        None => var(env, name),
+    };
+    value
         .map(PathBuf::from)
         .filter(|dir| dir.is_absolute())
         .or_else(|| home_dir(env, fallback))
@@ -161,6 +170,29 @@ mod tests {
             .map(|(k, v)| (k.to_string(), OsString::from(v)))
             .collect();
         move |name| map.get(name).cloned()
+    }
+
+    // A shell where `deskhand desktop start` ran points XDG at the desktop's folders.
+    #[cfg(not(any(windows, target_os = "macos")))]
+    #[test]
+    fn in_a_shell_switched_to_a_private_desktop_the_persons_own_folders_are_read() {
+        let none = SafetyFlags::default();
+        let switched = env(&[
+            ("XDG_CONFIG_HOME", "/tmp/desktop/config"),
+            ("XDG_STATE_HOME", "/tmp/desktop/state"),
+            ("DESKHAND_USER_XDG_CONFIG_HOME", "/home/u/conf"),
+            ("DESKHAND_USER_XDG_STATE_HOME", ""),
+            ("HOME", "/home/u"),
+        ]);
+        assert_eq!(
+            policy_source(&none, &switched),
+            PolicySource::Default("/home/u/conf/deskhand/policy.toml".into())
+        );
+        // Unset in the person's shell: the default under HOME, not the desktop's folder.
+        assert_eq!(
+            audit_path(&none, &switched).unwrap(),
+            Some("/home/u/.local/state/deskhand/audit.jsonl".into())
+        );
     }
 
     // They assert the XDG defaults under $HOME, which macOS replaces.

@@ -47,8 +47,22 @@ pub fn checks(load_models: bool) -> Vec<Check> {
 async fn desktop() -> Vec<Check> {
     let mut checks = Vec::new();
     let var = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
+    match crate::own_desktop::finding() {
+        Some(Ok(found)) => checks.push(Check::ok(DISPLAY, "found", found)),
+        Some(Err((reason, fix))) => {
+            checks.push(Check::problem(
+                Status::Fail,
+                DISPLAY,
+                "session",
+                reason,
+                fix,
+            ));
+        }
+        None => {}
+    }
     let session = Session::from_env();
     match &session {
+        Session::X11 if checks.iter().any(|c| c.name == "session") => {}
         Session::X11 if var("DISPLAY").is_none() => {
             checks.push(Check::problem(
                 Status::Fail,
@@ -311,13 +325,24 @@ async fn gnome(checks: &mut Vec<Check>) {
 async fn accessibility(checks: &mut Vec<Check>, no_display: bool) {
     let status = match probe::accessibility_status(PROBE_TIMEOUT).await {
         Ok(status) => status,
-        Err(why) => {
+        Err(why) if std::env::var("DBUS_SESSION_BUS_ADDRESS").is_ok_and(|a| !a.is_empty()) => {
             checks.push(Check::problem(
                 Status::Fail,
                 ACCESSIBILITY,
                 "bus",
                 format!("the accessibility bus cannot be found ({why}): no app's tree can be read, only pixels"),
                 "install at-spi2-core (Debian: apt-get install at-spi2-core) and log in again, or start a private desktop: eval \"$(deskhand desktop start)\"",
+            ));
+            return;
+        }
+        // The accessibility bus is asked for on the session bus: without one, the fix is the bus.
+        Err(_) => {
+            checks.push(Check::problem(
+                Status::Fail,
+                ACCESSIBILITY,
+                "bus",
+                "no session bus: DBUS_SESSION_BUS_ADDRESS is not set and this user's runtime folder holds no `bus`, so the accessibility bus cannot be asked for: no app's tree can be read, only pixels",
+                "add DBUS_SESSION_BUS_ADDRESS to deskhand's environment (the MCP client's `env` block) with the value `echo $DBUS_SESSION_BUS_ADDRESS` prints in a terminal of your desktop",
             ));
             return;
         }

@@ -153,6 +153,7 @@ mod tests {
             policy: Some(policy.clone()),
             audit: Some("off".into()),
             memory: Some("off".into()),
+            session: None,
         };
         let checks = checks(&flags, &|_: &str| None::<OsString>);
         assert_eq!(checks[0].status, Status::Fail, "{checks:?}");
