@@ -7,8 +7,8 @@ use std::time::Duration;
 use crate::error::{Error, ErrorKind, Result};
 use crate::keys::Keys;
 use crate::model::{
-    AppInfo, ClipboardContent, ElementHandle, InstalledApp, Modifier, MouseButton, Point, Rect,
-    RgbImage, Role, ScrollDirection, Tree, WindowChange, WindowInfo, WindowKey,
+    AppInfo, ClipboardContent, ElementHandle, InstalledApp, Modifier, Monitor, MouseButton, Point,
+    Rect, RgbImage, Role, ScrollDirection, Tree, WindowChange, WindowInfo, WindowKey,
 };
 
 /// What the toolkit says is under the pointer at a point of an element.
@@ -170,6 +170,23 @@ pub trait Windows: Send + Sync {
     }
     fn screen(&self) -> impl Future<Output = Result<Rect>> + Send {
         async { Err(unsupported("Reading the screen size")) }
+    }
+    /// The top-left pixel of the primary monitor, where the pointer stops deskhand. Where it
+    /// cannot be read, the corner of the whole screen, 0,0: the stop must never fail open.
+    fn corner(&self) -> impl Future<Output = Point> + Send {
+        async { Point { x: 0, y: 0 } }
+    }
+    /// The monitors, primary first, then left to right and top to bottom; the whole screen as
+    /// one where a platform cannot tell them apart.
+    fn monitors(&self) -> impl Future<Output = Result<Vec<Monitor>>> + Send {
+        async {
+            Ok(vec![Monitor {
+                name: "screen".to_owned(),
+                bounds: self.screen().await?,
+                scale: 1.0,
+                primary: true,
+            }])
+        }
     }
     /// Which top-level windows exist, and nothing else about them: cheap enough to take before
     /// every action.

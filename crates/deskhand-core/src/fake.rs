@@ -9,8 +9,8 @@ use crate::backend::{
 use crate::error::{Error, ErrorKind, Result};
 use crate::keys::Keys;
 use crate::model::{
-    ClipboardContent, ElementHandle, InstalledApp, Modifier, MouseButton, Node, Point, Rect,
-    RgbImage, ScrollDirection, Tree, WindowChange, WindowInfo, WindowKey,
+    ClipboardContent, ElementHandle, InstalledApp, Modifier, Monitor, MouseButton, Node, Point,
+    Rect, RgbImage, ScrollDirection, Tree, WindowChange, WindowInfo, WindowKey,
 };
 
 /// One input the fake desktop received.
@@ -56,6 +56,8 @@ pub struct FakeDesktop {
     pub hit_areas: Mutex<Vec<(ElementHandle, Rect)>>,
     /// Elements something covers: `reaches` finds another element at every point of them.
     pub covered: Mutex<Vec<ElementHandle>>,
+    /// The monitors; none means the screen is one.
+    pub monitors: Mutex<Vec<Monitor>>,
 }
 
 impl FakeDesktop {
@@ -71,6 +73,7 @@ impl FakeDesktop {
             installed_gaps: Mutex::new(Vec::new()),
             hit_areas: Mutex::new(Vec::new()),
             covered: Mutex::new(Vec::new()),
+            monitors: Mutex::new(Vec::new()),
         }
     }
 
@@ -148,6 +151,25 @@ impl Windows for FakeDesktop {
 
     async fn screen(&self) -> Result<Rect> {
         Ok(self.screen)
+    }
+
+    async fn monitors(&self) -> Result<Vec<Monitor>> {
+        let monitors = self.monitors.lock().unwrap().clone();
+        Ok(if monitors.is_empty() {
+            vec![Monitor {
+                name: "screen".into(),
+                bounds: self.screen,
+                scale: 1.0,
+                primary: true,
+            }]
+        } else {
+            monitors
+        })
+    }
+
+    async fn corner(&self) -> Point {
+        let monitors = self.monitors().await.unwrap_or_default();
+        crate::monitors::corner(&crate::monitors::ordered(monitors))
     }
 
     async fn window_keys(&self) -> Result<Vec<WindowKey>> {

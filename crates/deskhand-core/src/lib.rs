@@ -17,6 +17,7 @@ pub mod keys;
 mod learn;
 pub mod memory;
 pub mod model;
+pub mod monitors;
 pub mod ocr;
 pub mod policy;
 pub mod render;

@@ -121,6 +121,19 @@ pub struct WindowInfo {
     pub maximized: bool,
 }
 
+/// One monitor of the desktop, in the desktop's pixels.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Monitor {
+    /// The display server's name for it (`HDMI-1`, `HEADLESS-2`).
+    pub name: String,
+    pub bounds: Rect,
+    /// Physical pixels per logical pixel where the display server scales it, else 1.
+    pub scale: f64,
+    /// The one the display server calls primary (the first, where it calls none so): the
+    /// kill switch's corner is its top-left.
+    pub primary: bool,
+}
+
 /// What tells one window from every other for the whole session: the platform handle alone is not
 /// enough, since X reuses a closed client's window ids for the next client.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]

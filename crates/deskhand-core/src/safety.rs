@@ -2,9 +2,10 @@
 //! kill switch, then the policy; and the audit line every action leaves, whatever its result.
 //! The executor calls these stages in turn; nothing here runs the action.
 //!
-//! The kill switch is the real pointer in the top-left corner of the screen. Deskhand's own
-//! pointer input can put it there too: a click or drag that ends at pixel 0,0 stops the next
-//! action exactly as the user would, which errs on the safe side.
+//! The kill switch is the real pointer in the top-left corner of the primary monitor (of the
+//! screen where the platform tells no monitors apart). Deskhand's own pointer input can put it
+//! there too: a click or drag that ends there stops the next action exactly as the user would,
+//! which errs on the safe side.
 
 use serde_json::json;
 
@@ -29,9 +30,20 @@ pub const STOPPED_MESSAGE: &str = "the user moved the pointer to the top-left co
 /// The first line of the reply to the first action that succeeds after a stop.
 pub const RESUMED_NOTE: &str = "note: deskhand was stopped by the pointer in the top-left corner; it resumed because the pointer left it";
 
-/// Whether the pointer is where the user puts it to stop deskhand.
+/// Whether the pointer is where the user puts it to stop deskhand, on a desktop whose corner
+/// is at 0,0.
 pub fn in_corner(pointer: Point) -> bool {
-    pointer.x <= CORNER_PIXELS && pointer.y <= CORNER_PIXELS
+    in_corner_at(pointer, Point { x: 0, y: 0 })
+}
+
+/// Whether the pointer is in the corner whose top-left pixel is `corner`: within a few pixels
+/// right of and below it, never beyond. A monitor left of or above the primary has negative
+/// coordinates, and none of it is the corner.
+pub fn in_corner_at(pointer: Point, corner: Point) -> bool {
+    let near = |at: i32, from: i32| {
+        (0..=i64::from(CORNER_PIXELS)).contains(&(i64::from(at) - i64::from(from)))
+    };
+    near(pointer.x, corner.x) && near(pointer.y, corner.y)
 }
 
 /// What the guard found before letting an action through.
@@ -59,7 +71,7 @@ pub(crate) async fn admit<B: Windows + Accessibility + Input + Capture>(
             ),
         )
     })?;
-    if in_corner(pointer) {
+    if in_corner_at(pointer, backend.corner().await) {
         session.stopped = true;
         return Err(Error::new(ErrorKind::Stopped, STOPPED_MESSAGE));
     }

@@ -15,6 +15,8 @@ use crate::model::{ElementHandle, Rect, Role, WindowKey};
 pub enum SurfaceKey {
     Screen,
     Window(WindowKey),
+    /// A monitor by its session id (`m2`).
+    Monitor(u32),
 }
 
 /// What a ref stands for, kept from the observation that issued it.
@@ -78,6 +80,9 @@ pub struct Session {
     windows: Vec<WindowKey>,
     /// `a{i+1}` names the app with process id `app_pids[i]`.
     app_pids: Vec<u32>,
+    /// `m{i+1}` names the monitor the display server calls `monitors[i]`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    monitors: Vec<String>,
     /// An element keeps its number for the whole session; numbers are never reused.
     element_numbers: HashMap<String, u32>,
     last_ref: u32,
@@ -178,6 +183,27 @@ impl Session {
                 "w{id} is not a window id of this session; call `windows` to list windows and their ids"
             ))
         })
+    }
+
+    pub fn monitor_id(&mut self, name: &str) -> u32 {
+        match self.monitors.iter().position(|known| known == name) {
+            Some(index) => index as u32 + 1,
+            None => {
+                self.monitors.push(name.to_owned());
+                self.monitors.len() as u32
+            }
+        }
+    }
+
+    pub fn monitor_name(&self, id: u32) -> Result<&str> {
+        id.checked_sub(1)
+            .and_then(|index| self.monitors.get(index as usize))
+            .map(String::as_str)
+            .ok_or_else(|| {
+                Error::bad_argument(format!(
+                    "m{id} is not a monitor id of this session; call `windows` to list the monitors and their ids"
+                ))
+            })
     }
 
     pub fn app_pid(&self, id: u32) -> Result<u32> {

@@ -45,6 +45,8 @@ pub enum TargetId {
     Screen,
     Window(u32),
     App(u32),
+    /// A monitor, `m2`: its pixels, points 0–1000 of it.
+    Monitor(u32),
 }
 
 impl TargetId {
@@ -56,11 +58,12 @@ impl TargetId {
         let parsed = match text.split_at_checked(1) {
             Some(("w", rest)) => number(rest).map(TargetId::Window),
             Some(("a", rest)) => number(rest).map(TargetId::App),
+            Some(("m", rest)) => number(rest).map(TargetId::Monitor),
             _ => None,
         };
         parsed.ok_or_else(|| {
             Error::bad_argument(format!(
-                "`target` {text:?} is not a surface; use \"screen\", a window id like \"w3\" from `windows`, or an app id like \"a2\" from `apps`"
+                "`target` {text:?} is not a surface; use \"screen\", a window id like \"w3\" from `windows`, an app id like \"a2\" from `apps`, or a monitor id like \"m2\" from `windows`"
             ))
         })
     }
@@ -72,6 +75,7 @@ impl std::fmt::Display for TargetId {
             TargetId::Screen => f.write_str("screen"),
             TargetId::Window(n) => write!(f, "w{n}"),
             TargetId::App(n) => write!(f, "a{n}"),
+            TargetId::Monitor(n) => write!(f, "m{n}"),
         }
     }
 }

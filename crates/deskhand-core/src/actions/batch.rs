@@ -14,7 +14,7 @@ use crate::control::{Control, Progress};
 use crate::desk::answer::{Batched, Step};
 use crate::desk::reply::{Outcome, Reply};
 use crate::error::{Error, ErrorKind, Result};
-use crate::safety::{STOPPED_MESSAGE, in_corner};
+use crate::safety::{STOPPED_MESSAGE, in_corner_at};
 use crate::session::Session;
 
 pub(crate) const SPEC: ActionSpec = ActionSpec {
@@ -110,8 +110,9 @@ pub(crate) async fn batch<B: Windows + Input>(
         } else {
             // Reads cannot be stopped by the guard that actions pass, so the kill switch is
             // checked before every step.
+            let corner = backend.corner().await;
             match backend.pointer().await {
-                Ok(pointer) if in_corner(pointer) => {
+                Ok(pointer) if in_corner_at(pointer, corner) => {
                     session.stopped = true;
                     Err(crate::Error::new(ErrorKind::Stopped, STOPPED_MESSAGE))
                 }

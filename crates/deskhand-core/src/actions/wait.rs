@@ -22,7 +22,7 @@ use crate::find::SurfaceTrees;
 use crate::model::{ElementHandle, Node, Role, WindowKey};
 use crate::ocr::{TextReader, read_rect};
 use crate::render::{escape, one_line, pick};
-use crate::safety::{STOPPED_MESSAGE, in_corner};
+use crate::safety::{STOPPED_MESSAGE, in_corner_at};
 use crate::session::{Seen, Session};
 
 pub(crate) const SPEC: ActionSpec = ActionSpec {
@@ -61,13 +61,13 @@ pub(crate) fn parse(given: &Given) -> Result<Action> {
             })
         })
         .collect::<Result<Vec<_>>>()?;
-    if target == Some(TargetId::Screen)
+    if matches!(target, Some(TargetId::Screen | TargetId::Monitor(_)))
         && conditions
             .iter()
             .any(|c| matches!(c, Condition::TitleContains(_) | Condition::Gone))
     {
         return Err(Error::bad_argument(
-            "the screen has no title and cannot close; wait on a window (`target` \"wN\")",
+            "the screen and its monitors have no title and cannot close; wait on a window (`target` \"wN\")",
         ));
     }
     let timeout_ms = args.timeout_ms.unwrap_or(DEFAULT_WAIT_MS);
@@ -223,7 +223,7 @@ pub(crate) async fn wait<B: Windows + Accessibility + Input + Capture>(
     let mut reported = 0u64;
     loop {
         let pointer = backend.pointer().await?;
-        if in_corner(pointer) {
+        if in_corner_at(pointer, backend.corner().await) {
             session.stopped = true;
             return Err(Error::new(
                 ErrorKind::Stopped,

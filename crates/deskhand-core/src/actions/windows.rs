@@ -2,9 +2,11 @@
 
 use crate::action::{Action, ActionName, ActionSpec, Changes, Given, Reaches};
 use crate::backend::Windows;
-use crate::desk::answer::{Listed, WindowRow};
+use crate::desk::answer::{Listed, MonitorRow, WindowRow};
 use crate::desk::reply::Reply;
 use crate::error::Result;
+use crate::model::Monitor;
+use crate::monitors::{most_of, ordered};
 use crate::session::Session;
 
 pub(crate) const SPEC: ActionSpec = ActionSpec {
@@ -25,12 +27,25 @@ pub(crate) async fn windows<B: Windows>(backend: &B, session: &mut Session) -> R
     let windows = backend.windows().await?;
     let positions_unknown = backend.positions_unknown().await;
     let placed = positions_unknown.is_none();
+    // One monitor is the screen: it costs no line.
+    let monitors: Vec<Monitor> = match backend.monitors().await {
+        Ok(monitors) if monitors.len() > 1 => ordered(monitors),
+        _ => Vec::new(),
+    };
+    let ids: Vec<String> = monitors
+        .iter()
+        .map(|monitor| format!("m{}", session.monitor_id(&monitor.name)))
+        .collect();
     let windows = windows
         .into_iter()
         .rev()
         .map(|window| {
             let b = window.bounds;
             WindowRow {
+                monitor: placed
+                    .then(|| most_of(&monitors, b))
+                    .flatten()
+                    .map(|index| ids[index].clone()),
                 id: format!("w{}", session.window_id(window.key())),
                 app_id: window.pid.map(|pid| format!("a{}", session.app_id(pid))),
                 title: window.title,
@@ -45,6 +60,17 @@ pub(crate) async fn windows<B: Windows>(backend: &B, session: &mut Session) -> R
     Ok(Listed::Windows {
         windows,
         positions_unknown,
+        monitors: ids
+            .into_iter()
+            .zip(monitors)
+            .map(|(id, monitor)| MonitorRow {
+                id,
+                name: monitor.name,
+                bounds: monitor.bounds,
+                scale: monitor.scale,
+                primary: monitor.primary,
+            })
+            .collect(),
     }
     .into())
 }

@@ -44,6 +44,25 @@ pub(crate) async fn resolve<B: Windows + Accessibility + Capture>(
 ) -> Result<Surface> {
     match target.or(session.current) {
         Some(TargetId::Screen) => screen_surface(backend).await,
+        Some(TargetId::Monitor(id)) => {
+            let name = session.monitor_name(id)?.to_owned();
+            let monitors = backend.monitors().await?;
+            match monitors.into_iter().find(|monitor| monitor.name == name) {
+                Some(monitor) => Ok(Surface {
+                    key: SurfaceKey::Monitor(id),
+                    label: format!("m{id}"),
+                    rect: monitor.bounds,
+                    window: None,
+                }),
+                None => Err(Error::new(
+                    ErrorKind::SurfaceGone,
+                    format!(
+                        "m{id} is gone: the monitor {:?} it named is no longer connected; call `windows` for the monitors there are now",
+                        escape(&name)
+                    ),
+                )),
+            }
+        }
         Some(TargetId::Window(id)) => {
             let key = session.window_key(id)?;
             match live_window(backend, key).await? {
@@ -112,6 +131,7 @@ fn window_surface(session: &mut Session, window: WindowInfo) -> Surface {
 pub(crate) fn make_current(session: &mut Session, surface: &Surface) {
     session.current = Some(match surface.key {
         SurfaceKey::Screen => TargetId::Screen,
+        SurfaceKey::Monitor(id) => TargetId::Monitor(id),
         SurfaceKey::Window(key) => TargetId::Window(session.window_id(key)),
     });
 }
@@ -123,7 +143,10 @@ pub(crate) fn describe_surface(session: &mut Session, surface: &Surface) -> Surf
             app: window.pid.map(|pid| session.app_id(pid)),
             app_name: window.app_name.clone(),
         },
-        None => SurfaceSaid::Screen,
+        None => match surface.key {
+            SurfaceKey::Monitor(id) => SurfaceSaid::Monitor(id),
+            _ => SurfaceSaid::Screen,
+        },
     }
 }
 

@@ -11,7 +11,7 @@ use deskhand_core::backend::{Input, InputOutcome, Partial, Typed};
 use deskhand_core::error::{Error, Result};
 use deskhand_core::keys::Keys;
 use deskhand_core::model::{
-    ClipboardContent, Modifier, MouseButton, Point, Rect, RgbImage, ScrollDirection, Tree,
+    ClipboardContent, Modifier, Monitor, MouseButton, Point, Rect, RgbImage, ScrollDirection, Tree,
     WindowChange, WindowInfo, WindowKey,
 };
 
@@ -28,6 +28,8 @@ pub(super) trait DisplayServer: Send + Sync {
     fn windows(&self) -> impl Future<Output = Result<Vec<WindowInfo>>> + Send;
     fn window(&self, handle: u64) -> impl Future<Output = Result<Option<WindowInfo>>> + Send;
     fn screen(&self) -> impl Future<Output = Result<Rect>> + Send;
+    /// The monitors as the display server lists them, in no particular order.
+    fn monitors(&self) -> impl Future<Output = Result<Vec<Monitor>>> + Send;
     fn window_keys(&self) -> impl Future<Output = Result<Vec<WindowKey>>> + Send;
     fn activate(&self, window: &WindowInfo) -> impl Future<Output = Result<()>> + Send;
     fn close(&self, window: &WindowInfo) -> impl Future<Output = Result<()>> + Send;

@@ -12,8 +12,8 @@ use deskhand_core::backend::{Capture, Clipboard, Input, InputOutcome, Typed, Win
 use deskhand_core::error::Result;
 use deskhand_core::keys::Keys;
 use deskhand_core::model::{
-    ClipboardContent, Modifier, MouseButton, Point, Rect, RgbImage, ScrollDirection, WindowChange,
-    WindowInfo, WindowKey,
+    ClipboardContent, Modifier, Monitor, MouseButton, Point, Rect, RgbImage, ScrollDirection,
+    WindowChange, WindowInfo, WindowKey,
 };
 
 use crate::launch;
@@ -92,6 +92,24 @@ impl Windows for LinuxBackend {
 
     async fn screen(&self) -> Result<Rect> {
         on_display!(&self.display, server => server.screen().await)
+    }
+
+    async fn monitors(&self) -> Result<Vec<Monitor>> {
+        on_display!(&self.display, server => server.monitors().await)
+    }
+
+    /// X11's primary monitor's top-left; sway's and GNOME's layouts start at 0,0.
+    async fn corner(&self) -> Point {
+        match &self.display {
+            Display::X11(server) => server
+                .monitors()
+                .await
+                .map(|monitors| {
+                    deskhand_core::monitors::corner(&deskhand_core::monitors::ordered(monitors))
+                })
+                .unwrap_or(Point { x: 0, y: 0 }),
+            _ => Point { x: 0, y: 0 },
+        }
     }
 
     async fn positions_unknown(&self) -> Option<String> {

@@ -10,8 +10,8 @@ use deskhand_core::backend::{Input, InputOutcome, TextRoute, Typed};
 use deskhand_core::error::{Error, ErrorKind, Result};
 use deskhand_core::keys::Keys;
 use deskhand_core::model::{
-    ClipboardContent, Modifier, MouseButton, Node, Point, Rect, RgbImage, Role, ScrollDirection,
-    WindowChange, WindowInfo, WindowKey,
+    ClipboardContent, Modifier, Monitor, MouseButton, Node, Point, Rect, RgbImage, Role,
+    ScrollDirection, WindowChange, WindowInfo, WindowKey,
 };
 use deskhand_core::render::{escape, plural};
 
@@ -462,6 +462,16 @@ impl DisplayServer for GnomeDesk {
 
     async fn screen(&self) -> Result<Rect> {
         self.gnome.screen().await
+    }
+
+    /// One monitor, the whole layout, until its outputs are listed one by one.
+    async fn monitors(&self) -> Result<Vec<Monitor>> {
+        Ok(vec![Monitor {
+            name: "screen".to_owned(),
+            bounds: self.screen().await?,
+            scale: 1.0,
+            primary: true,
+        }])
     }
 
     async fn window_keys(&self) -> Result<Vec<WindowKey>> {

@@ -8,8 +8,8 @@ use deskhand_core::backend::{Input, InputOutcome, Typed};
 use deskhand_core::error::Result;
 use deskhand_core::keys::Keys;
 use deskhand_core::model::{
-    ClipboardContent, Modifier, MouseButton, Point, Rect, RgbImage, ScrollDirection, WindowChange,
-    WindowInfo, WindowKey,
+    ClipboardContent, Modifier, Monitor, MouseButton, Point, Rect, RgbImage, ScrollDirection,
+    WindowChange, WindowInfo, WindowKey,
 };
 
 use super::bus::{Bus, Placed};
@@ -64,6 +64,16 @@ impl DisplayServer for SwayDesk {
 
     async fn screen(&self) -> Result<Rect> {
         self.sway.screen().await
+    }
+
+    /// One monitor, the whole layout, until its outputs are listed one by one.
+    async fn monitors(&self) -> Result<Vec<Monitor>> {
+        Ok(vec![Monitor {
+            name: "screen".to_owned(),
+            bounds: self.screen().await?,
+            scale: 1.0,
+            primary: true,
+        }])
     }
 
     async fn window_keys(&self) -> Result<Vec<WindowKey>> {

@@ -8,8 +8,8 @@ use deskhand_core::backend::{InputOutcome, Partial, Typed};
 use deskhand_core::error::{Error, ErrorKind, Result};
 use deskhand_core::keys::Keys;
 use deskhand_core::model::{
-    ClipboardContent, Modifier, MouseButton, Point, Rect, RgbImage, ScrollDirection, WindowChange,
-    WindowInfo, WindowKey,
+    ClipboardContent, Modifier, Monitor, MouseButton, Point, Rect, RgbImage, ScrollDirection,
+    WindowChange, WindowInfo, WindowKey,
 };
 use deskhand_core::render::escape;
 
@@ -283,6 +283,11 @@ impl DisplayServer for X11Desk {
             })
             .await?;
         Ok(Rect::new(0, 0, width, height))
+    }
+
+    async fn monitors(&self) -> Result<Vec<Monitor>> {
+        self.x("listing the monitors", X_DEADLINE, |x| x.monitors())
+            .await
     }
 
     async fn window_keys(&self) -> Result<Vec<WindowKey>> {

@@ -10,6 +10,7 @@ mod error;
 mod input;
 mod keyboard;
 mod keys;
+mod monitors;
 mod windows;
 mod wm;
 

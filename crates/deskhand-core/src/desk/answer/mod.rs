@@ -21,7 +21,8 @@ use words::{
 };
 
 pub(crate) use reads::{
-    AppRow, Batched, Captured, FoundWindow, Listed, Observed, Page, Step, Waited, WindowRow,
+    AppRow, Batched, Captured, FoundWindow, Listed, MonitorRow, Observed, Page, Step, Waited,
+    WindowRow,
 };
 
 /// What a text field held once typed into, read back through accessibility.

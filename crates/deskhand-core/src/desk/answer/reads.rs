@@ -22,6 +22,9 @@ pub(crate) enum Listed {
         /// Why no window's position is known (GNOME without deskhand's extension).
         #[serde(skip_serializing_if = "Option::is_none")]
         positions_unknown: Option<String>,
+        /// Listed only where there are two or more.
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        monitors: Vec<MonitorRow>,
     },
     Installed {
         installed: Vec<InstalledApp>,
@@ -74,6 +77,19 @@ pub(crate) struct WindowRow {
     pub(crate) size: Option<[u32; 2]>,
     pub(crate) focused: bool,
     pub(crate) minimized: bool,
+    /// `m2`: the monitor most of it is on, where there are two or more.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) monitor: Option<String>,
+}
+
+#[derive(Serialize)]
+pub(crate) struct MonitorRow {
+    /// `m2`.
+    pub(crate) id: String,
+    pub(crate) name: String,
+    pub(crate) bounds: Rect,
+    pub(crate) scale: f64,
+    pub(crate) primary: bool,
 }
 
 impl Listed {
@@ -96,6 +112,7 @@ impl Listed {
             Listed::Windows {
                 windows,
                 positions_unknown,
+                monitors,
             } => {
                 let mut text = format!(
                     "windows · {} · {}\n",
@@ -105,6 +122,30 @@ impl Listed {
                         None => "top first".to_owned(),
                     }
                 );
+                if !monitors.is_empty() {
+                    let listed: Vec<String> = monitors
+                        .iter()
+                        .map(|m| {
+                            let b = m.bounds;
+                            format!(
+                                "{} \"{}\" {}x{} at {},{}{}{}",
+                                m.id,
+                                escape(&m.name),
+                                b.width,
+                                b.height,
+                                b.x,
+                                b.y,
+                                if m.scale == 1.0 {
+                                    String::new()
+                                } else {
+                                    format!(" scale {}", m.scale)
+                                },
+                                if m.primary { " primary" } else { "" }
+                            )
+                        })
+                        .collect();
+                    text.push_str(&format!("monitors · {}\n", listed.join(" · ")));
+                }
                 for window in windows {
                     let app = window
                         .app_id
@@ -117,6 +158,10 @@ impl Listed {
                             format!("size {width}x{height}, position unknown")
                         }
                         (None, None) => "position unknown".to_owned(),
+                    };
+                    let place = match &window.monitor {
+                        Some(monitor) => format!("{place} on {monitor}"),
+                        None => place,
                     };
                     text.push_str(&format!(
                         "{} \"{}\" · app {app}\"{}\" · {place}{}{}\n",
@@ -552,6 +597,7 @@ mod tests {
             size,
             focused: true,
             minimized: false,
+            monitor: None,
         };
         let b = Rect {
             x: 5,
@@ -562,6 +608,7 @@ mod tests {
         let placed = Reply::from(Listed::Windows {
             windows: vec![row(Some(b), None)],
             positions_unknown: None,
+            monitors: Vec::new(),
         });
         assert!(
             placed.text.contains("· 5,6 300x400 · focused"),
@@ -574,6 +621,7 @@ mod tests {
         let unplaced = Reply::from(Listed::Windows {
             windows: vec![row(None, Some([300, 400]))],
             positions_unknown: Some("the extension is not loaded".into()),
+            monitors: Vec::new(),
         });
         assert!(
             unplaced

@@ -58,6 +58,8 @@ impl fmt::Display for WindowSaid {
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum SurfaceSaid {
     Screen,
+    /// `m2`.
+    Monitor(u32),
     Window {
         window: WindowSaid,
         app: Option<u32>,
@@ -69,6 +71,7 @@ impl fmt::Display for SurfaceSaid {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             SurfaceSaid::Screen => f.write_str("screen"),
+            SurfaceSaid::Monitor(id) => write!(f, "m{id}"),
             SurfaceSaid::Window {
                 window,
                 app,
