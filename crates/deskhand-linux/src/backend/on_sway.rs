@@ -66,14 +66,8 @@ impl DisplayServer for SwayDesk {
         self.sway.screen().await
     }
 
-    /// One monitor, the whole layout, until its outputs are listed one by one.
     async fn monitors(&self) -> Result<Vec<Monitor>> {
-        Ok(vec![Monitor {
-            name: "screen".to_owned(),
-            bounds: self.screen().await?,
-            scale: 1.0,
-            primary: true,
-        }])
+        self.sway.monitors().await
     }
 
     async fn window_keys(&self) -> Result<Vec<WindowKey>> {

@@ -148,6 +148,32 @@ impl SwayIpc {
             .collect())
     }
 
+    /// Each active output as a monitor: its name, place in the layout and scale. sway calls
+    /// none primary.
+    pub fn monitors(&mut self) -> Result<Vec<deskhand_core::model::Monitor>, IpcError> {
+        let outputs = self.request(GET_OUTPUTS, b"", "listing outputs")?;
+        Ok(outputs
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|output| output["active"].as_bool() != Some(false))
+            .filter_map(|output| {
+                let rect = Rect::of(&output["rect"])?;
+                Some(deskhand_core::model::Monitor {
+                    name: output["name"].as_str()?.to_owned(),
+                    bounds: deskhand_core::model::Rect::new(
+                        rect.x,
+                        rect.y,
+                        rect.width,
+                        rect.height,
+                    ),
+                    scale: output["scale"].as_f64().unwrap_or(1.0),
+                    primary: false,
+                })
+            })
+            .collect())
+    }
+
     /// The bounding box of all active outputs, in global pixels.
     pub fn screen(&mut self) -> Result<(i32, i32, u32, u32), IpcError> {
         let outputs = self.request(GET_OUTPUTS, b"", "listing outputs")?;

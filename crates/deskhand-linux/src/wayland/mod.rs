@@ -252,6 +252,10 @@ impl Sway {
         Ok(Rect::new(x, y, width, height))
     }
 
+    pub async fn monitors(&self) -> Result<Vec<deskhand_core::model::Monitor>> {
+        self.ipc("listing the outputs", |ipc| ipc.monitors()).await
+    }
+
     async fn command(&self, what: &'static str, command: String) -> Result<()> {
         self.ipc(what, move |ipc| ipc.command(&command))
             .await
