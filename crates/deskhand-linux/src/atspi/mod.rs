@@ -151,6 +151,9 @@ pub struct WalkLimits {
 pub struct WalkStyle {
     /// Added to every extent: moves window-relative extents (GTK4) to the screen.
     pub offset: (i32, i32),
+    /// Screen pixels per toolkit pixel, applied before the offset: an X11 app that scales
+    /// itself counts in its own logical pixels.
+    pub scale: f64,
     /// Whether the toolkit marks on-screen elements Showing (GTK 4.8 marks only its toplevel).
     pub showing_reliable: bool,
     /// Take what the application's `Cache.GetItems` already knows (one call for the whole app)

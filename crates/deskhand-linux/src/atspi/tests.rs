@@ -39,6 +39,7 @@ async fn frame(atspi: &Atspi, app: &str) -> ObjectRef {
 fn style(use_cache: bool) -> WalkStyle {
     WalkStyle {
         offset: (0, 0),
+        scale: 1.0,
         showing_reliable: true,
         use_cache,
     }

@@ -9,7 +9,7 @@ use deskhand_core::model::{ElementHandle, Point, Rect, Tree, WindowInfo};
 use super::LinuxBackend;
 use super::display::{DisplayServer, tree_of};
 use super::errors::{atspi_error, change_error, element_error, refuse_disabled, unplaced_error};
-use super::frames::{Origin, offset_of, runs_actions_in_request};
+use super::frames::{Origin, runs_actions_in_request, screen_rect, toolkit_point};
 use super::session::on_display;
 use crate::atspi::{self as a11y, AtspiError, ObjectRef};
 
@@ -46,9 +46,8 @@ impl Accessibility for LinuxBackend {
         }
         let origin = self.origin_of(window).await?;
         let atspi = self.bus.atspi().await?;
-        let (dx, dy) = offset_of(origin, window);
         match atspi.extents(&object).await {
-            Ok(extents) => Ok(extents.map(|e| Rect::new(e.x + dx, e.y + dy, e.width, e.height))),
+            Ok(extents) => Ok(extents.map(|e| screen_rect(origin, window, e))),
             Err(AtspiError::Call { .. }) => Ok(None),
             Err(err) => Err(atspi_error(err)),
         }
@@ -84,11 +83,11 @@ impl Accessibility for LinuxBackend {
         if self.unplaced().await? {
             return Ok(None);
         }
-        let (dx, dy) = offset_of(self.origin_of(window).await?, window);
+        let at = toolkit_point(self.origin_of(window).await?, window, at);
         self.bus
             .atspi()
             .await?
-            .reaches(&object, at.x - dx, at.y - dy)
+            .reaches(&object, at.x, at.y)
             .await
             .map_err(atspi_error)
     }
@@ -102,20 +101,11 @@ impl Accessibility for LinuxBackend {
         if self.unplaced().await? {
             return Ok(Vec::new());
         }
-        let (dx, dy) = offset_of(self.origin_of(window).await?, window);
+        let origin = self.origin_of(window).await?;
         match self.bus.atspi().await?.spots(&object).await {
             Ok(spots) => Ok(spots
                 .into_iter()
-                .map(|(rect, what)| {
-                    let center = rect.center();
-                    (
-                        Point {
-                            x: center.x + dx,
-                            y: center.y + dy,
-                        },
-                        what,
-                    )
-                })
+                .map(|(rect, what)| (screen_rect(origin, window, rect).center(), what))
                 .collect()),
             Err(AtspiError::Call { .. }) => Ok(Vec::new()),
             Err(err) => Err(atspi_error(err)),

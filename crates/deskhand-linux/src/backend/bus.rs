@@ -13,7 +13,7 @@ use deskhand_core::render::escape;
 use tokio::sync::OnceCell;
 
 use super::errors::atspi_error;
-use super::frames::{Origin, match_frame, offset_of, popups_over};
+use super::frames::{Origin, match_frame, offset_of, popups_over, scale_of};
 use crate::atspi::{Application, Atspi, Frame, WalkLimits, WalkStyle};
 
 /// A D-Bus call to one accessible object.
@@ -210,8 +210,9 @@ impl Bus {
         let atspi = self.atspi().await?;
         let style = WalkStyle {
             offset: offset_of(placed.origin, window),
+            scale: scale_of(placed.origin),
             // Window-relative extents and toplevel-only Showing come together: GTK4.
-            showing_reliable: matches!(placed.origin, Origin::Screen | Origin::Surface { .. }),
+            showing_reliable: !matches!(placed.origin, Origin::Window { .. }),
             use_cache: !self.uncached.load(Ordering::Relaxed),
         };
         let limits = WalkLimits::default();

@@ -1,6 +1,6 @@
 //! Which accessible frame is an X window's own, and where its toolkit measures extents from.
 
-use deskhand_core::model::{Rect, WindowInfo};
+use deskhand_core::model::{Point, Rect, WindowInfo};
 
 use crate::atspi::{Application, Frame};
 use crate::gnome::Placement;
@@ -9,10 +9,21 @@ use crate::gnome::Placement;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Origin {
     Screen,
+    /// An X11 app that scales itself (`GDK_SCALE=2`, `QT_SCALE_FACTOR=2`) counts in its own
+    /// logical pixels, this many hundredths of a screen pixel each: from the screen's corner
+    /// (Qt), or with `within` from the X window's corner plus that inset in screen pixels
+    /// (GTK3, whose frame then says it is at 0,0).
+    Scaled {
+        percent: u32,
+        within: Option<(i32, i32)>,
+    },
     /// GTK4 reports extents relative to its window; add the X window origin plus this inset.
+    /// Scaled by itself on X11 (`GDK_SCALE=2`), it counts in its own logical pixels, each this
+    /// many hundredths of a screen pixel.
     Window {
         dx: i32,
         dy: i32,
+        percent: u32,
     },
     /// On Wayland every toolkit reports extents relative to its surface, which starts this far
     /// from the window's frame: at it on sway (tiled GTK3 draws no shadow), before it on GNOME
@@ -27,8 +38,14 @@ pub(super) enum Origin {
 /// compositor's window origin, `inset` (see [`wayland_inset`]) inside it.
 pub(super) fn wayland_origin(toolkit: Origin, (dx, dy): (i32, i32)) -> Origin {
     match toolkit {
-        Origin::Screen | Origin::Surface { .. } => Origin::Surface { dx, dy },
-        Origin::Window { .. } => Origin::Window { dx: 0, dy: 0 },
+        Origin::Screen | Origin::Scaled { .. } | Origin::Surface { .. } => {
+            Origin::Surface { dx, dy }
+        }
+        Origin::Window { .. } => Origin::Window {
+            dx: 0,
+            dy: 0,
+            percent: 100,
+        },
     }
 }
 
@@ -43,8 +60,12 @@ pub(super) fn gnome_origin(
 ) -> Origin {
     match toolkit {
         toolkit if placement.x11 => toolkit,
-        Origin::Window { .. } => Origin::Window { dx: 0, dy: 0 },
-        Origin::Screen | Origin::Surface { .. } => Origin::Surface {
+        Origin::Window { .. } => Origin::Window {
+            dx: 0,
+            dy: 0,
+            percent: 100,
+        },
+        Origin::Screen | Origin::Scaled { .. } | Origin::Surface { .. } => Origin::Surface {
             dx: placement.buffer.x - frame.x + dx,
             dy: placement.buffer.y - frame.y + dy,
         },
@@ -83,14 +104,17 @@ pub(super) fn match_frame(
         } else {
             50_000
         };
-        let geometry = match (frame.extents, origin_for(app, frame, w)) {
-            (Some(e), Origin::Screen) => {
+        let origin = origin_for(app, frame, w);
+        let geometry = match (frame.extents, origin) {
+            (Some(e), Origin::Screen | Origin::Scaled { within: None, .. }) => {
+                let e = scale_rect(origin, e);
                 let (fc, wc) = (e.center(), w.bounds.center());
                 ((fc.x - wc.x).abs() + (fc.y - wc.y).abs()) as i64
                     + (e.width as i64 - w.bounds.width as i64).abs()
                     + (e.height as i64 - w.bounds.height as i64).abs()
             }
-            (Some(e), Origin::Window { .. } | Origin::Surface { .. }) => {
+            (Some(e), Origin::Window { .. } | Origin::Surface { .. } | Origin::Scaled { .. }) => {
+                let e = scale_rect(origin, e);
                 (e.width as i64 - w.bounds.width as i64).abs()
                     + (e.height as i64 - w.bounds.height as i64).abs()
             }
@@ -161,13 +185,110 @@ pub(super) fn popups_over(
 pub(super) fn origin_for(app: &Application, frame: &Frame, window: &WindowInfo) -> Origin {
     let gtk4 = app.toolkit.eq_ignore_ascii_case("gtk") && app.toolkit_version.starts_with('4');
     match (gtk4, frame.extents) {
-        (true, Some(e)) => Origin::Window {
-            dx: (window.bounds.width as i32 - e.width as i32) / 2,
-            dy: (window.bounds.height as i32 - e.height as i32) / 2,
+        (true, Some(e)) => {
+            let percent = scale_between(e, window.bounds).unwrap_or(100);
+            let inset = |window: u32, frame: u32| {
+                ((f64::from(window) - f64::from(frame) * f64::from(percent) / 100.0) / 2.0).round()
+                    as i32
+            };
+            Origin::Window {
+                dx: inset(window.bounds.width, e.width),
+                dy: inset(window.bounds.height, e.height),
+                percent,
+            }
+        }
+        (true, None) => Origin::Window {
+            dx: 0,
+            dy: 0,
+            percent: 100,
         },
-        (true, None) => Origin::Window { dx: 0, dy: 0 },
-        (false, _) => Origin::Screen,
+        (false, Some(e)) => self_scaled(e, window.bounds).unwrap_or(Origin::Screen),
+        (false, None) => Origin::Screen,
     }
+}
+
+/// The scale an X11 app applies to itself, told by its frame: its extents, in the app's own
+/// logical pixels, are the X window's divided by one factor on both axes, and either in place
+/// on the screen at that factor or at 0,0 (counted from the window). Anything less clear is
+/// taken as unscaled; `None` also for scale 1.
+fn self_scaled(frame: Rect, window: Rect) -> Option<Origin> {
+    let percent = scale_between(frame, window)?;
+    let step = f64::from(percent) / 100.0;
+    let on_screen = (f64::from(frame.x) * step - f64::from(window.x)).abs()
+        <= f64::from(window.width) * 0.1
+        && (f64::from(frame.y) * step - f64::from(window.y)).abs()
+            <= f64::from(window.height) * 0.1;
+    let inset = |window: u32, frame: u32| {
+        ((f64::from(window) - f64::from(frame) * step) / 2.0).round() as i32
+    };
+    if frame.x == 0 && frame.y == 0 {
+        Some(Origin::Scaled {
+            percent,
+            within: Some((
+                inset(window.width, frame.width),
+                inset(window.height, frame.height),
+            )),
+        })
+    } else if on_screen {
+        Some(Origin::Scaled {
+            percent,
+            within: None,
+        })
+    } else {
+        None
+    }
+}
+
+/// The factor, in hundredths, by which the X window is larger than the frame on both axes
+/// alike, in quarter steps from 1.25; `None` for no clear factor, or 1.
+fn scale_between(frame: Rect, window: Rect) -> Option<u32> {
+    if frame.width < 40 || frame.height < 40 {
+        return None;
+    }
+    let rx = f64::from(window.width) / f64::from(frame.width);
+    let ry = f64::from(window.height) / f64::from(frame.height);
+    let factor = (rx + ry) / 2.0;
+    let step = (factor * 4.0).round() / 4.0;
+    (step >= 1.25 && (rx - ry).abs() <= 0.1 && (factor - step).abs() <= 0.1)
+        .then(|| (step * 100.0).round() as u32)
+}
+
+/// How many screen pixels one of the toolkit's pixels is.
+pub(super) fn scale_of(origin: Origin) -> f64 {
+    match origin {
+        Origin::Scaled { percent, .. } | Origin::Window { percent, .. } => {
+            f64::from(percent) / 100.0
+        }
+        _ => 1.0,
+    }
+}
+
+/// A toolkit's rectangle scaled to screen pixels (before its origin's offset).
+pub(super) fn scale_rect(origin: Origin, r: Rect) -> Rect {
+    let scale = scale_of(origin);
+    if scale == 1.0 {
+        return r;
+    }
+    let at = |v: i32| (f64::from(v) * scale).round() as i32;
+    let size = |v: u32| (f64::from(v) * scale).round() as u32;
+    Rect::new(at(r.x), at(r.y), size(r.width), size(r.height))
+}
+
+/// A screen pixel in the toolkit's own pixels, for a hit test.
+pub(super) fn toolkit_point(origin: Origin, window: &WindowInfo, p: Point) -> Point {
+    let (dx, dy) = offset_of(origin, window);
+    let scale = scale_of(origin);
+    Point {
+        x: (f64::from(p.x - dx) / scale).round() as i32,
+        y: (f64::from(p.y - dy) / scale).round() as i32,
+    }
+}
+
+/// A toolkit's rectangle on the screen.
+pub(super) fn screen_rect(origin: Origin, window: &WindowInfo, r: Rect) -> Rect {
+    let (dx, dy) = offset_of(origin, window);
+    let r = scale_rect(origin, r);
+    Rect::new(r.x + dx, r.y + dy, r.width, r.height)
 }
 
 /// GTK3 and LibreOffice (through ATK's bridge) run an action inside the D-Bus request and
@@ -182,10 +303,13 @@ pub(super) fn runs_actions_in_request(toolkit: &str, version: &str) -> bool {
 
 pub(super) fn offset_of(origin: Origin, window: &WindowInfo) -> (i32, i32) {
     match origin {
-        Origin::Screen => (0, 0),
-        Origin::Window { dx, dy } | Origin::Surface { dx, dy } => {
-            (window.bounds.x + dx, window.bounds.y + dy)
-        }
+        Origin::Screen | Origin::Scaled { within: None, .. } => (0, 0),
+        Origin::Window { dx, dy, .. }
+        | Origin::Surface { dx, dy }
+        | Origin::Scaled {
+            within: Some((dx, dy)),
+            ..
+        } => (window.bounds.x + dx, window.bounds.y + dy),
     }
 }
 
@@ -341,12 +465,93 @@ mod tests {
     }
 
     #[test]
+    fn an_x11_app_that_scales_itself_is_mapped_to_screen_pixels_both_ways() {
+        // gnome-calculator (GTK4) with GDK_SCALE=2, as measured: its X window at 595,69 is
+        // 730x1004 pixels, its frame says 0,0 355x492, and button "7" 16,294 55x40, all in its
+        // own pixels from the window's corner.
+        let gtk4 = app("GTK", "4.8.3");
+        let w = window(3, "Calculator", Rect::new(595, 69, 730, 1004));
+        let f = frame("/f", "Calculator", Some(Rect::new(0, 0, 355, 492)), true);
+        let origin = origin_for(&gtk4, &f, &w);
+        assert_eq!(
+            origin,
+            Origin::Window {
+                dx: 10,
+                dy: 10,
+                percent: 200
+            }
+        );
+        // GTK3 at 0,0 with a scale counts from the window alike.
+        let gtk3 = app("GTK", "3.24.38");
+        assert_eq!(
+            origin_for(&gtk3, &f, &w),
+            Origin::Scaled {
+                percent: 200,
+                within: Some((10, 10))
+            }
+        );
+        let seven = screen_rect(origin, &w, Rect::new(16, 294, 55, 40));
+        assert_eq!(seven, Rect::new(637, 667, 110, 80));
+        assert_eq!(
+            toolkit_point(origin, &w, seven.center()),
+            Point { x: 44, y: 314 }
+        );
+        // A toolkit that counts from the screen's corner at its own scale (Qt).
+        let qt = app("Qt", "5.15.8");
+        let w = window(3, "KCalc", Rect::new(600, 200, 720, 1000));
+        let f = frame("/f", "KCalc", Some(Rect::new(300, 100, 360, 500)), true);
+        let origin = origin_for(&qt, &f, &w);
+        assert_eq!(
+            origin,
+            Origin::Scaled {
+                percent: 200,
+                within: None
+            }
+        );
+        assert_eq!(
+            screen_rect(origin, &w, Rect::new(310, 400, 40, 30)),
+            Rect::new(620, 800, 80, 60)
+        );
+        // The matching scores the frame in screen pixels, as if unscaled.
+        assert_eq!(match_frame(&w, &[w.clone()], &[(f, &qt)]), Some(0));
+        // At scale 1, and where size and place disagree, nothing is scaled.
+        let same = frame(
+            "/f",
+            "Calculator",
+            Some(Rect::new(600, 200, 720, 1000)),
+            true,
+        );
+        assert_eq!(origin_for(&gtk3, &same, &w), Origin::Screen);
+        let odd = frame(
+            "/f",
+            "Calculator",
+            Some(Rect::new(600, 200, 360, 500)),
+            true,
+        );
+        assert_eq!(origin_for(&gtk3, &odd, &w), Origin::Screen);
+        let squashed = frame(
+            "/f",
+            "Calculator",
+            Some(Rect::new(300, 100, 360, 250)),
+            true,
+        );
+        assert_eq!(origin_for(&gtk3, &squashed, &w), Origin::Screen);
+    }
+
+    #[test]
     fn gtk4_extents_are_window_relative_and_centred_in_the_x_window() {
         let gtk4 = app("GTK", "4.8.3");
         let w = window(3, "Widgets", Rect::new(100, 50, 820, 620));
         let f = frame("/f", "Widgets", Some(Rect::new(0, 0, 800, 600)), true);
         let origin = origin_for(&gtk4, &f, &w);
-        assert_eq!(origin, Origin::Window { dx: 10, dy: 10 });
+        assert_eq!(
+            origin,
+            Origin::Window {
+                dx: 10,
+                dy: 10,
+                percent: 100
+            }
+        );
         assert_eq!(offset_of(origin, &w), (110, 60));
         let gtk3 = app("GTK", "3.24.38");
         assert_eq!(origin_for(&gtk3, &f, &w), Origin::Screen);

@@ -425,19 +425,21 @@ impl Sway {
         Ok(screen.center())
     }
 
-    /// The kill switch's look at the corner of the output at the screen's origin, connected the
-    /// first time it is needed. Where it cannot be (no output there, a compositor without the
-    /// layer shell), the kill switch sees deskhand's own moves only.
+    /// The kill switch's look at the corner of the primary output (the one at the layout's
+    /// origin, else the top-left one: sway calls none primary, and a layout may leave its
+    /// origin on no output), connected the first time it is needed. Where it cannot be (a
+    /// compositor without the layer shell), the kill switch sees deskhand's own moves only.
     async fn corner_probe(&self) -> Option<Arc<Mutex<corner::CornerProbe>>> {
         self.corner
             .get_or_init(|| async {
-                let outputs = self
-                    .ipc("listing outputs", |ipc| ipc.outputs())
+                let monitors = self
+                    .ipc("listing outputs", |ipc| ipc.monitors())
                     .await
                     .ok()?;
-                let (name, _) = outputs
+                let name = deskhand_core::monitors::ordered(monitors)
                     .into_iter()
-                    .find(|(_, rect)| rect.contains(Point { x: 0, y: 0 }))?;
+                    .next()?
+                    .name;
                 let side = deskhand_core::safety::CORNER_PIXELS as u32 + 1;
                 self.blocking(
                     "connecting for the kill switch's corner",
