@@ -513,7 +513,10 @@ mod tests {
             Rect::new(620, 800, 80, 60)
         );
         // The matching scores the frame in screen pixels, as if unscaled.
-        assert_eq!(match_frame(&w, &[w.clone()], &[(f, &qt)]), Some(0));
+        assert_eq!(
+            match_frame(&w, std::slice::from_ref(&w), &[(f, &qt)]),
+            Some(0)
+        );
         // At scale 1, and where size and place disagree, nothing is scaled.
         let same = frame(
             "/f",
