@@ -5,6 +5,7 @@ use crate::backend::Windows;
 use crate::desk::answer::{Listed, WindowRow};
 use crate::desk::reply::Reply;
 use crate::error::Result;
+use crate::model::WindowInfo;
 use crate::session::Session;
 
 pub(crate) const SPEC: ActionSpec = ActionSpec {
@@ -23,6 +24,7 @@ pub(crate) fn parse(_: &Given) -> Result<Action> {
 
 pub(crate) async fn windows<B: Windows>(backend: &B, session: &mut Session) -> Result<Reply> {
     let windows = backend.windows().await?;
+    session.windows_listed(&windows.iter().map(WindowInfo::key).collect::<Vec<_>>());
     let positions_unknown = backend.positions_unknown().await;
     let placed = positions_unknown.is_none();
     let windows = windows
