@@ -41,6 +41,8 @@ pub struct Identity {
     pub role: Role,
     /// The name an observation would list it by, uncut.
     pub name: String,
+    /// It takes input now: not marked disabled.
+    pub enabled: bool,
 }
 
 /// An editable text as its toolkit holds it: the whole text, and where typed keys would go.

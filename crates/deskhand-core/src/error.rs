@@ -19,8 +19,8 @@ pub enum ErrorKind {
     SurfaceGone,
     /// The element no longer exists or cannot be acted on.
     ElementGone,
-    /// The ref's object now stands for another element than the one observed (a list whose
-    /// rows moved); nothing was done.
+    /// The ref's object now stands for another element than the one observed (another kind, or
+    /// an item of a list whose rows moved); nothing was done.
     ElementChanged,
     /// The accessibility bus cannot be reached or the app exposes no tree.
     NoAccessibility,

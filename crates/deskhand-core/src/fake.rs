@@ -251,6 +251,7 @@ impl Accessibility for FakeDesktop {
         Ok(self.find(element).map(|node| Identity {
             role: node.role,
             name: node.name,
+            enabled: node.states.enabled,
         }))
     }
 

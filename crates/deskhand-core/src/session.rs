@@ -1,7 +1,7 @@
 //! What one agent's session remembers between calls: ids for windows and apps, the ref table of
 //! the latest observation, and the current surface. Serializable so the CLI can keep it per display.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use serde::{Deserialize, Serialize};
 
@@ -78,6 +78,14 @@ pub struct Observation {
 pub struct Session {
     /// `w{i+1}` names `windows[i]`; ids are never reused.
     windows: Vec<WindowKey>,
+    /// Ids whose window the session saw close: a window that comes later under the same key (an
+    /// X id the server handed out again, and no process id to tell them apart) gets a new id.
+    #[serde(default, skip_serializing_if = "BTreeSet::is_empty")]
+    closed_windows: BTreeSet<u32>,
+    /// Refs of the latest observation whose window closed since: refused as gone, never
+    /// resolved onto a window that came later under the same key. Cleared by the next observe.
+    #[serde(default, skip_serializing_if = "BTreeSet::is_empty")]
+    departed_refs: BTreeSet<u32>,
     /// `a{i+1}` names the app with process id `app_pids[i]`.
     app_pids: Vec<u32>,
     /// `m{i+1}` names the monitor the display server calls `monitors[i]`.
@@ -170,7 +178,51 @@ pub fn element_key(handle: &ElementHandle, role: Role) -> String {
 
 impl Session {
     pub fn window_id(&mut self, window: WindowKey) -> u32 {
-        id_for(&mut self.windows, window)
+        match self.open_window_id(window) {
+            Some(id) => id,
+            None => {
+                self.windows.push(window);
+                self.windows.len() as u32
+            }
+        }
+    }
+
+    /// The id of the window under `key` that the session has not seen close.
+    fn open_window_id(&self, key: WindowKey) -> Option<u32> {
+        (1..=self.windows.len() as u32)
+            .find(|id| self.windows[*id as usize - 1] == key && !self.closed_windows.contains(id))
+    }
+
+    /// The window under `key` is gone: its id and its refs never name a window that comes later
+    /// under the same key.
+    pub fn window_closed(&mut self, key: WindowKey) {
+        let Some(id) = self.open_window_id(key) else {
+            return;
+        };
+        self.closed_windows.insert(id);
+        for observation in [&mut self.latest, &mut self.found].into_iter().flatten() {
+            observation.refs.retain(|number, entry| {
+                let stays = entry.window != key;
+                if !stays {
+                    self.departed_refs.insert(*number);
+                }
+                stays
+            });
+        }
+        self.seen.retain(|s| s.surface != SurfaceKey::Window(key));
+    }
+
+    /// Every window open now has been listed: the windows the session knew that are not among
+    /// them are closed.
+    pub fn windows_listed(&mut self, open: &[WindowKey]) {
+        let closed: Vec<WindowKey> = (1..=self.windows.len() as u32)
+            .filter(|id| !self.closed_windows.contains(id))
+            .map(|id| self.windows[id as usize - 1])
+            .filter(|key| !open.contains(key))
+            .collect();
+        for key in closed {
+            self.window_closed(key);
+        }
     }
 
     pub fn app_id(&mut self, pid: u32) -> u32 {
@@ -178,6 +230,14 @@ impl Session {
     }
 
     pub fn window_key(&self, id: u32) -> Result<WindowKey> {
+        if self.closed_windows.contains(&id) {
+            return Err(Error::new(
+                ErrorKind::SurfaceGone,
+                format!(
+                    "w{id} is gone: its window closed, and a window that opened later has an id of its own; call `windows` and pick another window"
+                ),
+            ));
+        }
         lookup(&self.windows, id).ok_or_else(|| {
             Error::bad_argument(format!(
                 "w{id} is not a window id of this session; call `windows` to list windows and their ids"
@@ -295,6 +355,28 @@ impl Session {
     pub fn observed(&mut self, observation: Observation) {
         self.latest = Some(observation);
         self.found = None;
+        self.departed_refs.clear();
+    }
+
+    /// A new observation that listed only part of what it read (a `query`, a `max_depth`): the
+    /// refs the previous observation of the same surface issued stay usable for the elements
+    /// read again unchanged (`unchanged` says which), so narrowing a look costs none of them.
+    pub fn observed_narrowed(
+        &mut self,
+        mut observation: Observation,
+        unchanged: impl Fn(&RefEntry) -> bool,
+    ) {
+        let previous = self.latest.take();
+        for (number, entry) in previous
+            .into_iter()
+            .filter(|previous| previous.surface == observation.surface)
+            .flat_map(|previous| previous.refs)
+        {
+            if unchanged(&entry) {
+                observation.refs.entry(number).or_insert(entry);
+            }
+        }
+        self.observed(observation);
     }
 
     /// The entry for a ref, if a reply since the latest observe issued it; otherwise why not.
@@ -303,6 +385,14 @@ impl Session {
             if let Some(entry) = observation.refs.get(&id.0) {
                 return Ok((observation, entry));
             }
+        }
+        if self.departed_refs.contains(&id.0) {
+            return Err(Error::new(
+                ErrorKind::SurfaceGone,
+                format!(
+                    "{id} was in a window that closed since it was observed; nothing was done: call `windows`, then observe the window you want"
+                ),
+            ));
         }
         let latest = self.latest.as_ref();
         if id.0 == 0 || id.0 > self.last_ref {
@@ -394,6 +484,41 @@ mod tests {
                 err.message
             );
         }
+    }
+
+    #[test]
+    fn a_closed_window_lends_neither_its_id_nor_its_refs_to_the_next_under_its_key() {
+        let mut session = Session::default();
+        let key = WindowKey {
+            handle: 0x400001,
+            pid: None,
+        };
+        assert_eq!(session.window_id(key), 1);
+        let handle = ElementHandle("x".into());
+        let number = session.ref_number(&handle, Role::Label);
+        session.observed(Observation {
+            surface: SurfaceKey::Window(key),
+            label: "w1".into(),
+            refs: BTreeMap::from([(
+                number,
+                RefEntry {
+                    handle,
+                    window: key,
+                    role: Role::Label,
+                    name: "First message".into(),
+                    bounds: None,
+                },
+            )]),
+        });
+        session.windows_listed(&[]);
+        assert_eq!(session.window_id(key), 2, "the same key opened again");
+        let err = session.resolve_ref(RefId(number)).unwrap_err();
+        assert_eq!(err.kind, ErrorKind::SurfaceGone, "{}", err.message);
+        let err = session.window_key(1).unwrap_err();
+        assert_eq!(err.kind, ErrorKind::SurfaceGone, "{}", err.message);
+        assert_eq!(session.window_key(2).unwrap(), key);
+        session.windows_listed(&[key]);
+        assert_eq!(session.window_id(key), 2, "an open window keeps its id");
     }
 
     #[test]

@@ -1053,3 +1053,99 @@ proptest! {
         changed_under_the_ref(role, name, call)?;
     }
 }
+
+/// How the session comes to know that the window it observed closed.
+const CLOSINGS: &[&str] = &["close", "windows", "observe"];
+
+/// A window of an app that sets no process id closes and another opens under the same window id
+/// and title, with other content whose objects may even have the same paths: the ref of the
+/// closed window's element is refused as gone, nothing reaches the new window, and the new
+/// window gets an id of its own.
+fn reopened_under_the_same_key(
+    closing: &str,
+    reused_paths: bool,
+    name: String,
+    call: &str,
+) -> Result<(), TestCaseError> {
+    let (mut first, tree) = one_button_window();
+    first.pid = None;
+    let fake = FakeDesktop::new(Rect::new(0, 0, 1920, 1080), vec![(first.clone(), tree)]);
+    let mut session = Session::default();
+    let config = Config::default();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_time()
+        .build()
+        .expect("a runtime");
+    let mut run = |args: Value| {
+        let call = parse_call(args.clone()).expect("a well-formed call");
+        runtime.block_on(execute(&fake, &mut session, &config, call))
+    };
+    run(json!({"action": "windows"})).expect("windows are listed");
+    let observed = run(json!({"action": "observe", "target": "w1"})).expect("observed");
+    let open = observed.data["elements"]
+        .as_array()
+        .and_then(|e| e.iter().find(|e| e["name"] == "Open"))
+        .and_then(|e| e["ref"].as_str())
+        .expect("Open is listed")
+        .to_owned();
+    match closing {
+        "close" => {
+            let closed = run(json!({"action": "close", "target": "w1"})).expect("closed");
+            prop_assert!(closed.text.starts_with("done"), "{}", closed.text);
+        }
+        "windows" => {
+            fake.close(first.handle);
+            run(json!({"action": "windows"})).expect("windows are listed");
+        }
+        _ => {
+            fake.close(first.handle);
+            let gone = run(json!({"action": "observe", "target": "w1"}));
+            prop_assert_eq!(gone.err().map(|e| e.kind), Some(ErrorKind::SurfaceGone));
+        }
+    }
+    let (_, mut tree) = one_button_window();
+    let button = &mut tree.root.children[0];
+    button.name = name;
+    if !reused_paths {
+        button.handle = ElementHandle(":1.9/open".into());
+    }
+    fake.windows.lock().unwrap().push((first, tree));
+    fake.received.lock().unwrap().clear();
+
+    let args: Value = serde_json::from_str(&call.replace("REF", &open)).expect("JSON");
+    // A batch reports its step's failure in its reply.
+    let refused = match run(args.clone()) {
+        Ok(reply) => reply.text,
+        Err(err) => format!("failed ({}): {}", err.kind.as_str(), err.message),
+    };
+    prop_assert!(
+        refused.contains("failed (surface-gone)") || refused.contains("failed (element-gone)"),
+        "{} after the window closed ({}) and reopened: {}",
+        args,
+        closing,
+        refused
+    );
+    let received = fake.received();
+    prop_assert!(received.is_empty(), "{}: {:?}", args, received);
+    let listed = run(json!({"action": "windows"})).expect("windows are listed");
+    prop_assert_eq!(&listed.data["windows"][0]["id"], "w2", "{}", listed.text);
+    let old = run(json!({"action": "observe", "target": "w1"}));
+    prop_assert_eq!(old.err().map(|e| e.kind), Some(ErrorKind::SurfaceGone));
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(Runner { cases: cases(200), ..Runner::default() })]
+
+    /// A window id and the refs of its elements name one window: never one that opened later
+    /// under the same key.
+    #[test]
+    fn a_ref_of_a_closed_window_never_acts_on_the_next_one(
+        closing in prop::sample::select(CLOSINGS),
+        reused_paths in any::<bool>(),
+        name in prop_oneof![Just("Open".to_owned()), app_text()],
+        call in prop::sample::select(BY_REF),
+    ) {
+        reopened_under_the_same_key(closing, reused_paths, name, call)?;
+    }
+}

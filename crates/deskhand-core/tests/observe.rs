@@ -276,16 +276,29 @@ async fn a_query_lists_matches_with_their_ancestors_and_original_refs() {
     // The password's value is never searched.
     assert!(!reply.text.contains("Secret"), "{}", reply.text);
 
-    // Its refs are the live ones; the full observation's other refs expired with it.
+    // Its refs are the live ones, and the full observation's refs of the elements it read
+    // again unchanged stay usable: narrowing a look costs no ref.
     d.ok(json!({"action": "click", "ref": ref_named(&reply, "Save")}))
         .await;
     assert_eq!(
         d.take(),
         vec![Received::Action(handle(":1.10/3"), "click".into())]
     );
-    let err = d
-        .fail(json!({"action": "click", "ref": ref_named(&full, "Open")}))
+    let open = ref_named(&full, "Open");
+    d.ok(json!({"action": "click", "ref": open})).await;
+    assert_eq!(
+        d.take(),
+        vec![Received::Action(handle(":1.10/5"), "click".into())]
+    );
+
+    // An element renamed since is not the one its ref was issued for: a narrowed look that
+    // does not list it keeps no ref of it.
+    d.edit_tree(EDITOR, |root| {
+        root.children[0].children[0].children[2].name = "Reopen".into();
+    });
+    d.ok(json!({"action": "observe", "target": "w1", "query": "save"}))
         .await;
+    let err = d.fail(json!({"action": "click", "ref": open})).await;
     assert_eq!(err.kind, ErrorKind::RefExpired, "{}", err.message);
 }
 

@@ -515,3 +515,88 @@ fn small_things_a_new_user_ran_into() {
     );
     assert_eq!(opened["data"]["held"], true, "{opened}");
 }
+
+/// An observe narrowed by `query` lists only what matches, and the refs the full observe before
+/// it issued for unchanged elements it did not list still act: "Press me" is clicked by its
+/// ref from the full observe.
+#[test]
+fn a_narrowed_observe_keeps_the_refs_of_the_elements_it_did_not_list() {
+    let (_turn, desk) = desktop();
+    let fixture = desk.fixture("Narrow Fixture", 1);
+    let w = desk.window_id("Narrow Fixture");
+    let full = desk.act("observe", json!({"target": w})).ok();
+    let press = ref_of(&full, &["button \"Press me\""]);
+    let narrowed = desk
+        .act("observe", json!({"target": w, "query": "other"}))
+        .ok();
+    assert!(!narrowed.contains("Press me"), "{narrowed}");
+    let clicked = desk.act("click", json!({"ref": press})).ok();
+    assert!(clicked.starts_with("done"), "{clicked}");
+    fixture.wait_for("the Press me click", |e| e["widget"] == "press_me");
+}
+
+/// Qt's drop-downs: `set_value` chooses in one, a click by ref on an item of its open list
+/// chooses that item (the box's own log says so), and a disabled drop-down is never acted on,
+/// by `set_value` or through an item of its list, which is not left selected either.
+#[test]
+fn qt_drop_downs_are_chosen_by_set_value_and_by_their_open_list_and_never_when_disabled() {
+    let (_turn, desk) = desktop();
+    let combos = desk.python_fixture("qt_combos.py", "Qt Combos", &[]);
+    let w = desk.window_id("Qt Combos");
+    let text = desk.act("observe", json!({"target": w})).ok();
+    let autosave = ref_of(&text, &["combobox \"Every minute\""]);
+    let backup = ref_of(&text, &["combobox \"Daily\"", "disabled"]);
+    let weekly = ref_of(&text, &["listitem \"Weekly\""]);
+
+    let set = desk
+        .act("set_value", json!({"ref": autosave, "value": "Never"}))
+        .ok();
+    assert!(set.starts_with("done"), "{set}");
+    combos.wait_for("Never chosen", |e| {
+        e["widget"] == "autosave" && e["text"] == "Never"
+    });
+
+    for (action, args) in [
+        ("set_value", json!({"ref": backup, "value": "Weekly"})),
+        ("click", json!({"ref": weekly})),
+    ] {
+        let run = desk.act(action, args);
+        assert_eq!(run.code, 1, "{action}: {}{}", run.stdout, run.stderr);
+        assert!(
+            run.stdout.starts_with("failed (disabled)"),
+            "{action}: {}",
+            run.stdout
+        );
+    }
+    let after = desk.act("observe", json!({"target": w})).ok();
+    assert!(
+        !after
+            .lines()
+            .any(|l| l.contains("listitem \"Weekly\"") && l.contains("selected")),
+        "a disabled drop-down's item was left selected:\n{after}"
+    );
+
+    // Its list is closed: the item is not on screen, and nothing is clicked.
+    let hourly = ref_of(&text, &["listitem \"Every hour\""]);
+    let closed = desk.act("click", json!({"ref": hourly}));
+    assert!(
+        closed.stdout.starts_with("failed (element-gone)"),
+        "{}{}",
+        closed.stdout,
+        closed.stderr
+    );
+    desk.act("click", json!({"ref": autosave})).ok();
+    let chosen = common::wait_until(std::time::Duration::from_secs(10), || {
+        let run = desk.act("click", json!({"ref": hourly}));
+        run.stdout.starts_with("done").then_some(run.stdout)
+    });
+    assert!(chosen.is_some(), "the open list's item was never chosen");
+    combos.wait_for("Every hour chosen", |e| {
+        e["widget"] == "autosave" && e["text"] == "Every hour"
+    });
+    let events = combos.events();
+    assert!(
+        events.iter().all(|e| e["widget"] != "backup"),
+        "the disabled drop-down changed: {events:?}"
+    );
+}

@@ -1080,3 +1080,34 @@ fn a_dialog_button_that_ends_its_app_is_done_and_says_its_window_closed() {
         .expect("zenity ended after its Yes was clicked");
     assert_eq!(status.code(), Some(0), "zenity's answer was not Yes");
 }
+
+/// kcalc's display is named by the number it shows: after the keys change it, its ref from the
+/// observe before still reads (the new result) and clicks, for its name is its content, not
+/// what tells it apart.
+#[test]
+fn a_display_named_by_its_result_still_reads_and_clicks_by_its_ref() {
+    let (_turn, desk) = desktop();
+    let _kcalc = desk.spawn("kcalc", &[]);
+    let (w, _) = window_where(desk, START, "kcalc", |t| t == "KCalc");
+    let keypad = observe_until(desk, &w, START, "the keypad", |t| {
+        t.contains("button \"=\"")
+    });
+    let display = common::ref_where(&keypad, "the display", |l| l.contains("window \"0\""));
+    for key in ["8", "1"] {
+        let key = common::ref_where(&keypad, key, |l| l.contains(&format!("button \"{key}\"")));
+        desk.act("click", json!({"ref": key})).ok();
+    }
+    let read = wait_until(SETTLE, || {
+        let run = desk.act("read", json!({"ref": display}));
+        assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+        run.stdout.contains("81").then_some(run.stdout)
+    });
+    assert!(read.is_some(), "the display never read 81");
+    let clicked = desk.act("click", json!({"ref": display}));
+    assert!(
+        clicked.stdout.starts_with("done"),
+        "{}{}",
+        clicked.stdout,
+        clicked.stderr
+    );
+}

@@ -533,3 +533,69 @@ fn the_pointer_in_the_corner_stops_a_running_wait_and_a_running_batch() {
         e["event"] == "clicked" && e["widget"] == "press_me"
     });
 }
+
+/// An xmessage window, which sets no `_NET_WM_PID`, and its `w` id once listed.
+fn message_window(desk: &Desktop, text: &str) -> (common::App, String) {
+    let app = desk.spawn("xmessage", &["-title", "Same Title", text]);
+    let (w, _) = common::window_where(desk, MESSAGE_SHOWS, "the message", |t| t == "Same Title");
+    (app, w)
+}
+
+const MESSAGE_SHOWS: std::time::Duration = std::time::Duration::from_secs(30);
+
+/// The ref of a word of a message window's text, read from its pixels.
+fn word_ref(desk: &Desktop, w: &str, word: &str) -> String {
+    let observed = common::observe_until(desk, w, MESSAGE_SHOWS, word, |t| t.contains(word));
+    common::ref_where(&observed, word, |l| l.contains(word))
+}
+
+/// A window closed and another of the same app and title opened under the same X window id, by
+/// an app that sets no process id: the closed window's id and refs never name the new window,
+/// whether the window was closed through deskhand or behind its back, and nothing is clicked.
+#[test]
+fn a_closed_windows_id_and_refs_never_name_the_next_window_of_the_same_title() {
+    let (_turn, desk) = desktop();
+    let (_first, w1) = message_window(desk, "First message apples");
+    let apples = word_ref(desk, &w1, "apples");
+    desk.act("close", json!({"target": w1})).ok();
+    let (second, w2) = message_window(desk, "Second note pears");
+    assert_ne!(w2, w1, "the new window took the closed one's id");
+    for action in ["hover", "click"] {
+        let run = desk.act(action, json!({"ref": apples}));
+        assert_eq!(run.code, 1, "{action}: {}{}", run.stdout, run.stderr);
+        assert!(
+            run.stdout.starts_with("failed (surface-gone)"),
+            "{action}: {}",
+            run.stdout
+        );
+    }
+    let refused = desk.act("observe", json!({"target": w1}));
+    assert!(
+        refused.stdout.starts_with("failed (surface-gone)"),
+        "{}",
+        refused.stdout
+    );
+
+    // Closed behind deskhand's back, with no `windows` call before the next window shows: the
+    // X server still tells the two processes apart.
+    let pears = word_ref(desk, &w2, "pears");
+    drop(second);
+    let _third = desk.spawn("xmessage", &["-title", "Same Title", "Third line plums"]);
+    common::wait_until(MESSAGE_SHOWS, || {
+        let shown = desk
+            .command("xwininfo")
+            .args(["-root", "-tree"])
+            .output()
+            .ok()?;
+        String::from_utf8_lossy(&shown.stdout)
+            .contains("Same Title")
+            .then_some(())
+    })
+    .expect("the third message shows");
+    let run = desk.act("hover", json!({"ref": pears}));
+    assert!(
+        run.stdout.starts_with("failed (surface-gone)"),
+        "{}",
+        run.stdout
+    );
+}

@@ -3,7 +3,7 @@
 use crate::action::{
     Action, ActionName, ActionSpec, Changes, ClickSpec, Given, Kept, MAX_CLICKS, Place, Reaches,
 };
-use crate::backend::{Accessibility, Capture, Hit, Input, SpotKind, Windows};
+use crate::backend::{Accessibility, Capture, Hit, Input, SpotKind, Values, Windows};
 use crate::desk::answer::words::click_verb;
 use crate::desk::answer::{Acted, ClickPath, Did};
 use crate::desk::config::Config;
@@ -12,9 +12,12 @@ use crate::desk::reach::{Named, Reach, ref_center};
 use crate::desk::reply::{Reply, element_failure, intended};
 use crate::desk::surface::window_said;
 use crate::error::{Error, ErrorKind, Result};
+use crate::model::{ElementHandle, Node, Role};
 use crate::model::{MouseButton, WindowInfo};
 use crate::render::click_action;
-use crate::session::Session;
+use crate::render::escape;
+use crate::session::{Session, SurfaceKey, element_key};
+use crate::values::set::{READ_BACK_TIMEOUT, combo_shows};
 
 pub(crate) const SPEC: ActionSpec = ActionSpec {
     name: ActionName::Click,
@@ -52,7 +55,7 @@ pub(crate) fn parse(given: &Given) -> Result<Action> {
     })
 }
 
-pub(super) async fn click_at<B: Windows + Accessibility + Input + Capture>(
+pub(super) async fn click_at<B: Windows + Accessibility + Input + Capture + Values>(
     backend: &B,
     session: &mut Session,
     config: &Config,
@@ -62,12 +65,16 @@ pub(super) async fn click_at<B: Windows + Accessibility + Input + Capture>(
 ) -> Result<Reply> {
     let verb = click_verb(&click);
     if let Some(element) = reach.named(backend, session, &place).await? {
+        element.refuse_if_disabled()?;
         let label = element.label();
         let said = element.said();
         crate::learn::before(backend, config, session, &element.window).await;
         let failed = |err| element_failure(err, &format!("{label} could not be clicked"));
         let from_pixels = element.entry.handle.is_read_from_pixels();
-        let names = if click.is_plain() && !from_pixels {
+        // An item of a drop-down's list is chosen with the pointer, in the open list, and read
+        // back from the box: Qt's items take their action and only move the list's highlight.
+        let dropdown = dropdown_of(session, &element);
+        let names = if click.is_plain() && !from_pixels && dropdown.is_none() {
             backend
                 .action_names(&element.entry.handle)
                 .await
@@ -127,6 +134,17 @@ pub(super) async fn click_at<B: Windows + Accessibility + Input + Capture>(
             })
             .into());
         }
+        if let Some(dropdown) = &dropdown
+            && !list_open(backend, &element, dropdown).await?
+        {
+            return Err(Error::new(
+                ErrorKind::ElementGone,
+                format!(
+                    "{label} is an item of a drop-down whose list is closed, so it is not on screen; nothing was done: `set_value` the drop-down to \"{}\", or click the drop-down to open its list, observe, and click the item",
+                    escape(&element.entry.name)
+                ),
+            ));
+        }
         // The pointer clicks whatever shows at the point: the element's window comes to the
         // front first, or the click would land on a window covering it.
         ensure_focused(backend, &element.window).await?;
@@ -134,6 +152,11 @@ pub(super) async fn click_at<B: Windows + Accessibility + Input + Capture>(
         backend
             .click(pixel, click.button, click.count, &click.modifiers)
             .await?;
+        if let Some(dropdown) = dropdown
+            && click.is_plain()
+        {
+            confirm_chosen(backend, &element, &dropdown, pixel).await?;
+        }
         learn_click(config, session, &element, &click);
         return Ok(Acted::done(Did::ClickOnElement {
             reference,
@@ -432,5 +455,88 @@ fn learn_click(config: &Config, session: &mut Session, element: &Named, click: &
             &element.window,
             crate::memory::Step::Click(control),
         );
+    }
+}
+
+/// The drop-down the observation listed a list item in, if it was: its handle.
+fn dropdown_of(session: &Session, element: &Named) -> Option<ElementHandle> {
+    if element.entry.role != Role::Listitem {
+        return None;
+    }
+    let seen = session.seen(SurfaceKey::Window(element.entry.window))?;
+    let key = element_key(&element.entry.handle, element.entry.role);
+    let at = seen.iter().position(|s| s.key == key)?;
+    let mut depth = seen[at].depth;
+    for ancestor in seen[..at].iter().rev() {
+        if ancestor.depth < depth {
+            if ancestor.role == Role::Combobox {
+                let (handle, _) = ancestor.key.rsplit_once('|')?;
+                return Some(ElementHandle(handle.to_owned()));
+            }
+            depth = ancestor.depth;
+        }
+    }
+    None
+}
+
+/// Whether the item shows in the drop-down's open list: Qt keeps the places of a closed list's
+/// items, and gives the list itself no size while it is closed.
+async fn list_open<B: Accessibility>(
+    backend: &B,
+    element: &Named,
+    dropdown: &ElementHandle,
+) -> Result<bool> {
+    fn parent_of<'n>(node: &'n Node, child: &ElementHandle) -> Option<&'n Node> {
+        if node.children.iter().any(|c| &c.handle == child) {
+            return Some(node);
+        }
+        node.children.iter().find_map(|c| parent_of(c, child))
+    }
+    let tree = backend.tree(&element.window).await?;
+    let Some(combo) = tree.root.find(dropdown) else {
+        return Ok(false);
+    };
+    let Some(item) = combo.find(&element.entry.handle) else {
+        return Ok(false);
+    };
+    let list = parent_of(combo, &item.handle).and_then(|list| list.bounds);
+    Ok(match (list, item.bounds) {
+        (Some(list), Some(item)) => !list.is_empty() && list.contains(item.center()),
+        _ => false,
+    })
+}
+
+/// Waits for the drop-down to show the clicked item as its choice; the click went out, so a box
+/// that keeps another choice makes the click applied but unconfirmed, naming what it shows.
+async fn confirm_chosen<B: Accessibility + Values>(
+    backend: &B,
+    element: &Named,
+    dropdown: &ElementHandle,
+    pixel: crate::model::Point,
+) -> Result<()> {
+    let wanted = element.entry.name.as_str();
+    let started = std::time::Instant::now();
+    loop {
+        let shown = combo_shows(backend, &element.window, dropdown).await?;
+        let taken = shown.taken();
+        if taken.as_deref().map(str::trim) == Some(wanted.trim()) {
+            return Ok(());
+        }
+        if started.elapsed() >= READ_BACK_TIMEOUT {
+            let keeps =
+                taken.map_or_else(|| "no choice".to_owned(), |t| format!("\"{}\"", escape(&t)));
+            return Err(Error::new(
+                ErrorKind::Platform,
+                format!(
+                    "{} was clicked with the pointer (pixel {},{}), and its drop-down still shows {keeps}; observe it, or `set_value` the drop-down to \"{}\"",
+                    element.label(),
+                    pixel.x,
+                    pixel.y,
+                    escape(wanted)
+                ),
+            )
+            .after_sending());
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
     }
 }

@@ -32,6 +32,9 @@ pub(crate) async fn close<B: Windows + Accessibility + Capture>(
     let (surface, window) = target_window(backend, session, reach).await?;
     backend.close(&window).await?;
     let (_, still) = settle(backend, &window, |_| false).await?;
+    if still.is_none() {
+        session.window_closed(window.key());
+    }
     Ok(Acted::done(Did::Close {
         window: surface.label,
         closed: still.is_none(),

@@ -14,8 +14,8 @@ use crate::desk::surface::{describe_surface, make_current};
 use crate::error::{Error, ErrorKind, Result};
 use crate::find::SurfaceTrees;
 use crate::ocr::add_unlisted_text;
-use crate::render::{one_line, render};
-use crate::session::{Observation, Session};
+use crate::render::{REF_NAME_CHARS, cut, one_line, render};
+use crate::session::{Observation, Session, element_key};
 
 pub(crate) const SPEC: ActionSpec = ActionSpec {
     name: ActionName::Observe,
@@ -122,12 +122,22 @@ pub(crate) async fn observe<B: Windows + Accessibility + Capture>(
     let learned = trees
         .iter()
         .find_map(|(window, tree)| crate::learn::observed(config, session, window, tree, single));
-    session.remember(surface.key, std::mem::take(&mut rendered.seen), now_ms);
-    session.observed(Observation {
+    let seen = std::mem::take(&mut rendered.seen);
+    let observation = Observation {
         surface: surface.key,
         label: surface.label.clone(),
         refs: std::mem::take(&mut rendered.refs),
-    });
+    };
+    if spec.query.is_some() || spec.max_depth.is_some() {
+        session.observed_narrowed(observation, |entry| {
+            let key = element_key(&entry.handle, entry.role);
+            seen.iter()
+                .any(|s| s.key == key && cut(&s.name, REF_NAME_CHARS).0 == entry.name)
+        });
+    } else {
+        session.observed(observation);
+    }
+    session.remember(surface.key, seen, now_ms);
     let observed = Observed {
         described: describe_surface(session, surface),
         surface: surface.label.clone(),

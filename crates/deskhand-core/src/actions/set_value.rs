@@ -62,6 +62,7 @@ pub(crate) async fn set_value<B: Windows + Accessibility + Values + Input + Capt
         .named(backend, session, place)
         .await?
         .expect("set_value names an element");
+    element.refuse_if_disabled()?;
     let label = element.label();
     if element.entry.handle.is_read_from_pixels() {
         return Err(Error::bad_argument(format!(

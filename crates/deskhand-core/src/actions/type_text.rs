@@ -77,6 +77,7 @@ pub(super) async fn type_text<B: Windows + Accessibility + Values + Input + Capt
                 .named(backend, session, place)
                 .await?
                 .expect("a ref or find names an element");
+            element.refuse_if_disabled()?;
             let_typed_keys_land(backend, session, &element).await;
             ensure_focused(backend, &element.window).await?;
             let focused_by = focus_for_typing(backend, &element).await?;

@@ -5,7 +5,7 @@ use crate::backend::Windows;
 use crate::desk::answer::{Listed, MonitorRow, WindowRow};
 use crate::desk::reply::Reply;
 use crate::error::Result;
-use crate::model::Monitor;
+use crate::model::{Monitor, WindowInfo};
 use crate::monitors::{most_of, ordered};
 use crate::session::Session;
 
@@ -25,6 +25,7 @@ pub(crate) fn parse(_: &Given) -> Result<Action> {
 
 pub(crate) async fn windows<B: Windows>(backend: &B, session: &mut Session) -> Result<Reply> {
     let windows = backend.windows().await?;
+    session.windows_listed(&windows.iter().map(WindowInfo::key).collect::<Vec<_>>());
     let positions_unknown = backend.positions_unknown().await;
     let placed = positions_unknown.is_none();
     // One monitor is the screen: it costs no line.

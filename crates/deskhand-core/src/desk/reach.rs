@@ -11,7 +11,7 @@ use crate::find::find_one;
 use crate::model::{Point, Rect, Role, WindowInfo};
 use crate::ocr::TextReader;
 use crate::render::{REF_NAME_CHARS, cut, escape};
-use crate::session::{RefEntry, Session};
+use crate::session::{RefEntry, Session, SurfaceKey, element_key};
 
 use super::answer::words::{ElementSaid, PlaceSaid};
 use super::surface::{Surface, live_window, resolve};
@@ -118,18 +118,25 @@ impl Reach {
         let named = match place {
             Place::Ref(id) => {
                 let (entry, window) = self.ref_entry(backend, session, *id).await?;
-                confirm_identity(backend, *id, &entry, &window).await?;
+                let enabled = confirm_identity(backend, *id, &entry, &window).await?
+                    && !observed_in_disabled(session, &entry);
                 Named {
                     id: *id,
                     entry,
                     window,
+                    enabled,
                 }
             }
             Place::Find(find) => {
                 let surface = self.surface(backend, session).await?;
                 let (id, entry, window) =
                     find_one(backend, session, self.reader.as_ref(), surface, find).await?;
-                Named { id, entry, window }
+                Named {
+                    id,
+                    entry,
+                    window,
+                    enabled: true,
+                }
             }
             Place::Point { .. } => return Ok(None),
         };
@@ -190,12 +197,15 @@ impl Reach {
         }
         match live_window(backend, entry.window).await? {
             Some(window) => Ok((entry, window)),
-            None => Err(Error::new(
-                ErrorKind::SurfaceGone,
-                format!(
-                    "{id} was in a window that is gone now; call `windows`, then observe the window you want"
-                ),
-            )),
+            None => {
+                session.window_closed(entry.window);
+                Err(Error::new(
+                    ErrorKind::SurfaceGone,
+                    format!(
+                        "{id} was in a window that is gone now; call `windows`, then observe the window you want"
+                    ),
+                ))
+            }
         }
     }
 }
@@ -203,15 +213,16 @@ impl Reach {
 /// Fails unless the ref's element is still the one observed: a toolkit that hands out objects by
 /// position (Qt's item views) makes the same object stand for another item once rows move, and
 /// acting on it would touch what the agent never saw. One round trip to the app; skipped where
-/// the platform's handles cannot change meaning, and for text read from pixels.
+/// the platform's handles cannot change meaning, and for text read from pixels. Whether the
+/// element takes input now: true where that is not known.
 async fn confirm_identity<B: Accessibility>(
     backend: &B,
     id: RefId,
     entry: &RefEntry,
     window: &WindowInfo,
-) -> Result<()> {
+) -> Result<bool> {
     if entry.handle.is_read_from_pixels() {
-        return Ok(());
+        return Ok(true);
     }
     let now = match backend.element_identity(window, &entry.handle).await {
         Ok(Some(now)) => now,
@@ -224,11 +235,11 @@ async fn confirm_identity<B: Accessibility>(
                 ),
             ));
         }
-        Err(err) if err.kind == ErrorKind::Unsupported => return Ok(()),
+        Err(err) if err.kind == ErrorKind::Unsupported => return Ok(true),
         Err(err) => return Err(err),
     };
     if still_names(entry, &now) {
-        return Ok(());
+        return Ok(now.enabled);
     }
     let there = if now.name.is_empty() {
         now.role.as_str().to_owned()
@@ -239,10 +250,20 @@ async fn confirm_identity<B: Accessibility>(
             escape(&cut(&now.name, REF_NAME_CHARS).0)
         )
     };
+    let what_changed = if now.role != entry.role {
+        "its object is another kind of element now"
+    } else if matches!(
+        entry.role,
+        Role::Listitem | Role::Treeitem | Role::Row | Role::Cell | Role::Header
+    ) {
+        "what the window shows changed since it was observed (a list's rows moved)"
+    } else {
+        "its name changed since it was observed, so it may be another control"
+    };
     Err(Error::new(
         ErrorKind::ElementChanged,
         format!(
-            "{} now stands for {there}: what the window shows changed since it was observed (a list's rows moved); nothing was done: call `observe` again and use the new ref",
+            "{} now stands for {there}: {what_changed}; nothing was done: call `observe` again and use the new ref",
             ref_label(id, entry)
         ),
     ))
@@ -251,8 +272,10 @@ async fn confirm_identity<B: Accessibility>(
 /// Whether what the element is now is what the ref was issued for. The role must be the same.
 /// The name must be too, except where it is not what tells the element apart: a combo box
 /// names itself by its choice in some toolkits, text that labels or reads out something is
-/// named by what it shows now, and a name the toolkit does not give (read from pixels for the
-/// observation) cannot be compared.
+/// named by what it shows now (a calculator's display, a nested window that shows a result, a
+/// window's title), and a name the toolkit does not give (read from pixels for the
+/// observation) cannot be compared. Toolkits recycle objects by position only for the items of
+/// their views, whose names stay checked.
 pub(crate) fn still_names(entry: &RefEntry, now: &Identity) -> bool {
     if now.role != entry.role {
         return false;
@@ -260,6 +283,9 @@ pub(crate) fn still_names(entry: &RefEntry, now: &Identity) -> bool {
     let named_by_content = matches!(
         entry.role,
         Role::Combobox
+            | Role::Window
+            | Role::Dialog
+            | Role::Canvas
             | Role::Label
             | Role::Paragraph
             | Role::Heading
@@ -273,15 +299,55 @@ pub(crate) fn still_names(entry: &RefEntry, now: &Identity) -> bool {
     named_by_content || now.name.trim().is_empty() || cut(&now.name, REF_NAME_CHARS).0 == entry.name
 }
 
+/// Whether the observation that issued the ref listed the element inside a disabled one: Qt
+/// marks a disabled drop-down, not the items of its list, and an item chosen there would change
+/// the box.
+fn observed_in_disabled(session: &Session, entry: &RefEntry) -> bool {
+    let Some(seen) = session.seen(SurfaceKey::Window(entry.window)) else {
+        return false;
+    };
+    let key = element_key(&entry.handle, entry.role);
+    let Some(at) = seen.iter().position(|s| s.key == key) else {
+        return false;
+    };
+    let mut depth = seen[at].depth;
+    for ancestor in seen[..at].iter().rev() {
+        if ancestor.depth < depth {
+            if ancestor.states.iter().any(|s| s == "disabled") {
+                return true;
+            }
+            depth = ancestor.depth;
+        }
+    }
+    false
+}
+
 /// An element a call names, by ref or by `find`.
 #[derive(Debug, Clone)]
 pub(crate) struct Named {
     pub(crate) id: RefId,
     pub(crate) entry: RefEntry,
     pub(crate) window: WindowInfo,
+    /// It, and what the observation listed it in, took input when last asked.
+    pub(crate) enabled: bool,
 }
 
 impl Named {
+    /// Refuses an action on a disabled element: the app would ignore it, or a toolkit that
+    /// does not check (Qt's drop-down lists) would change what its user cannot.
+    pub(crate) fn refuse_if_disabled(&self) -> Result<()> {
+        if self.enabled {
+            return Ok(());
+        }
+        Err(Error::new(
+            ErrorKind::Disabled,
+            format!(
+                "{} is disabled, or in a disabled control; nothing was done: wait until it is enabled (`wait` with `is` \"enabled\"), or observe and pick another control",
+                self.label()
+            ),
+        ))
+    }
+
     pub(crate) fn said(&self) -> ElementSaid {
         said(self.id, &self.entry)
     }

@@ -67,12 +67,15 @@ pub(crate) async fn resolve<B: Windows + Accessibility + Capture>(
             let key = session.window_key(id)?;
             match live_window(backend, key).await? {
                 Some(window) => Ok(window_surface(session, window)),
-                None => Err(Error::new(
-                    ErrorKind::SurfaceGone,
-                    format!(
-                        "w{id} is gone: no window listed now is the one it named (it was closed, or the desktop now tells its windows apart another way, as GNOME does when deskhand's shell extension starts or stops); call `windows` and pick another window"
-                    ),
-                )),
+                None => {
+                    session.window_closed(key);
+                    Err(Error::new(
+                        ErrorKind::SurfaceGone,
+                        format!(
+                            "w{id} is gone: no window listed now is the one it named (it was closed, or the desktop now tells its windows apart another way, as GNOME does when deskhand's shell extension starts or stops); call `windows` and pick another window"
+                        ),
+                    ))
+                }
             }
         }
         Some(TargetId::App(id)) => {

@@ -292,7 +292,7 @@ impl Atspi {
         &self,
         object: &ObjectRef,
         gtk4: bool,
-    ) -> Result<Option<(Role, String)>, AtspiError> {
+    ) -> Result<Option<(Role, String, bool)>, AtspiError> {
         let (role, name, states) = futures::join!(
             self.call::<_, u32>(object, ACCESSIBLE, "GetRole", &()),
             self.string_property(object, ACCESSIBLE, "Name"),
@@ -308,9 +308,12 @@ impl Atspi {
                 };
             }
         };
-        if translate::state_set(&states).contains(atspi::State::Defunct) {
+        let states = translate::state_set(&states);
+        if states.contains(atspi::State::Defunct) {
             return Ok(None);
         }
+        let enabled =
+            states.contains(atspi::State::Enabled) || states.contains(atspi::State::Sensitive);
         let role = translate::role(role);
         let name = translate::listed_name(name, gtk4);
         if role.is_control() && text::icon_only(&name) {
@@ -319,10 +322,10 @@ impl Atspi {
                 .await
                 .unwrap_or_default();
             if !description.trim().is_empty() {
-                return Ok(Some((role, description)));
+                return Ok(Some((role, description, enabled)));
             }
         }
-        Ok(Some((role, name)))
+        Ok(Some((role, name, enabled)))
     }
 
     /// The element's parent; `None` for a root, or an element its application no longer has.

@@ -70,7 +70,11 @@ impl Accessibility for LinuxBackend {
             .identity(&object, gtk4)
             .await
             .map_err(atspi_error)?;
-        Ok(identity.map(|(role, name)| Identity { role, name }))
+        Ok(identity.map(|(role, name, enabled)| Identity {
+            role,
+            name,
+            enabled,
+        }))
     }
 
     async fn reaches(

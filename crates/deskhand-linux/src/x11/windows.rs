@@ -1,9 +1,13 @@
 //! Top-level windows as the EWMH window manager lists them.
 
+use x11rb::connection::RequestConnection as _;
 use x11rb::cookie::Cookie;
 use x11rb::errors::ReplyError;
 use x11rb::properties::{WmClass, WmClassCookie};
 use x11rb::protocol::ErrorKind;
+use x11rb::protocol::res::{
+    self, ClientIdMask, ClientIdSpec, ConnectionExt as _, QueryClientIdsReply,
+};
 use x11rb::protocol::xproto::{
     AtomEnum, ConnectionExt as _, GetGeometryReply, GetPropertyReply, TranslateCoordinatesReply,
     Window,
@@ -26,6 +30,9 @@ pub struct XRect {
 pub struct XWindow {
     pub id: u32,
     pub title: String,
+    /// `_NET_WM_PID`, else the process the X server knows for the window's local client: an
+    /// app that sets no pid (xmessage, Xaw and Motif programs) is still told apart from the
+    /// next one that gets the same window id.
     pub pid: Option<u32>,
     /// The class part of WM_CLASS (e.g. "Mousepad").
     pub wm_class: Option<String>,
@@ -60,6 +67,7 @@ struct Pending<'c> {
     gtk_frame: Cookie<'c, RustConnection, GetPropertyReply>,
     state: Cookie<'c, RustConnection, GetPropertyReply>,
     kind: Cookie<'c, RustConnection, GetPropertyReply>,
+    client_pid: Option<Cookie<'c, RustConnection, QueryClientIdsReply>>,
 }
 
 impl X11 {
@@ -69,9 +77,10 @@ impl X11 {
     /// waits for is the one after its splash (GIMP's "GIMP Startup").
     pub fn windows(&self) -> Result<Vec<XWindow>, X11Error> {
         let ids = self.client_list()?;
+        let knows_clients = self.knows_clients()?;
         let pending = ids
             .iter()
-            .map(|&id| self.request_window(id))
+            .map(|&id| self.request_window(id, knows_clients))
             .collect::<Result<Vec<_>, _>>()?;
         let mut windows = Vec::with_capacity(pending.len());
         for p in pending {
@@ -87,8 +96,17 @@ impl X11 {
         if !self.client_list()?.contains(&id) {
             return Ok(None);
         }
-        let pending = self.request_window(id)?;
+        let pending = self.request_window(id, self.knows_clients()?)?;
         self.collect_window(pending)
+    }
+
+    /// Whether the server has X-Resource, which names the process behind a local client.
+    fn knows_clients(&self) -> Result<bool, X11Error> {
+        Ok(self
+            .conn
+            .extension_information(res::X11_EXTENSION_NAME)
+            .during("checking for the X-Resource extension")?
+            .is_some())
     }
 
     /// The window the window manager considers active (`_NET_ACTIVE_WINDOW`), if any.
@@ -145,7 +163,7 @@ impl X11 {
         Err(X11Error::NoWindowManager)
     }
 
-    fn request_window(&self, id: Window) -> Result<Pending<'_>, X11Error> {
+    fn request_window(&self, id: Window, knows_clients: bool) -> Result<Pending<'_>, X11Error> {
         let conn = &self.conn;
         let atoms = &self.atoms;
         let property = |atom: u32, kind: AtomEnum, words: u32| {
@@ -166,6 +184,18 @@ impl X11 {
             gtk_frame: property(atoms._GTK_FRAME_EXTENTS, AtomEnum::CARDINAL, 4)?,
             state: property(atoms._NET_WM_STATE, AtomEnum::ATOM, 1024)?,
             kind: property(atoms._NET_WM_WINDOW_TYPE, AtomEnum::ATOM, 16)?,
+            client_pid: if knows_clients {
+                let spec = ClientIdSpec {
+                    client: id,
+                    mask: ClientIdMask::LOCAL_CLIENT_PID,
+                };
+                Some(
+                    conn.res_query_client_ids(&[spec])
+                        .during(WINDOW_OPERATION)?,
+                )
+            } else {
+                None
+            },
         })
     }
 
@@ -182,6 +212,17 @@ impl X11 {
             let gtk_frame = p.gtk_frame.reply()?;
             let state = p.state.reply()?;
             let kind = p.kind.reply()?;
+            // A remote client has no process the server knows: the window then has none.
+            let client_pid = p
+                .client_pid
+                .and_then(|cookie| cookie.reply().ok())
+                .and_then(|reply| {
+                    reply
+                        .ids
+                        .into_iter()
+                        .find(|id| id.spec.mask == ClientIdMask::LOCAL_CLIENT_PID)
+                        .and_then(|id| id.value.first().copied())
+                });
             // The first type a window names is the one it asks to be treated as.
             if first_u32(&kind) == Some(self.atoms._NET_WM_WINDOW_TYPE_SPLASH) {
                 return Ok(None);
@@ -194,7 +235,7 @@ impl X11 {
             Ok::<_, ReplyError>(Some(XWindow {
                 id: p.id,
                 title: title(&net_name, &name, self.atoms.UTF8_STRING),
-                pid: first_u32(&pid),
+                pid: first_u32(&pid).or(client_pid),
                 wm_class: class.map(|c: WmClass| String::from_utf8_lossy(c.class()).into_owned()),
                 rect: XRect {
                     x: i32::from(origin.dst_x),
