@@ -4,7 +4,7 @@ use serde::Serialize;
 use serde_json::json;
 
 use crate::model::{InstalledApp, Rect};
-use crate::render::{FENCE, MAX_NAME_CHARS, Rendered, cut, escape, plural, thousands};
+use crate::render::{FENCE, MAX_NAME_CHARS, Rendered, cut, escape, one_line, plural, thousands};
 
 use crate::desk::reply::{Outcome, Reply};
 
@@ -221,6 +221,8 @@ pub(crate) struct Observed {
     pub(crate) of_window: bool,
     /// The window had no accessibility tree and its tree is the text read from its pixels.
     pub(crate) from_pixels: bool,
+    /// Why that window has no tree when its app could have one, with the fix.
+    pub(crate) missing_bridge: Option<String>,
     /// No element at all was found.
     pub(crate) none_found: bool,
     /// `ocr: true`: how many texts read from pixels were added where the tree shows none.
@@ -243,6 +245,7 @@ impl From<Observed> for Reply {
             bounds,
             of_window,
             from_pixels,
+            missing_bridge,
             none_found,
             added,
             partial,
@@ -264,6 +267,12 @@ impl From<Observed> for Reply {
             header.push_str(" · no accessibility tree: text read from pixels");
             if none_found {
                 header.push_str(", none found (take a `screenshot` to see what it shows)");
+            }
+            if let Some(why) = &missing_bridge {
+                header.push_str(&format!(
+                    " · why: {}; `deskhand doctor` has the details",
+                    one_line(why)
+                ));
             }
         }
         if let Some(added) = added {
