@@ -49,6 +49,9 @@ pub(crate) struct Page {
     /// Its text is its pixels read by OCR.
     #[serde(skip)]
     pub(crate) by_ocr: bool,
+    /// Read by OCR, no text was found in its pixels, a region of this width and height.
+    #[serde(skip)]
+    pub(crate) nothing_in: Option<(u32, u32)>,
 }
 
 #[derive(Serialize)]
@@ -173,6 +176,7 @@ impl Listed {
                 total,
                 element,
                 by_ocr,
+                nothing_in,
             }) => {
                 let more = if end < total {
                     format!(" · more: read with `offset` {end}")
@@ -181,10 +185,12 @@ impl Listed {
                 };
                 let mut body = format!(
                     "read {element}{} · characters {}–{} of {}{more}\n{FENCE}\n",
-                    if *by_ocr {
-                        " (its pixels, read by OCR)"
-                    } else {
-                        ""
+                    match (by_ocr, nothing_in) {
+                        (true, Some((width, height))) => format!(
+                            " (its pixels, read by OCR: no text found in its {width}x{height} px region)"
+                        ),
+                        (true, None) => " (its pixels, read by OCR)".to_owned(),
+                        (false, _) => String::new(),
                     },
                     thousands(*offset),
                     thousands(*end),
@@ -616,6 +622,7 @@ mod tests {
                 name: "Notes".into(),
             },
             by_ocr: false,
+            nothing_in: None,
         }));
         assert_eq!(
             reply.data,
