@@ -107,6 +107,9 @@ pub struct Error {
     /// xterm), while accessibility works: such a window can be read from its pixels. A bus that
     /// is down is a setup failure instead, and stays one.
     pub(crate) window_without_tree: bool,
+    /// Why such a window has no tree when its toolkit could give one (a module or flag it was
+    /// started without), in one line with the fix: what `deskhand doctor` says of its app.
+    pub(crate) missing_bridge: Option<String>,
 }
 
 impl Error {
@@ -116,6 +119,7 @@ impl Error {
             message: message.into(),
             sent: false,
             window_without_tree: false,
+            missing_bridge: None,
         }
     }
 
@@ -125,6 +129,18 @@ impl Error {
             window_without_tree: true,
             ..Self::new(ErrorKind::NoAccessibility, message)
         }
+    }
+
+    /// Says why a window without a tree has none, when its app could have one: `why` is the
+    /// doctor's verdict on that app in one line.
+    pub fn with_missing_bridge(mut self, why: impl Into<String>) -> Self {
+        self.missing_bridge = Some(why.into());
+        self
+    }
+
+    /// Why the window has no tree, when its app could have one.
+    pub fn missing_bridge(&self) -> Option<&str> {
+        self.missing_bridge.as_deref()
     }
 
     /// Whether this is [`Error::window_without_tree`]: the window can be read from pixels.

@@ -20,6 +20,8 @@ pub(crate) struct SurfaceTrees {
     /// Whether the surface's window had no accessibility tree and its tree was made of the text
     /// read from its pixels.
     pub(crate) from_pixels: bool,
+    /// Why that window has no tree when its app could have one, with the fix.
+    pub(crate) missing_bridge: Option<String>,
 }
 
 impl SurfaceTrees {
@@ -45,6 +47,7 @@ impl SurfaceTrees {
         let mut trees = Vec::with_capacity(windows.len());
         let mut unreadable = Vec::new();
         let mut from_pixels = false;
+        let mut missing_bridge = None;
         for window in windows {
             match backend.tree(&window).await {
                 Ok(tree) => trees.push((window, tree)),
@@ -54,6 +57,7 @@ impl SurfaceTrees {
                     };
                     let tree = window_from_pixels(backend, reader, &window).await?;
                     from_pixels = true;
+                    missing_bridge = err.missing_bridge().map(str::to_owned);
                     trees.push((window, tree));
                 }
                 // A screen still shows the other windows when one app has no tree. Its reason
@@ -71,6 +75,7 @@ impl SurfaceTrees {
             trees,
             unreadable,
             from_pixels,
+            missing_bridge,
         })
     }
 

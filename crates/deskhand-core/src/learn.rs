@@ -50,7 +50,9 @@ pub(crate) fn observed(
         && let Some(from) = session.sighting_of(pending.window).cloned()
     {
         let effect = if pending.window != window.key() {
-            Some(Effect::Window(seen.clone()))
+            // A window of another app observed next is not the step's doing: no app's control
+            // opens another app's window that memory could route through.
+            (from.app == seen.app).then(|| Effect::Window(seen.clone()))
         } else {
             let appeared: Vec<Control> = seen
                 .controls

@@ -119,14 +119,26 @@ pub fn one_line(text: &str) -> String {
 fn breaks_or_reorders(c: char) -> bool {
     matches!(c, '\u{2028}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
 }
-/// Names compare in any case, with "…" and "..." the same and outer spaces ignored.
+/// Names compare in any case, with no ellipsis ("…" or "...": a menu item's "opens a dialog",
+/// never what tells two items apart) and outer spaces ignored.
 pub(crate) fn normalize(text: &str) -> String {
-    text.trim().replace('…', "...").to_lowercase()
+    text.replace('…', "")
+        .replace("...", "")
+        .trim()
+        .to_lowercase()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_ellipsis_is_never_significant_in_a_name() {
+        assert_eq!(normalize("New Page..."), normalize("New Page"));
+        assert_eq!(normalize("Find…"), normalize("find"));
+        assert_eq!(normalize(" Open… "), normalize("open..."));
+        assert_ne!(normalize("Open"), normalize("Close"));
+    }
 
     #[test]
     fn counts_have_thousands_separators() {

@@ -1390,6 +1390,23 @@ async fn memory_learns_what_a_click_on_a_named_control_led_to_without_values() {
     assert_eq!(err.kind, ErrorKind::Unsupported, "{}", err.message);
 }
 
+/// Issue 41: a window of another app observed after a click is not where the click led; memory
+/// records no route between two apps' windows.
+#[tokio::test]
+async fn memory_records_no_route_into_another_apps_window() {
+    let notebook = std::sync::Arc::new(Notebook::default());
+    let mut d = desk();
+    d.config.memory = Some(notebook.clone());
+    let main = d.window_id(MAIN_TITLE).await;
+    let login = d.window_id(LOGIN_TITLE).await;
+    let first = d.ok(json!({"action": "observe", "target": main})).await;
+    let save = ref_named(&first, "Save");
+    d.ok(json!({"action": "click", "ref": save})).await;
+    d.ok(json!({"action": "observe", "target": login})).await;
+    let transitions = notebook.transitions.lock().unwrap().clone();
+    assert_eq!(transitions, Vec::new(), "{transitions:?}");
+}
+
 /// Every ref a reply offers works in the next call: the refs an ambiguous `find` lists, also
 /// when the latest observation is of another window.
 #[tokio::test]

@@ -1,7 +1,12 @@
 //! What `deskhand doctor` asks of a Linux desktop: facts only (what the X server or the Wayland
 //! compositor offers, what a process loaded and was started with, which accessibility modules are
-//! installed). Judging them and saying what to do is the doctor's, in the binary. Every probe
-//! here reads; none changes the desktop.
+//! installed). Judging them and saying what to do is the doctor's, in the binary, except the
+//! verdict on an app off the accessibility bus ([`off_bus`]), which `observe` quotes too. Every
+//! probe here reads; none changes the desktop.
+
+mod off_bus;
+
+pub use off_bus::{BusFacts, OffTheBus, joins_by_itself, off_the_bus};
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -174,6 +179,32 @@ pub async fn session_name_owned(name: &str, timeout: Duration) -> Result<bool, S
     }
 }
 
+/// Whether process `pid` holds a connection on this session bus, within `timeout`: an app that
+/// does not cannot find the accessibility bus (Qt, GTK and Java all ask the session bus for it).
+pub async fn on_session_bus(pid: u32, timeout: Duration) -> Result<bool, String> {
+    let ask = async {
+        let session = zbus::Connection::session().await?;
+        let dbus = zbus::fdo::DBusProxy::new(&session).await?;
+        for name in dbus.list_names().await? {
+            if !name.starts_with(':') {
+                continue;
+            }
+            let owner = zbus::names::BusName::from(name.clone());
+            if dbus.get_connection_unix_process_id(owner).await.ok() == Some(pid) {
+                return Ok(true);
+            }
+        }
+        Ok::<_, zbus::Error>(false)
+    };
+    match tokio::time::timeout(timeout, ask).await {
+        Ok(result) => result.map_err(|err| err.to_string()),
+        Err(_) => Err(format!(
+            "the session bus did not answer within {} ms",
+            timeout.as_millis()
+        )),
+    }
+}
+
 /// The toolkit a process draws its windows with, from the libraries it loaded.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Toolkit {
@@ -208,7 +239,7 @@ impl Toolkit {
 }
 
 /// The environment variables that decide whether a process joins the accessibility bus.
-pub const ACCESSIBILITY_VARS: [&str; 7] = [
+pub const ACCESSIBILITY_VARS: [&str; 8] = [
     "GTK2_MODULES",
     "GTK_MODULES",
     "NO_AT_BRIDGE",
@@ -216,6 +247,7 @@ pub const ACCESSIBILITY_VARS: [&str; 7] = [
     "QT_ACCESSIBILITY",
     "DBUS_SESSION_BUS_ADDRESS",
     "AT_SPI_BUS_ADDRESS",
+    "JAVA_TOOL_OPTIONS",
 ];
 
 /// What one process is: its program, arguments, toolkit and accessibility environment.

@@ -61,6 +61,9 @@ pub struct Entry {
     icon: Option<String>,
     working_dir: Option<PathBuf>,
     file: PathBuf,
+    /// The program its command runs, found as the desktop's launchers find it (see
+    /// [`launcher_path`]); `None`: found nowhere, left to the process's own `PATH`.
+    program_path: Option<PathBuf>,
 }
 
 impl Entry {
@@ -135,8 +138,34 @@ impl Entry {
     }
 }
 
+/// Where a desktop session's launchers find programs besides the `PATH` deskhand was given:
+/// root's `PATH` has no game folders, where Debian puts games that menus list.
+const LAUNCHER_DIRS: [&str; 8] = [
+    "/usr/local/sbin",
+    "/usr/local/bin",
+    "/usr/sbin",
+    "/usr/bin",
+    "/sbin",
+    "/bin",
+    "/usr/local/games",
+    "/usr/games",
+];
+
+/// The `PATH` an app is found on and started with: deskhand's own, then the folders of
+/// [`LAUNCHER_DIRS`] it lacks.
+pub fn launcher_path() -> OsString {
+    let own = std::env::var_os("PATH").unwrap_or_default();
+    let mut dirs: Vec<PathBuf> = std::env::split_paths(&own).collect();
+    for dir in LAUNCHER_DIRS {
+        if !dirs.iter().any(|known| known == Path::new(dir)) {
+            dirs.push(PathBuf::from(dir));
+        }
+    }
+    std::env::join_paths(dirs).unwrap_or(own)
+}
+
 /// Where desktop entries are looked up, the most important directory first, and the `PATH`
-/// a `TryExec` program is looked up in.
+/// a `TryExec` or `Exec` program is looked up in.
 pub struct AppDirs {
     dirs: Vec<PathBuf>,
     path: OsString,
@@ -167,7 +196,7 @@ impl AppDirs {
             .collect();
         Self {
             dirs,
-            path: std::env::var_os("PATH").unwrap_or_default(),
+            path: launcher_path(),
         }
     }
 
@@ -240,11 +269,16 @@ impl AppDirs {
         if string("TryExec").is_some_and(|program| !on_path(&program, &self.path)) {
             return None;
         }
+        // Without Exec (D-Bus activation only) there is no command to run.
+        let exec = split_exec(&string("Exec")?)?;
+        let program_path = exec
+            .first()
+            .and_then(|program| find_program(program, &self.path));
         let entry = Entry {
             id,
             name: string("Name")?,
-            // Without Exec (D-Bus activation only) there is no command to run.
-            exec: split_exec(&string("Exec")?)?,
+            exec,
+            program_path,
             icon: string("Icon").filter(|icon| !icon.is_empty()),
             working_dir: string("Path")
                 .filter(|dir| !dir.is_empty())
@@ -371,14 +405,25 @@ fn split_exec(exec: &str) -> Option<Vec<String>> {
 
 /// Whether `program` is an executable file: as given when absolute, else in a `PATH` directory.
 fn on_path(program: &str, path: &OsStr) -> bool {
+    find_program(program, path).is_some()
+}
+
+/// The executable file `program` names: itself when absolute, else the first in a `PATH`
+/// directory.
+fn find_program(program: &str, path: &OsStr) -> Option<PathBuf> {
     let executable = |file: &Path| {
         std::fs::metadata(file).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
     };
     let program = Path::new(program);
     if program.is_absolute() {
-        return executable(program);
+        return executable(program).then(|| program.to_owned());
     }
-    std::env::split_paths(path).any(|dir| executable(&dir.join(program)))
+    if program.components().count() != 1 {
+        return None;
+    }
+    std::env::split_paths(path)
+        .map(|dir| dir.join(program))
+        .find(|file| executable(file))
 }
 
 /// Set beside `OMP_THREAD_LIMIT` when deskhand set that limit itself, not the user.
@@ -457,8 +502,33 @@ fn last_line(file: &mut std::fs::File) -> Option<String> {
     let mut tail = Vec::new();
     file.read_to_end(&mut tail).ok()?;
     let tail = String::from_utf8_lossy(&tail);
-    let line = tail.lines().map(str::trim).rfind(|l| !l.is_empty())?;
-    Some(deskhand_core::render::cut(line, LAST_LINE_CHARS).0)
+    Some(deskhand_core::render::cut(&last_message(&tail)?, LAST_LINE_CHARS).0)
+}
+
+/// A line at least this long that ends mid-sentence was wrapped there.
+const WRAPPED_CHARS: usize = 50;
+
+/// The last message in `text`: its last non-empty line, with the lines before it that the
+/// message was wrapped from (a line that goes on in lower case after a long one that does not
+/// end a sentence), so a quote is never the tail of a sentence.
+fn last_message(text: &str) -> Option<String> {
+    let lines: Vec<&str> = text.lines().map(str::trim).collect();
+    let last = lines.iter().rposition(|l| !l.is_empty())?;
+    let mut first = last;
+    while first > 0 {
+        let (before, line) = (lines[first - 1], lines[first]);
+        let continues = line
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_lowercase() || matches!(c, '(' | '"' | '\''));
+        let ended =
+            before.chars().count() < WRAPPED_CHARS || before.ends_with(['.', '!', '?', ':']);
+        if !continues || ended {
+            break;
+        }
+        first -= 1;
+    }
+    Some(lines[first..=last].join(" "))
 }
 
 /// Starts the application in a session of its own, with no input and deskhand's environment, so
@@ -478,8 +548,16 @@ pub fn spawn(entry: &Entry) -> Result<Launched, LaunchError> {
         )));
     };
     let mut stderr = stderr_file().map_err(failed)?;
-    let mut command = Command::new(program);
+    let mut command = match &entry.program_path {
+        Some(found) => {
+            let mut command = Command::new(found);
+            command.arg0(program);
+            command
+        }
+        None => Command::new(program),
+    };
     command
+        .env("PATH", launcher_path())
         .args(args)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
@@ -824,6 +902,43 @@ mod tests {
             quiet.describe(),
             "exited with status 0, writing nothing to stderr"
         );
+    }
+
+    #[test]
+    fn the_last_message_on_stderr_is_whole_though_wrapped() {
+        assert_eq!(
+            last_message(
+                "starting\nThis program refuses to run as the root user of this machine; ask\nan administrator of the machine to allow it (or run it as any\nuser: it cannot be run by non-trusted users first).\n\n"
+            )
+            .as_deref(),
+            Some(
+                "This program refuses to run as the root user of this machine; ask an administrator of the machine to allow it (or run it as any user: it cannot be run by non-trusted users first)."
+            )
+        );
+        assert_eq!(
+            last_message("Loading.\nError: no display\n").as_deref(),
+            Some("Error: no display")
+        );
+        assert_eq!(last_message("\n\n"), None);
+    }
+
+    #[test]
+    fn a_program_is_found_where_the_desktops_launchers_look_and_started_from_there() {
+        let tmp = TempDir::new("launcher-path");
+        let tool = tmp.write("bin/only-here", "#!/bin/sh\nexit 7\n");
+        std::fs::set_permissions(&tool, std::fs::Permissions::from_mode(0o755)).unwrap();
+        tmp.write("apps/only.desktop", &app("Only Here", "only-here --flag"));
+        // Not on this process's PATH, only on the entries' search path.
+        assert!(find_program("only-here", &std::env::var_os("PATH").unwrap()).is_none());
+        let dirs = dirs(&tmp, &["apps"]);
+        let entry = dirs.find("only").unwrap();
+        assert_eq!(entry.program_path.as_deref(), Some(tool.as_path()));
+        let ended = wait_for_end(&spawn(&entry).unwrap());
+        assert_eq!(ended.status.code(), Some(7), "{}", ended.describe());
+
+        let path = launcher_path();
+        let dirs: Vec<PathBuf> = std::env::split_paths(&path).collect();
+        assert!(dirs.contains(&PathBuf::from("/usr/games")), "{path:?}");
     }
 
     #[test]

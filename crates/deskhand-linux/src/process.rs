@@ -52,6 +52,24 @@ pub(crate) fn read_stat(pid: u32) -> Option<ProcStat> {
     parse_stat(&fs::read_to_string(format!("/proc/{pid}/stat")).ok()?)
 }
 
+/// How long ago process `pid` started; `None` when it is gone or `/proc` does not say.
+pub(crate) fn age(pid: u32) -> Option<Duration> {
+    let started = read_stat(pid)?.start_time;
+    let uptime: f64 = fs::read_to_string("/proc/uptime")
+        .ok()?
+        .split_ascii_whitespace()
+        .next()?
+        .parse()
+        .ok()?;
+    // SAFETY: sysconf reads a constant of the system and has no preconditions.
+    let ticks = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
+    if ticks <= 0 {
+        return None;
+    }
+    let started = started as f64 / ticks as f64;
+    Some(Duration::from_secs_f64((uptime - started).max(0.0)))
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Identity {
     Alive,

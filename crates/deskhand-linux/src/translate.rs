@@ -146,9 +146,10 @@ pub fn clean_name(name: String) -> String {
     if !(trimmed.starts_with('<') && trimmed.contains('>')) {
         return name;
     }
+    let body = without_unshown(trimmed);
     let mut text = String::with_capacity(name.len());
     let mut in_tag = false;
-    for c in trimmed.chars() {
+    for c in body.chars() {
         match c {
             '<' => in_tag = true,
             '>' if in_tag => {
@@ -169,9 +170,49 @@ pub fn clean_name(name: String) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
+/// Rich text without what it does not show: its head (the style sheet Qt writes there) and any
+/// style element.
+fn without_unshown(rich: &str) -> String {
+    let mut text = rich.to_owned();
+    for tag in ["head", "style"] {
+        loop {
+            let lower = text.to_ascii_lowercase();
+            let Some(open) = lower.find(&format!("<{tag}")) else {
+                break;
+            };
+            let close_tag = format!("</{tag}>");
+            let Some(close) = lower[open..].find(&close_tag) else {
+                break;
+            };
+            text.replace_range(open..open + close + close_tag.len(), " ");
+        }
+    }
+    text
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn qt_rich_text_names_keep_only_what_they_show() {
+        assert_eq!(
+            clean_name(
+                "<html><head/><body><p>Save current plot to a file</p></body></html>".into()
+            ),
+            "Save current plot to a file"
+        );
+        assert_eq!(
+            clean_name(
+                "<!DOCTYPE HTML PUBLIC \"-//W3C//DTD HTML 4.0//EN\"><html><head><meta name=\"qrichtext\" content=\"1\" /><style type=\"text/css\">p, li { white-space: pre-wrap; }</style></head><body><p>Ensure all margins</p></body></html>".into()
+            ),
+            "Ensure all margins"
+        );
+        assert_eq!(
+            clean_name("<qt>Ensure all margins are <b>equal</b></qt>".into()),
+            "Ensure all margins are equal"
+        );
+    }
 
     #[test]
     fn names_lose_doubled_mnemonics_and_rich_text() {

@@ -124,6 +124,10 @@ pub fn http(args: McpArgs) -> anyhow::Result<u8> {
 /// The token from the file named, else from `DESKHAND_TOKEN`; surrounding white space is not
 /// part of it.
 fn token(file: Option<&std::path::Path>) -> anyhow::Result<Option<String>> {
+    #[cfg(unix)]
+    if let Some(path) = file {
+        warn_if_others_read(path);
+    }
     let (token, source) = match file {
         Some(path) => (
             std::fs::read_to_string(path)
@@ -142,6 +146,24 @@ fn token(file: Option<&std::path::Path>) -> anyhow::Result<Option<String>> {
         );
     }
     Ok(Some(token))
+}
+
+/// A token others can read lets them in: said, as ssh says of a key file, but not refused (a
+/// container's secret mount may be 0644 with no other user to read it).
+#[cfg(unix)]
+fn warn_if_others_read(path: &std::path::Path) {
+    use std::os::unix::fs::PermissionsExt as _;
+    let Ok(metadata) = std::fs::metadata(path) else {
+        return;
+    };
+    let mode = metadata.permissions().mode() & 0o777;
+    if mode & 0o077 != 0 {
+        tracing::warn!(
+            "the token file {} can be read by other users (mode {mode:o}), who could use the token; run chmod 600 {}",
+            path.display(),
+            path.display()
+        );
+    }
 }
 
 /// Each private desktop is this binary as `deskhand mcp --headless`, with the server's own

@@ -301,3 +301,114 @@ fn a_failure_the_doctor_explains_points_at_it() {
     assert_eq!(check(&report, "bus")["status"], "fail", "{report:#}");
     assert_eq!(code, 1);
 }
+
+/// The check of the app whose name starts with `name` once its window shows, and the exit code.
+fn app_check_of(desk: &Desktop, name: &str) -> (i32, Value) {
+    wait_until(Duration::from_secs(60), || {
+        let (code, report) = doctor(desk, &[]);
+        let found = report["checks"]
+            .as_array()?
+            .iter()
+            .find(|c| c["name"].as_str().is_some_and(|n| n.starts_with(name)))?
+            .clone();
+        Some((code, found))
+    })
+    .unwrap_or_else(|| panic!("{name}'s window never showed"))
+}
+
+/// The header of `observe` of the window titled `title`.
+fn observed_header(desk: &Desktop, title: &str) -> String {
+    let w = desk.window_id(title);
+    let run = desk.run(&["observe", &w]);
+    run.stdout.lines().next().unwrap_or_default().to_owned()
+}
+
+/// Issue 41: a Qt app that was told to join (QT_LINUX_ACCESSIBILITY_ALWAYS_ON=1, as the desktop
+/// sets) but cannot reach this session bus is not told to set that flag again; the doctor names
+/// the bus, and `observe`, reading it from pixels, says the same in one line.
+#[test]
+fn a_qt_app_on_another_session_bus_is_blamed_on_the_bus_not_the_flag() {
+    let (_turn, desk) = desktop();
+    let script = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../tests/fixtures/qt_fields.py"
+    );
+    let log = desk.scratch("qt-no-bus.jsonl");
+    let _qt = desk.spawn_with_env(
+        "/usr/bin/python3",
+        &[
+            script,
+            "--log",
+            log.to_str().unwrap(),
+            "--title",
+            "Qt Without Bus",
+        ],
+        &[("DBUS_SESSION_BUS_ADDRESS", "unix:path=/nonexistent/bus")],
+    );
+    let (code, qt) = app_check_of(desk, "qt_fields.py");
+    assert_eq!(qt["status"], "fail", "{qt}");
+    let detail = qt["detail"].as_str().unwrap();
+    assert!(
+        detail.contains("another session bus (unix:path=/nonexistent/bus)"),
+        "{qt}"
+    );
+    let fix = qt["fix"].as_str().unwrap();
+    assert!(!fix.contains("QT_LINUX_ACCESSIBILITY_ALWAYS_ON"), "{qt}");
+    assert!(fix.contains("DBUS_SESSION_BUS_ADDRESS="), "{qt}");
+    assert_eq!(code, 1);
+
+    let header = observed_header(desk, "Qt Without Bus");
+    assert!(
+        header.contains("no accessibility tree: text read from pixels · why: Qt 5, not on this accessibility bus: it was started on another session bus")
+            && header.ends_with("`deskhand doctor` has the details"),
+        "{header}"
+    );
+}
+
+/// Issue 41: a Java app started without naming the ATK wrapper (Debian installs it with
+/// `assistive_technologies` commented out) is told the command line that works, not to install
+/// the installed package; started as the fix says, it is on the bus.
+#[test]
+fn a_java_app_without_the_atk_wrapper_gets_the_command_line_that_works() {
+    let (_turn, desk) = desktop();
+    let source = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../tests/fixtures/SwingButton.java"
+    );
+    let _plain = desk.spawn("java", &[source, "Swing Without Wrapper"]);
+    let (code, java) = app_check_of(desk, "java");
+    assert_eq!(java["status"], "fail", "{java}");
+    let detail = java["detail"].as_str().unwrap();
+    assert!(detail.contains("installed but was not named"), "{java}");
+    let fix = java["fix"].as_str().unwrap();
+    assert!(!fix.contains("apt-get install"), "{java}");
+    assert_eq!(code, 1);
+    let header = observed_header(desk, "Swing Without Wrapper");
+    assert!(
+        header.contains("· why: Java, not on the accessibility bus: the ATK wrapper is installed but was not named"),
+        "{header}"
+    );
+
+    // The fix's own words, followed: the app joins the bus.
+    let options = fix
+        .split_once("JAVA_TOOL_OPTIONS=\"")
+        .and_then(|(_, rest)| rest.split_once('"'))
+        .map(|(options, _)| options.to_owned())
+        .unwrap_or_else(|| panic!("no JAVA_TOOL_OPTIONS in {fix}"));
+    let _fixed = desk.spawn_with_env(
+        "java",
+        &[source, "Swing With Wrapper"],
+        &[("JAVA_TOOL_OPTIONS", &options)],
+    );
+    let w = desk.window_id("Swing With Wrapper");
+    let seen = wait_until(Duration::from_secs(60), || {
+        let run = desk.run(&["observe", &w]);
+        run.stdout
+            .contains("button \"Press me\"")
+            .then_some(run.stdout)
+    });
+    assert!(
+        seen.is_some(),
+        "the Java app started as the fix says has no tree"
+    );
+}

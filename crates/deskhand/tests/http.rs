@@ -441,19 +441,34 @@ fn bad_requests_are_refused_clearly_and_change_nothing() {
         )
         .await;
         assert_eq!(foreign.status(), 403);
+        let said = foreign.text().await.unwrap();
+        assert!(
+            said.contains("--allow-origin http://evil.example"),
+            "{said}"
+        );
         let rebound = post(&url, &[auth[0], ("host", "evil.example")], INITIALIZE).await;
         assert_eq!(rebound.status(), 403);
+        let said = rebound.text().await.unwrap();
+        assert!(said.contains("--allow-host evil.example"), "{said}");
+        // The scheme's case is not the token's (RFC 7235).
+        let lower = format!("bearer {TOKEN}");
+        let accepted = post(&url, &[("authorization", lower.as_str())], INITIALIZE).await;
+        assert_eq!(accepted.status(), 200);
         // Over the body limit: 413.
         let big = format!(
             r#"{{"jsonrpc":"2.0","id":1,"method":"ping","params":{{"pad":"{}"}}}}"#,
             "x".repeat(8192)
         );
         assert_eq!(post(&url, &auth, big).await.status(), 413);
-        // Not JSON-RPC at all: rmcp's 415, which says why.
+        // Not JSON: JSON-RPC's Parse error, HTTP 400; JSON but not JSON-RPC: Invalid Request.
         let malformed = post(&url, &auth, r#"{"jsonrpc":"2.0","id":1,"method":"#).await;
-        assert_eq!(malformed.status(), 415);
-        let said = malformed.text().await.unwrap();
-        assert!(said.contains("fail to deserialize request body"), "{said}");
+        assert_eq!(malformed.status(), 400);
+        let said: Value = malformed.json().await.unwrap();
+        assert_eq!(said["error"]["code"], -32700, "{said}");
+        let not_rpc = post(&url, &auth, r#"{"hello":"world"}"#).await;
+        assert_eq!(not_rpc.status(), 400);
+        let said: Value = not_rpc.json().await.unwrap();
+        assert_eq!(said["error"]["code"], -32600, "{said}");
         // A session that never existed: 404.
         let unknown = post(
             &url,
@@ -462,6 +477,8 @@ fn bad_requests_are_refused_clearly_and_change_nothing() {
         )
         .await;
         assert_eq!(unknown.status(), 404);
+        let said = unknown.text().await.unwrap();
+        assert!(said.contains("has no session no-such-session"), "{said}");
 
         // The desktop cap: the first session holds the one private desktop, the second is
         // told so, and gets nothing started.
@@ -469,11 +486,33 @@ fn bad_requests_are_refused_clearly_and_change_nothing() {
         let second = connect(&url, Some(TOKEN)).await;
         let apps = call(&first, json!({"action": "apps"})).await;
         assert_ne!(apps.is_error, Some(true), "{}", text_of(&apps));
+        // The doctor of the session's own private desktop.
+        let listed = first.list_resources(None).await.expect("resources/list");
+        assert!(
+            listed
+                .resources
+                .iter()
+                .any(|r| r.uri == deskhand_mcp::DOCTOR_URI),
+            "{listed:?}"
+        );
+        let doctor = first
+            .read_resource(rmcp::model::ReadResourceRequestParams::new(
+                deskhand_mcp::DOCTOR_URI,
+            ))
+            .await
+            .expect("resources/read");
+        let report = serde_json::to_value(&doctor).unwrap().to_string();
+        assert!(report.contains("accessibility"), "{report}");
         let capped = call(&second, json!({"action": "apps"})).await;
         assert_eq!(capped.is_error, Some(true));
         assert!(
             text_of(&capped)
                 .starts_with("failed (busy): this server already runs its 1 private desktops"),
+            "{}",
+            text_of(&capped)
+        );
+        assert!(
+            text_of(&capped).contains("no request for 300 s, the server's --idle-timeout"),
             "{}",
             text_of(&capped)
         );
@@ -521,6 +560,8 @@ fn bad_requests_are_refused_clearly_and_change_nothing() {
         )
         .await;
         assert_eq!(after.status(), 404);
+        let said = after.text().await.unwrap();
+        assert!(said.contains("ended by its client (a DELETE)"), "{said}");
         first.cancel().await.expect("the first session ends");
         drop(second);
     });
@@ -544,13 +585,59 @@ fn bad_requests_are_refused_clearly_and_change_nothing() {
 #[test]
 fn a_stateless_request_is_served_and_health_answers_without_a_token() {
     let (_turn, desk) = desktop();
+    // A token file others can read: accepted, with a warning.
+    let token_file = desk.scratch("http-token-open");
+    std::fs::write(&token_file, TOKEN).unwrap();
+    std::fs::set_permissions(
+        &token_file,
+        std::os::unix::fs::PermissionsExt::from_mode(0o644),
+    )
+    .unwrap();
     let mut command = desk.command(BIN);
-    command.env("DESKHAND_TOKEN", TOKEN);
-    let mut server = Server::start(command, &[]);
+    command.env_remove("DESKHAND_TOKEN");
+    let mut server = Server::start(
+        command,
+        &[
+            "--token-file",
+            token_file.to_str().unwrap(),
+            "--idle-timeout",
+            "2",
+        ],
+    );
+    assert!(
+        wait_until(Duration::from_secs(5), || server
+            .log()
+            .contains("can be read by other users")
+            .then_some(()))
+        .is_some(),
+        "{}",
+        server.log()
+    );
+    assert!(server.log().contains("chmod 600"), "{}", server.log());
     let bearer = format!("Bearer {TOKEN}");
     runtime().block_on(async {
         let health = reqwest::get(format!("{}/healthz", server.base())).await.expect("health");
         assert_eq!(health.status(), 200);
+        let said: Value = health.json().await.unwrap();
+        assert_eq!((&said["calls"], &said["max_calls"]), (&json!(0), &json!(16)), "{said}");
+        // A session left idle past --idle-timeout: its next request is told so.
+        let opened = post(&server.url, &[("authorization", &bearer)], INITIALIZE).await;
+        assert_eq!(opened.status(), 200);
+        let session = opened.headers()["mcp-session-id"].to_str().unwrap().to_owned();
+        tokio::time::sleep(Duration::from_secs(5)).await;
+        let late = post(
+            &server.url,
+            &[
+                ("authorization", &bearer),
+                ("mcp-session-id", &session),
+                ("mcp-protocol-version", "2025-06-18"),
+            ],
+            APPS,
+        )
+        .await;
+        assert_eq!(late.status(), 404);
+        let said = late.text().await.unwrap();
+        assert!(said.contains("after 2 s without a request (its --idle-timeout)"), "{said}");
         let list = r#"{"jsonrpc":"2.0","id":7,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
         let answer = post(
             &server.url,

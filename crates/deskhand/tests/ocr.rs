@@ -305,3 +305,26 @@ fn what_wait_finds_on_a_canvas_observe_lists_and_the_other_way_round() {
         assert!(waited.contains("on the pixels"), "{label}: {waited}");
     }
 }
+
+/// Issue 41: a read of a drawn element (a GTK 4 drawing area shown as an image) whose pixels hold
+/// no text said only `characters 0–0 of 0`; it says that nothing was found, and where it looked.
+#[test]
+fn reading_a_drawing_with_no_text_says_none_was_found_in_its_region() {
+    let (_turn, desk) = desktop();
+    let _views = desk.python_fixture("gtk4_blank.py", "Blank Drawing", &[]);
+    let (w, _) = window_where(desk, Duration::from_secs(30), "the blank drawing", |t| {
+        t == "Blank Drawing"
+    });
+    let seen = observe_until(desk, &w, Duration::from_secs(20), "the drawing", |t| {
+        t.contains("image \"Plot\"")
+    });
+    let plot = ref_where(&seen, "the drawing", |l| l.contains("image \"Plot\""));
+    let read = desk.act("read", json!({"target": w, "ref": plot})).ok();
+    let header = read.lines().next().unwrap_or_default();
+    assert!(
+        header.contains("(its pixels, read by OCR: no text found in its ")
+            && header.contains(" px region)"),
+        "{read}"
+    );
+    assert!(read.trim_end().ends_with("\"\""), "{read}");
+}

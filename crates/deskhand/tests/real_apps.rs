@@ -658,3 +658,48 @@ fn type_with_a_target_focuses_an_xterm_without_accessibility_and_the_text_lands(
     // Nothing went to the window that had the focus before.
     assert_eq!(value_of(desk, &editor, &editor_text), Ok(None));
 }
+
+/// Issue 41: `observe` at once after `launch`, in one MCP session as an agent calls them, met an
+/// app whose window showed before it joined the accessibility bus, and said it had no tree (read
+/// from pixels, none found). It waits for the app within the call, or says the app is not on the
+/// bus yet; never that it has no tree.
+#[test]
+fn an_observe_at_once_after_a_launch_never_says_the_app_has_no_tree() {
+    let (_turn, desk) = desktop();
+    let mcp = desk.mcp();
+    for round in 1..=5 {
+        let launched = mcp.call(json!({
+            "action": "launch", "app": "org.gnome.Calculator", "focus": false
+        }));
+        assert!(!launched.is_error, "{}", launched.text);
+        let w = launched.data["window"].as_str().expect("window").to_owned();
+        let a = launched.data["app"].as_str().expect("app").to_owned();
+        let seen = mcp.call(json!({"action": "observe", "target": w}));
+        assert!(
+            !seen.text.contains("no accessibility tree"),
+            "round {round}: {}",
+            seen.text
+        );
+        if seen.is_error {
+            assert!(
+                seen.kind() == Some("timeout")
+                    && seen.text.contains("is not on the accessibility bus yet"),
+                "round {round}: {}",
+                seen.text
+            );
+        } else {
+            assert!(
+                seen.text.contains("button \"="),
+                "round {round}: {}",
+                seen.text
+            );
+        }
+        let killed = mcp.call(json!({"action": "kill", "target": a}));
+        assert!(killed.text.starts_with("done: killed"), "{}", killed.text);
+        let gone = mcp.call(json!({
+            "action": "wait", "target": w, "until": {"gone": true}, "timeout_ms": 10000
+        }));
+        assert!(!gone.is_error, "{}", gone.text);
+    }
+    mcp.close();
+}

@@ -144,6 +144,7 @@ pub(crate) async fn observe<B: Windows + Accessibility + Capture>(
         bounds: surface.rect,
         of_window: single,
         from_pixels: read.from_pixels,
+        missing_bridge: read.missing_bridge.clone(),
         none_found: trees.iter().all(|(_, tree)| tree.root.children.is_empty()),
         added,
         partial,

@@ -50,6 +50,7 @@ pub(crate) async fn read_text<B: Windows + Accessibility + Values + Capture>(
         .expect("read names an element");
     let mut label = element.label();
     let mut by_ocr = false;
+    let mut nothing_in = None;
     if element.entry.handle.is_read_from_pixels() {
         return Err(Error::bad_argument(format!(
             "{label} is text read from pixels, and its whole text is the name observe listed; observe again to read it anew"
@@ -76,13 +77,18 @@ pub(crate) async fn read_text<B: Windows + Accessibility + Values + Capture>(
                 })?;
             let mut groups = crate::ocr::read_rect(backend, &reader, bounds).await?;
             groups.sort_by_key(|g| (g.bounds.y, g.bounds.x));
-            label = format!("{label} (its pixels, read by OCR)");
-            by_ocr = true;
-            groups
+            let text = groups
                 .into_iter()
                 .map(|g| g.text)
+                .filter(|text| !text.trim().is_empty())
                 .collect::<Vec<_>>()
-                .join("\n")
+                .join("\n");
+            label = format!("{label} (its pixels, read by OCR)");
+            by_ocr = true;
+            if text.is_empty() {
+                nothing_in = Some((bounds.width, bounds.height));
+            }
+            text
         }
         None => backend
             .element_text(&element.entry.handle)
@@ -105,6 +111,7 @@ pub(crate) async fn read_text<B: Windows + Accessibility + Values + Capture>(
         total,
         element: element.said(),
         by_ocr,
+        nothing_in,
     })
     .into())
 }

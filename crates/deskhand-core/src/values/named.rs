@@ -6,20 +6,30 @@ use crate::text::normalize;
 
 /// The nearest descendants of `scope` named `name`: a same-named item deeper down (in a
 /// submenu) does not compete with one nearer, a hidden one (Qt's toolbar button behind its
-/// menu's item) not with one shown, and a button not with a menu item.
+/// menu's item) not with one shown, and a button not with a menu item. With none named so, the
+/// nearest whose names `name` begins ("OpenDocument" for "OpenDocument (.odt)"): one is the
+/// choice, more are for the caller to list.
 pub(crate) fn nearest_named<'t>(
     scope: &'t Node,
     name: &str,
     accept: &dyn Fn(&Node) -> bool,
 ) -> Vec<&'t Node> {
     let wanted = normalize(name);
+    let exact = nearest_where(scope, &|n| accept(n) && names_item(&n.name, &wanted));
+    if !exact.is_empty() || wanted.is_empty() {
+        return exact;
+    }
+    nearest_where(scope, &|n| {
+        accept(n)
+            && (normalize(&n.name).starts_with(&wanted)
+                || normalize(without_shortcut(&n.name)).starts_with(&wanted))
+    })
+}
+
+fn nearest_where<'t>(scope: &'t Node, wanted: &dyn Fn(&Node) -> bool) -> Vec<&'t Node> {
     let mut level: Vec<&Node> = scope.children.iter().collect();
     while !level.is_empty() {
-        let mut hits: Vec<&Node> = level
-            .iter()
-            .copied()
-            .filter(|n| accept(n) && names_item(&n.name, &wanted))
-            .collect();
+        let mut hits: Vec<&Node> = level.iter().copied().filter(|n| wanted(n)).collect();
         if !hits.is_empty() {
             let narrow = |hits: &mut Vec<&Node>, keep: &dyn Fn(&Node) -> bool| {
                 if hits.iter().any(|n| keep(n)) {

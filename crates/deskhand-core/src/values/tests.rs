@@ -35,7 +35,7 @@ fn an_item_is_named_with_or_without_its_shortcut() {
     assert!(names_item("New tab Ctrl+T", "new tab"));
     assert!(names_item(
         "Delete browsing data… Ctrl+Shift+Del",
-        "delete browsing data..."
+        "delete browsing data"
     ));
     assert!(names_item("Full screen F11", "full screen"));
     assert!(names_item("New tab Ctrl+T", "new tab ctrl+t"));
@@ -68,6 +68,32 @@ fn a_nearer_item_wins_over_a_same_named_one_in_a_submenu() {
     assert_eq!(hits[0].name, "Open…");
     assert!(nearest_named(&menu, "Close", &is_menu_entry).is_empty());
     assert_eq!(choices(&menu, &is_menu_entry), "\"Open…\", \"Recent\"");
+}
+
+/// Issue 41: "New Page" is "New Page..."; a choice the given text alone begins is taken; two
+/// it begins are both returned, for the caller to list.
+#[test]
+fn an_item_is_named_without_its_ellipsis_or_by_a_unique_beginning() {
+    let menu = node(
+        Role::Menu,
+        "File",
+        vec![
+            node(Role::Menuitem, "New Page...", vec![]),
+            node(Role::Menuitem, "OpenDocument (.odt)", vec![]),
+            node(Role::Menuitem, "Export as PDF", vec![]),
+            node(Role::Menuitem, "Export as PNG", vec![]),
+        ],
+    );
+    let named = |name: &str| -> Vec<String> {
+        nearest_named(&menu, name, &is_menu_entry)
+            .iter()
+            .map(|n| n.name.clone())
+            .collect()
+    };
+    assert_eq!(named("New Page"), ["New Page..."]);
+    assert_eq!(named("OpenDocument"), ["OpenDocument (.odt)"]);
+    assert_eq!(named("Export as"), ["Export as PDF", "Export as PNG"]);
+    assert!(named("Print").is_empty());
 }
 
 fn node(role: Role, name: &str, children: Vec<Node>) -> Node {

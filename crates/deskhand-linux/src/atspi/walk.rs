@@ -561,7 +561,9 @@ impl Walk<'_> {
                 },
             );
             let name = match description {
-                Some(description) if !description.trim().is_empty() => description,
+                Some(description) if !description.trim().is_empty() => {
+                    translate::clean_name(description)
+                }
                 _ => name,
             };
             // LibreOffice keeps a second menu bar of no size over the one that works; its

@@ -15,6 +15,7 @@ use tokio::sync::OnceCell;
 use super::errors::atspi_error;
 use super::frames::{Origin, match_frame, offset_of, popups_over, scale_of};
 use crate::atspi::{Application, Atspi, Frame, WalkLimits, WalkStyle};
+use crate::doctor::{BusFacts, OffTheBus, ProcessFacts, joins_by_itself};
 
 /// A D-Bus call to one accessible object.
 pub(super) const CALL_TIMEOUT: Duration = Duration::from_millis(1500);
@@ -25,6 +26,59 @@ const ANSWER_PROBE: Duration = Duration::from_millis(300);
 
 /// How long after registering as an accessibility listener synthetic input waits.
 const LISTENER_SETTLE: Duration = Duration::from_millis(500);
+
+/// How long an app that is still starting is waited for to show its window on the bus, within
+/// one call.
+const REGISTRATION_WAIT: Duration = Duration::from_secs(6);
+/// A process younger than this whose window is not on the bus yet may still be joining it.
+const STARTING: Duration = Duration::from_secs(20);
+const REGISTRATION_POLL: Duration = Duration::from_millis(150);
+/// Each question the verdict on an app off the bus asks the session bus.
+const VERDICT_PROBE: Duration = Duration::from_millis(800);
+
+/// What a window's frame was not found for.
+enum Missing {
+    /// Its process is not registered on the accessibility bus.
+    Unregistered,
+    /// Its process is registered, but none of its frames is this window.
+    Frame,
+}
+
+impl Missing {
+    fn reason(&self, pid: u32) -> String {
+        match self {
+            Missing::Unregistered => {
+                format!("process {pid} is not registered on the accessibility bus")
+            }
+            Missing::Frame => format!("none of process {pid}'s accessible frames matches it"),
+        }
+    }
+
+    fn not_yet(&self) -> &'static str {
+        match self {
+            Missing::Unregistered => "had not registered on it",
+            Missing::Frame => "had not shown this window on it",
+        }
+    }
+}
+
+/// The doctor's verdict on process `pid`, off the bus: the same one `deskhand doctor` gives.
+async fn off_the_bus(facts: &ProcessFacts, pid: u32) -> OffTheBus {
+    let enabled = crate::doctor::accessibility_status(VERDICT_PROBE)
+        .await
+        .ok()
+        .and_then(|status| status.enabled);
+    let app_on_session_bus = crate::doctor::on_session_bus(pid, VERDICT_PROBE).await.ok();
+    let ours = std::env::var("DBUS_SESSION_BUS_ADDRESS").ok();
+    crate::doctor::off_the_bus(
+        facts,
+        BusFacts {
+            enabled,
+            our_session_bus: ours.as_deref(),
+            app_on_session_bus,
+        },
+    )
+}
 
 /// A window's accessible frame, matched among its process's frames.
 pub(super) struct Matched {
@@ -114,7 +168,9 @@ impl Bus {
     }
 
     /// The accessible frame that is `window` among its process's frames, told apart from the
-    /// process's other windows in `listed` (the display server's list).
+    /// process's other windows in `listed` (the display server's list). An app that is still
+    /// starting is waited for, a while, to show the window on the bus; one that cannot is told
+    /// apart from one that is not there yet, and says why, as the doctor would.
     pub(super) async fn matched_frame(
         &self,
         window: &WindowInfo,
@@ -129,6 +185,57 @@ impl Bus {
         let pid = window
             .pid
             .ok_or_else(|| no_tree("it does not say which process owns it".into()))?;
+        let waited_until = tokio::time::Instant::now() + REGISTRATION_WAIT;
+        let mut facts = None;
+        loop {
+            let missing = match self.try_match(window, &listed, pid, &title).await? {
+                Ok(matched) => return Ok(matched),
+                Err(missing) => missing,
+            };
+            let facts = facts.get_or_insert_with(|| crate::doctor::process(pid));
+            let verdict = match (&missing, facts.as_ref()) {
+                (Missing::Unregistered, Some(facts)) => Some(off_the_bus(facts, pid).await),
+                _ => None,
+            };
+            let kept_off = matches!(
+                verdict,
+                Some(OffTheBus::Kept { .. } | OffTheBus::NoAccessibility)
+            );
+            let age = crate::process::age(pid);
+            let starting = age.is_some_and(|age| age < STARTING)
+                && facts
+                    .as_ref()
+                    .is_some_and(|facts| joins_by_itself(facts.toolkit));
+            if !starting || kept_off {
+                let error = no_tree(missing.reason(pid));
+                return Err(match verdict.as_ref().and_then(OffTheBus::one_line) {
+                    Some(why) if kept_off => error.with_missing_bridge(why),
+                    _ => error,
+                });
+            }
+            if tokio::time::Instant::now() >= waited_until {
+                return Err(Error::new(
+                    ErrorKind::Timeout,
+                    format!(
+                        "the window \"{title}\" is not on the accessibility bus yet: its process {pid} started {} s ago and {} within {} s; observe it again in a moment (if it never shows, `deskhand doctor` says why)",
+                        age.unwrap_or_default().as_secs(),
+                        missing.not_yet(),
+                        REGISTRATION_WAIT.as_secs()
+                    ),
+                ));
+            }
+            tokio::time::sleep(REGISTRATION_POLL).await;
+        }
+    }
+
+    /// One look for `window`'s frame: the frame, or what is missing.
+    async fn try_match(
+        &self,
+        window: &WindowInfo,
+        listed: &[WindowInfo],
+        pid: u32,
+        title: &str,
+    ) -> Result<std::result::Result<Matched, Missing>> {
         let atspi = self.atspi().await?;
         let apps: Vec<Application> = atspi
             .applications_of(Some(pid))
@@ -145,9 +252,7 @@ impl Bus {
                     ),
                 ));
             }
-            return Err(no_tree(format!(
-                "process {pid} is not registered on the accessibility bus"
-            )));
+            return Ok(Err(Missing::Unregistered));
         }
         if apps.iter().all(|app| !app.answering) {
             return Err(Error::new(
@@ -167,25 +272,23 @@ impl Bus {
             frames.extend(result.map_err(atspi_error)?.into_iter().map(|f| (f, app)));
         }
         let siblings: Vec<WindowInfo> = listed
-            .into_iter()
+            .iter()
             .filter(|w| w.pid == Some(pid))
             .map(|w| WindowInfo {
                 focused: false,
-                ..w
+                ..w.clone()
             })
             .collect();
-        let chosen = match_frame(window, &siblings, &frames).ok_or_else(|| {
-            no_tree(format!(
-                "none of process {pid}'s accessible frames matches it"
-            ))
-        })?;
+        let Some(chosen) = match_frame(window, &siblings, &frames) else {
+            return Ok(Err(Missing::Frame));
+        };
         let popups = popups_over(window, chosen, &frames);
         let (frame, app) = &frames[chosen];
-        Ok(Matched {
+        Ok(Ok(Matched {
             frame: frame.clone(),
             app: (*app).clone(),
             popups,
-        })
+        }))
     }
 
     /// Keeps how `window`'s extents map to the screen, for the element calls that follow.

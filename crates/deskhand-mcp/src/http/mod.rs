@@ -21,8 +21,11 @@ use deskhand_core::{Backend, Config};
 
 use crate::SetupCheck;
 
+mod explain;
 mod session;
 mod worker;
+
+use explain::{Explainer, explain};
 
 use session::Hub;
 pub use session::SessionHandler;
@@ -145,6 +148,7 @@ pub async fn serve_http<B: Backend>(
         setup,
         options.max_calls,
         options.record.clone(),
+        options.idle_timeout,
     ));
     let sessions_ended = CancellationToken::new();
     let service = StreamableHttpService::new(
@@ -158,8 +162,10 @@ pub async fn serve_http<B: Backend>(
     let guard = Arc::new(Guard {
         token: options.token.clone(),
     });
+    let explainer = Arc::new(Explainer::new(&options));
     let app = Router::new()
         .route_service(MCP_PATH, service)
+        .layer(axum::middleware::from_fn_with_state(explainer, explain))
         .layer(axum::middleware::from_fn(session_ended))
         .layer(axum::middleware::from_fn_with_state(guard, authenticate))
         .route(
@@ -249,7 +255,7 @@ async fn authenticate(State(guard): State<Arc<Guard>>, request: Request, next: N
         .headers()
         .get(header::AUTHORIZATION)
         .and_then(|value| value.to_str().ok())
-        .and_then(|value| value.strip_prefix("Bearer "))
+        .and_then(bearer_token)
         .unwrap_or_default();
     if same_secret(given.as_bytes(), expected.as_bytes()) {
         return next.run(request).await;
@@ -272,6 +278,14 @@ async fn authenticate(State(guard): State<Arc<Guard>>, request: Request, next: N
         HeaderValue::from_static("Bearer realm=\"deskhand\""),
     );
     response
+}
+
+/// The token of an `Authorization` value whose scheme is `Bearer`, in any case (RFC 7235).
+fn bearer_token(value: &str) -> Option<&str> {
+    let (scheme, token) = value.split_once(' ')?;
+    scheme
+        .eq_ignore_ascii_case("bearer")
+        .then(|| token.trim_start())
 }
 
 /// A DELETE has ended the session by the time rmcp answers it, which it does with 202; clients
@@ -304,6 +318,7 @@ async fn health<B: Backend>(State(hub): State<Arc<Hub<B>>>) -> Response {
     let body = serde_json::json!({
         "status": state,
         "calls": hub.calls_running(),
+        "max_calls": hub.max_calls(),
         "desktops": hub.desktops_running(),
     });
     (
@@ -324,6 +339,15 @@ mod tests {
         assert!(!same_secret(b"s3cret-tokem", b"s3cret-token"));
         assert!(!same_secret(b"s3cret", b"s3cret-token"));
         assert!(!same_secret(b"", b"s3cret-token"));
+    }
+
+    #[test]
+    fn the_bearer_scheme_is_read_in_any_case() {
+        assert_eq!(bearer_token("Bearer abc"), Some("abc"));
+        assert_eq!(bearer_token("bearer abc"), Some("abc"));
+        assert_eq!(bearer_token("BEARER  abc"), Some("abc"));
+        assert_eq!(bearer_token("Basic abc"), None);
+        assert_eq!(bearer_token("Bearer"), None);
     }
 
     #[test]

@@ -37,6 +37,11 @@ pub(crate) struct Hub<B> {
     stateless: OnceCell<DesktopServer<B>>,
     calls: Arc<Semaphore>,
     max_calls: usize,
+    /// Calls under way: the semaphore's free permits are not, once a stop waits for them all
+    /// (a waiting `acquire_many` takes each permit as it frees).
+    calls_running: Arc<AtomicUsize>,
+    /// How long a session may go without a request, for the reply that says when a desktop frees.
+    idle_timeout: Duration,
     /// Private desktops that may still run, to stop at the end whoever still holds them.
     workers: StdMutex<Vec<Weak<WorkerStop>>>,
     /// Private desktops starting or running, held against the cap.
@@ -56,6 +61,7 @@ impl<B: Backend> Hub<B> {
         setup: Option<SetupCheck>,
         max_calls: usize,
         record: Option<RecordTo>,
+        idle_timeout: Duration,
     ) -> Self {
         let max_desktops = match &desktops {
             Desktops::Shared(_) => 0,
@@ -69,6 +75,8 @@ impl<B: Backend> Hub<B> {
             stateless: OnceCell::new(),
             calls: Arc::new(Semaphore::new(max_calls)),
             max_calls,
+            calls_running: Arc::new(AtomicUsize::new(0)),
+            idle_timeout,
             workers: StdMutex::new(Vec::new()),
             desktop_slots: Arc::new(Semaphore::new(max_desktops)),
             max_desktops,
@@ -92,7 +100,11 @@ impl<B: Backend> Hub<B> {
     }
 
     pub(crate) fn calls_running(&self) -> usize {
-        self.max_calls - self.calls.available_permits()
+        self.calls_running.load(Ordering::SeqCst)
+    }
+
+    pub(crate) fn max_calls(&self) -> usize {
+        self.max_calls
     }
 
     pub(crate) fn desktops_running(&self) -> usize {
@@ -190,7 +202,8 @@ impl<B: Backend> SessionHandler<B> {
                             return Err(failed(
                                 "busy",
                                 &format!(
-                                    "this server already runs its {max} private desktops, one per session, so this session gets none and nothing was done; retry once another session has ended, or ask the operator to raise --max-desktops"
+                                    "this server already runs its {max} private desktops, one per session, so this session gets none and nothing was done; a desktop frees when its session ends (its client closes it, or it has no request for {} s, the server's --idle-timeout): retry then, or ask the operator to raise --max-desktops",
+                                    self.hub.idle_timeout.as_secs()
                                 ),
                             ));
                         };
@@ -224,6 +237,22 @@ impl<B: Backend> SessionHandler<B> {
                 "this server gives each session a private desktop (--desktop-per-session), and a request without a session has none to act on; connect with a client that opens a session (protocol revision 2025-11-25 or earlier), or use a server without --desktop-per-session",
             )),
         }
+    }
+}
+
+/// One call counted as under way while it lives.
+struct Running(Arc<AtomicUsize>);
+
+impl Running {
+    fn start(count: &Arc<AtomicUsize>) -> Self {
+        count.fetch_add(1, Ordering::SeqCst);
+        Self(Arc::clone(count))
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
     }
 }
 
@@ -269,22 +298,42 @@ impl<B: Backend> ServerHandler for SessionHandler<B> {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
+        // A private desktop's own server serves its doctor's findings.
         Ok(match (&self.hub.desktops, &self.hub.setup) {
-            (Desktops::Shared(_), Some(_)) => doctor::list(),
-            _ => ListResourcesResult::default(),
+            (Desktops::Shared(_), Some(_)) | (Desktops::PerSession { .. }, _) => doctor::list(),
+            (Desktops::Shared(_), None) => ListResourcesResult::default(),
         })
     }
 
     async fn read_resource(
         &self,
         request: ReadResourceRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
-        let setup = match self.hub.desktops {
-            Desktops::Shared(_) => self.hub.setup.as_ref(),
-            Desktops::PerSession { .. } => None,
+        let Desktops::PerSession { .. } = self.hub.desktops else {
+            return doctor::read(self.hub.setup.as_ref(), request)
+                .await
+                .map(Into::into);
         };
-        doctor::read(setup, request).await.map(Into::into)
+        let Some(session) = session_of(&context) else {
+            return Err(ErrorData::invalid_request(
+                "this server gives each session a private desktop (--desktop-per-session), and a request without a session has no desktop to examine; open a session",
+                None,
+            ));
+        };
+        match self.seat(&session).await {
+            Ok(Seat::Private(worker)) => worker.read_resource(request).await.map(Into::into),
+            Ok(Seat::Here(_)) => unreachable!("a per-session server seats every session privately"),
+            Err(refused) => Err(ErrorData::internal_error(
+                refused
+                    .structured_content
+                    .as_ref()
+                    .and_then(|data| data["message"].as_str())
+                    .unwrap_or("this session has no private desktop")
+                    .to_owned(),
+                None,
+            )),
+        }
     }
 
     async fn list_tools(
@@ -336,6 +385,7 @@ impl<B: Backend> ServerHandler for SessionHandler<B> {
                 )
                 .into());
             };
+            let _running = Running::start(&self.hub.calls_running);
             let started = std::time::Instant::now();
             let result = match session {
                 None => match self.stateless_server().await {

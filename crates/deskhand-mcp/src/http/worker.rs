@@ -184,6 +184,22 @@ impl Worker {
         }
     }
 
+    /// Reads a resource of the session's desktop (its doctor's findings), as its child serves it.
+    pub(crate) async fn read_resource(
+        &self,
+        request: rmcp::model::ReadResourceRequestParams,
+    ) -> Result<rmcp::model::ReadResourceResult, rmcp::model::ErrorData> {
+        self.peer.read_resource(request).await.map_err(|err| match err {
+            rmcp::ServiceError::McpError(error) => error,
+            other => rmcp::model::ErrorData::internal_error(
+                format!(
+                    "this session's private desktop did not answer the read ({other}); end this session and open a new one"
+                ),
+                None,
+            ),
+        })
+    }
+
     fn stopped_answering(&self, err: &rmcp::ServiceError) -> CallToolResult {
         tracing::error!(session = %self.session, %err, "private desktop stopped answering");
         super::session::failed(

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use deskhand_core::backend::Windows as _;
 use deskhand_linux::atspi::{Application, Atspi};
-use deskhand_linux::doctor::{self as probe, ProcessFacts, Session, Toolkit};
+use deskhand_linux::doctor::{self as probe, OffTheBus, ProcessFacts, Session, Toolkit};
 use deskhand_ocr::check as ocr;
 
 use super::{Check, Status};
@@ -424,11 +424,18 @@ async fn accessibility(checks: &mut Vec<Check>, no_display: bool) {
             continue;
         };
         let registered: Vec<&Application> = apps.iter().filter(|a| a.pid == Some(pid)).collect();
+        let joined = on_bus.contains(&pid);
+        // Asked only of an app off the bus: a verdict that blames the session bus checks it.
+        let on_session_bus = if joined {
+            None
+        } else {
+            probe::on_session_bus(pid, PROBE_TIMEOUT).await.ok()
+        };
         checks.push(app_check(
             &name,
             &facts,
             &registered,
-            on_bus.contains(&pid),
+            (joined, on_session_bus),
             status.enabled,
         ));
     }
@@ -439,7 +446,7 @@ fn app_check(
     name: &str,
     facts: &ProcessFacts,
     registered: &[&Application],
-    on_bus: bool,
+    (on_bus, app_on_session_bus): (bool, Option<bool>),
     enabled: Option<bool>,
 ) -> Check {
     let label = format!("{name} (pid {})", facts.pid);
@@ -480,105 +487,23 @@ fn app_check(
             format!("{toolkit}, on the accessibility bus"),
         );
     }
-    if let Some(sandbox) = facts.sandbox {
-        return problem(
-            Status::Fail,
-            format!("{toolkit}, not on the accessibility bus: it runs in a {sandbox} sandbox that does not let it reach the bus"),
-            match sandbox {
-                "Flatpak" => "allow it the accessibility bus: flatpak override --user --talk-name=org.a11y.Bus APP-ID, then restart it".into(),
-                _ => "install the app from Debian's packages instead of the Snap, or connect its accessibility interface (snap connections), then restart it".into(),
-            },
-        );
-    }
-    if facts.var("NO_AT_BRIDGE") == Some("1") {
-        return problem(
-            Status::Fail,
-            format!("{toolkit}, not on the accessibility bus: it was started with NO_AT_BRIDGE=1"),
-            "restart it without NO_AT_BRIDGE in its environment".into(),
-        );
-    }
-    let has_module = |module: &str| {
-        ["GTK2_MODULES", "GTK_MODULES"].iter().any(|var| {
-            facts
-                .var(var)
-                .is_some_and(|value| value.split(':').any(|m| m == module))
-        })
-    };
-    match facts.toolkit {
-        Toolkit::Gtk2 => {
-            let (gail, bridge) = probe::gtk2_modules_installed();
-            let packages: Vec<&str> = [(gail, "libgail-common"), (bridge, "libatk-adaptor")]
-                .into_iter()
-                .filter(|(installed, _)| !installed)
-                .map(|(_, package)| package)
-                .collect();
-            let unset = !(has_module("gail") && has_module("atk-bridge"));
-            let mut why = Vec::new();
-            if !packages.is_empty() {
-                why.push(format!("GTK 2's accessibility modules are not installed ({})", packages.join(", ")));
-            }
-            if unset {
-                why.push("it was started without GTK2_MODULES=gail:atk-bridge".into());
-            }
-            let mut fix = Vec::new();
-            if !packages.is_empty() {
-                fix.push(format!("apt-get install {}", packages.join(" ")));
-            }
-            fix.push(format!("restart it with GTK2_MODULES=gail:atk-bridge in its environment (GTK2_MODULES=gail:atk-bridge {} &)", facts.program));
-            problem(
-                Status::Fail,
-                format!("GTK 2, not on the accessibility bus: {}", if why.is_empty() { "its modules did not load".into() } else { why.join(", and ") }),
-                fix.join("; then "),
-            )
-        }
-        Toolkit::Qt5 | Toolkit::Qt6 => {
-            let forced = facts.var("QT_LINUX_ACCESSIBILITY_ALWAYS_ON") == Some("1")
-                || facts.var("QT_ACCESSIBILITY") == Some("1");
-            let why = if forced || enabled == Some(true) {
-                "its accessibility bridge did not register".to_owned()
-            } else {
-                "it was started without QT_LINUX_ACCESSIBILITY_ALWAYS_ON=1 while the bus says accessibility is off".to_owned()
-            };
-            problem(
-                Status::Fail,
-                format!("{toolkit}, not on the accessibility bus: {why}"),
-                format!("restart it with QT_LINUX_ACCESSIBILITY_ALWAYS_ON=1 in its environment (QT_LINUX_ACCESSIBILITY_ALWAYS_ON=1 {} &)", facts.program),
-            )
-        }
-        Toolkit::Chromium => problem(
-            Status::Fail,
-            format!("{toolkit}, not on the accessibility bus"),
-            format!("quit it and start it with --force-renderer-accessibility ({} --force-renderer-accessibility)", facts.program),
-        ),
-        Toolkit::Java => problem(
-            Status::Fail,
-            format!(
-                "Java, not on the accessibility bus: {}",
-                if facts.has_loaded("atk-wrapper") { "the ATK wrapper loaded but did not register" } else { "the Java ATK wrapper is not loaded" }
-            ),
-            "apt-get install libatk-wrapper-java-jni (its JDK's accessibility.properties must name org.GNOME.Accessibility.AtkWrapper, as Debian's package sets), then restart the app".into(),
-        ),
-        Toolkit::NoAccessibility => Check::ok(
+    let our_session_bus = std::env::var("DBUS_SESSION_BUS_ADDRESS").ok();
+    let verdict = probe::off_the_bus(
+        facts,
+        probe::BusFacts {
+            enabled,
+            our_session_bus: our_session_bus.as_deref(),
+            app_on_session_bus,
+        },
+    );
+    match verdict {
+        OffTheBus::NoAccessibility => Check::ok(
             ACCESSIBILITY,
             label,
             format!("{toolkit}: no tree to read; deskhand reads its window from pixels (OCR)"),
         ),
-        Toolkit::Gtk3 | Toolkit::Gtk4 | Toolkit::Unknown => {
-            let ours = std::env::var("DBUS_SESSION_BUS_ADDRESS").ok();
-            let theirs = facts.var("DBUS_SESSION_BUS_ADDRESS");
-            if theirs.is_some() && theirs != ours.as_deref() {
-                return problem(
-                    Status::Fail,
-                    format!("{toolkit}, not on this accessibility bus: it was started on another session bus ({})", theirs.unwrap_or_default()),
-                    "start it from this session (or run the doctor and deskhand with that app's DBUS_SESSION_BUS_ADDRESS)".into(),
-                );
-            }
-            problem(
-                Status::Warn,
-                format!("{toolkit}, not on the accessibility bus, for no reason the doctor knows"),
-                "restart the app; if it still has no tree, deskhand reads its window from pixels (observe with ocr: true)".into(),
-            )
-        }
+        OffTheBus::Kept { detail, fix } => problem(Status::Fail, detail, fix),
+        OffTheBus::Unexplained { detail, fix } => problem(Status::Warn, detail, fix),
     }
 }
 

@@ -4,7 +4,7 @@ use serde::Serialize;
 use serde_json::json;
 
 use crate::model::{InstalledApp, Rect};
-use crate::render::{FENCE, MAX_NAME_CHARS, Rendered, cut, escape, plural, thousands};
+use crate::render::{FENCE, MAX_NAME_CHARS, Rendered, cut, escape, one_line, plural, thousands};
 
 use crate::desk::reply::{Outcome, Reply};
 
@@ -52,6 +52,9 @@ pub(crate) struct Page {
     /// Its text is its pixels read by OCR.
     #[serde(skip)]
     pub(crate) by_ocr: bool,
+    /// Read by OCR, no text was found in its pixels, a region of this width and height.
+    #[serde(skip)]
+    pub(crate) nothing_in: Option<(u32, u32)>,
 }
 
 #[derive(Serialize)]
@@ -218,6 +221,7 @@ impl Listed {
                 total,
                 element,
                 by_ocr,
+                nothing_in,
             }) => {
                 let more = if end < total {
                     format!(" · more: read with `offset` {end}")
@@ -226,10 +230,12 @@ impl Listed {
                 };
                 let mut body = format!(
                     "read {element}{} · characters {}–{} of {}{more}\n{FENCE}\n",
-                    if *by_ocr {
-                        " (its pixels, read by OCR)"
-                    } else {
-                        ""
+                    match (by_ocr, nothing_in) {
+                        (true, Some((width, height))) => format!(
+                            " (its pixels, read by OCR: no text found in its {width}x{height} px region)"
+                        ),
+                        (true, None) => " (its pixels, read by OCR)".to_owned(),
+                        (false, _) => String::new(),
                     },
                     thousands(*offset),
                     thousands(*end),
@@ -266,6 +272,8 @@ pub(crate) struct Observed {
     pub(crate) of_window: bool,
     /// The window had no accessibility tree and its tree is the text read from its pixels.
     pub(crate) from_pixels: bool,
+    /// Why that window has no tree when its app could have one, with the fix.
+    pub(crate) missing_bridge: Option<String>,
     /// No element at all was found.
     pub(crate) none_found: bool,
     /// `ocr: true`: how many texts read from pixels were added where the tree shows none.
@@ -288,6 +296,7 @@ impl From<Observed> for Reply {
             bounds,
             of_window,
             from_pixels,
+            missing_bridge,
             none_found,
             added,
             partial,
@@ -309,6 +318,12 @@ impl From<Observed> for Reply {
             header.push_str(" · no accessibility tree: text read from pixels");
             if none_found {
                 header.push_str(", none found (take a `screenshot` to see what it shows)");
+            }
+            if let Some(why) = &missing_bridge {
+                header.push_str(&format!(
+                    " · why: {}; `deskhand doctor` has the details",
+                    one_line(why)
+                ));
             }
         }
         if let Some(added) = added {
@@ -655,6 +670,7 @@ mod tests {
                 name: "Notes".into(),
             },
             by_ocr: false,
+            nothing_in: None,
         }));
         assert_eq!(
             reply.data,
