@@ -56,6 +56,8 @@ pub struct FakeDesktop {
     pub hit_areas: Mutex<Vec<(ElementHandle, Rect)>>,
     /// Elements something covers: `reaches` finds another element at every point of them.
     pub covered: Mutex<Vec<ElementHandle>>,
+    /// The person at the desk, once a test gives the fake one to watch for.
+    pub presence: Mutex<Option<std::sync::Arc<crate::person::Presence>>>,
 }
 
 impl FakeDesktop {
@@ -71,6 +73,7 @@ impl FakeDesktop {
             installed_gaps: Mutex::new(Vec::new()),
             hit_areas: Mutex::new(Vec::new()),
             covered: Mutex::new(Vec::new()),
+            presence: Mutex::new(None),
         }
     }
 
@@ -382,6 +385,10 @@ impl Input for FakeDesktop {
 
     async fn pointer(&self) -> Result<Point> {
         Ok(*self.pointer.lock().unwrap())
+    }
+
+    fn presence(&self) -> Option<std::sync::Arc<crate::person::Presence>> {
+        self.presence.lock().unwrap().clone()
     }
 
     async fn move_pointer(&self, to: Point) -> Result<()> {

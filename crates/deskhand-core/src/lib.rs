@@ -18,6 +18,7 @@ mod learn;
 pub mod memory;
 pub mod model;
 pub mod ocr;
+pub mod person;
 pub mod policy;
 pub mod render;
 pub mod safety;
