@@ -229,6 +229,7 @@ pub fn mcp(args: McpArgs) -> anyhow::Result<u8> {
         wayland,
         record,
         safety,
+        takeover,
         serve: _,
     } = args;
     // Before a headless desktop replaces XDG_CONFIG_HOME with its own, and once for the whole
@@ -237,6 +238,11 @@ pub fn mcp(args: McpArgs) -> anyhow::Result<u8> {
     let memory = safety::open_memory(&safety)?;
     let recorder = crate::recording::recorder(record)?;
     let started = prepare_display(headless, wayland)?;
+    let takeover = crate::person::takeover(
+        &takeover,
+        &|name| std::env::var_os(name),
+        started.is_some() || std::env::var_os("DESKHAND_DESKTOP").is_some(),
+    )?;
     // Before the runtime: the doctor runs one of its own.
     let setup = setup_check(&safety);
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -245,6 +251,11 @@ pub fn mcp(args: McpArgs) -> anyhow::Result<u8> {
         .context("starting the async runtime failed")?;
     let served = runtime.block_on(async {
         let backend = crate::platform::connect().map_err(|err| anyhow::anyhow!(err.message))?;
+        if let Some(idle) = takeover
+            && let Err(why) = crate::platform::watch_for_person(&backend, idle)
+        {
+            eprintln!("deskhand: {why}");
+        }
         let config = Config {
             policy,
             audit,

@@ -5,6 +5,7 @@ mod cli;
 #[cfg(target_os = "linux")]
 mod desktop_cmd;
 mod doctor;
+mod person;
 mod platform;
 mod recording;
 mod safety;

@@ -43,6 +43,8 @@ pub struct LinuxBackend {
     /// The processes `launch` started, by pid: how each ended tells a launch that failed at
     /// once from one still starting.
     launched: Mutex<HashMap<u32, launch::Launched>>,
+    /// The person at the desk, once their input is watched.
+    presence: std::sync::OnceLock<Arc<deskhand_core::person::Presence>>,
 }
 
 impl LinuxBackend {
@@ -58,7 +60,25 @@ impl LinuxBackend {
             bus,
             holder,
             launched: Mutex::new(HashMap::new()),
+            presence: std::sync::OnceLock::new(),
         })
+    }
+
+    /// Watches for a person's own mouse and keyboard input, which then pauses every action
+    /// until they have left both alone for `idle`. Says why where the display server cannot
+    /// tell their input from deskhand's.
+    pub fn watch_for_person(&self, idle: std::time::Duration) -> std::result::Result<(), String> {
+        if self.presence.get().is_some() {
+            return Ok(());
+        }
+        let presence = Arc::new(deskhand_core::person::Presence::new(idle));
+        match &self.display {
+            Display::X11(x11) => x11.watch_for_person(Arc::clone(&presence))?,
+            Display::Sway(_) => return Err(crate::person::CANNOT_TELL_ON_SWAY.to_owned()),
+            Display::Gnome(_) => return Err(crate::person::CANNOT_TELL_ON_GNOME.to_owned()),
+        }
+        let _ = self.presence.set(presence);
+        Ok(())
     }
 
     /// Names the deskhand binary that holds text written to the clipboard, for callers that are
@@ -122,6 +142,10 @@ impl Windows for LinuxBackend {
 impl Input for LinuxBackend {
     async fn pointer(&self) -> Result<Point> {
         on_display!(&self.display, server => server.pointer().await)
+    }
+
+    fn presence(&self) -> Option<Arc<deskhand_core::person::Presence>> {
+        self.presence.get().cloned()
     }
 
     async fn move_pointer(&self, to: Point) -> Result<()> {
