@@ -9,8 +9,7 @@ use std::time::{Duration, Instant, SystemTime};
 
 use tokio::sync::broadcast;
 
-use crate::audit::{AuditEntry, utc_timestamp};
-use crate::desk::config::Config;
+use crate::audit::{AuditEntry, AuditLog, utc_timestamp};
 use crate::error::{Error, ErrorKind};
 
 /// How long the person must leave mouse and keyboard alone before actions resume, unless
@@ -91,12 +90,12 @@ impl Handover {
         }
     }
 
-    /// Writes the handover's audit line; a log that cannot be written is said in the sentence
-    /// the agent hears.
-    pub fn record(&self, config: &Config) -> String {
+    /// Writes the handover's audit line, naming the client session where one server serves
+    /// several; a log that cannot be written is said in the sentence the agent hears.
+    pub fn record(&self, audit: &AuditLog, session: Option<&str>) -> String {
         let mut entry = self.audit_entry();
-        entry.session.clone_from(&config.session);
-        match config.audit.append(&entry) {
+        entry.session = session.map(str::to_owned);
+        match audit.append(&entry) {
             Ok(()) => self.sentence(),
             Err(why) => format!(
                 "{}; also, the audit log could not record it ({why}); tell the user",

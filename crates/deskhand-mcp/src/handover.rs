@@ -26,7 +26,7 @@ pub(crate) fn forward(presence: &Presence, config: Config, peer: Peer<RoleServer
                 Err(RecvError::Lagged(_)) => continue,
                 Err(RecvError::Closed) => return,
             };
-            let message = handover.record(&config);
+            let message = handover.record(&config.audit, config.session.as_deref());
             let entry = handover.audit_entry();
             let level = match handover {
                 Handover::TookOver { .. } => LoggingLevel::Warning,

@@ -8,12 +8,12 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use deskhand_core::backend::{Capture, Clipboard, Input, InputOutcome, Typed, Windows};
+use deskhand_core::backend::{Capture, Input, InputOutcome, Typed, Windows};
 use deskhand_core::error::Result;
 use deskhand_core::keys::Keys;
 use deskhand_core::model::{
-    ClipboardContent, Modifier, MouseButton, Point, Rect, RgbImage, ScrollDirection, WindowChange,
-    WindowInfo, WindowKey,
+    Modifier, MouseButton, Point, Rect, RgbImage, ScrollDirection, WindowChange, WindowInfo,
+    WindowKey,
 };
 
 use crate::launch;
@@ -28,6 +28,7 @@ mod frames;
 mod on_gnome;
 mod on_sway;
 mod on_x11;
+mod person;
 mod session;
 
 use bus::Bus;
@@ -43,7 +44,7 @@ pub struct LinuxBackend {
     /// The processes `launch` started, by pid: how each ended tells a launch that failed at
     /// once from one still starting.
     launched: Mutex<HashMap<u32, launch::Launched>>,
-    /// The person at the desk, once their input is watched.
+    /// The person at the desk, once their input is watched (see `person.rs`).
     presence: std::sync::OnceLock<Arc<deskhand_core::person::Presence>>,
 }
 
@@ -62,23 +63,6 @@ impl LinuxBackend {
             launched: Mutex::new(HashMap::new()),
             presence: std::sync::OnceLock::new(),
         })
-    }
-
-    /// Watches for a person's own mouse and keyboard input, which then pauses every action
-    /// until they have left both alone for `idle`. Says why where the display server cannot
-    /// tell their input from deskhand's.
-    pub fn watch_for_person(&self, idle: std::time::Duration) -> std::result::Result<(), String> {
-        if self.presence.get().is_some() {
-            return Ok(());
-        }
-        let presence = Arc::new(deskhand_core::person::Presence::new(idle));
-        match &self.display {
-            Display::X11(x11) => x11.watch_for_person(Arc::clone(&presence))?,
-            Display::Sway(_) => return Err(crate::person::CANNOT_TELL_ON_SWAY.to_owned()),
-            Display::Gnome(_) => return Err(crate::person::CANNOT_TELL_ON_GNOME.to_owned()),
-        }
-        let _ = self.presence.set(presence);
-        Ok(())
     }
 
     /// Names the deskhand binary that holds text written to the clipboard, for callers that are
@@ -208,15 +192,5 @@ impl Input for LinuxBackend {
 impl Capture for LinuxBackend {
     async fn capture(&self, rect: Rect) -> Result<RgbImage> {
         on_display!(&self.display, server => server.capture(rect).await)
-    }
-}
-
-impl Clipboard for LinuxBackend {
-    async fn read_clipboard(&self) -> Result<ClipboardContent> {
-        on_display!(&self.display, server => server.read_clipboard().await)
-    }
-
-    async fn write_clipboard(&self, text: &str) -> Result<()> {
-        on_display!(&self.display, server => server.write_clipboard(text).await)
     }
 }
