@@ -238,3 +238,41 @@ fn a_type_cut_off_by_a_persons_key_says_how_much_went_in() {
     assert_eq!(received.to_lowercase(), text[..sent]);
     mcp.close();
 }
+
+#[test]
+fn a_button_held_by_down_is_released_when_the_person_takes_over() {
+    let (_turn, desk) = desktop();
+    let fixture = desk.fixture_with("Held Person Fixture", 1, &["--kit"]);
+    desk.activate("Held Person Fixture");
+    let audit = desk.scratch("person-held-audit.jsonl");
+    let mcp = session(desk, &audit, "1");
+    let w = mcp.window_id("Held Person Fixture", Duration::from_secs(10));
+    let observed = mcp.call(json!({"action": "observe", "target": w, "points": true}));
+    let line = observed
+        .text
+        .lines()
+        .find(|l| l.contains("\"Canvas\""))
+        .unwrap_or_else(|| panic!("no canvas in {}", observed.text));
+    let (x, y) = line
+        .rsplit('@')
+        .next()
+        .and_then(|at| at.trim().split_once(','))
+        .map(|(x, y)| (x.parse::<f64>().unwrap(), y.parse::<f64>().unwrap()))
+        .expect("the canvas's point");
+    let down =
+        mcp.call(json!({"action": "down", "target": w, "x": x, "y": y, "modifiers": ["shift"]}));
+    assert!(!down.is_error, "{}", down.text);
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(
+        !fixture.events().iter().any(|e| e["event"] == "drag"),
+        "released before the person moved"
+    );
+
+    // The person moves the mouse: deskhand lets go of the button it held, without an `up`.
+    xdotool(desk, &["mousemove_relative", "--", "15", "5"]);
+    let released = fixture.wait_for("the held button's release", |e| e["event"] == "drag");
+    assert_eq!(released["button"], 1, "{released}");
+    let refused = mcp.call(json!({"action": "up", "modifiers": ["shift"]}));
+    assert_eq!(refused.kind(), Some("stopped"), "{}", refused.text);
+    mcp.close();
+}
