@@ -276,3 +276,56 @@ fn a_button_held_by_down_is_released_when_the_person_takes_over() {
     assert_eq!(refused.kind(), Some("stopped"), "{}", refused.text);
     mcp.close();
 }
+
+#[test]
+fn a_drag_cut_off_by_a_person_releases_its_button_where_it_got_to() {
+    let (_turn, desk) = desktop();
+    let fixture = desk.fixture_with("Drag Person Fixture", 1, &["--kit"]);
+    desk.activate("Drag Person Fixture");
+    let audit = desk.scratch("person-drag-audit.jsonl");
+    let mcp = session(desk, &audit, "1");
+    let w = mcp.window_id("Drag Person Fixture", Duration::from_secs(10));
+    let observed = mcp.call(json!({"action": "observe", "target": w, "points": true}));
+    let line = observed
+        .text
+        .lines()
+        .find(|l| l.contains("\"Canvas\""))
+        .unwrap_or_else(|| panic!("no canvas in {}", observed.text));
+    let (x, y) = line
+        .rsplit('@')
+        .next()
+        .and_then(|at| at.trim().split_once(','))
+        .map(|(x, y)| (x.parse::<f64>().unwrap(), y.parse::<f64>().unwrap()))
+        .expect("the canvas's point");
+
+    let key = desk.command("xdotool");
+    let hand = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(900));
+        let mut key = key;
+        key.args(["key", "Shift_R"]).status()
+    });
+    let reply = mcp.call(json!({
+        "action": "drag", "target": w,
+        "from": [x - 40.0, y], "to": [x + 40.0, y], "duration_ms": 3000,
+    }));
+    assert!(
+        hand.join()
+            .expect("the person's thread")
+            .is_ok_and(|s| s.success()),
+        "xdotool key"
+    );
+    assert!(
+        reply.text.starts_with("applied but unconfirmed: ")
+            && reply.text.contains("a person started using the desktop"),
+        "{}",
+        reply.text
+    );
+    assert!(reply.took < Duration::from_millis(2500), "{:?}", reply.took);
+    let released = fixture.wait_for("the drag's release", |e| e["event"] == "drag");
+    let (from, to) = (
+        released["from"][0].as_i64().unwrap(),
+        released["to"][0].as_i64().unwrap(),
+    );
+    assert!(to > from, "{released}");
+    mcp.close();
+}
