@@ -361,6 +361,11 @@ pub trait Input: Send + Sync {
     fn pointer(&self) -> impl Future<Output = Result<Point>> + Send {
         async { Err(unsupported("Reading the pointer")) }
     }
+    /// Whether a person is using the desktop, where the platform watches for input it did not
+    /// send; `None` where it does not.
+    fn presence(&self) -> Option<std::sync::Arc<crate::person::Presence>> {
+        None
+    }
     /// Moves the pointer without pressing anything.
     fn move_pointer(&self, _to: Point) -> impl Future<Output = Result<()>> + Send {
         async { Err(unsupported("Moving the pointer")) }

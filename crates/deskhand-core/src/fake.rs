@@ -58,6 +58,8 @@ pub struct FakeDesktop {
     pub covered: Mutex<Vec<ElementHandle>>,
     /// The monitors; none means the screen is one.
     pub monitors: Mutex<Vec<Monitor>>,
+    /// The person at the desk, once a test gives the fake one to watch for.
+    pub presence: Mutex<Option<std::sync::Arc<crate::person::Presence>>>,
 }
 
 impl FakeDesktop {
@@ -74,6 +76,7 @@ impl FakeDesktop {
             hit_areas: Mutex::new(Vec::new()),
             covered: Mutex::new(Vec::new()),
             monitors: Mutex::new(Vec::new()),
+            presence: Mutex::new(None),
         }
     }
 
@@ -405,6 +408,10 @@ impl Input for FakeDesktop {
 
     async fn pointer(&self) -> Result<Point> {
         Ok(*self.pointer.lock().unwrap())
+    }
+
+    fn presence(&self) -> Option<std::sync::Arc<crate::person::Presence>> {
+        self.presence.lock().unwrap().clone()
     }
 
     async fn move_pointer(&self, to: Point) -> Result<()> {

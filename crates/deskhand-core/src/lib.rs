@@ -19,6 +19,7 @@ pub mod memory;
 pub mod model;
 pub mod monitors;
 pub mod ocr;
+pub mod person;
 pub mod policy;
 pub mod render;
 pub mod safety;

@@ -18,6 +18,7 @@ use crate::desk::reach::Reach;
 use crate::desk::reply::{Outcome, Reply};
 use crate::error::{Error, ErrorKind, Result};
 use crate::model::Point;
+use crate::person::Takeover;
 use crate::policy::Subject;
 use crate::session::Session;
 
@@ -50,6 +51,8 @@ pub fn in_corner_at(pointer: Point, corner: Point) -> bool {
 pub(crate) struct Admitted {
     /// The kill switch had stopped deskhand, and the pointer has left the corner since.
     pub(crate) resumed: bool,
+    /// A person's takeover had refused an action, and has ended since.
+    pub(crate) after_takeover: bool,
 }
 
 /// The kill switch, then the policy: whether the action may run. It records in `entry` the
@@ -75,6 +78,10 @@ pub(crate) async fn admit<B: Windows + Accessibility + Input + Capture>(
         session.stopped = true;
         return Err(Error::new(ErrorKind::Stopped, STOPPED_MESSAGE));
     }
+    if let Some(takeover) = person_at_desk(backend) {
+        session.taken_over = true;
+        return Err(takeover.refusal());
+    }
     let policy = &config.policy;
     policy.check_call(call)?;
     match subjects(backend, session, call, reach, pointer).await {
@@ -93,7 +100,27 @@ pub(crate) async fn admit<B: Windows + Accessibility + Input + Capture>(
     }
     Ok(Admitted {
         resumed: session.stopped,
+        after_takeover: session.taken_over,
     })
+}
+
+/// The takeover under way, where the platform watches for a person's input.
+pub(crate) fn person_at_desk<B: Input>(backend: &B) -> Option<Takeover> {
+    backend.presence().and_then(|presence| presence.current())
+}
+
+/// Says in the reply that a person had taken over and actions have resumed, and clears it.
+pub(crate) fn note_after_takeover(
+    session: &mut Session,
+    entry: &mut AuditEntry,
+    reply: &mut Reply,
+) {
+    session.taken_over = false;
+    entry.resumed = true;
+    reply.text = format!("{}\n{}", crate::person::RESUMED_NOTE, reply.text);
+    if let Some(data) = reply.data.as_object_mut() {
+        data.insert("resumed_after_takeover".into(), json!(true));
+    }
 }
 
 /// Says in the reply that deskhand had been stopped and has resumed, and clears the stop.

@@ -107,6 +107,10 @@ pub struct Session {
     /// the pointer left the corner clears it and its reply says deskhand had been stopped.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub stopped: bool,
+    /// A person's takeover refused an action of this session; the first action that succeeds
+    /// after it clears it and its reply says so.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub taken_over: bool,
     /// The windows there before a batch step whose next step waits for a new window, so a
     /// window the step opens at once still counts as new.
     #[serde(skip)]

@@ -51,6 +51,8 @@ pub struct X11Facts {
     pub window_manager: bool,
     /// The window that owns the CLIPBOARD selection, if any.
     pub clipboard_owner: Option<u32>,
+    /// XInput 2.2, whose raw events tell a person's keys and buttons from deskhand's.
+    pub xinput2: bool,
 }
 
 /// Connects to `DISPLAY` and asks what deskhand needs, within `timeout`.
@@ -93,7 +95,15 @@ pub fn x11(timeout: Duration) -> Result<X11Facts, String> {
             .reply()
             .map_err(failed)?
             .owner;
+        let xinput2 = {
+            use x11rb::protocol::xinput::ConnectionExt as _;
+            conn.xinput_xi_query_version(2, 2)
+                .ok()
+                .and_then(|cookie| cookie.reply().ok())
+                .is_some_and(|v| (v.major_version, v.minor_version) >= (2, 2))
+        };
         Ok(X11Facts {
+            xinput2,
             display,
             screen: (root.width_in_pixels, root.height_in_pixels),
             xtest,

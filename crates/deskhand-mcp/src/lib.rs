@@ -20,10 +20,12 @@ use deskhand_core::{
 };
 
 mod doctor;
+mod handover;
 pub mod http;
 mod transport;
 
 pub use doctor::{DOCTOR_URI, Diagnose, SetupCheck};
+pub use handover::LOGGER as HANDOVER_LOGGER;
 
 use transport::LineTransport;
 pub use transport::MAX_MESSAGE_BYTES;
@@ -333,14 +335,18 @@ pub fn to_result(reply: Result<Reply, Error>) -> CallToolResult {
 }
 
 /// What the server says of itself at initialize, the same over every transport.
-fn server_info(setup: Option<&SetupCheck>) -> ServerConfig {
-    let capabilities = match setup {
+fn server_info(setup: Option<&SetupCheck>, logs: bool) -> ServerConfig {
+    let mut capabilities = match setup {
         Some(_) => ServerCapabilities::builder()
             .enable_tools()
             .enable_resources()
             .build(),
         None => ServerCapabilities::builder().enable_tools().build(),
     };
+    // Log messages say when a person takes over and when actions resume.
+    if logs {
+        capabilities.logging = Some(JsonObject::new());
+    }
     let mut instructions =
         "One tool, `desktop`: observe a window's accessibility tree and act on it by element ref."
             .to_owned();
@@ -367,7 +373,27 @@ fn unknown_tool(name: &str) -> ErrorData {
 
 impl<B: Backend> ServerHandler for DesktopServer<B> {
     fn get_info(&self) -> ServerConfig {
-        server_info(self.setup.as_ref())
+        server_info(self.setup.as_ref(), self.backend.presence().is_some())
+    }
+
+    async fn on_initialized(&self, context: rmcp::service::NotificationContext<RoleServer>) {
+        if let Some(presence) = self.backend.presence() {
+            handover::forward(&presence, self.config.clone(), context.peer);
+        }
+    }
+
+    /// Every level is taken; the only messages are the person's takeovers and resumes, which
+    /// an agent must hear whatever level it asked for.
+    #[allow(
+        deprecated,
+        reason = "log messages are deprecated for a later MCP revision; see handover.rs"
+    )]
+    async fn set_level(
+        &self,
+        _request: rmcp::model::SetLevelRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        Ok(())
     }
 
     async fn list_resources(

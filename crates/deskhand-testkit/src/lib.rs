@@ -634,7 +634,7 @@ impl Desktop {
                 .expect("spawning deskhand mcp");
         let pid = transport.id().expect("the server's pid");
         let client = runtime
-            .block_on(().serve(transport))
+            .block_on(mcp::Listener::default().serve(transport))
             .expect("MCP handshake");
         Mcp {
             runtime,

@@ -9,8 +9,29 @@ use crate::*;
 /// A `deskhand mcp` child process and the client session with it; calls block.
 pub struct Mcp {
     pub(crate) runtime: tokio::runtime::Runtime,
-    pub(crate) client: Option<rmcp::service::RunningService<rmcp::RoleClient, ()>>,
+    pub(crate) client: Option<rmcp::service::RunningService<rmcp::RoleClient, Listener>>,
     pub pid: u32,
+}
+
+/// The client's side of the session: it keeps every log message the server sends unasked.
+#[derive(Clone, Default)]
+pub struct Listener {
+    pub(crate) logged: std::sync::Arc<std::sync::Mutex<Vec<Value>>>,
+}
+
+#[allow(
+    deprecated,
+    reason = "deskhand sends log messages, deprecated for a later MCP revision"
+)]
+impl rmcp::ClientHandler for Listener {
+    async fn on_logging_message(
+        &self,
+        params: rmcp::model::LoggingMessageNotificationParam,
+        _context: rmcp::service::NotificationContext<rmcp::RoleClient>,
+    ) {
+        let message = serde_json::to_value(&params).expect("a log message is JSON");
+        self.logged.lock().expect("not poisoned").push(message);
+    }
 }
 
 /// One `desktop` tool result.
@@ -82,6 +103,17 @@ impl Mcp {
             image,
             took,
         })
+    }
+
+    /// Every log message the server has sent so far, as JSON (`level`, `logger`, `data`).
+    pub fn logged(&self) -> Vec<Value> {
+        let client = self.client.as_ref().expect("connected");
+        client
+            .service()
+            .logged
+            .lock()
+            .expect("not poisoned")
+            .clone()
     }
 
     /// A field of the server's `/proc/<pid>/status` in its own unit (kB for `VmRSS`).

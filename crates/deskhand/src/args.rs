@@ -166,6 +166,8 @@ pub struct McpArgs {
     #[command(flatten)]
     pub safety: SafetyFlags,
     #[command(flatten)]
+    pub takeover: crate::person::TakeoverFlags,
+    #[command(flatten)]
     pub serve: crate::serve::HttpFlags,
 }
 

@@ -234,6 +234,7 @@ pub fn mcp(args: McpArgs) -> anyhow::Result<u8> {
         wayland,
         record,
         safety,
+        takeover,
         serve: _,
     } = args;
     // Before a headless desktop replaces XDG_CONFIG_HOME with its own, and once for the whole
@@ -242,6 +243,11 @@ pub fn mcp(args: McpArgs) -> anyhow::Result<u8> {
     let memory = safety::open_memory(&safety)?;
     let recorder = crate::recording::recorder(record)?;
     let started = prepare_display(headless, wayland)?;
+    let takeover = crate::person::takeover(
+        &takeover,
+        &|name| std::env::var_os(name),
+        started.is_some() || std::env::var_os("DESKHAND_DESKTOP").is_some(),
+    )?;
     // Before the runtime: the doctor runs one of its own.
     let setup = setup_check(&safety);
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -264,6 +270,11 @@ pub fn mcp(args: McpArgs) -> anyhow::Result<u8> {
         };
         let served = match backend {
             Ok(backend) => {
+                if let Some(idle) = takeover
+                    && let Err(why) = crate::platform::watch_for_person(&backend, idle)
+                {
+                    eprintln!("deskhand: {why}");
+                }
                 let mut server =
                     DesktopServer::new(Arc::new(backend), config).with_setup_check(setup);
                 if let Some(recorder) = recorder {

@@ -6,6 +6,7 @@ mod cli;
 mod desktop_cmd;
 mod doctor;
 mod own_desktop;
+mod person;
 mod platform;
 mod recording;
 mod safety;

@@ -49,3 +49,21 @@ pub fn text_reader() -> Option<deskhand_core::ocr::TextReader> {
 pub fn text_reader() -> Option<deskhand_core::ocr::TextReader> {
     None
 }
+
+/// Watches for a person's own input, which pauses the agent until they have been idle for
+/// `idle`; says why where it cannot be told.
+#[cfg(target_os = "linux")]
+pub fn watch_for_person(
+    backend: &PlatformBackend,
+    idle: std::time::Duration,
+) -> Result<(), String> {
+    backend.watch_for_person(idle)
+}
+
+#[cfg(not(target_os = "linux"))]
+pub fn watch_for_person(
+    _backend: &PlatformBackend,
+    _idle: std::time::Duration,
+) -> Result<(), String> {
+    Err("a person's input is watched on X11 only so far, so only the top-left corner stops deskhand here".into())
+}

@@ -57,6 +57,7 @@ pub fn http(args: McpArgs) -> anyhow::Result<u8> {
         wayland,
         record,
         safety,
+        takeover,
         serve: flags,
     } = args;
     let addr = flags.http.expect("only called with --http");
@@ -97,6 +98,13 @@ pub fn http(args: McpArgs) -> anyhow::Result<u8> {
             }
         } else {
             let backend = crate::platform::connect().map_err(|err| anyhow::anyhow!(err.message))?;
+            let private = started.is_some() || std::env::var_os("DESKHAND_DESKTOP").is_some();
+            if let Some(idle) =
+                crate::person::takeover(&takeover, &|name| std::env::var_os(name), private)?
+                && let Err(why) = crate::platform::watch_for_person(&backend, idle)
+            {
+                eprintln!("deskhand: {why}");
+            }
             Desktops::<PlatformBackend>::Shared(Arc::new(backend))
         };
         let config = Config {

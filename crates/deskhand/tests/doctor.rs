@@ -60,6 +60,7 @@ fn on_the_headless_desktop_every_check_is_ok() {
     for name in [
         "session",
         "input",
+        "takeover",
         "capture",
         "bus",
         "language eng",

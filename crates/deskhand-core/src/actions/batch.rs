@@ -116,7 +116,13 @@ pub(crate) async fn batch<B: Windows + Input>(
                     session.stopped = true;
                     Err(crate::Error::new(ErrorKind::Stopped, STOPPED_MESSAGE))
                 }
-                _ => run_step.run(session, step).await,
+                _ => match crate::safety::person_at_desk(backend) {
+                    Some(takeover) => {
+                        session.taken_over = true;
+                        Err(takeover.refusal())
+                    }
+                    None => run_step.run(session, step).await,
+                },
             }
         };
         let stop = match &result {

@@ -233,6 +233,17 @@ pub(crate) async fn wait<B: Windows + Accessibility + Input + Capture>(
                 ),
             ));
         }
+        if let Some(takeover) = crate::safety::person_at_desk(backend) {
+            session.taken_over = true;
+            return Err(Error::new(
+                ErrorKind::Stopped,
+                format!(
+                    "the wait on {label} stopped after {:.1} s: {}",
+                    started.elapsed().as_secs_f64(),
+                    takeover.sentence()
+                ),
+            ));
+        }
         let look = waiter.look(backend, session).await?;
         looks += 1;
         let elapsed = started.elapsed();

@@ -77,6 +77,9 @@ pub async fn execute_with<B: Backend>(
         if admitted.resumed {
             safety::note_resumed(session, &mut entry, &mut reply);
         }
+        if admitted.after_takeover {
+            safety::note_after_takeover(session, &mut entry, &mut reply);
+        }
         Ok::<Reply, Error>(reply)
     };
     let mut result = guarded.await.or_else(|err| {

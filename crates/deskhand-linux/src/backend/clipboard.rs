@@ -1,5 +1,6 @@
 //! The clipboard on X11 and sway, where text written stays on offer only while a process holds
-//! it: deskhand starts itself as that holder. Reads run on a thread of their own.
+//! it: deskhand starts itself as that holder. Reads run on a thread of their own. The backend
+//! reads and writes it through the display server of the session.
 
 use std::path::PathBuf;
 use std::sync::OnceLock;
@@ -8,6 +9,7 @@ use std::time::{Duration, Instant};
 use deskhand_core::error::{Error, ErrorKind, Result};
 use deskhand_core::model::ClipboardContent;
 
+use super::display::DisplayServer as _;
 use super::errors::clipboard_error;
 use crate::clipboard::{self, ClipboardContents, ClipboardError};
 
@@ -71,4 +73,14 @@ where
         text: read.text,
         types: read.types,
     })
+}
+
+impl deskhand_core::backend::Clipboard for super::LinuxBackend {
+    async fn read_clipboard(&self) -> Result<ClipboardContent> {
+        super::on_display!(&self.display, server => server.read_clipboard().await)
+    }
+
+    async fn write_clipboard(&self, text: &str) -> Result<()> {
+        super::on_display!(&self.display, server => server.write_clipboard(text).await)
+    }
 }

@@ -17,6 +17,7 @@ pub(super) fn x_error(err: X11Error) -> Error {
         | X11Error::CannotClose { .. }
         | X11Error::ModifierNotOnKeyboard { .. } => ErrorKind::Unsupported,
         X11Error::WindowGone { .. } => ErrorKind::SurfaceGone,
+        X11Error::PersonTookOver => ErrorKind::Stopped,
         _ => ErrorKind::Platform,
     };
     Error::new(kind, err.to_string())
@@ -109,7 +110,8 @@ pub(super) fn change_error(err: AtspiError) -> Error {
 
 /// An X request for input that missed its deadline may still have been delivered.
 pub(super) fn input_error(err: Error) -> Error {
-    if err.kind == ErrorKind::Timeout {
+    // A person's takeover stops input part-way: what went before it was sent.
+    if matches!(err.kind, ErrorKind::Timeout | ErrorKind::Stopped) {
         err.after_sending()
     } else {
         err

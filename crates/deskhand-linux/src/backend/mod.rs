@@ -8,12 +8,12 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use deskhand_core::backend::{Capture, Clipboard, Input, InputOutcome, Typed, Windows};
+use deskhand_core::backend::{Capture, Input, InputOutcome, Typed, Windows};
 use deskhand_core::error::Result;
 use deskhand_core::keys::Keys;
 use deskhand_core::model::{
-    ClipboardContent, Modifier, Monitor, MouseButton, Point, Rect, RgbImage, ScrollDirection,
-    WindowChange, WindowInfo, WindowKey,
+    Modifier, Monitor, MouseButton, Point, Rect, RgbImage, ScrollDirection, WindowChange,
+    WindowInfo, WindowKey,
 };
 
 use crate::launch;
@@ -28,6 +28,7 @@ mod frames;
 mod on_gnome;
 mod on_sway;
 mod on_x11;
+mod person;
 mod session;
 
 use bus::Bus;
@@ -43,6 +44,8 @@ pub struct LinuxBackend {
     /// The processes `launch` started, by pid: how each ended tells a launch that failed at
     /// once from one still starting.
     launched: Mutex<HashMap<u32, launch::Launched>>,
+    /// The person at the desk, once their input is watched (see `person.rs`).
+    presence: std::sync::OnceLock<Arc<deskhand_core::person::Presence>>,
 }
 
 impl LinuxBackend {
@@ -58,6 +61,7 @@ impl LinuxBackend {
             bus,
             holder,
             launched: Mutex::new(HashMap::new()),
+            presence: std::sync::OnceLock::new(),
         })
     }
 
@@ -142,6 +146,10 @@ impl Input for LinuxBackend {
         on_display!(&self.display, server => server.pointer().await)
     }
 
+    fn presence(&self) -> Option<Arc<deskhand_core::person::Presence>> {
+        self.presence.get().cloned()
+    }
+
     async fn move_pointer(&self, to: Point) -> Result<()> {
         self.bus.settle_listener().await;
         on_display!(&self.display, server => server.move_pointer(to).await)
@@ -202,15 +210,5 @@ impl Input for LinuxBackend {
 impl Capture for LinuxBackend {
     async fn capture(&self, rect: Rect) -> Result<RgbImage> {
         on_display!(&self.display, server => server.capture(rect).await)
-    }
-}
-
-impl Clipboard for LinuxBackend {
-    async fn read_clipboard(&self) -> Result<ClipboardContent> {
-        on_display!(&self.display, server => server.read_clipboard().await)
-    }
-
-    async fn write_clipboard(&self, text: &str) -> Result<()> {
-        on_display!(&self.display, server => server.write_clipboard(text).await)
     }
 }

@@ -53,6 +53,19 @@ impl X11Desk {
         })
     }
 
+    /// Watches the display for a person's input; typing and drags stop at once when they
+    /// take over.
+    pub(super) fn watch_for_person(
+        &self,
+        presence: Arc<deskhand_core::person::Presence>,
+    ) -> std::result::Result<(), String> {
+        let display = std::env::var("DISPLAY").unwrap_or_default();
+        crate::person::x11::start(&display, Arc::clone(&presence), Arc::clone(&self.x11))
+            .map_err(|err| err.to_string())?;
+        self.x11.heed(presence);
+        Ok(())
+    }
+
     /// Runs a blocking X request on the blocking pool, under a deadline.
     async fn x<T, F>(&self, what: &'static str, deadline: Duration, work: F) -> Result<T>
     where

@@ -140,6 +140,12 @@ pub enum X11Error {
          instead"
     )]
     CannotClose { window: u32 },
+
+    #[error(
+        "a person started using the desktop with their own mouse or keyboard, so deskhand \
+         stopped at once: the rest was not sent, and any button or key it held was released"
+    )]
+    PersonTookOver,
 }
 
 /// Typing failed part-way; `sent` characters reached the X server before the failure.

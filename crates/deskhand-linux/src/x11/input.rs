@@ -146,7 +146,23 @@ impl X11 {
                 input.gesture_keys.push(key);
             }
         }
+        input.gesture_button = Some(button.number());
         Ok(())
+    }
+
+    /// Releases what a press (`down`) left held, the button and its keys, so that a person
+    /// who takes over gets a mouse and keyboard that are their own. Best effort: a release
+    /// that fails leaves nothing more to try.
+    pub fn let_go(&self) {
+        let mut input = self.lock_input();
+        let held = Held {
+            keys: std::mem::take(&mut input.gesture_keys),
+            button: input.gesture_button.take(),
+        };
+        if held.button.is_some() || !held.keys.is_empty() {
+            let _ = held.release_all(self);
+            input.last_release = Some(Instant::now());
+        }
     }
 
     /// Releases `button`, then the keys a press in this process left down and those that
@@ -158,6 +174,7 @@ impl X11 {
         button: Button,
         modifiers: &[u32],
     ) -> Result<(), X11Error> {
+        input.gesture_button = None;
         let mut held = Held {
             keys: std::mem::take(&mut input.gesture_keys),
             button: Some(button.number()),
@@ -252,6 +269,7 @@ impl X11 {
             let start = Instant::now();
             let count = steps.len() as f64;
             for (i, &(x, y)) in steps.iter().enumerate() {
+                self.person_took_over()?;
                 self.motion(x, y)?;
                 // Each move waits for the server; pacing by the clock keeps those waits inside
                 // `duration`. The pause after the last move lets the target see the pointer

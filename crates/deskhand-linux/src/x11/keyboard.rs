@@ -38,6 +38,8 @@ pub(super) struct InputState {
     pub(super) last_release: Option<Instant>,
     /// Modifier keys a button press left down for its release (see `input.rs`).
     pub(super) gesture_keys: Vec<Keycode>,
+    /// The button a press (`down`) left down for its release.
+    pub(super) gesture_button: Option<u8>,
 }
 
 impl InputState {
@@ -426,6 +428,10 @@ impl X11 {
         let mut position = 0;
         let mut result = Ok(());
         for chord in chords {
+            result = self.person_took_over();
+            if result.is_err() {
+                break;
+            }
             let mut held = Held::default();
             let pressed = self.press_chord(&mut remap, &mut held, chord, &ahead[position..]);
             position += chord.modifiers.len() + 1;
@@ -488,6 +494,7 @@ impl X11 {
         sent: &mut usize,
     ) -> Result<(), X11Error> {
         for (i, &keysym) in keysyms.iter().enumerate() {
+            self.person_took_over()?;
             let stroke = remap.stroke(keysym, &keysyms[i..])?;
             let shift = if stroke.shift {
                 Some(remap.stroke(key::Shift_L, &[key::Shift_L])?.keycode)

@@ -15,14 +15,16 @@ mod windows;
 mod wm;
 
 use std::sync::atomic::{AtomicBool, AtomicU32};
-use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
+
+use deskhand_core::person::Presence;
 
 use x11rb::connection::{Connection as _, RequestConnection as _};
 use x11rb::cookie::VoidCookie;
 use x11rb::errors::{ConnectionError, ReplyError, ReplyOrIdError};
 use x11rb::protocol::xkb::{self, ConnectionExt as _, EventType, MapPart, SelectEventsAux};
 use x11rb::protocol::xproto::{
-    ConnectionExt as _, CreateWindowAux, EventMask, Window, WindowClass,
+    self, ConnectionExt as _, CreateWindowAux, EventMask, Window, WindowClass,
 };
 use x11rb::protocol::xtest::{self, ConnectionExt as _};
 use x11rb::rust_connection::RustConnection;
@@ -80,6 +82,9 @@ pub struct X11 {
     mapping_notified: AtomicBool,
     /// Where captures come through, one at a time.
     shared: Mutex<capture::SharedMemory>,
+    /// The person at the desk, where their input is watched: typing and drags stop at once
+    /// when they take over.
+    presence: OnceLock<Arc<Presence>>,
 }
 
 impl X11 {
@@ -168,7 +173,22 @@ impl X11 {
             pings: AtomicU32::new(1),
             mapping_notified: AtomicBool::new(false),
             shared: Mutex::default(),
+            presence: OnceLock::new(),
         })
+    }
+
+    /// Makes input stop at once, between two keys or two steps of a drag, when a person takes
+    /// over.
+    pub fn heed(&self, presence: Arc<Presence>) {
+        let _ = self.presence.set(presence);
+    }
+
+    /// A person's takeover began: what is being sent must stop.
+    fn person_took_over(&self) -> Result<(), X11Error> {
+        match self.presence.get() {
+            Some(presence) if presence.taken_over() => Err(X11Error::PersonTookOver),
+            _ => Ok(()),
+        }
     }
 
     /// The current size of the root window in pixels (follows RandR resizes).
@@ -198,6 +218,13 @@ impl X11 {
         (x, y): (i16, i16),
         operation: &'static str,
     ) -> Result<VoidCookie<'_, RustConnection>, X11Error> {
+        use crate::person::{Sent, sending};
+        match kind {
+            xproto::KEY_PRESS_EVENT => sending(Sent::Key(detail)),
+            xproto::BUTTON_PRESS_EVENT => sending(Sent::Button(detail)),
+            xproto::MOTION_NOTIFY_EVENT => sending(Sent::Motion(x.into(), y.into())),
+            _ => {}
+        }
         self.conn
             .xtest_fake_input(kind, detail, x11rb::CURRENT_TIME, self.root, x, y, 0)
             .during(operation)

@@ -290,7 +290,7 @@ impl<B: Backend> ServerHandler for SessionHandler<B> {
             Desktops::Shared(_) => self.hub.setup.as_ref(),
             Desktops::PerSession { .. } => None,
         };
-        server_info(setup)
+        server_info(setup, false)
     }
 
     async fn list_resources(

@@ -147,6 +147,21 @@ fn x11(checks: &mut Vec<Check>, wayland_note: Option<String>) {
             "start the X server with XTEST (Xvfb and Xorg have it unless started with -extension XTEST)",
         )
     });
+    checks.push(if facts.xinput2 {
+        Check::ok(
+            DISPLAY,
+            "takeover",
+            "XInput 2: a person's own keys, buttons and pointer moves pause the agent (`--takeover on|off`)",
+        )
+    } else {
+        Check::problem(
+            Status::Warn,
+            DISPLAY,
+            "takeover",
+            "the X server has no XInput 2.2, so a person's own input cannot be told from deskhand's: only the top-left corner stops deskhand",
+            "run an X server with XInput 2.2 (Xorg and Xvfb since 1.12)",
+        )
+    });
     checks.push(match facts.capture {
         Ok(()) => Check::ok(DISPLAY, "capture", "the screen's pixels can be read"),
         Err(why) => Check::problem(
@@ -232,6 +247,11 @@ fn sway(checks: &mut Vec<Check>, socket: &std::path::Path) {
         ],
         "for keys and clicks",
     ));
+    checks.push(Check::ok(
+        DISPLAY,
+        "takeover",
+        deskhand_linux::person::CANNOT_TELL_ON_SWAY,
+    ));
     checks.push(protocol(
         DISPLAY,
         "capture",
@@ -248,6 +268,11 @@ fn sway(checks: &mut Vec<Check>, socket: &std::path::Path) {
 
 async fn gnome(checks: &mut Vec<Check>) {
     checks.push(Check::ok(DISPLAY, "session", "GNOME Shell on Wayland"));
+    checks.push(Check::ok(
+        DISPLAY,
+        "takeover",
+        deskhand_linux::person::CANNOT_TELL_ON_GNOME,
+    ));
     let gnome = deskhand_linux::gnome::Gnome::default();
     let extension = tokio::time::timeout(PROBE_TIMEOUT * 2, gnome.extension_running()).await;
     checks.push(match &extension {

@@ -1,0 +1,95 @@
+//! A person beside the agent: telling their mouse and keyboard from deskhand's own input, so
+//! that their input pauses the agent (the core's [`deskhand_core::person::Presence`]).
+//!
+//! Other clients' XTEST input comes from the same virtual devices as deskhand's, so the device
+//! cannot tell them apart: every event deskhand sends is written here first, and the watch
+//! takes an input event for deskhand's only when it matches one (same key or button, or a
+//! pointer position deskhand moved to) sent moments before.
+
+pub(crate) mod x11;
+
+/// Why the takeover cannot be told on sway.
+pub const CANNOT_TELL_ON_SWAY: &str = "on sway a person's input cannot be told from deskhand's: wlroots tells no client about another client's input, so only the top-left corner stops deskhand there";
+
+/// Why the takeover cannot be told on GNOME yet.
+pub const CANNOT_TELL_ON_GNOME: &str = "on GNOME a person's input is not watched yet (the shell extension could see it, but does not watch it so far), so only the top-left corner stops deskhand there";
+
+use std::collections::VecDeque;
+use std::sync::{Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
+/// An event deskhand sent, as the watch sees it arrive.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Sent {
+    /// A key press, by keycode.
+    Key(u8),
+    /// A button press, by number (4–7 are wheel steps).
+    Button(u8),
+    /// A move of the pointer to this root position.
+    Motion(i32, i32),
+}
+
+/// An event sent longer ago than this is no longer waited for: the server delivers within
+/// milliseconds, and a stale entry could otherwise pass a person's input as deskhand's.
+const SENT_KEPT: Duration = Duration::from_secs(2);
+
+/// At most this many events are remembered; a long `type` sends a few per character.
+const SENT_CAP: usize = 4096;
+
+/// What this process sent lately, over all its connections.
+static SENT: Mutex<VecDeque<(Sent, Instant)>> = Mutex::new(VecDeque::new());
+
+/// Notes an event deskhand is about to send.
+pub(crate) fn sending(event: Sent) {
+    let mut sent = SENT.lock().unwrap_or_else(PoisonError::into_inner);
+    let now = Instant::now();
+    forget_stale(&mut sent, now);
+    if sent.len() >= SENT_CAP {
+        sent.pop_front();
+    }
+    sent.push_back((event, now));
+}
+
+/// Whether `event` is one deskhand sent: a key or button press is matched once, since each
+/// press arrives once; a position stays deskhand's for as long as it is kept, since the pointer
+/// is seen there again and again.
+pub(crate) fn ours(event: Sent) -> bool {
+    let mut sent = SENT.lock().unwrap_or_else(PoisonError::into_inner);
+    forget_stale(&mut sent, Instant::now());
+    match event {
+        Sent::Motion(..) => sent.iter().any(|(e, _)| *e == event),
+        _ => match sent.iter().position(|(e, _)| *e == event) {
+            Some(at) => {
+                sent.remove(at);
+                true
+            }
+            None => false,
+        },
+    }
+}
+
+fn forget_stale(sent: &mut VecDeque<(Sent, Instant)>, now: Instant) {
+    while sent
+        .front()
+        .is_some_and(|(_, at)| now.saturating_duration_since(*at) > SENT_KEPT)
+    {
+        sent.pop_front();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_press_deskhand_sent_is_its_own_once_and_a_position_while_kept() {
+        sending(Sent::Key(201));
+        assert!(ours(Sent::Key(201)));
+        assert!(!ours(Sent::Key(201)), "the second press is someone else's");
+        assert!(!ours(Sent::Button(9)));
+        sending(Sent::Motion(4321, 17));
+        assert!(ours(Sent::Motion(4321, 17)));
+        assert!(ours(Sent::Motion(4321, 17)));
+        assert!(!ours(Sent::Motion(4321, 18)));
+    }
+}

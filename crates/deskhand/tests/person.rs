@@ -1,0 +1,331 @@
+//! A person beside the agent on a real headless X desktop: another client (xdotool, as a hand
+//! on the mouse or keyboard would) uses the desktop during an MCP session, and the fixture
+//! app's own log says what arrived.
+
+mod common;
+
+use std::path::Path;
+use std::time::Duration;
+
+use common::{Desktop, Fixture, Mcp, desktop, wait_until};
+use serde_json::{Value, json};
+
+const TOOK_OVER: &str =
+    "failed (stopped): a person is using this desktop (their own mouse or keyboard input since ";
+const RESUMED_NOTE: &str = "note: a person had taken over the desktop; actions resumed because they left mouse and keyboard alone";
+
+fn xdotool(desk: &Desktop, args: &[&str]) {
+    let status = desk
+        .command("xdotool")
+        .args(args)
+        .status()
+        .expect("running xdotool");
+    assert!(status.success(), "xdotool {args:?} failed");
+}
+
+/// An MCP session with the person's input watched, actions resuming after `idle_seconds`.
+fn session(desk: &Desktop, audit: &Path, idle_seconds: &str) -> Mcp {
+    let _ = std::fs::remove_file(audit);
+    desk.mcp_with(&[
+        ("DESKHAND_TAKEOVER", "on"),
+        ("DESKHAND_TAKEOVER_IDLE", idle_seconds),
+        ("DESKHAND_AUDIT", audit.to_str().expect("a UTF-8 path")),
+    ])
+}
+
+/// What a pointer or keyboard would have left in the oracle log.
+fn input_events(events: &[Value]) -> Vec<&Value> {
+    events
+        .iter()
+        .filter(|e| {
+            matches!(
+                e["event"].as_str(),
+                Some("button" | "clicked" | "key" | "text" | "scroll" | "drag")
+            )
+        })
+        .collect()
+}
+
+fn clicks(fixture: &Fixture) -> usize {
+    fixture
+        .events()
+        .iter()
+        .filter(|e| e["event"] == "clicked" && e["widget"] == "press_me")
+        .count()
+}
+
+fn audit_actions(path: &Path) -> Vec<Value> {
+    std::fs::read_to_string(path)
+        .unwrap_or_default()
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("an audit line is JSON"))
+        .collect()
+}
+
+#[test]
+fn a_persons_pointer_or_key_pauses_the_agent_until_they_are_idle() {
+    let (_turn, desk) = desktop();
+    let fixture = desk.fixture("Person Fixture", 1);
+    desk.activate("Person Fixture");
+    let audit = desk.scratch("person-audit.jsonl");
+    let mcp = session(desk, &audit, "1");
+    let w = mcp.window_id("Person Fixture", Duration::from_secs(10));
+    let press =
+        json!({"action": "click", "target": w, "find": {"name": "Press me", "role": "button"}});
+
+    // deskhand's own input is never taken for a person's.
+    for n in 1..=2 {
+        let done = mcp.call(press.clone());
+        assert!(done.text.starts_with("done: clicked"), "{}", done.text);
+        wait_until(Duration::from_secs(5), || {
+            (clicks(&fixture) == n).then_some(())
+        })
+        .expect("the fixture saw deskhand's click");
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(mcp.logged().is_empty(), "{:?}", mcp.logged());
+
+    for hand in [&["mousemove", "300", "320"][..], &["key", "Shift_R"][..]] {
+        xdotool(desk, hand);
+        std::thread::sleep(Duration::from_millis(200));
+        let before = fixture.events().len();
+        let refused = mcp.call(press.clone());
+        assert!(refused.is_error, "{hand:?}: {}", refused.text);
+        assert_eq!(refused.kind(), Some("stopped"), "{}", refused.text);
+        assert!(refused.text.starts_with(TOOK_OVER), "{}", refused.text);
+        assert!(
+            refused
+                .text
+                .contains("once the person has left mouse and keyboard alone for 1 s"),
+            "{}",
+            refused.text
+        );
+        let seen = fixture.settled_events(before);
+        assert!(
+            input_events(&seen).is_empty(),
+            "the fixture received input while the person had the desktop: {seen:?}"
+        );
+        // Reads still work.
+        let listed = mcp.call(json!({"action": "windows"}));
+        assert!(!listed.is_error, "{}", listed.text);
+
+        std::thread::sleep(Duration::from_millis(1300));
+        let clicked = clicks(&fixture);
+        let resumed = mcp.call(press.clone());
+        let mut lines = resumed.text.lines();
+        assert_eq!(lines.next(), Some(RESUMED_NOTE), "{}", resumed.text);
+        assert!(
+            lines.next().unwrap().starts_with("done: clicked"),
+            "{}",
+            resumed.text
+        );
+        wait_until(Duration::from_secs(5), || {
+            (clicks(&fixture) == clicked + 1).then_some(())
+        })
+        .expect("the click after the person left reached the fixture");
+    }
+
+    // The agent heard of both takeovers and both resumes, unasked, with their times.
+    let logged = wait_until(Duration::from_secs(3), || {
+        let logged = mcp.logged();
+        (logged.len() >= 4).then_some(logged)
+    })
+    .unwrap_or_else(|| panic!("four log messages, got {:?}", mcp.logged()));
+    let events: Vec<&str> = logged
+        .iter()
+        .map(|m| m["data"]["event"].as_str().expect("an event"))
+        .collect();
+    assert_eq!(events, ["takeover", "resume", "takeover", "resume"]);
+    assert_eq!(logged[0]["level"], "warning");
+    assert_eq!(logged[0]["logger"], "deskhand.person");
+    assert!(
+        logged[0]["data"]["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("a person took over the desktop at "),
+        "{logged:?}"
+    );
+    let audited = audit_actions(&audit);
+    let handovers: Vec<(&str, &str)> = audited
+        .iter()
+        .filter(|e| e["result"] == "noted")
+        .map(|e| {
+            (
+                e["action"].as_str().unwrap(),
+                e["ts"].as_str().expect("a time"),
+            )
+        })
+        .collect();
+    assert_eq!(
+        handovers.iter().map(|(a, _)| *a).collect::<Vec<_>>(),
+        ["takeover", "resume", "takeover", "resume"],
+        "{audited:?}"
+    );
+    assert!(
+        handovers.windows(2).all(|p| p[0].1 <= p[1].1),
+        "{handovers:?}"
+    );
+    let refusals = audited.iter().filter(|e| e["kind"] == "stopped").count();
+    assert_eq!(refusals, 2, "{audited:?}");
+    mcp.close();
+}
+
+#[test]
+fn a_type_cut_off_by_a_persons_key_says_how_much_went_in() {
+    let (_turn, desk) = desktop();
+    let fixture = desk.fixture("Typing Person Fixture", 1);
+    desk.activate("Typing Person Fixture");
+    let audit = desk.scratch("person-type-audit.jsonl");
+    let mcp = session(desk, &audit, "1");
+    let w = mcp.window_id("Typing Person Fixture", Duration::from_secs(10));
+    let text = "abcdefghijklmnopqrstuvwxy".repeat(20);
+    assert_eq!(text.len(), 500);
+
+    // The person presses a key that types nothing as soon as the first character arrives: the
+    // app reads its keys more slowly than deskhand sends them, so typing is still under way.
+    let log = fixture.log.clone();
+    let display_env = desk.command("xdotool");
+    let hand = std::thread::spawn(move || {
+        let typed_some = wait_until(Duration::from_secs(20), || {
+            std::fs::read_to_string(&log)
+                .unwrap_or_default()
+                .lines()
+                .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+                .any(|e| e["event"] == "text" && e["text"].as_str().is_some_and(|t| !t.is_empty()))
+                .then_some(())
+        });
+        let mut command = display_env;
+        command.args(["key", "Shift_R"]);
+        (typed_some, command.status())
+    });
+    let reply = mcp.call(json!({
+        "action": "type",
+        "target": w,
+        "find": {"name": "Name", "role": "text"},
+        "text": text,
+    }));
+    let (typed_some, pressed) = hand.join().expect("the person's thread");
+    assert!(
+        typed_some.is_some(),
+        "the fixture never showed 20 characters"
+    );
+    assert!(pressed.is_ok_and(|s| s.success()), "xdotool key");
+
+    let sent: usize = reply
+        .text
+        .strip_prefix("applied but unconfirmed: only ")
+        .and_then(|rest| rest.split_once(" of 500 characters were sent before the input failed (a person started using the desktop with their own mouse or keyboard, so deskhand stopped at once"))
+        .and_then(|(count, _)| count.parse().ok())
+        .unwrap_or_else(|| panic!("no count of characters sent in {}", reply.text));
+    assert!((1..500).contains(&sent), "{sent}: {}", reply.text);
+    assert!(
+        reply.text.contains("the rest was not sent"),
+        "{}",
+        reply.text
+    );
+    let received = fixture
+        .settled_events(0)
+        .iter()
+        .rev()
+        .find(|e| e["event"] == "text" && e["widget"] == "name")
+        .and_then(|e| e["text"].as_str().map(str::to_owned))
+        .expect("the entry's text in the fixture's log");
+    assert_eq!(
+        received.chars().count(),
+        sent,
+        "the app received {received:?}"
+    );
+    assert_eq!(received.to_lowercase(), text[..sent]);
+    mcp.close();
+}
+
+#[test]
+fn a_button_held_by_down_is_released_when_the_person_takes_over() {
+    let (_turn, desk) = desktop();
+    let fixture = desk.fixture_with("Held Person Fixture", 1, &["--kit"]);
+    desk.activate("Held Person Fixture");
+    let audit = desk.scratch("person-held-audit.jsonl");
+    let mcp = session(desk, &audit, "1");
+    let w = mcp.window_id("Held Person Fixture", Duration::from_secs(10));
+    let observed = mcp.call(json!({"action": "observe", "target": w, "points": true}));
+    let line = observed
+        .text
+        .lines()
+        .find(|l| l.contains("\"Canvas\""))
+        .unwrap_or_else(|| panic!("no canvas in {}", observed.text));
+    let (x, y) = line
+        .rsplit('@')
+        .next()
+        .and_then(|at| at.trim().split_once(','))
+        .map(|(x, y)| (x.parse::<f64>().unwrap(), y.parse::<f64>().unwrap()))
+        .expect("the canvas's point");
+    let down =
+        mcp.call(json!({"action": "down", "target": w, "x": x, "y": y, "modifiers": ["shift"]}));
+    assert!(!down.is_error, "{}", down.text);
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(
+        !fixture.events().iter().any(|e| e["event"] == "drag"),
+        "released before the person moved"
+    );
+
+    // The person moves the mouse: deskhand lets go of the button it held, without an `up`.
+    xdotool(desk, &["mousemove_relative", "--", "15", "5"]);
+    let released = fixture.wait_for("the held button's release", |e| e["event"] == "drag");
+    assert_eq!(released["button"], 1, "{released}");
+    let refused = mcp.call(json!({"action": "up", "modifiers": ["shift"]}));
+    assert_eq!(refused.kind(), Some("stopped"), "{}", refused.text);
+    mcp.close();
+}
+
+#[test]
+fn a_drag_cut_off_by_a_person_releases_its_button_where_it_got_to() {
+    let (_turn, desk) = desktop();
+    let fixture = desk.fixture_with("Drag Person Fixture", 1, &["--kit"]);
+    desk.activate("Drag Person Fixture");
+    let audit = desk.scratch("person-drag-audit.jsonl");
+    let mcp = session(desk, &audit, "1");
+    let w = mcp.window_id("Drag Person Fixture", Duration::from_secs(10));
+    let observed = mcp.call(json!({"action": "observe", "target": w, "points": true}));
+    let line = observed
+        .text
+        .lines()
+        .find(|l| l.contains("\"Canvas\""))
+        .unwrap_or_else(|| panic!("no canvas in {}", observed.text));
+    let (x, y) = line
+        .rsplit('@')
+        .next()
+        .and_then(|at| at.trim().split_once(','))
+        .map(|(x, y)| (x.parse::<f64>().unwrap(), y.parse::<f64>().unwrap()))
+        .expect("the canvas's point");
+
+    let key = desk.command("xdotool");
+    let hand = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(900));
+        let mut key = key;
+        key.args(["key", "Shift_R"]).status()
+    });
+    let reply = mcp.call(json!({
+        "action": "drag", "target": w,
+        "from": [x - 40.0, y], "to": [x + 40.0, y], "duration_ms": 3000,
+    }));
+    assert!(
+        hand.join()
+            .expect("the person's thread")
+            .is_ok_and(|s| s.success()),
+        "xdotool key"
+    );
+    assert!(
+        reply.text.starts_with("applied but unconfirmed: ")
+            && reply.text.contains("a person started using the desktop"),
+        "{}",
+        reply.text
+    );
+    assert!(reply.took < Duration::from_millis(2500), "{:?}", reply.took);
+    let released = fixture.wait_for("the drag's release", |e| e["event"] == "drag");
+    let (from, to) = (
+        released["from"][0].as_i64().unwrap(),
+        released["to"][0].as_i64().unwrap(),
+    );
+    assert!(to > from, "{released}");
+    mcp.close();
+}
