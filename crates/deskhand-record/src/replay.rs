@@ -8,13 +8,16 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
+use deskhand_core::model::InstalledApp;
 use deskhand_core::session::{Numbers, Seen};
 use deskhand_core::{Backend, Config, Reply, Session, execute, parse_call};
 
+pub use crate::export::{Batch, as_batch};
 use crate::format::{Acted, Recording, Step, WindowSeen};
+use crate::identity::holder_of;
 
 /// Reads that change nothing: a replay has no agent to show them to.
-const READS: &[&str] = &[
+pub(crate) const READS: &[&str] = &[
     "apps",
     "windows",
     "screenshot",
@@ -96,11 +99,22 @@ pub async fn replay<B: Backend>(
 /// an app it launches that is not installed.
 async fn preflight<B: Backend>(backend: &B, recording: &Recording) -> Result<(), ReplayError> {
     let live = recording.steps.iter().filter(|s| !s.failed());
-    for step in live.clone() {
-        if let Some(redacted) = step.redacted.first() {
+    let secret: Vec<&Step> = live.clone().filter(|s| !s.redacted.is_empty()).collect();
+    match secret.as_slice() {
+        [] => {}
+        [step] => {
+            let characters: usize = step.redacted.iter().map(|r| r.characters).sum();
             return Err(ReplayError::Refused(format!(
-                "step {} typed {} characters into a password field, which the recording does not keep, so it cannot be replayed; type it yourself, or record the task without the password",
-                step.index, redacted.characters
+                "step {} typed {characters} characters into a password field, which the recording does not keep, so it cannot be replayed; type it yourself, or record the task without the password",
+                step.index
+            )));
+        }
+        [first @ .., last] => {
+            let first: Vec<String> = first.iter().map(|s| s.index.to_string()).collect();
+            return Err(ReplayError::Refused(format!(
+                "steps {} and {} typed into a password field, which the recording does not keep, so they cannot be replayed; type it yourself, or record the task without the password",
+                first.join(", "),
+                last.index
             )));
         }
     }
@@ -118,16 +132,29 @@ async fn preflight<B: Backend>(backend: &B, recording: &Recording) -> Result<(),
         ))
     })?;
     for app in launched {
-        let known = installed
-            .iter()
-            .any(|i| i.id.eq_ignore_ascii_case(app) || i.name.eq_ignore_ascii_case(app));
-        if !known {
+        if !installed.iter().any(|i| launches(i, app)) {
             return Err(ReplayError::Refused(format!(
                 "the recording launches {app:?}, which is not installed here; install it, or replay on the machine it was recorded on"
             )));
         }
     }
     Ok(())
+}
+
+/// Whether `launch` starts `installed` when given `app`: by its desktop-file id (with or without
+/// `.desktop`), its name, or the program its command line runs (`gnome-calculator`).
+fn launches(installed: &InstalledApp, app: &str) -> bool {
+    let id = app.strip_suffix(".desktop").unwrap_or(app);
+    let program = installed
+        .command
+        .split_whitespace()
+        .next()
+        .map(|first| first.trim_matches('"'))
+        .and_then(|first| std::path::Path::new(first).file_name())
+        .and_then(|name| name.to_str());
+    installed.id.eq_ignore_ascii_case(id)
+        || installed.name.eq_ignore_ascii_case(app)
+        || program == Some(app)
 }
 
 struct Run<'a, B> {
@@ -585,22 +612,13 @@ fn lines_of(data: &Value) -> Vec<Line> {
         .collect()
 }
 
-/// Puts `value` at a recorded argument path: `ref`, `from`, `steps[2].ref`.
+/// Puts `value` at a recorded argument path: `ref`, `from`, `steps[2].ref`, `until.ref`.
 fn set_field(args: &mut Value, path: &str, value: String) {
-    let mut at = args;
-    let mut rest = path;
-    while let Some((head, tail)) = rest.split_once('.') {
-        let index = head
-            .strip_prefix("steps[")
-            .and_then(|i| i.strip_suffix(']'))
-            .and_then(|i| i.parse::<usize>().ok());
-        match index {
-            Some(i) => at = &mut at["steps"][i],
-            None => return,
-        }
-        rest = tail;
+    if let Some((holder, field)) = holder_of(args, path)
+        && let Some(map) = holder.as_object_mut()
+    {
+        map.insert(field.to_owned(), json!(value));
     }
-    at[rest] = json!(value);
 }
 
 fn stopped(step: &Step, looked_for: String, found: String) -> ReplayError {
@@ -650,79 +668,27 @@ fn first_line(text: &str) -> String {
     text.lines().next().unwrap_or_default().to_owned()
 }
 
-/// The recording as one `batch` call an agent can paste: each element named by `find` (role
-/// and name) instead of a ref, on the whole screen, with a wait for each window the task moves
-/// to. Reads, observes and failed steps are left out.
-pub fn as_batch(recording: &Recording) -> Result<Value, String> {
-    let mut steps = Vec::new();
-    let mut window: Option<(String, String)> = None;
-    for step in &recording.steps {
-        let action = step.action.as_str();
-        let reads_clipboard = action == "clipboard" && step.args.get("text").is_none();
-        if step.failed() || action == "observe" || READS.contains(&action) || reads_clipboard {
-            continue;
-        }
-        if let Some(redacted) = step.redacted.first() {
-            return Err(format!(
-                "step {} typed {} characters into a password field, which the recording does not keep; it cannot be part of a batch",
-                step.index, redacted.characters
-            ));
-        }
-        let inner: Vec<(Value, String)> = match step.args.get("steps").and_then(Value::as_array) {
-            Some(list) => list
-                .iter()
-                .enumerate()
-                .map(|(i, s)| (s.clone(), format!("steps[{i}].")))
-                .collect(),
-            None => vec![(step.args.clone(), String::new())],
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_app_launched_by_its_program_name_is_found_installed_as_launch_finds_it() {
+        let calculator = InstalledApp {
+            id: "org.gnome.Calculator".into(),
+            name: "Calculator".into(),
+            command: "/usr/bin/gnome-calculator --mode=basic".into(),
         };
-        for (mut args, prefix) in inner {
-            let map = args
-                .as_object_mut()
-                .ok_or("a step's arguments are not an object")?;
-            map.remove("target");
-            for field in ["from", "to"] {
-                if step
-                    .elements
-                    .iter()
-                    .any(|e| e.field == format!("{prefix}{field}"))
-                {
-                    return Err(format!(
-                        "step {} drags from or to an element, which a batch can only name by ref; replay it with `deskhand replay` instead",
-                        step.index
-                    ));
-                }
-            }
-            if let Some(acted) = step
-                .elements
-                .iter()
-                .find(|e| e.field == format!("{prefix}ref"))
-            {
-                map.remove("ref");
-                map.insert(
-                    "find".into(),
-                    json!({"role": acted.role, "name": acted.name}),
-                );
-                map.insert("target".into(), json!("screen"));
-                if let Some(seen) = &acted.window {
-                    let now = (seen.app.clone(), seen.title.clone());
-                    if window.as_ref() != Some(&now) {
-                        steps.push(json!({"action": "wait", "until": {"window": seen.title}}));
-                        window = Some(now);
-                    }
-                }
-            }
-            steps.push(args);
+        for app in [
+            "gnome-calculator",
+            "org.gnome.Calculator",
+            "org.gnome.Calculator.desktop",
+            "calculator",
+        ] {
+            assert!(launches(&calculator, app), "{app}");
+        }
+        for app in ["gnome-calc", "usr", "basic"] {
+            assert!(!launches(&calculator, app), "{app}");
         }
     }
-    if steps.is_empty() {
-        return Err("the recording has no step that acts; there is nothing to batch".into());
-    }
-    if steps.len() > 50 {
-        return Err(format!(
-            "the recording makes {} steps, and a batch takes at most 50; replay it with `deskhand replay` instead",
-            steps.len()
-        ));
-    }
-    Ok(json!({"action": "batch", "steps": steps}))
 }

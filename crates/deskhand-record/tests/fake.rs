@@ -124,7 +124,7 @@ async fn recorded(
         Ok(call) => execute(backend.as_ref(), session, &Config::default(), call).await,
         Err(err) => Err(err),
     };
-    recorder.finish(backend, begun, &mut reply).await;
+    recorder.finish(backend, begun, session, &mut reply).await;
     reply
 }
 
@@ -231,6 +231,63 @@ async fn a_step_keeps_the_element_by_role_name_and_ancestors_and_never_the_passw
     assert!(!page.contains("hunter2!"));
 }
 
+/// No element says it has the focus on this desktop, so text typed with no place after a click
+/// on the PIN field is a secret because of that click; a `set_value` by name alone is one
+/// because of the role of what it set; a `type` that failed before typing keeps no text; and a
+/// text typed after a click elsewhere is kept.
+#[tokio::test]
+async fn text_is_secret_by_where_it_went_when_typed() {
+    let dir = folder("secret");
+    let backend = Arc::new(desktop(":1.4", "Save"));
+    let recorder = Recorder::open(&dir, deskhand_record::DEFAULT_CAP_BYTES).unwrap();
+    let mut session = Session::default();
+    let mut call = async |args: Value| recorded(&recorder, &backend, &mut session, args).await;
+    call(json!({"action": "windows"})).await.unwrap();
+    let tree = call(json!({"action": "observe", "target": "w1"}))
+        .await
+        .unwrap()
+        .text;
+    let pin = ref_of(&tree, "group \"Form\"", "password \"PIN\"");
+    let save = ref_of(&tree, "group \"Form\"", "button \"Save\"");
+    call(json!({"action": "click", "ref": pin})).await.unwrap();
+    call(json!({"action": "type", "text": "after-a-click-1"}))
+        .await
+        .unwrap();
+    call(json!({"action": "set_value", "find": {"name": "PIN"}, "target": "w1", "value": "by-name-2"}))
+        .await
+        .unwrap();
+    call(json!({"action": "type", "find": {"name": "No such field"}, "target": "w1", "text": "unsent-3"}))
+        .await
+        .unwrap_err();
+    call(json!({"action": "click", "ref": save})).await.unwrap();
+    call(json!({"action": "type", "text": "kept-4"}))
+        .await
+        .unwrap();
+    recorder.flush().await;
+    let recording = Recording::open(&dir).unwrap();
+    let typed: Vec<(&Value, Vec<String>)> = recording
+        .steps
+        .iter()
+        .filter(|s| s.action == "type" || s.action == "set_value")
+        .map(|s| {
+            (
+                &s.args,
+                s.redacted.iter().map(|r| r.field.clone()).collect(),
+            )
+        })
+        .collect();
+    assert_eq!(typed.len(), 4);
+    assert_eq!(typed[0].1, ["text"]);
+    assert_eq!(typed[1].1, ["value"]);
+    assert_eq!(typed[2].1, ["text"]);
+    assert!(typed[3].1.is_empty());
+    assert_eq!(typed[3].0["text"], "kept-4");
+    let steps = std::fs::read_to_string(dir.join("steps.jsonl")).unwrap();
+    for secret in ["after-a-click-1", "by-name-2", "unsent-3"] {
+        assert!(!steps.contains(secret), "{secret} is kept: {steps}");
+    }
+}
+
 #[tokio::test]
 async fn a_replay_finds_the_element_by_its_ancestors_in_a_new_run_of_the_app() {
     let dir = folder("replay");
@@ -270,7 +327,7 @@ async fn a_replay_finds_the_element_by_its_ancestors_in_a_new_run_of_the_app() {
         "{log:?}"
     );
 
-    let batch = as_batch(&recording).unwrap();
+    let batch = as_batch(&recording).unwrap().call;
     assert_eq!(
         batch["steps"][1],
         json!({"action": "click", "find": {"role": "button", "name": "Save"}, "target": "screen"})

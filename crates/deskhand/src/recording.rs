@@ -68,7 +68,10 @@ pub fn replay(args: ReplayArgs) -> anyhow::Result<u8> {
     let recording = Recording::open(&args.dir)?;
     if args.as_batch {
         let batch = deskhand_record::replay::as_batch(&recording).map_err(anyhow::Error::msg)?;
-        println!("{batch}");
+        for left_out in &batch.left_out {
+            eprintln!("# {left_out}");
+        }
+        println!("{}", batch.call);
         return Ok(0);
     }
     let options = Options {

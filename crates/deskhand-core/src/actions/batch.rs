@@ -115,7 +115,12 @@ pub(crate) async fn batch<B: Windows + Input>(
                     session.stopped = true;
                     Err(crate::Error::new(ErrorKind::Stopped, STOPPED_MESSAGE))
                 }
-                _ => run_step.run(session, step).await,
+                _ => {
+                    let marks = session.secret_marks();
+                    let result = run_step.run(session, step).await;
+                    session.secrets_of_step(marks, index);
+                    result
+                }
             }
         };
         let stop = match &result {
