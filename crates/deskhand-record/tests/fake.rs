@@ -288,6 +288,84 @@ async fn text_is_secret_by_where_it_went_when_typed() {
     }
 }
 
+/// A `wait` on a ref keeps what the ref named: a replay on a new run of the app waits on the
+/// element found again (the old ref was never issued there), and `--as-batch` names it by role
+/// and name. What a batch cannot do (a step that failed, a window named by id) is left out and
+/// said, and what is printed passes deskhand's own check.
+#[tokio::test]
+async fn a_wait_on_a_ref_replays_and_batches_and_a_batch_leaves_out_what_it_cannot_do() {
+    let dir = folder("wait-ref");
+    let backend = Arc::new(desktop(":1.6", "Save"));
+    let recorder = Recorder::open(&dir, deskhand_record::DEFAULT_CAP_BYTES).unwrap();
+    let mut session = Session::default();
+    let mut call = async |args: Value| recorded(&recorder, &backend, &mut session, args).await;
+    call(json!({"action": "windows"})).await.unwrap();
+    let tree = call(json!({"action": "observe", "target": "w1"}))
+        .await
+        .unwrap()
+        .text;
+    let save = ref_of(&tree, "group \"Form\"", "button \"Save\"");
+    call(json!({"action": "wait", "until": {"ref": save}}))
+        .await
+        .unwrap();
+    call(json!({"action": "batch", "steps": [
+        {"action": "wait", "until": [{"ref": save, "is": "enabled"}]},
+        {"action": "click", "ref": save},
+    ]}))
+    .await
+    .unwrap();
+    call(json!({"action": "click", "find": {"name": "Nothing like it"}, "target": "w1"}))
+        .await
+        .unwrap_err();
+    call(json!({"action": "close", "target": "w1"}))
+        .await
+        .unwrap();
+    recorder.flush().await;
+    let mut recording = Recording::open(&dir).unwrap();
+    let wait = recording.steps.iter().find(|s| s.action == "wait").unwrap();
+    assert_eq!(wait.elements[0].field, "until.ref");
+    assert_eq!(wait.elements[0].name, "Save");
+
+    let batch = as_batch(&recording).unwrap();
+    let steps = batch.call["steps"].as_array().unwrap();
+    assert_eq!(
+        steps[1],
+        json!({"action": "wait", "until": {"role": "button", "name": "Save"}})
+    );
+    assert_eq!(
+        steps[2]["until"],
+        json!([{"role": "button", "name": "Save", "is": "enabled"}])
+    );
+    assert!(
+        !batch.call.to_string().contains("\"ref\""),
+        "{}",
+        batch.call
+    );
+    assert!(
+        !steps.iter().any(|s| s["action"] == "close"),
+        "{}",
+        batch.call
+    );
+    assert_eq!(batch.left_out.len(), 2, "{:?}", batch.left_out);
+    assert!(batch.left_out[0].contains("(click) is left out: it failed when recorded"));
+    assert!(batch.left_out[1].contains("(close) is left out: it acts on window w1"));
+    parse_call(batch.call.clone()).unwrap();
+
+    recording.steps.retain(|s| s.action != "close");
+    let fresh = desktop(":1.9", "Save");
+    let mut log = Vec::new();
+    replay(
+        &fresh,
+        &Config::default(),
+        &recording,
+        &Options::default(),
+        &mut |l| log.push(l.to_owned()),
+    )
+    .await
+    .unwrap_or_else(|err| panic!("{err}: {log:?}"));
+    assert!(log.iter().any(|l| l.contains("(wait)")), "{log:?}");
+}
+
 #[tokio::test]
 async fn a_replay_finds_the_element_by_its_ancestors_in_a_new_run_of_the_app() {
     let dir = folder("replay");
