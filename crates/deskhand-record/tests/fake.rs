@@ -643,3 +643,46 @@ async fn a_dialog_step_is_not_replayed_in_the_main_window_when_the_dialog_is_mis
         without_dialog.received()
     );
 }
+
+/// The page names its session, says what each reply said first, marks where a click by point
+/// landed, and sets an applied-but-unconfirmed step apart from a done one.
+#[tokio::test]
+async fn the_report_marks_points_and_sets_unconfirmed_steps_apart() {
+    let dir = folder("session-report");
+    let backend = Arc::new(desktop(":1.7", "Save"));
+    let recorder = Recorder::open(&dir, deskhand_record::DEFAULT_CAP_BYTES).unwrap();
+    let mut session = Session::default();
+    let mut call = async |args: Value| recorded(&recorder, &backend, &mut session, args).await;
+    call(json!({"action": "windows"})).await.unwrap();
+    let tree = call(json!({"action": "observe", "target": "w1"}))
+        .await
+        .unwrap()
+        .text;
+    let pin = ref_of(&tree, "group \"Form\"", "password \"PIN\"");
+    let clicked = call(json!({"action": "click", "target": "w1", "x": 250, "y": 500}))
+        .await
+        .unwrap();
+    let set = call(json!({"action": "set_value", "ref": pin, "value": "0000"}))
+        .await
+        .unwrap();
+    assert_eq!(set.outcome, deskhand_core::Outcome::Unconfirmed);
+    recorder.flush().await;
+    let recording = Recording::open(&dir).unwrap();
+    let page = deskhand_record::report::html(&recording, &|t: &str| t.len() / 4);
+    let name = dir.file_name().unwrap().to_string_lossy().into_owned();
+    assert!(page.contains(&format!("<h1>deskhand recording {name}</h1>")));
+    assert_eq!(
+        page.matches("class=\"point\"").count(),
+        2,
+        "a before and an after"
+    );
+    assert_eq!(
+        page.matches("<section class=\"step unconfirmed\"").count(),
+        1
+    );
+    let first = clicked.text.lines().next().unwrap();
+    assert!(
+        page.contains(&format!("<p class=\"said\">{first}</p>")),
+        "{first}"
+    );
+}
