@@ -85,6 +85,7 @@ pub async fn replay<B: Backend>(
         observed: HashMap::new(),
         unlaunched: None,
         titles: recorded_titles(recording),
+        depended: depended_on(recording),
     };
     let mut replayed = Replayed::default();
     for step in &recording.steps {
@@ -170,6 +171,8 @@ struct Run<'a, B> {
     unlaunched: Option<usize>,
     /// Every window the recording names, by its recorded id, with each title it showed.
     titles: Vec<(String, String)>,
+    /// What later steps depended on, of text read from pixels.
+    depended: Vec<String>,
 }
 
 /// The titles every window the recording names showed: the windows its steps acted in, those
@@ -302,6 +305,16 @@ impl<B: Backend> Run<'_, B> {
                 expected.push(line.clone());
             }
         }
+        expected.retain(|line| {
+            !line.from_pixels
+                || self.depended.iter().any(|text| {
+                    Line {
+                        name: text.clone(),
+                        ..line.clone()
+                    }
+                    .same(line)
+                })
+        });
         if step.args.get("since") != Some(&json!(true)) {
             self.observed.insert(window, lines);
         }
@@ -579,10 +592,17 @@ struct Line {
     name: String,
     value: Option<String>,
     change: Option<String>,
+    /// Read from the pixels (OCR): a window at another size reads a word more or less.
+    from_pixels: bool,
 }
 
 impl Line {
     fn same(&self, other: &Line) -> bool {
+        if self.from_pixels || other.from_pixels {
+            // As `wait` compares text read from pixels: trimmed, without case, one in the other.
+            let (a, b) = (loose(&self.name), loose(&other.name));
+            return self.role == other.role && (a.contains(&b) || b.contains(&a));
+        }
         self.role == other.role && self.name == other.name && self.value == other.value
     }
 
@@ -607,9 +627,39 @@ fn lines_of(data: &Value) -> Vec<Line> {
             name: e["name"].as_str().unwrap_or("").to_owned(),
             value: e["value"].as_str().map(str::to_owned),
             change: e["change"].as_str().map(str::to_owned),
+            from_pixels: e["states"]
+                .as_array()
+                .is_some_and(|states| states.iter().any(|s| s == "ocr")),
         })
         .filter(|l| !l.name.is_empty() || l.value.is_some())
         .collect()
+}
+
+/// Text as `wait` compares what it reads from pixels.
+fn loose(text: &str) -> String {
+    text.trim().replace('…', "...").to_lowercase()
+}
+
+/// The texts later steps depended on: the names of the elements they acted on and the text
+/// their waits waited for. Text read from pixels is checked only where it is one of these.
+fn depended_on(recording: &Recording) -> Vec<String> {
+    let mut texts = Vec::new();
+    for step in &recording.steps {
+        texts.extend(step.elements.iter().map(|e| loose(&e.name)));
+        let mut conditions = vec![&step.args["until"]];
+        for inner in step.args["steps"].as_array().into_iter().flatten() {
+            conditions.push(&inner["until"]);
+        }
+        for until in conditions {
+            let list = match until {
+                Value::Array(list) => list.iter().collect(),
+                one => vec![one],
+            };
+            texts.extend(list.iter().filter_map(|c| c["text"].as_str()).map(loose));
+        }
+    }
+    texts.retain(|t| !t.is_empty());
+    texts
 }
 
 /// Puts `value` at a recorded argument path: `ref`, `from`, `steps[2].ref`, `until.ref`.
@@ -671,6 +721,39 @@ fn first_line(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn line(name: &str, from_pixels: bool) -> Line {
+        Line {
+            role: "text".into(),
+            name: name.into(),
+            value: None,
+            change: None,
+            from_pixels,
+        }
+    }
+
+    #[test]
+    fn text_read_from_pixels_matches_with_the_tolerance_of_wait_and_only_where_a_step_used_it() {
+        let recorded = line("Result: 42 shown", true);
+        assert!(recorded.same(&line("result: 42", true)));
+        assert!(recorded.same(&line("  RESULT: 42 SHOWN now", true)));
+        assert!(!recorded.same(&line("Result: 41", true)));
+        assert!(!line("Save", false).same(&line("save", false)));
+        let recording = Recording {
+            dir: "r".into(),
+            manifest: crate::format::Manifest {
+                format: 1,
+                deskhand: "0".into(),
+                started_ms: 0,
+            },
+            steps: vec![serde_json::from_value(json!({
+                "index": 1, "at_ms": 0, "ms": 1, "action": "batch", "outcome": "done", "text": "",
+                "args": {"action": "batch", "steps": [{"action": "wait", "until": [{"text": "Saved …"}]}]}
+            }))
+            .unwrap()],
+        };
+        assert_eq!(depended_on(&recording), ["saved ..."]);
+    }
 
     #[test]
     fn an_app_launched_by_its_program_name_is_found_installed_as_launch_finds_it() {
