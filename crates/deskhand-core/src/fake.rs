@@ -56,6 +56,8 @@ pub struct FakeDesktop {
     pub hit_areas: Mutex<Vec<(ElementHandle, Rect)>>,
     /// Elements something covers: `reaches` finds another element at every point of them.
     pub covered: Mutex<Vec<ElementHandle>>,
+    /// How many tree reads still time out, as an app busy in a modal loop answers nothing.
+    pub busy_trees: std::sync::atomic::AtomicUsize,
 }
 
 impl FakeDesktop {
@@ -71,6 +73,7 @@ impl FakeDesktop {
             installed_gaps: Mutex::new(Vec::new()),
             hit_areas: Mutex::new(Vec::new()),
             covered: Mutex::new(Vec::new()),
+            busy_trees: Default::default(),
         }
     }
 
@@ -204,6 +207,17 @@ impl Windows for FakeDesktop {
 impl Accessibility for FakeDesktop {
     async fn tree(&self, window: &WindowInfo) -> Result<Tree> {
         self.count_read();
+        let busy = self.busy_trees.fetch_update(
+            std::sync::atomic::Ordering::Relaxed,
+            std::sync::atomic::Ordering::Relaxed,
+            |left| left.checked_sub(1),
+        );
+        if busy.is_ok() {
+            return Err(Error::new(
+                ErrorKind::Timeout,
+                "the app did not answer within 2 s: it is busy",
+            ));
+        }
         self.windows
             .lock()
             .unwrap()

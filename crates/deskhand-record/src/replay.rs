@@ -318,25 +318,13 @@ impl<B: Backend> Run<'_, B> {
         if step.args.get("since") != Some(&json!(true)) {
             self.observed.insert(window, lines);
         }
+        let deadline = Instant::now() + self.options.wait;
         if self.options.dry_run || expected.is_empty() {
-            self.call(args).await.map_err(|text| {
-                stopped(
-                    step,
-                    "the window the agent observed".into(),
-                    first_line(&text),
-                )
-            })?;
+            self.answered(step, &args, deadline).await?;
             return Ok(format!("step {n} (observe) observed"));
         }
-        let deadline = Instant::now() + self.options.wait;
         loop {
-            let reply = self.call(args.clone()).await.map_err(|text| {
-                stopped(
-                    step,
-                    "the window the agent observed".into(),
-                    first_line(&text),
-                )
-            })?;
+            let reply = self.answered(step, &args, deadline).await?;
             let now = lines_of(&reply.data);
             let missing = expected.iter().find(|e| !now.iter().any(|l| l.same(e)));
             match missing {
@@ -365,6 +353,30 @@ impl<B: Backend> Run<'_, B> {
                     ));
                 }
                 Some(_) => tokio::time::sleep(Duration::from_millis(300)).await,
+            }
+        }
+    }
+
+    /// The reply to an observe, asked again until `deadline` while the app does not answer: an
+    /// app busy in its own modal dialog (Qt, after the click that opened it) answers once the
+    /// dialog is up.
+    async fn answered(
+        &mut self,
+        step: &Step,
+        args: &Value,
+        deadline: Instant,
+    ) -> Result<Reply, ReplayError> {
+        loop {
+            match self.call(args.clone()).await {
+                Ok(reply) => return Ok(reply),
+                Err(text) if Instant::now() >= deadline => {
+                    return Err(stopped(
+                        step,
+                        "the window the agent observed".into(),
+                        first_line(&text),
+                    ));
+                }
+                Err(_) => tokio::time::sleep(Duration::from_millis(300)).await,
             }
         }
     }
@@ -480,9 +492,15 @@ impl<B: Backend> Run<'_, B> {
             let id = self.find_window(step, window).await?;
             let observed = self
                 .call(json!({"action": "observe", "target": id, "limit": 5000}))
-                .await
-                .map_err(|text| stopped(step, describe(acted), first_line(&text)))?;
-            let _ = observed;
+                .await;
+            // Waited for as `answered` waits.
+            if let Err(text) = observed {
+                if Instant::now() >= deadline {
+                    return Err(stopped(step, describe(acted), first_line(&text)));
+                }
+                tokio::time::sleep(Duration::from_millis(300)).await;
+                continue;
+            }
             let (found, nearest) = self.matches(acted);
             match found.as_slice() {
                 [key] => {
