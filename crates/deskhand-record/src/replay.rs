@@ -4,6 +4,7 @@
 //! stops at the first step it cannot do the same way, and nothing after it runs.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
@@ -12,6 +13,7 @@ use deskhand_core::model::InstalledApp;
 use deskhand_core::session::{Numbers, Seen};
 use deskhand_core::{Backend, Config, Reply, Session, execute, parse_call};
 
+use crate::Recorder;
 pub use crate::export::{Batch, as_batch};
 use crate::format::{Acted, Recording, Step, WindowSeen};
 use crate::identity::holder_of;
@@ -27,12 +29,14 @@ pub(crate) const READS: &[&str] = &[
     "forget",
 ];
 
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct Options {
     /// Resolve every step's window and elements without acting.
     pub dry_run: bool,
     /// How long a window, an element or a recorded value is waited for.
     pub wait: Duration,
+    /// Where the replay records its own run: each step's action as the agent's was recorded.
+    pub record: Option<Recorder>,
 }
 
 impl Default for Options {
@@ -40,6 +44,7 @@ impl Default for Options {
         Self {
             dry_run: false,
             wait: Duration::from_secs(10),
+            record: None,
         }
     }
 }
@@ -68,14 +73,14 @@ pub struct Replayed {
 }
 
 /// Replays `recording` on the desktop `backend` drives. `log` hears one line a step as it ends.
-pub async fn replay<B: Backend>(
-    backend: &B,
+pub async fn replay<B: Backend + 'static>(
+    backend: &Arc<B>,
     config: &Config,
     recording: &Recording,
     options: &Options,
     log: &mut dyn FnMut(&str),
 ) -> Result<Replayed, ReplayError> {
-    preflight(backend, recording).await?;
+    preflight(backend.as_ref(), recording).await?;
     let mut run = Run {
         backend,
         config,
@@ -159,7 +164,7 @@ fn launches(installed: &InstalledApp, app: &str) -> bool {
 }
 
 struct Run<'a, B> {
-    backend: &'a B,
+    backend: &'a Arc<B>,
     config: &'a Config,
     options: &'a Options,
     session: Session,
@@ -196,12 +201,32 @@ fn recorded_titles(recording: &Recording) -> Vec<(String, String)> {
     titles
 }
 
-impl<B: Backend> Run<'_, B> {
+impl<B: Backend + 'static> Run<'_, B> {
     async fn call(&mut self, args: Value) -> Result<Reply, String> {
         let call = parse_call(args).map_err(|err| err.reply_text())?;
-        execute(self.backend, &mut self.session, self.config, call)
+        execute(self.backend.as_ref(), &mut self.session, self.config, call)
             .await
             .map_err(|err| err.reply_text())
+    }
+
+    /// A step's own action, recorded when the replay records its run.
+    async fn act(&mut self, args: Value) -> Result<Reply, String> {
+        let Some(recorder) = self.options.record.clone() else {
+            return self.call(args).await;
+        };
+        let call = parse_call(args.clone());
+        let actuates = call.as_ref().is_ok_and(|c| c.actuates());
+        let begun = recorder
+            .begin(self.backend, &mut self.session, &args, actuates)
+            .await;
+        let mut reply = match call {
+            Ok(call) => execute(self.backend.as_ref(), &mut self.session, self.config, call).await,
+            Err(err) => Err(err),
+        };
+        recorder
+            .finish(self.backend, begun, &mut self.session, &mut reply)
+            .await;
+        reply.map_err(|err| err.reply_text())
     }
 
     async fn step(&mut self, step: &Step) -> Result<String, ReplayError> {
@@ -244,7 +269,7 @@ impl<B: Backend> Run<'_, B> {
                 }
             }
         }
-        let reply = self.call(args).await;
+        let reply = self.act(args).await;
         let recorded_ok = !step.failed();
         match reply {
             Ok(reply) if !reply.is_error() => Ok(format!(

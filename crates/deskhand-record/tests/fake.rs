@@ -352,7 +352,7 @@ async fn a_wait_on_a_ref_replays_and_batches_and_a_batch_leaves_out_what_it_cann
     parse_call(batch.call.clone()).unwrap();
 
     recording.steps.retain(|s| s.action != "close");
-    let fresh = desktop(":1.9", "Save");
+    let fresh = Arc::new(desktop(":1.9", "Save"));
     // The app answers nothing for a moment, as Qt does while the dialog it opened comes up.
     fresh
         .busy_trees
@@ -376,7 +376,7 @@ async fn a_replay_finds_the_element_by_its_ancestors_in_a_new_run_of_the_app() {
     record_task(&dir).await;
     let mut recording = Recording::open(&dir).unwrap();
     // The PIN step cannot be replayed (its text is not kept): refused before anything.
-    let fresh = desktop(":1.9", "Save");
+    let fresh = Arc::new(desktop(":1.9", "Save"));
     let refused = replay(
         &fresh,
         &Config::default(),
@@ -422,7 +422,7 @@ async fn a_replay_stops_where_the_element_is_gone_and_does_nothing_after() {
     record_task(&dir).await;
     let mut recording = Recording::open(&dir).unwrap();
     recording.steps.retain(|s| s.action != "type");
-    let changed = desktop(":1.9", "Store");
+    let changed = Arc::new(desktop(":1.9", "Store"));
     let options = Options {
         wait: std::time::Duration::from_millis(300),
         ..Options::default()
@@ -610,7 +610,7 @@ async fn a_dialog_step_is_not_replayed_in_the_main_window_when_the_dialog_is_mis
     let recording = Recording::open(&dir).unwrap();
     // The dialog is not open now; the editor, its app's only window, has a Save button right
     // under its root as the dialog's was, and the recording knows that window as another one.
-    let without_dialog = desktop(":1.9", "Store");
+    let without_dialog = Arc::new(desktop(":1.9", "Store"));
     without_dialog.windows.lock().unwrap()[0]
         .1
         .root

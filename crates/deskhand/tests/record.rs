@@ -177,9 +177,21 @@ fn a_task_recorded_over_mcp_replays_on_a_fresh_desktop_and_stops_where_the_app_c
         .expect("the Double click was recorded")["index"]
         .as_u64()
         .unwrap();
-    let run = fresh.run(&["replay", dir.to_str().unwrap(), "--wait", "3"]);
+    let rerun = scratch_dir(desk, "recording-counter-rerun");
+    let run = fresh.run(&[
+        "replay",
+        dir.to_str().unwrap(),
+        "--wait",
+        "3",
+        "--record",
+        rerun.to_str().unwrap(),
+    ]);
     assert_eq!(run.code, 1, "{}\n{}", run.stdout, run.stderr);
-    let said = run.stdout.lines().last().unwrap_or_default();
+    let said = run
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("replay stopped"))
+        .unwrap_or_default();
     assert!(
         said.starts_with(&format!("replay stopped at step {double} (click)")),
         "{said}"
@@ -191,6 +203,34 @@ fn a_task_recorded_over_mcp_replays_on_a_fresh_desktop_and_stops_where_the_app_c
         "{said}"
     );
     assert_eq!(totals(&changed), [1, 2], "{}", run.stdout);
+    // Per step: the Adds the same, the Double different and why, the rest not run.
+    let summary: Vec<&str> = run.stdout.lines().filter(|l| l.contains(": ")).collect();
+    assert!(
+        summary.contains(&format!("step {}: same", double - 1).as_str()),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains(&format!(
+            "step {double}: different: it looked for button \"Double\""
+        )),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout
+            .contains(&format!("step {}: not run", double + 1)),
+        "{}",
+        run.stdout
+    );
+    // The rerun recorded itself: the two Add clicks it made, as an agent's would be.
+    let rerun_steps = shots_written(&rerun);
+    let clicks: Vec<&Value> = rerun_steps
+        .iter()
+        .filter(|s| s["action"] == "click")
+        .collect();
+    assert_eq!(clicks.len(), 2, "{rerun_steps:#?}");
+    assert!(clicks.iter().all(|c| c["elements"][0]["name"] == "Add"));
     assert!(
         !changed.events().iter().any(|e| e["event"] == "step"),
         "a step after the stop ran"
