@@ -129,6 +129,10 @@ pub struct Session {
     /// cannot be read, text typed next is taken for a secret. Kept between CLI calls.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub(crate) clicked_password: bool,
+    /// A recorder keeps this session's calls: typing asks whether the focus is a password
+    /// field (which costs a call or a tree read), so the recorder can leave its text out.
+    #[serde(skip)]
+    pub watch_secrets: bool,
 }
 
 /// Keys sent to an element: a toolkit that hands keys from the process reading the X events to

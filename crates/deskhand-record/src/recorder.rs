@@ -208,6 +208,7 @@ impl Recorder {
         let started = Instant::now();
         // Marks of calls made without this recorder are not this call's.
         session.take_secret_args();
+        session.watch_secrets = true;
         let action = args
             .get("action")
             .and_then(Value::as_str)
