@@ -60,6 +60,8 @@ pub struct FakeDesktop {
     pub monitors: Mutex<Vec<Monitor>>,
     /// The person at the desk, once a test gives the fake one to watch for.
     pub presence: Mutex<Option<std::sync::Arc<crate::person::Presence>>>,
+    /// How many tree reads still time out, as an app busy in a modal loop answers nothing.
+    pub busy_trees: std::sync::atomic::AtomicUsize,
 }
 
 impl FakeDesktop {
@@ -77,6 +79,7 @@ impl FakeDesktop {
             covered: Mutex::new(Vec::new()),
             monitors: Mutex::new(Vec::new()),
             presence: Mutex::new(None),
+            busy_trees: Default::default(),
         }
     }
 
@@ -229,6 +232,17 @@ impl Windows for FakeDesktop {
 impl Accessibility for FakeDesktop {
     async fn tree(&self, window: &WindowInfo) -> Result<Tree> {
         self.count_read();
+        let busy = self.busy_trees.fetch_update(
+            std::sync::atomic::Ordering::Relaxed,
+            std::sync::atomic::Ordering::Relaxed,
+            |left| left.checked_sub(1),
+        );
+        if busy.is_ok() {
+            return Err(Error::new(
+                ErrorKind::Timeout,
+                "the app did not answer within 2 s: it is busy",
+            ));
+        }
         self.windows
             .lock()
             .unwrap()

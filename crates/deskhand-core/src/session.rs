@@ -138,6 +138,18 @@ pub struct Session {
     /// disk: the text may be a secret in a field that does not say it is one.
     #[serde(skip)]
     pub(crate) typed_into: Option<TypedInto>,
+    /// The arguments of the calls since the last [`Session::take_secret_args`] whose text went
+    /// into a password field (`text`, `steps[2].value`): a recording must not keep that text.
+    #[serde(skip)]
+    secret_args: Vec<String>,
+    /// The latest element clicked was a password field: where the focused element's role
+    /// cannot be read, text typed next is taken for a secret. Kept between CLI calls.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub(crate) clicked_password: bool,
+    /// A recorder keeps this session's calls: typing asks whether the focus is a password
+    /// field (which costs a call or a tree read), so the recorder can leave its text out.
+    #[serde(skip)]
+    pub watch_secrets: bool,
 }
 
 /// Keys sent to an element: a toolkit that hands keys from the process reading the X events to
@@ -353,6 +365,28 @@ impl Session {
                 })
             }
         }
+    }
+
+    /// The argument, e.g. `text`, whose text just went into a password field.
+    pub(crate) fn mark_secret(&mut self, field: &str) {
+        self.secret_args.push(field.to_owned());
+    }
+
+    /// The marks made since `from` were a batch step's: they name the step's arguments.
+    pub(crate) fn secrets_of_step(&mut self, from: usize, step: usize) {
+        for field in self.secret_args.iter_mut().skip(from) {
+            *field = format!("steps[{step}].{field}");
+        }
+    }
+
+    pub(crate) fn secret_marks(&self) -> usize {
+        self.secret_args.len()
+    }
+
+    /// Which arguments of the calls since the last take held text typed or set into a password
+    /// field, decided at the moment of typing; clears them.
+    pub fn take_secret_args(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.secret_args)
     }
 
     /// A new observation: its refs replace every ref issued before.

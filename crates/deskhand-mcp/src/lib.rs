@@ -113,6 +113,8 @@ impl<B: Backend> DesktopServer<B> {
             let call = parse_call(arguments)?;
             let mut session = self.session.lock().await;
             let _turn = self.turn().await;
+            // Nothing records this session: which text was a secret concerns no one.
+            session.take_secret_args();
             return execute_with(
                 self.backend.as_ref(),
                 &mut session,
@@ -142,7 +144,9 @@ impl<B: Backend> DesktopServer<B> {
             }
             Err(err) => Err(err),
         };
-        recorder.finish(&self.backend, begun, &mut reply).await;
+        recorder
+            .finish(&self.backend, begun, &mut session, &mut reply)
+            .await;
         reply
     }
 

@@ -3,7 +3,6 @@
 
 use serde_json::Value;
 
-use deskhand_core::Session;
 use deskhand_core::model::Role;
 
 use crate::format::{Acted, Redacted};
@@ -15,6 +14,22 @@ pub(crate) fn collect_refs(args: &Value, prefix: &str, out: &mut Vec<(String, St
             out.push((format!("{prefix}{field}"), reference.to_owned()));
         }
     }
+    // A `wait` names its element in its condition, or in each of its list.
+    match args.get("until") {
+        Some(Value::Array(conditions)) => {
+            for (i, condition) in conditions.iter().enumerate() {
+                if let Some(reference) = condition.get("ref").and_then(Value::as_str) {
+                    out.push((format!("{prefix}until[{i}].ref"), reference.to_owned()));
+                }
+            }
+        }
+        Some(condition) => {
+            if let Some(reference) = condition.get("ref").and_then(Value::as_str) {
+                out.push((format!("{prefix}until.ref"), reference.to_owned()));
+            }
+        }
+        None => {}
+    }
     if let Some(steps) = args.get("steps").and_then(Value::as_array) {
         for (i, step) in steps.iter().enumerate() {
             collect_refs(step, &format!("{prefix}steps[{i}]."), out);
@@ -22,15 +37,30 @@ pub(crate) fn collect_refs(args: &Value, prefix: &str, out: &mut Vec<(String, St
     }
 }
 
-/// Takes out text typed or set into a password field: the step keeps the fact and the length.
-/// Without a ref, the field is the focused element of the latest observation.
-pub(crate) fn redact(
-    args: &mut Value,
-    prefix: &str,
-    session: &Session,
-    elements: &[Acted],
-    out: &mut Vec<Redacted>,
-) {
+/// The object an argument path's last part is a field of: `steps[2].until[1].ref` names the
+/// `ref` of the second condition of the third step.
+pub(crate) fn holder_of<'a>(
+    args: &'a mut Value,
+    path: &'a str,
+) -> Option<(&'a mut Value, &'a str)> {
+    match path.split_once('.') {
+        None => Some((args, path)),
+        Some((head, tail)) => {
+            let inner = match head.split_once('[') {
+                Some((name, index)) => {
+                    let index: usize = index.strip_suffix(']')?.parse().ok()?;
+                    args.get_mut(name)?.get_mut(index)?
+                }
+                None => args.get_mut(head)?,
+            };
+            holder_of(inner, tail)
+        }
+    }
+}
+
+/// Takes out text typed or set into a password field named by ref or by a `find` of its role:
+/// the step keeps the fact and the length.
+pub(crate) fn redact(args: &mut Value, prefix: &str, elements: &[Acted], out: &mut Vec<Redacted>) {
     let password = Role::Password.as_str();
     let named = elements
         .iter()
@@ -41,7 +71,8 @@ pub(crate) fn redact(
         .and_then(|f| f.get("role"))
         .and_then(Value::as_str)
         .map(|role| role == password);
-    let secret = named.or(found).unwrap_or_else(|| focused_password(session));
+    // Without either, the executor decides from the focused element as it types.
+    let secret = named.or(found).unwrap_or(false);
     if secret && let Some(map) = args.as_object_mut() {
         for field in ["text", "value"] {
             if let Some(text) = map.get(field).and_then(Value::as_str) {
@@ -56,23 +87,60 @@ pub(crate) fn redact(
     }
     if let Some(steps) = args.get_mut("steps").and_then(Value::as_array_mut) {
         for (i, step) in steps.iter_mut().enumerate() {
-            redact(
-                step,
-                &format!("{prefix}steps[{i}]."),
-                session,
-                elements,
-                out,
-            );
+            redact(step, &format!("{prefix}steps[{i}]."), elements, out);
         }
     }
 }
 
-fn focused_password(session: &Session) -> bool {
-    let Some(latest) = &session.latest else {
-        return false;
-    };
-    session.seen(latest.surface).is_some_and(|seen| {
-        seen.iter()
-            .any(|s| s.role == Role::Password && s.states.iter().any(|st| st == "focused"))
-    })
+/// Takes out the text of each argument the executor found went into a password field at the
+/// moment of typing (`text`, `steps[1].value`), unless already taken out.
+pub(crate) fn redact_marked(args: &mut Value, fields: &[String], out: &mut Vec<Redacted>) {
+    for field in fields {
+        if out.iter().any(|r| &r.field == field) {
+            continue;
+        }
+        if let Some(characters) = take_text(args, field) {
+            out.push(Redacted {
+                field: field.clone(),
+                characters,
+                why: "typed into a password field".into(),
+            });
+        }
+    }
+}
+
+/// Takes out all text of a `type`, `set_value` or `batch` that failed before anything was sent:
+/// no element took it, so nothing says it was not meant for a password field.
+pub(crate) fn redact_unsent(args: &mut Value, out: &mut Vec<Redacted>) {
+    let action = args.get("action").and_then(Value::as_str).unwrap_or("");
+    if !matches!(action, "type" | "set_value" | "batch") {
+        return;
+    }
+    let mut fields = vec!["text".to_owned(), "value".to_owned()];
+    let steps = args
+        .get("steps")
+        .and_then(Value::as_array)
+        .map_or(0, Vec::len);
+    for i in 0..steps {
+        fields.push(format!("steps[{i}].text"));
+        fields.push(format!("steps[{i}].value"));
+    }
+    for field in fields {
+        if let Some(characters) = take_text(args, &field) {
+            out.push(Redacted {
+                field,
+                characters,
+                why: "the call failed before typing it, so it may have been meant for a password field".into(),
+            });
+        }
+    }
+}
+
+/// Replaces the text at an argument path with null; how many characters it had.
+fn take_text(args: &mut Value, path: &str) -> Option<usize> {
+    let (holder, field) = holder_of(args, path)?;
+    let map = holder.as_object_mut()?;
+    let characters = map.get(field)?.as_str()?.chars().count();
+    map.insert(field.into(), Value::Null);
+    Some(characters)
 }

@@ -5,6 +5,7 @@
 //! [`report`] turns the folder into one self-contained HTML page.
 
 mod error;
+mod export;
 pub mod format;
 mod identity;
 mod recorder;

@@ -22,7 +22,7 @@ use crate::format::{
     Acted, Ancestor, FORMAT_VERSION, MANIFEST, Manifest, Redacted, SHOTS, STEPS, Shot, Step,
     WindowSeen, read_manifest,
 };
-use crate::identity::{collect_refs, redact};
+use crate::identity::{collect_refs, redact, redact_marked, redact_unsent};
 use crate::shots;
 
 /// Disk a recording may take unless told otherwise.
@@ -206,6 +206,9 @@ impl Recorder {
         actuates: bool,
     ) -> Begun {
         let started = Instant::now();
+        // Marks of calls made without this recorder are not this call's.
+        session.take_secret_args();
+        session.watch_secrets = true;
         let action = args
             .get("action")
             .and_then(Value::as_str)
@@ -250,13 +253,7 @@ impl Recorder {
             begun.window = Some(window);
             begun.windows.push(key);
         }
-        redact(
-            &mut begun.args,
-            "",
-            session,
-            &begun.elements,
-            &mut begun.redacted,
-        );
+        redact(&mut begun.args, "", &begun.elements, &mut begun.redacted);
         let named = begun
             .elements
             .iter()
@@ -280,15 +277,22 @@ impl Recorder {
     }
 
     /// After the call: writes its step (unless the cap was reached, which the reply then says)
-    /// and starts the capture of the screen after it.
+    /// and starts the capture of the screen after it. Text the executor typed or set into a
+    /// password field (`session` says which) is taken out first.
     pub async fn finish<B: Backend + 'static>(
         &self,
         backend: &Arc<B>,
-        begun: Begun,
+        mut begun: Begun,
+        session: &mut Session,
         reply: &mut Result<Reply, Error>,
     ) {
+        let secret = session.take_secret_args();
         if begun.skip {
             return;
+        }
+        redact_marked(&mut begun.args, &secret, &mut begun.redacted);
+        if reply.is_err() {
+            redact_unsent(&mut begun.args, &mut begun.redacted);
         }
         let ms = begun.started.elapsed().as_millis() as u64;
         let index = self.inner.state.lock().expect("recorder state").next;

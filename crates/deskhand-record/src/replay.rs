@@ -4,17 +4,22 @@
 //! stops at the first step it cannot do the same way, and nothing after it runs.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
+use deskhand_core::model::InstalledApp;
 use deskhand_core::session::{Numbers, Seen};
 use deskhand_core::{Backend, Config, Reply, Session, execute, parse_call};
 
+use crate::Recorder;
+pub use crate::export::{Batch, as_batch};
 use crate::format::{Acted, Recording, Step, WindowSeen};
+use crate::identity::holder_of;
 
 /// Reads that change nothing: a replay has no agent to show them to.
-const READS: &[&str] = &[
+pub(crate) const READS: &[&str] = &[
     "apps",
     "windows",
     "screenshot",
@@ -24,12 +29,14 @@ const READS: &[&str] = &[
     "forget",
 ];
 
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct Options {
     /// Resolve every step's window and elements without acting.
     pub dry_run: bool,
     /// How long a window, an element or a recorded value is waited for.
     pub wait: Duration,
+    /// Where the replay records its own run: each step's action as the agent's was recorded.
+    pub record: Option<Recorder>,
 }
 
 impl Default for Options {
@@ -37,6 +44,7 @@ impl Default for Options {
         Self {
             dry_run: false,
             wait: Duration::from_secs(10),
+            record: None,
         }
     }
 }
@@ -65,14 +73,14 @@ pub struct Replayed {
 }
 
 /// Replays `recording` on the desktop `backend` drives. `log` hears one line a step as it ends.
-pub async fn replay<B: Backend>(
-    backend: &B,
+pub async fn replay<B: Backend + 'static>(
+    backend: &Arc<B>,
     config: &Config,
     recording: &Recording,
     options: &Options,
     log: &mut dyn FnMut(&str),
 ) -> Result<Replayed, ReplayError> {
-    preflight(backend, recording).await?;
+    preflight(backend.as_ref(), recording).await?;
     let mut run = Run {
         backend,
         config,
@@ -82,6 +90,7 @@ pub async fn replay<B: Backend>(
         observed: HashMap::new(),
         unlaunched: None,
         titles: recorded_titles(recording),
+        depended: depended_on(recording),
     };
     let mut replayed = Replayed::default();
     for step in &recording.steps {
@@ -96,11 +105,22 @@ pub async fn replay<B: Backend>(
 /// an app it launches that is not installed.
 async fn preflight<B: Backend>(backend: &B, recording: &Recording) -> Result<(), ReplayError> {
     let live = recording.steps.iter().filter(|s| !s.failed());
-    for step in live.clone() {
-        if let Some(redacted) = step.redacted.first() {
+    let secret: Vec<&Step> = live.clone().filter(|s| !s.redacted.is_empty()).collect();
+    match secret.as_slice() {
+        [] => {}
+        [step] => {
+            let characters: usize = step.redacted.iter().map(|r| r.characters).sum();
             return Err(ReplayError::Refused(format!(
-                "step {} typed {} characters into a password field, which the recording does not keep, so it cannot be replayed; type it yourself, or record the task without the password",
-                step.index, redacted.characters
+                "step {} typed {characters} characters into a password field, which the recording does not keep, so it cannot be replayed; type it yourself, or record the task without the password",
+                step.index
+            )));
+        }
+        [first @ .., last] => {
+            let first: Vec<String> = first.iter().map(|s| s.index.to_string()).collect();
+            return Err(ReplayError::Refused(format!(
+                "steps {} and {} typed into a password field, which the recording does not keep, so they cannot be replayed; type it yourself, or record the task without the password",
+                first.join(", "),
+                last.index
             )));
         }
     }
@@ -118,10 +138,7 @@ async fn preflight<B: Backend>(backend: &B, recording: &Recording) -> Result<(),
         ))
     })?;
     for app in launched {
-        let known = installed
-            .iter()
-            .any(|i| i.id.eq_ignore_ascii_case(app) || i.name.eq_ignore_ascii_case(app));
-        if !known {
+        if !installed.iter().any(|i| launches(i, app)) {
             return Err(ReplayError::Refused(format!(
                 "the recording launches {app:?}, which is not installed here; install it, or replay on the machine it was recorded on"
             )));
@@ -130,8 +147,24 @@ async fn preflight<B: Backend>(backend: &B, recording: &Recording) -> Result<(),
     Ok(())
 }
 
+/// Whether `launch` starts `installed` when given `app`: by its desktop-file id (with or without
+/// `.desktop`), its name, or the program its command line runs (`gnome-calculator`).
+fn launches(installed: &InstalledApp, app: &str) -> bool {
+    let id = app.strip_suffix(".desktop").unwrap_or(app);
+    let program = installed
+        .command
+        .split_whitespace()
+        .next()
+        .map(|first| first.trim_matches('"'))
+        .and_then(|first| std::path::Path::new(first).file_name())
+        .and_then(|name| name.to_str());
+    installed.id.eq_ignore_ascii_case(id)
+        || installed.name.eq_ignore_ascii_case(app)
+        || program == Some(app)
+}
+
 struct Run<'a, B> {
-    backend: &'a B,
+    backend: &'a Arc<B>,
     config: &'a Config,
     options: &'a Options,
     session: Session,
@@ -143,6 +176,8 @@ struct Run<'a, B> {
     unlaunched: Option<usize>,
     /// Every window the recording names, by its recorded id, with each title it showed.
     titles: Vec<(String, String)>,
+    /// What later steps depended on, of text read from pixels.
+    depended: Vec<String>,
 }
 
 /// The titles every window the recording names showed: the windows its steps acted in, those
@@ -166,12 +201,32 @@ fn recorded_titles(recording: &Recording) -> Vec<(String, String)> {
     titles
 }
 
-impl<B: Backend> Run<'_, B> {
+impl<B: Backend + 'static> Run<'_, B> {
     async fn call(&mut self, args: Value) -> Result<Reply, String> {
         let call = parse_call(args).map_err(|err| err.reply_text())?;
-        execute(self.backend, &mut self.session, self.config, call)
+        execute(self.backend.as_ref(), &mut self.session, self.config, call)
             .await
             .map_err(|err| err.reply_text())
+    }
+
+    /// A step's own action, recorded when the replay records its run.
+    async fn act(&mut self, args: Value) -> Result<Reply, String> {
+        let Some(recorder) = self.options.record.clone() else {
+            return self.call(args).await;
+        };
+        let call = parse_call(args.clone());
+        let actuates = call.as_ref().is_ok_and(|c| c.actuates());
+        let begun = recorder
+            .begin(self.backend, &mut self.session, &args, actuates)
+            .await;
+        let mut reply = match call {
+            Ok(call) => execute(self.backend.as_ref(), &mut self.session, self.config, call).await,
+            Err(err) => Err(err),
+        };
+        recorder
+            .finish(self.backend, begun, &mut self.session, &mut reply)
+            .await;
+        reply.map_err(|err| err.reply_text())
     }
 
     async fn step(&mut self, step: &Step) -> Result<String, ReplayError> {
@@ -214,7 +269,7 @@ impl<B: Backend> Run<'_, B> {
                 }
             }
         }
-        let reply = self.call(args).await;
+        let reply = self.act(args).await;
         let recorded_ok = !step.failed();
         match reply {
             Ok(reply) if !reply.is_error() => Ok(format!(
@@ -275,28 +330,26 @@ impl<B: Backend> Run<'_, B> {
                 expected.push(line.clone());
             }
         }
+        expected.retain(|line| {
+            !line.from_pixels
+                || self.depended.iter().any(|text| {
+                    Line {
+                        name: text.clone(),
+                        ..line.clone()
+                    }
+                    .same(line)
+                })
+        });
         if step.args.get("since") != Some(&json!(true)) {
             self.observed.insert(window, lines);
         }
+        let deadline = Instant::now() + self.options.wait;
         if self.options.dry_run || expected.is_empty() {
-            self.call(args).await.map_err(|text| {
-                stopped(
-                    step,
-                    "the window the agent observed".into(),
-                    first_line(&text),
-                )
-            })?;
+            self.answered(step, &args, deadline).await?;
             return Ok(format!("step {n} (observe) observed"));
         }
-        let deadline = Instant::now() + self.options.wait;
         loop {
-            let reply = self.call(args.clone()).await.map_err(|text| {
-                stopped(
-                    step,
-                    "the window the agent observed".into(),
-                    first_line(&text),
-                )
-            })?;
+            let reply = self.answered(step, &args, deadline).await?;
             let now = lines_of(&reply.data);
             let missing = expected.iter().find(|e| !now.iter().any(|l| l.same(e)));
             match missing {
@@ -325,6 +378,30 @@ impl<B: Backend> Run<'_, B> {
                     ));
                 }
                 Some(_) => tokio::time::sleep(Duration::from_millis(300)).await,
+            }
+        }
+    }
+
+    /// The reply to an observe, asked again until `deadline` while the app does not answer: an
+    /// app busy in its own modal dialog (Qt, after the click that opened it) answers once the
+    /// dialog is up.
+    async fn answered(
+        &mut self,
+        step: &Step,
+        args: &Value,
+        deadline: Instant,
+    ) -> Result<Reply, ReplayError> {
+        loop {
+            match self.call(args.clone()).await {
+                Ok(reply) => return Ok(reply),
+                Err(text) if Instant::now() >= deadline => {
+                    return Err(stopped(
+                        step,
+                        "the window the agent observed".into(),
+                        first_line(&text),
+                    ));
+                }
+                Err(_) => tokio::time::sleep(Duration::from_millis(300)).await,
             }
         }
     }
@@ -440,9 +517,15 @@ impl<B: Backend> Run<'_, B> {
             let id = self.find_window(step, window).await?;
             let observed = self
                 .call(json!({"action": "observe", "target": id, "limit": 5000}))
-                .await
-                .map_err(|text| stopped(step, describe(acted), first_line(&text)))?;
-            let _ = observed;
+                .await;
+            // Waited for as `answered` waits.
+            if let Err(text) = observed {
+                if Instant::now() >= deadline {
+                    return Err(stopped(step, describe(acted), first_line(&text)));
+                }
+                tokio::time::sleep(Duration::from_millis(300)).await;
+                continue;
+            }
             let (found, nearest) = self.matches(acted);
             match found.as_slice() {
                 [key] => {
@@ -552,10 +635,17 @@ struct Line {
     name: String,
     value: Option<String>,
     change: Option<String>,
+    /// Read from the pixels (OCR): a window at another size reads a word more or less.
+    from_pixels: bool,
 }
 
 impl Line {
     fn same(&self, other: &Line) -> bool {
+        if self.from_pixels || other.from_pixels {
+            // As `wait` compares text read from pixels: trimmed, without case, one in the other.
+            let (a, b) = (loose(&self.name), loose(&other.name));
+            return self.role == other.role && (a.contains(&b) || b.contains(&a));
+        }
         self.role == other.role && self.name == other.name && self.value == other.value
     }
 
@@ -580,27 +670,48 @@ fn lines_of(data: &Value) -> Vec<Line> {
             name: e["name"].as_str().unwrap_or("").to_owned(),
             value: e["value"].as_str().map(str::to_owned),
             change: e["change"].as_str().map(str::to_owned),
+            from_pixels: e["states"]
+                .as_array()
+                .is_some_and(|states| states.iter().any(|s| s == "ocr")),
         })
         .filter(|l| !l.name.is_empty() || l.value.is_some())
         .collect()
 }
 
-/// Puts `value` at a recorded argument path: `ref`, `from`, `steps[2].ref`.
-fn set_field(args: &mut Value, path: &str, value: String) {
-    let mut at = args;
-    let mut rest = path;
-    while let Some((head, tail)) = rest.split_once('.') {
-        let index = head
-            .strip_prefix("steps[")
-            .and_then(|i| i.strip_suffix(']'))
-            .and_then(|i| i.parse::<usize>().ok());
-        match index {
-            Some(i) => at = &mut at["steps"][i],
-            None => return,
+/// Text as `wait` compares what it reads from pixels.
+fn loose(text: &str) -> String {
+    text.trim().replace('…', "...").to_lowercase()
+}
+
+/// The texts later steps depended on: the names of the elements they acted on and the text
+/// their waits waited for. Text read from pixels is checked only where it is one of these.
+fn depended_on(recording: &Recording) -> Vec<String> {
+    let mut texts = Vec::new();
+    for step in &recording.steps {
+        texts.extend(step.elements.iter().map(|e| loose(&e.name)));
+        let mut conditions = vec![&step.args["until"]];
+        for inner in step.args["steps"].as_array().into_iter().flatten() {
+            conditions.push(&inner["until"]);
         }
-        rest = tail;
+        for until in conditions {
+            let list = match until {
+                Value::Array(list) => list.iter().collect(),
+                one => vec![one],
+            };
+            texts.extend(list.iter().filter_map(|c| c["text"].as_str()).map(loose));
+        }
     }
-    at[rest] = json!(value);
+    texts.retain(|t| !t.is_empty());
+    texts
+}
+
+/// Puts `value` at a recorded argument path: `ref`, `from`, `steps[2].ref`, `until.ref`.
+fn set_field(args: &mut Value, path: &str, value: String) {
+    if let Some((holder, field)) = holder_of(args, path)
+        && let Some(map) = holder.as_object_mut()
+    {
+        map.insert(field.to_owned(), json!(value));
+    }
 }
 
 fn stopped(step: &Step, looked_for: String, found: String) -> ReplayError {
@@ -650,79 +761,60 @@ fn first_line(text: &str) -> String {
     text.lines().next().unwrap_or_default().to_owned()
 }
 
-/// The recording as one `batch` call an agent can paste: each element named by `find` (role
-/// and name) instead of a ref, on the whole screen, with a wait for each window the task moves
-/// to. Reads, observes and failed steps are left out.
-pub fn as_batch(recording: &Recording) -> Result<Value, String> {
-    let mut steps = Vec::new();
-    let mut window: Option<(String, String)> = None;
-    for step in &recording.steps {
-        let action = step.action.as_str();
-        let reads_clipboard = action == "clipboard" && step.args.get("text").is_none();
-        if step.failed() || action == "observe" || READS.contains(&action) || reads_clipboard {
-            continue;
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn line(name: &str, from_pixels: bool) -> Line {
+        Line {
+            role: "text".into(),
+            name: name.into(),
+            value: None,
+            change: None,
+            from_pixels,
         }
-        if let Some(redacted) = step.redacted.first() {
-            return Err(format!(
-                "step {} typed {} characters into a password field, which the recording does not keep; it cannot be part of a batch",
-                step.index, redacted.characters
-            ));
-        }
-        let inner: Vec<(Value, String)> = match step.args.get("steps").and_then(Value::as_array) {
-            Some(list) => list
-                .iter()
-                .enumerate()
-                .map(|(i, s)| (s.clone(), format!("steps[{i}].")))
-                .collect(),
-            None => vec![(step.args.clone(), String::new())],
+    }
+
+    #[test]
+    fn text_read_from_pixels_matches_with_the_tolerance_of_wait_and_only_where_a_step_used_it() {
+        let recorded = line("Result: 42 shown", true);
+        assert!(recorded.same(&line("result: 42", true)));
+        assert!(recorded.same(&line("  RESULT: 42 SHOWN now", true)));
+        assert!(!recorded.same(&line("Result: 41", true)));
+        assert!(!line("Save", false).same(&line("save", false)));
+        let recording = Recording {
+            dir: "r".into(),
+            manifest: crate::format::Manifest {
+                format: 1,
+                deskhand: "0".into(),
+                started_ms: 0,
+            },
+            steps: vec![serde_json::from_value(json!({
+                "index": 1, "at_ms": 0, "ms": 1, "action": "batch", "outcome": "done", "text": "",
+                "args": {"action": "batch", "steps": [{"action": "wait", "until": [{"text": "Saved …"}]}]}
+            }))
+            .unwrap()],
         };
-        for (mut args, prefix) in inner {
-            let map = args
-                .as_object_mut()
-                .ok_or("a step's arguments are not an object")?;
-            map.remove("target");
-            for field in ["from", "to"] {
-                if step
-                    .elements
-                    .iter()
-                    .any(|e| e.field == format!("{prefix}{field}"))
-                {
-                    return Err(format!(
-                        "step {} drags from or to an element, which a batch can only name by ref; replay it with `deskhand replay` instead",
-                        step.index
-                    ));
-                }
-            }
-            if let Some(acted) = step
-                .elements
-                .iter()
-                .find(|e| e.field == format!("{prefix}ref"))
-            {
-                map.remove("ref");
-                map.insert(
-                    "find".into(),
-                    json!({"role": acted.role, "name": acted.name}),
-                );
-                map.insert("target".into(), json!("screen"));
-                if let Some(seen) = &acted.window {
-                    let now = (seen.app.clone(), seen.title.clone());
-                    if window.as_ref() != Some(&now) {
-                        steps.push(json!({"action": "wait", "until": {"window": seen.title}}));
-                        window = Some(now);
-                    }
-                }
-            }
-            steps.push(args);
+        assert_eq!(depended_on(&recording), ["saved ..."]);
+    }
+
+    #[test]
+    fn an_app_launched_by_its_program_name_is_found_installed_as_launch_finds_it() {
+        let calculator = InstalledApp {
+            id: "org.gnome.Calculator".into(),
+            name: "Calculator".into(),
+            command: "/usr/bin/gnome-calculator --mode=basic".into(),
+        };
+        for app in [
+            "gnome-calculator",
+            "org.gnome.Calculator",
+            "org.gnome.Calculator.desktop",
+            "calculator",
+        ] {
+            assert!(launches(&calculator, app), "{app}");
+        }
+        for app in ["gnome-calc", "usr", "basic"] {
+            assert!(!launches(&calculator, app), "{app}");
         }
     }
-    if steps.is_empty() {
-        return Err("the recording has no step that acts; there is nothing to batch".into());
-    }
-    if steps.len() > 50 {
-        return Err(format!(
-            "the recording makes {} steps, and a batch takes at most 50; replay it with `deskhand replay` instead",
-            steps.len()
-        ));
-    }
-    Ok(json!({"action": "batch", "steps": steps}))
 }

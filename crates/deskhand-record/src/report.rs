@@ -31,13 +31,17 @@ pub fn html(recording: &Recording, count: CountTokens<'_>) -> String {
         total_tokens += tokens;
         let failed = step.failed();
         failures += usize::from(failed);
-        let mark = if failed { " failed" } else { "" };
+        // Applied but unconfirmed is neither done nor failed: the app may not have taken it.
+        let (mark, flag) = match step.outcome.as_str() {
+            _ if failed => (" failed", " ✗"),
+            "unconfirmed" => (" unconfirmed", " ?"),
+            _ => ("", ""),
+        };
         let _ = write!(
             nav,
             "<li class=\"{mark}\"><a href=\"#step-{i}\">{i}. {action}{flag}</a></li>",
             i = step.index,
             action = esc(&step.action),
-            flag = if failed { " ✗" } else { "" },
         );
         let _ = write!(
             body,
@@ -49,6 +53,12 @@ pub fn html(recording: &Recording, count: CountTokens<'_>) -> String {
             outcome = esc(&step.outcome),
             ms = step.ms,
             when = clock(step.at_ms),
+        );
+        // What the reply said first: what a wait found held, what a click did.
+        let _ = write!(
+            body,
+            "<p class=\"said\">{}</p>",
+            esc(step.text.lines().next().unwrap_or_default())
         );
         for acted in &step.elements {
             let _ = write!(
@@ -94,13 +104,15 @@ pub fn html(recording: &Recording, count: CountTokens<'_>) -> String {
         "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">\
 <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
 <meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; img-src data:; style-src 'unsafe-inline'; script-src 'unsafe-inline'\">\
-<title>deskhand recording: {steps} steps</title><style>{STYLE}</style></head><body>\
+<title>deskhand recording {name}: {steps} steps</title><style>{STYLE}</style></head><body>\
 <a class=\"skip\" href=\"#steps\">Skip to the steps</a>\
-<header><h1>deskhand recording</h1><p>{steps} steps · {failures} failed · {secs:.1} s in calls · {total_tokens} tokens · format {format}, deskhand {version}</p></header>\
+<header><h1>deskhand recording {name}</h1><p>started {started} · {steps} steps · {failures} failed · {secs:.1} s in calls · {total_tokens} tokens · format {format}, deskhand {version}</p></header>\
 <div class=\"layout\"><nav aria-label=\"Steps\"><ol>{nav}</ol></nav><main id=\"steps\">{body}</main></div>\
-<script>const shots={{{sources}}};for(const img of document.querySelectorAll('img[data-shot]')){{img.src=shots[img.dataset.shot];}}</script>\
+<script>const shots={{{sources}}};for(const img of document.querySelectorAll('img[data-shot]')){{img.src=shots[img.dataset.shot];img.onclick=()=>img.closest('figure').classList.toggle('full');}}</script>\
 </body></html>",
         steps = recording.steps.len(),
+        name = esc(&session_name(recording)),
+        started = clock(recording.manifest.started_ms),
         secs = total_ms as f64 / 1000.0,
         format = recording.manifest.format,
         version = esc(&recording.manifest.deskhand),
@@ -153,7 +165,32 @@ fn figure(
             h = pct(f64::from(b.height), screen.height),
         );
     }
+    // Where a click or drag by point landed, as the reply gave it in screen pixels.
+    for key in ["pixel", "from", "to"] {
+        let at = &step.data[key];
+        let (Some(x), Some(y)) = (at["x"].as_i64(), at["y"].as_i64()) else {
+            continue;
+        };
+        let pct = |v: i64, from: i32, of: u32| {
+            100.0 * (v - i64::from(from)) as f64 / f64::from(of.max(1))
+        };
+        let _ = write!(
+            body,
+            "<div class=\"point\" title=\"{key} {x},{y}\" style=\"left:{l:.2}%;top:{t:.2}%\"></div>",
+            l = pct(x, screen.x, screen.width),
+            t = pct(y, screen.y, screen.height),
+        );
+    }
     let _ = write!(body, "</div><figcaption>{label}</figcaption></figure>");
+}
+
+/// The recording's folder name: `session-<id>` for a session an HTTP server recorded.
+fn session_name(recording: &Recording) -> String {
+    recording
+        .dir
+        .file_name()
+        .map(|name| name.to_string_lossy().into_owned())
+        .unwrap_or_default()
 }
 
 fn esc(text: &str) -> String {
@@ -183,11 +220,13 @@ nav ol{list-style:none;margin:0;padding:0;position:sticky;top:8px;max-height:95v
 nav a{display:block;padding:2px 6px;color:#0b4f8a;text-decoration:none;border-radius:3px}\
 nav a:focus,nav a:hover{background:#dbe9f6;outline:2px solid #0b4f8a}nav li.failed a{color:#b00020;font-weight:600}\
 .step{background:#fff;border:1px solid #d0d7de;border-left:6px solid #2e7d32;border-radius:4px;padding:8px 14px;margin-bottom:16px}\
-.step.failed{border-left-color:#b00020;background:#fff5f5}.step:focus{outline:3px solid #0b4f8a}\
+.step.failed{border-left-color:#b00020;background:#fff5f5}.step.unconfirmed{border-left-color:#c77700;background:#fffaf0}\
+.unconfirmed .outcome{color:#8a4b00;font-weight:700}nav li.unconfirmed a{color:#8a4b00}.said{margin:0 0 6px;font-family:monospace}.step:focus{outline:3px solid #0b4f8a}\
 .step h2{font-size:17px;margin:4px 0}.outcome{font-weight:400;color:#555}.failed .outcome{color:#b00020;font-weight:700}\
 .meta{color:#555;margin:0 0 6px}.redacted{color:#8a4b00}\
-.shots{display:grid;grid-template-columns:repeat(auto-fit,minmax(300px,1fr));gap:10px}\
-figure{margin:0;max-width:680px}.frame{position:relative;line-height:0;overflow:hidden}.frame img{width:100%;height:auto;border:1px solid #ccc}\
+.shots{display:grid;grid-template-columns:repeat(auto-fit,minmax(240px,340px));gap:10px}\
+figure{margin:0;max-width:340px}figure.full{max-width:none;grid-column:1/-1}.frame img{cursor:zoom-in}\
+.point{position:absolute;width:18px;height:18px;margin:-9px 0 0 -9px;border:3px solid #e53935;border-radius:50%;box-sizing:border-box;box-shadow:0 0 0 2px #fff}.frame{position:relative;line-height:0;overflow:hidden}.frame img{width:100%;height:auto;border:1px solid #ccc}\
 .box{position:absolute;border:3px solid #e53935;box-shadow:0 0 0 2px #fff;box-sizing:border-box}\
 pre{white-space:pre-wrap;word-break:break-word;background:#f3f3f3;padding:8px;margin:4px 0}\
 summary{cursor:pointer;color:#0b4f8a}summary:focus{outline:2px solid #0b4f8a}";

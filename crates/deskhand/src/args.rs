@@ -85,7 +85,8 @@ and what it found are printed; nothing after that step ran).
 Examples:
   deskhand replay run1               do it again
   deskhand replay run1 --dry-run     find every window and element, act on nothing
-  deskhand replay run1 --as-batch    print it as one `batch` call an agent can send")]
+  deskhand replay run1 --as-batch    print it as one `batch` call an agent can send
+  deskhand replay run1 --record run2 record the rerun, to report it")]
     Replay(ReplayArgs),
     /// Write a recording as one self-contained HTML page: steps, screenshots, replies.
     #[command(after_help = "\
@@ -184,6 +185,9 @@ pub struct ReplayArgs {
     /// Seconds to wait for each window, element and recorded value.
     #[arg(long, value_name = "S", default_value_t = 10)]
     pub wait: u64,
+    /// Record the replay's own run into this folder, as an agent's calls are recorded.
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["dry_run", "as_batch"])]
+    pub record: Option<PathBuf>,
     /// A replay acts on this desktop as the agent did: under the same policy, kill switch and
     /// audit log as any call.
     #[command(flatten)]
@@ -526,13 +530,14 @@ pub fn parse(argv: impl IntoIterator<Item = OsString>) -> Result<Invocation, cla
             })
         }
         (Some(Command::Replay(mut replay)), _) => {
-            if top.json || top.out.is_some() || top.record.is_some() {
+            if top.json || top.out.is_some() {
                 return Err(cmd.error(
                     ErrorKind::ArgumentConflict,
-                    "--json, --out and --record go with an action, not with `deskhand replay`; leave them out",
+                    "--json and --out go with an action, not with `deskhand replay`; leave them out",
                 ));
             }
             replay.safety = merge_safety(&mut cmd, top.safety, replay.safety)?;
+            replay.record = either(&mut cmd, "record", top.record, replay.record)?;
             Ok(Invocation::Replay(replay))
         }
         (Some(Command::Report { dir, output }), _) => {

@@ -59,7 +59,9 @@ pub fn action(call: ActionCall) -> anyhow::Result<u8> {
                 Ok(call) => execute(backend.as_ref(), &mut session, &config, call).await,
                 Err(err) => Err(err),
             };
-            recorder.finish(&backend, begun, &mut reply).await;
+            recorder
+                .finish(&backend, begun, &mut session, &mut reply)
+                .await;
             store.save(&session)?;
             recorder.flush().await;
             Ok::<_, Error>(reply)

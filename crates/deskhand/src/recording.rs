@@ -68,12 +68,21 @@ pub fn replay(args: ReplayArgs) -> anyhow::Result<u8> {
     let recording = Recording::open(&args.dir)?;
     if args.as_batch {
         let batch = deskhand_record::replay::as_batch(&recording).map_err(anyhow::Error::msg)?;
-        println!("{batch}");
+        for left_out in &batch.left_out {
+            eprintln!("# {left_out}");
+        }
+        println!("{}", batch.call);
         return Ok(0);
     }
+    // Opened before anything runs, so a folder that cannot be one fails at once.
+    let record = match &args.record {
+        Some(dir) => Some(Recorder::open(dir, cap()?)?),
+        None => None,
+    };
     let options = Options {
         dry_run: args.dry_run,
         wait: std::time::Duration::from_secs(args.wait),
+        record: record.clone(),
     };
     let (policy, audit) = crate::safety::load(&args.safety)?;
     let config = Config {
@@ -88,14 +97,24 @@ pub fn replay(args: ReplayArgs) -> anyhow::Result<u8> {
         .enable_all()
         .build()
         .context("starting the async runtime failed")?;
+    let mut lines = Vec::new();
     let result = runtime.block_on(async {
-        let backend = crate::platform::connect().map_err(|err| anyhow::anyhow!(err.message))?;
-        let mut log = |line: &str| println!("{line}");
-        Ok::<_, anyhow::Error>(
+        let backend = std::sync::Arc::new(
+            crate::platform::connect().map_err(|err| anyhow::anyhow!(err.message))?,
+        );
+        let mut log = |line: &str| {
+            println!("{line}");
+            lines.push(line.to_owned());
+        };
+        let result =
             deskhand_record::replay::replay(&backend, &config, &recording, &options, &mut log)
-                .await,
-        )
+                .await;
+        if let Some(record) = &record {
+            record.flush().await;
+        }
+        Ok::<_, anyhow::Error>(result)
     })?;
+    summarize(&recording, &lines, &result);
     match result {
         Ok(replayed) => {
             let what = if args.dry_run { "resolved" } else { "replayed" };
@@ -107,6 +126,42 @@ pub fn replay(args: ReplayArgs) -> anyhow::Result<u8> {
             Ok(1)
         }
         Err(err) => Err(err.into()),
+    }
+}
+
+/// How each recorded step went in the rerun: same, different (the first difference) or not
+/// run. A refused replay ran nothing and says so itself.
+fn summarize(
+    recording: &Recording,
+    lines: &[String],
+    result: &Result<deskhand_record::replay::Replayed, ReplayError>,
+) {
+    let stopped = match result {
+        Ok(_) => None,
+        Err(ReplayError::Stopped {
+            step,
+            looked_for,
+            found,
+            ..
+        }) => Some((*step, looked_for, found)),
+        Err(_) => return,
+    };
+    for (at, step) in recording.steps.iter().enumerate() {
+        let n = step.index;
+        let skipped = lines
+            .get(at)
+            .and_then(|line| line.split_once(" skipped: "))
+            .map(|(_, why)| why);
+        match stopped {
+            Some((at, looked_for, found)) if at == n => {
+                println!("step {n}: different: it looked for {looked_for}, and found {found}");
+            }
+            Some((at, ..)) if n > at => println!("step {n}: not run"),
+            _ => match skipped {
+                Some(why) => println!("step {n}: not run: {why}"),
+                None => println!("step {n}: same"),
+            },
+        }
     }
 }
 

@@ -177,9 +177,21 @@ fn a_task_recorded_over_mcp_replays_on_a_fresh_desktop_and_stops_where_the_app_c
         .expect("the Double click was recorded")["index"]
         .as_u64()
         .unwrap();
-    let run = fresh.run(&["replay", dir.to_str().unwrap(), "--wait", "3"]);
+    let rerun = scratch_dir(desk, "recording-counter-rerun");
+    let run = fresh.run(&[
+        "replay",
+        dir.to_str().unwrap(),
+        "--wait",
+        "3",
+        "--record",
+        rerun.to_str().unwrap(),
+    ]);
     assert_eq!(run.code, 1, "{}\n{}", run.stdout, run.stderr);
-    let said = run.stdout.lines().last().unwrap_or_default();
+    let said = run
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("replay stopped"))
+        .unwrap_or_default();
     assert!(
         said.starts_with(&format!("replay stopped at step {double} (click)")),
         "{said}"
@@ -191,6 +203,34 @@ fn a_task_recorded_over_mcp_replays_on_a_fresh_desktop_and_stops_where_the_app_c
         "{said}"
     );
     assert_eq!(totals(&changed), [1, 2], "{}", run.stdout);
+    // Per step: the Adds the same, the Double different and why, the rest not run.
+    let summary: Vec<&str> = run.stdout.lines().filter(|l| l.contains(": ")).collect();
+    assert!(
+        summary.contains(&format!("step {}: same", double - 1).as_str()),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains(&format!(
+            "step {double}: different: it looked for button \"Double\""
+        )),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout
+            .contains(&format!("step {}: not run", double + 1)),
+        "{}",
+        run.stdout
+    );
+    // The rerun recorded itself: the two Add clicks it made, as an agent's would be.
+    let rerun_steps = shots_written(&rerun);
+    let clicks: Vec<&Value> = rerun_steps
+        .iter()
+        .filter(|s| s["action"] == "click")
+        .collect();
+    assert_eq!(clicks.len(), 2, "{rerun_steps:#?}");
+    assert!(clicks.iter().all(|c| c["elements"][0]["name"] == "Add"));
     assert!(
         !changed.events().iter().any(|e| e["event"] == "step"),
         "a step after the stop ran"
@@ -506,5 +546,71 @@ fn a_calculator_task_replays_on_a_fresh_desktop_and_as_one_batch() {
         reply.text
     );
     agent.close();
+    fresh.stop();
+}
+
+/// What the CLI's observe of gnome-calculator's window shows: the display reaching `number`.
+fn calculator_shows(desk: &Desktop, number: &str) -> bool {
+    wait_until(SETTLE, || {
+        let (w, _) = common::window_where(desk, SETTLE, "gnome-calculator", |t| t == "Calculator");
+        let seen = desk.act("observe", json!({"target": w})).stdout;
+        seen.lines()
+            .any(|l| l.contains(&format!("\"{number}\"")) && !l.contains("button"))
+            .then_some(())
+    })
+    .is_some()
+}
+
+/// gnome-calculator launched by its program name (which `launch` takes, and is not its
+/// desktop-file id or its name), with a `wait` on a ref, recorded over MCP: replayed on a fresh
+/// desktop it is launched again, and its `--as-batch` passes the batch check there and reaches
+/// the same result.
+#[test]
+fn a_calculator_launched_by_program_name_with_a_wait_on_a_ref_replays_and_batches() {
+    let (_guard, desk) = desktop();
+    let dir = scratch_dir(desk, "recording-gnome-calculator");
+    let mcp = desk.mcp_with(&[("DESKHAND_RECORD", dir.to_str().unwrap())]);
+    let launched = mcp.call(json!({"action": "launch", "app": "gnome-calculator"}));
+    assert!(!launched.is_error, "{}", launched.text);
+    let w = mcp.window_id("Calculator", SETTLE);
+    let keypad = wait_until(SETTLE, || {
+        let tree = mcp.call(json!({"action": "observe", "target": w})).text;
+        tree.contains("button \"=\"").then_some(tree)
+    })
+    .expect("the calculator's keypad");
+    let key = |name: &str| ref_where(&keypad, name, |l| l.contains(&format!("button \"{name}\"")));
+    let waited = mcp.call(json!({"action": "wait", "until": {"ref": key("="), "is": "enabled"}}));
+    assert!(!waited.is_error, "{}", waited.text);
+    for name in ["7", "×", "6", "="] {
+        let reply = mcp.call(json!({"action": "click", "ref": key(name)}));
+        assert!(!reply.is_error, "{}", reply.text);
+    }
+    mcp.close();
+    assert!(
+        calculator_shows(desk, "42"),
+        "the recorded task did not reach 42"
+    );
+    let recorded = shots_written(&dir);
+    let wait = recorded.iter().find(|s| s["action"] == "wait").unwrap();
+    assert_eq!(wait["elements"][0]["field"], "until.ref");
+    let (w, _) = common::window_where(desk, SETTLE, "gnome-calculator", |t| t == "Calculator");
+    desk.act("close", json!({"target": w}));
+
+    let fresh = Desktop::start_own();
+    let run = fresh.run(&["replay", dir.to_str().unwrap()]);
+    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    assert!(calculator_shows(&fresh, "42"), "the replay: {}", run.stdout);
+    let (w, _) = common::window_where(&fresh, SETTLE, "gnome-calculator", |t| t == "Calculator");
+    fresh.act("close", json!({"target": w}));
+
+    let exported = fresh.run(&["replay", dir.to_str().unwrap(), "--as-batch"]);
+    assert_eq!(exported.code, 0, "{}", exported.stderr);
+    let batch: Value = serde_json::from_str(&exported.stdout).expect("one JSON call");
+    assert!(!exported.stdout.contains("\"ref\""), "{}", exported.stdout);
+    let agent = fresh.mcp();
+    let reply = agent.call(batch);
+    assert!(!reply.is_error, "{}", reply.text);
+    agent.close();
+    assert!(calculator_shows(&fresh, "42"), "the batch: {}", reply.text);
     fresh.stop();
 }

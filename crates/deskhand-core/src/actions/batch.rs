@@ -121,7 +121,12 @@ pub(crate) async fn batch<B: Windows + Input>(
                         session.taken_over = true;
                         Err(takeover.refusal())
                     }
-                    None => run_step.run(session, step).await,
+                    None => {
+                        let marks = session.secret_marks();
+                        let result = run_step.run(session, step).await;
+                        session.secrets_of_step(marks, index);
+                        result
+                    }
                 },
             }
         };

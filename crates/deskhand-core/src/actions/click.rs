@@ -12,8 +12,7 @@ use crate::desk::reach::{Named, Reach, ref_center};
 use crate::desk::reply::{Reply, element_failure, intended};
 use crate::desk::surface::window_said;
 use crate::error::{Error, ErrorKind, Result};
-use crate::model::{ElementHandle, Node, Role};
-use crate::model::{MouseButton, WindowInfo};
+use crate::model::{ElementHandle, MouseButton, Node, Point, Role, WindowInfo};
 use crate::render::click_action;
 use crate::render::escape;
 use crate::session::{Session, SurfaceKey, element_key};
@@ -66,6 +65,7 @@ pub(super) async fn click_at<B: Windows + Accessibility + Input + Capture + Valu
     let verb = click_verb(&click);
     if let Some(element) = reach.named(backend, session, &place).await? {
         element.refuse_if_disabled()?;
+        session.clicked_password = element.entry.role == Role::Password;
         let label = element.label();
         let said = element.said();
         crate::learn::before(backend, config, session, &element.window).await;
@@ -171,6 +171,7 @@ pub(super) async fn click_at<B: Windows + Accessibility + Input + Capture + Valu
         .into());
     }
     let spot = reach.locate(backend, session, &place).await?;
+    session.clicked_password = password_at(session, spot.pixel());
     backend
         .click(spot.pixel(), click.button, click.count, &click.modifiers)
         .await?;
@@ -181,6 +182,15 @@ pub(super) async fn click_at<B: Windows + Accessibility + Input + Capture + Valu
         at: spot,
     })
     .into())
+}
+
+/// Whether a password field of the latest observation covers the pixel a click goes to.
+fn password_at(session: &Session, pixel: Point) -> bool {
+    session.latest.as_ref().is_some_and(|latest| {
+        latest.refs.values().any(|entry| {
+            entry.role == Role::Password && entry.bounds.is_some_and(|b| b.contains(pixel))
+        })
+    })
 }
 
 /// Where inside an element, as fractions of its width and height, a pointer click is tried

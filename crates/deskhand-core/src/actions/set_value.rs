@@ -10,6 +10,7 @@ use crate::desk::answer::words::SetBy;
 use crate::desk::answer::{Acted, Did};
 use crate::desk::reach::Reach;
 use crate::desk::reply::{Reply, element_failure};
+use crate::desk::secret::mark_if;
 use crate::error::{Error, ErrorKind, Result};
 use crate::keys::{Chord, Key, Keys};
 use crate::model::Role;
@@ -136,6 +137,7 @@ pub(crate) async fn set_value<B: Windows + Accessibility + Values + Input + Capt
         }
         _ => {
             let text = value_text(value);
+            mark_if(session, role == Role::Password, "value");
             let before = if role == Role::Password {
                 None
             } else {

@@ -11,6 +11,7 @@ use crate::desk::answer::{Acted, Did, ReadBack};
 use crate::desk::focus::{ensure_focused, focus_for_typing, focused_window};
 use crate::desk::reach::{Named, Reach, point_on};
 use crate::desk::reply::Reply;
+use crate::desk::secret::{focus_is_password, mark_if};
 use crate::desk::surface::window_said;
 use crate::error::{Error, Result};
 use crate::keys::{Chord, Key, Keys};
@@ -70,6 +71,7 @@ pub(super) async fn type_text<B: Windows + Accessibility + Values + Input + Capt
 ) -> Result<Reply> {
     let chars = text.chars().count();
     let mut named = None;
+    let secret;
     // Focusing and typing happen in one call, so nothing can take the focus in between.
     let into = match &place {
         Some(place @ (Place::Ref(_) | Place::Find(_))) => {
@@ -81,6 +83,7 @@ pub(super) async fn type_text<B: Windows + Accessibility + Values + Input + Capt
             let_typed_keys_land(backend, session, &element).await;
             ensure_focused(backend, &element.window).await?;
             let focused_by = focus_for_typing(backend, &element).await?;
+            secret = element.entry.role == Role::Password;
             named = Some(element.clone());
             TypeTarget::Element {
                 element: element.said(),
@@ -97,6 +100,7 @@ pub(super) async fn type_text<B: Windows + Accessibility + Values + Input + Capt
             backend
                 .click(spot.pixel(), MouseButton::Left, 1, &[])
                 .await?;
+            secret = focus_is_password(backend, session, surface.window.as_ref()).await;
             TypeTarget::ClickedAt(spot)
         }
         None => match reach.target() {
@@ -108,12 +112,16 @@ pub(super) async fn type_text<B: Windows + Accessibility + Values + Input + Capt
                     ));
                 };
                 ensure_focused(backend, window).await?;
+                secret = focus_is_password(backend, session, Some(window)).await;
                 TypeTarget::FocusOfTarget(surface.label)
             }
-            None => match focused_window(backend, session).await? {
-                Some(window) => TypeTarget::FocusOf(window),
-                None => TypeTarget::FocusOfNone,
-            },
+            None => {
+                secret = focus_is_password(backend, session, None).await;
+                match focused_window(backend, session).await? {
+                    Some(window) => TypeTarget::FocusOf(window),
+                    None => TypeTarget::FocusOfNone,
+                }
+            }
         },
     };
     // Typing over a selection replaces it, in every toolkit's text fields. The element's text
@@ -158,6 +166,7 @@ pub(super) async fn type_text<B: Windows + Accessibility + Values + Input + Capt
         _ => None,
     };
     // The text is never echoed: it may be a password.
+    mark_if(session, secret, "text");
     let Typed {
         outcome,
         routes,

@@ -19,6 +19,7 @@ pub(crate) mod config;
 pub(crate) mod focus;
 pub(crate) mod reach;
 pub(crate) mod reply;
+pub(crate) mod secret;
 pub(crate) mod settle;
 pub(crate) mod surface;
 
