@@ -255,6 +255,7 @@ fn read(element: &IUIAutomationElement) -> Element {
 /// An object of the multithreaded apartment: UI Automation's client and its elements are
 /// free-threaded there, so any thread of the apartment (every blocking-pool thread enters it)
 /// may use one another made.
+#[derive(Clone)]
 struct Free<T>(T);
 
 // SAFETY: see `Free`: made and used only by threads of the multithreaded apartment.
@@ -262,11 +263,12 @@ unsafe impl<T> Send for Free<T> {}
 // SAFETY: as above; UI Automation's client objects serialize their own calls.
 unsafe impl<T> Sync for Free<T> {}
 
-/// The live elements of each window's last walk, by runtime id: a later call on one of them
-/// asks it directly instead of searching its window again.
+/// The live elements of each window's last walk: a later call on one of them asks it (and its
+/// ancestors, to check them) directly instead of searching its window again.
 struct Snapshot {
     window: u64,
-    elements: HashMap<Vec<i32>, Free<IUIAutomationElement>>,
+    elements: Vec<walk::Kept<Free<IUIAutomationElement>>>,
+    by_runtime_id: HashMap<Vec<i32>, usize>,
 }
 
 /// The windows whose last walk is kept, most recent last.
@@ -278,28 +280,38 @@ fn kept() -> std::sync::MutexGuard<'static, Vec<Snapshot>> {
     KEPT.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
-fn keep(window: u64, live: Vec<(Vec<i32>, IUIAutomationElement)>) {
+fn keep(window: u64, live: Vec<walk::Kept<IUIAutomationElement>>) {
     let mut kept = kept();
     kept.retain(|snapshot| snapshot.window != window);
     if kept.len() >= KEPT_WINDOWS {
         kept.remove(0);
     }
+    let by_runtime_id = live
+        .iter()
+        .enumerate()
+        .map(|(index, element)| (element.runtime_id.clone(), index))
+        .collect();
     kept.push(Snapshot {
         window,
         elements: live
             .into_iter()
-            .map(|(id, element)| (id, Free(element)))
+            .map(|element| walk::Kept {
+                runtime_id: element.runtime_id,
+                live: Free(element.live),
+                parent: element.parent,
+            })
             .collect(),
+        by_runtime_id,
     });
 }
 
-fn kept_element(window: u64, id: &[i32]) -> Option<IUIAutomationElement> {
-    kept()
-        .iter()
-        .find(|snapshot| snapshot.window == window)?
-        .elements
-        .get(id)
-        .map(|element| element.0.clone())
+/// The kept elements from the window's child down to the one with runtime id `id`.
+fn kept_chain(window: u64, id: &[i32]) -> Option<Vec<IUIAutomationElement>> {
+    let kept = kept();
+    let snapshot = kept.iter().find(|snapshot| snapshot.window == window)?;
+    let index = *snapshot.by_runtime_id.get(id)?;
+    let chain = walk::kept_chain(&snapshot.elements, index);
+    (!chain.is_empty()).then(|| chain.into_iter().map(|element| element.0).collect())
 }
 
 /// The walk's reader: one cache request per element, over the control view.
@@ -437,17 +449,22 @@ fn resolve(
     // SAFETY: a COM call; the window handle is only passed on.
     let root =
         unsafe { automation.ElementFromHandle(hwnd(window)) }.map_err(failure(what, false))?;
-    let kept = kept_element(window, &wanted);
-    walk::lookup(&reader, kept.as_ref(), &root, &wanted, budget(SEARCH_TIME)).map_err(|not_found| {
-        match not_found {
-            NotFound::Gone => gone(),
-            NotFound::Unsearched => Error::new(
-                ErrorKind::Timeout,
-                "the element was not found again before the search's budget ran out (the \
+    let kept = kept_chain(window, &wanted.runtime_id);
+    walk::lookup(
+        &reader,
+        kept.as_deref(),
+        &root,
+        &wanted,
+        budget(SEARCH_TIME),
+    )
+    .map_err(|not_found| match not_found {
+        NotFound::Gone => gone(),
+        NotFound::Unsearched => Error::new(
+            ErrorKind::Timeout,
+            "the element was not found again before the search's budget ran out (the \
                  window is large or slow to answer); call observe again for fresh refs",
-            ),
-            NotFound::Failed(code) => classify(code, what, false),
-        }
+        ),
+        NotFound::Failed(code) => classify(code, what, false),
     })
 }
 

@@ -74,12 +74,22 @@ fn calculator_buttons_are_invoked_and_a_disabled_one_says_so() {
     assert_eq!(find(&root, "Display is 0").role, Role::Label);
     assert_eq!(find(&root, "Number pad").role, Role::Group);
     assert!(!find(&root, "Memory recall").states.enabled);
-    // The handle names the window and the runtime id, and parses back to both.
-    assert_eq!(seven.handle.0, format!("uia:{}:7.5420.5", 0x6004C));
-    assert_eq!(
-        parse_handle(&seven.handle),
-        Some((0x6004C, vec![7, 5420, 5]))
+    // The handle names the window, the runtime id and what tells Seven from a neighbour, and
+    // parses back to them.
+    assert!(
+        seven
+            .handle
+            .0
+            .starts_with(&format!("uia2:{}:7.5420.5:50000:", 0x6004C)),
+        "{}",
+        seven.handle.0
     );
+    let (window, identity) = parse_handle(&seven.handle).unwrap();
+    assert_eq!(
+        (window, identity.runtime_id, identity.control_type),
+        (0x6004C, vec![7, 5420, 5], control_type::BUTTON)
+    );
+    assert_eq!(identity.name_hash, identity::name_hash("Seven"));
 }
 
 #[test]
@@ -328,6 +338,12 @@ fn handles_that_no_walk_made_are_refused() {
         "uia:12:",
         "uia:x:1.2",
         "uia:12:1.a",
+        // The first version, the runtime id alone, could reach a neighbour.
+        "uia:12:1.2",
+        "uia2:12:1.2",
+        "uia2:12:1.2:50000:0000000a",
+        "uia2:12::50000:0000000a:0000000b",
+        "uia2:12:1.2:50000:0000000a:0000000b:x",
         ":1.42/org/a11y",
     ] {
         assert_eq!(parse_handle(&ElementHandle(bad.into())), None, "{bad}");
@@ -464,12 +480,17 @@ fn the_walk_reads_a_window_element_by_element_and_keeps_each_live_element() {
     }
     let reader = Recorded::new(calculator());
     let walked = walk_of(&reader, budget(5000));
-    let (_, seven) = walked
+    let seven = walked
         .live
         .iter()
-        .find(|(id, _)| id == &[7, 5420, 5])
+        .position(|kept| kept.runtime_id == [7, 5420, 5])
         .expect("Seven is kept");
-    assert_eq!(reader.at(seven).unwrap().name, "Seven");
+    assert_eq!(reader.at(&walked.live[seven].live).unwrap().name, "Seven");
+    assert_eq!(
+        walk::kept_chain(&walked.live, seven),
+        chain(&[0, 0, 2, 0]),
+        "with its ancestors, to check them again"
+    );
 }
 
 #[test]
@@ -556,15 +577,33 @@ fn the_items_of_a_long_list_scrolled_out_of_view_are_never_asked_for() {
     );
 }
 
+/// The identity the handle of the element named `name` carries, in a walk of `root`.
+fn identity_of(root: &Element, name: &str) -> identity::Identity {
+    let (node, _) = translate(root);
+    parse_handle(&find(&node, name).handle).unwrap().1
+}
+
+/// The kept elements from the root's child down to the element at `path`, as a walk keeps them.
+fn chain(path: &[usize]) -> Vec<Vec<usize>> {
+    (1..=path.len()).map(|end| path[..end].to_vec()).collect()
+}
+
 #[test]
-fn an_element_is_found_again_through_the_kept_one_in_one_request_and_never_a_neighbour() {
-    let seven_id = [7, 5420, 5];
-    let kept = vec![0, 0, 2, 0];
+fn an_element_is_found_again_through_the_kept_one_without_a_search_and_never_a_neighbour() {
+    let seven = identity_of(&calculator(), "Seven");
+    let kept = chain(&[0, 0, 2, 0]);
     let reader = Recorded::new(calculator());
-    let (live, seven) =
-        walk::lookup(&reader, Some(&kept), &Vec::new(), &seven_id, budget(5000)).unwrap();
-    assert_eq!((live, seven.name.as_str()), (kept.clone(), "Seven"));
-    assert_eq!(reader.requests(), 1, "the kept element answered: no search");
+    let (live, found) =
+        walk::lookup(&reader, Some(&kept), &Vec::new(), &seven, budget(5000)).unwrap();
+    assert_eq!((live, found.name.as_str()), (vec![0, 0, 2, 0], "Seven"));
+    assert!(
+        !reader
+            .log
+            .borrow()
+            .iter()
+            .any(|r| r.starts_with("children")),
+        "the kept element and its ancestors answered: no search"
+    );
 
     // A button inserted before Seven: the kept place now holds the new one, whose runtime id
     // differs, so it is not used; the search finds Seven where it went.
@@ -579,26 +618,126 @@ fn an_element_is_found_again_through_the_kept_one_in_one_request_and_never_a_nei
         },
     );
     let reader = Recorded::new(moved);
-    let (live, seven) =
-        walk::lookup(&reader, Some(&kept), &Vec::new(), &seven_id, budget(5000)).unwrap();
+    let (live, found) =
+        walk::lookup(&reader, Some(&kept), &Vec::new(), &seven, budget(5000)).unwrap();
     assert_eq!(live, vec![0, 0, 2, 1]);
-    assert_eq!(seven.runtime_id, seven_id);
+    assert_eq!(found.runtime_id, seven.runtime_id);
 
     // Gone from the window: gone, whatever else is named Seven.
     let mut removed = calculator();
     removed.children[0].children[0].children[2].children[0].runtime_id = vec![7, 5420, 98];
     let reader = Recorded::new(removed);
     assert_eq!(
-        walk::lookup(&reader, Some(&kept), &Vec::new(), &seven_id, budget(5000)).unwrap_err(),
+        walk::lookup(&reader, Some(&kept), &Vec::new(), &seven, budget(5000)).unwrap_err(),
         walk::NotFound::Gone
     );
     // Without a kept element (a new CLI process), the search within its budget.
     let reader = Recorded::new(calculator());
-    assert!(walk::lookup(&reader, None, &Vec::new(), &seven_id, budget(5000)).is_ok());
+    assert!(walk::lookup(&reader, None, &Vec::new(), &seven, budget(5000)).is_ok());
     assert_eq!(
-        walk::lookup(&reader, None, &Vec::new(), &seven_id, budget(3)).unwrap_err(),
+        walk::lookup(&reader, None, &Vec::new(), &seven, budget(3)).unwrap_err(),
         walk::NotFound::Unsearched
     );
+    // The same runtime id on an element of another type or name is not Seven.
+    let mut renamed = calculator();
+    renamed.children[0].children[0].children[2].children[0].name = "Eight".into();
+    let reader = Recorded::new(renamed);
+    assert_eq!(
+        walk::lookup(&reader, Some(&kept), &Vec::new(), &seven, budget(5000)).unwrap_err(),
+        walk::NotFound::Gone
+    );
+}
+
+/// A window with a list whose items' runtime ids are built from their row index, as the Win32
+/// control proxies build a ListView's (`[…, 4, index]`): each row an item named `names[i]` (or
+/// all alike, as a WPF DataGrid names rows after their type) showing its file name in a text,
+/// with a "Delete" button.
+fn index_list(files: &[&str], rows_named_alike: bool) -> Element {
+    let element = |runtime_id: Vec<i32>, name: &str, control_type: i32| Element {
+        runtime_id,
+        name: name.into(),
+        control_type,
+        bounds: Some([0.0, 0.0, 100.0, 20.0]),
+        enabled: true,
+        ..Element::default()
+    };
+    let rows = files
+        .iter()
+        .enumerate()
+        .map(|(index, file)| {
+            let index = index as i32;
+            let row_name = if rows_named_alike { "Row" } else { file };
+            Element {
+                children: vec![
+                    element(vec![3, 77, 4, index, 0], file, control_type::TEXT),
+                    Element {
+                        patterns: Patterns {
+                            invoke: true,
+                            ..Patterns::default()
+                        },
+                        ..element(vec![3, 77, 4, index, 1], "Delete", control_type::BUTTON)
+                    },
+                ],
+                ..element(vec![3, 77, 4, index], row_name, control_type::LIST_ITEM)
+            }
+        })
+        .collect();
+    Element {
+        children: vec![Element {
+            children: rows,
+            ..element(vec![42, 77], "Files", control_type::LIST)
+        }],
+        ..element(vec![42, 66], "Explorer", control_type::WINDOW)
+    }
+}
+
+#[test]
+fn a_row_inserted_above_the_held_element_makes_its_handle_fail_closed() {
+    let files = ["a.txt", "b.txt", "c.txt", "d.txt"];
+    let mut inserted = vec!["new.txt"];
+    inserted.extend(files);
+    for alike in [false, true] {
+        let before = index_list(&files, alike);
+        let after = index_list(&inserted, alike);
+        // The row "c.txt" (index 2) and its Delete button, held from a walk before the insert.
+        for (name, path) in [("Delete", vec![0, 2, 1]), ("c.txt", vec![0, 2, 0])] {
+            let (node, _) = translate(&before);
+            let held = find_at(&node, &path);
+            assert_eq!(held.name, name);
+            let wanted = parse_handle(&held.handle).unwrap().1;
+            let kept = chain(&path);
+
+            // Before the insert, both ways find it.
+            let reader = Recorded::new(before.clone());
+            let (live, _) =
+                walk::lookup(&reader, Some(&kept), &Vec::new(), &wanted, budget(5000)).unwrap();
+            assert_eq!(live, path);
+            let (live, _) =
+                walk::lookup(&reader, None, &Vec::new(), &wanted, budget(5000)).unwrap();
+            assert_eq!(live, path);
+
+            // After it, index 2 is "b.txt"'s row: its runtime id, its type, its name ("Delete",
+            // or alike rows' "Row"), but neither the kept element nor the search may use it.
+            let reader = Recorded::new(after.clone());
+            assert_eq!(
+                reader.at(&path).unwrap().runtime_id,
+                wanted.runtime_id,
+                "the neighbour holds the old runtime id"
+            );
+            for kept in [Some(kept.as_slice()), None] {
+                assert_eq!(
+                    walk::lookup(&reader, kept, &Vec::new(), &wanted, budget(5000)).unwrap_err(),
+                    walk::NotFound::Gone,
+                    "{name} (rows alike: {alike}, kept: {})",
+                    kept.is_some()
+                );
+            }
+        }
+    }
+}
+
+fn find_at<'a>(node: &'a Node, path: &[usize]) -> &'a Node {
+    path.iter().fold(node, |node, &i| &node.children[i])
 }
 
 #[test]
