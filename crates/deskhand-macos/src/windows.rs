@@ -94,8 +94,8 @@ pub fn window_infos(
     frontmost_pid: Option<u32>,
     displays: &[Rect],
 ) -> Vec<WindowInfo> {
+    let focused = front_window(front_to_back, frontmost_pid);
     let windows: Vec<&CgWindow> = front_to_back.iter().filter(|w| is_app_window(w)).collect();
-    let focused = frontmost_pid.and_then(|pid| windows.iter().find(|w| w.pid == pid).map(|w| w.id));
     windows
         .into_iter()
         .rev()
@@ -119,6 +119,17 @@ pub fn window_infos(
             }
         })
         .collect()
+}
+
+/// The window with the focus: the front window of the frontmost application. An app being
+/// frontmost is not enough for a window: another of its windows may be in front of it, and
+/// keys would go to that document.
+pub fn front_window(front_to_back: &[CgWindow], frontmost_pid: Option<u32>) -> Option<u64> {
+    let pid = frontmost_pid?;
+    front_to_back
+        .iter()
+        .find(|w| w.pid == pid && is_app_window(w))
+        .map(|w| w.id)
 }
 
 /// The error when a window did not come to the front: every way was tried (activating the app
@@ -258,5 +269,22 @@ mod tests {
         );
         assert_eq!(infos[2].bounds, Rect::new(10, 30, 400, 300));
         assert_eq!(infos[2].pid, Some(7));
+    }
+
+    #[test]
+    fn a_window_is_in_front_only_when_it_leads_its_frontmost_app_not_when_its_app_does() {
+        let front = [
+            cg(3, 7, "Report.pages", frame(10.0, 30.0, 400.0, 300.0)),
+            cg(5, 7, "Letter.pages", frame(40.0, 60.0, 400.0, 300.0)),
+            cg(8, 9, "Notes", frame(0.0, 0.0, 400.0, 300.0)),
+        ];
+        // Pages is frontmost, but Letter is behind Report: keys would go to Report.
+        assert_eq!(front_window(&front, Some(7)), Some(3));
+        assert_ne!(front_window(&front, Some(7)), Some(5));
+        assert_eq!(front_window(&front, Some(9)), Some(8));
+        assert_eq!(front_window(&front, None), None);
+        let mut helper_first = front.to_vec();
+        helper_first.insert(0, cg(2, 7, "", frame(0.0, 0.0, 16.0, 16.0)));
+        assert_eq!(front_window(&helper_first, Some(7)), Some(3));
     }
 }

@@ -14,7 +14,7 @@ use crate::display::{display_rects, screen};
 use crate::errors::{AxError, Request, classify};
 use crate::permissions::Permission;
 use crate::windows::{
-    AxWindow, CgWindow, is_app_window, match_windows, not_in_front, window_infos,
+    AxWindow, CgWindow, front_window, is_app_window, match_windows, not_in_front, window_infos,
 };
 
 use super::find::{ax_windows_of, frontmost_pid, window_element};
@@ -103,7 +103,7 @@ impl Windows for MacBackend {
             ];
             let until = Instant::now() + Duration::from_secs(1);
             while Instant::now() < until {
-                if frontmost_pid() == Some(cg.pid) {
+                if front_window(&quartz::window_list(), frontmost_pid()) == Some(handle) {
                     return Ok(());
                 }
                 std::thread::sleep(Duration::from_millis(25));
