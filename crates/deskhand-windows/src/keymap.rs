@@ -202,7 +202,21 @@ fn unicode_strokes(character: char) -> Vec<Stroke> {
 /// The strokes that type `character`: a line break and a tab are their keys (an edit control
 /// takes a Unicode CR as nothing), every other character its UTF-16 units, so the text arrives
 /// exactly whatever the keyboard layout.
-pub fn text_strokes(character: char) -> Vec<Stroke> {
+/// The strokes of each character typed, in order. A Windows line break `\r\n` is one Return:
+/// pressing it twice would make the second confirm a dialog or submit a form.
+pub fn typing_strokes(text: &str) -> Vec<Vec<Stroke>> {
+    let mut chars = text.chars().peekable();
+    let mut typed = Vec::new();
+    while let Some(character) = chars.next() {
+        if character == '\r' && chars.peek() == Some(&'\n') {
+            chars.next();
+        }
+        typed.push(text_strokes(character));
+    }
+    typed
+}
+
+fn text_strokes(character: char) -> Vec<Stroke> {
     let code = match character {
         '\n' | '\r' => RETURN,
         '\t' => TAB,
@@ -317,7 +331,7 @@ mod tests {
 
     #[test]
     fn typed_text_is_utf16_units_with_line_breaks_and_tabs_as_their_keys() {
-        let units: Vec<Stroke> = "é😀".chars().flat_map(text_strokes).collect();
+        let units: Vec<Stroke> = typing_strokes("é😀").concat();
         let downs: Vec<u16> = units
             .iter()
             .filter_map(|s| match s {
@@ -328,5 +342,17 @@ mod tests {
         assert_eq!(downs, [0xE9, 0xD83D, 0xDE00]);
         assert_eq!(text_strokes('\n'), [down(RETURN), up(RETURN)]);
         assert_eq!(text_strokes('\t'), [down(TAB), up(TAB)]);
+    }
+
+    #[test]
+    fn a_windows_line_break_is_one_return_not_two() {
+        let enter = vec![down(RETURN), up(RETURN)];
+        let typed = typing_strokes("a\r\nb");
+        assert_eq!(typed.len(), 3, "a, one Return, b");
+        assert_eq!(typed[1], enter);
+        assert_eq!(typing_strokes("\r\n\r\n"), [enter.clone(), enter.clone()]);
+        // A lone \r or \n is a Return of its own, and \n\r two.
+        assert_eq!(typing_strokes("\r"), [enter.clone()]);
+        assert_eq!(typing_strokes("\n\r"), [enter.clone(), enter]);
     }
 }

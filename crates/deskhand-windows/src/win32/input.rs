@@ -205,12 +205,10 @@ pub fn press_keys(keys: &Keys) -> Result<InputOutcome> {
 
 pub fn type_text(text: &str) -> Result<InputOutcome> {
     let unconfirmed = keys_guard()?;
-    let total = text.chars().count();
-    for (sent, character) in text.chars().enumerate() {
-        let inputs: Vec<INPUT> = keymap::text_strokes(character)
-            .into_iter()
-            .map(key_input)
-            .collect();
+    let typed = keymap::typing_strokes(text);
+    let total = typed.len();
+    for (sent, strokes) in typed.into_iter().enumerate() {
+        let inputs: Vec<INPUT> = strokes.into_iter().map(key_input).collect();
         if send(&inputs) != inputs.len() {
             return Ok(partial(sent, total, "characters"));
         }
