@@ -24,6 +24,9 @@ pub struct CgWindow {
     pub layer: i64,
     /// `kCGWindowAlpha`.
     pub alpha: f64,
+    /// `kCGWindowIsOnscreen`: false for a minimized window, a hidden app's and one on another
+    /// Space, which still exist and can be changed or restored.
+    pub on_screen: bool,
 }
 
 /// An accessibility window of one process: its frame and title.
@@ -39,6 +42,16 @@ const MIN_SIDE: f64 = 20.0;
 /// Whether an on-screen entry is a window an agent works with: the normal layer, visible,
 /// larger than a helper.
 pub fn is_app_window(window: &CgWindow) -> bool {
+    window.on_screen && is_app_sized(window)
+}
+
+/// Whether an off-screen entry may be an app's window put away (minimized, hidden, on another
+/// Space) rather than a helper: the normal layer, larger than a helper.
+pub fn is_parked(window: &CgWindow) -> bool {
+    !window.on_screen && is_app_sized(window)
+}
+
+fn is_app_sized(window: &CgWindow) -> bool {
     window.layer == 0
         && window.alpha > 0.0
         && window.bounds.width >= MIN_SIDE
@@ -84,22 +97,32 @@ pub fn match_windows(cg: &[CgWindow], ax: &[AxWindow]) -> Vec<Option<usize>> {
     matched
 }
 
-/// The core's windows from the on-screen list, which Quartz gives front to back: bottom to top,
-/// as the core wants them, titled from the accessibility window where Quartz withheld the
-/// title. The front window of the frontmost application has the focus; a window that fills a
-/// display is maximized.
+/// The core's windows from Quartz's list, which gives the on-screen ones front to back: bottom
+/// to top, as the core wants them, titled from the accessibility window where Quartz withheld
+/// the title. The front window of the frontmost application has the focus; a window that fills
+/// a display is maximized. Minimized windows (`minimized` asks the accessibility window of an
+/// off-screen one) come first, below every window on screen, so that `window state=minimized`
+/// finds the window it minimized and `restore` can bring it back.
 pub fn window_infos(
     front_to_back: &[CgWindow],
     ax_title: &dyn Fn(&CgWindow) -> Option<String>,
+    minimized: &dyn Fn(&CgWindow) -> bool,
     frontmost_pid: Option<u32>,
     displays: &[Rect],
 ) -> Vec<WindowInfo> {
     let focused = front_window(front_to_back, frontmost_pid);
-    let windows: Vec<&CgWindow> = front_to_back.iter().filter(|w| is_app_window(w)).collect();
-    windows
-        .into_iter()
+    let parked = front_to_back
+        .iter()
+        .filter(|w| is_parked(w) && minimized(w))
+        .map(|w| (w, true));
+    let on_screen = front_to_back
+        .iter()
+        .filter(|w| is_app_window(w))
         .rev()
-        .map(|window| {
+        .map(|w| (w, false));
+    parked
+        .chain(on_screen)
+        .map(|(window, minimized)| {
             let bounds = window.bounds.to_rect();
             let title = if window.title.is_empty() {
                 ax_title(window).unwrap_or_default()
@@ -113,9 +136,8 @@ pub fn window_infos(
                 app_name: window.owner.clone(),
                 bounds,
                 focused: focused == Some(window.id),
-                // Minimized windows are off screen, and the on-screen list has none.
-                minimized: false,
-                maximized: displays.contains(&bounds),
+                minimized,
+                maximized: !minimized && displays.contains(&bounds),
             }
         })
         .collect()
@@ -194,6 +216,7 @@ mod tests {
             bounds,
             layer: 0,
             alpha: 1.0,
+            on_screen: true,
         }
     }
 
@@ -254,7 +277,7 @@ mod tests {
         ];
         let title = |w: &CgWindow| (w.id == 4).then(|| "From AX".to_owned());
         let displays = [Rect::new(0, 0, 1440, 900)];
-        let infos = window_infos(&front, &title, Some(7), &displays);
+        let infos = window_infos(&front, &title, &|_| false, Some(7), &displays);
         let summary: Vec<(u64, &str, bool, bool)> = infos
             .iter()
             .map(|w| (w.handle, w.title.as_str(), w.focused, w.maximized))
@@ -286,5 +309,29 @@ mod tests {
         let mut helper_first = front.to_vec();
         helper_first.insert(0, cg(2, 7, "", frame(0.0, 0.0, 16.0, 16.0)));
         assert_eq!(front_window(&helper_first, Some(7)), Some(3));
+    }
+
+    #[test]
+    fn a_minimized_window_is_still_listed_as_minimized_and_one_on_another_space_is_not_gone() {
+        let off = |mut window: CgWindow| {
+            window.on_screen = false;
+            window
+        };
+        let list = [
+            cg(3, 7, "Front", frame(10.0, 30.0, 400.0, 300.0)),
+            off(cg(5, 7, "Docked", frame(40.0, 60.0, 400.0, 300.0))),
+            off(cg(6, 7, "Other Space", frame(40.0, 60.0, 500.0, 300.0))),
+            off(cg(9, 7, "", frame(0.0, 0.0, 10.0, 10.0))),
+        ];
+        let minimized = |w: &CgWindow| w.id == 5;
+        let infos = window_infos(&list, &|_| None, &minimized, Some(7), &[]);
+        let summary: Vec<(u64, bool, bool)> = infos
+            .iter()
+            .map(|w| (w.handle, w.minimized, w.focused))
+            .collect();
+        assert_eq!(summary, [(5, true, false), (3, false, true)]);
+        // Off screen, they are not the app's front window, but still exist.
+        assert_eq!(front_window(&list, Some(7)), Some(3));
+        assert!(is_parked(&list[1]) && is_parked(&list[2]) && !is_parked(&list[3]));
     }
 }
