@@ -25,6 +25,7 @@ use windows::core::{BOOL, PCWSTR};
 
 use super::apps::process_name;
 use super::{handle_of, hwnd, wide};
+use crate::packaged;
 
 /// How long `activate` waits for the foreground to arrive.
 const FOCUS_WAIT: Duration = Duration::from_millis(1500);
@@ -89,18 +90,69 @@ fn class_of(window: HWND) -> String {
 const UWP_FRAME: &str = "ApplicationFrameWindow";
 const UWP_CORE: &str = "Windows.UI.Core.CoreWindow";
 
-/// The process a user knows the window as: the app inside a Store app's frame, else the
-/// window's own.
-fn app_pid_of(window: HWND) -> Option<u32> {
-    if class_of(window) == UWP_FRAME {
-        let core = wide(UWP_CORE);
-        // SAFETY: a lookup among the window's children by class name.
-        let child = unsafe { FindWindowExW(Some(window), None, PCWSTR(core.as_ptr()), None) };
-        if let Some(pid) = child.ok().and_then(pid_of) {
-            return Some(pid);
+/// The apps' pids learnt from Store app frames while their CoreWindow was inside, by frame.
+static FRAME_APPS: Mutex<Vec<(isize, u32)>> = Mutex::new(Vec::new());
+/// Frames remembered at most: far more than are ever open.
+const FRAMES_KEPT: usize = 256;
+
+/// The top-level CoreWindows (those of minimized Store apps), with title and pid.
+fn top_level_core_windows() -> Vec<(String, u32)> {
+    let class = wide(UWP_CORE);
+    let mut found = Vec::new();
+    let mut after: Option<HWND> = None;
+    // Bounded: a desktop has a few of them; the limit only guards against a changing list.
+    for _ in 0..FRAMES_KEPT {
+        // SAFETY: a lookup among top-level windows by class name, after the previous match.
+        let Ok(next) = (unsafe { FindWindowExW(None, after, PCWSTR(class.as_ptr()), None) }) else {
+            break;
+        };
+        if let Some(pid) = pid_of(next) {
+            found.push((title_of(next), pid));
         }
+        after = Some(next);
     }
-    pid_of(window)
+    found
+}
+
+/// The process a user knows the window as: the app inside a Store app's frame (see
+/// [`packaged::frame_app_pid`]), else the window's own.
+fn app_pid_of(window: HWND) -> Option<u32> {
+    if class_of(window) != UWP_FRAME {
+        return pid_of(window);
+    }
+    let core = wide(UWP_CORE);
+    // SAFETY: a lookup among the window's children by class name.
+    let child = unsafe { FindWindowExW(Some(window), None, PCWSTR(core.as_ptr()), None) };
+    let child = child.ok().and_then(pid_of);
+    let key = window.0 as isize;
+    let mut frames = FRAME_APPS
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    let remembered = frames
+        .iter()
+        .find(|(frame, _)| *frame == key)
+        .map(|(_, pid)| *pid);
+    if let Some(pid) = child.filter(|pid| Some(*pid) != remembered) {
+        frames.retain(|(frame, _)| *frame != key);
+        if frames.len() >= FRAMES_KEPT {
+            frames.remove(0);
+        }
+        frames.push((key, pid));
+    }
+    drop(frames);
+    let title = title_of(window);
+    let frame = packaged::Frame {
+        pid: pid_of(window),
+        title: &title,
+        child,
+        remembered,
+    };
+    let cores = if child.or(remembered).is_none() {
+        top_level_core_windows()
+    } else {
+        Vec::new()
+    };
+    packaged::frame_app_pid(frame, &cores)
 }
 
 /// Renderer windows already asked to turn their accessibility on.
