@@ -148,11 +148,19 @@ fn layout_key(character: char) -> Option<LayoutKey> {
     })
 }
 
+fn verdict_for(window: HWND) -> Verdict {
+    let title = super::window::title_of(window);
+    uipi::verdict(integrity::own(), integrity::of_window(window), &title)
+}
+
 /// The UIPI check for input bound for `window` (see `crate::uipi`): `Err` refuses it before
 /// anything is sent, `Ok(Some(reason))` sends it as unconfirmed.
 fn guard(window: HWND) -> Result<Option<String>> {
-    let title = super::window::title_of(window);
-    match uipi::verdict(integrity::own(), integrity::of_window(window), &title) {
+    obey(verdict_for(window))
+}
+
+fn obey(verdict: Verdict) -> Result<Option<String>> {
+    match verdict {
         Verdict::Send => Ok(None),
         Verdict::Unconfirmed(reason) => Ok(Some(reason)),
         Verdict::Refuse(error) => Err(error),
@@ -165,12 +173,29 @@ fn keys_guard() -> Result<Option<String>> {
     guard(unsafe { GetForegroundWindow() })
 }
 
-/// A button goes to the top-level window under the pointer.
-fn pointer_guard() -> Result<Option<String>> {
+/// The top-level window under the pointer.
+fn window_under_pointer() -> Result<HWND> {
     let at = pointer()?;
     // SAFETY: plain queries; a point over no window gives a null handle, which `guard` takes.
-    let window = unsafe { GetAncestor(WindowFromPoint(POINT { x: at.x, y: at.y }), GA_ROOT) };
-    guard(window)
+    Ok(unsafe { GetAncestor(WindowFromPoint(POINT { x: at.x, y: at.y }), GA_ROOT) })
+}
+
+/// A button goes to the top-level window under the pointer.
+fn pointer_guard() -> Result<Option<String>> {
+    guard(window_under_pointer()?)
+}
+
+/// The wheel goes to the window under the pointer, or to the focused one where Windows'
+/// "scroll inactive windows" is off: both are checked.
+fn wheel_guard() -> Result<Option<String>> {
+    let under = window_under_pointer()?;
+    // SAFETY: no arguments.
+    let focused = unsafe { GetForegroundWindow() };
+    let mut verdicts = vec![verdict_for(under)];
+    if focused != under {
+        verdicts.push(verdict_for(focused));
+    }
+    obey(uipi::strictest(verdicts))
 }
 
 /// Input sent though it may have been dropped: done as far as Windows says, unconfirmed.
@@ -357,9 +382,14 @@ pub fn scroll(at: Option<Point>, direction: ScrollDirection, amount: u32) -> Res
         ScrollDirection::Right => (MOUSEEVENTF_HWHEEL, WHEEL_DELTA),
         ScrollDirection::Left => (MOUSEEVENTF_HWHEEL, -WHEEL_DELTA),
     };
+    let unconfirmed = wheel_guard()?;
     // One event per notch: an app that reads only whole deltas of 120 still scrolls each.
     let inputs: Vec<INPUT> = (0..notches).map(|_| mouse_input(flags, notch)).collect();
-    send_all(&inputs, "scroll", false)
+    send_all(&inputs, "scroll", false)?;
+    match unconfirmed {
+        Some(reason) => Err(Error::platform(reason).after_sending()),
+        None => Ok(()),
+    }
 }
 
 #[cfg(test)]
