@@ -13,11 +13,13 @@ use std::time::{Duration, Instant};
 use deskhand_core::error::{Error, ErrorKind, Result};
 use deskhand_core::model::{ElementHandle, Rect, Tree};
 use windows::Win32::Foundation::RECT;
-use windows::Win32::System::Com::{CLSCTX_INPROC_SERVER, CoCreateInstance, SAFEARRAY};
+use windows::Win32::System::Com::{
+    CLSCTX_INPROC_SERVER, CoCreateInstance, CoTaskMemFree, SAFEARRAY,
+};
 use windows::Win32::System::Ole::SafeArrayDestroy;
 use windows::Win32::System::Variant::{
-    VARIANT, VariantClear, VariantToBooleanWithDefault, VariantToDoubleWithDefault,
-    VariantToInt32WithDefault, VariantToString,
+    VARIANT, VT_BSTR, VariantClear, VariantToBooleanWithDefault, VariantToDoubleWithDefault,
+    VariantToInt32WithDefault, VariantToStringAlloc,
 };
 use windows::Win32::UI::Accessibility::*;
 use windows::core::{BSTR, Interface};
@@ -152,14 +154,26 @@ fn number(element: &IUIAutomationElement, id: UIA_PROPERTY_ID) -> f64 {
 }
 
 fn text(element: &IUIAutomationElement, id: UIA_PROPERTY_ID) -> String {
-    cached(element, id, |v| {
-        let mut buffer = vec![0u16; 4096];
-        // SAFETY: the buffer's length goes with it; a non-string variant leaves it empty.
-        let _ = unsafe { VariantToString(v, &mut buffer) };
-        let end = buffer.iter().position(|&c| c == 0).unwrap_or(buffer.len());
-        String::from_utf16_lossy(&buffer[..end])
-    })
-    .unwrap_or_default()
+    cached(element, id, variant_text).unwrap_or_default()
+}
+
+/// A variant's text, whole: a fixed buffer would cut a long value or name without saying so,
+/// and a read-back would then compare against the cut text.
+fn variant_text(variant: &VARIANT) -> String {
+    // SAFETY: the tag says which member is live; a BSTR carries its own length. Anything else
+    // is converted by the system into a buffer it allocates, freed here.
+    unsafe {
+        let inner = &variant.Anonymous.Anonymous;
+        if inner.vt == VT_BSTR {
+            return String::from_utf16_lossy(&inner.Anonymous.bstrVal);
+        }
+        let Ok(text) = VariantToStringAlloc(variant) else {
+            return String::new();
+        };
+        let read = text.to_string().unwrap_or_default();
+        CoTaskMemFree(Some(text.0 as *const _));
+        read
+    }
 }
 
 fn runtime_id(element: &IUIAutomationElement) -> Vec<i32> {
@@ -623,4 +637,26 @@ pub fn element_text(handle: &ElementHandle) -> Result<String> {
     let automation = client()?;
     let (_, read) = resolve(&automation, handle)?;
     Ok(super::value(&read).unwrap_or(read.name))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Runs under Wine in scripts/wine-test.
+    #[test]
+    fn a_text_longer_than_any_fixed_buffer_comes_back_whole() {
+        let long: String = "0123456789abcdef".repeat(1000) + "é end";
+        let mut variant = VARIANT::default();
+        // SAFETY: the tag and the member set together; VariantClear frees the BSTR.
+        unsafe {
+            let inner = &mut *variant.Anonymous.Anonymous;
+            inner.vt = VT_BSTR;
+            inner.Anonymous.bstrVal = std::mem::ManuallyDrop::new(BSTR::from(long.as_str()));
+        }
+        assert_eq!(variant_text(&variant), long);
+        // SAFETY: the variant is owned here.
+        let _ = unsafe { VariantClear(&mut variant) };
+        assert_eq!(variant_text(&VARIANT::default()), "");
+    }
 }
