@@ -6,6 +6,7 @@
 //! unit-tested on Linux; the Win32 and COM calls around it exist on Windows only.
 
 pub mod keymap;
+pub mod outgoing;
 pub mod packaged;
 pub mod uia;
 pub mod uipi;

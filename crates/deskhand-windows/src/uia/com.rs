@@ -29,6 +29,7 @@ use super::{
     Act, Element, Expand, Patterns, Pruned, RangeState, Toggle, ValueState, check_range, classify,
     node, parse_handle,
 };
+use crate::outgoing::Outgoing;
 use crate::win32::apps::enter_com;
 use crate::win32::hwnd;
 
@@ -42,10 +43,12 @@ const MAX_DEPTH: usize = 64;
 /// UI Automation's own limits on one request to a provider, so a hung app ends the call.
 const CONNECTION_TIMEOUT_MS: u32 = 2000;
 const TRANSACTION_TIMEOUT_MS: u32 = 4000;
+pub(crate) const TRANSACTION_TIMEOUT: Duration =
+    Duration::from_millis(TRANSACTION_TIMEOUT_MS as u64);
 
 /// How long an action that may run inside the request (Invoke opening a modal dialog) is
 /// waited for before it is reported applied but unconfirmed.
-const ACTION_WAIT: Duration = Duration::from_secs(2);
+pub(crate) const ACTION_WAIT: Duration = Duration::from_secs(2);
 
 fn failure(what: &str, sent: bool) -> impl Fn(windows::core::Error) -> Error + '_ {
     move |err| classify(err.code().0, what, sent)
@@ -395,9 +398,9 @@ impl UiaReader for Reader {
 
 /// How long one observation's walk may read: under the blocking pool's deadline, so a slow
 /// window answers with what was read.
-const WALK_TIME: Duration = Duration::from_secs(5);
+pub(crate) const WALK_TIME: Duration = Duration::from_secs(5);
 /// How long finding an element again may search its window, when its live element is not kept.
-const SEARCH_TIME: Duration = Duration::from_secs(3);
+pub(crate) const SEARCH_TIME: Duration = Duration::from_secs(3);
 /// How often, and how far apart, a web document found empty just after Chromium was asked to
 /// build its tree is read again.
 const WEB_LOOKS: usize = 4;
@@ -419,19 +422,18 @@ pub fn tree(window: u64) -> Result<Tree> {
     let automation = client()?;
     let what = "Reading the window's accessibility tree";
     let reader = Reader::new(&automation).map_err(failure(what, false))?;
-    let mut looks = 0;
-    let walked = loop {
+    let looks = if woken { WEB_LOOKS } else { 1 };
+    let root = || {
         // SAFETY: COM calls on objects this function owns; the window handle is only passed on.
-        let root = unsafe { automation.ElementFromHandleBuildCache(hwnd(window), &reader.element) }
-            .map_err(failure(what, false))?;
-        let element = read(&root);
-        let walked = walk::walk(&reader, root, element, budget(WALK_TIME));
-        looks += 1;
-        if !(woken && looks < WEB_LOOKS && walk::web_content_pending(&walked.root)) {
-            break walked;
-        }
-        std::thread::sleep(WEB_LOOK_GAP);
+        unsafe { automation.ElementFromHandleBuildCache(hwnd(window), &reader.element) }
+            .map(|root| {
+                let element = read(&root);
+                (root, element)
+            })
+            .map_err(|err| err.code().0)
     };
+    let walked = walk::walk_window(&reader, root, budget(WALK_TIME), looks, WEB_LOOK_GAP)
+        .map_err(|code| classify(code, what, false))?;
     let mut pruned = Pruned::default();
     let root = node(window, &walked.root, &mut pruned);
     let left = walk::Left {
@@ -536,7 +538,7 @@ fn perform(element: &IUIAutomationElement, act: Act) -> windows::core::Result<()
 /// button whose handler opens a modal dialog answers only when the dialog closes) runs on a
 /// thread of its own: deskhand waits two seconds for it and otherwise reports it applied
 /// but unconfirmed, while the thread finishes whenever the app answers.
-pub fn do_action(handle: &ElementHandle, index: usize) -> Result<()> {
+pub fn do_action(handle: &ElementHandle, index: usize, outgoing: &Outgoing) -> Result<()> {
     let automation = client()?;
     let (element, read) = resolve(&automation, handle)?;
     let acts = super::actions(&read.patterns);
@@ -547,6 +549,7 @@ pub fn do_action(handle: &ElementHandle, index: usize) -> Result<()> {
         )));
     };
     let what = format!("Running the element's {} action", act.name());
+    outgoing.mark();
     if !act.may_block() {
         return perform(&element, act).map_err(|err| classify(err.code().0, &what, true));
     }
@@ -576,7 +579,7 @@ pub fn do_action(handle: &ElementHandle, index: usize) -> Result<()> {
     }
 }
 
-pub fn set_text(handle: &ElementHandle, text: &str) -> Result<()> {
+pub fn set_text(handle: &ElementHandle, text: &str, outgoing: &Outgoing) -> Result<()> {
     let automation = client()?;
     let (element, _) = resolve(&automation, handle)?;
     let what = "Setting the element's text";
@@ -585,13 +588,14 @@ pub fn set_text(handle: &ElementHandle, text: &str) -> Result<()> {
         let value = element
             .GetCurrentPatternAs::<IUIAutomationValuePattern>(UIA_ValuePatternId)
             .map_err(failure(what, false))?;
+        outgoing.mark();
         value
             .SetValue(&BSTR::from(text))
             .map_err(failure(what, true))
     }
 }
 
-pub fn set_number(handle: &ElementHandle, number: f64) -> Result<()> {
+pub fn set_number(handle: &ElementHandle, number: f64, outgoing: &Outgoing) -> Result<()> {
     let automation = client()?;
     let (element, read) = resolve(&automation, handle)?;
     let what = "Setting the element's number";
@@ -604,11 +608,11 @@ pub fn set_number(handle: &ElementHandle, number: f64) -> Result<()> {
     check_range(&range, number)?;
     // SAFETY: pattern calls on a live element.
     unsafe {
-        element
+        let range = element
             .GetCurrentPatternAs::<IUIAutomationRangeValuePattern>(UIA_RangeValuePatternId)
-            .map_err(failure(what, false))?
-            .SetValue(number)
-            .map_err(failure(what, true))
+            .map_err(failure(what, false))?;
+        outgoing.mark();
+        range.SetValue(number).map_err(failure(what, true))
     }
 }
 
@@ -619,9 +623,10 @@ pub fn element_value(handle: &ElementHandle) -> Result<Option<String>> {
     Ok(super::value(&read))
 }
 
-pub fn focus_element(handle: &ElementHandle) -> Result<()> {
+pub fn focus_element(handle: &ElementHandle, outgoing: &Outgoing) -> Result<()> {
     let automation = client()?;
     let (element, _) = resolve(&automation, handle)?;
+    outgoing.mark();
     // SAFETY: a call on a live element.
     unsafe { element.SetFocus() }.map_err(failure("Focusing the element", true))
 }

@@ -740,6 +740,64 @@ fn find_at<'a>(node: &'a Node, path: &[usize]) -> &'a Node {
     path.iter().fold(node, |node, &i| &node.children[i])
 }
 
+/// A reader that answers each request only after `delay`, as a big Electron window does.
+struct Slow {
+    inner: Recorded,
+    delay: std::time::Duration,
+}
+
+impl walk::UiaReader for Slow {
+    type Live = Vec<usize>;
+
+    fn children(&self, parent: &Vec<usize>) -> Result<Vec<(Vec<usize>, Element)>, i32> {
+        std::thread::sleep(self.delay);
+        self.inner.children(parent)
+    }
+
+    fn refresh(&self, element: &Vec<usize>) -> Result<Element, i32> {
+        std::thread::sleep(self.delay);
+        self.inner.refresh(element)
+    }
+}
+
+#[test]
+fn another_look_at_an_empty_web_page_shares_the_walks_time_and_answers_partial() {
+    use std::time::{Duration, Instant};
+    let mut form = browser_form();
+    fn empty_documents(element: &mut Element) {
+        if element.control_type == control_type::DOCUMENT {
+            element.children.clear();
+        }
+        element.children.iter_mut().for_each(empty_documents);
+    }
+    empty_documents(&mut form);
+    let reader = Slow {
+        inner: Recorded::new(form),
+        delay: Duration::from_millis(30),
+    };
+    let time = Duration::from_millis(400);
+    let started = Instant::now();
+    let shared = walk::Budget {
+        deadline: started + time,
+        ..budget(5000)
+    };
+    let root = || Ok((Vec::new(), alone(&reader.inner.root)));
+    let walked = walk::walk_window(&reader, root, shared, 50, Duration::from_millis(60)).unwrap();
+    // Fifty looks of a fresh budget each would take far longer; the caller's deadline is kept.
+    assert!(
+        started.elapsed() < time + Duration::from_millis(100),
+        "{:?}",
+        started.elapsed()
+    );
+    assert!(walk::web_content_pending(&walked.root));
+    // A page that filled in is read once.
+    let reader = Recorded::new(browser_form());
+    let root = || Ok((Vec::new(), alone(&reader.root)));
+    let walked = walk::walk_window(&reader, root, budget(5000), 4, Duration::ZERO).unwrap();
+    assert_eq!(walked.root, browser_form());
+    assert_eq!(reader.requests(), count(&browser_form()));
+}
+
 #[test]
 fn an_empty_web_document_asks_for_another_look() {
     let mut form = browser_form();

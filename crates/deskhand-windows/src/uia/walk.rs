@@ -219,6 +219,33 @@ impl<R: UiaReader> Walk<'_, R> {
     }
 }
 
+/// Reads a window (`root` reads its element), and while a web document in it is still empty
+/// (Chromium building its tree after being woken) reads it again after `gap`, up to `looks`
+/// times. Every look shares the one budget: the last returns what it read, marked partial,
+/// rather than a fresh budget per look outrunning the caller's deadline and failing the whole
+/// observation.
+pub fn walk_window<R: UiaReader>(
+    reader: &R,
+    mut root: impl FnMut() -> Result<(R::Live, Element), i32>,
+    budget: Budget,
+    looks: usize,
+    gap: Duration,
+) -> Result<Walked<R::Live>, i32> {
+    let mut looked = 0;
+    loop {
+        let (live, element) = root()?;
+        let walked = walk(reader, live, element, budget);
+        looked += 1;
+        let again = looked < looks
+            && web_content_pending(&walked.root)
+            && Instant::now() + gap < budget.deadline;
+        if !again {
+            return Ok(walked);
+        }
+        std::thread::sleep(gap);
+    }
+}
+
 /// Why an element could not be found again.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum NotFound {
