@@ -14,6 +14,7 @@ pub mod attributes;
 mod backend;
 pub mod capture;
 pub mod display;
+pub mod enablement;
 pub mod ending;
 pub mod errors;
 pub mod handle;

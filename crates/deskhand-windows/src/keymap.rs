@@ -53,6 +53,36 @@ pub struct LayoutKey {
     pub alt: bool,
 }
 
+impl LayoutKey {
+    /// What `VkKeyScanExW` answers (the virtual key in the low byte, the shift state in the
+    /// high one, -1 where the layout has no key for the character).
+    pub fn from_scan(found: i16) -> Option<LayoutKey> {
+        if found == -1 {
+            return None;
+        }
+        let (vk, state) = ((found as u16) & 0xFF, ((found as u16) >> 8) & 0xFF);
+        Some(LayoutKey {
+            code: KeyCode {
+                vk,
+                scan: 0,
+                extended: false,
+            },
+            shift: state & 1 != 0,
+            ctrl: state & 2 != 0,
+            alt: state & 4 != 0,
+        })
+    }
+}
+
+/// A key no layout or app binds (0xE8 is unassigned): pressed before asking for the
+/// foreground again, it makes deskhand the process that sent the last input, which Windows'
+/// foreground lock asks for, without an app reacting as Alt would (it opens menus).
+pub const NUDGE: KeyCode = KeyCode {
+    vk: 0xE8,
+    scan: 0,
+    extended: false,
+};
+
 pub const SHIFT: KeyCode = key(0xA0, 0x2A);
 pub const CTRL: KeyCode = key(0xA2, 0x1D);
 pub const ALT: KeyCode = key(0xA4, 0x38);
@@ -342,6 +372,32 @@ mod tests {
         assert_eq!(downs, [0xE9, 0xD83D, 0xDE00]);
         assert_eq!(text_strokes('\n'), [down(RETURN), up(RETURN)]);
         assert_eq!(text_strokes('\t'), [down(TAB), up(TAB)]);
+    }
+
+    #[test]
+    fn a_layouts_answer_reads_as_its_key_and_modifiers() {
+        // German '@' is AltGr+Q: Q (0x51) with Ctrl and Alt; US '+' is Shift+'=' (0xBB).
+        let at = LayoutKey::from_scan(0x0651).unwrap();
+        assert_eq!(
+            (at.code.vk, at.shift, at.ctrl, at.alt),
+            (0x51, false, true, true)
+        );
+        let plus = LayoutKey::from_scan(0x01BB).unwrap();
+        assert_eq!(
+            (plus.code.vk, plus.shift, plus.ctrl, plus.alt),
+            (0xBB, true, false, false)
+        );
+        assert_eq!(LayoutKey::from_scan(-1), None);
+    }
+
+    #[test]
+    fn the_nudge_before_a_second_focus_try_is_a_key_nothing_binds() {
+        let modifiers = [SHIFT, CTRL, ALT, SUPER, ALT_GR];
+        assert!(modifiers.iter().all(|m| m.vk != NUDGE.vk));
+        // Unassigned in Windows' virtual-key table; Alt (0x12, 0xA4, 0xA5) and F10 would
+        // open a menu.
+        assert_eq!(NUDGE.vk, 0xE8);
+        assert!(![0x12, 0x79, 0xA4, 0xA5].contains(&NUDGE.vk));
     }
 
     #[test]

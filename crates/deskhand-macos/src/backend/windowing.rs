@@ -153,9 +153,17 @@ impl Windows for MacBackend {
         require(Permission::Accessibility)?;
         let (handle, pid) = (window.handle, window.pid);
         blocking("Changing the window", Request::Change, move || {
-            let (element, _) = window_element(handle, pid)?;
+            let (element, cg) = window_element(handle, pid)?;
             let failed = |err| classify(err, Request::Change, "Changing the window");
-            match change {
+            // With AXEnhancedUserInterface on, an app animates its own frame changes and moves
+            // and resizes land wrong: it is off while deskhand changes the window.
+            let process = super::apps::process(cg.pid)
+                .filter(|process| super::accessibility::switched_on().enhanced(*process));
+            let app = ax::application(cg.pid);
+            if process.is_some() {
+                let _ = ax::set_bool(&app, "AXEnhancedUserInterface", false);
+            }
+            let changed = match change {
                 WindowChange::Move { x, y } => {
                     ax::set_point(&element, "AXPosition", f64::from(x), f64::from(y))
                 }
@@ -180,8 +188,11 @@ impl Windows for MacBackend {
                         .ok_or(AxError::ATTRIBUTE_UNSUPPORTED)?;
                     ax::perform(&zoom, "AXPress")
                 }),
+            };
+            if process.is_some() {
+                let _ = ax::set_bool(&app, "AXEnhancedUserInterface", true);
             }
-            .map_err(failed)
+            changed.map_err(failed)
         })
         .await
     }

@@ -73,7 +73,11 @@ impl<'a> AxReader for Recorded<'a> {
             .iter()
             .map(|name| element.get(*name).and_then(ax_value))
             .collect();
-        Ok(Attributes::from_batch(&values))
+        let children = element
+            .get(crate::attributes::COUNTED)
+            .and_then(Value::as_array)
+            .map(Vec::len);
+        Ok(Attributes::from_batch(&values, children))
     }
 
     fn value(&self, element: &&'a Value) -> Result<Option<AxValue>, AxError> {
@@ -439,6 +443,34 @@ fn a_long_child_list_is_cut_and_counted() {
     assert_eq!(
         tree.partial.as_deref(),
         Some("20 children of long lists were not read")
+    );
+}
+
+#[test]
+fn a_tree_that_nests_without_end_stops_at_the_depth_limit_and_says_so() {
+    let mut nested = serde_json::json!({"AXRole": "AXStaticText", "AXValue": "bottom",
+        "AXPosition": {"x": 0, "y": 0}, "AXSize": {"w": 10, "h": 10}});
+    for level in 0..MAX_DEPTH + 36 {
+        nested = serde_json::json!({"AXRole": "AXGroup", "AXDescription": format!("level {level}"),
+            "AXPosition": {"x": 0, "y": 0}, "AXSize": {"w": 10, "h": 10},
+            "AXChildren": [nested]});
+    }
+    let dump = serde_json::json!({"pid": 1, "window": 2, "root": {
+        "AXRole": "AXWindow", "AXTitle": "Deep", "AXPosition": {"x": 0, "y": 0},
+        "AXSize": {"w": 100, "h": 100}, "AXChildren": [nested]}});
+    let reader = Recorded::new(&dump);
+    let tree = walk_with(&reader, limits());
+    fn depth(node: &Node) -> usize {
+        1 + node.children.iter().map(depth).max().unwrap_or(0)
+    }
+    assert_eq!(
+        depth(&tree.root),
+        MAX_DEPTH + 1,
+        "the window and 64 levels below it"
+    );
+    assert_eq!(
+        tree.partial.as_deref(),
+        Some("elements deeper than 64 levels were not read")
     );
 }
 

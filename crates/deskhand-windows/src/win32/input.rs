@@ -11,18 +11,20 @@ use deskhand_core::keys::Keys;
 use deskhand_core::model::{Modifier, MouseButton, Point, ScrollDirection};
 use windows::Win32::Foundation::{HWND, POINT};
 use windows::Win32::UI::Input::KeyboardAndMouse::{
-    GetAsyncKeyState, INPUT, INPUT_0, INPUT_KEYBOARD, INPUT_MOUSE, KEYBD_EVENT_FLAGS, KEYBDINPUT,
-    KEYEVENTF_EXTENDEDKEY, KEYEVENTF_KEYUP, KEYEVENTF_UNICODE, MAPVK_VK_TO_VSC, MOUSE_EVENT_FLAGS,
-    MOUSEEVENTF_HWHEEL, MOUSEEVENTF_LEFTDOWN, MOUSEEVENTF_LEFTUP, MOUSEEVENTF_MIDDLEDOWN,
-    MOUSEEVENTF_MIDDLEUP, MOUSEEVENTF_RIGHTDOWN, MOUSEEVENTF_RIGHTUP, MOUSEEVENTF_WHEEL,
-    MOUSEINPUT, MapVirtualKeyW, SendInput, VIRTUAL_KEY, VkKeyScanW,
+    GetAsyncKeyState, GetKeyboardLayout, HKL, INPUT, INPUT_0, INPUT_KEYBOARD, INPUT_MOUSE,
+    KEYBD_EVENT_FLAGS, KEYBDINPUT, KEYEVENTF_EXTENDEDKEY, KEYEVENTF_KEYUP, KEYEVENTF_UNICODE,
+    MAPVK_VK_TO_VSC, MOUSE_EVENT_FLAGS, MOUSEEVENTF_HWHEEL, MOUSEEVENTF_LEFTDOWN,
+    MOUSEEVENTF_LEFTUP, MOUSEEVENTF_MIDDLEDOWN, MOUSEEVENTF_MIDDLEUP, MOUSEEVENTF_RIGHTDOWN,
+    MOUSEEVENTF_RIGHTUP, MOUSEEVENTF_WHEEL, MOUSEINPUT, MapVirtualKeyExW, SendInput, VIRTUAL_KEY,
+    VkKeyScanExW,
 };
 use windows::Win32::UI::WindowsAndMessaging::{
-    GA_ROOT, GetAncestor, GetCursorPos, GetForegroundWindow, SetCursorPos, WindowFromPoint,
+    GA_ROOT, GetAncestor, GetCursorPos, GetForegroundWindow, GetWindowThreadProcessId,
+    SetCursorPos, WindowFromPoint,
 };
 
 use super::integrity;
-use crate::keymap::{self, KeyCode, LayoutKey, Stroke};
+use crate::keymap::{self, LayoutKey, Stroke};
 use crate::uipi::{self, Verdict};
 
 /// One notch of the wheel, as Windows counts it.
@@ -33,7 +35,10 @@ fn key_input(stroke: Stroke) -> INPUT {
         Stroke::Key { code, up } => {
             let scan = if code.scan == 0 {
                 // SAFETY: a pure lookup in the keyboard layout.
-                unsafe { MapVirtualKeyW(code.vk as u32, MAPVK_VK_TO_VSC) as u16 }
+                unsafe {
+                    MapVirtualKeyExW(code.vk as u32, MAPVK_VK_TO_VSC, Some(foreground_layout()))
+                        as u16
+                }
             } else {
                 code.scan
             };
@@ -124,28 +129,33 @@ fn send_all(inputs: &[INPUT], what: &str, sent_before: bool) -> Result<()> {
     }
 }
 
-/// Where the current keyboard layout has the character, as `VkKeyScanW` says.
+/// Presses and releases [`keymap::NUDGE`], a key nothing binds: see there.
+pub fn nudge() {
+    let strokes = [false, true].map(|up| {
+        key_input(Stroke::Key {
+            code: keymap::NUDGE,
+            up,
+        })
+    });
+    send(&strokes);
+}
+
+/// The keyboard layout of the foreground window's thread, where keys land. Each thread has its
+/// own layout, and deskhand's worker thread keeps the one it started with: with several
+/// layouts installed, punctuation typed by the worker's would go to the wrong key.
+fn foreground_layout() -> HKL {
+    // SAFETY: plain queries; a null window gives thread 0, whose layout is the caller's.
+    unsafe { GetKeyboardLayout(GetWindowThreadProcessId(GetForegroundWindow(), None)) }
+}
+
+/// Where the foreground window's keyboard layout has the character, as `VkKeyScanExW` says.
 fn layout_key(character: char) -> Option<LayoutKey> {
     let mut unit = [0u16; 2];
     if character.encode_utf16(&mut unit).len() != 1 {
         return None;
     }
     // SAFETY: a pure lookup in the keyboard layout.
-    let found = unsafe { VkKeyScanW(unit[0]) };
-    if found == -1 {
-        return None;
-    }
-    let (vk, state) = ((found as u16) & 0xFF, ((found as u16) >> 8) & 0xFF);
-    Some(LayoutKey {
-        code: KeyCode {
-            vk,
-            scan: 0,
-            extended: false,
-        },
-        shift: state & 1 != 0,
-        ctrl: state & 2 != 0,
-        alt: state & 4 != 0,
-    })
+    LayoutKey::from_scan(unsafe { VkKeyScanExW(unit[0], foreground_layout()) })
 }
 
 fn verdict_for(window: HWND) -> Verdict {
@@ -405,6 +415,12 @@ mod tests {
         assert!(plus.shift, "{plus:?}");
         assert_eq!(layout_key('世'), None);
         assert_eq!(layout_key('😀'), None, "a surrogate pair is no key");
+        // The foreground window's layout, asked for by its thread.
+        // SAFETY: plain queries.
+        let foreground =
+            unsafe { GetKeyboardLayout(GetWindowThreadProcessId(GetForegroundWindow(), None)) };
+        assert_eq!(foreground_layout(), foreground);
+        assert!(!foreground.is_invalid());
     }
 
     #[test]

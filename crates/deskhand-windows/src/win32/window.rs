@@ -27,8 +27,9 @@ use super::apps::process_name;
 use super::{handle_of, hwnd, wide};
 use crate::packaged;
 
-/// How long `activate` waits for the foreground to arrive.
+/// How long `activate` waits for the foreground to arrive, over all its tries.
 const FOCUS_WAIT: Duration = Duration::from_millis(1500);
+const FOCUS_TRIES: usize = 3;
 const POLL: Duration = Duration::from_millis(20);
 
 /// The windows a user sees in the task bar, top of the stack first as `EnumWindows` gives them.
@@ -353,11 +354,40 @@ fn existing(window: &WindowInfo) -> Result<HWND> {
 /// of it, and the window is then asked in turn. What Windows still refuses is said, not hidden.
 pub fn activate(window: &WindowInfo) -> Result<()> {
     let handle = existing(window)?;
-    // SAFETY: calls on a live window handle and thread ids Windows just gave.
+    // SAFETY: calls on a live window handle.
     unsafe {
         if IsIconic(handle).as_bool() {
             let _ = ShowWindowAsync(handle, SW_RESTORE);
         }
+    }
+    let mut granted = false;
+    // The foreground lock refuses a process that did not send the last input: the tries after
+    // the first press a key nothing binds first, as peers do.
+    for attempt in 0..FOCUS_TRIES {
+        if attempt > 0 {
+            super::input::nudge();
+        }
+        granted |= ask_foreground(handle);
+        let deadline = Instant::now() + FOCUS_WAIT / FOCUS_TRIES as u32;
+        loop {
+            // SAFETY: no arguments.
+            if unsafe { GetForegroundWindow() } == handle {
+                return Ok(());
+            }
+            if Instant::now() >= deadline {
+                break;
+            }
+            std::thread::sleep(POLL);
+        }
+    }
+    Err(focus_refused(&window.title, granted))
+}
+
+/// One request for the foreground, with this thread's input attached to the foreground
+/// window's meanwhile; says whether `SetForegroundWindow` accepted it.
+fn ask_foreground(handle: HWND) -> bool {
+    // SAFETY: calls on a live window handle and thread ids Windows just gave.
+    unsafe {
         let foreground = GetForegroundWindow();
         let foreground_thread = GetWindowThreadProcessId(foreground, None);
         let own_thread = GetCurrentThreadId();
@@ -369,17 +399,7 @@ pub fn activate(window: &WindowInfo) -> Result<()> {
         if attached {
             let _ = AttachThreadInput(own_thread, foreground_thread, false);
         }
-        let deadline = Instant::now() + FOCUS_WAIT;
-        loop {
-            if GetForegroundWindow() == handle {
-                return Ok(());
-            }
-            if Instant::now() >= deadline {
-                break;
-            }
-            std::thread::sleep(POLL);
-        }
-        Err(focus_refused(&window.title, granted))
+        granted
     }
 }
 
