@@ -26,7 +26,7 @@ pub mod tree;
 pub mod windows;
 
 #[cfg(target_os = "macos")]
-pub use backend::{MacBackend, serve_main_queue_while};
+pub use backend::{MacBackend, dump_tree, serve_main_queue_while};
 
 /// The Accessibility and Screen Recording permissions as this process has them now, each with
 /// the sentence that says how to grant it when it is missing; asks macOS without prompting the

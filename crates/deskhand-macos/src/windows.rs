@@ -154,6 +154,32 @@ pub fn front_window(front_to_back: &[CgWindow], frontmost_pid: Option<u32>) -> O
         .map(|w| w.id)
 }
 
+/// The window a person named: its handle, or the one window whose title holds the words.
+pub fn pick_window<'w>(windows: &'w [WindowInfo], which: &str) -> deskhand_core::Result<&'w WindowInfo> {
+    if let Ok(handle) = which.parse::<u64>()
+        && let Some(window) = windows.iter().find(|w| w.handle == handle)
+    {
+        return Ok(window);
+    }
+    let words = which.to_lowercase();
+    let titled: Vec<&WindowInfo> = windows
+        .iter()
+        .filter(|w| w.title.to_lowercase().contains(&words))
+        .collect();
+    match titled.as_slice() {
+        [window] => Ok(window),
+        [] => Err(deskhand_core::Error::bad_argument(format!(
+            "no window has the handle or a title with \"{which}\"; run `deskhand windows` to \
+             list them"
+        ))),
+        _ => Err(deskhand_core::Error::bad_argument(format!(
+            "{} windows have \"{which}\" in their title; give the handle `deskhand windows` \
+             lists instead",
+            titled.len()
+        ))),
+    }
+}
+
 /// The error when a window did not come to the front: every way was tried (activating the app
 /// as the Dock does, raising the window, making it main), and `steps` says which the system
 /// refused, so the reason is not guessed.
@@ -333,5 +359,19 @@ mod tests {
         // Off screen, they are not the app's front window, but still exist.
         assert_eq!(front_window(&list, Some(7)), Some(3));
         assert!(is_parked(&list[1]) && is_parked(&list[2]) && !is_parked(&list[3]));
+    }
+
+    #[test]
+    fn a_window_is_picked_by_handle_or_by_the_one_title_that_holds_the_words() {
+        let list = [
+            cg(3, 7, "Report.pages", frame(10.0, 30.0, 400.0, 300.0)),
+            cg(5, 7, "Letter.pages", frame(40.0, 60.0, 400.0, 300.0)),
+        ];
+        let infos = window_infos(&list, &|_| None, &|_| false, Some(7), &[]);
+        assert_eq!(pick_window(&infos, "5").unwrap().title, "Letter.pages");
+        assert_eq!(pick_window(&infos, "report").unwrap().handle, 3);
+        let both = pick_window(&infos, ".pages").unwrap_err();
+        assert!(both.message.contains("2 windows"), "{}", both.message);
+        assert!(pick_window(&infos, "Numbers").is_err());
     }
 }

@@ -15,7 +15,9 @@ use crate::enablement::{Memory, Process, fall_back_to_enhanced};
 use crate::errors::{Request, classify};
 use crate::handle::{Handle, Step};
 use crate::permissions::Permission;
+use crate::tree::dump::dump;
 use crate::tree::{Limits, NODE_BUDGET, hash_of, read_tree, web_content_pending};
+use crate::windows::pick_window;
 
 use super::find::{gone, resolve, window_element};
 use super::{MacBackend, ax, blocking, quartz, require};
@@ -74,6 +76,31 @@ fn switch_on_web_accessibility(process: Option<Process>, pid: u32) -> (bool, boo
     }
     let taken = ax::set_bool(&ax::application(pid), "AXManualAccessibility", true).is_ok();
     (true, taken)
+}
+
+/// How long `deskhand doctor --dump-tree` may read: a person waits on it once.
+const DUMP_DEADLINE: Duration = Duration::from_secs(20);
+
+/// `deskhand doctor --dump-tree`: the window `which` (its handle as `windows` lists it, or a
+/// part of its title) read through the Accessibility API as the walk's tests replay it,
+/// nothing typed or secret in it (see `tree::dump`), as pretty JSON.
+pub fn dump_tree(which: &str) -> Result<String> {
+    require(Permission::Accessibility)?;
+    let windows = super::windowing::list_windows();
+    let window = pick_window(&windows, which)?;
+    let (root, cg) = window_element(window.handle, window.pid)?;
+    let limits = Limits {
+        nodes: NODE_BUDGET,
+        deadline: Instant::now() + DUMP_DEADLINE,
+    };
+    let source = format!(
+        "deskhand doctor --dump-tree {} of \"{}\" ({})",
+        env!("CARGO_PKG_VERSION"),
+        window.title,
+        window.app_name
+    );
+    let dumped = dump(&ax::Reader, &root, cg.pid, window.handle, &source, limits);
+    Ok(serde_json::to_string_pretty(&dumped).unwrap_or_default())
 }
 
 impl Accessibility for MacBackend {

@@ -24,7 +24,7 @@ use super::{MacBackend, appkit, ax, blocking, quartz, require};
 /// How long an app may take to say its windows' titles while windows are listed.
 const TITLE_TIMEOUT_S: f32 = 0.25;
 
-fn list_windows() -> Vec<WindowInfo> {
+pub(super) fn list_windows() -> Vec<WindowInfo> {
     let cg = quartz::window_list();
     let displays = display_rects(&quartz::displays());
     let frontmost = frontmost_pid();

@@ -400,6 +400,7 @@ pub fn format_number(n: f64) -> String {
     }
 }
 
+pub mod dump;
 mod identity;
 pub use identity::locate;
 

@@ -474,6 +474,60 @@ fn a_tree_that_nests_without_end_stops_at_the_depth_limit_and_says_so() {
     );
 }
 
+#[test]
+fn a_dump_replays_as_the_window_did_with_nothing_typed_or_secret_in_it() {
+    for name in ["textedit", "calculator", "finder", "safari_form"] {
+        let recorded = dump(name);
+        // Until real dumps replace them, the recorded data say they are hand-written.
+        assert!(recorded["_source"].as_str().unwrap().starts_with("hand-written"));
+        let reader = Recorded::new(&recorded);
+        let dumped = super::dump::dump(
+            &reader,
+            &&recorded["root"],
+            recorded["pid"].as_u64().unwrap() as u32,
+            recorded["window"].as_u64().unwrap(),
+            "a test",
+            limits(),
+        );
+        let text = dumped.to_string();
+        assert!(
+            !text.contains("hunter2") && !text.contains("s3cret"),
+            "{name}: a password"
+        );
+        let replayed = Recorded::new(&dumped);
+        let (before, after) = (walk_with(&reader, limits()), walk_with(&replayed, limits()));
+        fn lines(node: &Node, out: &mut Vec<String>) {
+            let value = match node.role {
+                Role::Text | Role::Password => None,
+                _ => node.value.clone(),
+            };
+            out.push(format!(
+                "{:?} {} {:?} {value:?}",
+                node.role, node.name, node.bounds
+            ));
+            node.children.iter().for_each(|c| lines(c, out));
+        }
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        lines(&before.root, &mut a);
+        lines(&after.root, &mut b);
+        assert_eq!(a, b, "{name}");
+        // What was typed into a field is not in the dump.
+        fn typed(node: &Node, out: &mut Vec<String>) {
+            if node.role == Role::Text
+                && let Some(value) = node.value.as_deref().filter(|v| !v.is_empty())
+            {
+                out.push(value.to_owned());
+            }
+            node.children.iter().for_each(|c| typed(c, out));
+        }
+        let mut values = Vec::new();
+        typed(&before.root, &mut values);
+        for value in values {
+            assert!(!text.contains(&format!("\"{value}\"")), "{name}: {value:?}");
+        }
+    }
+}
+
 /// Numbers in the order the renderer asks, as a fresh session gives them.
 #[derive(Default)]
 struct Counter(std::collections::HashMap<String, u32>);

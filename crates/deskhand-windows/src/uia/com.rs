@@ -13,13 +13,11 @@ use std::time::{Duration, Instant};
 use deskhand_core::error::{Error, ErrorKind, Result};
 use deskhand_core::model::{ElementHandle, Rect, Tree};
 use windows::Win32::Foundation::RECT;
-use windows::Win32::System::Com::{
-    CLSCTX_INPROC_SERVER, CoCreateInstance, CoTaskMemFree, SAFEARRAY,
-};
+use windows::Win32::System::Com::{CLSCTX_INPROC_SERVER, CoCreateInstance, SAFEARRAY};
 use windows::Win32::System::Ole::SafeArrayDestroy;
 use windows::Win32::System::Variant::{
-    VARIANT, VT_BSTR, VariantClear, VariantToBooleanWithDefault, VariantToDoubleWithDefault,
-    VariantToInt32WithDefault, VariantToStringAlloc,
+    VAR_CHANGE_FLAGS, VARIANT, VT_BSTR, VT_EMPTY, VariantChangeType, VariantClear,
+    VariantToBooleanWithDefault, VariantToDoubleWithDefault, VariantToInt32WithDefault,
 };
 use windows::Win32::UI::Accessibility::*;
 use windows::core::{BSTR, Interface};
@@ -164,18 +162,23 @@ fn text(element: &IUIAutomationElement, id: UIA_PROPERTY_ID) -> String {
 /// and a read-back would then compare against the cut text.
 fn variant_text(variant: &VARIANT) -> String {
     // SAFETY: the tag says which member is live; a BSTR carries its own length. Anything else
-    // is converted by the system into a buffer it allocates, freed here.
+    // is converted by OLE into a BSTR variant of its own (propsys' VariantToStringAlloc aborts
+    // the process under Wine 8), cleared here.
     unsafe {
         let inner = &variant.Anonymous.Anonymous;
         if inner.vt == VT_BSTR {
             return String::from_utf16_lossy(&inner.Anonymous.bstrVal);
         }
-        let Ok(text) = VariantToStringAlloc(variant) else {
+        if inner.vt == VT_EMPTY {
             return String::new();
-        };
-        let read = text.to_string().unwrap_or_default();
-        CoTaskMemFree(Some(text.0 as *const _));
-        read
+        }
+        let mut converted = VARIANT::default();
+        if VariantChangeType(&mut converted, variant, VAR_CHANGE_FLAGS(0), VT_BSTR).is_err() {
+            return String::new();
+        }
+        let text = String::from_utf16_lossy(&converted.Anonymous.Anonymous.Anonymous.bstrVal);
+        let _ = VariantClear(&mut converted);
+        text
     }
 }
 
@@ -418,6 +421,28 @@ fn budget(time: Duration) -> Budget {
 /// the calls that follow. Chromium and Electron windows are first asked to turn their
 /// accessibility on, and read again while their page is still empty.
 pub fn tree(window: u64) -> Result<Tree> {
+    let (walked, left) = walk_of(window)?;
+    let mut pruned = Pruned::default();
+    let root = node(window, &walked.root, &mut pruned);
+    let left = walk::Left {
+        offscreen: left.offscreen + pruned.offscreen,
+        ..left
+    };
+    keep(window, walked.live);
+    Ok(Tree {
+        root,
+        partial: left.note(),
+    })
+}
+
+/// The window's elements exactly as the walk read them, for `deskhand doctor --dump-tree`
+/// (see `uia::dump`), with what the walk left out.
+pub fn read_for_dump(window: u64) -> Result<(Element, Option<String>)> {
+    let (walked, left) = walk_of(window)?;
+    Ok((walked.root, left.note()))
+}
+
+fn walk_of(window: u64) -> Result<(walk::Walked<IUIAutomationElement>, walk::Left)> {
     let woken = crate::win32::window::wake_chromium(hwnd(window));
     let automation = client()?;
     let what = "Reading the window's accessibility tree";
@@ -434,17 +459,8 @@ pub fn tree(window: u64) -> Result<Tree> {
     };
     let walked = walk::walk_window(&reader, root, budget(WALK_TIME), looks, WEB_LOOK_GAP)
         .map_err(|code| classify(code, what, false))?;
-    let mut pruned = Pruned::default();
-    let root = node(window, &walked.root, &mut pruned);
-    let left = walk::Left {
-        offscreen: walked.left.offscreen + pruned.offscreen,
-        ..walked.left
-    };
-    keep(window, walked.live);
-    Ok(Tree {
-        root,
-        partial: left.note(),
-    })
+    let left = walked.left.clone();
+    Ok((walked, left))
 }
 
 /// The live element a handle names, with its properties read now: the one kept from the last
@@ -649,6 +665,8 @@ mod tests {
     use super::*;
 
     /// Runs under Wine in scripts/wine-test.
+    use windows::Win32::System::Variant::VT_I4;
+
     #[test]
     fn a_text_longer_than_any_fixed_buffer_comes_back_whole() {
         let long: String = "0123456789abcdef".repeat(1000) + "é end";
@@ -663,5 +681,13 @@ mod tests {
         // SAFETY: the variant is owned here.
         let _ = unsafe { VariantClear(&mut variant) };
         assert_eq!(variant_text(&VARIANT::default()), "");
+        // A number is converted, as a provider may answer one for a text property.
+        // SAFETY: the tag and the member set together.
+        unsafe {
+            let inner = &mut *variant.Anonymous.Anonymous;
+            inner.vt = VT_I4;
+            inner.Anonymous.lVal = 4096;
+        }
+        assert_eq!(variant_text(&variant), "4096");
     }
 }

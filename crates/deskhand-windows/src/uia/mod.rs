@@ -6,12 +6,13 @@
 
 #[cfg(windows)]
 pub mod com;
+pub mod dump;
 pub mod identity;
 pub mod walk;
 
 use deskhand_core::error::{Error, ErrorKind};
 use deskhand_core::model::{ElementHandle, Node, Rect, Role, States};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 use identity::{Identity, Link};
 
@@ -61,7 +62,7 @@ pub mod control_type {
 }
 
 /// `ToggleState`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
 pub enum Toggle {
     Off,
     On,
@@ -69,7 +70,7 @@ pub enum Toggle {
 }
 
 /// `ExpandCollapseState`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
 pub enum Expand {
     Collapsed,
     Expanded,
@@ -79,7 +80,7 @@ pub enum Expand {
 }
 
 /// The Value pattern's cached state.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
 pub struct ValueState {
     pub value: String,
     #[serde(default)]
@@ -87,7 +88,7 @@ pub struct ValueState {
 }
 
 /// The RangeValue pattern's cached state.
-#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize, Serialize)]
 pub struct RangeState {
     pub value: f64,
     pub minimum: f64,
@@ -97,7 +98,7 @@ pub struct RangeState {
 }
 
 /// Which patterns an element offers, with their cached state.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
 #[serde(default)]
 pub struct Patterns {
     pub invoke: bool,
@@ -112,7 +113,7 @@ pub struct Patterns {
 }
 
 /// One element as a cached walk gives it: every property asked for in one round trip.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
 #[serde(default)]
 pub struct Element {
     pub runtime_id: Vec<i32>,
