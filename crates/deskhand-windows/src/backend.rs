@@ -42,12 +42,17 @@ impl WindowsBackend {
     /// Makes the process aware of each monitor's scale (per-monitor v2), so every pixel it reads
     /// or sends is a physical one: windows, pointer and captures then agree on every monitor.
     pub fn connect() -> Result<Self> {
-        // SAFETY: a process-wide setting with no pointers. It fails when a manifest or an
-        // earlier call set the awareness already, which leaves that one.
-        let _ =
-            unsafe { SetProcessDpiAwarenessContext(DPI_AWARENESS_CONTEXT_PER_MONITOR_AWARE_V2) };
+        become_dpi_aware();
         Ok(Self { _private: () })
     }
+}
+
+/// Asks for per-monitor (v2) DPI awareness. It fails when a manifest or an earlier call set
+/// the awareness already, which leaves that one, or on Windows before 10 1703; whether the
+/// process is per-monitor v2 is what `deskhand doctor` checks.
+pub(crate) fn become_dpi_aware() {
+    // SAFETY: a process-wide setting with no pointers.
+    let _ = unsafe { SetProcessDpiAwarenessContext(DPI_AWARENESS_CONTEXT_PER_MONITOR_AWARE_V2) };
 }
 
 /// Runs blocking Win32 work on the blocking pool under a deadline.

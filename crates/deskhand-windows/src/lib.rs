@@ -5,6 +5,7 @@
 //! Automation's control types, patterns and errors) is pure and builds everywhere, so it is
 //! unit-tested on Linux; the Win32 and COM calls around it exist on Windows only.
 
+pub mod health;
 pub mod keymap;
 pub mod outgoing;
 pub mod packaged;
@@ -67,6 +68,14 @@ pub fn pick_window<'w>(
             titled.len()
         ))),
     }
+}
+
+/// The process's integrity level, DPI awareness (after the same set-up the backend does) and
+/// the foreground lock, for `deskhand doctor`.
+#[cfg(windows)]
+pub fn health() -> Vec<health::Finding> {
+    backend::become_dpi_aware();
+    health::findings(&win32::health_facts())
 }
 
 /// Whether UI Automation can be used here, for `deskhand doctor`.

@@ -56,7 +56,25 @@ pub fn checks() -> (&'static str, Vec<Check>) {
             fix,
         ),
     };
-    ("Windows", vec![check])
+    let mut checks = vec![check];
+    checks.extend(deskhand_windows::health().into_iter().map(|finding| {
+        use deskhand_windows::health::Verdict;
+        match (finding.verdict, finding.fix) {
+            (Verdict::Ok, _) | (_, None) => Check::ok("process", finding.name, finding.detail),
+            (verdict, Some(fix)) => Check::problem(
+                if verdict == Verdict::Warn {
+                    Status::Warn
+                } else {
+                    Status::NotChecked
+                },
+                "process",
+                finding.name,
+                finding.detail,
+                fix,
+            ),
+        }
+    }));
+    ("Windows", checks)
 }
 
 #[cfg(not(any(target_os = "macos", windows)))]
