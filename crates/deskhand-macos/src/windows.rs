@@ -155,7 +155,10 @@ pub fn front_window(front_to_back: &[CgWindow], frontmost_pid: Option<u32>) -> O
 }
 
 /// The window a person named: its handle, or the one window whose title holds the words.
-pub fn pick_window<'w>(windows: &'w [WindowInfo], which: &str) -> deskhand_core::Result<&'w WindowInfo> {
+pub fn pick_window<'w>(
+    windows: &'w [WindowInfo],
+    which: &str,
+) -> deskhand_core::Result<&'w WindowInfo> {
     if let Ok(handle) = which.parse::<u64>()
         && let Some(window) = windows.iter().find(|w| w.handle == handle)
     {

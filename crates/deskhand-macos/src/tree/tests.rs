@@ -479,7 +479,12 @@ fn a_dump_replays_as_the_window_did_with_nothing_typed_or_secret_in_it() {
     for name in ["textedit", "calculator", "finder", "safari_form"] {
         let recorded = dump(name);
         // Until real dumps replace them, the recorded data say they are hand-written.
-        assert!(recorded["_source"].as_str().unwrap().starts_with("hand-written"));
+        assert!(
+            recorded["_source"]
+                .as_str()
+                .unwrap()
+                .starts_with("hand-written")
+        );
         let reader = Recorded::new(&recorded);
         let dumped = super::dump::dump(
             &reader,
