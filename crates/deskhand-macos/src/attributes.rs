@@ -26,10 +26,12 @@ pub enum AxValue {
 
 /// The attributes read in one `AXUIElementCopyMultipleAttributeValues` call, in this order. The
 /// value is not among them: a password's value must never be read, and which element is a
-/// password is known only once its subrole has come back. `AXChildren` tells how many children
-/// there are, so a leaf is never asked for them; `AXIndex` is a row's place in its table, which
-/// its handle keeps.
-pub const BATCH: [&str; 12] = [
+/// password is known only once its subrole has come back. Nor is any array: the batch copies an
+/// array whole, and a big table's `AXChildren` (every row, each made on demand) would time the
+/// batch out and leave the rest of the window unread; how many children there are is counted
+/// apart ([`COUNTED`]), so a leaf is never asked for them. `AXIndex` is a row's place in its
+/// table, which its handle keeps.
+pub const BATCH: [&str; 11] = [
     "AXRole",
     "AXSubrole",
     "AXTitle",
@@ -40,9 +42,21 @@ pub const BATCH: [&str; 12] = [
     "AXFocused",
     "AXSelected",
     "AXExpanded",
-    "AXChildren",
     "AXIndex",
 ];
+
+/// Attributes whose values are arrays of elements: never copied in the batch.
+pub const ARRAYS: [&str; 5] = [
+    "AXChildren",
+    "AXRows",
+    "AXVisibleRows",
+    "AXColumns",
+    "AXSelectedChildren",
+];
+
+/// Counted (`AXUIElementGetAttributeValueCount`) rather than copied: fills
+/// [`Attributes::children`].
+pub const COUNTED: &str = "AXChildren";
 
 /// One element's attributes; `None` where the element has no such attribute or no value.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -57,7 +71,8 @@ pub struct Attributes {
     pub focused: Option<bool>,
     pub selected: Option<bool>,
     pub expanded: Option<bool>,
-    /// How many `AXChildren` it has; `None` where it has no such attribute (a leaf).
+    /// How many `AXChildren` it has; `None` where it has no such attribute (a leaf). Counted
+    /// apart from the batch, see [`COUNTED`].
     pub children: Option<usize>,
     /// A table's or outline's row: its `AXIndex`.
     pub index: Option<usize>,
@@ -66,9 +81,10 @@ pub struct Attributes {
 }
 
 impl Attributes {
-    /// The attributes from the batch's answers, one per name of [`BATCH`] in its order. A value
-    /// of an unexpected type counts as missing: an app may answer anything.
-    pub fn from_batch(values: &[Option<AxValue>]) -> Attributes {
+    /// The attributes from the batch's answers, one per name of [`BATCH`] in its order, and the
+    /// count of [`COUNTED`]. A value of an unexpected type counts as missing: an app may answer
+    /// anything.
+    pub fn from_batch(values: &[Option<AxValue>], children: Option<usize>) -> Attributes {
         let at = |i: usize| values.get(i).cloned().flatten();
         let text = |i| match at(i) {
             Some(AxValue::Text(text)) => Some(text),
@@ -96,11 +112,8 @@ impl Attributes {
             focused: flag(7),
             selected: flag(8),
             expanded: flag(9),
-            children: match at(10) {
-                Some(AxValue::Count(n)) => Some(n),
-                _ => None,
-            },
-            index: match at(11) {
+            children,
+            index: match at(10) {
                 Some(AxValue::Number(n)) if n >= 0.0 => Some(n as usize),
                 _ => None,
             },
@@ -152,15 +165,18 @@ mod tests {
 
     #[test]
     fn a_batch_of_the_wrong_types_reads_as_missing() {
-        let attrs = Attributes::from_batch(&[
-            Some(AxValue::Text("AXButton".into())),
-            Some(AxValue::Bool(true)),
+        let attrs = Attributes::from_batch(
+            &[
+                Some(AxValue::Text("AXButton".into())),
+                Some(AxValue::Bool(true)),
+                None,
+                Some(AxValue::Text("Close".into())),
+                Some(AxValue::Point { x: 10.0, y: 20.0 }),
+                Some(AxValue::Text("not a size".into())),
+                Some(AxValue::Number(1.0)),
+            ],
             None,
-            Some(AxValue::Text("Close".into())),
-            Some(AxValue::Point { x: 10.0, y: 20.0 }),
-            Some(AxValue::Text("not a size".into())),
-            Some(AxValue::Number(1.0)),
-        ]);
+        );
         assert_eq!(attrs.role(), "AXButton");
         assert_eq!(attrs.subrole, None);
         assert_eq!(attrs.description.as_deref(), Some("Close"));
@@ -169,6 +185,20 @@ mod tests {
         assert_eq!(attrs.frame(), None);
         assert_eq!(attrs.enabled, Some(true));
         assert_eq!(attrs.focused, None);
+    }
+
+    #[test]
+    fn the_batch_copies_no_array_and_children_are_counted_apart() {
+        for array in ARRAYS {
+            assert!(!BATCH.contains(&array), "{array} would be copied whole");
+        }
+        assert!(ARRAYS.contains(&COUNTED));
+        let values = vec![Some(AxValue::Text("AXTable".into())); 1];
+        assert_eq!(
+            Attributes::from_batch(&values, Some(80_000)).children,
+            Some(80_000)
+        );
+        assert_eq!(Attributes::from_batch(&values, None).children, None);
     }
 
     #[test]

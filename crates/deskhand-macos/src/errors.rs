@@ -121,6 +121,21 @@ pub fn classify(err: AxError, request: Request, what: &str) -> Error {
     }
 }
 
+/// Keys refused before any is sent: the first keyboard event of a process sets up the keyboard
+/// layout through Text Input Sources, which macOS allows only on the main thread (it stops the
+/// process otherwise), and this process's main thread was never reached to make it there.
+pub fn keys_unprepared(what: &str) -> Error {
+    Error::new(
+        ErrorKind::Platform,
+        format!(
+            "{what} was refused before anything was sent: macOS sets up keyboard events on the \
+             main thread, which this deskhand process does not serve, and would stop the \
+             process if they were made elsewhere. Run deskhand as its own program (deskhand \
+             mcp, or the CLI) rather than inside another, or set the text with set_value"
+        ),
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -198,5 +213,17 @@ mod tests {
         assert!(!AxError::NO_VALUE.is_stall());
         assert!(AxError::NO_VALUE.is_absent() && AxError::ATTRIBUTE_UNSUPPORTED.is_absent());
         assert!(!AxError::INVALID_UI_ELEMENT.is_absent());
+    }
+
+    #[test]
+    fn keys_that_cannot_be_made_safely_are_refused_unsent_with_the_next_step() {
+        let refused = keys_unprepared("Typing");
+        assert!(!refused.sent);
+        assert!(
+            refused
+                .message
+                .starts_with("Typing was refused before anything was sent")
+        );
+        assert!(refused.message.contains("set_value"));
     }
 }

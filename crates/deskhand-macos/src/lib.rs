@@ -14,6 +14,7 @@ pub mod attributes;
 mod backend;
 pub mod capture;
 pub mod display;
+pub mod enablement;
 pub mod ending;
 pub mod errors;
 pub mod handle;
@@ -25,7 +26,7 @@ pub mod tree;
 pub mod windows;
 
 #[cfg(target_os = "macos")]
-pub use backend::{MacBackend, serve_main_queue_while};
+pub use backend::{MacBackend, dump_tree, serve_main_queue_while};
 
 /// The Accessibility and Screen Recording permissions as this process has them now, each with
 /// the sentence that says how to grant it when it is missing; asks macOS without prompting the

@@ -9,6 +9,14 @@ pub fn application_support(home: &Path) -> PathBuf {
     home.join("Library").join("Application Support")
 }
 
+/// The real user id, for the name of the CLI's state folder: Linux's `/proc/self` does not
+/// exist on macOS, where reading it answered 0 for every user.
+#[cfg(target_os = "macos")]
+pub fn user_id() -> u32 {
+    // SAFETY: getuid has no preconditions and cannot fail.
+    unsafe { libc::getuid() }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -24,6 +24,9 @@ pub struct CgWindow {
     pub layer: i64,
     /// `kCGWindowAlpha`.
     pub alpha: f64,
+    /// `kCGWindowIsOnscreen`: false for a minimized window, a hidden app's and one on another
+    /// Space, which still exist and can be changed or restored.
+    pub on_screen: bool,
 }
 
 /// An accessibility window of one process: its frame and title.
@@ -39,6 +42,16 @@ const MIN_SIDE: f64 = 20.0;
 /// Whether an on-screen entry is a window an agent works with: the normal layer, visible,
 /// larger than a helper.
 pub fn is_app_window(window: &CgWindow) -> bool {
+    window.on_screen && is_app_sized(window)
+}
+
+/// Whether an off-screen entry may be an app's window put away (minimized, hidden, on another
+/// Space) rather than a helper: the normal layer, larger than a helper.
+pub fn is_parked(window: &CgWindow) -> bool {
+    !window.on_screen && is_app_sized(window)
+}
+
+fn is_app_sized(window: &CgWindow) -> bool {
     window.layer == 0
         && window.alpha > 0.0
         && window.bounds.width >= MIN_SIDE
@@ -84,22 +97,32 @@ pub fn match_windows(cg: &[CgWindow], ax: &[AxWindow]) -> Vec<Option<usize>> {
     matched
 }
 
-/// The core's windows from the on-screen list, which Quartz gives front to back: bottom to top,
-/// as the core wants them, titled from the accessibility window where Quartz withheld the
-/// title. The front window of the frontmost application has the focus; a window that fills a
-/// display is maximized.
+/// The core's windows from Quartz's list, which gives the on-screen ones front to back: bottom
+/// to top, as the core wants them, titled from the accessibility window where Quartz withheld
+/// the title. The front window of the frontmost application has the focus; a window that fills
+/// a display is maximized. Minimized windows (`minimized` asks the accessibility window of an
+/// off-screen one) come first, below every window on screen, so that `window state=minimized`
+/// finds the window it minimized and `restore` can bring it back.
 pub fn window_infos(
     front_to_back: &[CgWindow],
     ax_title: &dyn Fn(&CgWindow) -> Option<String>,
+    minimized: &dyn Fn(&CgWindow) -> bool,
     frontmost_pid: Option<u32>,
     displays: &[Rect],
 ) -> Vec<WindowInfo> {
-    let windows: Vec<&CgWindow> = front_to_back.iter().filter(|w| is_app_window(w)).collect();
-    let focused = frontmost_pid.and_then(|pid| windows.iter().find(|w| w.pid == pid).map(|w| w.id));
-    windows
-        .into_iter()
+    let focused = front_window(front_to_back, frontmost_pid);
+    let parked = front_to_back
+        .iter()
+        .filter(|w| is_parked(w) && minimized(w))
+        .map(|w| (w, true));
+    let on_screen = front_to_back
+        .iter()
+        .filter(|w| is_app_window(w))
         .rev()
-        .map(|window| {
+        .map(|w| (w, false));
+    parked
+        .chain(on_screen)
+        .map(|(window, minimized)| {
             let bounds = window.bounds.to_rect();
             let title = if window.title.is_empty() {
                 ax_title(window).unwrap_or_default()
@@ -113,12 +136,51 @@ pub fn window_infos(
                 app_name: window.owner.clone(),
                 bounds,
                 focused: focused == Some(window.id),
-                // Minimized windows are off screen, and the on-screen list has none.
-                minimized: false,
-                maximized: displays.contains(&bounds),
+                minimized,
+                maximized: !minimized && displays.contains(&bounds),
             }
         })
         .collect()
+}
+
+/// The window with the focus: the front window of the frontmost application. An app being
+/// frontmost is not enough for a window: another of its windows may be in front of it, and
+/// keys would go to that document.
+pub fn front_window(front_to_back: &[CgWindow], frontmost_pid: Option<u32>) -> Option<u64> {
+    let pid = frontmost_pid?;
+    front_to_back
+        .iter()
+        .find(|w| w.pid == pid && is_app_window(w))
+        .map(|w| w.id)
+}
+
+/// The window a person named: its handle, or the one window whose title holds the words.
+pub fn pick_window<'w>(
+    windows: &'w [WindowInfo],
+    which: &str,
+) -> deskhand_core::Result<&'w WindowInfo> {
+    if let Ok(handle) = which.parse::<u64>()
+        && let Some(window) = windows.iter().find(|w| w.handle == handle)
+    {
+        return Ok(window);
+    }
+    let words = which.to_lowercase();
+    let titled: Vec<&WindowInfo> = windows
+        .iter()
+        .filter(|w| w.title.to_lowercase().contains(&words))
+        .collect();
+    match titled.as_slice() {
+        [window] => Ok(window),
+        [] => Err(deskhand_core::Error::bad_argument(format!(
+            "no window has the handle or a title with \"{which}\"; run `deskhand windows` to \
+             list them"
+        ))),
+        _ => Err(deskhand_core::Error::bad_argument(format!(
+            "{} windows have \"{which}\" in their title; give the handle `deskhand windows` \
+             lists instead",
+            titled.len()
+        ))),
+    }
 }
 
 /// The error when a window did not come to the front: every way was tried (activating the app
@@ -183,6 +245,7 @@ mod tests {
             bounds,
             layer: 0,
             alpha: 1.0,
+            on_screen: true,
         }
     }
 
@@ -243,7 +306,7 @@ mod tests {
         ];
         let title = |w: &CgWindow| (w.id == 4).then(|| "From AX".to_owned());
         let displays = [Rect::new(0, 0, 1440, 900)];
-        let infos = window_infos(&front, &title, Some(7), &displays);
+        let infos = window_infos(&front, &title, &|_| false, Some(7), &displays);
         let summary: Vec<(u64, &str, bool, bool)> = infos
             .iter()
             .map(|w| (w.handle, w.title.as_str(), w.focused, w.maximized))
@@ -258,5 +321,60 @@ mod tests {
         );
         assert_eq!(infos[2].bounds, Rect::new(10, 30, 400, 300));
         assert_eq!(infos[2].pid, Some(7));
+    }
+
+    #[test]
+    fn a_window_is_in_front_only_when_it_leads_its_frontmost_app_not_when_its_app_does() {
+        let front = [
+            cg(3, 7, "Report.pages", frame(10.0, 30.0, 400.0, 300.0)),
+            cg(5, 7, "Letter.pages", frame(40.0, 60.0, 400.0, 300.0)),
+            cg(8, 9, "Notes", frame(0.0, 0.0, 400.0, 300.0)),
+        ];
+        // Pages is frontmost, but Letter is behind Report: keys would go to Report.
+        assert_eq!(front_window(&front, Some(7)), Some(3));
+        assert_ne!(front_window(&front, Some(7)), Some(5));
+        assert_eq!(front_window(&front, Some(9)), Some(8));
+        assert_eq!(front_window(&front, None), None);
+        let mut helper_first = front.to_vec();
+        helper_first.insert(0, cg(2, 7, "", frame(0.0, 0.0, 16.0, 16.0)));
+        assert_eq!(front_window(&helper_first, Some(7)), Some(3));
+    }
+
+    #[test]
+    fn a_minimized_window_is_still_listed_as_minimized_and_one_on_another_space_is_not_gone() {
+        let off = |mut window: CgWindow| {
+            window.on_screen = false;
+            window
+        };
+        let list = [
+            cg(3, 7, "Front", frame(10.0, 30.0, 400.0, 300.0)),
+            off(cg(5, 7, "Docked", frame(40.0, 60.0, 400.0, 300.0))),
+            off(cg(6, 7, "Other Space", frame(40.0, 60.0, 500.0, 300.0))),
+            off(cg(9, 7, "", frame(0.0, 0.0, 10.0, 10.0))),
+        ];
+        let minimized = |w: &CgWindow| w.id == 5;
+        let infos = window_infos(&list, &|_| None, &minimized, Some(7), &[]);
+        let summary: Vec<(u64, bool, bool)> = infos
+            .iter()
+            .map(|w| (w.handle, w.minimized, w.focused))
+            .collect();
+        assert_eq!(summary, [(5, true, false), (3, false, true)]);
+        // Off screen, they are not the app's front window, but still exist.
+        assert_eq!(front_window(&list, Some(7)), Some(3));
+        assert!(is_parked(&list[1]) && is_parked(&list[2]) && !is_parked(&list[3]));
+    }
+
+    #[test]
+    fn a_window_is_picked_by_handle_or_by_the_one_title_that_holds_the_words() {
+        let list = [
+            cg(3, 7, "Report.pages", frame(10.0, 30.0, 400.0, 300.0)),
+            cg(5, 7, "Letter.pages", frame(40.0, 60.0, 400.0, 300.0)),
+        ];
+        let infos = window_infos(&list, &|_| None, &|_| false, Some(7), &[]);
+        assert_eq!(pick_window(&infos, "5").unwrap().title, "Letter.pages");
+        assert_eq!(pick_window(&infos, "report").unwrap().handle, 3);
+        let both = pick_window(&infos, ".pages").unwrap_err();
+        assert!(both.message.contains("2 windows"), "{}", both.message);
+        assert!(pick_window(&infos, "Numbers").is_err());
     }
 }

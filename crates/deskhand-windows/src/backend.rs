@@ -20,6 +20,7 @@ use windows::Win32::UI::HiDpi::{
     DPI_AWARENESS_CONTEXT_PER_MONITOR_AWARE_V2, SetProcessDpiAwarenessContext,
 };
 
+use crate::outgoing::{Outgoing, overdue};
 use crate::uia::com as uia;
 use crate::win32::{self, apps, capture, clipboard, input};
 
@@ -41,12 +42,17 @@ impl WindowsBackend {
     /// Makes the process aware of each monitor's scale (per-monitor v2), so every pixel it reads
     /// or sends is a physical one: windows, pointer and captures then agree on every monitor.
     pub fn connect() -> Result<Self> {
-        // SAFETY: a process-wide setting with no pointers. It fails when a manifest or an
-        // earlier call set the awareness already, which leaves that one.
-        let _ =
-            unsafe { SetProcessDpiAwarenessContext(DPI_AWARENESS_CONTEXT_PER_MONITOR_AWARE_V2) };
+        become_dpi_aware();
         Ok(Self { _private: () })
     }
+}
+
+/// Asks for per-monitor (v2) DPI awareness. It fails when a manifest or an earlier call set
+/// the awareness already, which leaves that one, or on Windows before 10 1703; whether the
+/// process is per-monitor v2 is what `deskhand doctor` checks.
+pub(crate) fn become_dpi_aware() {
+    // SAFETY: a process-wide setting with no pointers.
+    let _ = unsafe { SetProcessDpiAwarenessContext(DPI_AWARENESS_CONTEXT_PER_MONITOR_AWARE_V2) };
 }
 
 /// Runs blocking Win32 work on the blocking pool under a deadline.
@@ -71,20 +77,48 @@ where
     }
 }
 
-/// Input that may have reached the app before the deadline ran out is applied but unconfirmed.
+/// Work that acts on an app: one that ran out of time after its request went out (`work`
+/// marks the moment) is applied but unconfirmed; one still finding its element is a timeout.
+async fn acted<T, F>(what: &'static str, deadline: Duration, work: F) -> Result<T>
+where
+    T: Send + 'static,
+    F: FnOnce(&Outgoing) -> Result<T> + Send + 'static,
+{
+    let outgoing = Outgoing::default();
+    let marks = outgoing.clone();
+    blocking(what, deadline, move || work(&marks))
+        .await
+        .map_err(|err| {
+            if err.kind == ErrorKind::Timeout {
+                overdue(err, &outgoing)
+            } else {
+                err
+            }
+        })
+}
+
+/// Input, which goes out as the work starts.
 async fn sent<T, F>(what: &'static str, work: F) -> Result<T>
 where
     T: Send + 'static,
     F: FnOnce() -> Result<T> + Send + 'static,
 {
-    blocking(what, DEADLINE, work).await.map_err(|err| {
-        if err.kind == ErrorKind::Timeout {
-            err.after_sending()
-        } else {
-            err
-        }
+    acted(what, DEADLINE, move |outgoing| {
+        outgoing.mark();
+        work()
     })
+    .await
 }
+
+/// An element call finds its element first (the search's time, one request that may take UI
+/// Automation's whole transaction timeout), then waits on its action: all of it within this.
+const ELEMENT_DEADLINE: Duration = Duration::from_secs(10);
+const _: () = assert!(
+    uia::SEARCH_TIME.as_millis()
+        + uia::TRANSACTION_TIMEOUT.as_millis()
+        + uia::ACTION_WAIT.as_millis()
+        < ELEMENT_DEADLINE.as_millis()
+);
 
 impl Windows for WindowsBackend {
     async fn windows(&self) -> Result<Vec<WindowInfo>> {
@@ -131,9 +165,13 @@ impl Windows for WindowsBackend {
     }
 }
 
-/// One cached walk of a large window takes well under this on a live app; UI Automation's own
-/// transaction timeout (4 s) ends a request to a hung one first.
-const TREE_DEADLINE: Duration = Duration::from_secs(8);
+/// The walk stops at its own time, with what it read; one request begun just before may take
+/// UI Automation's whole transaction timeout. Both fit, so a big window answers partial
+/// rather than failing whole (8 s did not: 5 s of walk and a 4 s request outran it).
+const TREE_DEADLINE: Duration = Duration::from_secs(10);
+const _: () = assert!(
+    uia::WALK_TIME.as_millis() + uia::TRANSACTION_TIMEOUT.as_millis() < TREE_DEADLINE.as_millis()
+);
 
 impl Accessibility for WindowsBackend {
     async fn tree(&self, window: &WindowInfo) -> Result<Tree> {
@@ -150,7 +188,7 @@ impl Accessibility for WindowsBackend {
         element: &ElementHandle,
     ) -> Result<Option<Rect>> {
         let element = element.clone();
-        blocking("Reading the element's place", DEADLINE, move || {
+        blocking("Reading the element's place", ELEMENT_DEADLINE, move || {
             uia::element_bounds(&element)
         })
         .await
@@ -158,28 +196,35 @@ impl Accessibility for WindowsBackend {
 
     async fn action_names(&self, element: &ElementHandle) -> Result<Vec<String>> {
         let element = element.clone();
-        blocking("Reading the element's actions", DEADLINE, move || {
-            uia::action_names(&element)
-        })
+        blocking(
+            "Reading the element's actions",
+            ELEMENT_DEADLINE,
+            move || uia::action_names(&element),
+        )
         .await
     }
 
     async fn do_action(&self, element: &ElementHandle, index: usize) -> Result<()> {
         let element = element.clone();
-        sent("Running the element's action", move || {
-            uia::do_action(&element, index)
-        })
+        acted(
+            "Running the element's action",
+            ELEMENT_DEADLINE,
+            move |outgoing| uia::do_action(&element, index, outgoing),
+        )
         .await
     }
 
     async fn focus_element(&self, element: &ElementHandle) -> Result<()> {
         let element = element.clone();
-        sent("Focusing the element", move || uia::focus_element(&element)).await
+        acted("Focusing the element", ELEMENT_DEADLINE, move |outgoing| {
+            uia::focus_element(&element, outgoing)
+        })
+        .await
     }
 
     async fn element_focused(&self, element: &ElementHandle) -> Result<bool> {
         let element = element.clone();
-        blocking("Reading the element's focus", DEADLINE, move || {
+        blocking("Reading the element's focus", ELEMENT_DEADLINE, move || {
             uia::element_focused(&element)
         })
         .await
@@ -189,20 +234,23 @@ impl Accessibility for WindowsBackend {
 impl Values for WindowsBackend {
     async fn set_text(&self, element: &ElementHandle, text: &str) -> Result<()> {
         let (element, text) = (element.clone(), text.to_owned());
-        sent("Setting the text", move || uia::set_text(&element, &text)).await
+        acted("Setting the text", ELEMENT_DEADLINE, move |outgoing| {
+            uia::set_text(&element, &text, outgoing)
+        })
+        .await
     }
 
     async fn set_number(&self, element: &ElementHandle, value: f64) -> Result<()> {
         let element = element.clone();
-        sent("Setting the number", move || {
-            uia::set_number(&element, value)
+        acted("Setting the number", ELEMENT_DEADLINE, move |outgoing| {
+            uia::set_number(&element, value, outgoing)
         })
         .await
     }
 
     async fn element_value(&self, element: &ElementHandle) -> Result<Option<String>> {
         let element = element.clone();
-        blocking("Reading the element's value", DEADLINE, move || {
+        blocking("Reading the element's value", ELEMENT_DEADLINE, move || {
             uia::element_value(&element)
         })
         .await
@@ -210,7 +258,7 @@ impl Values for WindowsBackend {
 
     async fn element_text(&self, element: &ElementHandle) -> Result<String> {
         let element = element.clone();
-        blocking("Reading the element's text", DEADLINE, move || {
+        blocking("Reading the element's text", ELEMENT_DEADLINE, move || {
             uia::element_text(&element)
         })
         .await

@@ -53,6 +53,36 @@ pub struct LayoutKey {
     pub alt: bool,
 }
 
+impl LayoutKey {
+    /// What `VkKeyScanExW` answers (the virtual key in the low byte, the shift state in the
+    /// high one, -1 where the layout has no key for the character).
+    pub fn from_scan(found: i16) -> Option<LayoutKey> {
+        if found == -1 {
+            return None;
+        }
+        let (vk, state) = ((found as u16) & 0xFF, ((found as u16) >> 8) & 0xFF);
+        Some(LayoutKey {
+            code: KeyCode {
+                vk,
+                scan: 0,
+                extended: false,
+            },
+            shift: state & 1 != 0,
+            ctrl: state & 2 != 0,
+            alt: state & 4 != 0,
+        })
+    }
+}
+
+/// A key no layout or app binds (0xE8 is unassigned): pressed before asking for the
+/// foreground again, it makes deskhand the process that sent the last input, which Windows'
+/// foreground lock asks for, without an app reacting as Alt would (it opens menus).
+pub const NUDGE: KeyCode = KeyCode {
+    vk: 0xE8,
+    scan: 0,
+    extended: false,
+};
+
 pub const SHIFT: KeyCode = key(0xA0, 0x2A);
 pub const CTRL: KeyCode = key(0xA2, 0x1D);
 pub const ALT: KeyCode = key(0xA4, 0x38);
@@ -202,7 +232,21 @@ fn unicode_strokes(character: char) -> Vec<Stroke> {
 /// The strokes that type `character`: a line break and a tab are their keys (an edit control
 /// takes a Unicode CR as nothing), every other character its UTF-16 units, so the text arrives
 /// exactly whatever the keyboard layout.
-pub fn text_strokes(character: char) -> Vec<Stroke> {
+/// The strokes of each character typed, in order. A Windows line break `\r\n` is one Return:
+/// pressing it twice would make the second confirm a dialog or submit a form.
+pub fn typing_strokes(text: &str) -> Vec<Vec<Stroke>> {
+    let mut chars = text.chars().peekable();
+    let mut typed = Vec::new();
+    while let Some(character) = chars.next() {
+        if character == '\r' && chars.peek() == Some(&'\n') {
+            chars.next();
+        }
+        typed.push(text_strokes(character));
+    }
+    typed
+}
+
+fn text_strokes(character: char) -> Vec<Stroke> {
     let code = match character {
         '\n' | '\r' => RETURN,
         '\t' => TAB,
@@ -317,7 +361,7 @@ mod tests {
 
     #[test]
     fn typed_text_is_utf16_units_with_line_breaks_and_tabs_as_their_keys() {
-        let units: Vec<Stroke> = "é😀".chars().flat_map(text_strokes).collect();
+        let units: Vec<Stroke> = typing_strokes("é😀").concat();
         let downs: Vec<u16> = units
             .iter()
             .filter_map(|s| match s {
@@ -328,5 +372,43 @@ mod tests {
         assert_eq!(downs, [0xE9, 0xD83D, 0xDE00]);
         assert_eq!(text_strokes('\n'), [down(RETURN), up(RETURN)]);
         assert_eq!(text_strokes('\t'), [down(TAB), up(TAB)]);
+    }
+
+    #[test]
+    fn a_layouts_answer_reads_as_its_key_and_modifiers() {
+        // German '@' is AltGr+Q: Q (0x51) with Ctrl and Alt; US '+' is Shift+'=' (0xBB).
+        let at = LayoutKey::from_scan(0x0651).unwrap();
+        assert_eq!(
+            (at.code.vk, at.shift, at.ctrl, at.alt),
+            (0x51, false, true, true)
+        );
+        let plus = LayoutKey::from_scan(0x01BB).unwrap();
+        assert_eq!(
+            (plus.code.vk, plus.shift, plus.ctrl, plus.alt),
+            (0xBB, true, false, false)
+        );
+        assert_eq!(LayoutKey::from_scan(-1), None);
+    }
+
+    #[test]
+    fn the_nudge_before_a_second_focus_try_is_a_key_nothing_binds() {
+        let modifiers = [SHIFT, CTRL, ALT, SUPER, ALT_GR];
+        assert!(modifiers.iter().all(|m| m.vk != NUDGE.vk));
+        // Unassigned in Windows' virtual-key table; Alt (0x12, 0xA4, 0xA5) and F10 would
+        // open a menu.
+        assert_eq!(NUDGE.vk, 0xE8);
+        assert!(![0x12, 0x79, 0xA4, 0xA5].contains(&NUDGE.vk));
+    }
+
+    #[test]
+    fn a_windows_line_break_is_one_return_not_two() {
+        let enter = vec![down(RETURN), up(RETURN)];
+        let typed = typing_strokes("a\r\nb");
+        assert_eq!(typed.len(), 3, "a, one Return, b");
+        assert_eq!(typed[1], enter);
+        assert_eq!(typing_strokes("\r\n\r\n"), [enter.clone(), enter.clone()]);
+        // A lone \r or \n is a Return of its own, and \n\r two.
+        assert_eq!(typing_strokes("\r"), std::slice::from_ref(&enter));
+        assert_eq!(typing_strokes("\n\r"), [enter.clone(), enter]);
     }
 }

@@ -162,6 +162,36 @@ pub fn launch_failure(code: i32, aumid: &str, sent: bool) -> Error {
     }
 }
 
+/// What is known of a Store app's frame (`ApplicationFrameWindow`, owned by
+/// ApplicationFrameHost.exe) when its app is looked for.
+#[derive(Debug, Clone, Copy)]
+pub struct Frame<'a> {
+    pub pid: Option<u32>,
+    pub title: &'a str,
+    /// The pid of the frame's `Windows.UI.Core.CoreWindow` child, the app's own window.
+    pub child: Option<u32>,
+    /// The app's pid as learnt from the child before, by this process.
+    pub remembered: Option<u32>,
+}
+
+/// The pid of the app a Store app's frame shows. Minimizing the app takes its CoreWindow out
+/// of the frame (it becomes a top-level window of its own, titled as the frame), so the frame
+/// alone would say ApplicationFrameHost: the window would seem gone and its app renamed. The
+/// child, else what was learnt from it before, else the one top-level CoreWindow of the same
+/// title (`core_windows`: title and pid); the frame's own pid when none tells.
+pub fn frame_app_pid(frame: Frame<'_>, core_windows: &[(String, u32)]) -> Option<u32> {
+    if let Some(pid) = frame.child.or(frame.remembered) {
+        return Some(pid);
+    }
+    let mut titled = core_windows
+        .iter()
+        .filter(|(title, _)| !title.is_empty() && title == frame.title);
+    match (titled.next(), titled.next()) {
+        (Some((_, pid)), None) => Some(*pid),
+        _ => frame.pid,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -272,5 +302,35 @@ mod tests {
             launch_failure(0x8027_0254_u32 as i32, "x", true).kind,
             ErrorKind::NotFound
         );
+    }
+
+    #[test]
+    fn a_minimized_store_apps_frame_keeps_its_apps_pid() {
+        const FRAME_HOST: u32 = 900;
+        let frame = Frame {
+            pid: Some(FRAME_HOST),
+            title: "Calculator",
+            child: Some(41),
+            remembered: None,
+        };
+        assert_eq!(frame_app_pid(frame, &[]), Some(41));
+        // Minimized: the CoreWindow left the frame; what was learnt from it tells.
+        let minimized = Frame {
+            child: None,
+            remembered: Some(41),
+            ..frame
+        };
+        assert_eq!(frame_app_pid(minimized, &[]), Some(41));
+        // Seen minimized first (a new CLI process): the top-level CoreWindow of its title.
+        let first_sight = Frame {
+            remembered: None,
+            ..minimized
+        };
+        let cores = [("Photos".to_owned(), 52), ("Calculator".to_owned(), 41)];
+        assert_eq!(frame_app_pid(first_sight, &cores), Some(41));
+        // Two of that title, or none: nothing tells, and the frame stays its host's.
+        let twins = [("Calculator".to_owned(), 41), ("Calculator".to_owned(), 43)];
+        assert_eq!(frame_app_pid(first_sight, &twins), Some(FRAME_HOST));
+        assert_eq!(frame_app_pid(first_sight, &[]), Some(FRAME_HOST));
     }
 }

@@ -76,6 +76,21 @@ pub fn verdict(own: Option<u32>, target: Target, title: &str) -> Verdict {
     }
 }
 
+/// The verdict for input that may land on any of several windows (the wheel goes to the
+/// window under the pointer, or to the focused one where "scroll inactive windows" is off): a
+/// refusal for any refuses it, else any doubt makes it unconfirmed.
+pub fn strictest(verdicts: impl IntoIterator<Item = Verdict>) -> Verdict {
+    let mut strictest = Verdict::Send;
+    for verdict in verdicts {
+        match (&strictest, verdict) {
+            (_, refuse @ Verdict::Refuse(_)) => return refuse,
+            (Verdict::Send, unconfirmed @ Verdict::Unconfirmed(_)) => strictest = unconfirmed,
+            _ => {}
+        }
+    }
+    strictest
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -142,5 +157,26 @@ mod tests {
             verdict(None, Target::Level(rid::SYSTEM), "x"),
             Verdict::Send
         );
+    }
+
+    #[test]
+    fn the_wheel_is_refused_when_either_window_it_may_reach_is_above_deskhand() {
+        let medium = Some(rid::MEDIUM);
+        let under_pointer = verdict(medium, Target::Level(rid::HIGH), "Registry Editor");
+        let focused = verdict(medium, Target::Level(rid::MEDIUM), "Notepad");
+        assert!(matches!(
+            strictest([focused.clone(), under_pointer.clone()]),
+            Verdict::Refuse(_)
+        ));
+        let doubtful = verdict(medium, Target::Denied, "Task Manager");
+        assert!(matches!(
+            strictest([focused.clone(), doubtful.clone()]),
+            Verdict::Unconfirmed(_)
+        ));
+        assert!(matches!(
+            strictest([doubtful, under_pointer]),
+            Verdict::Refuse(_)
+        ));
+        assert_eq!(strictest([focused.clone(), focused]), Verdict::Send);
     }
 }

@@ -572,6 +572,45 @@ async fn a_start_menu_shortcut_is_listed_as_installed_and_launches() {
 
 #[tokio::test(flavor = "multi_thread")]
 #[ignore = "needs the Windows build under Wine: run scripts/wine-test"]
+async fn a_stale_shortcut_fails_with_its_reason_and_leaves_the_shell_thread_free() {
+    let menu = start_menu();
+    std::fs::create_dir_all(&menu).expect("the Start menu folder");
+    let shortcut = menu.join("Deskhand Stale Fixture.lnk");
+    // A shortcut to a copy of the fixture that is then deleted: its target is gone.
+    let program = scratch().join("stale-fixture.exe");
+    std::fs::copy(exe_dir().join("deskhand-fixture.exe"), &program).expect("the copy");
+    // `wine` joins the exe folder with the path, which an absolute one replaces.
+    let status = wine(program.to_str().expect("a UTF-8 path"))
+        .arg("--shortcut")
+        .arg(windows_path(&shortcut))
+        .status()
+        .expect("writing the shortcut");
+    assert!(status.success());
+    std::fs::remove_file(&program).expect("deleting the shortcut's target");
+
+    let mcp = Mcp::start().await;
+    let started = Instant::now();
+    let reply = mcp
+        .call(json!({"action": "launch", "app": "Deskhand Stale Fixture"}))
+        .await;
+    let text = text_of(&reply);
+    assert_eq!(reply.is_error, Some(true), "{text}");
+    assert!(
+        text.starts_with("failed") && text.contains("Starting \"Deskhand Stale Fixture\""),
+        "{text}"
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "an error box held the launch: {text}"
+    );
+    // The shell thread is free: the next listing answers.
+    let installed = mcp.ok(json!({"action": "apps", "installed": true})).await;
+    assert!(installed.contains("Deskhand Stale Fixture"), "{installed}");
+    let _ = std::fs::remove_file(&shortcut);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+#[ignore = "needs the Windows build under Wine: run scripts/wine-test"]
 async fn a_packaged_app_id_says_the_apps_folder_cannot_be_read_where_there_is_none() {
     let mcp = Mcp::start().await;
     // Wine 8 has no Apps folder: the installed list is the Start menu's, and a Store app's id

@@ -69,11 +69,20 @@ created, changed or started.
 
 Examples:
   deskhand doctor                    one line a check, each problem with its fix
-  deskhand doctor --json             the same as one JSON object")]
+  deskhand doctor --json             the same as one JSON object
+  deskhand doctor --dump-tree Notepad > notepad.json
+                                     what Windows' or macOS's reader returns for a window, for
+                                     a bug report (nothing typed or secret in it)")]
     Doctor {
         /// Print the findings as one JSON object.
         #[arg(long)]
         json: bool,
+        /// Instead of the checks, print what the platform's accessibility reader returns for
+        /// one window (its handle from `windows`, or words of its title) as the reader tests
+        /// replay it, with nothing typed or secret in it: attach it to a bug report. Windows
+        /// and macOS.
+        #[arg(long, value_name = "WINDOW")]
+        dump_tree: Option<String>,
         #[command(flatten)]
         safety: SafetyFlags,
     },
@@ -287,6 +296,7 @@ pub enum Invocation {
     Doctor {
         json: bool,
         safety: SafetyFlags,
+        dump_tree: Option<String>,
     },
     Completions(clap_complete::Shell),
     Man,
@@ -516,7 +526,14 @@ pub fn parse(argv: impl IntoIterator<Item = OsString>) -> Result<Invocation, cla
             }
             Ok(Invocation::Desktop(command))
         }
-        (Some(Command::Doctor { json, safety }), _) => {
+        (
+            Some(Command::Doctor {
+                json,
+                safety,
+                dump_tree,
+            }),
+            _,
+        ) => {
             if top.out.is_some() {
                 return Err(cmd.error(
                     ErrorKind::ArgumentConflict,
@@ -527,6 +544,7 @@ pub fn parse(argv: impl IntoIterator<Item = OsString>) -> Result<Invocation, cla
             Ok(Invocation::Doctor {
                 json: json || top.json,
                 safety,
+                dump_tree,
             })
         }
         (Some(Command::Replay(mut replay)), _) => {

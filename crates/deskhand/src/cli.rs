@@ -207,7 +207,12 @@ fn state_dir() -> PathBuf {
     }
 }
 
-#[cfg(unix)]
+#[cfg(target_os = "macos")]
+fn unsafe_free_uid() -> u32 {
+    deskhand_macos::paths::user_id()
+}
+
+#[cfg(all(unix, not(target_os = "macos")))]
 fn unsafe_free_uid() -> u32 {
     fs::metadata("/proc/self")
         .map(|m| std::os::unix::fs::MetadataExt::uid(&m))

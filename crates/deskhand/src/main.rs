@@ -87,7 +87,11 @@ fn run() -> u8 {
         Ok(Invocation::GnomeExtension(_)) => report(Err(anyhow::anyhow!(
             "`deskhand gnome-extension` installs an extension for GNOME Shell, which runs on Linux only"
         ))),
-        Ok(Invocation::Doctor { json, safety }) => report(doctor::command(json, &safety)),
+        Ok(Invocation::Doctor {
+            dump_tree: Some(window),
+            ..
+        }) => report(doctor::dump_tree(&window)),
+        Ok(Invocation::Doctor { json, safety, .. }) => report(doctor::command(json, &safety)),
         Ok(Invocation::Completions(shell)) => {
             clap_complete::generate(
                 shell,

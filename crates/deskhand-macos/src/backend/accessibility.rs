@@ -11,10 +11,13 @@ use deskhand_core::{ErrorKind, Result};
 use crate::actions::core_action_name;
 use crate::attributes::{AxValue, FrameF};
 use crate::display::screen;
+use crate::enablement::{Memory, Process, fall_back_to_enhanced};
 use crate::errors::{Request, classify};
 use crate::handle::{Handle, Step};
 use crate::permissions::Permission;
+use crate::tree::dump::dump;
 use crate::tree::{Limits, NODE_BUDGET, hash_of, read_tree, web_content_pending};
+use crate::windows::pick_window;
 
 use super::find::{gone, resolve, window_element};
 use super::{MacBackend, ax, blocking, quartz, require};
@@ -50,30 +53,54 @@ fn with_menu_bar(tree: &mut Tree, window: &Handle, limits: Limits) {
     tree.root.children.insert(0, bar.root);
 }
 
-/// The apps whose web accessibility was switched on, by pid.
-static SWITCHED_ON: Mutex<Vec<u32>> = Mutex::new(Vec::new());
+/// What was switched on in which app (see `crate::enablement`).
+pub(super) static SWITCHED_ON: Mutex<Memory> = Mutex::new(Memory::new());
 /// How often, and how far apart, a page found empty just after the switch is read again.
 const WEB_LOOKS: usize = 4;
 const WEB_LOOK_GAP: Duration = Duration::from_millis(250);
 
+pub(super) fn switched_on() -> std::sync::MutexGuard<'static, Memory> {
+    SWITCHED_ON
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
 /// Chromium and Electron apps (Chrome, VS Code, Slack) build their accessibility tree only
 /// when an assistive client asks: `AXManualAccessibility` on the application element is that
-/// request (other apps answer that they have no such attribute). Done once an app, as Cua
-/// Driver does; says whether this was the first time.
-fn switch_on_web_accessibility(pid: u32) -> bool {
-    let mut switched = SWITCHED_ON
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner());
-    if switched.contains(&pid) {
-        return false;
+/// request (other apps answer that they have no such attribute). Done once a process, as Cua
+/// Driver does; says whether this was the first time, and whether the app took it.
+fn switch_on_web_accessibility(process: Option<Process>, pid: u32) -> (bool, bool) {
+    let first = process.is_none_or(|process| switched_on().first_time(process));
+    if !first {
+        return (false, true);
     }
-    // Pids are reused once an app is gone: only recent ones are remembered.
-    if switched.len() >= 256 {
-        switched.remove(0);
-    }
-    switched.push(pid);
-    let _ = ax::set_bool(&ax::application(pid), "AXManualAccessibility", true);
-    true
+    let taken = ax::set_bool(&ax::application(pid), "AXManualAccessibility", true).is_ok();
+    (true, taken)
+}
+
+/// How long `deskhand doctor --dump-tree` may read: a person waits on it once.
+const DUMP_DEADLINE: Duration = Duration::from_secs(20);
+
+/// `deskhand doctor --dump-tree`: the window `which` (its handle as `windows` lists it, or a
+/// part of its title) read through the Accessibility API as the walk's tests replay it,
+/// nothing typed or secret in it (see `tree::dump`), as pretty JSON.
+pub fn dump_tree(which: &str) -> Result<String> {
+    require(Permission::Accessibility)?;
+    let windows = super::windowing::list_windows();
+    let window = pick_window(&windows, which)?;
+    let (root, cg) = window_element(window.handle, window.pid)?;
+    let limits = Limits {
+        nodes: NODE_BUDGET,
+        deadline: Instant::now() + DUMP_DEADLINE,
+    };
+    let source = format!(
+        "deskhand doctor --dump-tree {} of \"{}\" ({})",
+        env!("CARGO_PKG_VERSION"),
+        window.title,
+        window.app_name
+    );
+    let dumped = dump(&ax::Reader, &root, cg.pid, window.handle, &source, limits);
+    Ok(serde_json::to_string_pretty(&dumped).unwrap_or_default())
 }
 
 impl Accessibility for MacBackend {
@@ -98,7 +125,8 @@ impl Accessibility for MacBackend {
                 nodes: NODE_BUDGET,
                 deadline: started + TREE_DEADLINE,
             };
-            let first_look = switch_on_web_accessibility(cg.pid);
+            let process = super::apps::process(cg.pid);
+            let (first_look, manual_taken) = switch_on_web_accessibility(process, cg.pid);
             let mut looks = 0;
             let mut tree = loop {
                 let tree = read_tree(
@@ -110,12 +138,18 @@ impl Accessibility for MacBackend {
                     limits,
                 );
                 looks += 1;
-                if !(first_look && looks < WEB_LOOKS && web_content_pending(&tree.root)) {
+                let empty = web_content_pending(&tree.root);
+                if !(first_look && looks < WEB_LOOKS && empty) {
                     break tree;
                 }
-                if looks == 1 {
-                    // Some Chromium builds answer only the older switch.
-                    let _ = ax::set_bool(&ax::application(cg.pid), "AXEnhancedUserInterface", true);
+                // Some Chromium builds answer only the older switch.
+                if looks == 1
+                    && fall_back_to_enhanced(first_look, empty, manual_taken)
+                    && ax::set_bool(&ax::application(cg.pid), "AXEnhancedUserInterface", true)
+                        .is_ok()
+                    && let Some(process) = process
+                {
+                    switched_on().set_enhanced(process);
                 }
                 std::thread::sleep(WEB_LOOK_GAP);
             };

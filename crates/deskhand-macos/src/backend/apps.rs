@@ -12,6 +12,28 @@ use crate::ending::{GRACES, KillRefused, Processes, end};
 use crate::errors::Request;
 
 use super::{MacBackend, appkit, blocking};
+use crate::enablement::Process;
+
+/// The process by pid and start time, which tell it from a later one under the same pid;
+/// `None` once it is gone.
+pub(super) fn process(pid: u32) -> Option<Process> {
+    let mut info: libc::proc_bsdinfo = unsafe { std::mem::zeroed() };
+    let size = size_of::<libc::proc_bsdinfo>() as libc::c_int;
+    // SAFETY: `info` is valid to fill for `size` bytes.
+    let read = unsafe {
+        libc::proc_pidinfo(
+            libc::pid_t::try_from(pid).ok()?,
+            libc::PROC_PIDTBSDINFO,
+            0,
+            (&raw mut info).cast(),
+            size,
+        )
+    };
+    (read == size).then(|| Process {
+        pid,
+        started: info.pbi_start_tvsec * 1_000_000 + info.pbi_start_tvusec,
+    })
+}
 
 /// How long a launched app has to show up among the running ones.
 const LAUNCH_DEADLINE: Duration = Duration::from_secs(10);

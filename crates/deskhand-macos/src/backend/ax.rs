@@ -12,7 +12,7 @@ use objc2_core_foundation::{
     CGSize,
 };
 
-use crate::attributes::{Attributes, AxValue, BATCH};
+use crate::attributes::{Attributes, AxValue, BATCH, COUNTED};
 use crate::errors::AxError;
 use crate::handle::Step;
 use crate::tree::{AxReader, Children};
@@ -153,7 +153,7 @@ pub fn attributes(element: &AXUIElement) -> Result<Attributes, AxError> {
     let plain_values: Vec<Option<AxValue>> = (0..values.len())
         .map(|i| values.get(i).and_then(|v| plain(&v)))
         .collect();
-    Ok(Attributes::from_batch(&plain_values))
+    Ok(Attributes::from_batch(&plain_values, child_count(element)))
 }
 
 /// The elements of an array attribute, `max` at most from `index`.
@@ -189,6 +189,16 @@ fn elements(
     Ok((0..array.len())
         .filter_map(|i| array.get(i)?.downcast::<AXUIElement>().ok())
         .collect())
+}
+
+/// How many children the element has, counted without copying them; `None` for a leaf
+/// without the attribute, or one that does not answer (its children are then not asked for).
+fn child_count(element: &AXUIElement) -> Option<usize> {
+    let attribute = CFString::from_str(COUNTED);
+    let mut count: CFIndex = 0;
+    // SAFETY: `count` is valid to fill.
+    let err = unsafe { element.attribute_value_count(&attribute, NonNull::from(&mut count)) };
+    check(err).ok().map(|()| count.max(0) as usize)
 }
 
 /// How many values an array attribute holds, counted without reading them.

@@ -57,6 +57,9 @@ async fn post_keys(
     unit: &'static str,
 ) -> Result<InputOutcome> {
     require(Permission::Accessibility)?;
+    if !super::keyboard::key_events_ready() {
+        return Err(crate::errors::keys_unprepared(what));
+    }
     blocking(what, Request::Change, move || {
         let before = frontmost_pid();
         for event in &events {

@@ -51,6 +51,14 @@ const MAIN_WAIT: Duration = Duration::from_millis(100);
 /// answered.
 static MAIN_SERVED: AtomicBool = AtomicBool::new(false);
 
+/// Whether the process's first keyboard event was made on the main thread: until then, making
+/// one elsewhere would set up the layout off the main thread, and keys are refused instead.
+static KEY_EVENTS_READY: AtomicBool = AtomicBool::new(false);
+
+pub fn key_events_ready() -> bool {
+    KEY_EVENTS_READY.load(Ordering::SeqCst)
+}
+
 /// The current layout, copied out of Text Input Sources.
 struct Layout {
     id: String,
@@ -157,11 +165,13 @@ pub fn prepare(layouts: &Mutex<Layouts>) {
     DispatchQueue::main().exec_async(move || {
         MAIN_SERVED.store(true, Ordering::SeqCst);
         drop(CGEvent::new_keyboard_event(None, 0, false));
+        KEY_EVENTS_READY.store(true, Ordering::SeqCst);
         let _ = served.send(());
     });
     if MainThreadMarker::new().is_some() {
         key_table(layouts);
         drop(CGEvent::new_keyboard_event(None, 0, false));
+        KEY_EVENTS_READY.store(true, Ordering::SeqCst);
     } else if probe.recv_timeout(MAIN_WAIT).is_ok() {
         key_table(layouts);
     }

@@ -17,6 +17,7 @@ mod sck;
 mod values;
 mod windowing;
 
+pub use accessibility::dump_tree;
 pub use keyboard::serve_main_queue_while;
 
 use std::sync::Mutex;

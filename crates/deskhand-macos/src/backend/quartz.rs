@@ -10,7 +10,8 @@ use objc2_core_graphics::{
     CGEventTapLocation, CGEventType, CGGetActiveDisplayList, CGImage, CGMouseButton,
     CGRectMakeWithDictionaryRepresentation, CGScrollEventUnit, CGWindowImageOption,
     CGWindowListCopyWindowInfo, CGWindowListOption, kCGWindowAlpha, kCGWindowBounds,
-    kCGWindowLayer, kCGWindowName, kCGWindowNumber, kCGWindowOwnerName, kCGWindowOwnerPID,
+    kCGWindowIsOnscreen, kCGWindowLayer, kCGWindowName, kCGWindowNumber, kCGWindowOwnerName,
+    kCGWindowOwnerPID,
 };
 
 use deskhand_core::model::{MouseButton, Point, Rect, RgbImage};
@@ -29,10 +30,11 @@ fn frame(rect: CGRect) -> FrameF {
     }
 }
 
-/// The on-screen windows, front to back, without the desktop's own.
+/// Every window, without the desktop's own: the on-screen ones front to back, then those put
+/// away (minimized, hidden, on another Space), each saying whether it is on screen. The
+/// on-screen list alone would lose a window the moment it is minimized.
 pub fn window_list() -> Vec<CgWindow> {
-    let options =
-        CGWindowListOption::OptionOnScreenOnly | CGWindowListOption::ExcludeDesktopElements;
+    let options = CGWindowListOption::OptionAll | CGWindowListOption::ExcludeDesktopElements;
     let Some(list) = CGWindowListCopyWindowInfo(options, 0) else {
         return Vec::new();
     };
@@ -48,7 +50,7 @@ fn window_of(info: &CFDictionary) -> Option<CgWindow> {
     // SAFETY: window descriptions map CFString keys to CFTypes.
     let info = unsafe { info.cast_unchecked::<CFString, CFType>() };
     // SAFETY: the keys are constants of the framework.
-    let (number, pid, owner, name, bounds, layer, alpha) = unsafe {
+    let (number, pid, owner, name, bounds, layer, alpha, on_screen) = unsafe {
         (
             kCGWindowNumber,
             kCGWindowOwnerPID,
@@ -57,6 +59,7 @@ fn window_of(info: &CFDictionary) -> Option<CgWindow> {
             kCGWindowBounds,
             kCGWindowLayer,
             kCGWindowAlpha,
+            kCGWindowIsOnscreen,
         )
     };
     let number_at =
@@ -81,6 +84,14 @@ fn window_of(info: &CFDictionary) -> Option<CgWindow> {
         bounds: frame(rect),
         layer: number_at(layer).unwrap_or(0.0) as i64,
         alpha: number_at(alpha).unwrap_or(1.0),
+        // A boolean CFNumber/CFBoolean; absent means off screen.
+        on_screen: info.get(on_screen).is_some_and(|value| {
+            value
+                .downcast_ref::<objc2_core_foundation::CFBoolean>()
+                .map(|b| b.as_bool())
+                .or_else(|| value.downcast_ref::<CFNumber>()?.as_i64().map(|n| n != 0))
+                .unwrap_or(false)
+        }),
     })
 }
 

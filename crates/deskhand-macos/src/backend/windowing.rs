@@ -14,7 +14,8 @@ use crate::display::{display_rects, screen};
 use crate::errors::{AxError, Request, classify};
 use crate::permissions::Permission;
 use crate::windows::{
-    AxWindow, CgWindow, is_app_window, match_windows, not_in_front, window_infos,
+    AxWindow, CgWindow, front_window, is_app_window, is_parked, match_windows, not_in_front,
+    window_infos,
 };
 
 use super::find::{ax_windows_of, frontmost_pid, window_element};
@@ -23,31 +24,45 @@ use super::{MacBackend, appkit, ax, blocking, quartz, require};
 /// How long an app may take to say its windows' titles while windows are listed.
 const TITLE_TIMEOUT_S: f32 = 0.25;
 
-fn list_windows() -> Vec<WindowInfo> {
+pub(super) fn list_windows() -> Vec<WindowInfo> {
     let cg = quartz::window_list();
     let displays = display_rects(&quartz::displays());
     let frontmost = frontmost_pid();
-    let by_pid: RefCell<HashMap<u32, Vec<AxWindow>>> = RefCell::default();
+    let by_pid: RefCell<HashMap<u32, Vec<(ax::Element, AxWindow)>>> = RefCell::default();
+    // The accessibility window of a Quartz one, asked briefly: a hung app must not hold up the
+    // list of windows.
+    let ax_window = |window: &CgWindow| -> Option<ax::Element> {
+        let mut by_pid = by_pid.borrow_mut();
+        let windows = by_pid.entry(window.pid).or_insert_with(|| {
+            let app = ax::application(window.pid);
+            // SAFETY: a plain setter on a valid element.
+            let _ = unsafe { app.set_messaging_timeout(TITLE_TIMEOUT_S) };
+            ax_windows_of(&app).unwrap_or_default()
+        });
+        let frames: Vec<AxWindow> = windows.iter().map(|(_, w)| w.clone()).collect();
+        let found = match_windows(std::slice::from_ref(window), &frames)[0]?;
+        Some(windows[found].0.clone())
+    };
     // Quartz withholds other apps' titles without Screen Recording; Accessibility has them. It
-    // is asked only then, and briefly: a hung app must not hold up the list of windows.
+    // is asked only then.
     let withheld = !CGPreflightScreenCaptureAccess();
     let ax_title = |window: &CgWindow| -> Option<String> {
         if !withheld {
             return None;
         }
-        let mut by_pid = by_pid.borrow_mut();
-        let frames = by_pid.entry(window.pid).or_insert_with(|| {
-            let app = ax::application(window.pid);
-            // SAFETY: a plain setter on a valid element.
-            let _ = unsafe { app.set_messaging_timeout(TITLE_TIMEOUT_S) };
-            ax_windows_of(&app)
-                .map(|windows| windows.into_iter().map(|(_, w)| w).collect())
-                .unwrap_or_default()
-        });
-        let found = match_windows(std::slice::from_ref(window), frames)[0]?;
-        Some(frames[found].title.clone())
+        let element = ax_window(window)?;
+        ax::attributes(&element).ok()?.title
     };
-    window_infos(&cg, &ax_title, frontmost, &displays)
+    // Off screen is minimized, hidden or on another Space; only the first is listed.
+    let minimized = |window: &CgWindow| {
+        ax_window(window).is_some_and(|element| {
+            matches!(
+                ax::value_of(&element, "AXMinimized"),
+                Ok(Some(AxValue::Bool(true)))
+            )
+        })
+    };
+    window_infos(&cg, &ax_title, &minimized, frontmost, &displays)
 }
 
 impl Windows for MacBackend {
@@ -72,7 +87,8 @@ impl Windows for MacBackend {
         blocking("Listing windows", Request::Read, || {
             Ok(quartz::window_list()
                 .iter()
-                .filter(|w| is_app_window(w))
+                // A window put away still exists: minimizing it is not closing it.
+                .filter(|w| is_app_window(w) || is_parked(w))
                 .map(|w| WindowKey {
                     handle: w.id,
                     pid: Some(w.pid),
@@ -103,7 +119,7 @@ impl Windows for MacBackend {
             ];
             let until = Instant::now() + Duration::from_secs(1);
             while Instant::now() < until {
-                if frontmost_pid() == Some(cg.pid) {
+                if front_window(&quartz::window_list(), frontmost_pid()) == Some(handle) {
                     return Ok(());
                 }
                 std::thread::sleep(Duration::from_millis(25));
@@ -137,9 +153,17 @@ impl Windows for MacBackend {
         require(Permission::Accessibility)?;
         let (handle, pid) = (window.handle, window.pid);
         blocking("Changing the window", Request::Change, move || {
-            let (element, _) = window_element(handle, pid)?;
+            let (element, cg) = window_element(handle, pid)?;
             let failed = |err| classify(err, Request::Change, "Changing the window");
-            match change {
+            // With AXEnhancedUserInterface on, an app animates its own frame changes and moves
+            // and resizes land wrong: it is off while deskhand changes the window.
+            let process = super::apps::process(cg.pid)
+                .filter(|process| super::accessibility::switched_on().enhanced(*process));
+            let app = ax::application(cg.pid);
+            if process.is_some() {
+                let _ = ax::set_bool(&app, "AXEnhancedUserInterface", false);
+            }
+            let changed = match change {
                 WindowChange::Move { x, y } => {
                     ax::set_point(&element, "AXPosition", f64::from(x), f64::from(y))
                 }
@@ -164,8 +188,11 @@ impl Windows for MacBackend {
                         .ok_or(AxError::ATTRIBUTE_UNSUPPORTED)?;
                     ax::perform(&zoom, "AXPress")
                 }),
+            };
+            if process.is_some() {
+                let _ = ax::set_bool(&app, "AXEnhancedUserInterface", true);
             }
-            .map_err(failed)
+            changed.map_err(failed)
         })
         .await
     }

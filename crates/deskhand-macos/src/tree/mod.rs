@@ -18,6 +18,10 @@ use crate::roles::{role, shows_value, value_is_checked_state};
 pub const NODE_BUDGET: usize = 5_000;
 /// Children of one element read at most (a long page, a list): the rest are counted.
 pub const MAX_CHILDREN: usize = 500;
+/// Levels below the window read at most: the walk recurses, and some apps nest without end (a
+/// web page's div soup, a view that contains itself); it stops here rather than run out of
+/// stack, as the Windows walk does.
+pub const MAX_DEPTH: usize = 64;
 
 /// Which of an element's children to ask for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -64,6 +68,8 @@ struct Left {
     stalled: bool,
     children: usize,
     unreadable: usize,
+    /// The depth limit, when an element there had children.
+    depth: Option<usize>,
 }
 
 struct Walk<'r, R: AxReader> {
@@ -134,7 +140,11 @@ impl<R: AxReader> Walk<'_, R> {
             node.actions = names.iter().map(|n| core_action_name(n)).collect();
         }
         if visible && self.opens(&ax_role, role, &attributes) {
-            node.children = self.children(element, &ax_role, &handle, role, &attributes);
+            if handle.path.len() >= MAX_DEPTH {
+                self.left.depth = Some(MAX_DEPTH);
+            } else {
+                node.children = self.children(element, &ax_role, &handle, role, &attributes);
+            }
         }
         if node.name.is_empty() && (role.is_control() || role == Role::Heading) {
             node.name = words_of_labels(&node.children);
@@ -259,6 +269,9 @@ impl Left {
         }
         if self.unreadable > 0 {
             parts.push(format!("{} elements could not be read", self.unreadable));
+        }
+        if let Some(depth) = self.depth {
+            parts.push(format!("elements deeper than {depth} levels were not read"));
         }
         (!parts.is_empty()).then(|| parts.join("; "))
     }
@@ -387,6 +400,7 @@ pub fn format_number(n: f64) -> String {
     }
 }
 
+pub mod dump;
 mod identity;
 pub use identity::locate;
 

@@ -73,7 +73,11 @@ impl<'a> AxReader for Recorded<'a> {
             .iter()
             .map(|name| element.get(*name).and_then(ax_value))
             .collect();
-        Ok(Attributes::from_batch(&values))
+        let children = element
+            .get(crate::attributes::COUNTED)
+            .and_then(Value::as_array)
+            .map(Vec::len);
+        Ok(Attributes::from_batch(&values, children))
     }
 
     fn value(&self, element: &&'a Value) -> Result<Option<AxValue>, AxError> {
@@ -440,6 +444,93 @@ fn a_long_child_list_is_cut_and_counted() {
         tree.partial.as_deref(),
         Some("20 children of long lists were not read")
     );
+}
+
+#[test]
+fn a_tree_that_nests_without_end_stops_at_the_depth_limit_and_says_so() {
+    let mut nested = serde_json::json!({"AXRole": "AXStaticText", "AXValue": "bottom",
+        "AXPosition": {"x": 0, "y": 0}, "AXSize": {"w": 10, "h": 10}});
+    for level in 0..MAX_DEPTH + 36 {
+        nested = serde_json::json!({"AXRole": "AXGroup", "AXDescription": format!("level {level}"),
+            "AXPosition": {"x": 0, "y": 0}, "AXSize": {"w": 10, "h": 10},
+            "AXChildren": [nested]});
+    }
+    let dump = serde_json::json!({"pid": 1, "window": 2, "root": {
+        "AXRole": "AXWindow", "AXTitle": "Deep", "AXPosition": {"x": 0, "y": 0},
+        "AXSize": {"w": 100, "h": 100}, "AXChildren": [nested]}});
+    let reader = Recorded::new(&dump);
+    let tree = walk_with(&reader, limits());
+    fn depth(node: &Node) -> usize {
+        1 + node.children.iter().map(depth).max().unwrap_or(0)
+    }
+    assert_eq!(
+        depth(&tree.root),
+        MAX_DEPTH + 1,
+        "the window and 64 levels below it"
+    );
+    assert_eq!(
+        tree.partial.as_deref(),
+        Some("elements deeper than 64 levels were not read")
+    );
+}
+
+#[test]
+fn a_dump_replays_as_the_window_did_with_nothing_typed_or_secret_in_it() {
+    for name in ["textedit", "calculator", "finder", "safari_form"] {
+        let recorded = dump(name);
+        // Until real dumps replace them, the recorded data say they are hand-written.
+        assert!(
+            recorded["_source"]
+                .as_str()
+                .unwrap()
+                .starts_with("hand-written")
+        );
+        let reader = Recorded::new(&recorded);
+        let dumped = super::dump::dump(
+            &reader,
+            &&recorded["root"],
+            recorded["pid"].as_u64().unwrap() as u32,
+            recorded["window"].as_u64().unwrap(),
+            "a test",
+            limits(),
+        );
+        let text = dumped.to_string();
+        assert!(
+            !text.contains("hunter2") && !text.contains("s3cret"),
+            "{name}: a password"
+        );
+        let replayed = Recorded::new(&dumped);
+        let (before, after) = (walk_with(&reader, limits()), walk_with(&replayed, limits()));
+        fn lines(node: &Node, out: &mut Vec<String>) {
+            let value = match node.role {
+                Role::Text | Role::Password => None,
+                _ => node.value.clone(),
+            };
+            out.push(format!(
+                "{:?} {} {:?} {value:?}",
+                node.role, node.name, node.bounds
+            ));
+            node.children.iter().for_each(|c| lines(c, out));
+        }
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        lines(&before.root, &mut a);
+        lines(&after.root, &mut b);
+        assert_eq!(a, b, "{name}");
+        // What was typed into a field is not in the dump.
+        fn typed(node: &Node, out: &mut Vec<String>) {
+            if node.role == Role::Text
+                && let Some(value) = node.value.as_deref().filter(|v| !v.is_empty())
+            {
+                out.push(value.to_owned());
+            }
+            node.children.iter().for_each(|c| typed(c, out));
+        }
+        let mut values = Vec::new();
+        typed(&before.root, &mut values);
+        for value in values {
+            assert!(!text.contains(&format!("\"{value}\"")), "{name}: {value:?}");
+        }
+    }
 }
 
 /// Numbers in the order the renderer asks, as a fresh session gives them.

@@ -16,8 +16,8 @@ use windows::Win32::Foundation::RECT;
 use windows::Win32::System::Com::{CLSCTX_INPROC_SERVER, CoCreateInstance, SAFEARRAY};
 use windows::Win32::System::Ole::SafeArrayDestroy;
 use windows::Win32::System::Variant::{
-    VARIANT, VariantClear, VariantToBooleanWithDefault, VariantToDoubleWithDefault,
-    VariantToInt32WithDefault, VariantToString,
+    VAR_CHANGE_FLAGS, VARIANT, VT_BSTR, VT_EMPTY, VariantChangeType, VariantClear,
+    VariantToBooleanWithDefault, VariantToDoubleWithDefault, VariantToInt32WithDefault,
 };
 use windows::Win32::UI::Accessibility::*;
 use windows::core::{BSTR, Interface};
@@ -27,6 +27,7 @@ use super::{
     Act, Element, Expand, Patterns, Pruned, RangeState, Toggle, ValueState, check_range, classify,
     node, parse_handle,
 };
+use crate::outgoing::Outgoing;
 use crate::win32::apps::enter_com;
 use crate::win32::hwnd;
 
@@ -40,10 +41,12 @@ const MAX_DEPTH: usize = 64;
 /// UI Automation's own limits on one request to a provider, so a hung app ends the call.
 const CONNECTION_TIMEOUT_MS: u32 = 2000;
 const TRANSACTION_TIMEOUT_MS: u32 = 4000;
+pub(crate) const TRANSACTION_TIMEOUT: Duration =
+    Duration::from_millis(TRANSACTION_TIMEOUT_MS as u64);
 
 /// How long an action that may run inside the request (Invoke opening a modal dialog) is
 /// waited for before it is reported applied but unconfirmed.
-const ACTION_WAIT: Duration = Duration::from_secs(2);
+pub(crate) const ACTION_WAIT: Duration = Duration::from_secs(2);
 
 fn failure(what: &str, sent: bool) -> impl Fn(windows::core::Error) -> Error + '_ {
     move |err| classify(err.code().0, what, sent)
@@ -152,14 +155,31 @@ fn number(element: &IUIAutomationElement, id: UIA_PROPERTY_ID) -> f64 {
 }
 
 fn text(element: &IUIAutomationElement, id: UIA_PROPERTY_ID) -> String {
-    cached(element, id, |v| {
-        let mut buffer = vec![0u16; 4096];
-        // SAFETY: the buffer's length goes with it; a non-string variant leaves it empty.
-        let _ = unsafe { VariantToString(v, &mut buffer) };
-        let end = buffer.iter().position(|&c| c == 0).unwrap_or(buffer.len());
-        String::from_utf16_lossy(&buffer[..end])
-    })
-    .unwrap_or_default()
+    cached(element, id, variant_text).unwrap_or_default()
+}
+
+/// A variant's text, whole: a fixed buffer would cut a long value or name without saying so,
+/// and a read-back would then compare against the cut text.
+fn variant_text(variant: &VARIANT) -> String {
+    // SAFETY: the tag says which member is live; a BSTR carries its own length. Anything else
+    // is converted by OLE into a BSTR variant of its own (propsys' VariantToStringAlloc aborts
+    // the process under Wine 8), cleared here.
+    unsafe {
+        let inner = &variant.Anonymous.Anonymous;
+        if inner.vt == VT_BSTR {
+            return String::from_utf16_lossy(&inner.Anonymous.bstrVal);
+        }
+        if inner.vt == VT_EMPTY {
+            return String::new();
+        }
+        let mut converted = VARIANT::default();
+        if VariantChangeType(&mut converted, variant, VAR_CHANGE_FLAGS(0), VT_BSTR).is_err() {
+            return String::new();
+        }
+        let text = String::from_utf16_lossy(&converted.Anonymous.Anonymous.Anonymous.bstrVal);
+        let _ = VariantClear(&mut converted);
+        text
+    }
 }
 
 fn runtime_id(element: &IUIAutomationElement) -> Vec<i32> {
@@ -255,6 +275,7 @@ fn read(element: &IUIAutomationElement) -> Element {
 /// An object of the multithreaded apartment: UI Automation's client and its elements are
 /// free-threaded there, so any thread of the apartment (every blocking-pool thread enters it)
 /// may use one another made.
+#[derive(Clone)]
 struct Free<T>(T);
 
 // SAFETY: see `Free`: made and used only by threads of the multithreaded apartment.
@@ -262,11 +283,12 @@ unsafe impl<T> Send for Free<T> {}
 // SAFETY: as above; UI Automation's client objects serialize their own calls.
 unsafe impl<T> Sync for Free<T> {}
 
-/// The live elements of each window's last walk, by runtime id: a later call on one of them
-/// asks it directly instead of searching its window again.
+/// The live elements of each window's last walk: a later call on one of them asks it (and its
+/// ancestors, to check them) directly instead of searching its window again.
 struct Snapshot {
     window: u64,
-    elements: HashMap<Vec<i32>, Free<IUIAutomationElement>>,
+    elements: Vec<walk::Kept<Free<IUIAutomationElement>>>,
+    by_runtime_id: HashMap<Vec<i32>, usize>,
 }
 
 /// The windows whose last walk is kept, most recent last.
@@ -278,28 +300,38 @@ fn kept() -> std::sync::MutexGuard<'static, Vec<Snapshot>> {
     KEPT.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
-fn keep(window: u64, live: Vec<(Vec<i32>, IUIAutomationElement)>) {
+fn keep(window: u64, live: Vec<walk::Kept<IUIAutomationElement>>) {
     let mut kept = kept();
     kept.retain(|snapshot| snapshot.window != window);
     if kept.len() >= KEPT_WINDOWS {
         kept.remove(0);
     }
+    let by_runtime_id = live
+        .iter()
+        .enumerate()
+        .map(|(index, element)| (element.runtime_id.clone(), index))
+        .collect();
     kept.push(Snapshot {
         window,
         elements: live
             .into_iter()
-            .map(|(id, element)| (id, Free(element)))
+            .map(|element| walk::Kept {
+                runtime_id: element.runtime_id,
+                live: Free(element.live),
+                parent: element.parent,
+            })
             .collect(),
+        by_runtime_id,
     });
 }
 
-fn kept_element(window: u64, id: &[i32]) -> Option<IUIAutomationElement> {
-    kept()
-        .iter()
-        .find(|snapshot| snapshot.window == window)?
-        .elements
-        .get(id)
-        .map(|element| element.0.clone())
+/// The kept elements from the window's child down to the one with runtime id `id`.
+fn kept_chain(window: u64, id: &[i32]) -> Option<Vec<IUIAutomationElement>> {
+    let kept = kept();
+    let snapshot = kept.iter().find(|snapshot| snapshot.window == window)?;
+    let index = *snapshot.by_runtime_id.get(id)?;
+    let chain = walk::kept_chain(&snapshot.elements, index);
+    (!chain.is_empty()).then(|| chain.into_iter().map(|element| element.0).collect())
 }
 
 /// The walk's reader: one cache request per element, over the control view.
@@ -369,9 +401,9 @@ impl UiaReader for Reader {
 
 /// How long one observation's walk may read: under the blocking pool's deadline, so a slow
 /// window answers with what was read.
-const WALK_TIME: Duration = Duration::from_secs(5);
+pub(crate) const WALK_TIME: Duration = Duration::from_secs(5);
 /// How long finding an element again may search its window, when its live element is not kept.
-const SEARCH_TIME: Duration = Duration::from_secs(3);
+pub(crate) const SEARCH_TIME: Duration = Duration::from_secs(3);
 /// How often, and how far apart, a web document found empty just after Chromium was asked to
 /// build its tree is read again.
 const WEB_LOOKS: usize = 4;
@@ -389,34 +421,46 @@ fn budget(time: Duration) -> Budget {
 /// the calls that follow. Chromium and Electron windows are first asked to turn their
 /// accessibility on, and read again while their page is still empty.
 pub fn tree(window: u64) -> Result<Tree> {
-    let woken = crate::win32::window::wake_chromium(hwnd(window));
-    let automation = client()?;
-    let what = "Reading the window's accessibility tree";
-    let reader = Reader::new(&automation).map_err(failure(what, false))?;
-    let mut looks = 0;
-    let walked = loop {
-        // SAFETY: COM calls on objects this function owns; the window handle is only passed on.
-        let root = unsafe { automation.ElementFromHandleBuildCache(hwnd(window), &reader.element) }
-            .map_err(failure(what, false))?;
-        let element = read(&root);
-        let walked = walk::walk(&reader, root, element, budget(WALK_TIME));
-        looks += 1;
-        if !(woken && looks < WEB_LOOKS && walk::web_content_pending(&walked.root)) {
-            break walked;
-        }
-        std::thread::sleep(WEB_LOOK_GAP);
-    };
+    let (walked, left) = walk_of(window)?;
     let mut pruned = Pruned::default();
     let root = node(window, &walked.root, &mut pruned);
     let left = walk::Left {
-        offscreen: walked.left.offscreen + pruned.offscreen,
-        ..walked.left
+        offscreen: left.offscreen + pruned.offscreen,
+        ..left
     };
     keep(window, walked.live);
     Ok(Tree {
         root,
         partial: left.note(),
     })
+}
+
+/// The window's elements exactly as the walk read them, for `deskhand doctor --dump-tree`
+/// (see `uia::dump`), with what the walk left out.
+pub fn read_for_dump(window: u64) -> Result<(Element, Option<String>)> {
+    let (walked, left) = walk_of(window)?;
+    Ok((walked.root, left.note()))
+}
+
+fn walk_of(window: u64) -> Result<(walk::Walked<IUIAutomationElement>, walk::Left)> {
+    let woken = crate::win32::window::wake_chromium(hwnd(window));
+    let automation = client()?;
+    let what = "Reading the window's accessibility tree";
+    let reader = Reader::new(&automation).map_err(failure(what, false))?;
+    let looks = if woken { WEB_LOOKS } else { 1 };
+    let root = || {
+        // SAFETY: COM calls on objects this function owns; the window handle is only passed on.
+        unsafe { automation.ElementFromHandleBuildCache(hwnd(window), &reader.element) }
+            .map(|root| {
+                let element = read(&root);
+                (root, element)
+            })
+            .map_err(|err| err.code().0)
+    };
+    let walked = walk::walk_window(&reader, root, budget(WALK_TIME), looks, WEB_LOOK_GAP)
+        .map_err(|code| classify(code, what, false))?;
+    let left = walked.left.clone();
+    Ok((walked, left))
 }
 
 /// The live element a handle names, with its properties read now: the one kept from the last
@@ -437,17 +481,22 @@ fn resolve(
     // SAFETY: a COM call; the window handle is only passed on.
     let root =
         unsafe { automation.ElementFromHandle(hwnd(window)) }.map_err(failure(what, false))?;
-    let kept = kept_element(window, &wanted);
-    walk::lookup(&reader, kept.as_ref(), &root, &wanted, budget(SEARCH_TIME)).map_err(|not_found| {
-        match not_found {
-            NotFound::Gone => gone(),
-            NotFound::Unsearched => Error::new(
-                ErrorKind::Timeout,
-                "the element was not found again before the search's budget ran out (the \
+    let kept = kept_chain(window, &wanted.runtime_id);
+    walk::lookup(
+        &reader,
+        kept.as_deref(),
+        &root,
+        &wanted,
+        budget(SEARCH_TIME),
+    )
+    .map_err(|not_found| match not_found {
+        NotFound::Gone => gone(),
+        NotFound::Unsearched => Error::new(
+            ErrorKind::Timeout,
+            "the element was not found again before the search's budget ran out (the \
                  window is large or slow to answer); call observe again for fresh refs",
-            ),
-            NotFound::Failed(code) => classify(code, what, false),
-        }
+        ),
+        NotFound::Failed(code) => classify(code, what, false),
     })
 }
 
@@ -505,7 +554,7 @@ fn perform(element: &IUIAutomationElement, act: Act) -> windows::core::Result<()
 /// button whose handler opens a modal dialog answers only when the dialog closes) runs on a
 /// thread of its own: deskhand waits two seconds for it and otherwise reports it applied
 /// but unconfirmed, while the thread finishes whenever the app answers.
-pub fn do_action(handle: &ElementHandle, index: usize) -> Result<()> {
+pub fn do_action(handle: &ElementHandle, index: usize, outgoing: &Outgoing) -> Result<()> {
     let automation = client()?;
     let (element, read) = resolve(&automation, handle)?;
     let acts = super::actions(&read.patterns);
@@ -516,6 +565,7 @@ pub fn do_action(handle: &ElementHandle, index: usize) -> Result<()> {
         )));
     };
     let what = format!("Running the element's {} action", act.name());
+    outgoing.mark();
     if !act.may_block() {
         return perform(&element, act).map_err(|err| classify(err.code().0, &what, true));
     }
@@ -545,7 +595,7 @@ pub fn do_action(handle: &ElementHandle, index: usize) -> Result<()> {
     }
 }
 
-pub fn set_text(handle: &ElementHandle, text: &str) -> Result<()> {
+pub fn set_text(handle: &ElementHandle, text: &str, outgoing: &Outgoing) -> Result<()> {
     let automation = client()?;
     let (element, _) = resolve(&automation, handle)?;
     let what = "Setting the element's text";
@@ -554,13 +604,14 @@ pub fn set_text(handle: &ElementHandle, text: &str) -> Result<()> {
         let value = element
             .GetCurrentPatternAs::<IUIAutomationValuePattern>(UIA_ValuePatternId)
             .map_err(failure(what, false))?;
+        outgoing.mark();
         value
             .SetValue(&BSTR::from(text))
             .map_err(failure(what, true))
     }
 }
 
-pub fn set_number(handle: &ElementHandle, number: f64) -> Result<()> {
+pub fn set_number(handle: &ElementHandle, number: f64, outgoing: &Outgoing) -> Result<()> {
     let automation = client()?;
     let (element, read) = resolve(&automation, handle)?;
     let what = "Setting the element's number";
@@ -573,11 +624,11 @@ pub fn set_number(handle: &ElementHandle, number: f64) -> Result<()> {
     check_range(&range, number)?;
     // SAFETY: pattern calls on a live element.
     unsafe {
-        element
+        let range = element
             .GetCurrentPatternAs::<IUIAutomationRangeValuePattern>(UIA_RangeValuePatternId)
-            .map_err(failure(what, false))?
-            .SetValue(number)
-            .map_err(failure(what, true))
+            .map_err(failure(what, false))?;
+        outgoing.mark();
+        range.SetValue(number).map_err(failure(what, true))
     }
 }
 
@@ -588,9 +639,10 @@ pub fn element_value(handle: &ElementHandle) -> Result<Option<String>> {
     Ok(super::value(&read))
 }
 
-pub fn focus_element(handle: &ElementHandle) -> Result<()> {
+pub fn focus_element(handle: &ElementHandle, outgoing: &Outgoing) -> Result<()> {
     let automation = client()?;
     let (element, _) = resolve(&automation, handle)?;
+    outgoing.mark();
     // SAFETY: a call on a live element.
     unsafe { element.SetFocus() }.map_err(failure("Focusing the element", true))
 }
@@ -606,4 +658,36 @@ pub fn element_text(handle: &ElementHandle) -> Result<String> {
     let automation = client()?;
     let (_, read) = resolve(&automation, handle)?;
     Ok(super::value(&read).unwrap_or(read.name))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Runs under Wine in scripts/wine-test.
+    use windows::Win32::System::Variant::VT_I4;
+
+    #[test]
+    fn a_text_longer_than_any_fixed_buffer_comes_back_whole() {
+        let long: String = "0123456789abcdef".repeat(1000) + "é end";
+        let mut variant = VARIANT::default();
+        // SAFETY: the tag and the member set together; VariantClear frees the BSTR.
+        unsafe {
+            let inner = &mut *variant.Anonymous.Anonymous;
+            inner.vt = VT_BSTR;
+            inner.Anonymous.bstrVal = std::mem::ManuallyDrop::new(BSTR::from(long.as_str()));
+        }
+        assert_eq!(variant_text(&variant), long);
+        // SAFETY: the variant is owned here.
+        let _ = unsafe { VariantClear(&mut variant) };
+        assert_eq!(variant_text(&VARIANT::default()), "");
+        // A number is converted, as a provider may answer one for a text property.
+        // SAFETY: the tag and the member set together.
+        unsafe {
+            let inner = &mut *variant.Anonymous.Anonymous;
+            inner.vt = VT_I4;
+            inner.Anonymous.lVal = 4096;
+        }
+        assert_eq!(variant_text(&variant), "4096");
+    }
 }

@@ -6,11 +6,15 @@
 
 #[cfg(windows)]
 pub mod com;
+pub mod dump;
+pub mod identity;
 pub mod walk;
 
 use deskhand_core::error::{Error, ErrorKind};
 use deskhand_core::model::{ElementHandle, Node, Rect, Role, States};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
+
+use identity::{Identity, Link};
 
 /// UI Automation's control type ids (`UIA_*ControlTypeId`).
 pub mod control_type {
@@ -58,7 +62,7 @@ pub mod control_type {
 }
 
 /// `ToggleState`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
 pub enum Toggle {
     Off,
     On,
@@ -66,7 +70,7 @@ pub enum Toggle {
 }
 
 /// `ExpandCollapseState`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
 pub enum Expand {
     Collapsed,
     Expanded,
@@ -76,7 +80,7 @@ pub enum Expand {
 }
 
 /// The Value pattern's cached state.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
 pub struct ValueState {
     pub value: String,
     #[serde(default)]
@@ -84,7 +88,7 @@ pub struct ValueState {
 }
 
 /// The RangeValue pattern's cached state.
-#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize, Serialize)]
 pub struct RangeState {
     pub value: f64,
     pub minimum: f64,
@@ -94,7 +98,7 @@ pub struct RangeState {
 }
 
 /// Which patterns an element offers, with their cached state.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
 #[serde(default)]
 pub struct Patterns {
     pub invoke: bool,
@@ -109,7 +113,7 @@ pub struct Patterns {
 }
 
 /// One element as a cached walk gives it: every property asked for in one round trip.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
 #[serde(default)]
 pub struct Element {
     pub runtime_id: Vec<i32>,
@@ -254,23 +258,49 @@ pub fn bounds(element: &Element) -> Option<Rect> {
     })
 }
 
-/// An element's handle: the window and the runtime id, which UIA keeps for the element's life
-/// and a later process can search for (`uia:<hwnd>:<id.id.id>`).
-pub fn handle(window: u64, runtime_id: &[i32]) -> ElementHandle {
-    let id: Vec<String> = runtime_id.iter().map(i32::to_string).collect();
-    ElementHandle(format!("uia:{window}:{}", id.join(".")))
+/// An element's handle: the window, the runtime id (which a later process can search for) and
+/// what tells the element from a neighbour that took its runtime id
+/// (`uia2:<hwnd>:<id.id.id>:<control type>:<name hash>:<trail>`, see [`identity`]).
+pub fn handle(window: u64, identity: &Identity) -> ElementHandle {
+    let id: Vec<String> = identity.runtime_id.iter().map(i32::to_string).collect();
+    ElementHandle(format!(
+        "{HANDLE_VERSION}{window}:{}:{}:{:08x}:{:08x}",
+        id.join("."),
+        identity.control_type,
+        identity.name_hash,
+        identity.trail
+    ))
 }
 
-/// The window and runtime id a handle names; `None` for what no UIA walk made.
-pub fn parse_handle(handle: &ElementHandle) -> Option<(u64, Vec<i32>)> {
-    let rest = handle.0.strip_prefix("uia:")?;
-    let (window, id) = rest.split_once(':')?;
-    let runtime_id = id
+/// The prefix of handles that carry an identity; those of the first version (`uia:`, the
+/// runtime id alone) could reach a neighbour and are refused.
+const HANDLE_VERSION: &str = "uia2:";
+
+/// The window and identity a handle names; `None` for what no UIA walk of this version made.
+pub fn parse_handle(handle: &ElementHandle) -> Option<(u64, Identity)> {
+    let mut parts = handle.0.strip_prefix(HANDLE_VERSION)?.split(':');
+    let window = parts.next()?.parse().ok()?;
+    let runtime_id = parts
+        .next()?
         .split('.')
         .map(str::parse)
         .collect::<Result<Vec<i32>, _>>()
         .ok()?;
-    (!runtime_id.is_empty()).then_some((window.parse().ok()?, runtime_id))
+    let control_type = parts.next()?.parse().ok()?;
+    let name_hash = u32::from_str_radix(parts.next()?, 16).ok()?;
+    let trail = u32::from_str_radix(parts.next()?, 16).ok()?;
+    if parts.next().is_some() || runtime_id.is_empty() {
+        return None;
+    }
+    Some((
+        window,
+        Identity {
+            runtime_id,
+            control_type,
+            name_hash,
+            trail,
+        },
+    ))
 }
 
 /// How many children of a list were left out because they are scrolled out of view.
@@ -282,17 +312,36 @@ pub struct Pruned {
 /// The element and its subtree as the core's node. Of an element with more than
 /// [`MANY_CHILDREN`] children, only those on screen are kept; `pruned` counts the others.
 pub fn node(window: u64, element: &Element, pruned: &mut Pruned) -> Node {
+    node_below(window, element, None, &mut Vec::new(), pruned)
+}
+
+/// `links`: the ancestors between the window and `element`, for its handle's trail.
+fn node_below(
+    window: u64,
+    element: &Element,
+    parent: Option<&Element>,
+    links: &mut Vec<Link>,
+    pruned: &mut Pruned,
+) -> Node {
+    let handle = handle(window, &Identity::of(element, links));
+    // The window is where every trail starts: its title changes without anything moving.
+    let link = parent.map(|parent| Link::of(element, parent));
+    let linked = link.is_some();
+    links.extend(link);
     let many = element.children.len() > MANY_CHILDREN;
     let mut children = Vec::new();
     for child in &element.children {
         if many && child.offscreen {
             pruned.offscreen += 1;
         } else {
-            children.push(node(window, child, pruned));
+            children.push(node_below(window, child, Some(element), links, pruned));
         }
     }
+    if linked {
+        links.pop();
+    }
     Node {
-        handle: handle(window, &element.runtime_id),
+        handle,
         role: role(element),
         name: element.name.trim().to_owned(),
         value: value(element),

@@ -74,12 +74,22 @@ fn calculator_buttons_are_invoked_and_a_disabled_one_says_so() {
     assert_eq!(find(&root, "Display is 0").role, Role::Label);
     assert_eq!(find(&root, "Number pad").role, Role::Group);
     assert!(!find(&root, "Memory recall").states.enabled);
-    // The handle names the window and the runtime id, and parses back to both.
-    assert_eq!(seven.handle.0, format!("uia:{}:7.5420.5", 0x6004C));
-    assert_eq!(
-        parse_handle(&seven.handle),
-        Some((0x6004C, vec![7, 5420, 5]))
+    // The handle names the window, the runtime id and what tells Seven from a neighbour, and
+    // parses back to them.
+    assert!(
+        seven
+            .handle
+            .0
+            .starts_with(&format!("uia2:{}:7.5420.5:50000:", 0x6004C)),
+        "{}",
+        seven.handle.0
     );
+    let (window, identity) = parse_handle(&seven.handle).unwrap();
+    assert_eq!(
+        (window, identity.runtime_id, identity.control_type),
+        (0x6004C, vec![7, 5420, 5], control_type::BUTTON)
+    );
+    assert_eq!(identity.name_hash, identity::name_hash("Seven"));
 }
 
 #[test]
@@ -328,6 +338,12 @@ fn handles_that_no_walk_made_are_refused() {
         "uia:12:",
         "uia:x:1.2",
         "uia:12:1.a",
+        // The first version, the runtime id alone, could reach a neighbour.
+        "uia:12:1.2",
+        "uia2:12:1.2",
+        "uia2:12:1.2:50000:0000000a",
+        "uia2:12::50000:0000000a:0000000b",
+        "uia2:12:1.2:50000:0000000a:0000000b:x",
         ":1.42/org/a11y",
     ] {
         assert_eq!(parse_handle(&ElementHandle(bad.into())), None, "{bad}");
@@ -464,12 +480,17 @@ fn the_walk_reads_a_window_element_by_element_and_keeps_each_live_element() {
     }
     let reader = Recorded::new(calculator());
     let walked = walk_of(&reader, budget(5000));
-    let (_, seven) = walked
+    let seven = walked
         .live
         .iter()
-        .find(|(id, _)| id == &[7, 5420, 5])
+        .position(|kept| kept.runtime_id == [7, 5420, 5])
         .expect("Seven is kept");
-    assert_eq!(reader.at(seven).unwrap().name, "Seven");
+    assert_eq!(reader.at(&walked.live[seven].live).unwrap().name, "Seven");
+    assert_eq!(
+        walk::kept_chain(&walked.live, seven),
+        chain(&[0, 0, 2, 0]),
+        "with its ancestors, to check them again"
+    );
 }
 
 #[test]
@@ -556,15 +577,33 @@ fn the_items_of_a_long_list_scrolled_out_of_view_are_never_asked_for() {
     );
 }
 
+/// The identity the handle of the element named `name` carries, in a walk of `root`.
+fn identity_of(root: &Element, name: &str) -> identity::Identity {
+    let (node, _) = translate(root);
+    parse_handle(&find(&node, name).handle).unwrap().1
+}
+
+/// The kept elements from the root's child down to the element at `path`, as a walk keeps them.
+fn chain(path: &[usize]) -> Vec<Vec<usize>> {
+    (1..=path.len()).map(|end| path[..end].to_vec()).collect()
+}
+
 #[test]
-fn an_element_is_found_again_through_the_kept_one_in_one_request_and_never_a_neighbour() {
-    let seven_id = [7, 5420, 5];
-    let kept = vec![0, 0, 2, 0];
+fn an_element_is_found_again_through_the_kept_one_without_a_search_and_never_a_neighbour() {
+    let seven = identity_of(&calculator(), "Seven");
+    let kept = chain(&[0, 0, 2, 0]);
     let reader = Recorded::new(calculator());
-    let (live, seven) =
-        walk::lookup(&reader, Some(&kept), &Vec::new(), &seven_id, budget(5000)).unwrap();
-    assert_eq!((live, seven.name.as_str()), (kept.clone(), "Seven"));
-    assert_eq!(reader.requests(), 1, "the kept element answered: no search");
+    let (live, found) =
+        walk::lookup(&reader, Some(&kept), &Vec::new(), &seven, budget(5000)).unwrap();
+    assert_eq!((live, found.name.as_str()), (vec![0, 0, 2, 0], "Seven"));
+    assert!(
+        !reader
+            .log
+            .borrow()
+            .iter()
+            .any(|r| r.starts_with("children")),
+        "the kept element and its ancestors answered: no search"
+    );
 
     // A button inserted before Seven: the kept place now holds the new one, whose runtime id
     // differs, so it is not used; the search finds Seven where it went.
@@ -579,26 +618,94 @@ fn an_element_is_found_again_through_the_kept_one_in_one_request_and_never_a_nei
         },
     );
     let reader = Recorded::new(moved);
-    let (live, seven) =
-        walk::lookup(&reader, Some(&kept), &Vec::new(), &seven_id, budget(5000)).unwrap();
+    let (live, found) =
+        walk::lookup(&reader, Some(&kept), &Vec::new(), &seven, budget(5000)).unwrap();
     assert_eq!(live, vec![0, 0, 2, 1]);
-    assert_eq!(seven.runtime_id, seven_id);
+    assert_eq!(found.runtime_id, seven.runtime_id);
 
     // Gone from the window: gone, whatever else is named Seven.
     let mut removed = calculator();
     removed.children[0].children[0].children[2].children[0].runtime_id = vec![7, 5420, 98];
     let reader = Recorded::new(removed);
     assert_eq!(
-        walk::lookup(&reader, Some(&kept), &Vec::new(), &seven_id, budget(5000)).unwrap_err(),
+        walk::lookup(&reader, Some(&kept), &Vec::new(), &seven, budget(5000)).unwrap_err(),
         walk::NotFound::Gone
     );
     // Without a kept element (a new CLI process), the search within its budget.
     let reader = Recorded::new(calculator());
-    assert!(walk::lookup(&reader, None, &Vec::new(), &seven_id, budget(5000)).is_ok());
+    assert!(walk::lookup(&reader, None, &Vec::new(), &seven, budget(5000)).is_ok());
     assert_eq!(
-        walk::lookup(&reader, None, &Vec::new(), &seven_id, budget(3)).unwrap_err(),
+        walk::lookup(&reader, None, &Vec::new(), &seven, budget(3)).unwrap_err(),
         walk::NotFound::Unsearched
     );
+    // The same runtime id on an element of another type or name is not Seven.
+    let mut renamed = calculator();
+    renamed.children[0].children[0].children[2].children[0].name = "Eight".into();
+    let reader = Recorded::new(renamed);
+    assert_eq!(
+        walk::lookup(&reader, Some(&kept), &Vec::new(), &seven, budget(5000)).unwrap_err(),
+        walk::NotFound::Gone
+    );
+}
+
+/// A reader that answers each request only after `delay`, as a big Electron window does.
+struct Slow {
+    inner: Recorded,
+    delay: std::time::Duration,
+}
+
+impl walk::UiaReader for Slow {
+    type Live = Vec<usize>;
+
+    fn children(&self, parent: &Vec<usize>) -> Result<Vec<(Vec<usize>, Element)>, i32> {
+        std::thread::sleep(self.delay);
+        self.inner.children(parent)
+    }
+
+    fn refresh(&self, element: &Vec<usize>) -> Result<Element, i32> {
+        std::thread::sleep(self.delay);
+        self.inner.refresh(element)
+    }
+}
+
+#[test]
+fn another_look_at_an_empty_web_page_shares_the_walks_time_and_answers_partial() {
+    use std::time::{Duration, Instant};
+    let mut form = browser_form();
+    fn empty_documents(element: &mut Element) {
+        if element.control_type == control_type::DOCUMENT {
+            element.children.clear();
+        }
+        element.children.iter_mut().for_each(empty_documents);
+    }
+    empty_documents(&mut form);
+    let reader = Slow {
+        inner: Recorded::new(form),
+        delay: Duration::from_millis(30),
+    };
+    let time = Duration::from_millis(400);
+    let started = Instant::now();
+    let shared = walk::Budget {
+        deadline: started + time,
+        ..budget(5000)
+    };
+    let root = || Ok((Vec::new(), alone(&reader.inner.root)));
+    let walked = walk::walk_window(&reader, root, shared, 50, Duration::from_millis(60)).unwrap();
+    // Fifty looks of a fresh budget each would take at least 50 gaps (3 s); the caller's
+    // deadline is kept, give or take one request.
+    assert!(
+        started.elapsed() < time + Duration::from_millis(300),
+        "{:?}",
+        started.elapsed()
+    );
+    // What the last look read: the page still empty, or cut short by the time, and said so.
+    assert!(walked.left.deadline || walk::web_content_pending(&walked.root));
+    // A page that filled in is read once.
+    let reader = Recorded::new(browser_form());
+    let root = || Ok((Vec::new(), alone(&reader.root)));
+    let walked = walk::walk_window(&reader, root, budget(5000), 4, Duration::ZERO).unwrap();
+    assert_eq!(walked.root, browser_form());
+    assert_eq!(reader.requests(), count(&browser_form()));
 }
 
 #[test]
@@ -614,3 +721,5 @@ fn an_empty_web_document_asks_for_another_look() {
     empty_documents(&mut form);
     assert!(walk::web_content_pending(&form));
 }
+
+mod index_ids;

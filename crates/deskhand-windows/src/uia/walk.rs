@@ -6,6 +6,9 @@
 
 use std::time::Instant;
 
+use std::time::Duration;
+
+use super::identity::{Identity, Link, is_item};
 use super::{Element, MANY_CHILDREN, hresult};
 
 /// What the walk asks of UI Automation. `Live` is an element the reader can ask again: the
@@ -78,12 +81,40 @@ impl Left {
     }
 }
 
-/// A walked tree: the elements read, what was left, and each element's live handle by runtime
-/// id, which later calls use instead of searching the window again.
+/// A walked tree: the elements read, what was left, and each element's live handle, which
+/// later calls use instead of searching the window again.
 pub struct Walked<L> {
     pub root: Element,
     pub left: Left,
-    pub live: Vec<(Vec<i32>, L)>,
+    pub live: Vec<Kept<L>>,
+}
+
+/// One element kept from a walk, with its parent's place in the same list (the root has none),
+/// so that its ancestors can be checked again.
+#[derive(Debug, Clone)]
+pub struct Kept<L> {
+    pub runtime_id: Vec<i32>,
+    pub live: L,
+    pub parent: Option<usize>,
+}
+
+/// The kept elements from the root's child down to the element at `index`: what [`lookup`]
+/// checks again.
+pub fn kept_chain<L: Clone>(kept: &[Kept<L>], index: usize) -> Vec<L> {
+    let mut chain = Vec::new();
+    let mut at = Some(index);
+    while let Some(index) = at {
+        let Some(entry) = kept.get(index) else {
+            return Vec::new();
+        };
+        if entry.parent.is_none() {
+            break;
+        }
+        chain.push(entry.live.clone());
+        at = entry.parent;
+    }
+    chain.reverse();
+    chain
 }
 
 /// Whether a failure means the app stopped answering, after which nothing more is asked.
@@ -99,7 +130,7 @@ struct Walk<'r, R: UiaReader> {
     budget: Budget,
     read: usize,
     left: Left,
-    live: Vec<(Vec<i32>, R::Live)>,
+    live: Vec<Kept<R::Live>>,
 }
 
 /// Walks from `root` (read by the caller) depth first, in the order the window shows its
@@ -118,7 +149,7 @@ pub fn walk<R: UiaReader>(
         left: Left::default(),
         live: Vec::new(),
     };
-    let root = walk.element(root, element, 0);
+    let root = walk.element(root, element, 0, None);
     Walked {
         root,
         left: walk.left,
@@ -127,7 +158,19 @@ pub fn walk<R: UiaReader>(
 }
 
 impl<R: UiaReader> Walk<'_, R> {
-    fn element(&mut self, live: R::Live, mut element: Element, depth: usize) -> Element {
+    fn element(
+        &mut self,
+        live: R::Live,
+        mut element: Element,
+        depth: usize,
+        parent: Option<usize>,
+    ) -> Element {
+        let index = self.live.len();
+        self.live.push(Kept {
+            runtime_id: element.runtime_id.clone(),
+            live: live.clone(),
+            parent,
+        });
         if !self.stopped() {
             match self.reader.children(&live) {
                 Ok(children) if depth >= self.budget.depth => {
@@ -146,7 +189,7 @@ impl<R: UiaReader> Walk<'_, R> {
                             break;
                         }
                         self.read += 1;
-                        let child = self.element(child_live, child, depth + 1);
+                        let child = self.element(child_live, child, depth + 1, Some(index));
                         element.children.push(child);
                     }
                 }
@@ -156,7 +199,6 @@ impl<R: UiaReader> Walk<'_, R> {
                 Err(_) => self.left.unreadable += 1,
             }
         }
-        self.live.push((element.runtime_id.clone(), live));
         element
     }
 
@@ -177,10 +219,38 @@ impl<R: UiaReader> Walk<'_, R> {
     }
 }
 
+/// Reads a window (`root` reads its element), and while a web document in it is still empty
+/// (Chromium building its tree after being woken) reads it again after `gap`, up to `looks`
+/// times. Every look shares the one budget: the last returns what it read, marked partial,
+/// rather than a fresh budget per look outrunning the caller's deadline and failing the whole
+/// observation.
+pub fn walk_window<R: UiaReader>(
+    reader: &R,
+    mut root: impl FnMut() -> Result<(R::Live, Element), i32>,
+    budget: Budget,
+    looks: usize,
+    gap: Duration,
+) -> Result<Walked<R::Live>, i32> {
+    let mut looked = 0;
+    loop {
+        let (live, element) = root()?;
+        let walked = walk(reader, live, element, budget);
+        looked += 1;
+        let again = looked < looks
+            && web_content_pending(&walked.root)
+            && Instant::now() + gap < budget.deadline;
+        if !again {
+            return Ok(walked);
+        }
+        std::thread::sleep(gap);
+    }
+}
+
 /// Why an element could not be found again.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum NotFound {
-    /// Nothing in the window has the runtime id now.
+    /// Nothing in the window is the element now: no element has its runtime id, or the one
+    /// that has it differs in type, name or ancestors (a neighbour that took an index-based id).
     Gone,
     /// The search ran out of its budget, or the app stopped answering, before finding it.
     Unsearched,
@@ -188,25 +258,21 @@ pub enum NotFound {
     Failed(i32),
 }
 
-/// The element with runtime id `wanted`, with its properties read now: the one kept from the
-/// last walk when it still answers with that id, else searched for from `root`, breadth
-/// first within `budget`. Never another element: a kept one that answers another id (or none)
-/// is not used, and the search compares runtime ids alone.
+/// What reading an item's words again may cost while its descendant is checked.
+const ITEM_BUDGET: (usize, Duration) = (200, Duration::from_secs(2));
+
+/// The element `wanted` names, with its properties read now: the one kept from the last walk
+/// (`kept`: the kept elements from the root's child down to it) when it still answers with that
+/// runtime id, else searched for from `root`, breadth first within `budget`. Either way the
+/// element and its ancestors are read again and checked against the handle's type, name and
+/// trail: never another element.
 pub fn lookup<R: UiaReader>(
     reader: &R,
-    kept: Option<&R::Live>,
+    kept: Option<&[R::Live]>,
     root: &R::Live,
-    wanted: &[i32],
+    wanted: &Identity,
     budget: Budget,
 ) -> Result<(R::Live, Element), NotFound> {
-    if let Some(kept) = kept {
-        match reader.refresh(kept) {
-            Ok(element) if element.runtime_id == wanted => return Ok((kept.clone(), element)),
-            Err(code) if is_stall(code) => return Err(NotFound::Failed(code)),
-            // Gone, or a provider that reuses the object for another element: search.
-            _ => {}
-        }
-    }
     let root_now = reader.refresh(root).map_err(|code| {
         if code == hresult::UIA_E_ELEMENTNOTAVAILABLE {
             NotFound::Gone
@@ -214,14 +280,39 @@ pub fn lookup<R: UiaReader>(
             NotFound::Failed(code)
         }
     })?;
-    if root_now.runtime_id == wanted {
-        return Ok((root.clone(), root_now));
+    if let Some((element, ancestors)) = kept.and_then(<[_]>::split_last) {
+        match reader.refresh(element) {
+            Ok(now) if now.runtime_id == wanted.runtime_id => {
+                let mut chain = Vec::with_capacity(ancestors.len() + 1);
+                for ancestor in ancestors {
+                    match reader.refresh(ancestor) {
+                        Ok(read) => chain.push((ancestor.clone(), read)),
+                        Err(code) if is_stall(code) => return Err(NotFound::Failed(code)),
+                        Err(_) => return Err(NotFound::Gone),
+                    }
+                }
+                chain.push((element.clone(), now));
+                return checked(reader, &root_now, chain, wanted, budget.deadline);
+            }
+            Err(code) if is_stall(code) => return Err(NotFound::Failed(code)),
+            // Gone, or a provider that reuses the object for another element: search.
+            _ => {}
+        }
     }
-    let mut level = vec![root.clone()];
+    if root_now.runtime_id == wanted.runtime_id {
+        return if wanted.matches(&root_now, &[]) {
+            Ok((root.clone(), root_now))
+        } else {
+            Err(NotFound::Gone)
+        };
+    }
+    // Every element the search read, with its parent's place here (`None`: the root's child).
+    let mut seen: Vec<(R::Live, Element, Option<usize>)> = Vec::new();
+    let mut level: Vec<(R::Live, Option<usize>)> = vec![(root.clone(), None)];
     let mut read = 1;
     for _ in 0..budget.depth {
         let mut next = Vec::new();
-        for parent in &level {
+        for (parent, parent_place) in &level {
             if read >= budget.nodes || Instant::now() >= budget.deadline {
                 return Err(NotFound::Unsearched);
             }
@@ -232,10 +323,20 @@ pub fn lookup<R: UiaReader>(
             };
             for (live, element) in children {
                 read += 1;
-                if element.runtime_id == wanted {
-                    return Ok((live, element));
+                let found = element.runtime_id == wanted.runtime_id;
+                seen.push((live.clone(), element, *parent_place));
+                if found {
+                    let mut chain = Vec::new();
+                    let mut at = Some(seen.len() - 1);
+                    while let Some(place) = at {
+                        let (live, element, parent) = &seen[place];
+                        chain.push((live.clone(), element.clone()));
+                        at = *parent;
+                    }
+                    chain.reverse();
+                    return checked(reader, &root_now, chain, wanted, budget.deadline);
                 }
-                next.push(live);
+                next.push((live, Some(seen.len() - 1)));
             }
         }
         if next.is_empty() {
@@ -244,6 +345,45 @@ pub fn lookup<R: UiaReader>(
         level = next;
     }
     Err(NotFound::Unsearched)
+}
+
+/// The last of `chain` (read now, from the root's child down) when it is the element `wanted`
+/// names; each item among its ancestors is read again for the words it shows.
+fn checked<R: UiaReader>(
+    reader: &R,
+    root: &Element,
+    chain: Vec<(R::Live, Element)>,
+    wanted: &Identity,
+    deadline: Instant,
+) -> Result<(R::Live, Element), NotFound> {
+    let mut links = Vec::with_capacity(chain.len());
+    let mut parent = root.clone();
+    let Some(((live, element), ancestors)) = chain.split_last() else {
+        return Err(NotFound::Gone);
+    };
+    for (ancestor_live, ancestor) in ancestors {
+        let link = if is_item(ancestor, &parent) {
+            let item_budget = Budget {
+                nodes: ITEM_BUDGET.0,
+                depth: 16,
+                deadline: deadline.min(Instant::now() + ITEM_BUDGET.1),
+            };
+            let item = walk(reader, ancestor_live.clone(), ancestor.clone(), item_budget);
+            if item.left.stalled {
+                return Err(NotFound::Unsearched);
+            }
+            Link::of(&item.root, &parent)
+        } else {
+            Link::of(ancestor, &parent)
+        };
+        links.push(link);
+        parent = ancestor.clone();
+    }
+    if wanted.matches(element, &links) {
+        Ok((live.clone(), element.clone()))
+    } else {
+        Err(NotFound::Gone)
+    }
 }
 
 /// Whether a web document in the tree has nothing in it yet: Chromium builds its tree only

@@ -20,8 +20,8 @@ use windows::Win32::System::Threading::{
 use windows::Win32::UI::Shell::{
     AO_NONE, ApplicationActivationManager, BHID_EnumItems, FOLDERID_AppsFolder,
     IApplicationActivationManager, IEnumShellItems, IShellItem, IShellLinkW, KF_FLAG_DEFAULT,
-    SEE_MASK_NOCLOSEPROCESS, SHELLEXECUTEINFOW, SHGetKnownFolderItem, SIGDN, SIGDN_NORMALDISPLAY,
-    SIGDN_PARENTRELATIVEPARSING, ShellExecuteExW, ShellLink,
+    SEE_MASK_FLAG_NO_UI, SEE_MASK_NOCLOSEPROCESS, SHELLEXECUTEINFOW, SHGetKnownFolderItem, SIGDN,
+    SIGDN_NORMALDISPLAY, SIGDN_PARENTRELATIVEPARSING, ShellExecuteExW, ShellLink,
 };
 use windows::Win32::UI::WindowsAndMessaging::SW_SHOWNORMAL;
 use windows::core::{Interface, PCWSTR};
@@ -354,7 +354,9 @@ fn launch_on_shell(id: &str) -> Result<u32> {
     let (file, parameters, directory) = (wide(&file), wide(&parameters), wide(&directory));
     let mut info = SHELLEXECUTEINFOW {
         cbSize: size_of::<SHELLEXECUTEINFOW>() as u32,
-        fMask: SEE_MASK_NOCLOSEPROCESS,
+        // No error box: one for a stale shortcut would block the single shell thread, and
+        // every later apps or launch with it; the error comes back here instead.
+        fMask: SEE_MASK_NOCLOSEPROCESS | SEE_MASK_FLAG_NO_UI,
         lpFile: PCWSTR(file.as_ptr()),
         lpParameters: PCWSTR(parameters.as_ptr()),
         lpDirectory: if directory.len() > 1 {

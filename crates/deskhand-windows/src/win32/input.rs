@@ -11,18 +11,20 @@ use deskhand_core::keys::Keys;
 use deskhand_core::model::{Modifier, MouseButton, Point, ScrollDirection};
 use windows::Win32::Foundation::{HWND, POINT};
 use windows::Win32::UI::Input::KeyboardAndMouse::{
-    GetAsyncKeyState, INPUT, INPUT_0, INPUT_KEYBOARD, INPUT_MOUSE, KEYBD_EVENT_FLAGS, KEYBDINPUT,
-    KEYEVENTF_EXTENDEDKEY, KEYEVENTF_KEYUP, KEYEVENTF_UNICODE, MAPVK_VK_TO_VSC, MOUSE_EVENT_FLAGS,
-    MOUSEEVENTF_HWHEEL, MOUSEEVENTF_LEFTDOWN, MOUSEEVENTF_LEFTUP, MOUSEEVENTF_MIDDLEDOWN,
-    MOUSEEVENTF_MIDDLEUP, MOUSEEVENTF_RIGHTDOWN, MOUSEEVENTF_RIGHTUP, MOUSEEVENTF_WHEEL,
-    MOUSEINPUT, MapVirtualKeyW, SendInput, VIRTUAL_KEY, VkKeyScanW,
+    GetAsyncKeyState, GetKeyboardLayout, HKL, INPUT, INPUT_0, INPUT_KEYBOARD, INPUT_MOUSE,
+    KEYBD_EVENT_FLAGS, KEYBDINPUT, KEYEVENTF_EXTENDEDKEY, KEYEVENTF_KEYUP, KEYEVENTF_UNICODE,
+    MAPVK_VK_TO_VSC, MOUSE_EVENT_FLAGS, MOUSEEVENTF_HWHEEL, MOUSEEVENTF_LEFTDOWN,
+    MOUSEEVENTF_LEFTUP, MOUSEEVENTF_MIDDLEDOWN, MOUSEEVENTF_MIDDLEUP, MOUSEEVENTF_RIGHTDOWN,
+    MOUSEEVENTF_RIGHTUP, MOUSEEVENTF_WHEEL, MOUSEINPUT, MapVirtualKeyExW, SendInput, VIRTUAL_KEY,
+    VkKeyScanExW,
 };
 use windows::Win32::UI::WindowsAndMessaging::{
-    GA_ROOT, GetAncestor, GetCursorPos, GetForegroundWindow, SetCursorPos, WindowFromPoint,
+    GA_ROOT, GetAncestor, GetCursorPos, GetForegroundWindow, GetWindowThreadProcessId,
+    SetCursorPos, WindowFromPoint,
 };
 
 use super::integrity;
-use crate::keymap::{self, KeyCode, LayoutKey, Stroke};
+use crate::keymap::{self, LayoutKey, Stroke};
 use crate::uipi::{self, Verdict};
 
 /// One notch of the wheel, as Windows counts it.
@@ -33,7 +35,10 @@ fn key_input(stroke: Stroke) -> INPUT {
         Stroke::Key { code, up } => {
             let scan = if code.scan == 0 {
                 // SAFETY: a pure lookup in the keyboard layout.
-                unsafe { MapVirtualKeyW(code.vk as u32, MAPVK_VK_TO_VSC) as u16 }
+                unsafe {
+                    MapVirtualKeyExW(code.vk as u32, MAPVK_VK_TO_VSC, Some(foreground_layout()))
+                        as u16
+                }
             } else {
                 code.scan
             };
@@ -124,35 +129,48 @@ fn send_all(inputs: &[INPUT], what: &str, sent_before: bool) -> Result<()> {
     }
 }
 
-/// Where the current keyboard layout has the character, as `VkKeyScanW` says.
+/// Presses and releases [`keymap::NUDGE`], a key nothing binds: see there.
+pub fn nudge() {
+    let strokes = [false, true].map(|up| {
+        key_input(Stroke::Key {
+            code: keymap::NUDGE,
+            up,
+        })
+    });
+    send(&strokes);
+}
+
+/// The keyboard layout of the foreground window's thread, where keys land. Each thread has its
+/// own layout, and deskhand's worker thread keeps the one it started with: with several
+/// layouts installed, punctuation typed by the worker's would go to the wrong key.
+fn foreground_layout() -> HKL {
+    // SAFETY: plain queries; a null window gives thread 0, whose layout is the caller's.
+    unsafe { GetKeyboardLayout(GetWindowThreadProcessId(GetForegroundWindow(), None)) }
+}
+
+/// Where the foreground window's keyboard layout has the character, as `VkKeyScanExW` says.
 fn layout_key(character: char) -> Option<LayoutKey> {
     let mut unit = [0u16; 2];
     if character.encode_utf16(&mut unit).len() != 1 {
         return None;
     }
     // SAFETY: a pure lookup in the keyboard layout.
-    let found = unsafe { VkKeyScanW(unit[0]) };
-    if found == -1 {
-        return None;
-    }
-    let (vk, state) = ((found as u16) & 0xFF, ((found as u16) >> 8) & 0xFF);
-    Some(LayoutKey {
-        code: KeyCode {
-            vk,
-            scan: 0,
-            extended: false,
-        },
-        shift: state & 1 != 0,
-        ctrl: state & 2 != 0,
-        alt: state & 4 != 0,
-    })
+    LayoutKey::from_scan(unsafe { VkKeyScanExW(unit[0], foreground_layout()) })
+}
+
+fn verdict_for(window: HWND) -> Verdict {
+    let title = super::window::title_of(window);
+    uipi::verdict(integrity::own(), integrity::of_window(window), &title)
 }
 
 /// The UIPI check for input bound for `window` (see `crate::uipi`): `Err` refuses it before
 /// anything is sent, `Ok(Some(reason))` sends it as unconfirmed.
 fn guard(window: HWND) -> Result<Option<String>> {
-    let title = super::window::title_of(window);
-    match uipi::verdict(integrity::own(), integrity::of_window(window), &title) {
+    obey(verdict_for(window))
+}
+
+fn obey(verdict: Verdict) -> Result<Option<String>> {
+    match verdict {
         Verdict::Send => Ok(None),
         Verdict::Unconfirmed(reason) => Ok(Some(reason)),
         Verdict::Refuse(error) => Err(error),
@@ -165,12 +183,29 @@ fn keys_guard() -> Result<Option<String>> {
     guard(unsafe { GetForegroundWindow() })
 }
 
-/// A button goes to the top-level window under the pointer.
-fn pointer_guard() -> Result<Option<String>> {
+/// The top-level window under the pointer.
+fn window_under_pointer() -> Result<HWND> {
     let at = pointer()?;
     // SAFETY: plain queries; a point over no window gives a null handle, which `guard` takes.
-    let window = unsafe { GetAncestor(WindowFromPoint(POINT { x: at.x, y: at.y }), GA_ROOT) };
-    guard(window)
+    Ok(unsafe { GetAncestor(WindowFromPoint(POINT { x: at.x, y: at.y }), GA_ROOT) })
+}
+
+/// A button goes to the top-level window under the pointer.
+fn pointer_guard() -> Result<Option<String>> {
+    guard(window_under_pointer()?)
+}
+
+/// The wheel goes to the window under the pointer, or to the focused one where Windows'
+/// "scroll inactive windows" is off: both are checked.
+fn wheel_guard() -> Result<Option<String>> {
+    let under = window_under_pointer()?;
+    // SAFETY: no arguments.
+    let focused = unsafe { GetForegroundWindow() };
+    let mut verdicts = vec![verdict_for(under)];
+    if focused != under {
+        verdicts.push(verdict_for(focused));
+    }
+    obey(uipi::strictest(verdicts))
 }
 
 /// Input sent though it may have been dropped: done as far as Windows says, unconfirmed.
@@ -205,12 +240,10 @@ pub fn press_keys(keys: &Keys) -> Result<InputOutcome> {
 
 pub fn type_text(text: &str) -> Result<InputOutcome> {
     let unconfirmed = keys_guard()?;
-    let total = text.chars().count();
-    for (sent, character) in text.chars().enumerate() {
-        let inputs: Vec<INPUT> = keymap::text_strokes(character)
-            .into_iter()
-            .map(key_input)
-            .collect();
+    let typed = keymap::typing_strokes(text);
+    let total = typed.len();
+    for (sent, strokes) in typed.into_iter().enumerate() {
+        let inputs: Vec<INPUT> = strokes.into_iter().map(key_input).collect();
         if send(&inputs) != inputs.len() {
             return Ok(partial(sent, total, "characters"));
         }
@@ -359,9 +392,14 @@ pub fn scroll(at: Option<Point>, direction: ScrollDirection, amount: u32) -> Res
         ScrollDirection::Right => (MOUSEEVENTF_HWHEEL, WHEEL_DELTA),
         ScrollDirection::Left => (MOUSEEVENTF_HWHEEL, -WHEEL_DELTA),
     };
+    let unconfirmed = wheel_guard()?;
     // One event per notch: an app that reads only whole deltas of 120 still scrolls each.
     let inputs: Vec<INPUT> = (0..notches).map(|_| mouse_input(flags, notch)).collect();
-    send_all(&inputs, "scroll", false)
+    send_all(&inputs, "scroll", false)?;
+    match unconfirmed {
+        Some(reason) => Err(Error::platform(reason).after_sending()),
+        None => Ok(()),
+    }
 }
 
 #[cfg(test)]
@@ -377,6 +415,12 @@ mod tests {
         assert!(plus.shift, "{plus:?}");
         assert_eq!(layout_key('世'), None);
         assert_eq!(layout_key('😀'), None, "a surrogate pair is no key");
+        // The foreground window's layout, asked for by its thread.
+        // SAFETY: plain queries.
+        let foreground =
+            unsafe { GetKeyboardLayout(GetWindowThreadProcessId(GetForegroundWindow(), None)) };
+        assert_eq!(foreground_layout(), foreground);
+        assert!(!foreground.is_invalid());
     }
 
     #[test]

@@ -35,3 +35,36 @@ pub fn failed(what: &str, err: &windows::core::Error, next: &str) -> Error {
         err.code().0
     ))
 }
+
+/// What `deskhand doctor` reads of this process (see `crate::health`).
+pub fn health_facts() -> crate::health::Facts {
+    use windows::Win32::UI::HiDpi::{
+        AreDpiAwarenessContextsEqual, DPI_AWARENESS_CONTEXT_PER_MONITOR_AWARE_V2,
+        GetThreadDpiAwarenessContext,
+    };
+    use windows::Win32::UI::WindowsAndMessaging::{
+        SPI_GETFOREGROUNDLOCKTIMEOUT, SYSTEM_PARAMETERS_INFO_UPDATE_FLAGS, SystemParametersInfoW,
+    };
+    // SAFETY: plain queries; the timeout is written into the local.
+    unsafe {
+        let per_monitor_v2 = AreDpiAwarenessContextsEqual(
+            GetThreadDpiAwarenessContext(),
+            DPI_AWARENESS_CONTEXT_PER_MONITOR_AWARE_V2,
+        )
+        .as_bool();
+        let mut lock = 0u32;
+        let foreground_lock_ms = SystemParametersInfoW(
+            SPI_GETFOREGROUNDLOCKTIMEOUT,
+            0,
+            Some((&raw mut lock).cast()),
+            SYSTEM_PARAMETERS_INFO_UPDATE_FLAGS(0),
+        )
+        .is_ok()
+        .then_some(lock);
+        crate::health::Facts {
+            integrity: integrity::own(),
+            per_monitor_v2: Some(per_monitor_v2),
+            foreground_lock_ms,
+        }
+    }
+}

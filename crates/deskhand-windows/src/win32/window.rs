@@ -25,9 +25,11 @@ use windows::core::{BOOL, PCWSTR};
 
 use super::apps::process_name;
 use super::{handle_of, hwnd, wide};
+use crate::packaged;
 
-/// How long `activate` waits for the foreground to arrive.
+/// How long `activate` waits for the foreground to arrive, over all its tries.
 const FOCUS_WAIT: Duration = Duration::from_millis(1500);
+const FOCUS_TRIES: usize = 3;
 const POLL: Duration = Duration::from_millis(20);
 
 /// The windows a user sees in the task bar, top of the stack first as `EnumWindows` gives them.
@@ -89,18 +91,69 @@ fn class_of(window: HWND) -> String {
 const UWP_FRAME: &str = "ApplicationFrameWindow";
 const UWP_CORE: &str = "Windows.UI.Core.CoreWindow";
 
-/// The process a user knows the window as: the app inside a Store app's frame, else the
-/// window's own.
-fn app_pid_of(window: HWND) -> Option<u32> {
-    if class_of(window) == UWP_FRAME {
-        let core = wide(UWP_CORE);
-        // SAFETY: a lookup among the window's children by class name.
-        let child = unsafe { FindWindowExW(Some(window), None, PCWSTR(core.as_ptr()), None) };
-        if let Some(pid) = child.ok().and_then(pid_of) {
-            return Some(pid);
+/// The apps' pids learnt from Store app frames while their CoreWindow was inside, by frame.
+static FRAME_APPS: Mutex<Vec<(isize, u32)>> = Mutex::new(Vec::new());
+/// Frames remembered at most: far more than are ever open.
+const FRAMES_KEPT: usize = 256;
+
+/// The top-level CoreWindows (those of minimized Store apps), with title and pid.
+fn top_level_core_windows() -> Vec<(String, u32)> {
+    let class = wide(UWP_CORE);
+    let mut found = Vec::new();
+    let mut after: Option<HWND> = None;
+    // Bounded: a desktop has a few of them; the limit only guards against a changing list.
+    for _ in 0..FRAMES_KEPT {
+        // SAFETY: a lookup among top-level windows by class name, after the previous match.
+        let Ok(next) = (unsafe { FindWindowExW(None, after, PCWSTR(class.as_ptr()), None) }) else {
+            break;
+        };
+        if let Some(pid) = pid_of(next) {
+            found.push((title_of(next), pid));
         }
+        after = Some(next);
     }
-    pid_of(window)
+    found
+}
+
+/// The process a user knows the window as: the app inside a Store app's frame (see
+/// [`packaged::frame_app_pid`]), else the window's own.
+fn app_pid_of(window: HWND) -> Option<u32> {
+    if class_of(window) != UWP_FRAME {
+        return pid_of(window);
+    }
+    let core = wide(UWP_CORE);
+    // SAFETY: a lookup among the window's children by class name.
+    let child = unsafe { FindWindowExW(Some(window), None, PCWSTR(core.as_ptr()), None) };
+    let child = child.ok().and_then(pid_of);
+    let key = window.0 as isize;
+    let mut frames = FRAME_APPS
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    let remembered = frames
+        .iter()
+        .find(|(frame, _)| *frame == key)
+        .map(|(_, pid)| *pid);
+    if let Some(pid) = child.filter(|pid| Some(*pid) != remembered) {
+        frames.retain(|(frame, _)| *frame != key);
+        if frames.len() >= FRAMES_KEPT {
+            frames.remove(0);
+        }
+        frames.push((key, pid));
+    }
+    drop(frames);
+    let title = title_of(window);
+    let frame = packaged::Frame {
+        pid: pid_of(window),
+        title: &title,
+        child,
+        remembered,
+    };
+    let cores = if child.or(remembered).is_none() {
+        top_level_core_windows()
+    } else {
+        Vec::new()
+    };
+    packaged::frame_app_pid(frame, &cores)
 }
 
 /// Renderer windows already asked to turn their accessibility on.
@@ -301,11 +354,40 @@ fn existing(window: &WindowInfo) -> Result<HWND> {
 /// of it, and the window is then asked in turn. What Windows still refuses is said, not hidden.
 pub fn activate(window: &WindowInfo) -> Result<()> {
     let handle = existing(window)?;
-    // SAFETY: calls on a live window handle and thread ids Windows just gave.
+    // SAFETY: calls on a live window handle.
     unsafe {
         if IsIconic(handle).as_bool() {
             let _ = ShowWindowAsync(handle, SW_RESTORE);
         }
+    }
+    let mut granted = false;
+    // The foreground lock refuses a process that did not send the last input: the tries after
+    // the first press a key nothing binds first, as peers do.
+    for attempt in 0..FOCUS_TRIES {
+        if attempt > 0 {
+            super::input::nudge();
+        }
+        granted |= ask_foreground(handle);
+        let deadline = Instant::now() + FOCUS_WAIT / FOCUS_TRIES as u32;
+        loop {
+            // SAFETY: no arguments.
+            if unsafe { GetForegroundWindow() } == handle {
+                return Ok(());
+            }
+            if Instant::now() >= deadline {
+                break;
+            }
+            std::thread::sleep(POLL);
+        }
+    }
+    Err(focus_refused(&window.title, granted))
+}
+
+/// One request for the foreground, with this thread's input attached to the foreground
+/// window's meanwhile; says whether `SetForegroundWindow` accepted it.
+fn ask_foreground(handle: HWND) -> bool {
+    // SAFETY: calls on a live window handle and thread ids Windows just gave.
+    unsafe {
         let foreground = GetForegroundWindow();
         let foreground_thread = GetWindowThreadProcessId(foreground, None);
         let own_thread = GetCurrentThreadId();
@@ -317,17 +399,7 @@ pub fn activate(window: &WindowInfo) -> Result<()> {
         if attached {
             let _ = AttachThreadInput(own_thread, foreground_thread, false);
         }
-        let deadline = Instant::now() + FOCUS_WAIT;
-        loop {
-            if GetForegroundWindow() == handle {
-                return Ok(());
-            }
-            if Instant::now() >= deadline {
-                break;
-            }
-            std::thread::sleep(POLL);
-        }
-        Err(focus_refused(&window.title, granted))
+        granted
     }
 }
 

@@ -595,3 +595,11 @@ fn tesseract(load: bool) -> Vec<Check> {
     }
     checks
 }
+
+/// Linux's reader is tested against live apps on a private desktop, not against dumps.
+pub fn dump_tree(_window: &str) -> anyhow::Result<String> {
+    anyhow::bail!(
+        "--dump-tree writes what the Windows and macOS readers return, for their tests; on Linux \
+         run `deskhand observe` on the window instead and attach its output"
+    )
+}

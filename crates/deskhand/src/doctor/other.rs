@@ -5,6 +5,21 @@
 use super::{Check, Status};
 
 #[cfg(target_os = "macos")]
+pub fn dump_tree(window: &str) -> anyhow::Result<String> {
+    Ok(deskhand_macos::dump_tree(window)?)
+}
+
+#[cfg(windows)]
+pub fn dump_tree(window: &str) -> anyhow::Result<String> {
+    Ok(deskhand_windows::dump_tree(window)?)
+}
+
+#[cfg(not(any(target_os = "macos", windows)))]
+pub fn dump_tree(_window: &str) -> anyhow::Result<String> {
+    anyhow::bail!("--dump-tree is for the Windows and macOS readers; deskhand has no backend here")
+}
+
+#[cfg(target_os = "macos")]
 pub fn checks() -> (&'static str, Vec<Check>) {
     let checks = deskhand_macos::permissions()
         .into_iter()
@@ -41,7 +56,25 @@ pub fn checks() -> (&'static str, Vec<Check>) {
             fix,
         ),
     };
-    ("Windows", vec![check])
+    let mut checks = vec![check];
+    checks.extend(deskhand_windows::health().into_iter().map(|finding| {
+        use deskhand_windows::health::Verdict;
+        match (finding.verdict, finding.fix) {
+            (Verdict::Ok, _) | (_, None) => Check::ok("process", finding.name, finding.detail),
+            (verdict, Some(fix)) => Check::problem(
+                if verdict == Verdict::Warn {
+                    Status::Warn
+                } else {
+                    Status::NotChecked
+                },
+                "process",
+                finding.name,
+                finding.detail,
+                fix,
+            ),
+        }
+    }));
+    ("Windows", checks)
 }
 
 #[cfg(not(any(target_os = "macos", windows)))]
