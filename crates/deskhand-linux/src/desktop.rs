@@ -21,6 +21,7 @@ use x11rb::protocol::xproto::{AtomEnum, ConnectionExt as _};
 use crate::process::read_stat;
 
 mod error;
+mod own_folders;
 mod programs;
 mod stop;
 mod x_server;
@@ -124,27 +125,6 @@ impl Desktop {
         out
     }
 }
-
-/// The folders deskhand itself keeps using in a shell switched to a private desktop: the
-/// person's policy, audit log and memory stay theirs, while the desktop's apps get folders of
-/// their own. Empty where the variable was unset (its default under `HOME` then holds); kept as
-/// they were when a desktop starts from a shell already switched to another.
-fn users_own_folders() -> Vec<(String, String)> {
-    ["XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_DATA_HOME"]
-        .into_iter()
-        .map(|name| {
-            let kept = format!("{USERS_OWN_PREFIX}{name}");
-            let value = std::env::var(&kept)
-                .or_else(|_| std::env::var(name))
-                .unwrap_or_default();
-            (kept, value)
-        })
-        .collect()
-}
-
-/// `DESKHAND_USER_XDG_CONFIG_HOME` and the like hold the person's own XDG folders in a shell
-/// switched to a private desktop; deskhand reads its files from them.
-pub const USERS_OWN_PREFIX: &str = "DESKHAND_USER_";
 
 fn shell_quote(value: &str) -> String {
     format!("'{}'", value.replace('\'', r"'\''"))
@@ -288,7 +268,7 @@ impl Session {
         .into_iter()
         .map(|(key, value)| (key.to_owned(), value))
         .collect();
-        self.env.extend(users_own_folders());
+        self.env.extend(own_folders::users_own_folders());
         Ok(())
     }
 

@@ -8,13 +8,10 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use deskhand_core::backend::{Capture, Input, InputOutcome, Typed, Windows};
+use deskhand_core::backend::{Capture, Input, InputOutcome, Typed};
 use deskhand_core::error::Result;
 use deskhand_core::keys::Keys;
-use deskhand_core::model::{
-    Modifier, Monitor, MouseButton, Point, Rect, RgbImage, ScrollDirection, WindowChange,
-    WindowInfo, WindowKey,
-};
+use deskhand_core::model::{Modifier, MouseButton, Point, Rect, RgbImage, ScrollDirection};
 
 use crate::launch;
 
@@ -30,11 +27,11 @@ mod on_sway;
 mod on_x11;
 mod person;
 mod session;
+mod windows;
 
 use bus::Bus;
 use clipboard::ClipboardHolder;
 use display::DisplayServer;
-use errors::positions_unknown_note;
 use session::{Display, on_display};
 
 pub struct LinuxBackend {
@@ -82,61 +79,6 @@ impl LinuxBackend {
     /// D-Bus calls made to the accessibility bus so far.
     pub fn accessibility_calls(&self) -> usize {
         self.bus.calls()
-    }
-}
-
-impl Windows for LinuxBackend {
-    async fn windows(&self) -> Result<Vec<WindowInfo>> {
-        on_display!(&self.display, server => server.windows().await)
-    }
-
-    async fn window(&self, handle: u64) -> Result<Option<WindowInfo>> {
-        on_display!(&self.display, server => server.window(handle).await)
-    }
-
-    async fn screen(&self) -> Result<Rect> {
-        on_display!(&self.display, server => server.screen().await)
-    }
-
-    async fn monitors(&self) -> Result<Vec<Monitor>> {
-        on_display!(&self.display, server => server.monitors().await)
-    }
-
-    /// X11's primary monitor's top-left; sway's and GNOME's layouts start at 0,0.
-    async fn corner(&self) -> Point {
-        match &self.display {
-            Display::X11(server) => server
-                .monitors()
-                .await
-                .map(|monitors| {
-                    deskhand_core::monitors::corner(&deskhand_core::monitors::ordered(monitors))
-                })
-                .unwrap_or(Point { x: 0, y: 0 }),
-            _ => Point { x: 0, y: 0 },
-        }
-    }
-
-    async fn positions_unknown(&self) -> Option<String> {
-        let unplaced = on_display!(&self.display, server => server.unplaced().await);
-        unplaced
-            .is_ok_and(|unplaced| unplaced)
-            .then(positions_unknown_note)
-    }
-
-    async fn window_keys(&self) -> Result<Vec<WindowKey>> {
-        on_display!(&self.display, server => server.window_keys().await)
-    }
-
-    async fn activate(&self, window: &WindowInfo) -> Result<()> {
-        on_display!(&self.display, server => server.activate(window).await)
-    }
-
-    async fn close(&self, window: &WindowInfo) -> Result<()> {
-        on_display!(&self.display, server => server.close(window).await)
-    }
-
-    async fn change_window(&self, window: &WindowInfo, change: WindowChange) -> Result<()> {
-        on_display!(&self.display, server => server.change_window(window, change).await)
     }
 }
 
