@@ -159,3 +159,42 @@ async fn the_kill_switch_is_the_primary_monitors_corner_and_nowhere_else() {
     assert_eq!(stopped.kind, ErrorKind::Stopped, "{}", stopped.message);
     assert_eq!(d.take(), vec![]);
 }
+
+#[tokio::test]
+async fn a_window_moves_to_another_monitor_at_the_same_place_keeping_its_size_where_it_fits() {
+    let mut d = desk();
+    d.ok(json!({"action": "windows"})).await;
+    let terminal = d.window_id("Terminal").await;
+    // 300,200 900x500 on the primary: the same offset from the left monitor's corner.
+    let moved = d
+        .ok(json!({"action": "window", "target": terminal, "monitor": "m2"}))
+        .await;
+    assert!(moved.text.starts_with("done:"), "{}", moved.text);
+    let listed = d.ok(json!({"action": "windows"})).await;
+    let row = listed
+        .text
+        .lines()
+        .find(|l| l.contains("\"Terminal\""))
+        .unwrap()
+        .to_owned();
+    assert!(row.contains("-980,200 900x500 on m2"), "{}", listed.text);
+    // Too wide for the left monitor: cut to it, at its left edge.
+    let wide = d
+        .ok(json!({"action": "window", "target": terminal, "monitor": "m1", "size": [1900, 600]}))
+        .await;
+    assert!(wide.text.starts_with("done:"), "{}", wide.text);
+    let back = d
+        .ok(json!({"action": "window", "target": terminal, "monitor": "m2"}))
+        .await;
+    assert!(back.text.starts_with("done:"), "{}", back.text);
+    let listed = d.ok(json!({"action": "windows"})).await;
+    assert!(
+        listed.text.contains("-1280,200 1280x600 on m2"),
+        "{}",
+        listed.text
+    );
+    let refused = d
+        .fail(json!({"action": "window", "target": terminal, "monitor": "w2"}))
+        .await;
+    assert_eq!(refused.kind, ErrorKind::BadArgument, "{}", refused.message);
+}

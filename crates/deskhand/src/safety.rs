@@ -44,11 +44,19 @@ fn var(env: Env<'_>, name: &str) -> Option<OsString> {
 
 /// An XDG base directory: the variable when it holds an absolute path, else the platform's
 /// place for it. In a shell switched to a private desktop, whose apps get XDG folders of their
-/// own, the person's own folders (kept by `deskhand desktop start`) are the ones read.
+/// own, the person's own folders (kept by `deskhand desktop start`) are the ones read while the
+/// variable still names the desktop's folder; one the person set since is theirs.
 fn xdg_dir(env: Env<'_>, name: &str, fallback: &str) -> Option<PathBuf> {
+    let desktop = var(env, "DESKHAND_DESKTOP")
+        .map(PathBuf::from)
+        .and_then(|state| state.parent().map(Path::to_path_buf));
+    let current = var(env, name);
+    let the_desktops = current
+        .as_ref()
+        .is_none_or(|dir| desktop.is_some_and(|desktop| Path::new(dir).starts_with(desktop)));
     let value = match env(&format!("DESKHAND_USER_{name}")) {
-        Some(kept) => Some(kept).filter(|value| !value.is_empty()),
-        None => var(env, name),
+        Some(kept) if the_desktops => Some(kept).filter(|value| !value.is_empty()),
+        _ => current,
     };
     value
         .map(PathBuf::from)
@@ -178,6 +186,7 @@ mod tests {
     fn in_a_shell_switched_to_a_private_desktop_the_persons_own_folders_are_read() {
         let none = SafetyFlags::default();
         let switched = env(&[
+            ("DESKHAND_DESKTOP", "/tmp/desktop/desktop.json"),
             ("XDG_CONFIG_HOME", "/tmp/desktop/config"),
             ("XDG_STATE_HOME", "/tmp/desktop/state"),
             ("DESKHAND_USER_XDG_CONFIG_HOME", "/home/u/conf"),
@@ -192,6 +201,16 @@ mod tests {
         assert_eq!(
             audit_path(&none, &switched).unwrap(),
             Some("/home/u/.local/state/deskhand/audit.jsonl".into())
+        );
+        // A folder the person names in that shell is theirs.
+        let named = env(&[
+            ("DESKHAND_DESKTOP", "/tmp/desktop/desktop.json"),
+            ("XDG_CONFIG_HOME", "/home/u/other"),
+            ("DESKHAND_USER_XDG_CONFIG_HOME", "/home/u/conf"),
+        ]);
+        assert_eq!(
+            policy_source(&none, &named),
+            PolicySource::Default("/home/u/other/deskhand/policy.toml".into())
         );
     }
 

@@ -88,22 +88,13 @@ fn sway_outputs_are_monitors_and_each_is_a_surface() {
     assert_eq!(zoom["data"]["width"], 1280, "{zoom}");
     assert_eq!(zoom["data"]["height"], 1024, "{zoom}");
 
-    // The fixture moved onto the second monitor, and clicked there by x/y of that monitor.
+    // The fixture moved onto the second monitor by `window`, and clicked there by x/y of it.
     let fixture = desk.fixture("Monitor Fixture", 1);
-    let moved = desk
-        .command("swaymsg")
-        .args([
-            "[title=\"Monitor Fixture\"]",
-            "move",
-            "container",
-            "to",
-            "output",
-            second.as_str(),
-        ])
-        .status()
-        .expect("swaymsg");
-    assert!(moved.success());
     let w = desk.window_id("Monitor Fixture");
+    let moved = desk
+        .act("window", json!({"target": w, "monitor": "m2"}))
+        .ok();
+    assert!(moved.starts_with("done:"), "{moved}");
     let listed = desk.act_json("windows", json!({}));
     let row = listed["data"]["windows"]
         .as_array()
@@ -137,6 +128,21 @@ fn sway_outputs_are_monitors_and_each_is_a_surface() {
     fixture.wait_for("the click at x/y of m2", |e| {
         e["event"] == "clicked" && e["widget"] == "press_me"
     });
+
+    // And back to the first monitor through `window`.
+    let moved = desk
+        .act("window", json!({"target": w, "monitor": "m1"}))
+        .ok();
+    assert!(moved.starts_with("done:"), "{moved}");
+    let listed = desk.act_json("windows", json!({}));
+    let row = listed["data"]["windows"]
+        .as_array()
+        .expect("windows")
+        .iter()
+        .find(|row| row["id"] == w.as_str())
+        .unwrap_or_else(|| panic!("{w} is not listed: {listed}"))
+        .clone();
+    assert_eq!(row["monitor"], "m1", "{listed}");
 }
 
 #[test]

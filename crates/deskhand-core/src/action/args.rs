@@ -124,6 +124,9 @@ pub struct DesktopArgs {
     /// window: the content's [width, height], screen pixels.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub size: Option<[u32; 2]>,
+    /// window: move it to this monitor ("m2", from `windows`), keeping its size where it fits.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub monitor: Option<String>,
     /// wait: one condition or a list, all to hold: an element by "name" (exact, else in part), "role" or "ref", with "is" (default present), "value" (exact), "value_has" (in part, any case) or "value_not"; "title" or "window": part of the surface's or any window's title; "new_window" or "gone" (the surface closed): true; "stable_ms": the tree unchanged N ms, with "region" the pixels there; "text": words on its pixels (OCR), with "is".
     #[serde(skip_serializing_if = "Option::is_none")]
     pub until: Option<Conditions>,

@@ -166,6 +166,8 @@ pub struct WindowSpec {
     pub state: Option<WindowState>,
     pub position: Option<[i32; 2]>,
     pub size: Option<[u32; 2]>,
+    /// The monitor's session id: `m2` is 2.
+    pub monitor: Option<u32>,
 }
 
 #[derive(Debug, Clone, PartialEq)]

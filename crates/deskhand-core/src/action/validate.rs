@@ -360,6 +360,7 @@ impl DesktopArgs {
             ("state", self.state.is_some()),
             ("position", self.position.is_some()),
             ("size", self.size.is_some()),
+            ("monitor", self.monitor.is_some()),
             ("until", self.until.is_some()),
             ("timeout_ms", self.timeout_ms.is_some()),
             ("interval_ms", self.interval_ms.is_some()),
