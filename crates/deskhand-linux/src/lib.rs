@@ -8,6 +8,7 @@ pub mod desktop;
 pub mod doctor;
 pub mod gnome;
 pub mod launch;
+pub mod overlay;
 pub mod person;
 mod process;
 pub mod translate;
