@@ -1,6 +1,7 @@
 //! The overlay that shows a person where the agent acts, on a real headless X desktop: a
 //! screenshot of the root window taken outside deskhand (ImageMagick's `import`) shows it,
-//! a click through it reaches the fixture app, and deskhand's own zoom never shows it.
+//! a click through it reaches the fixture app, deskhand's own zoom never shows it, and the field
+//! a `type` goes into is outlined.
 
 mod common;
 
@@ -150,40 +151,55 @@ fn the_overlay_shows_where_the_agent_acts_lets_clicks_through_and_stays_out_of_i
         "no indicator line at the top of the screen"
     );
 
-    // A box around the button clicked by `find`, seen from outside deskhand; a click on the
-    // box's own pixels reaches the button beneath. Each try has a second to see it in.
+    // A box around the button clicked by `find`, seen from outside deskhand.
     let mut count = 0;
-    let mut seen = None;
+    let mut boxed = None;
     for _ in 0..4 {
         let done = mcp.call(press.clone());
         assert!(done.text.starts_with("done: clicked"), "{}", done.text);
         count += 1;
-        clicked(&fixture, count, "deskhand's click");
+        clicked(&fixture, count, "deskhand's click by find");
         let marks = root_shot(desk).markers();
-        if marks.is_empty() {
-            continue;
-        }
-        let (left, top, right, bottom) = extent(&marks);
-        let on_edge = (left + 1, (top + bottom) / 2);
-        xdotool(desk, on_edge);
-        count += 1;
-        clicked(&fixture, count, "a click on the marker");
-        if like(root_shot(desk).at(on_edge.0, on_edge.1), MARKER) {
-            seen = Some((left, top, right, bottom));
+        if !marks.is_empty() {
+            boxed = Some(extent(&marks));
             break;
         }
     }
-    let (left, top, right, bottom) = seen.expect(
-        "the marker was never seen around the clicked button both before and after a click through it",
-    );
+    let (left, top, right, bottom) = boxed.expect("no box around the clicked button was ever seen");
     assert!(
         right - left > 20 && bottom - top > 10,
         "the marker is a box around the button: {left},{top} to {right},{bottom}"
     );
 
-    // deskhand's own zoom of the same region, while the marker is up, has none of it.
+    // A ring where the pointer clicks; a click by another client on its dot reaches the button
+    // beneath, while the ring is still up. Each try has a second to see it in.
     let shot = root_shot(desk);
     let (width, height) = (shot.width, shot.height);
+    let at_center = json!({
+        "action": "click", "target": "screen",
+        "x": f64::from((left + right) / 2) * 1000.0 / f64::from(width),
+        "y": f64::from((top + bottom) / 2) * 1000.0 / f64::from(height),
+    });
+    let mut through = false;
+    for _ in 0..6 {
+        let done = mcp.call(at_center.clone());
+        assert!(done.text.starts_with("done: clicked"), "{}", done.text);
+        let dot = pixel_of(&done.text);
+        xdotool(desk, dot);
+        count += 2;
+        clicked(
+            &fixture,
+            count,
+            "deskhand's click and a click on its marker",
+        );
+        if like(root_shot(desk).at(dot.0, dot.1), MARKER) {
+            through = true;
+            break;
+        }
+    }
+    assert!(through, "the ring was never seen after a click through it");
+
+    // deskhand's own zoom of the same region, while the marker is up, has none of it.
     let region = [
         (left.saturating_sub(10)) * 1000 / width,
         (top.saturating_sub(10)) * 1000 / height,
@@ -207,7 +223,39 @@ fn the_overlay_shows_where_the_agent_acts_lets_clicks_through_and_stays_out_of_i
         break;
     }
     assert!(checked, "the marker was never up right after a zoom");
+
+    // The field a `type` goes into is outlined, away from the button.
+    let outside_button = |(x, y): &(u32, u32)| *x < left || *x > right || *y < top || *y > bottom;
+    let mut outlined = false;
+    for _ in 0..4 {
+        let typed = mcp.call(json!({
+            "action": "type", "target": w, "find": {"name": "Name", "role": "text"}, "text": "hi",
+        }));
+        assert!(!typed.is_error, "{}", typed.text);
+        let marks = root_shot(desk).markers();
+        if marks.iter().any(outside_button) {
+            let (l, t, r, b) = extent(&marks);
+            assert!(
+                r - l > 20 && b - t > 10,
+                "the frame around the field: {l},{t} to {r},{b}"
+            );
+            outlined = true;
+            break;
+        }
+    }
+    assert!(outlined, "the field typed into was never outlined");
     mcp.close();
+}
+
+/// The screen pixel a click's reply names: `… (pixel X,Y) …`.
+fn pixel_of(reply: &str) -> (u32, u32) {
+    let after = &reply[reply.find("(pixel ").expect("the reply names its pixel") + 7..];
+    let (x, rest) = after.split_once(',').expect("pixel X,Y");
+    let y: String = rest.chars().take_while(char::is_ascii_digit).collect();
+    (
+        x.parse().expect("a pixel's x"),
+        y.parse().expect("a pixel's y"),
+    )
 }
 
 fn xdotool(desk: &Desktop, (x, y): (u32, u32)) {
