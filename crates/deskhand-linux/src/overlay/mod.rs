@@ -26,8 +26,8 @@ const SHOWN_FOR: Duration = Duration::from_secs(1);
 /// not answer has lost its connection, and with it its window.
 const HIDE_DEADLINE: Duration = Duration::from_millis(500);
 
-/// After the overlay is hidden from a region, the windows beneath repaint what it covered;
-/// a capture taken sooner could still see the marker's pixels.
+/// Once the overlay leaves pixels (hidden for a capture, or a marker's second up), the windows
+/// beneath repaint them; a capture taken sooner could still see the marker there.
 const REPAINT: Duration = Duration::from_millis(60);
 
 /// The markers' colour, a pink no toolkit theme draws, so a person (and a test) can tell it.
@@ -42,8 +42,9 @@ const LINE: i32 = 3;
 
 enum Message {
     Show(Intent),
-    /// Hide whatever covers this region, then answer whether anything did.
-    Hide(Rect, mpsc::SyncSender<bool>),
+    /// Hide whatever covers this region, then answer how long the windows beneath may still
+    /// take to repaint what the overlay covered until moments ago.
+    Hide(Rect, mpsc::SyncSender<Duration>),
     /// A capture that hid the overlay is done.
     Release,
 }
@@ -67,10 +68,8 @@ impl Overlay {
             return Hidden { overlay: None };
         }
         match answered.recv_timeout(HIDE_DEADLINE) {
-            Ok(covered) => {
-                if covered {
-                    std::thread::sleep(REPAINT);
-                }
+            Ok(repaint) => {
+                std::thread::sleep(repaint);
                 Hidden {
                     overlay: Some(self),
                 }

@@ -17,7 +17,9 @@ use x11rb::protocol::xproto::{
 use x11rb::rust_connection::RustConnection;
 use x11rb::wrapper::ConnectionExt as _;
 
-use super::{INDICATOR_TEXT, MARKER_RGB, Message, Overlay, SHOWN_FOR, outline, overlaps, rect};
+use super::{
+    INDICATOR_TEXT, MARKER_RGB, Message, Overlay, REPAINT, SHOWN_FOR, outline, overlaps, rect,
+};
 
 /// How often the thread wakes to take down markers whose second is up.
 const TICK: Duration = Duration::from_millis(100);
@@ -70,6 +72,8 @@ struct Drawing {
     /// Captures under way that asked the overlay out of their way.
     captures: usize,
     mapped: bool,
+    /// When the overlay last left pixels it had covered, which the windows beneath repaint.
+    uncovered_at: Option<Instant>,
 }
 
 /// Creates the overlay's window on `display` and starts its thread. `indicator` shows the
@@ -177,6 +181,7 @@ pub fn start(display: &str, indicator: bool) -> Result<Overlay, OverlayError> {
         }),
         captures: 0,
         mapped: false,
+        uncovered_at: None,
     };
     let (to_thread, messages) = mpsc::channel();
     std::thread::Builder::new()
@@ -204,7 +209,11 @@ impl Drawing {
                     self.captures += 1;
                     let covered = self.mapped && self.shown().iter().any(|r| overlaps(r, &region));
                     let hid = if covered { self.unmap() } else { Ok(()) };
-                    let _ = answer.send(covered);
+                    let repaint = self
+                        .uncovered_at
+                        .map(|at| REPAINT.saturating_sub(at.elapsed()))
+                        .unwrap_or_default();
+                    let _ = answer.send(repaint);
                     hid
                 }
                 Ok(Message::Release) => {
@@ -224,6 +233,9 @@ impl Drawing {
         let now = Instant::now();
         let before = self.markers.len();
         self.markers.retain(|(_, until)| *until > now);
+        if self.markers.len() != before {
+            self.uncovered_at = Some(now);
+        }
         let mut exposed = false;
         while let Some(event) = self.conn.poll_for_event()? {
             exposed |= matches!(event, x11rb::protocol::Event::Expose(_));
@@ -246,6 +258,7 @@ impl Drawing {
         if self.mapped {
             self.conn.unmap_window(self.window)?;
             self.mapped = false;
+            self.uncovered_at = Some(Instant::now());
         }
         // Known to the server before the capture that waits on this is sent.
         self.conn.sync()?;
