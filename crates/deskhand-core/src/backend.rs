@@ -355,6 +355,17 @@ pub trait Values: Send + Sync {
     }
 }
 
+/// Where the agent is about to act, for an overlay that shows a person beside it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Intent {
+    /// A pointer action at this point.
+    Point(Point),
+    /// The element acted on, named by ref or `find`.
+    Element(Rect),
+    /// The element keys are typed into.
+    Typing(Rect),
+}
+
 /// Synthetic pointer and keyboard input, going where the pointer or the keyboard focus is.
 pub trait Input: Send + Sync {
     /// Where the pointer is now, in screen pixels: the kill switch reads it before every action.
@@ -366,6 +377,9 @@ pub trait Input: Send + Sync {
     fn presence(&self) -> Option<std::sync::Arc<crate::person::Presence>> {
         None
     }
+    /// Shows a person beside the agent where it is about to act, where the platform draws an
+    /// overlay; never waits on the drawing.
+    fn show_intent(&self, _intent: Intent) {}
     /// Moves the pointer without pressing anything.
     fn move_pointer(&self, _to: Point) -> impl Future<Output = Result<()>> + Send {
         async { Err(unsupported("Moving the pointer")) }

@@ -9,6 +9,7 @@ pub mod doctor;
 pub mod gnome;
 pub mod launch;
 pub mod own_desktop;
+pub mod overlay;
 pub mod person;
 mod process;
 pub mod translate;

@@ -6,7 +6,7 @@
 //! `LinuxBackend`, one `Session`): `observe` per app (latency, D-Bus calls, nodes walked,
 //! elements listed, o200k_base tokens of the reply and which lines they go to, the app's memory
 //! while it is observed), where an observation's time goes, `screenshot`, `zoom`, a click by
-//! ref and typing 1,000 characters of mixed Unicode. Calc gets a few numbers and a formula typed
+//! ref (with the overlay off, then on) and typing 1,000 characters of mixed Unicode. Calc gets a few numbers and a formula typed
 //! first, so its cells have values; Firefox shows a page of 2,000 paragraphs, whose visible
 //! text the reply must carry. It prints figures only: targets live in the issue, not here.
 //!
@@ -1333,6 +1333,31 @@ async fn run(files: &Files, rows: usize) {
             Err(err) => println!("| click by ref | – | – | failed: {err} |"),
         },
         None => println!("| click by ref | – | – | gnome-calculator did not start |"),
+    }
+    // The same clicks with the overlay that shows a person where the agent acts: what it adds
+    // to an action is the cost of showing it.
+    if let Some(r) = ready
+        .iter()
+        .find(|r| specs[r.spec_index].program == "gnome-calculator")
+    {
+        let shown = desk.backend.show_overlay();
+        match (shown, click_seven(&mut desk, &r.id).await) {
+            (Ok(()), Ok(clicks)) => {
+                println!(
+                    "| click by ref, the same, overlay on | {:.1} | {:.1} | path: {} |",
+                    median(&clicks.by_action),
+                    p90(&clicks.by_action),
+                    clicks.path
+                );
+                println!(
+                    "| right-click by ref, the same, overlay on | {:.1} | {:.1} | path: pointer |",
+                    median(&clicks.by_pointer),
+                    p90(&clicks.by_pointer)
+                );
+            }
+            (Err(why), _) => println!("| click by ref, overlay on | – | – | no overlay: {why} |"),
+            (_, Err(err)) => println!("| click by ref, overlay on | – | – | failed: {err} |"),
+        }
     }
 
     // Typing into mousepad.

@@ -51,7 +51,7 @@ struct Cli {
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Serve the `desktop` MCP tool over stdio, or over HTTP to many clients with --http.
-    Mcp(McpArgs),
+    Mcp(Box<McpArgs>),
     /// A private headless desktop for a shell: eval "$(deskhand desktop start)".
     #[command(after_help = "\
 Examples:
@@ -279,7 +279,7 @@ pub struct ActionCall {
 pub enum Invocation {
     /// No command: the help, and exit 0.
     Help(String),
-    Mcp(McpArgs),
+    Mcp(Box<McpArgs>),
     #[cfg_attr(
         not(target_os = "linux"),
         expect(dead_code, reason = "elsewhere `desktop` is refused whatever it asks")

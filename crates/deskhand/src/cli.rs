@@ -250,11 +250,9 @@ pub fn mcp(args: McpArgs) -> anyhow::Result<u8> {
     let memory = safety::open_memory(&safety)?;
     let recorder = crate::recording::recorder(record)?;
     let started = prepare_display(headless, wayland)?;
-    let takeover = crate::person::takeover(
-        &takeover,
-        &|name| std::env::var_os(name),
-        started.is_some() || std::env::var_os("DESKHAND_DESKTOP").is_some(),
-    )?;
+    let private = started.is_some() || std::env::var_os("DESKHAND_DESKTOP").is_some();
+    let overlay = crate::person::overlay(&takeover, &|name| std::env::var_os(name), private)?;
+    let takeover = crate::person::takeover(&takeover, &|name| std::env::var_os(name), private)?;
     // Before the runtime: the doctor runs one of its own.
     let setup = setup_check(&safety);
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -280,6 +278,9 @@ pub fn mcp(args: McpArgs) -> anyhow::Result<u8> {
                 if let Some(idle) = takeover
                     && let Err(why) = crate::platform::watch_for_person(&backend, idle)
                 {
+                    eprintln!("deskhand: {why}");
+                }
+                if overlay && let Err(why) = crate::platform::show_overlay(&backend) {
                     eprintln!("deskhand: {why}");
                 }
                 let mut server =

@@ -72,7 +72,7 @@ fn run() -> u8 {
             print!("{help}");
             0
         }
-        Ok(Invocation::Mcp(mcp)) => report(cli::mcp(mcp)),
+        Ok(Invocation::Mcp(mcp)) => report(cli::mcp(*mcp)),
         #[cfg(target_os = "linux")]
         Ok(Invocation::Desktop(command)) => report(desktop_cmd::run(command)),
         #[cfg(not(target_os = "linux"))]

@@ -1,5 +1,6 @@
 //! `--takeover on|off` and `--takeover-idle SECONDS`: whether a person's own mouse and keyboard
-//! pause the agent, and how long they must be left alone before actions resume.
+//! pause the agent, and how long they must be left alone before actions resume; `--overlay
+//! on|off`: whether the person is shown where the agent acts.
 
 use std::ffi::OsString;
 use std::time::Duration;
@@ -7,7 +8,7 @@ use std::time::Duration;
 use anyhow::bail;
 use deskhand_core::person::DEFAULT_IDLE;
 
-/// The takeover flags as given on the command line.
+/// The flags for a person beside the agent, as given on the command line.
 #[derive(Debug, Clone, Default, PartialEq, Eq, clap::Args)]
 pub struct TakeoverFlags {
     /// Pause the agent while a person uses mouse or keyboard (else $DESKHAND_TAKEOVER; on by
@@ -18,6 +19,30 @@ pub struct TakeoverFlags {
     /// else 3).
     #[arg(long, value_name = "SECONDS")]
     pub takeover_idle: Option<String>,
+    /// Show where the agent acts, and that it is connected (else $DESKHAND_OVERLAY; on by
+    /// default on a person's own desktop, off on private headless ones).
+    #[arg(long, value_name = "on|off")]
+    pub overlay: Option<String>,
+}
+
+/// Whether the overlay is drawn. `private` is whether the desktop is a private headless one,
+/// where no person sits.
+pub fn overlay(
+    flags: &TakeoverFlags,
+    env: &dyn Fn(&str) -> Option<OsString>,
+    private: bool,
+) -> anyhow::Result<bool> {
+    let given = flags.overlay.clone().or_else(|| {
+        env("DESKHAND_OVERLAY")
+            .filter(|v| !v.is_empty())
+            .map(|v| v.to_string_lossy().into_owned())
+    });
+    match given.as_deref() {
+        None => Ok(!private),
+        Some("on") => Ok(true),
+        Some("off") => Ok(false),
+        Some(other) => bail!("--overlay (or DESKHAND_OVERLAY) is {other:?}; give `on` or `off`"),
+    }
 }
 
 /// How long the person must be idle, or `None` when their input is not watched. `private` is
@@ -88,7 +113,7 @@ mod tests {
         );
         let off = TakeoverFlags {
             takeover: Some("off".into()),
-            takeover_idle: None,
+            ..TakeoverFlags::default()
         };
         assert_eq!(takeover(&off, &on, false).unwrap(), None);
     }
@@ -98,15 +123,37 @@ mod tests {
         let none = env_of(&[]);
         let bad = TakeoverFlags {
             takeover: Some("yes".into()),
-            takeover_idle: None,
+            ..TakeoverFlags::default()
         };
         let err = takeover(&bad, &none, false).unwrap_err().to_string();
         assert!(err.contains("give `on` or `off`"), "{err}");
         let bad_idle = TakeoverFlags {
             takeover: None,
             takeover_idle: Some("0".into()),
+            ..TakeoverFlags::default()
         };
         let err = takeover(&bad_idle, &none, false).unwrap_err().to_string();
         assert!(err.contains("from 0.1 to 600"), "{err}");
+    }
+
+    #[test]
+    fn the_overlay_is_on_on_a_persons_desktop_and_off_on_a_private_one_unless_told() {
+        let flags = TakeoverFlags::default();
+        let none = env_of(&[]);
+        assert!(overlay(&flags, &none, false).unwrap());
+        assert!(!overlay(&flags, &none, true).unwrap());
+        let on = env_of(&[("DESKHAND_OVERLAY", "on")]);
+        assert!(overlay(&flags, &on, true).unwrap());
+        let off = TakeoverFlags {
+            overlay: Some("off".into()),
+            ..TakeoverFlags::default()
+        };
+        assert!(!overlay(&off, &on, false).unwrap());
+        let bad = TakeoverFlags {
+            overlay: Some("yes".into()),
+            ..TakeoverFlags::default()
+        };
+        let err = overlay(&bad, &none, false).unwrap_err().to_string();
+        assert!(err.contains("give `on` or `off`"), "{err}");
     }
 }

@@ -60,6 +60,17 @@ pub fn watch_for_person(
     backend.watch_for_person(idle)
 }
 
+/// Shows a person where the agent acts, and that it is connected; says why where it cannot.
+#[cfg(target_os = "linux")]
+pub fn show_overlay(backend: &PlatformBackend) -> Result<(), String> {
+    backend.show_overlay()
+}
+
+#[cfg(not(target_os = "linux"))]
+pub fn show_overlay(_backend: &PlatformBackend) -> Result<(), String> {
+    Err("the overlay that shows where the agent acts is drawn on X11 only so far".into())
+}
+
 #[cfg(not(target_os = "linux"))]
 pub fn watch_for_person(
     _backend: &PlatformBackend,

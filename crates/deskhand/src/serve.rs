@@ -105,6 +105,11 @@ pub fn http(args: McpArgs) -> anyhow::Result<u8> {
             {
                 eprintln!("deskhand: {why}");
             }
+            if crate::person::overlay(&takeover, &|name| std::env::var_os(name), private)?
+                && let Err(why) = crate::platform::show_overlay(&backend)
+            {
+                eprintln!("deskhand: {why}");
+            }
             Desktops::<PlatformBackend>::Shared(Arc::new(backend))
         };
         let config = Config {

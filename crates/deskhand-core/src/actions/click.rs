@@ -3,7 +3,7 @@
 use crate::action::{
     Action, ActionName, ActionSpec, Changes, ClickSpec, Given, Kept, MAX_CLICKS, Place, Reaches,
 };
-use crate::backend::{Accessibility, Capture, Hit, Input, SpotKind, Values, Windows};
+use crate::backend::{Accessibility, Capture, Hit, Input, Intent, SpotKind, Values, Windows};
 use crate::desk::answer::words::click_verb;
 use crate::desk::answer::{Acted, ClickPath, Did};
 use crate::desk::config::Config;
@@ -68,6 +68,9 @@ pub(super) async fn click_at<B: Windows + Accessibility + Input + Capture + Valu
         session.clicked_password = element.entry.role == Role::Password;
         let label = element.label();
         let said = element.said();
+        if let Some(bounds) = element.entry.bounds {
+            backend.show_intent(Intent::Element(bounds));
+        }
         crate::learn::before(backend, config, session, &element.window).await;
         let failed = |err| element_failure(err, &format!("{label} could not be clicked"));
         let from_pixels = element.entry.handle.is_read_from_pixels();
@@ -149,6 +152,7 @@ pub(super) async fn click_at<B: Windows + Accessibility + Input + Capture + Valu
         // front first, or the click would land on a window covering it.
         ensure_focused(backend, &element.window).await?;
         let (pixel, spot) = click_point(backend, &element, &verb).await?;
+        backend.show_intent(Intent::Point(pixel));
         backend
             .click(pixel, click.button, click.count, &click.modifiers)
             .await?;
@@ -172,6 +176,7 @@ pub(super) async fn click_at<B: Windows + Accessibility + Input + Capture + Valu
     }
     let spot = reach.locate(backend, session, &place).await?;
     session.clicked_password = password_at(session, spot.pixel());
+    backend.show_intent(Intent::Point(spot.pixel()));
     backend
         .click(spot.pixel(), click.button, click.count, &click.modifiers)
         .await?;

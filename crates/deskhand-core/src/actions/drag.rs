@@ -4,7 +4,7 @@ use crate::action::{
     Action, ActionName, ActionSpec, Changes, Given, Kept, MAX_DRAG_MS, MAX_VIA, Place, Reaches,
     RefId, Spot,
 };
-use crate::backend::{Accessibility, Capture, Input, Windows};
+use crate::backend::{Accessibility, Capture, Input, Intent, Windows};
 use crate::coords::{check_unit, to_pixel};
 use crate::desk::answer::{Acted, Did};
 use crate::desk::reach::Reach;
@@ -99,6 +99,8 @@ pub(crate) async fn drag<B: Windows + Accessibility + Capture + Input>(
         );
     }
     points.push(end.pixel());
+    backend.show_intent(Intent::Point(start.pixel()));
+    backend.show_intent(Intent::Point(end.pixel()));
     backend
         .drag_path(
             &points,

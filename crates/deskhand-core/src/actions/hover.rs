@@ -1,7 +1,7 @@
 //! `hover`: moves the pointer onto an element or a point without clicking.
 
 use crate::action::{Action, ActionName, ActionSpec, Changes, Given, Kept, Place, Reaches};
-use crate::backend::{Accessibility, Capture, Input, Windows};
+use crate::backend::{Accessibility, Capture, Input, Intent, Windows};
 use crate::desk::answer::{Acted, Did};
 use crate::desk::reach::Reach;
 use crate::desk::reply::Reply;
@@ -31,6 +31,7 @@ pub(crate) async fn hover<B: Windows + Accessibility + Capture + Input>(
     place: &Place,
 ) -> Result<Reply> {
     let spot = reach.locate(backend, session, place).await?;
+    backend.show_intent(Intent::Point(spot.pixel()));
     backend.move_pointer(spot.pixel()).await?;
     Ok(Acted::done(Did::Hover {
         pixel: spot.pixel(),

@@ -3,7 +3,7 @@
 use crate::action::{
     Action, ActionName, ActionSpec, Changes, Given, Kept, MAX_SCROLL, Place, Reaches,
 };
-use crate::backend::{Accessibility, Capture, Input, Windows};
+use crate::backend::{Accessibility, Capture, Input, Intent, Windows};
 use crate::desk::answer::{Acted, Did};
 use crate::desk::reach::Reach;
 use crate::desk::reply::Reply;
@@ -56,6 +56,9 @@ pub(crate) async fn scroll<B: Windows + Accessibility + Capture + Input>(
         Some(place) => Some(reach.locate(backend, session, place).await?),
         None => None,
     };
+    if let Some(at) = &at {
+        backend.show_intent(Intent::Point(at.pixel()));
+    }
     backend
         .scroll(at.as_ref().map(|l| l.pixel()), direction, amount)
         .await?;

@@ -4,7 +4,7 @@ use crate::action::{
     Action, ActionName, ActionSpec, Changes, Given, Kept, Place, Reaches, checked_text,
 };
 use crate::backend::{
-    Accessibility, Capture, Input, InputOutcome, TextState, Typed, Values, Windows,
+    Accessibility, Capture, Input, InputOutcome, Intent, TextState, Typed, Values, Windows,
 };
 use crate::desk::answer::words::TypeTarget;
 use crate::desk::answer::{Acted, Did, ReadBack};
@@ -80,6 +80,9 @@ pub(super) async fn type_text<B: Windows + Accessibility + Values + Input + Capt
                 .await?
                 .expect("a ref or find names an element");
             element.refuse_if_disabled()?;
+            if let Some(bounds) = element.entry.bounds {
+                backend.show_intent(Intent::Typing(bounds));
+            }
             let_typed_keys_land(backend, session, &element).await;
             ensure_focused(backend, &element.window).await?;
             let focused_by = focus_for_typing(backend, &element).await?;
@@ -97,6 +100,7 @@ pub(super) async fn type_text<B: Windows + Accessibility + Values + Input + Capt
             if let Some(window) = &surface.window {
                 ensure_focused(backend, window).await?;
             }
+            backend.show_intent(Intent::Point(spot.pixel()));
             backend
                 .click(spot.pixel(), MouseButton::Left, 1, &[])
                 .await?;

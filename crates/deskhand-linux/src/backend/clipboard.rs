@@ -13,6 +13,15 @@ use super::display::DisplayServer as _;
 use super::errors::clipboard_error;
 use crate::clipboard::{self, ClipboardContents, ClipboardError};
 
+impl super::LinuxBackend {
+    /// Names the deskhand binary that holds text written to the clipboard, for callers that are
+    /// not that binary themselves (tests, benches).
+    pub fn with_clipboard_holder(self, program: impl Into<PathBuf>) -> Self {
+        self.holder.set(program.into());
+        self
+    }
+}
+
 /// Beyond the read's own deadline, how long the display server may take to answer.
 const SERVER_MARGIN: Duration = Duration::from_secs(5);
 

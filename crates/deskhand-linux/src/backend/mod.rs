@@ -4,7 +4,6 @@
 //! Every X, AT-SPI and compositor call has a deadline: no app can hang the server.
 
 use std::collections::HashMap;
-use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -62,13 +61,6 @@ impl LinuxBackend {
         })
     }
 
-    /// Names the deskhand binary that holds text written to the clipboard, for callers that are
-    /// not that binary themselves (tests, benches).
-    pub fn with_clipboard_holder(self, program: impl Into<PathBuf>) -> Self {
-        self.holder.set(program.into());
-        self
-    }
-
     /// Reads every element one call at a time instead of starting from the applications' caches:
     /// the slow reference the fast path is checked against.
     pub fn without_cache(self) -> Self {
@@ -90,6 +82,12 @@ impl Input for LinuxBackend {
 
     fn presence(&self) -> Option<Arc<deskhand_core::person::Presence>> {
         self.presence.get().cloned()
+    }
+
+    fn show_intent(&self, intent: deskhand_core::backend::Intent) {
+        if let session::Display::X11(x11) = &self.display {
+            x11.show_intent(intent);
+        }
     }
 
     async fn move_pointer(&self, to: Point) -> Result<()> {

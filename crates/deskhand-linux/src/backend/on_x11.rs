@@ -42,6 +42,7 @@ pub(crate) struct X11Desk {
     x11: Arc<X11>,
     bus: Arc<Bus>,
     holder: Arc<ClipboardHolder>,
+    overlay: std::sync::OnceLock<Arc<crate::overlay::Overlay>>,
 }
 
 impl X11Desk {
@@ -50,7 +51,26 @@ impl X11Desk {
             x11: Arc::new(X11::connect().map_err(x_error)?),
             bus,
             holder,
+            overlay: std::sync::OnceLock::new(),
         })
+    }
+
+    /// Starts the overlay that shows a person where the agent acts, with the indicator that
+    /// an agent is connected.
+    pub(super) fn show_overlay(&self) -> std::result::Result<(), String> {
+        if self.overlay.get().is_some() {
+            return Ok(());
+        }
+        let display = std::env::var("DISPLAY").unwrap_or_default();
+        let overlay = crate::overlay::x11::start(&display, true).map_err(|err| err.to_string())?;
+        let _ = self.overlay.set(Arc::new(overlay));
+        Ok(())
+    }
+
+    pub(super) fn show_intent(&self, intent: deskhand_core::backend::Intent) {
+        if let Some(overlay) = self.overlay.get() {
+            overlay.show(intent);
+        }
     }
 
     /// Watches the display for a person's input; typing and drags stop at once when they
@@ -526,8 +546,13 @@ impl DisplayServer for X11Desk {
             width: rect.width,
             height: rect.height,
         };
+        let overlay = self.overlay.get().cloned();
         let image = self
-            .x("a capture", X_DEADLINE, move |x| x.capture(region))
+            .x("a capture", X_DEADLINE, move |x| {
+                // deskhand's own captures never show its overlay.
+                let _hidden = overlay.as_ref().map(|o| o.hidden_from(rect));
+                x.capture(region)
+            })
             .await?;
         Ok(RgbImage {
             width: image.width,

@@ -1,5 +1,5 @@
-//! Watching for a person at the desk, on the display servers where their input can be told
-//! from deskhand's.
+//! A person at the desk: watching for their input, on the display servers where it can be told
+//! from deskhand's, and the overlay that shows them where the agent acts.
 
 use std::sync::Arc;
 
@@ -24,5 +24,15 @@ impl LinuxBackend {
         }
         let _ = self.presence.set(presence);
         Ok(())
+    }
+
+    /// Shows a person where the agent acts, and that an agent is connected. Says why where
+    /// the overlay is not drawn.
+    pub fn show_overlay(&self) -> std::result::Result<(), String> {
+        match &self.display {
+            Display::X11(x11) => x11.show_overlay(),
+            Display::Sway(_) => Err(crate::overlay::NOT_ON_SWAY.to_owned()),
+            Display::Gnome(_) => Err(crate::overlay::NOT_ON_GNOME.to_owned()),
+        }
     }
 }

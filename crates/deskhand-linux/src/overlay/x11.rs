@@ -1,0 +1,341 @@
+//! The overlay on X11: one override-redirect window of depth 32 over the whole screen, shaped
+//! to the markers it shows, with an empty input shape so every click and key goes to the
+//! windows beneath, named and classed `deskhand`.
+
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use deskhand_core::model::Rect;
+use x11rb::connection::Connection as _;
+use x11rb::errors::{ConnectError, ReplyOrIdError};
+use x11rb::protocol::shape::{ConnectionExt as _, SK, SO};
+use x11rb::protocol::xproto::{
+    AtomEnum, ChangeGCAux, ClipOrdering, ColormapAlloc, ConfigureWindowAux, ConnectionExt as _,
+    CreateGCAux, CreateWindowAux, EventMask, PropMode, Rectangle, StackMode, VisualClass,
+    WindowClass,
+};
+use x11rb::rust_connection::RustConnection;
+use x11rb::wrapper::ConnectionExt as _;
+
+use super::{
+    INDICATOR_TEXT, MARKER_RGB, Message, Overlay, REPAINT, SHOWN_FOR, outline, overlaps, rect,
+};
+
+/// How often the thread wakes to take down markers whose second is up.
+const TICK: Duration = Duration::from_millis(100);
+
+/// The X core font's cell, for the indicator's size.
+const CHAR_WIDTH: u32 = 6;
+const INDICATOR_HEIGHT: u32 = 17;
+
+/// Why the overlay cannot be drawn on this display.
+#[derive(Debug, thiserror::Error)]
+pub enum OverlayError {
+    #[error("the X display {display} cannot be reached for the overlay ({cause})")]
+    Connect {
+        display: String,
+        cause: ConnectError,
+    },
+    #[error(
+        "the X server offers no 32-bit TrueColor visual (its Composite extension gives one), so the overlay cannot be drawn"
+    )]
+    NoArgbVisual,
+    #[error("the X server refused the overlay's window ({0})")]
+    Refused(#[from] ReplyOrIdError),
+    #[error("the overlay's thread could not start ({0})")]
+    Thread(std::io::Error),
+}
+
+impl From<x11rb::errors::ConnectionError> for OverlayError {
+    fn from(err: x11rb::errors::ConnectionError) -> Self {
+        Self::Refused(err.into())
+    }
+}
+
+impl From<x11rb::errors::ReplyError> for OverlayError {
+    fn from(err: x11rb::errors::ReplyError) -> Self {
+        Self::Refused(err.into())
+    }
+}
+
+/// The drawing side: the window, and what it shows.
+struct Drawing {
+    conn: RustConnection,
+    window: u32,
+    gc: u32,
+    screen: Rect,
+    marker_pixel: u32,
+    dark_pixel: u32,
+    light_pixel: u32,
+    markers: Vec<(Vec<Rect>, Instant)>,
+    indicator: Option<Rect>,
+    /// Captures under way that asked the overlay out of their way.
+    captures: usize,
+    mapped: bool,
+    /// When the overlay last left pixels it had covered, which the windows beneath repaint.
+    uncovered_at: Option<Instant>,
+}
+
+/// Creates the overlay's window on `display` and starts its thread. `indicator` shows the
+/// line that an agent is acting for as long as the process runs.
+pub fn start(display: &str, indicator: bool) -> Result<Overlay, OverlayError> {
+    let (conn, screen_index) =
+        RustConnection::connect(Some(display)).map_err(|cause| OverlayError::Connect {
+            display: display.to_owned(),
+            cause,
+        })?;
+    let screen = conn.setup().roots[screen_index].clone();
+    let visual = screen
+        .allowed_depths
+        .iter()
+        .filter(|d| d.depth == 32)
+        .flat_map(|d| d.visuals.iter())
+        .find(|v| v.class == VisualClass::TRUE_COLOR)
+        .copied()
+        .ok_or(OverlayError::NoArgbVisual)?;
+    let pixel = |[r, g, b]: [u8; 3]| {
+        let channel = |value: u8, mask: u32| (u32::from(value) << mask.trailing_zeros()) & mask;
+        let alpha = !(visual.red_mask | visual.green_mask | visual.blue_mask);
+        alpha
+            | channel(r, visual.red_mask)
+            | channel(g, visual.green_mask)
+            | channel(b, visual.blue_mask)
+    };
+    let colormap = conn.generate_id()?;
+    conn.create_colormap(ColormapAlloc::NONE, colormap, screen.root, visual.visual_id)?;
+    let window = conn.generate_id()?;
+    conn.create_window(
+        32,
+        window,
+        screen.root,
+        0,
+        0,
+        screen.width_in_pixels,
+        screen.height_in_pixels,
+        0,
+        WindowClass::INPUT_OUTPUT,
+        visual.visual_id,
+        &CreateWindowAux::new()
+            .background_pixel(0)
+            .border_pixel(0)
+            .colormap(colormap)
+            .override_redirect(1)
+            .event_mask(EventMask::EXPOSURE),
+    )?;
+    conn.change_property8(
+        PropMode::REPLACE,
+        window,
+        AtomEnum::WM_NAME,
+        AtomEnum::STRING,
+        b"deskhand",
+    )?;
+    conn.change_property8(
+        PropMode::REPLACE,
+        window,
+        AtomEnum::WM_CLASS,
+        AtomEnum::STRING,
+        b"deskhand\0deskhand\0",
+    )?;
+    // Nothing the pointer or keyboard does reaches the overlay.
+    conn.shape_rectangles(
+        SO::SET,
+        SK::INPUT,
+        ClipOrdering::UNSORTED,
+        window,
+        0,
+        0,
+        &[],
+    )?;
+    let font = conn.generate_id()?;
+    let font_opened = conn.open_font(font, b"fixed")?.check().is_ok();
+    let gc = conn.generate_id()?;
+    let mut gc_aux = CreateGCAux::new().graphics_exposures(0);
+    if font_opened {
+        gc_aux = gc_aux.font(font);
+    }
+    conn.create_gc(gc, window, &gc_aux)?;
+    conn.sync()?;
+    let screen_rect = rect(
+        0,
+        0,
+        u32::from(screen.width_in_pixels),
+        u32::from(screen.height_in_pixels),
+    );
+    let width = CHAR_WIDTH * INDICATOR_TEXT.len() as u32 + 12;
+    let drawing = Drawing {
+        conn,
+        window,
+        gc,
+        screen: screen_rect,
+        marker_pixel: pixel(MARKER_RGB),
+        dark_pixel: pixel([0x20, 0x20, 0x28]),
+        light_pixel: pixel([0xf0, 0xf0, 0xf0]),
+        markers: Vec::new(),
+        indicator: indicator.then(|| {
+            rect(
+                (screen_rect.width.saturating_sub(width) / 2) as i32,
+                0,
+                width,
+                INDICATOR_HEIGHT,
+            )
+        }),
+        captures: 0,
+        mapped: false,
+        uncovered_at: None,
+    };
+    let (to_thread, messages) = mpsc::channel();
+    std::thread::Builder::new()
+        .name("deskhand-overlay".into())
+        .spawn(move || drawing.run(&messages))
+        .map_err(OverlayError::Thread)?;
+    Ok(Overlay { to_thread })
+}
+
+impl Drawing {
+    /// Serves messages until every handle is gone or the X connection fails; the window goes
+    /// with the connection.
+    fn run(mut self, messages: &mpsc::Receiver<Message>) {
+        if self.redraw().is_err() {
+            return;
+        }
+        loop {
+            let drew = match messages.recv_timeout(TICK) {
+                Ok(Message::Show(intent)) => {
+                    self.markers
+                        .push((outline(intent), Instant::now() + SHOWN_FOR));
+                    self.redraw()
+                }
+                Ok(Message::Hide(region, answer)) => {
+                    self.captures += 1;
+                    let covered = self.mapped && self.shown().iter().any(|r| overlaps(r, &region));
+                    let hid = if covered { self.unmap() } else { Ok(()) };
+                    let repaint = self
+                        .uncovered_at
+                        .map(|at| REPAINT.saturating_sub(at.elapsed()))
+                        .unwrap_or_default();
+                    let _ = answer.send(repaint);
+                    hid
+                }
+                Ok(Message::Release) => {
+                    self.captures = self.captures.saturating_sub(1);
+                    self.redraw()
+                }
+                Err(mpsc::RecvTimeoutError::Timeout) => self.tick(),
+                Err(mpsc::RecvTimeoutError::Disconnected) => return,
+            };
+            if drew.is_err() {
+                return;
+            }
+        }
+    }
+
+    fn tick(&mut self) -> Result<(), OverlayError> {
+        let now = Instant::now();
+        let before = self.markers.len();
+        self.markers.retain(|(_, until)| *until > now);
+        if self.markers.len() != before {
+            self.uncovered_at = Some(now);
+        }
+        let mut exposed = false;
+        while let Some(event) = self.conn.poll_for_event()? {
+            exposed |= matches!(event, x11rb::protocol::Event::Expose(_));
+        }
+        if exposed || self.markers.len() != before {
+            self.redraw()?;
+        }
+        Ok(())
+    }
+
+    fn shown(&self) -> Vec<Rect> {
+        self.markers
+            .iter()
+            .flat_map(|(rects, _)| rects.iter().copied())
+            .chain(self.indicator)
+            .collect()
+    }
+
+    fn unmap(&mut self) -> Result<(), OverlayError> {
+        if self.mapped {
+            self.conn.unmap_window(self.window)?;
+            self.mapped = false;
+            self.uncovered_at = Some(Instant::now());
+        }
+        // Known to the server before the capture that waits on this is sent.
+        self.conn.sync()?;
+        Ok(())
+    }
+
+    /// Shapes the window to the markers and draws them, or takes it down when there are none
+    /// or a capture is under way.
+    fn redraw(&mut self) -> Result<(), OverlayError> {
+        let shown = self.shown();
+        if shown.is_empty() || self.captures > 0 {
+            return self.unmap();
+        }
+        let rectangles: Vec<Rectangle> = shown.iter().filter_map(|r| self.clip(r)).collect();
+        self.conn.shape_rectangles(
+            SO::SET,
+            SK::BOUNDING,
+            ClipOrdering::UNSORTED,
+            self.window,
+            0,
+            0,
+            &rectangles,
+        )?;
+        if !self.mapped {
+            self.conn.map_window(self.window)?;
+            self.mapped = true;
+        }
+        self.conn.configure_window(
+            self.window,
+            &ConfigureWindowAux::new().stack_mode(StackMode::ABOVE),
+        )?;
+        let full = Rectangle {
+            x: 0,
+            y: 0,
+            width: self.screen.width as u16,
+            height: self.screen.height as u16,
+        };
+        self.conn
+            .change_gc(self.gc, &ChangeGCAux::new().foreground(self.marker_pixel))?;
+        self.conn
+            .poly_fill_rectangle(self.window, self.gc, &[full])?;
+        if let Some(line) = self.indicator.and_then(|r| self.clip(&r)) {
+            self.conn
+                .change_gc(self.gc, &ChangeGCAux::new().foreground(self.dark_pixel))?;
+            self.conn
+                .poly_fill_rectangle(self.window, self.gc, &[line])?;
+            self.conn.change_gc(
+                self.gc,
+                &ChangeGCAux::new()
+                    .foreground(self.light_pixel)
+                    .background(self.dark_pixel),
+            )?;
+            self.conn.image_text8(
+                self.window,
+                self.gc,
+                line.x + 6,
+                line.y + 13,
+                INDICATOR_TEXT,
+            )?;
+        }
+        self.conn.flush()?;
+        Ok(())
+    }
+
+    fn clip(&self, r: &Rect) -> Option<Rectangle> {
+        if !overlaps(r, &self.screen) {
+            return None;
+        }
+        let x = r.x.max(0);
+        let y = r.y.max(0);
+        let right = (i64::from(r.x) + i64::from(r.width)).min(i64::from(self.screen.width));
+        let bottom = (i64::from(r.y) + i64::from(r.height)).min(i64::from(self.screen.height));
+        Some(Rectangle {
+            x: x as i16,
+            y: y as i16,
+            width: (right - i64::from(x)) as u16,
+            height: (bottom - i64::from(y)) as u16,
+        })
+    }
+}

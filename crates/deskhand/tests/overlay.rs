@@ -1,0 +1,268 @@
+//! The overlay that shows a person where the agent acts, on a real headless X desktop: a
+//! screenshot of the root window taken outside deskhand (ImageMagick's `import`) shows it,
+//! a click through it reaches the fixture app, deskhand's own zoom never shows it, and the field
+//! a `type` goes into is outlined.
+
+mod common;
+
+use std::time::Duration;
+
+use common::{Desktop, Fixture, desktop, wait_until};
+use serde_json::json;
+
+/// The markers' colour (`deskhand_linux::overlay::MARKER_RGB`).
+const MARKER: [u8; 3] = [0xff, 0x2d, 0x95];
+
+/// The indicator's background, a line at the top of the screen.
+const INDICATOR: [u8; 3] = [0x20, 0x20, 0x28];
+
+/// Rows at the top of the screen the indicator may take.
+const INDICATOR_ROWS: u32 = 20;
+
+struct Shot {
+    width: u32,
+    height: u32,
+    rgb: Vec<[u8; 3]>,
+}
+
+impl Shot {
+    fn decode(bytes: &[u8]) -> Shot {
+        let mut decoder = png::Decoder::new(std::io::Cursor::new(bytes));
+        decoder.set_transformations(png::Transformations::normalize_to_color8());
+        let mut reader = decoder.read_info().expect("a PNG");
+        let mut buffer = vec![0; reader.output_buffer_size().expect("a PNG of a sane size")];
+        let info = reader.next_frame(&mut buffer).expect("the PNG's pixels");
+        let channels = info.color_type.samples();
+        Shot {
+            width: info.width,
+            height: info.height,
+            rgb: buffer[..info.buffer_size()]
+                .chunks_exact(channels)
+                .map(|p| [p[0], p[1], p[2]])
+                .collect(),
+        }
+    }
+
+    fn at(&self, x: u32, y: u32) -> [u8; 3] {
+        self.rgb[(y * self.width + x) as usize]
+    }
+
+    /// The marker's pixels below the indicator's line.
+    fn markers(&self) -> Vec<(u32, u32)> {
+        (INDICATOR_ROWS..self.height)
+            .flat_map(|y| (0..self.width).map(move |x| (x, y)))
+            .filter(|&(x, y)| like(self.at(x, y), MARKER))
+            .collect()
+    }
+}
+
+fn like(pixel: [u8; 3], colour: [u8; 3]) -> bool {
+    pixel.iter().zip(colour).all(|(p, c)| p.abs_diff(c) <= 24)
+}
+
+/// The whole screen as the X server shows it, read by a client that is not deskhand; as
+/// uncompressed PPM, so reading it takes a moment of the marker's second.
+fn root_shot(desk: &Desktop) -> Shot {
+    let out = desk
+        .command("import")
+        .args(["-window", "root", "-depth", "8", "ppm:-"])
+        .output()
+        .expect("running ImageMagick's import");
+    assert!(out.status.success(), "import -window root failed");
+    let ppm = out.stdout;
+    let mut fields = Vec::new();
+    let mut at = 0;
+    while fields.len() < 4 {
+        while ppm[at].is_ascii_whitespace() {
+            at += 1;
+        }
+        let start = at;
+        while !ppm[at].is_ascii_whitespace() {
+            at += 1;
+        }
+        fields.push(String::from_utf8_lossy(&ppm[start..at]).into_owned());
+    }
+    assert_eq!(fields[0], "P6", "import wrote a binary PPM");
+    let width: u32 = fields[1].parse().expect("a width");
+    let height: u32 = fields[2].parse().expect("a height");
+    Shot {
+        width,
+        height,
+        rgb: ppm[at + 1..]
+            .chunks_exact(3)
+            .map(|p| [p[0], p[1], p[2]])
+            .collect(),
+    }
+}
+
+fn clicks(fixture: &Fixture) -> usize {
+    fixture
+        .events()
+        .iter()
+        .filter(|e| e["event"] == "clicked" && e["widget"] == "press_me")
+        .count()
+}
+
+fn clicked(fixture: &Fixture, count: usize, what: &str) {
+    wait_until(Duration::from_secs(5), || {
+        (clicks(fixture) == count).then_some(())
+    })
+    .unwrap_or_else(|| {
+        panic!(
+            "{what}: the fixture saw {} clicks, not {count}",
+            clicks(fixture)
+        )
+    });
+}
+
+/// Left, top, right and bottom of the marker pixels.
+fn extent(marks: &[(u32, u32)]) -> (u32, u32, u32, u32) {
+    let xs = marks.iter().map(|m| m.0);
+    let ys = marks.iter().map(|m| m.1);
+    (
+        xs.clone().min().unwrap(),
+        ys.clone().min().unwrap(),
+        xs.max().unwrap(),
+        ys.max().unwrap(),
+    )
+}
+
+#[test]
+fn the_overlay_shows_where_the_agent_acts_lets_clicks_through_and_stays_out_of_its_own_zooms() {
+    let (_turn, desk) = desktop();
+    let fixture = desk.fixture("Overlay Fixture", 1);
+    desk.activate("Overlay Fixture");
+    let mcp = desk.mcp_with(&[("DESKHAND_OVERLAY", "on")]);
+    let w = mcp.window_id("Overlay Fixture", Duration::from_secs(10));
+    let press =
+        json!({"action": "click", "target": w, "find": {"name": "Press me", "role": "button"}});
+
+    // The indicator is up while the agent is connected.
+    let indicator = wait_until(Duration::from_secs(5), || {
+        let shot = root_shot(desk);
+        let dark = (0..INDICATOR_ROWS)
+            .flat_map(|y| (0..shot.width).map(move |x| (x, y)))
+            .filter(|&(x, y)| like(shot.at(x, y), INDICATOR))
+            .count();
+        (dark > 500).then_some(dark)
+    });
+    assert!(
+        indicator.is_some(),
+        "no indicator line at the top of the screen"
+    );
+
+    // A box around the button clicked by `find`, seen from outside deskhand.
+    let mut count = 0;
+    let mut boxed = None;
+    for _ in 0..4 {
+        let done = mcp.call(press.clone());
+        assert!(done.text.starts_with("done: clicked"), "{}", done.text);
+        count += 1;
+        clicked(&fixture, count, "deskhand's click by find");
+        let marks = root_shot(desk).markers();
+        if !marks.is_empty() {
+            boxed = Some(extent(&marks));
+            break;
+        }
+    }
+    let (left, top, right, bottom) = boxed.expect("no box around the clicked button was ever seen");
+    assert!(
+        right - left > 20 && bottom - top > 10,
+        "the marker is a box around the button: {left},{top} to {right},{bottom}"
+    );
+
+    // A ring where the pointer clicks; a click by another client on its dot reaches the button
+    // beneath, while the ring is still up. Each try has a second to see it in.
+    let shot = root_shot(desk);
+    let (width, height) = (shot.width, shot.height);
+    let at_center = json!({
+        "action": "click", "target": "screen",
+        "x": f64::from((left + right) / 2) * 1000.0 / f64::from(width),
+        "y": f64::from((top + bottom) / 2) * 1000.0 / f64::from(height),
+    });
+    let mut through = false;
+    for _ in 0..6 {
+        let done = mcp.call(at_center.clone());
+        assert!(done.text.starts_with("done: clicked"), "{}", done.text);
+        let dot = pixel_of(&done.text);
+        xdotool(desk, dot);
+        count += 2;
+        clicked(
+            &fixture,
+            count,
+            "deskhand's click and a click on its marker",
+        );
+        if like(root_shot(desk).at(dot.0, dot.1), MARKER) {
+            through = true;
+            break;
+        }
+    }
+    assert!(through, "the ring was never seen after a click through it");
+
+    // deskhand's own zoom of the same region, while the marker is up, has none of it.
+    let region = [
+        (left.saturating_sub(10)) * 1000 / width,
+        (top.saturating_sub(10)) * 1000 / height,
+        (right + 10).min(width - 1) * 1000 / width + 1,
+        (bottom + 10).min(height - 1) * 1000 / height + 1,
+    ];
+    let mut checked = false;
+    for _ in 0..4 {
+        let done = mcp.call(press.clone());
+        assert!(done.text.starts_with("done: clicked"), "{}", done.text);
+        let zoom = mcp.call(json!({"action": "zoom", "target": "screen", "region": region}));
+        assert!(!zoom.is_error, "{}", zoom.text);
+        let after = root_shot(desk);
+        if after.markers().is_empty() {
+            continue;
+        }
+        let zoomed = Shot::decode(zoom.image.as_deref().expect("the zoom's image"));
+        let marked = zoomed.rgb.iter().filter(|p| like(**p, MARKER)).count();
+        assert_eq!(marked, 0, "deskhand's zoom shows its own overlay");
+        checked = true;
+        break;
+    }
+    assert!(checked, "the marker was never up right after a zoom");
+
+    // The field a `type` goes into is outlined, away from the button.
+    let outside_button = |(x, y): &(u32, u32)| *x < left || *x > right || *y < top || *y > bottom;
+    let mut outlined = false;
+    for _ in 0..4 {
+        let typed = mcp.call(json!({
+            "action": "type", "target": w, "find": {"name": "Name", "role": "text"}, "text": "hi",
+        }));
+        assert!(!typed.is_error, "{}", typed.text);
+        let marks = root_shot(desk).markers();
+        if marks.iter().any(outside_button) {
+            let (l, t, r, b) = extent(&marks);
+            assert!(
+                r - l > 20 && b - t > 10,
+                "the frame around the field: {l},{t} to {r},{b}"
+            );
+            outlined = true;
+            break;
+        }
+    }
+    assert!(outlined, "the field typed into was never outlined");
+    mcp.close();
+}
+
+/// The screen pixel a click's reply names: `… (pixel X,Y) …`.
+fn pixel_of(reply: &str) -> (u32, u32) {
+    let after = &reply[reply.find("(pixel ").expect("the reply names its pixel") + 7..];
+    let (x, rest) = after.split_once(',').expect("pixel X,Y");
+    let y: String = rest.chars().take_while(char::is_ascii_digit).collect();
+    (
+        x.parse().expect("a pixel's x"),
+        y.parse().expect("a pixel's y"),
+    )
+}
+
+fn xdotool(desk: &Desktop, (x, y): (u32, u32)) {
+    let status = desk
+        .command("xdotool")
+        .args(["mousemove", &x.to_string(), &y.to_string(), "click", "1"])
+        .status()
+        .expect("running xdotool");
+    assert!(status.success(), "xdotool failed");
+}
