@@ -1,7 +1,7 @@
 //! What `deskhand doctor` asks of a Linux desktop: facts only (what the X server or the Wayland
 //! compositor offers, what a process loaded and was started with, which accessibility modules are
 //! installed). Judging them and saying what to do is the doctor's, in the binary, except the
-//! verdict on an app off the accessibility bus ([`off_bus`]), which `observe` quotes too. Every
+//! verdict on an app off the accessibility bus (`off_bus`), which `observe` quotes too. Every
 //! probe here reads; none changes the desktop.
 
 mod off_bus;

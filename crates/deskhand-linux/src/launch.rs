@@ -152,7 +152,7 @@ const LAUNCHER_DIRS: [&str; 8] = [
 ];
 
 /// The `PATH` an app is found on and started with: deskhand's own, then the folders of
-/// [`LAUNCHER_DIRS`] it lacks.
+/// `LAUNCHER_DIRS` it lacks.
 pub fn launcher_path() -> OsString {
     let own = std::env::var_os("PATH").unwrap_or_default();
     let mut dirs: Vec<PathBuf> = std::env::split_paths(&own).collect();

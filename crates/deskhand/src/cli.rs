@@ -388,7 +388,9 @@ pub(crate) fn prepare_display(
     _wayland: Option<crate::args::WaylandCompositor>,
 ) -> anyhow::Result<Option<PathBuf>> {
     if headless {
-        bail!("`--headless` starts a private X11 desktop, which only Linux has; leave it out");
+        anyhow::bail!(
+            "`--headless` starts a private X11 desktop, which only Linux has; leave it out"
+        );
     }
     Ok(None)
 }

@@ -2,6 +2,7 @@
 //! default): found once, before any thread starts, and applied to this process's environment,
 //! so the backend, the doctor and the apps `launch` starts all see the same session.
 
+#[cfg(target_os = "linux")]
 use std::sync::OnceLock;
 
 use deskhand_core::error::{Error, ErrorKind};
