@@ -98,33 +98,34 @@ for _ in $(seq 100); do
     sleep 0.1
 done
 
-as_person "$tools/venv/bin/python" "$tools/bare_env.py" "$tools/deskhand" found "$title"
+# Fails, with what it got, unless the output of the command after the first two arguments
+# holds the text; says what was checked when it does.
+expect() {
+    local want=$1 checked=$2 out
+    shift 2
+    out=$("$@" 2>&1) || true
+    if ! grep -qF "$want" <<<"$out"; then
+        printf '%s\n' "$out" >&2
+        echo "tests/clients/bare-env.sh: $checked: no \"$want\" in the output above" >&2
+        exit 1
+    fi
+    echo "$checked"
+}
 # The Inspector's CLI starts the server with its own default environment.
-out=$(as_person PATH="$node_root/bin:/usr/bin:/bin" "$tools/inspector/node_modules/.bin/mcp-inspector" \
-    --cli "$tools/deskhand" mcp --method tools/call --tool-name desktop --tool-arg action=windows 2>&1) || true
-if ! grep -qF "$title" <<<"$out"; then
-    printf '%s\n' "$out" >&2
-    echo "tests/clients/bare-env.sh: the Inspector's CLI did not get the window list" >&2
-    exit 1
-fi
-echo "inspector $inspector_version: found the desktop from its default environment"
+inspect_windows() {
+    as_person PATH="$node_root/bin:/usr/bin:/bin" "$tools/inspector/node_modules/.bin/mcp-inspector" \
+        --cli "$tools/deskhand" mcp --method tools/call --tool-name desktop --tool-arg action=windows
+}
+
+as_person "$tools/venv/bin/python" "$tools/bare_env.py" "$tools/deskhand" found "$title"
+expect "$title" "inspector $inspector_version: found the desktop from its default environment" \
+    inspect_windows
 # DISPLAY alone: the X authority and the bus come from the session that shows that display.
-out=$(as_person DISPLAY="$display" "$tools/deskhand" windows 2>&1) || true
-if ! grep -qF "$title" <<<"$out"; then
-    printf '%s\n' "$out" >&2
-    echo "tests/clients/bare-env.sh: with DISPLAY alone the CLI did not list the window" >&2
-    exit 1
-fi
-echo "DISPLAY alone: the X authority was found"
+expect "$title" "DISPLAY alone: the X authority was found" \
+    as_person DISPLAY="$display" "$tools/deskhand" windows
 
 stop_session
 pids=()
 as_person "$tools/venv/bin/python" "$tools/bare_env.py" "$tools/deskhand" none
-out=$(as_person PATH="$node_root/bin:/usr/bin:/bin" "$tools/inspector/node_modules/.bin/mcp-inspector" \
-    --cli "$tools/deskhand" mcp --method tools/call --tool-name desktop --tool-arg action=windows 2>&1) || true
-if ! grep -qF "failed (no-display)" <<<"$out"; then
-    printf '%s\n' "$out" >&2
-    echo "tests/clients/bare-env.sh: with no desktop the Inspector's CLI did not get no-display" >&2
-    exit 1
-fi
-echo "inspector $inspector_version: no desktop answers no-display"
+expect "failed (no-display)" "inspector $inspector_version: no desktop answers no-display" \
+    inspect_windows

@@ -68,6 +68,18 @@ fn second_output(desk: &common::Desktop) -> String {
     second
 }
 
+/// The row `windows` lists for window `w`, as JSON.
+fn window_row(desk: &common::Desktop, w: &str) -> serde_json::Value {
+    let listed = desk.act_json("windows", json!({}));
+    listed["data"]["windows"]
+        .as_array()
+        .expect("windows")
+        .iter()
+        .find(|row| row["id"] == w)
+        .unwrap_or_else(|| panic!("{w} is not listed: {listed}"))
+        .clone()
+}
+
 #[test]
 fn sway_outputs_are_monitors_and_each_is_a_surface() {
     let (_turn, desk) = sway();
@@ -95,15 +107,8 @@ fn sway_outputs_are_monitors_and_each_is_a_surface() {
         .act("window", json!({"target": w, "monitor": "m2"}))
         .ok();
     assert!(moved.starts_with("done:"), "{moved}");
-    let listed = desk.act_json("windows", json!({}));
-    let row = listed["data"]["windows"]
-        .as_array()
-        .expect("windows")
-        .iter()
-        .find(|row| row["id"] == w.as_str())
-        .unwrap_or_else(|| panic!("{w} is not listed: {listed}"))
-        .clone();
-    assert_eq!(row["monitor"], "m2", "{listed}");
+    let row = window_row(desk, &w);
+    assert_eq!(row["monitor"], "m2", "{row}");
     let tree = desk.act_json("observe", json!({"target": w, "points": true}));
     let point = tree["data"]["elements"]
         .as_array()
@@ -134,15 +139,8 @@ fn sway_outputs_are_monitors_and_each_is_a_surface() {
         .act("window", json!({"target": w, "monitor": "m1"}))
         .ok();
     assert!(moved.starts_with("done:"), "{moved}");
-    let listed = desk.act_json("windows", json!({}));
-    let row = listed["data"]["windows"]
-        .as_array()
-        .expect("windows")
-        .iter()
-        .find(|row| row["id"] == w.as_str())
-        .unwrap_or_else(|| panic!("{w} is not listed: {listed}"))
-        .clone();
-    assert_eq!(row["monitor"], "m1", "{listed}");
+    let row = window_row(desk, &w);
+    assert_eq!(row["monitor"], "m1", "{row}");
 }
 
 #[test]

@@ -132,19 +132,10 @@ impl SwayIpc {
 
     /// Each active output's name and place in the layout.
     pub fn outputs(&mut self) -> Result<Vec<(String, deskhand_core::model::Rect)>, IpcError> {
-        let outputs = self.request(GET_OUTPUTS, b"", "listing outputs")?;
-        Ok(outputs
-            .as_array()
+        Ok(self
+            .monitors()?
             .into_iter()
-            .flatten()
-            .filter(|output| output["active"].as_bool() != Some(false))
-            .filter_map(|output| {
-                let rect = Rect::of(&output["rect"])?;
-                Some((
-                    output["name"].as_str()?.to_owned(),
-                    deskhand_core::model::Rect::new(rect.x, rect.y, rect.width, rect.height),
-                ))
-            })
+            .map(|monitor| (monitor.name, monitor.bounds))
             .collect())
     }
 
