@@ -12,6 +12,22 @@ pub struct Rect {
 }
 
 impl Rect {
+    /// The rectangle with every coordinate and length times `factor`, rounded: a toolkit's own
+    /// logical pixels in screen pixels.
+    pub fn scaled(self, factor: f64) -> Self {
+        if factor == 1.0 {
+            return self;
+        }
+        let at = |v: i32| (f64::from(v) * factor).round() as i32;
+        let length = |v: u32| (f64::from(v) * factor).round() as u32;
+        Rect::new(
+            at(self.x),
+            at(self.y),
+            length(self.width),
+            length(self.height),
+        )
+    }
+
     pub fn new(x: i32, y: i32, width: u32, height: u32) -> Self {
         Self {
             x,

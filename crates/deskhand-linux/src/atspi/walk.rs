@@ -588,11 +588,9 @@ impl Walk<'_> {
                 bounds => bounds,
             };
             let (dx, dy) = self.style.offset;
-            let scale = self.style.scale;
             let bounds = bounds.map(|b| {
-                let at = |v: i32| (f64::from(v) * scale).round() as i32;
-                let size = |v: u32| (f64::from(v) * scale).round() as u32;
-                Rect::new(at(b.x) + dx, at(b.y) + dy, size(b.width), size(b.height))
+                let b = b.scaled(self.style.scale);
+                Rect::new(b.x + dx, b.y + dy, b.width, b.height)
             });
 
             // Hidden subtrees are not read: the observation only counts them.

@@ -187,15 +187,8 @@ pub(super) fn origin_for(app: &Application, frame: &Frame, window: &WindowInfo) 
     match (gtk4, frame.extents) {
         (true, Some(e)) => {
             let percent = scale_between(e, window.bounds).unwrap_or(100);
-            let inset = |window: u32, frame: u32| {
-                ((f64::from(window) - f64::from(frame) * f64::from(percent) / 100.0) / 2.0).round()
-                    as i32
-            };
-            Origin::Window {
-                dx: inset(window.bounds.width, e.width),
-                dy: inset(window.bounds.height, e.height),
-                percent,
-            }
+            let (dx, dy) = centred_in(e, window.bounds, percent);
+            Origin::Window { dx, dy, percent }
         }
         (true, None) => Origin::Window {
             dx: 0,
@@ -205,6 +198,15 @@ pub(super) fn origin_for(app: &Application, frame: &Frame, window: &WindowInfo) 
         (false, Some(e)) => self_scaled(e, window.bounds).unwrap_or(Origin::Screen),
         (false, None) => Origin::Screen,
     }
+}
+
+/// How far a frame, scaled to screen pixels, lies inside the X window that centres it.
+fn centred_in(frame: Rect, window: Rect, percent: u32) -> (i32, i32) {
+    let frame = frame.scaled(f64::from(percent) / 100.0);
+    (
+        (window.width as i32 - frame.width as i32) / 2,
+        (window.height as i32 - frame.height as i32) / 2,
+    )
 }
 
 /// The scale an X11 app applies to itself, told by its frame: its extents, in the app's own
@@ -218,16 +220,10 @@ fn self_scaled(frame: Rect, window: Rect) -> Option<Origin> {
         <= f64::from(window.width) * 0.1
         && (f64::from(frame.y) * step - f64::from(window.y)).abs()
             <= f64::from(window.height) * 0.1;
-    let inset = |window: u32, frame: u32| {
-        ((f64::from(window) - f64::from(frame) * step) / 2.0).round() as i32
-    };
     if frame.x == 0 && frame.y == 0 {
         Some(Origin::Scaled {
             percent,
-            within: Some((
-                inset(window.width, frame.width),
-                inset(window.height, frame.height),
-            )),
+            within: Some(centred_in(frame, window, percent)),
         })
     } else if on_screen {
         Some(Origin::Scaled {
@@ -265,13 +261,7 @@ pub(super) fn scale_of(origin: Origin) -> f64 {
 
 /// A toolkit's rectangle scaled to screen pixels (before its origin's offset).
 pub(super) fn scale_rect(origin: Origin, r: Rect) -> Rect {
-    let scale = scale_of(origin);
-    if scale == 1.0 {
-        return r;
-    }
-    let at = |v: i32| (f64::from(v) * scale).round() as i32;
-    let size = |v: u32| (f64::from(v) * scale).round() as u32;
-    Rect::new(at(r.x), at(r.y), size(r.width), size(r.height))
+    r.scaled(scale_of(origin))
 }
 
 /// A screen pixel in the toolkit's own pixels, for a hit test.

@@ -46,6 +46,14 @@ pub(crate) struct X11Desk {
 }
 
 impl X11Desk {
+    /// The kill switch's corner: the primary monitor's top-left.
+    pub(super) async fn corner(&self) -> Result<Point> {
+        self.x("reading the primary monitor", X_DEADLINE, |x| {
+            x.primary_corner()
+        })
+        .await
+    }
+
     pub(super) fn connect(bus: Arc<Bus>, holder: Arc<ClipboardHolder>) -> Result<Self> {
         Ok(Self {
             x11: Arc::new(X11::connect().map_err(x_error)?),

@@ -29,13 +29,7 @@ impl Windows for LinuxBackend {
     /// X11's primary monitor's top-left; sway's and GNOME's layouts start at 0,0.
     async fn corner(&self) -> Point {
         match &self.display {
-            Display::X11(server) => server
-                .monitors()
-                .await
-                .map(|monitors| {
-                    deskhand_core::monitors::corner(&deskhand_core::monitors::ordered(monitors))
-                })
-                .unwrap_or(Point { x: 0, y: 0 }),
+            Display::X11(server) => server.corner().await.unwrap_or(Point { x: 0, y: 0 }),
             _ => Point { x: 0, y: 0 },
         }
     }

@@ -11,6 +11,18 @@ use super::{During as _, X11, X11Error};
 impl X11 {
     /// Every active monitor; the whole screen as one where RandR is missing or lists none.
     pub fn monitors(&self) -> Result<Vec<Monitor>, X11Error> {
+        self.listed_monitors(true)
+    }
+
+    /// The top-left pixel of the primary monitor, the kill switch's corner: asked before every
+    /// action, so without the round trip per monitor that naming them costs.
+    pub fn primary_corner(&self) -> Result<deskhand_core::model::Point, X11Error> {
+        let monitors = deskhand_core::monitors::ordered(self.listed_monitors(false)?);
+        Ok(deskhand_core::monitors::corner(&monitors))
+    }
+
+    /// The monitors, each with its name where `named` (else an empty one).
+    fn listed_monitors(&self, named: bool) -> Result<Vec<Monitor>, X11Error> {
         let whole = || {
             let (width, height) = self.screen_size();
             vec![Monitor {
@@ -36,13 +48,16 @@ impl X11 {
             .during("listing the monitors")?;
         let mut monitors = Vec::with_capacity(listed.monitors.len());
         for monitor in listed.monitors {
-            let name = self
-                .conn
-                .get_atom_name(monitor.name)
-                .during("naming a monitor")?
-                .reply()
-                .during("naming a monitor")?
-                .name;
+            let name = if named {
+                self.conn
+                    .get_atom_name(monitor.name)
+                    .during("naming a monitor")?
+                    .reply()
+                    .during("naming a monitor")?
+                    .name
+            } else {
+                Vec::new()
+            };
             monitors.push(Monitor {
                 name: String::from_utf8_lossy(&name).into_owned(),
                 bounds: Rect::new(
