@@ -334,6 +334,27 @@ impl Display {
             Display::Gnome => gnome(),
         }
     }
+
+    /// This test binary's shared desktop of this display with two monitors of 1280x800 side
+    /// by side, the left one primary (`desktop start --monitors 2`), and its turn: a desktop of
+    /// its own, so the one-monitor tests keep their plain screen.
+    pub fn two_monitors(self) -> (MutexGuard<'static, ()>, &'static Desktop) {
+        static TURN: Mutex<()> = Mutex::new(());
+        static DESKTOPS: [OnceLock<Desktop>; 3] =
+            [OnceLock::new(), OnceLock::new(), OnceLock::new()];
+        let guard = TURN.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        let (slot, wayland): (usize, &[&str]) = match self {
+            Display::X11 => (0, &[]),
+            Display::Sway => (1, &["--wayland", "sway"]),
+            Display::Gnome => (2, &["--wayland", "gnome"]),
+        };
+        let desktop = DESKTOPS[slot].get_or_init(|| {
+            let mut args = vec!["--monitors", "2", "--size", "1280x800"];
+            args.extend(wayland);
+            Desktop::start_with(&args)
+        });
+        (guard, desktop)
+    }
 }
 
 /// One test per display for each scenario, named after it: `scenario::x11`, `::sway`,

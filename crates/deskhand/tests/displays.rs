@@ -25,7 +25,116 @@ on_every_display!(
     drags_and_scrolls_reach_the_app,
     the_clipboard_holds_what_was_written,
     chromium_fills_and_submits_a_form_and_hides_the_password,
+    two_monitors_are_listed_and_each_is_a_surface,
 );
+
+/// Two monitors side by side, as a laptop with a screen plugged in: `windows` names them; each
+/// is a surface whose pixels are that monitor's part of the screen; `window` moves a window onto
+/// either, reported there; and a click at x/y of a monitor lands where that point is (the
+/// fixture app's own log).
+fn two_monitors_are_listed_and_each_is_a_surface(display: Display) {
+    let (_turn, desk) = display.two_monitors();
+    let listing = desk.act("windows", json!({})).ok();
+    let monitors = listing.lines().nth(1).unwrap_or_default();
+    let names: Vec<&str> = monitors.split('"').skip(1).step_by(2).collect();
+    assert_eq!(names.len(), 2, "{listing}");
+    assert_eq!(
+        monitors,
+        format!(
+            "monitors · m1 \"{}\" 1280x800 at 0,0 primary · m2 \"{}\" 1280x800 at 1280,0",
+            names[0], names[1]
+        ),
+        "{listing}"
+    );
+
+    let capture = |args: Value, name: &str| {
+        let out = desk.scratch(&format!("{display:?}-{name}"));
+        let run = desk.run(&[
+            "zoom",
+            &args.to_string(),
+            "--json",
+            "--out",
+            out.to_str().expect("utf-8 path"),
+        ]);
+        assert_eq!(run.code, 0, "zoom {args}: {}{}", run.stdout, run.stderr);
+        let reply: Value = serde_json::from_str(&run.stdout).expect("--json");
+        let image = Pixels::read(&out);
+        assert_eq!(
+            (u64::from(image.width), u64::from(image.height)),
+            (
+                reply["data"]["width"].as_u64().unwrap_or_default(),
+                reply["data"]["height"].as_u64().unwrap_or_default()
+            ),
+            "{reply}"
+        );
+        (Frame::of(&reply["data"]["pixels"]), image)
+    };
+    let (fixture, w) = fixture(desk, "Monitor Fixture");
+    let moved = desk
+        .act("window", json!({"target": w, "monitor": "m2"}))
+        .ok();
+    assert!(moved.starts_with("done:"), "{moved}");
+    let row = listed(desk, &w).expect("the fixture's window");
+    assert_eq!(row["monitor"], "m2", "{row}");
+    assert!(row["bounds"]["x"].as_i64() >= Some(1280), "{row}");
+
+    let whole = [0, 0, 1000, 1000];
+    let (screen_frame, screen) =
+        capture(json!({"target": "screen", "region": whole}), "screen.png");
+    assert_eq!((screen_frame.width, screen_frame.height), (2560, 800));
+    let (second_frame, second) = capture(json!({"target": "m2", "region": whole}), "m2.png");
+    assert_eq!(
+        (
+            second_frame.x,
+            second_frame.y,
+            second_frame.width,
+            second_frame.height
+        ),
+        (1280, 0, 1280, 800)
+    );
+    assert!(second.colours() > 10, "m2 shows the fixture's window");
+    let same = second.share_with(&screen.crop(second_frame));
+    assert!(
+        same > 0.99,
+        "{same} of m2's pixels are the screen's right half"
+    );
+
+    let tree = desk.act_json("observe", json!({"target": w, "points": true}));
+    let point = tree["data"]["elements"]
+        .as_array()
+        .expect("elements")
+        .iter()
+        .find(|e| e["name"] == "Press me")
+        .unwrap_or_else(|| panic!("no Press me in {tree}"))["point"]
+        .clone();
+    let bounds = &row["bounds"];
+    let pixel = |axis: usize, origin: &str, size: &str| {
+        bounds[origin].as_f64().unwrap()
+            + point[axis].as_f64().unwrap() * bounds[size].as_f64().unwrap() / 1000.0
+    };
+    let on_second = |pixel: f64, origin: f64, size: f64| ((pixel - origin) * 1000.0 / size).round();
+    let clicked = desk
+        .act(
+            "click",
+            json!({
+                "target": "m2",
+                "x": on_second(pixel(0, "x", "width"), 1280.0, 1280.0),
+                "y": on_second(pixel(1, "y", "height"), 0.0, 800.0),
+            }),
+        )
+        .ok();
+    assert!(clicked.starts_with("done: clicked at"), "{clicked}");
+    fixture.wait_for("the click at x/y of m2", |e| {
+        e["event"] == "clicked" && e["widget"] == "press_me"
+    });
+
+    let moved = desk
+        .act("window", json!({"target": w, "monitor": "m1"}))
+        .ok();
+    assert!(moved.starts_with("done:"), "{moved}");
+    let row = listed(desk, &w).expect("the fixture's window");
+    assert_eq!(row["monitor"], "m1", "{row}");
+}
 
 /// Observes `w` until the line of `reference` satisfies `wanted`.
 fn wait_for_line(

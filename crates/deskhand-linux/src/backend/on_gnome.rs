@@ -464,14 +464,8 @@ impl DisplayServer for GnomeDesk {
         self.gnome.screen().await
     }
 
-    /// One monitor, the whole layout, until its outputs are listed one by one.
     async fn monitors(&self) -> Result<Vec<Monitor>> {
-        Ok(vec![Monitor {
-            name: "screen".to_owned(),
-            bounds: self.screen().await?,
-            scale: 1.0,
-            primary: true,
-        }])
+        self.gnome.monitors().await
     }
 
     async fn window_keys(&self) -> Result<Vec<WindowKey>> {
