@@ -31,7 +31,7 @@ target, the text, the keys); `deskhand <action> --help` lists its fields. Option
 after the action.
 
 Exit status: 0 done, 1 the call failed (nothing happened), 2 usage error, 3 applied but unconfirmed.
-Safety: the pointer in the top-left corner of the screen stops every action until it leaves.
+Safety: the pointer in the top-left corner of the primary monitor stops every action until it leaves.
   Policy: --policy FILE, else $DESKHAND_POLICY, else $XDG_CONFIG_HOME/deskhand/policy.toml.
   Audit log: --audit FILE|off, else $DESKHAND_AUDIT, else $XDG_STATE_HOME/deskhand/audit.jsonl.
 Memory of windows seen (names, never values): --memory FILE|off, else $DESKHAND_MEMORY, else

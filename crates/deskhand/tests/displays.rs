@@ -26,6 +26,7 @@ on_every_display!(
     the_clipboard_holds_what_was_written,
     chromium_fills_and_submits_a_form_and_hides_the_password,
     two_monitors_are_listed_and_each_is_a_surface,
+    a_scaled_display_is_clicked_where_its_elements_are,
 );
 
 /// Two monitors side by side, as a laptop with a screen plugged in: `windows` names them; each
@@ -134,6 +135,190 @@ fn two_monitors_are_listed_and_each_is_a_surface(display: Display) {
     assert!(moved.starts_with("done:"), "{moved}");
     let row = listed(desk, &w).expect("the fixture's window");
     assert_eq!(row["monitor"], "m1", "{row}");
+}
+
+/// A display scaled as HiDPI screens are, for as long as it is kept: on X11 the apps scale
+/// themselves (`GDK_SCALE`), on sway the output and on GNOME the monitor do; back to scale 1 when
+/// dropped, for the tests after.
+struct Scaled<'a> {
+    desk: &'a Desktop,
+    display: Display,
+}
+
+impl<'a> Scaled<'a> {
+    fn to(desk: &'a Desktop, display: Display, scale: f64) -> Self {
+        let scaled = Scaled { desk, display };
+        scaled.set(scale);
+        scaled
+    }
+
+    /// The environment apps start with at this scale.
+    fn app_env(&self, scale: f64) -> Vec<(&'static str, String)> {
+        match self.display {
+            Display::X11 => vec![("GDK_SCALE", scale.to_string())],
+            Display::Sway | Display::Gnome => Vec::new(),
+        }
+    }
+
+    fn set(&self, scale: f64) {
+        match self.display {
+            Display::X11 => {}
+            Display::Sway => {
+                let set = self
+                    .desk
+                    .command("swaymsg")
+                    .args(["output", "HEADLESS-1", "scale", &scale.to_string()])
+                    .status()
+                    .expect("swaymsg");
+                assert!(
+                    set.success(),
+                    "swaymsg could not scale HEADLESS-1 by {scale}"
+                );
+            }
+            Display::Gnome => {
+                let display_config = |method: &str, args: &[&str]| {
+                    let run = self
+                        .desk
+                        .command("gdbus")
+                        .args([
+                            "call",
+                            "--session",
+                            "--dest",
+                            "org.gnome.Mutter.DisplayConfig",
+                            "--object-path",
+                            "/org/gnome/Mutter/DisplayConfig",
+                            "--method",
+                            &format!("org.gnome.Mutter.DisplayConfig.{method}"),
+                        ])
+                        .args(args)
+                        .output()
+                        .expect("gdbus");
+                    let out = String::from_utf8_lossy(&run.stdout).into_owned();
+                    assert!(
+                        run.status.success(),
+                        "{method}: {out}{}",
+                        String::from_utf8_lossy(&run.stderr)
+                    );
+                    out
+                };
+                // `(uint32 SERIAL, [(('CONNECTOR', …), [('MODE', …`
+                let state = display_config("GetCurrentState", &[]);
+                let between = |after: &str, until: char| {
+                    let start = state.find(after).expect(after) + after.len();
+                    state[start..]
+                        .split(until)
+                        .next()
+                        .expect("a value")
+                        .to_owned()
+                };
+                let serial = between("(uint32 ", ',');
+                let connector = between("[(('", '\'');
+                let mode = between("[('", '\'');
+                display_config(
+                    "ApplyMonitorsConfig",
+                    &[
+                        &serial,
+                        "1",
+                        &format!(
+                            "[(0, 0, {scale:.1}, 0, true, [('{connector}', '{mode}', @a{{sv}} {{}})])]"
+                        ),
+                        "@a{sv} {}",
+                    ],
+                );
+            }
+        }
+    }
+}
+
+impl Drop for Scaled<'_> {
+    fn drop(&mut self) {
+        self.set(1.0);
+    }
+}
+
+/// HiDPI: the calculator task by refs and a pointer click by ref on the GTK3 fixture land on
+/// their elements (the apps' own display and log say so), and a `zoom` gives the region asked
+/// for, at each scale a display is used at: X11 apps that scale themselves (GTK's `GDK_SCALE`,
+/// and kcalc at Qt's `QT_SCALE_FACTOR`), sway's outputs at 2 and 1.5, GNOME's monitor at 2
+/// (where GNOME lays out physical pixels).
+fn a_scaled_display_is_clicked_where_its_elements_are(display: Display) {
+    let (_turn, desk) = display.desktop();
+    let scales: &[f64] = match display {
+        Display::X11 | Display::Gnome => &[2.0],
+        Display::Sway => &[2.0, 1.5],
+    };
+    for &scale in scales {
+        let scaled = Scaled::to(desk, display, scale);
+        let env = scaled.app_env(scale);
+        let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+
+        let calculator = desk.spawn_with_env("gnome-calculator", &[], &env);
+        let (w, _) = window_where(desk, GTK_START, "gnome-calculator", |t| t == "Calculator");
+        let text = observe_until(desk, &w, GTK_START, "the keypad", |t| {
+            t.contains("button \"7\"") && t.contains("button \"8\"")
+        });
+        // A double click goes by the pointer, never by an accessibility action: it must land.
+        for label in ["7", "8"] {
+            let button = ref_of(&text, &[&format!("button \"{label}\"")]);
+            let clicked = desk.act("click", json!({"ref": button, "count": 2})).ok();
+            assert!(
+                clicked.starts_with("done: double-clicked"),
+                "at scale {scale}: {clicked}"
+            );
+        }
+        observe_until(
+            desk,
+            &w,
+            SETTLE,
+            &format!("the display showing 7788 at scale {scale}"),
+            |t| t.contains("7788"),
+        );
+        let row = listed(desk, &w).expect("the calculator's window");
+        let zoom = desk.act_json("zoom", json!({"target": w, "region": [0, 0, 500, 500]}));
+        for (key, size) in [("width", "width"), ("height", "height")] {
+            let asked = row["bounds"][size].as_u64().expect("a size").div_ceil(2);
+            assert_eq!(
+                zoom["data"]["pixels"][key].as_u64(),
+                Some(asked),
+                "at scale {scale}: {zoom}"
+            );
+        }
+        drop(calculator);
+
+        let title = format!("Scaled Fixture {}", (scale * 10.0) as u32);
+        let fixture = desk.fixture_with_env(&title, 1, &env);
+        let (w, _) = window_where(desk, GTK_START, &title, |t| t == title);
+        let text = observe_until(desk, &w, GTK_START, "Press me", |t| {
+            t.contains("button \"Press me\"")
+        });
+        let press = ref_of(&text, &["button \"Press me\""]);
+        let clicked = desk.act("click", json!({"ref": press, "count": 2})).ok();
+        assert!(
+            clicked.starts_with("done: double-clicked"),
+            "at scale {scale}: {clicked}"
+        );
+        fixture.wait_for(&format!("the click by ref at scale {scale}"), |e| {
+            e["event"] == "clicked" && e["widget"] == "press_me"
+        });
+        drop(fixture);
+        drop(scaled);
+    }
+    if display == Display::X11 {
+        // Qt scales itself on X11 too, from the screen's corner rather than the window's.
+        let _kcalc = desk.spawn_with_env("kcalc", &[], &[("QT_SCALE_FACTOR", "2")]);
+        let (w, _) = window_where(desk, GTK_START, "kcalc", |t| t == "KCalc");
+        let text = observe_until(desk, &w, GTK_START, "kcalc's keypad", |t| {
+            t.contains("button \"7\"") && t.contains("button \"8\"")
+        });
+        for label in ["7", "8"] {
+            let button = ref_of(&text, &[&format!("button \"{label}\"")]);
+            let clicked = desk.act("click", json!({"ref": button, "count": 2})).ok();
+            assert!(clicked.starts_with("done: double-clicked"), "{clicked}");
+        }
+        observe_until(desk, &w, SETTLE, "kcalc showing 7,788", |t| {
+            t.contains("\"7,788\"")
+        });
+    }
 }
 
 /// Observes `w` until the line of `reference` satisfies `wanted`.

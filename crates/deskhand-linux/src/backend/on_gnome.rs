@@ -517,11 +517,13 @@ impl DisplayServer for GnomeDesk {
             Some(placement) => placement,
             None => self.gnome.placement(window).await?,
         };
+        let percent = self.gnome.layout_percent_at(window.bounds).await?;
         let origin = gnome_origin(
             origin_for(&matched.app, &matched.frame, window),
             window.bounds,
             placement,
-            wayland_inset(&matched.app, &matched.frame, window),
+            wayland_inset(&matched.app, &matched.frame, window, percent),
+            percent,
         );
         Ok(matched.placed(origin))
     }
