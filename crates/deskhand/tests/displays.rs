@@ -100,6 +100,82 @@ fn two_monitors_are_listed_and_each_is_a_surface(display: Display) {
         "{same} of m2's pixels are the screen's right half"
     );
 
+    click_press_me_at_a_point_of_m2(desk, &w, &fixture, (1280.0, 0.0, 1280.0, 800.0));
+
+    if display == Display::Sway {
+        // Monitors of mixed scales: m2 at 1.5 counts fewer layout pixels than it has; the
+        // screen's picture holds both, each part at the layout's size.
+        let second = names[1].to_owned();
+        let scale = |scale: &str| {
+            let set = desk
+                .command("swaymsg")
+                .args(["output", second.as_str(), "scale", scale])
+                .status()
+                .expect("swaymsg");
+            assert!(set.success(), "swaymsg could not scale {second} by {scale}");
+        };
+        scale("1.5");
+        let unscaled = Unscaled(&scale);
+        let listing = desk.act("windows", json!({})).ok();
+        let size = listing
+            .split(&format!("m2 \"{second}\" "))
+            .nth(1)
+            .and_then(|rest| rest.split_once(" at 1280,0 scale 1.5"))
+            .map(|(size, _)| size)
+            .unwrap_or_else(|| panic!("m2 at 1.5 is not listed: {listing}"));
+        let (width, height) = size
+            .split_once('x')
+            .map(|(w, h)| (w.parse::<f64>().unwrap(), h.parse::<f64>().unwrap()))
+            .expect("m2's size");
+        assert_eq!(
+            (width, height),
+            ((1280.0_f64 / 1.5).floor(), (800.0_f64 / 1.5).floor())
+        );
+        let moved = desk
+            .act("window", json!({"target": w, "monitor": "m2"}))
+            .ok();
+        assert!(moved.starts_with("done:"), "{moved}");
+        click_press_me_at_a_point_of_m2(desk, &w, &fixture, (1280.0, 0.0, width, height));
+        let (frame, picture) = capture(json!({"target": "screen", "region": whole}), "mixed.png");
+        let layout_width = 1280 + width as u32;
+        assert_eq!((frame.width, frame.height), (layout_width, 800));
+        assert_eq!(
+            (picture.width, picture.height),
+            (layout_width, 800),
+            "both outputs' parts, each at the layout's size"
+        );
+        assert!(picture.colours() > 10, "the mixed screen shows something");
+        drop(unscaled);
+    }
+
+    let moved = desk
+        .act("window", json!({"target": w, "monitor": "m1"}))
+        .ok();
+    assert!(moved.starts_with("done:"), "{moved}");
+    let row = listed(desk, &w).expect("the fixture's window");
+    assert_eq!(row["monitor"], "m1", "{row}");
+}
+
+/// Sets a scale back to 1 when dropped, so a failing test leaves the desktop as it found it.
+struct Unscaled<'a>(&'a dyn Fn(&str));
+
+impl Drop for Unscaled<'_> {
+    fn drop(&mut self) {
+        (self.0)("1");
+    }
+}
+
+/// Clicks the fixture's "Press me" at the x/y of m2 where its observed point is, m2 being
+/// `(x, y, width, height)` in the layout, and waits for the fixture to see the click.
+fn click_press_me_at_a_point_of_m2(
+    desk: &Desktop,
+    w: &str,
+    fixture: &common::Fixture,
+    (left, top, width, height): (f64, f64, f64, f64),
+) {
+    let before = fixture.events().len();
+    let row = listed(desk, w).expect("the fixture's window");
+    assert_eq!(row["monitor"], "m2", "{row}");
     let tree = desk.act_json("observe", json!({"target": w, "points": true}));
     let point = tree["data"]["elements"]
         .as_array()
@@ -119,22 +195,23 @@ fn two_monitors_are_listed_and_each_is_a_surface(display: Display) {
             "click",
             json!({
                 "target": "m2",
-                "x": on_second(pixel(0, "x", "width"), 1280.0, 1280.0),
-                "y": on_second(pixel(1, "y", "height"), 0.0, 800.0),
+                "x": on_second(pixel(0, "x", "width"), left, width),
+                "y": on_second(pixel(1, "y", "height"), top, height),
             }),
         )
         .ok();
     assert!(clicked.starts_with("done: clicked at"), "{clicked}");
-    fixture.wait_for("the click at x/y of m2", |e| {
-        e["event"] == "clicked" && e["widget"] == "press_me"
+    let landed = wait_until(SETTLE, || {
+        fixture.events()[before..]
+            .iter()
+            .any(|e| e["event"] == "clicked" && e["widget"] == "press_me")
+            .then_some(())
     });
-
-    let moved = desk
-        .act("window", json!({"target": w, "monitor": "m1"}))
-        .ok();
-    assert!(moved.starts_with("done:"), "{moved}");
-    let row = listed(desk, &w).expect("the fixture's window");
-    assert_eq!(row["monitor"], "m1", "{row}");
+    assert!(
+        landed.is_some(),
+        "the click at x/y of m2 did not reach Press me: {:?}",
+        fixture.events()
+    );
 }
 
 /// A display scaled as HiDPI screens are, for as long as it is kept: on X11 the apps scale
