@@ -815,3 +815,144 @@ fn sigterm_lets_a_call_under_way_finish_and_audit_then_stops_its_desktop() {
         assert!(left.is_empty(), "left on {display}: {left:?}");
     }
 }
+
+/// A stateless `tools/call` of revision 2026-07-28 (no session, no `initialize`), as plain HTTP
+/// with its headers; the reply's result.
+async fn stateless_call(url: &str, id: u32, args: Value) -> Value {
+    let body = json!({
+        "jsonrpc": "2.0",
+        "id": id,
+        "method": "tools/call",
+        "params": {
+            "name": "desktop",
+            "arguments": args,
+            "_meta": {
+                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientCapabilities": {},
+            },
+        },
+    });
+    let answer = post(
+        url,
+        &[
+            ("mcp-protocol-version", "2026-07-28"),
+            ("mcp-method", "tools/call"),
+            ("mcp-name", "desktop"),
+        ],
+        body.to_string(),
+    )
+    .await;
+    assert_eq!(answer.status(), 200, "{args}");
+    assert!(answer.headers().get("mcp-session-id").is_none());
+    let text = answer.text().await.expect("a body");
+    let message = text
+        .lines()
+        .filter_map(|line| line.strip_prefix("data:"))
+        .find_map(|data| serde_json::from_str::<Value>(data.trim()).ok())
+        .or_else(|| serde_json::from_str(&text).ok())
+        .unwrap_or_else(|| panic!("no JSON-RPC reply in {text}"));
+    message["result"].clone()
+}
+
+fn reply_text(result: &Value) -> String {
+    result["content"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|block| block["text"].as_str())
+        .collect()
+}
+
+#[test]
+fn private_desktops_by_handle_serve_stateless_calls_apart_and_end() {
+    let (_turn, desk) = desktop();
+    let mut server = Server::start(
+        desk.command(BIN),
+        &[
+            "--desktop-per-session",
+            "--max-desktops",
+            "2",
+            "--idle-timeout",
+            "6",
+        ],
+    );
+    let url = server.url.clone();
+    runtime().block_on(async {
+        // Two desktops by handle, each with its own calculator task, from separate requests.
+        let first = stateless_call(&url, 1, json!({"desktop": "new", "action": "launch", "app": "gnome-calculator"})).await;
+        let first_text = reply_text(&first);
+        let handle = first["structuredContent"]["desktop"]
+            .as_str()
+            .unwrap_or_else(|| panic!("no handle in {first}"))
+            .to_owned();
+        assert!(handle.starts_with("desk-") && handle.len() == 37, "{handle}");
+        assert!(
+            first_text.starts_with(&format!("desktop {handle} started")),
+            "{first_text}"
+        );
+        assert!(first_text.contains("launched"), "{first_text}");
+        let second = stateless_call(&url, 2, json!({"desktop": "new", "action": "windows"})).await;
+        let other = second["structuredContent"]["desktop"]
+            .as_str()
+            .expect("a second handle")
+            .to_owned();
+        assert_ne!(handle, other);
+        assert!(reply_text(&second).contains("0 windows"), "{second}");
+
+        // The first desktop's calculator, driven by refs across stateless calls.
+        let mut keypad = String::new();
+        for _ in 0..60 {
+            let observed = stateless_call(&url, 3, json!({"desktop": handle, "action": "observe"})).await;
+            keypad = reply_text(&observed);
+            if keypad.contains("button \"7\"") {
+                break;
+            }
+            tokio::time::sleep(Duration::from_secs(1)).await;
+        }
+        for label in ["7", "×", "6", "="] {
+            let button = ref_of(&keypad, &[&format!("button \"{label}\"")]);
+            let clicked = stateless_call(&url, 4, json!({"desktop": handle, "action": "click", "ref": button})).await;
+            assert!(reply_text(&clicked).starts_with("done:"), "{clicked}");
+        }
+        let shown = stateless_call(
+            &url,
+            5,
+            json!({"desktop": handle, "action": "wait", "until": {"role": "text", "value": "42"}, "timeout_ms": 10000}),
+        )
+        .await;
+        assert!(reply_text(&shown).contains("held"), "{shown}");
+
+        // The second desktop saw none of it: no window, and the first desktop's refs mean
+        // nothing there.
+        let apart = stateless_call(&url, 6, json!({"desktop": other, "action": "windows"})).await;
+        assert!(reply_text(&apart).contains("0 windows"), "{apart}");
+        let button = ref_of(&keypad, &["button \"7\""]);
+        let foreign = stateless_call(&url, 7, json!({"desktop": other, "action": "click", "ref": button})).await;
+        assert!(reply_text(&foreign).starts_with("failed ("), "{foreign}");
+
+        // The cap holds: a third desktop is refused while two run.
+        let third = stateless_call(&url, 8, json!({"desktop": "new", "action": "windows"})).await;
+        assert!(reply_text(&third).starts_with("failed (busy)"), "{third}");
+
+        // Ended by the client: the handle is refused from then on, and its place frees.
+        let ended = stateless_call(&url, 9, json!({"desktop": handle, "end_desktop": true})).await;
+        assert!(reply_text(&ended).contains(&format!("desktop {handle} ended")), "{ended}");
+        let gone = stateless_call(&url, 10, json!({"desktop": handle, "action": "windows"})).await;
+        assert!(reply_text(&gone).starts_with("failed (surface-gone)"), "{gone}");
+        let unknown = stateless_call(&url, 11, json!({"desktop": "desk-0123", "action": "windows"})).await;
+        assert!(reply_text(&unknown).starts_with("failed (surface-gone)"), "{unknown}");
+
+        // Ended by the idle timeout: the second desktop, left alone for longer than it.
+        tokio::time::sleep(Duration::from_secs(9)).await;
+        let idle = stateless_call(&url, 12, json!({"desktop": other, "action": "windows"})).await;
+        assert!(reply_text(&idle).starts_with("failed (surface-gone)"), "{idle}");
+        let health: Value = reqwest::get(format!("{}/healthz", server.base()))
+            .await
+            .expect("health")
+            .json()
+            .await
+            .expect("JSON");
+        assert_eq!(health["desktops"], 0, "{health}");
+    });
+    assert!(server.stop(Duration::from_secs(40)), "{}", server.log());
+}

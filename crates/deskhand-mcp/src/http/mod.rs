@@ -22,6 +22,7 @@ use deskhand_core::{Backend, Config};
 use crate::SetupCheck;
 
 mod explain;
+mod handles;
 mod session;
 mod worker;
 
@@ -150,6 +151,7 @@ pub async fn serve_http<B: Backend>(
         options.record.clone(),
         options.idle_timeout,
     ));
+    tokio::spawn(end_idle_handles(Arc::clone(&hub), options.idle_timeout));
     let sessions_ended = CancellationToken::new();
     let service = StreamableHttpService::new(
         {
@@ -200,6 +202,15 @@ pub async fn serve_http<B: Backend>(
     hub.flush_recordings().await;
     tracing::info!("stopped");
     Ok(())
+}
+
+/// Ends, now and then, the desktops by handle that went the idle timeout without a call.
+async fn end_idle_handles<B: Backend>(hub: Arc<Hub<B>>, idle_timeout: Duration) {
+    let every = (idle_timeout / 4).clamp(Duration::from_millis(250), Duration::from_secs(30));
+    while !hub.stopping.load(Ordering::SeqCst) {
+        tokio::time::sleep(every).await;
+        hub.end_idle_handles();
+    }
 }
 
 fn session_manager(idle_timeout: Duration) -> LocalSessionManager {
