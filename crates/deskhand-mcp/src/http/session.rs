@@ -109,7 +109,7 @@ impl<B: Backend> Hub<B> {
             return Err(failed(
                 "busy",
                 &format!(
-                    "this server already runs its {} private desktops, so it starts no other and nothing was done; a desktop frees when {kept_by} or has no request for {} s (the server's --idle-timeout): retry then, or ask the operator to raise --max-desktops",
+                    "this server already runs its {} private desktops, so it starts no other and nothing was done; a desktop frees when {kept_by}, or after no request for {} s, the server's --idle-timeout: retry then, or ask the operator to raise --max-desktops",
                     self.max_desktops,
                     self.idle_timeout.as_secs()
                 ),
