@@ -956,3 +956,164 @@ fn private_desktops_by_handle_serve_stateless_calls_apart_and_end() {
     });
     assert!(server.stop(Duration::from_secs(40)), "{}", server.log());
 }
+
+/// HAProxy in front of `hosts`, with the repository's `deploy/haproxy.cfg`; killed when dropped.
+struct Balancer {
+    child: Child,
+    url: String,
+}
+
+impl Balancer {
+    fn start(hosts: &[&Server]) -> Balancer {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|listener| listener.local_addr())
+            .expect("a free port")
+            .port();
+        let config =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../deploy/haproxy.cfg");
+        let mut command = Command::new("haproxy");
+        command
+            .args(["-db", "-f"])
+            .arg(&config)
+            .env("LB_ADDR", format!("127.0.0.1:{port}"))
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null());
+        for (number, host) in hosts.iter().enumerate() {
+            let addr = host.base().trim_start_matches("http://").to_owned();
+            command.env(format!("HOST_{}", number + 1), addr);
+        }
+        let child = command
+            .spawn()
+            .expect("starting haproxy (apt-get install haproxy)");
+        let url = format!("http://127.0.0.1:{port}/mcp");
+        let listening = wait_until(Duration::from_secs(10), || {
+            std::net::TcpStream::connect(("127.0.0.1", port)).ok()
+        });
+        assert!(listening.is_some(), "haproxy never listened on {port}");
+        // Its health checks run every second: every host is seen up after the first ones.
+        std::thread::sleep(Duration::from_millis(2500));
+        Balancer { child, url }
+    }
+}
+
+impl Drop for Balancer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn desktops_by_handle_spread_over_hosts_behind_haproxy_and_a_dead_hosts_are_gone() {
+    let (_turn, desk) = desktop();
+    let hosts: Vec<Server> = (1..=3)
+        .map(|n| {
+            Server::start(
+                desk.command(BIN),
+                &[
+                    "--desktop-per-session",
+                    "--max-desktops",
+                    "3",
+                    "--host-id",
+                    &format!("h{n}"),
+                ],
+            )
+        })
+        .collect();
+    let balancer = Balancer::start(&hosts.iter().collect::<Vec<_>>());
+    let url = balancer.url.clone();
+    let handles = runtime().block_on(async {
+        // Eight desktops through the one address; a host that just filled up may still get
+        // one before its health check says so, and says busy: the client retries, as a
+        // client of a fleet would.
+        let mut handles = Vec::new();
+        for n in 0..8 {
+            let tag = format!("tag-{n}-of-eight");
+            let mut started = None;
+            for attempt in 0..10 {
+                let reply = stateless_call(
+                    &url,
+                    100 + attempt,
+                    json!({"desktop": "new", "action": "clipboard", "text": tag}),
+                )
+                .await;
+                if reply_text(&reply).contains("failed (busy)") {
+                    tokio::time::sleep(Duration::from_millis(1500)).await;
+                    continue;
+                }
+                started = Some(reply);
+                break;
+            }
+            let reply = started.unwrap_or_else(|| panic!("desktop {n} never started"));
+            let handle = reply["structuredContent"]["desktop"]
+                .as_str()
+                .unwrap_or_else(|| panic!("no handle in {reply}"))
+                .to_owned();
+            handles.push((handle, tag));
+        }
+        let host_of = |handle: &str| handle.split('-').nth(1).expect("a host part").to_owned();
+        let mut used: Vec<String> = handles.iter().map(|(h, _)| host_of(h)).collect();
+        used.sort();
+        used.dedup();
+        assert_eq!(used, ["h1", "h2", "h3"], "{handles:?}");
+
+        // Every call of each handle reaches its own desktop: its clipboard holds its own tag.
+        for (handle, tag) in &handles {
+            let read =
+                stateless_call(&url, 200, json!({"desktop": handle, "action": "clipboard"})).await;
+            assert!(reply_text(&read).contains(tag.as_str()), "{handle}: {read}");
+        }
+
+        // A session client stays on the host that opened its session.
+        let opened = post(&url, &[], INITIALIZE).await;
+        assert_eq!(opened.status(), 200);
+        let session = opened.headers()["mcp-session-id"]
+            .to_str()
+            .unwrap()
+            .to_owned();
+        let list = r#"{"jsonrpc":"2.0","id":3,"method":"tools/list"}"#;
+        for _ in 0..6 {
+            let listed = post(
+                &url,
+                &[
+                    ("mcp-session-id", &session),
+                    ("mcp-protocol-version", "2025-06-18"),
+                ],
+                list,
+            )
+            .await;
+            assert_eq!(
+                listed.status(),
+                200,
+                "{}",
+                listed.text().await.unwrap_or_default()
+            );
+        }
+        handles
+    });
+
+    // A host dies: its desktops are gone, said clearly through the balancer; the others go on.
+    let mut hosts = hosts;
+    let _ = hosts[1].child.kill();
+    let _ = hosts[1].child.wait();
+    std::thread::sleep(Duration::from_millis(2500));
+    runtime().block_on(async {
+        for (handle, tag) in &handles {
+            let read =
+                stateless_call(&url, 300, json!({"desktop": handle, "action": "clipboard"})).await;
+            if handle.starts_with("desk-h2-") {
+                assert!(
+                    reply_text(&read).starts_with(&format!(
+                        "failed (surface-gone): the host that held desktop {handle} is down"
+                    )),
+                    "{read}"
+                );
+                assert_eq!(read["structuredContent"]["error"], "surface-gone", "{read}");
+            } else {
+                assert!(reply_text(&read).contains(tag.as_str()), "{handle}: {read}");
+            }
+        }
+    });
+    drop(balancer);
+}

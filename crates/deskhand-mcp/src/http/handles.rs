@@ -88,8 +88,9 @@ impl Handles {
     }
 }
 
-/// A new handle: 128 random bits, so that nobody guesses another client's desktop.
-pub(crate) fn new_handle() -> Result<String, String> {
+/// A new handle: the host's name where it has one, and 128 random bits, so that nobody guesses
+/// another client's desktop.
+pub(crate) fn new_handle(host: Option<&str>) -> Result<String, String> {
     let mut bits = [0u8; 16];
     getrandom::fill(&mut bits).map_err(|err| {
         format!(
@@ -97,7 +98,10 @@ pub(crate) fn new_handle() -> Result<String, String> {
         )
     })?;
     let hex: String = bits.iter().map(|byte| format!("{byte:02x}")).collect();
-    Ok(format!("{HANDLE_PREFIX}{hex}"))
+    Ok(match host {
+        Some(host) => format!("{HANDLE_PREFIX}{host}-{hex}"),
+        None => format!("{HANDLE_PREFIX}{hex}"),
+    })
 }
 
 #[cfg(test)]
@@ -106,8 +110,8 @@ mod tests {
 
     #[test]
     fn handles_are_long_random_and_distinct() {
-        let first = new_handle().unwrap();
-        let second = new_handle().unwrap();
+        let first = new_handle(None).unwrap();
+        let second = new_handle(None).unwrap();
         assert_ne!(first, second);
         assert_eq!(first.len(), HANDLE_PREFIX.len() + 32);
         assert!(
@@ -115,5 +119,8 @@ mod tests {
                 .chars()
                 .all(|c| c.is_ascii_hexdigit())
         );
+        let hosted = new_handle(Some("h2")).unwrap();
+        assert!(hosted.starts_with("desk-h2-"), "{hosted}");
+        assert_eq!(hosted.len(), "desk-h2-".len() + 32);
     }
 }

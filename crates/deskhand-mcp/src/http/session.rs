@@ -55,6 +55,8 @@ pub(crate) struct Hub<B> {
     recorders: StdMutex<Vec<Recorder>>,
     /// Private desktops started by handle (`"desktop": "new"`), for any connection to use.
     handles: Handles,
+    /// This host's name in those handles.
+    host_id: Option<String>,
 }
 
 impl<B: Backend> Hub<B> {
@@ -65,6 +67,7 @@ impl<B: Backend> Hub<B> {
         max_calls: usize,
         record: Option<RecordTo>,
         idle_timeout: Duration,
+        host_id: Option<String>,
     ) -> Self {
         let max_desktops = match &desktops {
             Desktops::Shared(_) => 0,
@@ -88,7 +91,12 @@ impl<B: Backend> Hub<B> {
             record,
             recorders: StdMutex::new(Vec::new()),
             handles: Handles::default(),
+            host_id,
         }
+    }
+
+    pub(crate) fn max_desktops(&self) -> usize {
+        self.max_desktops
     }
 
     /// Ends the desktops by handle that no call has used for the idle timeout.
@@ -167,7 +175,7 @@ impl<B: Backend> Hub<B> {
                     "`end_desktop` stops a desktop named by its handle, and \"desktop\": \"new\" names none yet; nothing was done",
                 );
             }
-            let handle = match new_handle() {
+            let handle = match new_handle(self.host_id.as_deref()) {
                 Ok(handle) => handle,
                 Err(why) => return failed("platform", &why),
             };
