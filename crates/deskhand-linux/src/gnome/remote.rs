@@ -196,7 +196,8 @@ fn layout_percent(state: &DisplayState, area: Rect) -> u32 {
         .map_or(100, |index| (monitors[index].scale * 100.0).round() as u32)
 }
 
-/// See [`layout_percent`].
+/// How many hundredths of a layout pixel an app's logical pixel is within `area`, read from
+/// Mutter's display configuration now.
 pub async fn layout_percent_at(
     conn: &zbus::Connection,
     timeout: Duration,
