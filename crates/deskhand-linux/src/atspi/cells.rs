@@ -1,11 +1,13 @@
-//! The cells a big table or list shows, read by position rather than by walking every row.
+//! The cells a big table or list shows, read by position rather than by walking every row, and
+//! the identity of the cells of a table that hands out new objects for them at every read.
 
+use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
 use futures::future::join_all;
 use zbus::zvariant::OwnedObjectPath;
 
-use deskhand_core::model::{Node, Role};
+use deskhand_core::model::{ElementHandle, Node, Role};
 
 use super::*;
 
@@ -180,6 +182,38 @@ impl Atspi {
         })
     }
 
+    /// How many columns a table has, where it hands out a new object for a child at every ask
+    /// (Qt 5's tree view does, for each cell and header), so that its children can be told apart
+    /// by where they stand in it instead (see [`name_by_place`]). `None` where the table gives
+    /// the same objects again, or where `children`, those read, are not all of its children in
+    /// order.
+    pub(super) async fn columns_if_named_anew(
+        &self,
+        table: &ObjectRef,
+        children: &[ObjectRef],
+    ) -> Result<Option<usize>, AtspiError> {
+        let Some(first) = children.first() else {
+            return Ok(None);
+        };
+        // Counted first: a spreadsheet, of which only the visible cells were read, creates and
+        // keeps an object for a cell at every ask.
+        let count = self.child_count(table).await?;
+        if usize::try_from(count).ok() != Some(children.len()) {
+            return Ok(None);
+        }
+        let again: (String, OwnedObjectPath) = self
+            .call(table, ACCESSIBLE, "GetChildAtIndex", &(0i32,))
+            .await?;
+        if element_of(again, &table.bus).as_ref() == Some(first) {
+            return Ok(None);
+        }
+        let columns = self.property(table, TABLE, "NColumns").await?;
+        Ok(i32::try_from(columns)
+            .ok()
+            .and_then(|columns| usize::try_from(columns).ok())
+            .filter(|columns| *columns > 0))
+    }
+
     /// The row and column of the table cell at a point, if a cell of `table` is there.
     pub(super) async fn cell_at(
         &self,
@@ -267,6 +301,43 @@ pub(super) fn merge_nested_cells(cell: &mut Node) {
         cell.name = only.name.clone();
         cell.value = only.value.clone();
         cell.children.clear();
+    }
+}
+
+/// Gives each child of a table that hands out a new object for it at every read (see
+/// [`Atspi::columns_if_named_anew`]) a handle whose identity is where it stands: the leading
+/// headers by their column, each cell by its row and column and the words of its whole row, so
+/// an unchanged table keeps its refs while a row that moves into another's place is never taken
+/// for the one that stood there, even where a column repeats a word ("Text", "12 KB").
+/// `children` are the children read, each with its index among the table's children.
+pub(super) fn name_by_place(
+    table: &ObjectRef,
+    children: &mut [(usize, Node, bool)],
+    columns: usize,
+) {
+    let table = table.handle();
+    // A header row comes first, one header for each column.
+    let headers = match children.first() {
+        Some((0, first, _)) if first.role == Role::Header => columns,
+        _ => 0,
+    };
+    let mut rows: HashMap<usize, Vec<String>> = HashMap::new();
+    for (index, child, _) in children.iter().filter(|(index, ..)| *index >= headers) {
+        let row = (index - headers) / columns;
+        rows.entry(row).or_default().push(child.name.clone());
+    }
+    for (index, child, _) in children.iter_mut() {
+        let identity = if *index < headers {
+            format!("{}#header{index}:{}", table.0, child.name)
+        } else {
+            let (row, column) = ((*index - headers) / columns, (*index - headers) % columns);
+            let words = rows
+                .get(&row)
+                .map(|names| names.join("\t"))
+                .unwrap_or_default();
+            format!("{}#{row},{column}:{words}", table.0)
+        };
+        child.handle = ElementHandle::with_identity(&child.handle.0, &identity);
     }
 }
 
