@@ -328,3 +328,37 @@ fn reading_a_drawing_with_no_text_says_none_was_found_in_its_region() {
     );
     assert!(read.trim_end().ends_with("\"\""), "{read}");
 }
+
+/// Issue 41: a read of an empty GTK 4 text view that cannot be edited answered "GtkTextView",
+/// the name GTK 4.8 gives an unnamed widget after its class: a text field's name is never its
+/// content, and an empty one reads as empty, as the editable one does.
+#[test]
+fn reading_an_empty_text_view_gives_no_text_not_its_name() {
+    let (_turn, desk) = desktop();
+    let _views = desk.python_fixture("gtk4_blank.py", "Empty Views", &[]);
+    let (w, _) = window_where(desk, Duration::from_secs(30), "the text views", |t| {
+        t == "Empty Views"
+    });
+    let seen = observe_until(desk, &w, Duration::from_secs(20), "two text views", |t| {
+        element_lines(t)
+            .filter(|l| l.trim_start().split(' ').nth(1) == Some("text"))
+            .count()
+            == 2
+    });
+    let views: Vec<&str> = element_lines(&seen)
+        .filter(|l| l.trim_start().split(' ').nth(1) == Some("text"))
+        .filter_map(|l| l.trim_start().split(' ').next())
+        .collect();
+    for view in views {
+        let read = desk.act("read", json!({"target": w, "ref": view})).ok();
+        assert!(
+            read.lines()
+                .next()
+                .unwrap_or_default()
+                .contains("characters 0–0 of 0")
+                && read.trim_end().ends_with("\"\""),
+            "{read}"
+        );
+        assert!(!read.contains("GtkTextView"), "{read}");
+    }
+}
