@@ -926,6 +926,44 @@ fn qt_item_views_unchanged_keep_their_refs_and_a_moved_row_is_never_taken_for_it
     assert_ne!(aardvark_kind, tree_alpha_kind, "{now}");
 }
 
+/// A Qt 5 tree view with more cells than Qt lists by walking (here 453) had none of its cells
+/// read, its scroll bar standing over the corner where the last visible cell was looked for:
+/// the cells in view are listed, the rest counted; an unchanged view is reported unchanged,
+/// and a cell's ref selects its own row.
+#[test]
+fn a_long_qt_tree_view_lists_the_cells_in_view_and_keeps_their_refs() {
+    let (_turn, desk) = desktop();
+    let views = desk.python_fixture("qt_views.py", "Qt Long Tree", &["--rows", "146"]);
+    let (w, _) = window_where(desk, START, "the views", |t| t == "Qt Long Tree");
+    let first = observe_until(desk, &w, START, "the tree's cells", |t| {
+        t.contains("cell \"file 1.log\"")
+    });
+    let header = first.lines().next().unwrap_or_default();
+    assert!(header.contains(" visible of 450 were read"), "{first}");
+    let tree = lines_under(&first, "tree \"Tree\"");
+    assert!(
+        tree.iter().any(|l| l.contains("header \"Kind\""))
+            && tree.iter().any(|l| l.contains("cell \"gamma.pdf\"")),
+        "{first}"
+    );
+    let unchanged = desk
+        .act("observe", json!({"target": w, "since": true}))
+        .ok();
+    assert!(
+        unchanged
+            .lines()
+            .next()
+            .unwrap_or_default()
+            .contains("· no changes since"),
+        "{unchanged}"
+    );
+    let log = ref_under(&first, "tree \"Tree\"", "\"file 1.log\"");
+    desk.act("click", json!({"ref": log})).ok();
+    views.wait_for("file 1.log selected", |e| {
+        e["event"] == "selected" && e["view"] == "tree" && e["item"] == "file 1.log"
+    });
+}
+
 /// Dolphin's icon view takes a click on an item only on its icon or text, and this item's
 /// middle is an empty icon: a pointer click by ref (a double-click, which has no accessibility
 /// action) goes where the app says the item is, and the item is selected and opened.

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use deskhand_core::model::{ElementHandle, Node, Role};
 
-use super::cells::name_by_place;
+use super::cells::{name_by_place, places_in_order};
 use super::record::Replay;
 use super::*;
 
@@ -180,7 +180,7 @@ async fn an_app_that_stops_answering_gives_what_was_read_and_says_why() {
     assert!(named(&walked.root, Role::Menu, "File").is_none());
 }
 
-/// A Qt 5 tree view's children, as `name_by_place` gets them: one header row, then the cells of
+/// A Qt 5 tree view's children, as `places_in_order` and `name_by_place` get them: one header row, then the cells of
 /// each row, each under an object path no later read gives again.
 fn tree_view_children(rows: &[[&str; 2]], first_path: usize) -> Vec<(usize, Node, bool)> {
     let headers = ["Name", "Kind"].map(|name| (Role::Header, name));
@@ -214,8 +214,9 @@ fn a_table_that_names_its_cells_anew_keys_them_by_their_place_and_their_rows_wor
     let rows = [["alpha.txt", "Text"], ["beta.png", "Image"]];
     let mut first = tree_view_children(&rows, 100);
     let mut again = tree_view_children(&rows, 200);
-    name_by_place(&table, &mut first, 2);
-    name_by_place(&table, &mut again, 2);
+    let places = places_in_order(&first, 2);
+    name_by_place(&table, &mut first, &places);
+    name_by_place(&table, &mut again, &places);
     for ((_, before, _), (_, now, _)) in first.iter().zip(&again) {
         assert_eq!(before.handle.identity(), now.handle.identity());
         assert_ne!(before.handle.address(), now.handle.address());
@@ -225,7 +226,8 @@ fn a_table_that_names_its_cells_anew_keys_them_by_their_place_and_their_rows_wor
     // A row inserted above: the cell now first in the Kind column reads "Text" as alpha's did,
     // and is not taken for it.
     let mut moved = tree_view_children(&[["aardvark.txt", "Text"], rows[0], rows[1]], 300);
-    name_by_place(&table, &mut moved, 2);
+    let places = places_in_order(&moved, 2);
+    name_by_place(&table, &mut moved, &places);
     let identity = |children: &[(usize, Node, bool)], index: usize| {
         children[index].1.handle.identity().to_owned()
     };

@@ -11,7 +11,9 @@ use zbus::zvariant::OwnedObjectPath;
 use deskhand_core::model::{Node, Rect, Role};
 
 use super::cache::Snapshot;
-use super::cells::{MAX_NESTED_CELLS, MAX_VISIBLE_CELLS, merge_nested_cells, name_by_place};
+use super::cells::{
+    MAX_NESTED_CELLS, MAX_VISIBLE_CELLS, Place, merge_nested_cells, name_by_place, places_in_order,
+};
 use super::element::{ValueReads, chosen_unless_name, finish_value};
 use super::*;
 
@@ -116,6 +118,9 @@ pub(super) struct CellsOnDemand {
     what: String,
     read: usize,
     total: i64,
+    /// Where each child read stands, headers first, where the table hands out a new object for
+    /// a cell at every ask.
+    places: Option<Vec<Place>>,
 }
 
 impl CellsOnDemand {
@@ -451,10 +456,22 @@ impl Walk<'_> {
         if interfaces.iter().any(|i| i == TABLE)
             && let Some(visible) = self.answered(a.visible_cells(object, MAX_VISIBLE_CELLS).await)
         {
+            let places = visible.named_anew.then(|| {
+                visible
+                    .headers
+                    .iter()
+                    .map(|(_, column)| Place::Header { column: *column })
+                    .chain(visible.cells.iter().map(|cell| Place::Cell {
+                        row: cell.row,
+                        column: cell.column,
+                    }))
+                    .collect()
+            });
             let cells = CellsOnDemand {
                 what,
                 read: visible.cells.len(),
                 total: visible.total,
+                places,
             };
             self.sheet_cells.lock().expect("not poisoned").extend(
                 visible
@@ -465,6 +482,7 @@ impl Walk<'_> {
             let objects = visible
                 .headers
                 .into_iter()
+                .map(|(header, _)| header)
                 .chain(visible.cells.into_iter().map(|cell| cell.object))
                 .collect();
             return (objects, Some(cells));
@@ -633,8 +651,15 @@ impl Walk<'_> {
             } else {
                 Vec::new()
             };
-            if let Some(columns) = named_anew_columns {
-                name_by_place(&object, &mut children, columns);
+            let places = match (named_anew_columns, &cells) {
+                (Some(columns), _) => Some(places_in_order(&children, columns)),
+                (None, Some(cells)) => cells.places.as_ref().map(|places| {
+                    children.iter().map(|(index, ..)| places[*index]).collect()
+                }),
+                (None, None) => None,
+            };
+            if let Some(places) = places {
+                name_by_place(&object, &mut children, &places);
             }
             let embedded: Vec<Embedded<'_>> = children
                 .iter()
