@@ -4,7 +4,8 @@
 //! They need the Windows build and a prepared Wine prefix, so they are ignored in a plain
 //! `cargo test` and run by `scripts/wine-test`, which builds both, starts the desktop and passes
 //! `--ignored`. Under Wine 8 there is no UI Automation: these tests cover windows, input,
-//! pixels, the clipboard, apps and safety; the tree is covered by the UIA unit tests.
+//! pixels, the clipboard, apps and safety; the tree is covered by the UIA unit tests and, under
+//! Wine 10, by `wine10.rs`.
 #![cfg(target_os = "linux")]
 
 mod wine_common;
