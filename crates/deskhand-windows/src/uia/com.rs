@@ -1,10 +1,12 @@
 //! The COM shell around the translation: one UI Automation client for the process in the
-//! multithreaded apartment, a walk of each window one cache request per element within a
-//! budget (`walk`), the live elements of each window's last walk kept for the calls that
-//! follow, element actions through their patterns. Wine 8 has no
-//! `CUIAutomation`: creating the client fails there, and every call answers `no-accessibility`
-//! (what else Wine's UI Automation lacks is in the crate's README). Only `CoCreateInstance` is
-//! asked: Wine 8's `DllGetClassObject` of the DLL is a stub that aborts the process.
+//! multithreaded apartment, a walk of each window one request per element within a budget
+//! (`walk`, over `reader`'s requests), the live elements of each window's last walk kept for
+//! the calls that follow, element actions through their patterns. Wine 8 has no
+//! `CUIAutomation`: creating the client fails there, and every call answers `no-accessibility`.
+//! Wine 10's client reads names, types, places and focus but no pattern, and answers `E_NOTIMPL`
+//! to pattern and focus calls, which become `unsupported` failures before anything is sent (what
+//! Wine's UI Automation lacks is in the crate's README). Only `CoCreateInstance` is asked: Wine
+//! 8's `DllGetClassObject` of the DLL is a stub that aborts the process.
 
 use std::collections::HashMap;
 use std::sync::{Mutex, mpsc};
@@ -12,21 +14,13 @@ use std::time::{Duration, Instant};
 
 use deskhand_core::error::{Error, ErrorKind, Result};
 use deskhand_core::model::{ElementHandle, Rect, Tree};
-use windows::Win32::Foundation::RECT;
-use windows::Win32::System::Com::{CLSCTX_INPROC_SERVER, CoCreateInstance, SAFEARRAY};
-use windows::Win32::System::Ole::SafeArrayDestroy;
-use windows::Win32::System::Variant::{
-    VAR_CHANGE_FLAGS, VARIANT, VT_BSTR, VT_EMPTY, VariantChangeType, VariantClear,
-    VariantToBooleanWithDefault, VariantToDoubleWithDefault, VariantToInt32WithDefault,
-};
+use windows::Win32::System::Com::{CLSCTX_INPROC_SERVER, CoCreateInstance};
 use windows::Win32::UI::Accessibility::*;
 use windows::core::{BSTR, Interface};
 
-use super::walk::{self, Budget, NotFound, UiaReader};
-use super::{
-    Act, Element, Expand, Patterns, Pruned, RangeState, Toggle, ValueState, check_range, classify,
-    node, parse_handle,
-};
+use super::reader::Reader;
+use super::walk::{self, Budget, NotFound};
+use super::{Act, Element, Pruned, check_range, classify, node, parse_handle};
 use crate::outgoing::Outgoing;
 use crate::win32::apps::enter_com;
 use crate::win32::hwnd;
@@ -83,193 +77,6 @@ fn client() -> Result<IUIAutomation> {
 /// Whether a UI Automation client can be made here: `Err` says why not, as a sentence.
 pub fn available() -> std::result::Result<(), String> {
     client().map(drop).map_err(|err| err.message)
-}
-
-/// Every property and pattern state an observation shows, cached in the walk's one request.
-const CACHED: &[UIA_PROPERTY_ID] = &[
-    UIA_RuntimeIdPropertyId,
-    UIA_NamePropertyId,
-    UIA_ControlTypePropertyId,
-    UIA_LocalizedControlTypePropertyId,
-    UIA_BoundingRectanglePropertyId,
-    UIA_IsEnabledPropertyId,
-    UIA_HasKeyboardFocusPropertyId,
-    UIA_IsKeyboardFocusablePropertyId,
-    UIA_IsOffscreenPropertyId,
-    UIA_IsPasswordPropertyId,
-    UIA_AutomationIdPropertyId,
-    UIA_IsInvokePatternAvailablePropertyId,
-    UIA_IsValuePatternAvailablePropertyId,
-    UIA_ValueValuePropertyId,
-    UIA_ValueIsReadOnlyPropertyId,
-    UIA_IsTogglePatternAvailablePropertyId,
-    UIA_ToggleToggleStatePropertyId,
-    UIA_IsExpandCollapsePatternAvailablePropertyId,
-    UIA_ExpandCollapseExpandCollapseStatePropertyId,
-    UIA_IsSelectionItemPatternAvailablePropertyId,
-    UIA_SelectionItemIsSelectedPropertyId,
-    UIA_IsRangeValuePatternAvailablePropertyId,
-    UIA_RangeValueValuePropertyId,
-    UIA_RangeValueMinimumPropertyId,
-    UIA_RangeValueMaximumPropertyId,
-    UIA_RangeValueIsReadOnlyPropertyId,
-    UIA_IsLegacyIAccessiblePatternAvailablePropertyId,
-    UIA_LegacyIAccessibleDefaultActionPropertyId,
-    UIA_WindowIsModalPropertyId,
-];
-
-/// A cached property, released after `read` has taken what it needs.
-fn cached<T>(
-    element: &IUIAutomationElement,
-    id: UIA_PROPERTY_ID,
-    read: impl Fn(&VARIANT) -> T,
-) -> Option<T> {
-    // SAFETY: the variant is owned here and cleared after reading.
-    unsafe {
-        let mut value = element.GetCachedPropertyValue(id).ok()?;
-        let read = read(&value);
-        let _ = VariantClear(&mut value);
-        Some(read)
-    }
-}
-
-fn flag(element: &IUIAutomationElement, id: UIA_PROPERTY_ID) -> bool {
-    // SAFETY: reading a variant this function's caller keeps alive.
-    cached(element, id, |v| {
-        unsafe { VariantToBooleanWithDefault(v, false) }.as_bool()
-    })
-    .unwrap_or(false)
-}
-
-fn int(element: &IUIAutomationElement, id: UIA_PROPERTY_ID) -> i32 {
-    // SAFETY: as above.
-    cached(element, id, |v| unsafe { VariantToInt32WithDefault(v, 0) }).unwrap_or(0)
-}
-
-fn number(element: &IUIAutomationElement, id: UIA_PROPERTY_ID) -> f64 {
-    // SAFETY: as above.
-    cached(element, id, |v| unsafe {
-        VariantToDoubleWithDefault(v, 0.0)
-    })
-    .unwrap_or(0.0)
-}
-
-fn text(element: &IUIAutomationElement, id: UIA_PROPERTY_ID) -> String {
-    cached(element, id, variant_text).unwrap_or_default()
-}
-
-/// A variant's text, whole: a fixed buffer would cut a long value or name without saying so,
-/// and a read-back would then compare against the cut text.
-fn variant_text(variant: &VARIANT) -> String {
-    // SAFETY: the tag says which member is live; a BSTR carries its own length. Anything else
-    // is converted by OLE into a BSTR variant of its own (propsys' VariantToStringAlloc aborts
-    // the process under Wine 8), cleared here.
-    unsafe {
-        let inner = &variant.Anonymous.Anonymous;
-        if inner.vt == VT_BSTR {
-            return String::from_utf16_lossy(&inner.Anonymous.bstrVal);
-        }
-        if inner.vt == VT_EMPTY {
-            return String::new();
-        }
-        let mut converted = VARIANT::default();
-        if VariantChangeType(&mut converted, variant, VAR_CHANGE_FLAGS(0), VT_BSTR).is_err() {
-            return String::new();
-        }
-        let text = String::from_utf16_lossy(&converted.Anonymous.Anonymous.Anonymous.bstrVal);
-        let _ = VariantClear(&mut converted);
-        text
-    }
-}
-
-fn runtime_id(element: &IUIAutomationElement) -> Vec<i32> {
-    // SAFETY: the array UIA hands over is read within its bounds and destroyed.
-    unsafe {
-        let Ok(array) = element.GetRuntimeId() else {
-            return Vec::new();
-        };
-        if array.is_null() {
-            return Vec::new();
-        }
-        let array: *mut SAFEARRAY = array;
-        let count = (*array).rgsabound[0].cElements as usize;
-        let ids = std::slice::from_raw_parts((*array).pvData as *const i32, count).to_vec();
-        let _ = SafeArrayDestroy(array);
-        ids
-    }
-}
-
-/// One cached element as the translation's [`Element`]. A password field's value is cached
-/// with the rest but never decoded.
-fn read(element: &IUIAutomationElement) -> Element {
-    let password = flag(element, UIA_IsPasswordPropertyId);
-    let bounds = {
-        // SAFETY: a cached read.
-        let rect: Option<RECT> = unsafe { element.CachedBoundingRectangle() }.ok();
-        rect.filter(|r| r.right > r.left && r.bottom > r.top)
-            .map(|r| {
-                [
-                    r.left as f64,
-                    r.top as f64,
-                    (r.right - r.left) as f64,
-                    (r.bottom - r.top) as f64,
-                ]
-            })
-    };
-    let patterns = Patterns {
-        invoke: flag(element, UIA_IsInvokePatternAvailablePropertyId),
-        value: (flag(element, UIA_IsValuePatternAvailablePropertyId)).then(|| ValueState {
-            value: if password {
-                String::new()
-            } else {
-                text(element, UIA_ValueValuePropertyId)
-            },
-            read_only: flag(element, UIA_ValueIsReadOnlyPropertyId),
-        }),
-        toggle: flag(element, UIA_IsTogglePatternAvailablePropertyId).then(|| {
-            match int(element, UIA_ToggleToggleStatePropertyId) {
-                1 => Toggle::On,
-                2 => Toggle::Indeterminate,
-                _ => Toggle::Off,
-            }
-        }),
-        expand_collapse: flag(element, UIA_IsExpandCollapsePatternAvailablePropertyId).then(|| {
-            match int(element, UIA_ExpandCollapseExpandCollapseStatePropertyId) {
-                1 => Expand::Expanded,
-                2 => Expand::PartiallyExpanded,
-                3 => Expand::LeafNode,
-                _ => Expand::Collapsed,
-            }
-        }),
-        selection_item: flag(element, UIA_IsSelectionItemPatternAvailablePropertyId)
-            .then(|| flag(element, UIA_SelectionItemIsSelectedPropertyId)),
-        range_value: flag(element, UIA_IsRangeValuePatternAvailablePropertyId).then(|| {
-            RangeState {
-                value: number(element, UIA_RangeValueValuePropertyId),
-                minimum: number(element, UIA_RangeValueMinimumPropertyId),
-                maximum: number(element, UIA_RangeValueMaximumPropertyId),
-                read_only: flag(element, UIA_RangeValueIsReadOnlyPropertyId),
-            }
-        }),
-        legacy_default_action: flag(element, UIA_IsLegacyIAccessiblePatternAvailablePropertyId)
-            .then(|| text(element, UIA_LegacyIAccessibleDefaultActionPropertyId)),
-    };
-    Element {
-        runtime_id: runtime_id(element),
-        name: text(element, UIA_NamePropertyId),
-        control_type: int(element, UIA_ControlTypePropertyId),
-        localized_control_type: text(element, UIA_LocalizedControlTypePropertyId),
-        bounds,
-        enabled: flag(element, UIA_IsEnabledPropertyId),
-        has_keyboard_focus: flag(element, UIA_HasKeyboardFocusPropertyId),
-        keyboard_focusable: flag(element, UIA_IsKeyboardFocusablePropertyId),
-        offscreen: flag(element, UIA_IsOffscreenPropertyId),
-        password,
-        automation_id: text(element, UIA_AutomationIdPropertyId),
-        modal: flag(element, UIA_WindowIsModalPropertyId),
-        patterns,
-        children: Vec::new(),
-    }
 }
 
 /// An object of the multithreaded apartment: UI Automation's client and its elements are
@@ -334,71 +141,6 @@ fn kept_chain(window: u64, id: &[i32]) -> Option<Vec<IUIAutomationElement>> {
     (!chain.is_empty()).then(|| chain.into_iter().map(|element| element.0).collect())
 }
 
-/// The walk's reader: one cache request per element, over the control view.
-struct Reader {
-    /// Every property of [`CACHED`], for the element alone.
-    element: IUIAutomationCacheRequest,
-    /// The same for the element's children.
-    children: IUIAutomationCacheRequest,
-}
-
-impl Reader {
-    fn new(automation: &IUIAutomation) -> windows::core::Result<Reader> {
-        // SAFETY: COM calls on objects this function owns.
-        unsafe {
-            let view = automation.ControlViewCondition()?;
-            let request = |scope| -> windows::core::Result<IUIAutomationCacheRequest> {
-                let request = automation.CreateCacheRequest()?;
-                for &id in CACHED {
-                    request.AddProperty(id)?;
-                }
-                request.SetTreeScope(scope)?;
-                request.SetTreeFilter(&view)?;
-                Ok(request)
-            };
-            Ok(Reader {
-                element: request(TreeScope_Element)?,
-                children: request(TreeScope_Children)?,
-            })
-        }
-    }
-}
-
-impl UiaReader for Reader {
-    type Live = IUIAutomationElement;
-
-    fn children(
-        &self,
-        parent: &IUIAutomationElement,
-    ) -> std::result::Result<Vec<(IUIAutomationElement, Element)>, i32> {
-        // SAFETY: COM calls on live elements; the array is read within its length.
-        unsafe {
-            let updated = parent
-                .BuildUpdatedCache(&self.children)
-                .map_err(|err| err.code().0)?;
-            // An element without children answers no array.
-            let Ok(children) = updated.GetCachedChildren() else {
-                return Ok(Vec::new());
-            };
-            let count = children.Length().unwrap_or(0);
-            Ok((0..count)
-                .filter_map(|index| children.GetElement(index).ok())
-                .map(|child| {
-                    let read = read(&child);
-                    (child, read)
-                })
-                .collect())
-        }
-    }
-
-    fn refresh(&self, element: &IUIAutomationElement) -> std::result::Result<Element, i32> {
-        // SAFETY: a COM call on a live element.
-        let fresh =
-            unsafe { element.BuildUpdatedCache(&self.element) }.map_err(|err| err.code().0)?;
-        Ok(read(&fresh))
-    }
-}
-
 /// How long one observation's walk may read: under the blocking pool's deadline, so a slow
 /// window answers with what was read.
 pub(crate) const WALK_TIME: Duration = Duration::from_secs(5);
@@ -449,12 +191,8 @@ fn walk_of(window: u64) -> Result<(walk::Walked<IUIAutomationElement>, walk::Lef
     let reader = Reader::new(&automation).map_err(failure(what, false))?;
     let looks = if woken { WEB_LOOKS } else { 1 };
     let root = || {
-        // SAFETY: COM calls on objects this function owns; the window handle is only passed on.
-        unsafe { automation.ElementFromHandleBuildCache(hwnd(window), &reader.element) }
-            .map(|root| {
-                let element = read(&root);
-                (root, element)
-            })
+        reader
+            .root(&automation, hwnd(window))
             .map_err(|err| err.code().0)
     };
     let walked = walk::walk_window(&reader, root, budget(WALK_TIME), looks, WEB_LOOK_GAP)
@@ -616,10 +354,14 @@ pub fn set_number(handle: &ElementHandle, number: f64, outgoing: &Outgoing) -> R
     let (element, read) = resolve(&automation, handle)?;
     let what = "Setting the element's number";
     let range = read.patterns.range_value.ok_or_else(|| {
-        Error::new(
-            ErrorKind::Unsupported,
-            "the element has no range value to set; type the number into it instead",
-        )
+        let why = if read.patterns.unread {
+            "this system's UI Automation does not say whether the element has a range value \
+             (Wine's reads no pattern), so nothing was set; drag or click the control, or type \
+             the number into it"
+        } else {
+            "the element has no range value to set; type the number into it instead"
+        };
+        Error::new(ErrorKind::Unsupported, why)
     })?;
     check_range(&range, number)?;
     // SAFETY: pattern calls on a live element.
@@ -658,36 +400,4 @@ pub fn element_text(handle: &ElementHandle) -> Result<String> {
     let automation = client()?;
     let (_, read) = resolve(&automation, handle)?;
     Ok(super::value(&read).unwrap_or(read.name))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Runs under Wine in scripts/wine-test.
-    use windows::Win32::System::Variant::VT_I4;
-
-    #[test]
-    fn a_text_longer_than_any_fixed_buffer_comes_back_whole() {
-        let long: String = "0123456789abcdef".repeat(1000) + "é end";
-        let mut variant = VARIANT::default();
-        // SAFETY: the tag and the member set together; VariantClear frees the BSTR.
-        unsafe {
-            let inner = &mut *variant.Anonymous.Anonymous;
-            inner.vt = VT_BSTR;
-            inner.Anonymous.bstrVal = std::mem::ManuallyDrop::new(BSTR::from(long.as_str()));
-        }
-        assert_eq!(variant_text(&variant), long);
-        // SAFETY: the variant is owned here.
-        let _ = unsafe { VariantClear(&mut variant) };
-        assert_eq!(variant_text(&VARIANT::default()), "");
-        // A number is converted, as a provider may answer one for a text property.
-        // SAFETY: the tag and the member set together.
-        unsafe {
-            let inner = &mut *variant.Anonymous.Anonymous;
-            inner.vt = VT_I4;
-            inner.Anonymous.lVal = 4096;
-        }
-        assert_eq!(variant_text(&variant), "4096");
-    }
 }

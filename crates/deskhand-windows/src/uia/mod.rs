@@ -8,6 +8,8 @@
 pub mod com;
 pub mod dump;
 pub mod identity;
+#[cfg(windows)]
+mod reader;
 pub mod walk;
 
 use deskhand_core::error::{Error, ErrorKind};
@@ -110,6 +112,9 @@ pub struct Patterns {
     pub range_value: Option<RangeState>,
     /// LegacyIAccessible's default action name ("Press", "Check"), empty when it has none.
     pub legacy_default_action: Option<String>,
+    /// The system said nothing of the element's patterns (Wine 10's UI Automation has no
+    /// pattern property): those above are unknown, not absent.
+    pub unread: bool,
 }
 
 /// One element as a cached walk gives it: every property asked for in one round trip.
@@ -458,6 +463,7 @@ pub fn check_range(range: &RangeState, number: f64) -> Result<(), Error> {
 /// HRESULTs UI Automation and COM answer.
 pub mod hresult {
     pub const E_ACCESSDENIED: i32 = 0x8007_0005_u32 as i32;
+    pub const E_NOTIMPL: i32 = 0x8000_4001_u32 as i32;
     pub const REGDB_E_CLASSNOTREG: i32 = 0x8004_0154_u32 as i32;
     pub const UIA_E_ELEMENTNOTENABLED: i32 = 0x8004_0200_u32 as i32;
     pub const UIA_E_ELEMENTNOTAVAILABLE: i32 = 0x8004_0201_u32 as i32;
@@ -495,6 +501,11 @@ pub fn classify(code: i32, what: &str, sent: bool) -> Error {
         h::UIA_E_NOTSUPPORTED | h::UIA_E_NOCLICKABLEPOINT => (
             ErrorKind::Unsupported,
             "the element does not offer that through UI Automation; click it with the pointer",
+        ),
+        h::E_NOTIMPL => (
+            ErrorKind::Unsupported,
+            "this system's UI Automation does not implement that call (Wine's implements no \
+             pattern and no focus call); click or type at the element's place instead",
         ),
         h::UIA_E_TIMEOUT => (
             ErrorKind::Timeout,

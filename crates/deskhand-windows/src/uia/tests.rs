@@ -327,6 +327,16 @@ fn failures_are_classified_and_only_those_that_may_have_acted_count_as_sent() {
         ErrorKind::Platform
     );
     assert_eq!(classify(-1, "Reading", false).kind, ErrorKind::Platform);
+    // Wine 10 answers a pattern or focus call it lacks so: unsupported, and the core then uses
+    // the pointer or the keyboard; the call did nothing, sent or not.
+    let unimplemented = classify(h::E_NOTIMPL, "Focusing the element", true);
+    assert_eq!(unimplemented.kind, ErrorKind::Unsupported);
+    assert!(!unimplemented.sent);
+    assert!(
+        unimplemented.message.contains("does not implement"),
+        "{}",
+        unimplemented.message
+    );
 }
 
 #[test]

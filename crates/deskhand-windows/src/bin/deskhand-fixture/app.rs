@@ -2,6 +2,7 @@ use std::fs::File;
 use std::io::Write;
 use std::process::ExitCode;
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use windows::Win32::Foundation::{COLORREF, HWND, LPARAM, LRESULT, RECT, WPARAM};
 use windows::Win32::Graphics::Gdi::{
@@ -11,7 +12,11 @@ use windows::Win32::Graphics::Gdi::{
 use windows::Win32::System::Com::{
     CLSCTX_INPROC_SERVER, COINIT_APARTMENTTHREADED, CoCreateInstance, CoInitializeEx, IPersistFile,
 };
-use windows::Win32::System::LibraryLoader::GetModuleHandleW;
+use windows::Win32::System::LibraryLoader::{
+    FindResourceW, GetModuleHandleW, LOAD_LIBRARY_AS_DATAFILE, LOAD_LIBRARY_AS_IMAGE_RESOURCE,
+    LoadLibraryExW, LoadResource, LockResource, SizeofResource,
+};
+use windows::Win32::UI::Input::KeyboardAndMouse::SetFocus;
 use windows::Win32::UI::Shell::{IShellLinkW, ShellLink};
 use windows::Win32::UI::WindowsAndMessaging::*;
 use windows::core::{HSTRING, Interface, PCWSTR, w};
@@ -29,22 +34,30 @@ const MENU_DIALOG: u16 = 102;
 const MENU_EXIT: u16 = 103;
 const ACCEL_SAVE: u16 = 104;
 const ACCEL_SAVE_AS: u16 = 105;
-const BUTTON_PRESS: u16 = 201;
+pub(crate) const BUTTON_PRESS: u16 = 201;
 const BUTTON_DIALOG: u16 = 202;
 const CHECK_REMEMBER: u16 = 203;
-const EDIT: u16 = 204;
-const LIST: u16 = 205;
+pub(crate) const EDIT: u16 = 204;
+pub(crate) const LIST: u16 = 205;
+pub(crate) const BUTTON_ADD_ROW: u16 = 206;
+
+/// Asks the window's thread to focus its control with the id in wParam (a UI Automation
+/// provider's SetFocus, which may run on another thread).
+pub(crate) const WM_FOCUS_CONTROL: u32 = WM_APP + 1;
 
 static LOG: Mutex<Option<File>> = Mutex::new(None);
 
-fn log(line: &str) {
+/// `--uia`: the window answers UI Automation with providers of its own (see `uia`).
+static SERVES_UIA: AtomicBool = AtomicBool::new(false);
+
+pub(crate) fn log(line: &str) {
     if let Some(file) = LOG.lock().unwrap_or_else(|p| p.into_inner()).as_mut() {
         let _ = writeln!(file, "{line}");
         let _ = file.flush();
     }
 }
 
-fn text_of(window: HWND) -> String {
+pub(crate) fn text_of(window: HWND) -> String {
     // SAFETY: the buffer's length goes with it.
     unsafe {
         let mut buffer = vec![0u16; GetWindowTextLengthW(window).max(0) as usize + 1];
@@ -53,7 +66,7 @@ fn text_of(window: HWND) -> String {
     }
 }
 
-fn child(parent: HWND, id: u16) -> HWND {
+pub(crate) fn child(parent: HWND, id: u16) -> HWND {
     // SAFETY: a lookup among the window's children.
     unsafe { GetDlgItem(Some(parent), id as i32) }.unwrap_or_default()
 }
@@ -106,6 +119,20 @@ fn command(window: HWND, id: u16, code: u32) {
         (ACCEL_SAVE, _) => log("accelerator ctrl+s"),
         (ACCEL_SAVE_AS, _) => log("accelerator ctrl+shift+s"),
         (BUTTON_PRESS, BN_CLICKED) => log("button Press me clicked"),
+        (BUTTON_ADD_ROW, BN_CLICKED) => {
+            // Above every row: each row's index, and so its runtime id, moves down by one.
+            let row = HSTRING::from("Aardvark");
+            // SAFETY: a string for the call's length, into the window's own list.
+            unsafe {
+                SendMessageW(
+                    child(window, LIST),
+                    LB_INSERTSTRING,
+                    Some(WPARAM(0)),
+                    Some(LPARAM(row.as_ptr() as isize)),
+                )
+            };
+            log("row added Aardvark");
+        }
         (CHECK_REMEMBER, BN_CLICKED) => {
             // SAFETY: a state query on the window's own check box.
             let checked =
@@ -184,6 +211,17 @@ extern "system" fn window_proc(
                 client.right,
                 client.bottom
             ));
+        }
+        WM_GETOBJECT if SERVES_UIA.load(Ordering::Relaxed) => {
+            log(&format!("uia getobject objid={}", lparam.0 as i32));
+            if let Some(answer) = crate::uia::get_object(window, wparam, lparam) {
+                return answer;
+            }
+        }
+        WM_FOCUS_CONTROL => {
+            // SAFETY: one of this window's own controls, on its thread.
+            let _ = unsafe { SetFocus(Some(child(window, wparam.0 as u16))) };
+            return LRESULT(0);
         }
         WM_CLOSE => log("close requested"),
         WM_DESTROY => {
@@ -282,6 +320,8 @@ struct Options {
     frame_host: bool,
     /// `--core-window`: the frame window this process puts the app's window into.
     core_window: Option<isize>,
+    /// `--uia`: the window serves UI Automation providers, with an "Add row" button.
+    uia: bool,
 }
 
 fn parse(args: &[String]) -> Option<Options> {
@@ -291,6 +331,7 @@ fn parse(args: &[String]) -> Option<Options> {
         at: (100, 100),
         frame_host: false,
         core_window: None,
+        uia: false,
     };
     let mut args = args.iter();
     while let Some(arg) = args.next() {
@@ -302,6 +343,7 @@ fn parse(args: &[String]) -> Option<Options> {
                 options.at = (x.parse().ok()?, y.parse().ok()?);
             }
             "--frame-host" => options.frame_host = true,
+            "--uia" => options.uia = true,
             "--core-window" => options.core_window = Some(args.next()?.parse().ok()?),
             _ => return None,
         }
@@ -361,8 +403,44 @@ fn rect(left: i32, top: i32, width: i32, height: i32) -> RECT {
     }
 }
 
+/// The application manifest (`RT_MANIFEST` #1) embedded in the program at `path`, as the
+/// Windows loader reads it.
+fn manifest_of(path: &str) -> windows::core::Result<String> {
+    // SAFETY: the module is loaded as data for these reads alone; the resource's bytes are read
+    // within the size the loader gives.
+    unsafe {
+        let module = LoadLibraryExW(
+            &HSTRING::from(path),
+            None,
+            LOAD_LIBRARY_AS_DATAFILE | LOAD_LIBRARY_AS_IMAGE_RESOURCE,
+        )?;
+        let resource = FindResourceW(Some(module), PCWSTR(1 as _), RT_MANIFEST);
+        if resource.is_invalid() {
+            return Err(windows::core::Error::from_thread());
+        }
+        let size = SizeofResource(Some(module), resource) as usize;
+        let bytes = LockResource(LoadResource(Some(module), resource)?) as *const u8;
+        if bytes.is_null() {
+            return Err(windows::core::Error::from_thread());
+        }
+        Ok(String::from_utf8_lossy(std::slice::from_raw_parts(bytes, size)).into_owned())
+    }
+}
+
 pub fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().map(String::as_str) == Some("--manifest-of") && args.len() == 2 {
+        return match manifest_of(&args[1]) {
+            Ok(manifest) => {
+                println!("{manifest}");
+                ExitCode::SUCCESS
+            }
+            Err(err) => {
+                eprintln!("reading the manifest of {} failed: {err}", args[1]);
+                ExitCode::FAILURE
+            }
+        };
+    }
     if args.first().map(String::as_str) == Some("--shortcut") && args.len() >= 2 {
         return match write_shortcut(&args[1], &args[2..]) {
             Ok(()) => ExitCode::SUCCESS,
@@ -374,8 +452,8 @@ pub fn main() -> ExitCode {
     }
     let Some(options) = parse(&args) else {
         eprintln!(
-            "usage: deskhand-fixture --log FILE [--title TITLE] [--at X,Y] [--frame-host] | \
-             --core-window HWND --log FILE | --shortcut LNK ARGS…"
+            "usage: deskhand-fixture --log FILE [--title TITLE] [--at X,Y] [--frame-host] [--uia] | \
+             --core-window HWND --log FILE | --shortcut LNK ARGS… | --manifest-of PROGRAM"
         );
         return ExitCode::from(2);
     };
@@ -500,6 +578,19 @@ pub fn main() -> ExitCode {
                 None,
                 Some(LPARAM(item.as_ptr() as isize)),
             );
+        }
+        if options.uia {
+            // Providers are COM objects: the thread that serves them is in an apartment.
+            let _ = CoInitializeEx(None, COINIT_APARTMENTTHREADED);
+            control(
+                main,
+                w!("BUTTON"),
+                "Add row",
+                WINDOW_STYLE(BS_PUSHBUTTON as u32),
+                rect(20, 230, 120, 30),
+                BUTTON_ADD_ROW,
+            );
+            SERVES_UIA.store(true, Ordering::Relaxed);
         }
         let accelerators = CreateAcceleratorTableW(&[
             ACCEL {

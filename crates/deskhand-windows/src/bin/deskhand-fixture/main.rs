@@ -3,14 +3,17 @@
 //! dialog and a red block to find in captures) and writes one line to its log file for every
 //! thing it receives, so a test checks what arrived, not what deskhand says it sent.
 //!
-//! `deskhand-fixture --log FILE [--title TITLE] [--at X,Y] [--frame-host]` runs the window
-//! (with `--frame-host` as a Store app's frame, the app's window inside it from a second
-//! process, `--core-window HWND`);
+//! `deskhand-fixture --log FILE [--title TITLE] [--at X,Y] [--frame-host] [--uia]` runs the
+//! window (with `--frame-host` as a Store app's frame, the app's window inside it from a second
+//! process, `--core-window HWND`; with `--uia` serving UI Automation providers of its own);
 //! `deskhand-fixture --shortcut LNK ARGS…` writes a Start-menu shortcut to itself with ARGS and
-//! exits, for the installed-apps and launch tests.
+//! exits, for the installed-apps and launch tests;
+//! `deskhand-fixture --manifest-of PROGRAM` prints the manifest embedded in PROGRAM.
 
 #[cfg(windows)]
 mod app;
+#[cfg(windows)]
+mod uia;
 
 #[cfg(windows)]
 fn main() -> std::process::ExitCode {
