@@ -6,7 +6,7 @@
 //! takes an input event for deskhand's only when it matches one (same key or button, or a
 //! pointer position deskhand moved to) sent moments before.
 
-pub(crate) mod x11;
+pub mod x11;
 
 /// Why the takeover cannot be told on sway.
 pub const CANNOT_TELL_ON_SWAY: &str = "on sway a person's input cannot be told from deskhand's: wlroots tells no client about another client's input, so only the top-left corner stops deskhand there";
