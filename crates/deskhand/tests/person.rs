@@ -185,15 +185,18 @@ fn a_type_cut_off_by_a_persons_key_says_how_much_went_in() {
     // app reads its keys more slowly than deskhand sends them, so typing is still under way.
     let log = fixture.log.clone();
     let display_env = desk.command("xdotool");
+    // Looked for every few milliseconds: the whole text goes in within a second.
     let hand = std::thread::spawn(move || {
-        let typed_some = wait_until(Duration::from_secs(20), || {
-            std::fs::read_to_string(&log)
+        let until = std::time::Instant::now() + Duration::from_secs(20);
+        let mut typed_some = false;
+        while !typed_some && std::time::Instant::now() < until {
+            std::thread::sleep(Duration::from_millis(2));
+            typed_some = std::fs::read_to_string(&log)
                 .unwrap_or_default()
                 .lines()
                 .filter_map(|l| serde_json::from_str::<Value>(l).ok())
-                .any(|e| e["event"] == "text" && e["text"].as_str().is_some_and(|t| !t.is_empty()))
-                .then_some(())
-        });
+                .any(|e| e["event"] == "text" && e["text"].as_str().is_some_and(|t| !t.is_empty()));
+        }
         let mut command = display_env;
         command.args(["key", "Shift_R"]);
         (typed_some, command.status())
@@ -205,10 +208,7 @@ fn a_type_cut_off_by_a_persons_key_says_how_much_went_in() {
         "text": text,
     }));
     let (typed_some, pressed) = hand.join().expect("the person's thread");
-    assert!(
-        typed_some.is_some(),
-        "the fixture never showed 20 characters"
-    );
+    assert!(typed_some, "the fixture never showed a character");
     assert!(pressed.is_ok_and(|s| s.success()), "xdotool key");
 
     let sent: usize = reply
@@ -328,4 +328,166 @@ fn a_drag_cut_off_by_a_person_releases_its_button_where_it_got_to() {
     );
     assert!(to > from, "{released}");
     mcp.close();
+}
+
+/// An MCP client over HTTP that keeps every log message the server sends it unasked.
+#[derive(Clone, Default)]
+struct HttpListener {
+    logged: std::sync::Arc<std::sync::Mutex<Vec<Value>>>,
+}
+
+#[allow(
+    deprecated,
+    reason = "deskhand sends log messages, deprecated for a later MCP revision"
+)]
+impl rmcp::ClientHandler for HttpListener {
+    async fn on_logging_message(
+        &self,
+        params: rmcp::model::LoggingMessageNotificationParam,
+        _context: rmcp::service::NotificationContext<rmcp::RoleClient>,
+    ) {
+        let message = serde_json::to_value(&params).expect("a log message is JSON");
+        self.logged.lock().expect("not poisoned").push(message);
+    }
+}
+
+impl HttpListener {
+    fn events(&self) -> Vec<String> {
+        self.logged
+            .lock()
+            .expect("not poisoned")
+            .iter()
+            .map(|m| {
+                assert_eq!(m["logger"], "deskhand.person", "{m}");
+                m["data"]["event"].as_str().expect("an event").to_owned()
+            })
+            .collect()
+    }
+}
+
+/// `deskhand mcp --http` on the shared desktop, ended when dropped.
+struct HttpServer(std::process::Child);
+
+impl Drop for HttpServer {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+#[test]
+fn every_http_session_on_the_shared_desktop_hears_of_a_takeover_and_the_resume() {
+    use rmcp::ServiceExt as _;
+    use rmcp::transport::StreamableHttpClientTransport;
+    use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+    use std::io::BufRead as _;
+
+    let (_turn, desk) = desktop();
+    let audit = desk.scratch("person-http-audit.jsonl");
+    let _ = std::fs::remove_file(&audit);
+    let mut command = desk.command(common::BIN);
+    command
+        .args(["mcp", "--http", "127.0.0.1:0"])
+        .env("DESKHAND_TAKEOVER", "on")
+        .env("DESKHAND_TAKEOVER_IDLE", "2")
+        .env("DESKHAND_AUDIT", &audit)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped());
+    let mut child = command.spawn().expect("starting deskhand mcp --http");
+    let stderr = child.stderr.take().expect("piped stderr");
+    let _server = HttpServer(child);
+    let (found, url) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(stderr)
+            .lines()
+            .map_while(Result::ok)
+        {
+            if let Some(url) = line.strip_prefix("deskhand: serving MCP on ") {
+                let _ = found.send(url.to_owned());
+            }
+        }
+    });
+    let url = url
+        .recv_timeout(Duration::from_secs(60))
+        .expect("the server said where it serves");
+
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("a tokio runtime");
+    let _inside = runtime.enter();
+    let listeners = [HttpListener::default(), HttpListener::default()];
+    let clients: Vec<_> = listeners
+        .iter()
+        .map(|listener| {
+            runtime
+                .block_on(
+                    listener
+                        .clone()
+                        .serve(StreamableHttpClientTransport::from_config(
+                            StreamableHttpClientTransportConfig::with_uri(url.clone()),
+                        )),
+                )
+                .expect("an MCP session over HTTP")
+        })
+        .collect();
+    for client in &clients {
+        let info = client.peer_info().expect("the server's info");
+        assert!(
+            info.capabilities.logging.is_some(),
+            "the server declares the logging capability: {info:?}"
+        );
+    }
+    std::thread::sleep(Duration::from_millis(500));
+
+    xdotool(desk, &["mousemove", "310", "330"]);
+    for (n, listener) in listeners.iter().enumerate() {
+        wait_until(Duration::from_secs(5), || {
+            (listener.events() == ["takeover"]).then_some(())
+        })
+        .unwrap_or_else(|| panic!("session {n} heard {:?}", listener.events()));
+    }
+    // Its calls are paused too.
+    let refused = runtime
+        .block_on(
+            clients[0].call_tool(
+                rmcp::model::CallToolRequestParams::new("desktop").with_arguments(
+                    json!({"action": "click", "target": "screen", "x": 990, "y": 990})
+                        .as_object()
+                        .expect("an object")
+                        .clone(),
+                ),
+            ),
+        )
+        .expect("tools/call");
+    assert_eq!(refused.is_error, Some(true));
+    assert_eq!(
+        refused
+            .structured_content
+            .as_ref()
+            .map(|c| c["error"].clone()),
+        Some(json!("stopped"))
+    );
+    for (n, listener) in listeners.iter().enumerate() {
+        wait_until(Duration::from_secs(5), || {
+            (listener.events() == ["takeover", "resume"]).then_some(())
+        })
+        .unwrap_or_else(|| panic!("session {n} heard {:?}", listener.events()));
+    }
+    let logged = listeners[0].logged.lock().expect("not poisoned").clone();
+    assert_eq!(logged[0]["level"], "warning", "{logged:?}");
+    assert_eq!(logged[1]["level"], "notice", "{logged:?}");
+
+    // Recorded once, not once per session.
+    let handovers: Vec<String> = audit_actions(&audit)
+        .iter()
+        .filter(|e| e["result"] == "noted")
+        .map(|e| e["action"].as_str().expect("an action").to_owned())
+        .collect();
+    assert_eq!(handovers, ["takeover", "resume"]);
+    for client in clients {
+        let _ = runtime.block_on(client.cancel());
+    }
 }
