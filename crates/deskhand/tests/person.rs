@@ -491,3 +491,76 @@ fn every_http_session_on_the_shared_desktop_hears_of_a_takeover_and_the_resume()
         let _ = runtime.block_on(client.cancel());
     }
 }
+
+#[test]
+fn on_sway_another_virtual_pointer_pauses_the_agent_until_the_seat_is_quiet() {
+    let (_turn, desk) = common::sway();
+    let fixture = desk.fixture("Sway Person Fixture", 1);
+    let audit = desk.scratch("person-sway-audit.jsonl");
+    let mcp = session(desk, &audit, "1");
+    let w = mcp.window_id("Sway Person Fixture", Duration::from_secs(10));
+    let press =
+        json!({"action": "click", "target": w, "find": {"name": "Press me", "role": "button"}});
+
+    // deskhand's own input, each after a calm, is never taken for a person's: the pointer
+    // (a right-click and a move) and the keyboard.
+    let own = [
+        json!({"action": "click", "target": w, "find": {"name": "Press me", "role": "button"}, "button": "right"}),
+        json!({"action": "hover", "target": "screen", "x": 600, "y": 700}),
+        json!({"action": "press", "keys": "shift"}),
+    ];
+    for action in own {
+        std::thread::sleep(Duration::from_millis(400));
+        let done = mcp.call(action.clone());
+        assert!(done.text.starts_with("done: "), "{action}: {}", done.text);
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    let done = mcp.call(press.clone());
+    assert!(done.text.starts_with("done: clicked"), "{}", done.text);
+    wait_until(Duration::from_secs(5), || {
+        (clicks(&fixture) == 1).then_some(())
+    })
+    .expect("the fixture saw deskhand's click");
+    assert!(mcp.logged().is_empty(), "{:?}", mcp.logged());
+
+    // A second client's virtual pointer (a deskhand CLI process of its own), as a hand's.
+    let moved = desk
+        .act("hover", json!({"target": "screen", "x": 700, "y": 800}))
+        .ok();
+    assert!(moved.starts_with("done: moved the pointer"), "{moved}");
+    std::thread::sleep(Duration::from_millis(200));
+    let before = fixture.events().len();
+    let refused = mcp.call(press.clone());
+    assert_eq!(refused.kind(), Some("stopped"), "{}", refused.text);
+    assert!(refused.text.starts_with(TOOK_OVER), "{}", refused.text);
+    let seen = fixture.settled_events(before);
+    assert!(
+        input_events(&seen).is_empty(),
+        "the fixture received input while the person had the desktop: {seen:?}"
+    );
+
+    std::thread::sleep(Duration::from_millis(1300));
+    let clicked = clicks(&fixture);
+    let resumed = mcp.call(press.clone());
+    let mut lines = resumed.text.lines();
+    assert_eq!(lines.next(), Some(RESUMED_NOTE), "{}", resumed.text);
+    assert!(
+        lines.next().unwrap().starts_with("done: clicked"),
+        "{}",
+        resumed.text
+    );
+    wait_until(Duration::from_secs(5), || {
+        (clicks(&fixture) == clicked + 1).then_some(())
+    })
+    .expect("the click after the person left reached the fixture");
+    let events: Vec<String> = wait_until(Duration::from_secs(3), || {
+        let logged = mcp.logged();
+        (logged.len() >= 2).then_some(logged)
+    })
+    .unwrap_or_else(|| panic!("two log messages, got {:?}", mcp.logged()))
+    .iter()
+    .map(|m| m["data"]["event"].as_str().expect("an event").to_owned())
+    .collect();
+    assert_eq!(events, ["takeover", "resume"]);
+    mcp.close();
+}

@@ -19,8 +19,8 @@ use x11rb::protocol::xproto::{
 use x11rb::rust_connection::RustConnection;
 use x11rb::wrapper::ConnectionExt as _;
 
+use crate::own_thread::{self, Unstarted};
 use crate::x11::X11;
-use crate::x11::own_thread::{self, Unstarted};
 
 use super::{
     INDICATOR_TEXT, MARKER_RGB, Message, Overlay, REPAINT, SHOWN_FOR, outline, overlaps, rect,

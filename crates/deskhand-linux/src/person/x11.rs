@@ -14,8 +14,8 @@ use x11rb::protocol::xproto::{ConnectionExt as _, Window};
 use x11rb::rust_connection::RustConnection;
 
 use super::{Sent, ours};
+use crate::own_thread::{self, Unstarted};
 use crate::x11::X11;
-use crate::x11::own_thread::{self, Unstarted};
 
 /// How often the pointer's position is sampled, and the presence told that time passed.
 const SAMPLE: Duration = Duration::from_millis(40);

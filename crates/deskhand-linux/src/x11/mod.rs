@@ -11,7 +11,6 @@ mod input;
 mod keyboard;
 mod keys;
 mod monitors;
-pub(crate) mod own_thread;
 mod windows;
 mod wm;
 

@@ -1,12 +1,12 @@
-//! A thread of its own for a long-lived X connection (the overlay's drawing, the watch for a
-//! person's input), whose setup has a deadline like every other X request: connecting and the
-//! first requests wait on the server, and a wedged server must cost the caller the deadline,
-//! never a hung start.
+//! A thread of its own for a long-lived connection to the display server (the overlay's drawing,
+//! the watch for a person's input), whose setup has a deadline like every other request to it:
+//! connecting and the first requests wait on the server, and a wedged server must cost the
+//! caller the deadline, never a hung start.
 
 use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use std::time::Duration;
 
-/// As long as one X request round trip may take on a live server (the backend's deadline).
+/// As long as one round trip may take on a live server (the backend's deadline for X).
 pub(crate) const SETUP_DEADLINE: Duration = Duration::from_secs(5);
 
 /// Why a thread of its own did not start.
@@ -14,7 +14,7 @@ pub(crate) const SETUP_DEADLINE: Duration = Duration::from_secs(5);
 pub(crate) enum Unstarted<E> {
     /// Its setup failed.
     Failed(E),
-    /// The X server did not finish answering its setup within this long.
+    /// The server did not finish answering its setup within this long.
     NoAnswer(Duration),
     /// The thread could not be started.
     NoThread(std::io::Error),
