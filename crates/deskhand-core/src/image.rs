@@ -18,6 +18,32 @@ pub fn fit(image: RgbImage, max_edge: u32) -> RgbImage {
     box_resize(&image, width, height)
 }
 
+/// `image` at `width`x`height`: area-averaged where it shrinks, repeated where it grows.
+pub fn resized(image: &RgbImage, width: u32, height: u32) -> RgbImage {
+    if (image.width, image.height) == (width, height) {
+        return image.clone();
+    }
+    if image.width == 0 || image.height == 0 || width == 0 || height == 0 {
+        return RgbImage {
+            width,
+            height,
+            data: vec![0; width as usize * height as usize * 3],
+        };
+    }
+    box_resize(image, width, height)
+}
+
+/// Copies `part` into `canvas` with its top-left pixel at `(x, y)`, clipped to the canvas.
+pub fn paste(canvas: &mut RgbImage, part: &RgbImage, (x, y): (u32, u32)) {
+    let width = part.width.min(canvas.width.saturating_sub(x)) as usize;
+    let rows = part.height.min(canvas.height.saturating_sub(y));
+    for row in 0..rows {
+        let from = row as usize * part.width as usize * 3;
+        let to = ((y + row) as usize * canvas.width as usize + x as usize) * 3;
+        canvas.data[to..to + width * 3].copy_from_slice(&part.data[from..from + width * 3]);
+    }
+}
+
 /// Area-average downscale: each output pixel averages the source pixels it covers.
 fn box_resize(src: &RgbImage, width: u32, height: u32) -> RgbImage {
     let spans = |from: u32, to: u32| -> Vec<(usize, usize)> {
@@ -80,6 +106,29 @@ pub fn encode_png(image: &RgbImage) -> Result<Vec<u8>> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn pasted_parts_sit_where_they_are_placed_and_resizing_keeps_colours() {
+        let solid = |width: u32, height: u32, value: u8| RgbImage {
+            width,
+            height,
+            data: vec![value; width as usize * height as usize * 3],
+        };
+        let mut canvas = solid(4, 2, 0);
+        let doubled = solid(4, 4, 200);
+        let part = super::resized(&doubled, 2, 2);
+        assert_eq!(part, solid(2, 2, 200));
+        super::paste(&mut canvas, &part, (2, 0));
+        let row: Vec<u8> = canvas.data[..12].iter().step_by(3).copied().collect();
+        assert_eq!(row, [0, 0, 200, 200]);
+        super::paste(&mut canvas, &solid(3, 3, 9), (3, 1));
+        assert_eq!(
+            canvas.data[(4 + 3) * 3],
+            9,
+            "clipped to the canvas, not past it"
+        );
+        assert_eq!(canvas.data.len(), 4 * 2 * 3);
+    }
+
     use super::*;
 
     fn solid(width: u32, height: u32, rgb: [u8; 3]) -> RgbImage {

@@ -190,11 +190,40 @@ impl WindowInfo {
 /// Text read from a window's pixels (see [`crate::ocr`]) has a handle of the core's own,
 /// [`ElementHandle::read_from_pixels`]: where the text is, relative to its window, and what it
 /// says. No platform call can resolve it; the core acts on it with the pointer.
+///
+/// Some elements get a new platform name each time they are read (Qt 5's tree view hands out a
+/// new object for each of its cells at every ask, which follows its row for as long as it
+/// lives). Their handle, [`ElementHandle::with_identity`], joins the name just read, which the
+/// platform acts on, to what tells the element apart from one read to the next (its place
+/// under a parent that keeps its own name, and its name), which refs and `since` key on.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct ElementHandle(pub String);
 
 impl ElementHandle {
     const PIXELS: &str = "ocr:";
+    /// Parts a handle's platform address from its identity; no platform's address holds it.
+    const IDENTITY: char = '\u{1f}';
+
+    /// The handle of an element the platform names anew at each read: `address` is what it
+    /// acts on, `identity` what the element keeps from one read to the next.
+    pub fn with_identity(address: &str, identity: &str) -> ElementHandle {
+        ElementHandle(format!("{address}{}{identity}", Self::IDENTITY))
+    }
+
+    /// What the platform resolves and acts on.
+    pub fn address(&self) -> &str {
+        self.0
+            .split_once(Self::IDENTITY)
+            .map_or(self.0.as_str(), |(address, _)| address)
+    }
+
+    /// What tells the element apart across reads: the identity given with
+    /// [`ElementHandle::with_identity`], else the whole handle.
+    pub fn identity(&self) -> &str {
+        self.0
+            .split_once(Self::IDENTITY)
+            .map_or(self.0.as_str(), |(_, identity)| identity)
+    }
 
     /// The handle of text read from pixels at `bounds`, relative to its window's top-left
     /// corner: the same text in the same place of the window keeps its ref number.
@@ -534,6 +563,18 @@ mod tests {
         assert!(!tree.is_read_from_pixels());
         assert_eq!(tree.pixel_bounds(), None);
         assert_eq!(ElementHandle("ocr:1,2:x".into()).pixel_bounds(), None);
+    }
+
+    #[test]
+    fn a_handle_named_anew_at_each_read_acts_on_its_address_and_keys_on_its_identity() {
+        let first = ElementHandle::with_identity(":1.4|/a/31", ":1.4|/a/9#2:beta.png");
+        let again = ElementHandle::with_identity(":1.4|/a/57", ":1.4|/a/9#2:beta.png");
+        assert_eq!(first.address(), ":1.4|/a/31");
+        assert_eq!(again.identity(), first.identity());
+        assert_ne!(again, first);
+        let plain = ElementHandle(":1.4|/a/9".into());
+        assert_eq!(plain.address(), plain.identity());
+        assert_eq!(plain.identity(), ":1.4|/a/9");
     }
 
     #[test]

@@ -26,7 +26,7 @@ use crate::session::Session;
 pub const CORNER_PIXELS: i32 = 2;
 
 /// The reply to an action refused by the kill switch.
-pub const STOPPED_MESSAGE: &str = "the user moved the pointer to the top-left corner of the screen to stop deskhand; nothing was done; ask the user before continuing: deskhand resumes once the pointer leaves the corner";
+pub const STOPPED_MESSAGE: &str = "the user moved the pointer to the top-left corner of the primary monitor to stop deskhand; nothing was done; ask the user before continuing: deskhand resumes once the pointer leaves the corner";
 
 /// The first line of the reply to the first action that succeeds after a stop.
 pub const RESUMED_NOTE: &str = "note: deskhand was stopped by the pointer in the top-left corner; it resumed because the pointer left it";

@@ -185,11 +185,12 @@ pub(crate) struct PendingStep {
 /// How many windows keep their latest sighting.
 const REMEMBERED_SIGHTINGS: usize = 6;
 
-/// What an element's ref number is kept under. The role is part of the identity so a platform
-/// that recycles an object path for a different kind of element never inherits the old
-/// element's number.
+/// What an element's ref number is kept under: its handle's identity, which for an element the
+/// platform names anew at each read is not its address. The role is part of the key so a
+/// platform that recycles an object path for a different kind of element never inherits the
+/// old element's number.
 pub fn element_key(handle: &ElementHandle, role: Role) -> String {
-    format!("{}|{}", handle.0, role.as_str())
+    format!("{}|{}", handle.identity(), role.as_str())
 }
 
 impl Session {

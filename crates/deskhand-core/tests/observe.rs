@@ -584,6 +584,35 @@ async fn since_with_nothing_changed_says_no_changes() {
         .await;
 }
 
+/// An element the platform names anew at each read (Qt 5's tree view cells) keeps its ref by its
+/// identity: `since` sees no change, and the ref acts on the name the latest read gave it.
+#[tokio::test]
+async fn an_element_named_anew_at_each_read_keeps_its_ref_and_acts_on_its_latest_name() {
+    let mut d = desk();
+    ids(&mut d).await;
+    let rename = |d: &Desk, address: &str| {
+        let handle = ElementHandle::with_identity(address, ":1.10/2#0:Save");
+        d.edit_tree(EDITOR, |root| {
+            root.children[0].children[0].children[0].handle = handle;
+        });
+    };
+    rename(&d, ":1.10/301");
+    let before = d.ok(json!({"action": "observe", "target": "w1"})).await;
+    rename(&d, ":1.10/302");
+    let again = d
+        .ok(json!({"action": "observe", "target": "w1", "since": true}))
+        .await;
+    assert!(header(&again).contains("no changes"), "{}", again.text);
+    let save = ref_named(&before, "Save");
+    d.take();
+    d.ok(json!({"action": "click", "ref": save})).await;
+    let received = d.take();
+    assert!(
+        matches!(&received[..], [Received::Action(handle, _)] if handle.address() == ":1.10/302"),
+        "{received:?}"
+    );
+}
+
 #[tokio::test]
 async fn since_without_an_earlier_observe_of_the_surface_lists_everything() {
     let mut d = desk();

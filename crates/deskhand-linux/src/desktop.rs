@@ -21,6 +21,7 @@ use x11rb::protocol::xproto::{AtomEnum, ConnectionExt as _};
 use crate::process::read_stat;
 
 mod error;
+mod monitors;
 mod own_folders;
 mod programs;
 mod stop;
@@ -76,6 +77,8 @@ pub struct StartOptions {
     pub accessibility_listener: bool,
     /// A Wayland compositor instead of Xvfb and openbox.
     pub wayland: Option<Compositor>,
+    /// How many monitors of `width`x`height` side by side, the first primary.
+    pub monitors: u32,
 }
 
 /// The Wayland compositors deskhand can bring up headless.
@@ -93,6 +96,7 @@ impl Default for StartOptions {
             owner_pid: None,
             accessibility_listener: false,
             wayland: None,
+            monitors: 1,
         }
     }
 }
@@ -426,7 +430,7 @@ impl Session {
             self.display(),
             "-screen".to_owned(),
             "0".to_owned(),
-            format!("{}x{}x24", opts.width, opts.height),
+            format!("{}x{}x24", monitors::x_screen_width(opts), opts.height),
             "-nolisten".to_owned(),
             "tcp".to_owned(),
             "-auth".to_owned(),
@@ -455,6 +459,7 @@ impl Session {
         }
         waited?;
         let x11 = x11.expect("wait_ready returned Ok, so the connection was made");
+        monitors::split_x_screen(&x11, x11.setup().roots[0].root, opts)?;
 
         let bus_socket = self.dir.join("bus");
         let mut dbus = self.spawn(

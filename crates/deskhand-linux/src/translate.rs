@@ -107,8 +107,9 @@ pub fn listed_name(name: String, gtk4: bool) -> String {
     clean_name(if gtk4 { gtk4_name(name) } else { name })
 }
 
-/// GTK 4.8 names an unnamed widget after its class ("GtkMenuButton") and doubles a button's
-/// label into its name ("7 7"); neither is what a person reads on screen.
+/// GTK 4.8 names an unnamed widget after its class ("GtkMenuButton", or an app's own:
+/// "EditorSourceView") and doubles a button's label into its name ("7 7"); neither is what a
+/// person reads on screen.
 pub fn gtk4_name(name: String) -> String {
     let class_name = ["Gtk", "Adw"].iter().any(|prefix| {
         name.strip_prefix(prefix).is_some_and(|rest| {
@@ -116,7 +117,7 @@ pub fn gtk4_name(name: String) -> String {
                 && rest.chars().all(|c| c.is_ascii_alphanumeric())
         })
     });
-    if class_name {
+    if class_name || app_class_name(&name) {
         return String::new();
     }
     let half = name.len() / 2;
@@ -128,6 +129,19 @@ pub fn gtk4_name(name: String) -> String {
         return name[..half].to_owned();
     }
     name
+}
+
+/// An app's own widget class as GTK 4.8 names an unnamed widget of it: one word of three or more
+/// capitalized parts, the last a kind of widget ("EditorSourceView", gnome-text-editor's text).
+fn app_class_name(name: &str) -> bool {
+    const KINDS: [&str; 14] = [
+        "View", "Box", "Bar", "Button", "Widget", "Label", "Frame", "Window", "Grid", "Entry",
+        "Area", "Stack", "Row", "Popover",
+    ];
+    name.starts_with(|c: char| c.is_ascii_uppercase())
+        && name.chars().all(|c| c.is_ascii_alphanumeric())
+        && name.chars().filter(char::is_ascii_uppercase).count() >= 3
+        && KINDS.iter().any(|kind| name.ends_with(kind))
 }
 
 /// A name as a person reads it, whatever the toolkit put in it: a label with its mnemonic
@@ -244,6 +258,11 @@ mod tests {
     fn gtk4_names_lose_class_names_and_doubling() {
         assert_eq!(gtk4_name("GtkMenuButton".into()), "");
         assert_eq!(gtk4_name("AdwGizmo".into()), "");
+        assert_eq!(gtk4_name("EditorSourceView".into()), "");
+        assert_eq!(gtk4_name("PanelFrameHeaderBar".into()), "");
+        assert_eq!(gtk4_name("TextView".into()), "TextView");
+        assert_eq!(gtk4_name("LibreOffice".into()), "LibreOffice");
+        assert_eq!(gtk4_name("Open in New Window".into()), "Open in New Window");
         assert_eq!(gtk4_name("7 7".into()), "7");
         assert_eq!(gtk4_name("× ×".into()), "×");
         assert_eq!(gtk4_name("mod mod".into()), "mod");

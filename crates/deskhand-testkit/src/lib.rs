@@ -244,9 +244,25 @@ impl Desktop {
         self.python_fixture("fixture_app.py", title, &args)
     }
 
+    /// [`Desktop::fixture`] with extra environment variables, e.g. `GDK_SCALE`.
+    pub fn fixture_with_env(&self, title: &str, windows: u32, env: &[(&str, &str)]) -> Fixture {
+        let windows = windows.to_string();
+        self.python_fixture_with_env("fixture_app.py", title, &["--windows", &windows], env)
+    }
+
     /// Starts one of `tests/fixtures/`'s Python apps (`qt_fields.py`, `qt_items.py`) with its
     /// own oracle log and window title, and waits until it reports ready.
     pub fn python_fixture(&self, script: &str, title: &str, extra: &[&str]) -> Fixture {
+        self.python_fixture_with_env(script, title, extra, &[])
+    }
+
+    fn python_fixture_with_env(
+        &self,
+        script: &str,
+        title: &str,
+        extra: &[&str],
+        env: &[(&str, &str)],
+    ) -> Fixture {
         let log = self.scratch(&format!(
             "oracle-{}-{}.jsonl",
             title.replace(' ', "_"),
@@ -268,7 +284,7 @@ impl Desktop {
             title,
         ];
         args.extend_from_slice(extra);
-        let app = self.spawn("/usr/bin/python3", &args);
+        let app = self.spawn_with_env("/usr/bin/python3", &args, env);
         let fixture = Fixture { app, log };
         fixture.wait_for("the fixture to be ready", |e| e["event"] == "ready");
         fixture
@@ -333,6 +349,27 @@ impl Display {
             Display::Sway => sway(),
             Display::Gnome => gnome(),
         }
+    }
+
+    /// This test binary's shared desktop of this display with two monitors of 1280x800 side
+    /// by side, the left one primary (`desktop start --monitors 2`), and its turn: a desktop of
+    /// its own, so the one-monitor tests keep their plain screen.
+    pub fn two_monitors(self) -> (MutexGuard<'static, ()>, &'static Desktop) {
+        static TURN: Mutex<()> = Mutex::new(());
+        static DESKTOPS: [OnceLock<Desktop>; 3] =
+            [OnceLock::new(), OnceLock::new(), OnceLock::new()];
+        let guard = TURN.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        let (slot, wayland): (usize, &[&str]) = match self {
+            Display::X11 => (0, &[]),
+            Display::Sway => (1, &["--wayland", "sway"]),
+            Display::Gnome => (2, &["--wayland", "gnome"]),
+        };
+        let desktop = DESKTOPS[slot].get_or_init(|| {
+            let mut args = vec!["--monitors", "2", "--size", "1280x800"];
+            args.extend(wayland);
+            Desktop::start_with(&args)
+        });
+        (guard, desktop)
     }
 }
 

@@ -5,7 +5,10 @@
 //! rounds of `windows`, `observe`, a click by ref and `apps`; then the same rounds over stdio
 //! (`deskhand mcp --headless`, one agent) and over HTTP with one session, so the cost HTTP adds
 //! to a call shows apart from the cost of load. Prints p50/p99 per action, the server's and its
-//! desktops' memory after warm-up and at the end, and whether every desktop stopped. Figures
+//! desktops' memory after warm-up and at the end, and whether every desktop stopped. Then one
+//! desktop by handle, called directly and through HAProxy with `deploy/haproxy.cfg`, in
+//! alternating blocks: calls per second each way and their ratio (the balancer's cost), and the
+//! memory of that desktop with gnome-calculator on it, every process of it counted. Figures
 //! only: targets live in the issue. `DESKHAND_BENCH_SESSIONS` (8) and `DESKHAND_BENCH_CALLS`
 //! (200 per session) change the load.
 
@@ -119,18 +122,7 @@ fn report(label: &str, times: &mut [Vec<Duration>; 4]) {
 
 /// Resident memory of `pid` and of every process under it, in MiB.
 fn rss_mib(pid: u32) -> (f64, f64) {
-    let rss = |pid: u32| -> f64 {
-        std::fs::read_to_string(format!("/proc/{pid}/status"))
-            .ok()
-            .and_then(|s| {
-                s.lines()
-                    .find(|l| l.starts_with("VmRSS:"))
-                    .and_then(|l| l.split_whitespace().nth(1))
-                    .and_then(|kb| kb.parse::<f64>().ok())
-            })
-            .unwrap_or(0.0)
-            / 1024.0
-    };
+    let rss = rss_mib_of;
     let mut children = 0.0;
     for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
         let Ok(child) = entry.file_name().to_string_lossy().parse::<u32>() else {
@@ -335,4 +327,185 @@ fn main() {
         if stopped { "0" } else { "non-zero" },
         displays.len()
     );
+
+    behind_the_balancer(&runtime, calls);
+}
+
+/// One desktop by handle, called directly and through HAProxy in alternating blocks of
+/// `windows`; then that desktop's memory with gnome-calculator on it.
+fn behind_the_balancer(runtime: &tokio::runtime::Runtime, calls: usize) {
+    let server = start_server(&[
+        "--desktop-per-session",
+        "--max-desktops",
+        "1",
+        "--host-id",
+        "h1",
+    ]);
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|listener| listener.local_addr())
+        .expect("a free port")
+        .port();
+    let unused = |n: u16| format!("127.0.0.1:{}", port.wrapping_add(n));
+    let host = server
+        .url
+        .trim_start_matches("http://")
+        .trim_end_matches("/mcp")
+        .to_owned();
+    let config = concat!(env!("CARGO_MANIFEST_DIR"), "/../../deploy/haproxy.cfg");
+    let mut balancer = Command::new("haproxy")
+        .args(["-db", "-f", config])
+        .env("LB_ADDR", format!("127.0.0.1:{port}"))
+        .env("HOST_1", &host)
+        .env("HOST_2", unused(1))
+        .env("HOST_3", unused(2))
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("starting haproxy");
+    std::thread::sleep(Duration::from_millis(2500));
+    let through = format!("http://127.0.0.1:{port}/mcp");
+    let (direct_rate, balanced_rate, memory) = runtime.block_on(async {
+        let http = reqwest::Client::new();
+        let post = |url: String, id: usize, args: Value| {
+            let http = http.clone();
+            async move {
+                let body = json!({
+                    "jsonrpc": "2.0", "id": id, "method": "tools/call",
+                    "params": {"name": "desktop", "arguments": args, "_meta": {
+                        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                        "io.modelcontextprotocol/clientCapabilities": {}}},
+                });
+                let text = http
+                    .post(url)
+                    .header("content-type", "application/json")
+                    .header("accept", "application/json, text/event-stream")
+                    .header("mcp-protocol-version", "2026-07-28")
+                    .header("mcp-method", "tools/call")
+                    .header("mcp-name", "desktop")
+                    .body(body.to_string())
+                    .send()
+                    .await
+                    .expect("an answer")
+                    .text()
+                    .await
+                    .expect("a body");
+                text.lines()
+                    .filter_map(|line| line.strip_prefix("data:"))
+                    .find_map(|data| serde_json::from_str::<Value>(data.trim()).ok())
+                    .or_else(|| serde_json::from_str(&text).ok())
+                    .unwrap_or_else(|| panic!("no reply in {text}"))["result"]
+                    .clone()
+            }
+        };
+        let started = post(
+            server.url.clone(),
+            1,
+            json!({"desktop": "new", "action": "launch", "app": "org.gnome.Calculator"}),
+        )
+        .await;
+        let handle = started["structuredContent"]["desktop"]
+            .as_str()
+            .unwrap_or_else(|| panic!("no handle: {started}"))
+            .to_owned();
+        let windows = json!({"desktop": handle, "action": "windows"});
+        let block = calls.max(20) / 4;
+        let (mut direct, mut balanced) = (Vec::new(), Vec::new());
+        for round in 0..4 {
+            for (url, into) in [(&server.url, &mut direct), (&through, &mut balanced)] {
+                let started = Instant::now();
+                for id in 0..block {
+                    let reply = post(url.clone(), id, windows.clone()).await;
+                    assert_ne!(reply["isError"], true, "round {round}: {reply}");
+                }
+                into.push(block as f64 / started.elapsed().as_secs_f64());
+            }
+        }
+        let memory = desktop_memory(server.child.id());
+        let median = |rates: &mut Vec<f64>| {
+            rates.sort_by(f64::total_cmp);
+            (rates[1] + rates[2]) / 2.0
+        };
+        (median(&mut direct), median(&mut balanced), memory)
+    });
+    println!(
+        "one desktop by handle, `windows` over stateless HTTP: {direct_rate:.0} calls/s directly, {balanced_rate:.0} through HAProxy ({:.2}x the direct rate; medians of 4 alternating blocks)",
+        balanced_rate / direct_rate
+    );
+    println!(
+        "memory of that desktop with gnome-calculator on it: {memory:.0} MiB (every process of it: deskhand's child, the X server, buses, window manager, the app)"
+    );
+    let _ = balancer.kill();
+    let _ = balancer.wait();
+    let (stopped, _) = server.stop();
+    assert!(stopped, "the balanced server did not stop cleanly");
+}
+
+/// The resident memory of the one private desktop `server` runs: its deskhand child, the
+/// processes its desktop's state file lists, and every process on its display.
+fn desktop_memory(server: u32) -> f64 {
+    let processes: Vec<u32> = std::fs::read_dir("/proc")
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|e| e.file_name().to_string_lossy().parse::<u32>().ok())
+        .collect();
+    let parent_of = |pid: u32| {
+        std::fs::read_to_string(format!("/proc/{pid}/stat"))
+            .ok()?
+            .rsplit_once(')')?
+            .1
+            .split_whitespace()
+            .nth(1)?
+            .parse::<u32>()
+            .ok()
+    };
+    let environ = |pid: u32| std::fs::read(format!("/proc/{pid}/environ")).unwrap_or_default();
+    let child = processes
+        .iter()
+        .copied()
+        .find(|&pid| parent_of(pid) == Some(server))
+        .expect("the desktop's deskhand process");
+    // The child's desktop: the state file whose owner it is.
+    let state = std::fs::read_dir("/tmp")
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.path().join("state.json"))
+        .filter_map(|path| std::fs::read_to_string(path).ok())
+        .filter_map(|text| serde_json::from_str::<Value>(&text).ok())
+        .find(|state| state["owner"]["pid"].as_u64() == Some(u64::from(child)))
+        .expect("the desktop's state file");
+    let display = state["display"].as_str().expect("a display").to_owned();
+    let mut counted: Vec<u32> = state["processes"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|p| p["pid"].as_u64().and_then(|pid| u32::try_from(pid).ok()))
+        .collect();
+    counted.push(child);
+    let marker = format!("DISPLAY={display}\0");
+    for &pid in &processes {
+        let on_display = environ(pid)
+            .windows(marker.len())
+            .any(|w| w == marker.as_bytes());
+        let under = parent_of(pid).is_some_and(|parent| counted.contains(&parent));
+        if (on_display || under) && !counted.contains(&pid) {
+            counted.push(pid);
+        }
+    }
+    counted.iter().map(|&pid| rss_mib_of(pid)).sum()
+}
+
+fn rss_mib_of(pid: u32) -> f64 {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmRSS:"))
+                .and_then(|l| l.split_whitespace().nth(1))
+                .and_then(|kb| kb.parse::<f64>().ok())
+        })
+        .unwrap_or(0.0)
+        / 1024.0
 }

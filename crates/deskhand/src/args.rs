@@ -31,7 +31,7 @@ target, the text, the keys); `deskhand <action> --help` lists its fields. Option
 after the action.
 
 Exit status: 0 done, 1 the call failed (nothing happened), 2 usage error, 3 applied but unconfirmed.
-Safety: the pointer in the top-left corner of the screen stops every action until it leaves.
+Safety: the pointer in the top-left corner of the primary monitor stops every action until it leaves.
   Policy: --policy FILE, else $DESKHAND_POLICY, else $XDG_CONFIG_HOME/deskhand/policy.toml.
   Audit log: --audit FILE|off, else $DESKHAND_AUDIT, else $XDG_STATE_HOME/deskhand/audit.jsonl.
 Memory of windows seen (names, never values): --memory FILE|off, else $DESKHAND_MEMORY, else
@@ -228,6 +228,10 @@ pub enum DesktopCommand {
         /// A Wayland desktop on this compositor instead of X11 (Xvfb and openbox).
         #[arg(long, value_name = "COMPOSITOR")]
         wayland: Option<WaylandCompositor>,
+        /// Monitors side by side, each of `--size`, the first primary (at most 4).
+        #[arg(long, value_name = "N", default_value_t = 1,
+              value_parser = clap::value_parser!(u32).range(1..=4))]
+        monitors: u32,
     },
     /// Stop what `deskhand desktop start` started.
     Stop {
@@ -867,13 +871,15 @@ mod tests {
                 owner_pid,
                 json,
                 wayland,
+                monitors,
             })) => assert_eq!(
-                (size, owner_pid, json, wayland),
-                (Some((800, 600)), Some(12), true, None)
+                (size, owner_pid, json, wayland, monitors),
+                (Some((800, 600)), Some(12), true, None, 1)
             ),
             other => panic!("{other:?}"),
         }
         assert!(usage(&["desktop", "start", "--size", "big"]).contains("like 1280x800"));
+        assert!(usage(&["desktop", "start", "--monitors", "5"]).contains("1..=4"));
         assert!(usage(&["desktop", "start", "--state", "f"]).contains("--state"));
         assert!(usage(&["desktop", "stop", "--json"]).contains("--json"));
         assert!(usage(&["desktop", "watch", "--owner-pid", "1"]).contains("--state"));

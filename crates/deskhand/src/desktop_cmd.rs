@@ -15,7 +15,8 @@ pub fn run(command: DesktopCommand) -> anyhow::Result<u8> {
             owner_pid,
             json,
             wayland,
-        } => start(size, owner_pid, json, wayland),
+            monitors,
+        } => start(size, owner_pid, json, wayland, monitors),
         DesktopCommand::Stop { state } => stop(state),
         DesktopCommand::Watch { owner_pid, state } => desktop::watch(owner_pid, &state),
         DesktopCommand::Listen => listen(),
@@ -46,11 +47,13 @@ fn start(
     owner_pid: Option<u32>,
     json: bool,
     wayland: Option<WaylandCompositor>,
+    monitors: u32,
 ) -> anyhow::Result<u8> {
     let mut opts = StartOptions {
         accessibility_listener: true,
         owner_pid,
         wayland: wayland.map(compositor),
+        monitors,
         ..StartOptions::default()
     };
     if let Some((width, height)) = size {

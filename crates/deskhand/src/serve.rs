@@ -49,6 +49,22 @@ pub struct HttpFlags {
     /// Refuse request bodies larger than this many bytes (413).
     #[arg(long, value_name = "BYTES", default_value_t = 1024 * 1024)]
     pub max_body: usize,
+    /// With --desktop-per-session: this host's name in its desktops' handles
+    /// (`desk-NAME-…`), lowercase letters, digits and hyphens, for a load balancer to route by.
+    #[arg(long, value_name = "NAME", requires = "desktop_per_session", value_parser = parse_host_id)]
+    pub host_id: Option<String>,
+}
+
+fn parse_host_id(name: &str) -> Result<String, String> {
+    let fits = (1..=63).contains(&name.len())
+        && name
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-');
+    if fits {
+        Ok(name.to_owned())
+    } else {
+        Err("give 1 to 63 lowercase letters, digits or hyphens, like h1 or deskhand-0".to_owned())
+    }
 }
 
 pub fn http(args: McpArgs) -> anyhow::Result<u8> {
@@ -75,6 +91,7 @@ pub fn http(args: McpArgs) -> anyhow::Result<u8> {
         idle_timeout: Duration::from_secs(flags.idle_timeout.max(1)),
         max_calls: flags.max_calls,
         record,
+        host_id: flags.host_id.clone(),
     };
     // Before anything starts: a refused bind leaves nothing behind.
     deskhand_mcp::http::check_bind(addr, &options)?;
@@ -302,5 +319,14 @@ mod tests {
             "{missing}"
         );
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_host_id_is_a_name_a_balancer_can_route_by() {
+        assert_eq!(parse_host_id("h1").as_deref(), Ok("h1"));
+        assert_eq!(parse_host_id("deskhand-0").as_deref(), Ok("deskhand-0"));
+        for bad in ["", "H1", "h_1", "a.b", &"x".repeat(64)] {
+            assert!(parse_host_id(bad).is_err(), "{bad:?}");
+        }
     }
 }

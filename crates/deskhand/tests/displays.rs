@@ -25,7 +25,378 @@ on_every_display!(
     drags_and_scrolls_reach_the_app,
     the_clipboard_holds_what_was_written,
     chromium_fills_and_submits_a_form_and_hides_the_password,
+    two_monitors_are_listed_and_each_is_a_surface,
+    a_scaled_display_is_clicked_where_its_elements_are,
 );
+
+/// Two monitors side by side, as a laptop with a screen plugged in: `windows` names them; each
+/// is a surface whose pixels are that monitor's part of the screen; `window` moves a window onto
+/// either, reported there; and a click at x/y of a monitor lands where that point is (the
+/// fixture app's own log).
+fn two_monitors_are_listed_and_each_is_a_surface(display: Display) {
+    let (_turn, desk) = display.two_monitors();
+    let listing = desk.act("windows", json!({})).ok();
+    let monitors = listing.lines().nth(1).unwrap_or_default();
+    let names: Vec<&str> = monitors.split('"').skip(1).step_by(2).collect();
+    assert_eq!(names.len(), 2, "{listing}");
+    assert_eq!(
+        monitors,
+        format!(
+            "monitors · m1 \"{}\" 1280x800 at 0,0 primary · m2 \"{}\" 1280x800 at 1280,0",
+            names[0], names[1]
+        ),
+        "{listing}"
+    );
+
+    let capture = |args: Value, name: &str| {
+        let out = desk.scratch(&format!("{display:?}-{name}"));
+        let run = desk.run(&[
+            "zoom",
+            &args.to_string(),
+            "--json",
+            "--out",
+            out.to_str().expect("utf-8 path"),
+        ]);
+        assert_eq!(run.code, 0, "zoom {args}: {}{}", run.stdout, run.stderr);
+        let reply: Value = serde_json::from_str(&run.stdout).expect("--json");
+        let image = Pixels::read(&out);
+        assert_eq!(
+            (u64::from(image.width), u64::from(image.height)),
+            (
+                reply["data"]["width"].as_u64().unwrap_or_default(),
+                reply["data"]["height"].as_u64().unwrap_or_default()
+            ),
+            "{reply}"
+        );
+        (Frame::of(&reply["data"]["pixels"]), image)
+    };
+    let (fixture, w) = fixture(desk, "Monitor Fixture");
+    let moved = desk
+        .act("window", json!({"target": w, "monitor": "m2"}))
+        .ok();
+    assert!(moved.starts_with("done:"), "{moved}");
+    let row = listed(desk, &w).expect("the fixture's window");
+    assert_eq!(row["monitor"], "m2", "{row}");
+    assert!(row["bounds"]["x"].as_i64() >= Some(1280), "{row}");
+
+    let whole = [0, 0, 1000, 1000];
+    let (screen_frame, screen) =
+        capture(json!({"target": "screen", "region": whole}), "screen.png");
+    assert_eq!((screen_frame.width, screen_frame.height), (2560, 800));
+    let (second_frame, second) = capture(json!({"target": "m2", "region": whole}), "m2.png");
+    assert_eq!(
+        (
+            second_frame.x,
+            second_frame.y,
+            second_frame.width,
+            second_frame.height
+        ),
+        (1280, 0, 1280, 800)
+    );
+    assert!(second.colours() > 10, "m2 shows the fixture's window");
+    let same = second.share_with(&screen.crop(second_frame));
+    assert!(
+        same > 0.99,
+        "{same} of m2's pixels are the screen's right half"
+    );
+
+    click_press_me_at_a_point_of_m2(desk, &w, &fixture, (1280.0, 0.0, 1280.0, 800.0));
+
+    if display == Display::Sway {
+        // Monitors of mixed scales: m2 at 1.5 counts fewer layout pixels than it has; the
+        // screen's picture holds both, each part at the layout's size.
+        let second = names[1].to_owned();
+        let scale = |scale: &str| {
+            let set = desk
+                .command("swaymsg")
+                .args(["output", second.as_str(), "scale", scale])
+                .status()
+                .expect("swaymsg");
+            assert!(set.success(), "swaymsg could not scale {second} by {scale}");
+        };
+        scale("1.5");
+        let unscaled = Unscaled(&scale);
+        let listing = desk.act("windows", json!({})).ok();
+        let size = listing
+            .split(&format!("m2 \"{second}\" "))
+            .nth(1)
+            .and_then(|rest| rest.split_once(" at 1280,0 scale 1.5"))
+            .map(|(size, _)| size)
+            .unwrap_or_else(|| panic!("m2 at 1.5 is not listed: {listing}"));
+        let (width, height) = size
+            .split_once('x')
+            .map(|(w, h)| (w.parse::<f64>().unwrap(), h.parse::<f64>().unwrap()))
+            .expect("m2's size");
+        assert_eq!(
+            (width, height),
+            ((1280.0_f64 / 1.5).floor(), (800.0_f64 / 1.5).floor())
+        );
+        let moved = desk
+            .act("window", json!({"target": w, "monitor": "m2"}))
+            .ok();
+        assert!(moved.starts_with("done:"), "{moved}");
+        click_press_me_at_a_point_of_m2(desk, &w, &fixture, (1280.0, 0.0, width, height));
+        let (frame, picture) = capture(json!({"target": "screen", "region": whole}), "mixed.png");
+        let layout_width = 1280 + width as u32;
+        assert_eq!((frame.width, frame.height), (layout_width, 800));
+        assert_eq!(
+            (picture.width, picture.height),
+            (layout_width, 800),
+            "both outputs' parts, each at the layout's size"
+        );
+        assert!(picture.colours() > 10, "the mixed screen shows something");
+        drop(unscaled);
+    }
+
+    let moved = desk
+        .act("window", json!({"target": w, "monitor": "m1"}))
+        .ok();
+    assert!(moved.starts_with("done:"), "{moved}");
+    let row = listed(desk, &w).expect("the fixture's window");
+    assert_eq!(row["monitor"], "m1", "{row}");
+}
+
+/// Sets a scale back to 1 when dropped, so a failing test leaves the desktop as it found it.
+struct Unscaled<'a>(&'a dyn Fn(&str));
+
+impl Drop for Unscaled<'_> {
+    fn drop(&mut self) {
+        (self.0)("1");
+    }
+}
+
+/// Clicks the fixture's "Press me" at the x/y of m2 where its observed point is, m2 being
+/// `(x, y, width, height)` in the layout, and waits for the fixture to see the click.
+fn click_press_me_at_a_point_of_m2(
+    desk: &Desktop,
+    w: &str,
+    fixture: &common::Fixture,
+    (left, top, width, height): (f64, f64, f64, f64),
+) {
+    let before = fixture.events().len();
+    let row = listed(desk, w).expect("the fixture's window");
+    assert_eq!(row["monitor"], "m2", "{row}");
+    let tree = desk.act_json("observe", json!({"target": w, "points": true}));
+    let point = tree["data"]["elements"]
+        .as_array()
+        .expect("elements")
+        .iter()
+        .find(|e| e["name"] == "Press me")
+        .unwrap_or_else(|| panic!("no Press me in {tree}"))["point"]
+        .clone();
+    let bounds = &row["bounds"];
+    let pixel = |axis: usize, origin: &str, size: &str| {
+        bounds[origin].as_f64().unwrap()
+            + point[axis].as_f64().unwrap() * bounds[size].as_f64().unwrap() / 1000.0
+    };
+    let on_second = |pixel: f64, origin: f64, size: f64| ((pixel - origin) * 1000.0 / size).round();
+    let clicked = desk
+        .act(
+            "click",
+            json!({
+                "target": "m2",
+                "x": on_second(pixel(0, "x", "width"), left, width),
+                "y": on_second(pixel(1, "y", "height"), top, height),
+            }),
+        )
+        .ok();
+    assert!(clicked.starts_with("done: clicked at"), "{clicked}");
+    let landed = wait_until(SETTLE, || {
+        fixture.events()[before..]
+            .iter()
+            .any(|e| e["event"] == "clicked" && e["widget"] == "press_me")
+            .then_some(())
+    });
+    assert!(
+        landed.is_some(),
+        "the click at x/y of m2 did not reach Press me: {:?}",
+        fixture.events()
+    );
+}
+
+/// A display scaled as HiDPI screens are, for as long as it is kept: on X11 the apps scale
+/// themselves (`GDK_SCALE`), on sway the output and on GNOME the monitor do; back to scale 1 when
+/// dropped, for the tests after.
+struct Scaled<'a> {
+    desk: &'a Desktop,
+    display: Display,
+}
+
+impl<'a> Scaled<'a> {
+    fn to(desk: &'a Desktop, display: Display, scale: f64) -> Self {
+        let scaled = Scaled { desk, display };
+        scaled.set(scale);
+        scaled
+    }
+
+    /// The environment apps start with at this scale.
+    fn app_env(&self, scale: f64) -> Vec<(&'static str, String)> {
+        match self.display {
+            Display::X11 => vec![("GDK_SCALE", scale.to_string())],
+            Display::Sway | Display::Gnome => Vec::new(),
+        }
+    }
+
+    fn set(&self, scale: f64) {
+        match self.display {
+            Display::X11 => {}
+            Display::Sway => {
+                let set = self
+                    .desk
+                    .command("swaymsg")
+                    .args(["output", "HEADLESS-1", "scale", &scale.to_string()])
+                    .status()
+                    .expect("swaymsg");
+                assert!(
+                    set.success(),
+                    "swaymsg could not scale HEADLESS-1 by {scale}"
+                );
+            }
+            Display::Gnome => {
+                let display_config = |method: &str, args: &[&str]| {
+                    let run = self
+                        .desk
+                        .command("gdbus")
+                        .args([
+                            "call",
+                            "--session",
+                            "--dest",
+                            "org.gnome.Mutter.DisplayConfig",
+                            "--object-path",
+                            "/org/gnome/Mutter/DisplayConfig",
+                            "--method",
+                            &format!("org.gnome.Mutter.DisplayConfig.{method}"),
+                        ])
+                        .args(args)
+                        .output()
+                        .expect("gdbus");
+                    let out = String::from_utf8_lossy(&run.stdout).into_owned();
+                    assert!(
+                        run.status.success(),
+                        "{method}: {out}{}",
+                        String::from_utf8_lossy(&run.stderr)
+                    );
+                    out
+                };
+                // `(uint32 SERIAL, [(('CONNECTOR', …), [('MODE', …`
+                let state = display_config("GetCurrentState", &[]);
+                let between = |after: &str, until: char| {
+                    let start = state.find(after).expect(after) + after.len();
+                    state[start..]
+                        .split(until)
+                        .next()
+                        .expect("a value")
+                        .to_owned()
+                };
+                let serial = between("(uint32 ", ',');
+                let connector = between("[(('", '\'');
+                let mode = between("[('", '\'');
+                display_config(
+                    "ApplyMonitorsConfig",
+                    &[
+                        &serial,
+                        "1",
+                        &format!(
+                            "[(0, 0, {scale:.1}, 0, true, [('{connector}', '{mode}', @a{{sv}} {{}})])]"
+                        ),
+                        "@a{sv} {}",
+                    ],
+                );
+            }
+        }
+    }
+}
+
+impl Drop for Scaled<'_> {
+    fn drop(&mut self) {
+        self.set(1.0);
+    }
+}
+
+/// HiDPI: the calculator task by refs and a pointer click by ref on the GTK3 fixture land on
+/// their elements (the apps' own display and log say so), and a `zoom` gives the region asked
+/// for, at each scale a display is used at: X11 apps that scale themselves (GTK's `GDK_SCALE`,
+/// and kcalc at Qt's `QT_SCALE_FACTOR`), sway's outputs at 2 and 1.5, GNOME's monitor at 2
+/// (where GNOME lays out physical pixels).
+fn a_scaled_display_is_clicked_where_its_elements_are(display: Display) {
+    let (_turn, desk) = display.desktop();
+    let scales: &[f64] = match display {
+        Display::X11 | Display::Gnome => &[2.0],
+        Display::Sway => &[2.0, 1.5],
+    };
+    for &scale in scales {
+        let scaled = Scaled::to(desk, display, scale);
+        let env = scaled.app_env(scale);
+        let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+
+        let calculator = desk.spawn_with_env("gnome-calculator", &[], &env);
+        let (w, _) = window_where(desk, GTK_START, "gnome-calculator", |t| t == "Calculator");
+        let text = observe_until(desk, &w, GTK_START, "the keypad", |t| {
+            t.contains("button \"7\"") && t.contains("button \"8\"")
+        });
+        // A double click goes by the pointer, never by an accessibility action: it must land.
+        for label in ["7", "8"] {
+            let button = ref_of(&text, &[&format!("button \"{label}\"")]);
+            let clicked = desk.act("click", json!({"ref": button, "count": 2})).ok();
+            assert!(
+                clicked.starts_with("done: double-clicked"),
+                "at scale {scale}: {clicked}"
+            );
+        }
+        observe_until(
+            desk,
+            &w,
+            SETTLE,
+            &format!("the display showing 7788 at scale {scale}"),
+            |t| t.contains("7788"),
+        );
+        let row = listed(desk, &w).expect("the calculator's window");
+        let zoom = desk.act_json("zoom", json!({"target": w, "region": [0, 0, 500, 500]}));
+        for (key, size) in [("width", "width"), ("height", "height")] {
+            let asked = row["bounds"][size].as_u64().expect("a size").div_ceil(2);
+            assert_eq!(
+                zoom["data"]["pixels"][key].as_u64(),
+                Some(asked),
+                "at scale {scale}: {zoom}"
+            );
+        }
+        drop(calculator);
+
+        let title = format!("Scaled Fixture {}", (scale * 10.0) as u32);
+        let fixture = desk.fixture_with_env(&title, 1, &env);
+        let (w, _) = window_where(desk, GTK_START, &title, |t| t == title);
+        let text = observe_until(desk, &w, GTK_START, "Press me", |t| {
+            t.contains("button \"Press me\"")
+        });
+        let press = ref_of(&text, &["button \"Press me\""]);
+        let clicked = desk.act("click", json!({"ref": press, "count": 2})).ok();
+        assert!(
+            clicked.starts_with("done: double-clicked"),
+            "at scale {scale}: {clicked}"
+        );
+        fixture.wait_for(&format!("the click by ref at scale {scale}"), |e| {
+            e["event"] == "clicked" && e["widget"] == "press_me"
+        });
+        drop(fixture);
+        drop(scaled);
+    }
+    if display == Display::X11 {
+        // Qt scales itself on X11 too, from the screen's corner rather than the window's.
+        let _kcalc = desk.spawn_with_env("kcalc", &[], &[("QT_SCALE_FACTOR", "2")]);
+        let (w, _) = window_where(desk, GTK_START, "kcalc", |t| t == "KCalc");
+        let text = observe_until(desk, &w, GTK_START, "kcalc's keypad", |t| {
+            t.contains("button \"7\"") && t.contains("button \"8\"")
+        });
+        for label in ["7", "8"] {
+            let button = ref_of(&text, &[&format!("button \"{label}\"")]);
+            let clicked = desk.act("click", json!({"ref": button, "count": 2})).ok();
+            assert!(clicked.starts_with("done: double-clicked"), "{clicked}");
+        }
+        observe_until(desk, &w, SETTLE, "kcalc showing 7,788", |t| {
+            t.contains("\"7,788\"")
+        });
+    }
+}
 
 /// Observes `w` until the line of `reference` satisfies `wanted`.
 fn wait_for_line(

@@ -815,3 +815,305 @@ fn sigterm_lets_a_call_under_way_finish_and_audit_then_stops_its_desktop() {
         assert!(left.is_empty(), "left on {display}: {left:?}");
     }
 }
+
+/// A stateless `tools/call` of revision 2026-07-28 (no session, no `initialize`), as plain HTTP
+/// with its headers; the reply's result.
+async fn stateless_call(url: &str, id: u32, args: Value) -> Value {
+    let body = json!({
+        "jsonrpc": "2.0",
+        "id": id,
+        "method": "tools/call",
+        "params": {
+            "name": "desktop",
+            "arguments": args,
+            "_meta": {
+                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientCapabilities": {},
+            },
+        },
+    });
+    let answer = post(
+        url,
+        &[
+            ("mcp-protocol-version", "2026-07-28"),
+            ("mcp-method", "tools/call"),
+            ("mcp-name", "desktop"),
+        ],
+        body.to_string(),
+    )
+    .await;
+    assert_eq!(answer.status(), 200, "{args}");
+    assert!(answer.headers().get("mcp-session-id").is_none());
+    let text = answer.text().await.expect("a body");
+    let message = text
+        .lines()
+        .filter_map(|line| line.strip_prefix("data:"))
+        .find_map(|data| serde_json::from_str::<Value>(data.trim()).ok())
+        .or_else(|| serde_json::from_str(&text).ok())
+        .unwrap_or_else(|| panic!("no JSON-RPC reply in {text}"));
+    message["result"].clone()
+}
+
+fn reply_text(result: &Value) -> String {
+    result["content"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|block| block["text"].as_str())
+        .collect()
+}
+
+#[test]
+fn private_desktops_by_handle_serve_stateless_calls_apart_and_end() {
+    let (_turn, desk) = desktop();
+    let mut server = Server::start(
+        desk.command(BIN),
+        &[
+            "--desktop-per-session",
+            "--max-desktops",
+            "2",
+            "--idle-timeout",
+            "6",
+        ],
+    );
+    let url = server.url.clone();
+    runtime().block_on(async {
+        // Two desktops by handle, each with its own calculator task, from separate requests.
+        let first = stateless_call(&url, 1, json!({"desktop": "new", "action": "launch", "app": "gnome-calculator"})).await;
+        let first_text = reply_text(&first);
+        let handle = first["structuredContent"]["desktop"]
+            .as_str()
+            .unwrap_or_else(|| panic!("no handle in {first}"))
+            .to_owned();
+        assert!(handle.starts_with("desk-") && handle.len() == 37, "{handle}");
+        assert!(
+            first_text.starts_with(&format!("desktop {handle} started")),
+            "{first_text}"
+        );
+        assert!(first_text.contains("launched"), "{first_text}");
+        let second = stateless_call(&url, 2, json!({"desktop": "new", "action": "windows"})).await;
+        let other = second["structuredContent"]["desktop"]
+            .as_str()
+            .expect("a second handle")
+            .to_owned();
+        assert_ne!(handle, other);
+        assert!(reply_text(&second).contains("0 windows"), "{second}");
+
+        // The first desktop's calculator, driven by refs across stateless calls.
+        let mut keypad = String::new();
+        for _ in 0..60 {
+            let observed = stateless_call(&url, 3, json!({"desktop": handle, "action": "observe"})).await;
+            keypad = reply_text(&observed);
+            if keypad.contains("button \"7\"") {
+                break;
+            }
+            tokio::time::sleep(Duration::from_secs(1)).await;
+        }
+        for label in ["7", "×", "6", "="] {
+            let button = ref_of(&keypad, &[&format!("button \"{label}\"")]);
+            let clicked = stateless_call(&url, 4, json!({"desktop": handle, "action": "click", "ref": button})).await;
+            assert!(reply_text(&clicked).starts_with("done:"), "{clicked}");
+        }
+        let shown = stateless_call(
+            &url,
+            5,
+            json!({"desktop": handle, "action": "wait", "until": {"role": "text", "value": "42"}, "timeout_ms": 10000}),
+        )
+        .await;
+        assert!(reply_text(&shown).contains("held"), "{shown}");
+
+        // The second desktop saw none of it: no window, and the first desktop's refs mean
+        // nothing there.
+        let apart = stateless_call(&url, 6, json!({"desktop": other, "action": "windows"})).await;
+        assert!(reply_text(&apart).contains("0 windows"), "{apart}");
+        let button = ref_of(&keypad, &["button \"7\""]);
+        let foreign = stateless_call(&url, 7, json!({"desktop": other, "action": "click", "ref": button})).await;
+        assert!(reply_text(&foreign).starts_with("failed ("), "{foreign}");
+
+        // The cap holds: a third desktop is refused while two run.
+        let third = stateless_call(&url, 8, json!({"desktop": "new", "action": "windows"})).await;
+        assert!(reply_text(&third).starts_with("failed (busy)"), "{third}");
+
+        // Ended by the client: the handle is refused from then on, and its place frees.
+        let ended = stateless_call(&url, 9, json!({"desktop": handle, "end_desktop": true})).await;
+        assert!(reply_text(&ended).contains(&format!("desktop {handle} ended")), "{ended}");
+        let gone = stateless_call(&url, 10, json!({"desktop": handle, "action": "windows"})).await;
+        assert!(reply_text(&gone).starts_with("failed (surface-gone)"), "{gone}");
+        let unknown = stateless_call(&url, 11, json!({"desktop": "desk-0123", "action": "windows"})).await;
+        assert!(reply_text(&unknown).starts_with("failed (surface-gone)"), "{unknown}");
+
+        // Ended by the idle timeout: the second desktop, left alone for longer than it.
+        tokio::time::sleep(Duration::from_secs(9)).await;
+        let idle = stateless_call(&url, 12, json!({"desktop": other, "action": "windows"})).await;
+        assert!(reply_text(&idle).starts_with("failed (surface-gone)"), "{idle}");
+        let health: Value = reqwest::get(format!("{}/healthz", server.base()))
+            .await
+            .expect("health")
+            .json()
+            .await
+            .expect("JSON");
+        assert_eq!(health["desktops"], 0, "{health}");
+    });
+    assert!(server.stop(Duration::from_secs(40)), "{}", server.log());
+}
+
+/// HAProxy in front of `hosts`, with the repository's `deploy/haproxy.cfg`; killed when dropped.
+struct Balancer {
+    child: Child,
+    url: String,
+}
+
+impl Balancer {
+    fn start(hosts: &[&Server]) -> Balancer {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|listener| listener.local_addr())
+            .expect("a free port")
+            .port();
+        let config =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../deploy/haproxy.cfg");
+        let mut command = Command::new("haproxy");
+        command
+            .args(["-db", "-f"])
+            .arg(&config)
+            .env("LB_ADDR", format!("127.0.0.1:{port}"))
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null());
+        for (number, host) in hosts.iter().enumerate() {
+            let addr = host.base().trim_start_matches("http://").to_owned();
+            command.env(format!("HOST_{}", number + 1), addr);
+        }
+        let child = command
+            .spawn()
+            .expect("starting haproxy (apt-get install haproxy)");
+        let url = format!("http://127.0.0.1:{port}/mcp");
+        let listening = wait_until(Duration::from_secs(10), || {
+            std::net::TcpStream::connect(("127.0.0.1", port)).ok()
+        });
+        assert!(listening.is_some(), "haproxy never listened on {port}");
+        // Its health checks run every second: every host is seen up after the first ones.
+        std::thread::sleep(Duration::from_millis(2500));
+        Balancer { child, url }
+    }
+}
+
+impl Drop for Balancer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn desktops_by_handle_spread_over_hosts_behind_haproxy_and_a_dead_hosts_are_gone() {
+    let (_turn, desk) = desktop();
+    let hosts: Vec<Server> = (1..=3)
+        .map(|n| {
+            Server::start(
+                desk.command(BIN),
+                &[
+                    "--desktop-per-session",
+                    "--max-desktops",
+                    "3",
+                    "--host-id",
+                    &format!("h{n}"),
+                ],
+            )
+        })
+        .collect();
+    let balancer = Balancer::start(&hosts.iter().collect::<Vec<_>>());
+    let url = balancer.url.clone();
+    let handles = runtime().block_on(async {
+        // Eight desktops through the one address; a host that just filled up may still get
+        // one before its health check says so, and says busy: the client retries, as a
+        // client of a fleet would.
+        let mut handles = Vec::new();
+        for n in 0..8 {
+            let tag = format!("tag-{n}-of-eight");
+            let mut started = None;
+            for attempt in 0..10 {
+                let reply = stateless_call(
+                    &url,
+                    100 + attempt,
+                    json!({"desktop": "new", "action": "clipboard", "text": tag}),
+                )
+                .await;
+                if reply_text(&reply).contains("failed (busy)") {
+                    tokio::time::sleep(Duration::from_millis(1500)).await;
+                    continue;
+                }
+                started = Some(reply);
+                break;
+            }
+            let reply = started.unwrap_or_else(|| panic!("desktop {n} never started"));
+            let handle = reply["structuredContent"]["desktop"]
+                .as_str()
+                .unwrap_or_else(|| panic!("no handle in {reply}"))
+                .to_owned();
+            handles.push((handle, tag));
+        }
+        let host_of = |handle: &str| handle.split('-').nth(1).expect("a host part").to_owned();
+        let mut used: Vec<String> = handles.iter().map(|(h, _)| host_of(h)).collect();
+        used.sort();
+        used.dedup();
+        assert_eq!(used, ["h1", "h2", "h3"], "{handles:?}");
+
+        // Every call of each handle reaches its own desktop: its clipboard holds its own tag.
+        for (handle, tag) in &handles {
+            let read =
+                stateless_call(&url, 200, json!({"desktop": handle, "action": "clipboard"})).await;
+            assert!(reply_text(&read).contains(tag.as_str()), "{handle}: {read}");
+        }
+
+        // A session client stays on the host that opened its session.
+        let opened = post(&url, &[], INITIALIZE).await;
+        assert_eq!(opened.status(), 200);
+        let session = opened.headers()["mcp-session-id"]
+            .to_str()
+            .unwrap()
+            .to_owned();
+        let list = r#"{"jsonrpc":"2.0","id":3,"method":"tools/list"}"#;
+        for _ in 0..6 {
+            let listed = post(
+                &url,
+                &[
+                    ("mcp-session-id", &session),
+                    ("mcp-protocol-version", "2025-06-18"),
+                ],
+                list,
+            )
+            .await;
+            assert_eq!(
+                listed.status(),
+                200,
+                "{}",
+                listed.text().await.unwrap_or_default()
+            );
+        }
+        handles
+    });
+
+    // A host dies: its desktops are gone, said clearly through the balancer; the others go on.
+    let mut hosts = hosts;
+    let _ = hosts[1].child.kill();
+    let _ = hosts[1].child.wait();
+    std::thread::sleep(Duration::from_millis(2500));
+    runtime().block_on(async {
+        for (handle, tag) in &handles {
+            let read =
+                stateless_call(&url, 300, json!({"desktop": handle, "action": "clipboard"})).await;
+            if handle.starts_with("desk-h2-") {
+                assert!(
+                    reply_text(&read).starts_with(&format!(
+                        "failed (surface-gone): the host that held desktop {handle} is down"
+                    )),
+                    "{read}"
+                );
+                assert_eq!(read["structuredContent"]["error"], "surface-gone", "{read}");
+            } else {
+                assert!(reply_text(&read).contains(tag.as_str()), "{handle}: {read}");
+            }
+        }
+    });
+    drop(balancer);
+}

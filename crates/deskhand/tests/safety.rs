@@ -150,7 +150,7 @@ fn the_pointer_in_the_corner_stops_a_click_until_it_leaves() {
     assert_eq!(refused.code, 1, "{}{}", refused.stdout, refused.stderr);
     assert_eq!(
         refused.stdout,
-        "failed (stopped): the user moved the pointer to the top-left corner of the screen to stop deskhand; nothing was done; ask the user before continuing: deskhand resumes once the pointer leaves the corner\n"
+        "failed (stopped): the user moved the pointer to the top-left corner of the primary monitor to stop deskhand; nothing was done; ask the user before continuing: deskhand resumes once the pointer leaves the corner\n"
     );
     // Reads still work while stopped.
     let again = act(desk, &env, "observe", json!({"target": w}), &[]).ok();

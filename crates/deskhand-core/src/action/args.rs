@@ -145,6 +145,12 @@ pub struct DesktopArgs {
     /// batch: 1–50 calls' arguments, all checked before any runs; stops at the first failure.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub steps: Option<Vec<serde_json::Value>>,
+    /// HTTP --desktop-per-session: "new" starts a private desktop, named in the reply; its handle runs calls there.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub desktop: Option<String>,
+    /// true: stop that desktop, after any action.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub end_desktop: Option<bool>,
 }
 
 /// An element named by what it shows.

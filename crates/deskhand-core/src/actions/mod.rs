@@ -8,8 +8,8 @@ use crate::control::Control;
 use crate::desk::config::Config;
 use crate::desk::reach::Reach;
 use crate::desk::reply::Reply;
-use crate::error::Error;
 use crate::error::Result;
+use crate::error::{Error, ErrorKind};
 use crate::session::Session;
 
 mod apps;
@@ -107,6 +107,12 @@ fn parse_at(arguments: serde_json::Value, at: &str) -> Result<Call> {
 /// Checks that the action has what it needs and nothing it would ignore, with its own file's
 /// `parse`: everything is checked before anything runs.
 fn validate(args: &DesktopArgs) -> Result<Call> {
+    if args.desktop.is_some() || args.end_desktop.is_some() {
+        return Err(Error::new(
+            ErrorKind::Unsupported,
+            "`desktop` and `end_desktop` choose a private desktop by its handle, which only `deskhand mcp --http --desktop-per-session` serves, and only in a call of its own (not in a batch's steps); nothing was done: leave them out here",
+        ));
+    }
     let Some(name) = args.action else {
         return Err(Error::bad_argument(format!(
             "`action` is missing; give one of {}",

@@ -287,3 +287,26 @@ fn drag_takes_refs_or_points() {
         assert!(err.message.contains(why), "{bad}: {}", err.message);
     }
 }
+
+#[test]
+fn a_desktop_handle_is_refused_where_no_private_desktops_are_served() {
+    for args in [
+        json!({"action": "windows", "desktop": "new"}),
+        json!({"action": "windows", "desktop": "desk-00", "end_desktop": true}),
+    ] {
+        let err = parse(args.clone()).unwrap_err();
+        assert_eq!(err.kind, ErrorKind::Unsupported, "{args}");
+        assert!(
+            err.message.contains("--desktop-per-session"),
+            "{}",
+            err.message
+        );
+    }
+    let step = json!({"action": "batch", "steps": [{"action": "windows", "desktop": "desk-00"}]});
+    let err = parse(step).unwrap_err();
+    assert!(
+        err.message.contains("not in a batch's steps"),
+        "{}",
+        err.message
+    );
+}

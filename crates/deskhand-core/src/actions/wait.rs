@@ -455,7 +455,10 @@ impl Waiter<'_> {
                 Condition::Element { which, check } => {
                     let trees = trees.as_ref().expect("read above");
                     let handle = self.handles[index].as_ref();
-                    let names = |node: &Node| handle.is_none_or(|h| &node.handle == h);
+                    // A new read may name the element anew (Qt's tree view cells): it is found by what
+                    // tells it apart.
+                    let names =
+                        |node: &Node| handle.is_none_or(|h| node.handle.identity() == h.identity());
                     let holds = |node: &Node| names(node) && check_holds(check, node);
                     let found = match which {
                         ElementMatch::Find(find) => match check {

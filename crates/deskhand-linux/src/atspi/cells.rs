@@ -1,11 +1,13 @@
-//! The cells a big table or list shows, read by position rather than by walking every row.
+//! The cells a big table or list shows, read by position rather than by walking every row, and
+//! the identity of the cells of a table that hands out new objects for them at every read.
 
+use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
 use futures::future::join_all;
 use zbus::zvariant::OwnedObjectPath;
 
-use deskhand_core::model::{Node, Role};
+use deskhand_core::model::{ElementHandle, Node, Rect, Role};
 
 use super::*;
 
@@ -58,6 +60,7 @@ impl Atspi {
             headers: Vec::new(),
             cells: Vec::new(),
             total,
+            named_anew: false,
         };
         let Some(area) = self.extents(table).await? else {
             return Ok(none());
@@ -65,8 +68,10 @@ impl Atspi {
         // A header row or a frozen pane may cover a corner: step inwards until a cell is hit.
         let step = |k: i32| 2 + k * 8;
         let mut first = None;
+        let mut first_y = area.y;
         for k in 0..8 {
-            first = self.cell_at(table, area.x + 2, area.y + step(k)).await?;
+            first_y = area.y + step(k);
+            first = self.cell_at(table, area.x + 2, first_y).await?;
             if first.is_some() {
                 break;
             }
@@ -79,6 +84,11 @@ impl Atspi {
             if last.is_some() {
                 break;
             }
+        }
+        // A Qt item view's scroll bars lie within its extents, over that corner: the last row
+        // is found up the first column's edge, the last column leftwards along the first row.
+        if last.is_none() && first.is_some() {
+            last = self.far_cell(table, area, area.x + 2, first_y).await?;
         }
         let (Some((top, left)), Some((bottom, right))) = (first, last) else {
             return Ok(none());
@@ -95,6 +105,7 @@ impl Atspi {
                 headers: block.headers.clone(),
                 cells: block.cells.clone(),
                 total,
+                named_anew: block.named_anew,
             });
         }
         let reads = (0..height)
@@ -118,24 +129,42 @@ impl Atspi {
         for cell in join_all(reads).await {
             let (reference, row, column) = cell?;
             if let Some(object) = element(reference) {
-                found.push((object, text::cell_address(row, column)));
+                found.push(((object, row, column), text::cell_address(row, column)));
             }
         }
         // A table whose first cell is named by its address names them all so (LibreOffice):
         // their names need not be asked, one call per cell fewer. A tree view's cells are
         // named by their text, and asked; so are all when the first would not say.
         let named_by_address = match found.first() {
-            Some((first, address)) => self
+            Some(((first, ..), address)) => self
                 .string_property(first, ACCESSIBLE, "Name")
                 .await
                 .is_ok_and(|name| name == *address),
             None => false,
         };
+        // Asked again, only where that makes no object to keep: a spreadsheet's cell is named
+        // by its address, and its cells are kept in blocks.
+        let named_anew = match found.first() {
+            Some((first, _)) if !named_by_address => {
+                let again = self
+                    .call::<_, (String, OwnedObjectPath)>(
+                        table,
+                        TABLE,
+                        "GetAccessibleAt",
+                        &(top, left),
+                    )
+                    .await?;
+                element(again).is_some_and(|again| again != first.0)
+            }
+            _ => false,
+        };
         let cells: Vec<VisibleCell> = found
             .into_iter()
-            .map(|(object, address)| VisibleCell {
+            .map(|((object, row, column), address)| VisibleCell {
                 object,
                 name: named_by_address.then_some(address),
+                row,
+                column,
             })
             .collect();
         // A tree view names its columns in headers; a spreadsheet's column letters are no
@@ -158,7 +187,10 @@ impl Atspi {
             join_all(asked)
                 .await
                 .into_iter()
-                .filter_map(|header| element_of(header.ok()?, &table.bus))
+                .zip(left..)
+                .filter_map(|(header, column)| {
+                    Some((element_of(header.ok()?, &table.bus)?, column))
+                })
                 .collect()
         };
         self.cell_blocks.lock().expect("not poisoned").insert(
@@ -170,6 +202,7 @@ impl Atspi {
                 width,
                 headers: headers.clone(),
                 cells: cells.clone(),
+                named_anew,
                 read: Instant::now(),
             },
         );
@@ -177,7 +210,69 @@ impl Atspi {
             headers,
             cells,
             total,
+            named_anew,
         })
+    }
+
+    /// How many columns a table has, where it hands out a new object for a child at every ask
+    /// (Qt 5's tree view does, for each cell and header), so that its children can be told apart
+    /// by where they stand in it instead (see [`name_by_place`]). `None` where the table gives
+    /// the same objects again, or where `children`, those read, are not all of its children in
+    /// order.
+    pub(super) async fn columns_if_named_anew(
+        &self,
+        table: &ObjectRef,
+        children: &[ObjectRef],
+    ) -> Result<Option<usize>, AtspiError> {
+        let Some(first) = children.first() else {
+            return Ok(None);
+        };
+        // Counted first: a spreadsheet, of which only the visible cells were read, creates and
+        // keeps an object for a cell at every ask.
+        let count = self.child_count(table).await?;
+        if usize::try_from(count).ok() != Some(children.len()) {
+            return Ok(None);
+        }
+        let again: (String, OwnedObjectPath) = self
+            .call(table, ACCESSIBLE, "GetChildAtIndex", &(0i32,))
+            .await?;
+        if element_of(again, &table.bus).as_ref() == Some(first) {
+            return Ok(None);
+        }
+        let columns = self.property(table, TABLE, "NColumns").await?;
+        Ok(i32::try_from(columns)
+            .ok()
+            .and_then(|columns| usize::try_from(columns).ok())
+            .filter(|columns| *columns > 0))
+    }
+
+    /// The row of the last cell up from the bottom of `area` at `x` and the column of the last
+    /// cell leftwards from its right at `y`, where both are found: the reach grows, past a
+    /// scroll bar and the empty space right of a table's last column.
+    async fn far_cell(
+        &self,
+        table: &ObjectRef,
+        area: Rect,
+        x: i32,
+        y: i32,
+    ) -> Result<Option<(i32, i32)>, AtspiError> {
+        const REACH: [i32; 8] = [2, 10, 18, 26, 42, 74, 138, 266];
+        let (bottom, right) = (area.y + area.height as i32, area.x + area.width as i32);
+        let mut row = None;
+        for reach in REACH.into_iter().filter(|r| *r < area.height as i32) {
+            if let Some((found, _)) = self.cell_at(table, x, bottom - reach).await? {
+                row = Some(found);
+                break;
+            }
+        }
+        let mut column = None;
+        for reach in REACH.into_iter().filter(|r| *r < area.width as i32) {
+            if let Some((_, found)) = self.cell_at(table, right - reach, y).await? {
+                column = Some(found);
+                break;
+            }
+        }
+        Ok(row.zip(column))
     }
 
     /// The row and column of the table cell at a point, if a cell of `table` is there.
@@ -217,10 +312,14 @@ impl Atspi {
 
 /// The cells of a table on screen, and how many cells the table has.
 pub struct VisibleCells {
-    /// The headers of the visible columns, where the table has them (a tree view's).
-    pub headers: Vec<ObjectRef>,
+    /// The headers of the visible columns, where the table has them (a tree view's), each with
+    /// its column.
+    pub headers: Vec<(ObjectRef, i32)>,
     pub cells: Vec<VisibleCell>,
     pub total: i64,
+    /// The table gave another object for its first visible cell when asked again (Qt 5's tree
+    /// view): its cells are told apart by their place (see [`name_by_place`]).
+    pub named_anew: bool,
 }
 
 /// A cell on screen, with its name where the table names its cells by their address.
@@ -229,6 +328,15 @@ pub struct VisibleCell {
     pub object: ObjectRef,
     /// Known without asking: a spreadsheet's cell is named by its address ("B7").
     pub name: Option<String>,
+    pub row: i32,
+    pub column: i32,
+}
+
+/// Where a child of a table stands in it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Place {
+    Header { column: i32 },
+    Cell { row: i32, column: i32 },
 }
 
 /// The visible block of a table's cells as last read. LibreOffice creates a new object, and
@@ -239,8 +347,9 @@ pub(super) struct CellBlock {
     left: i32,
     height: usize,
     width: usize,
-    headers: Vec<ObjectRef>,
+    headers: Vec<(ObjectRef, i32)>,
     cells: Vec<VisibleCell>,
+    named_anew: bool,
     read: Instant,
 }
 
@@ -267,6 +376,64 @@ pub(super) fn merge_nested_cells(cell: &mut Node) {
         cell.name = only.name.clone();
         cell.value = only.value.clone();
         cell.children.clear();
+    }
+}
+
+/// The places of a table's children as it lists them all, where it hands out a new object for
+/// each at every read (see [`Atspi::columns_if_named_anew`]): a header row first, one header for
+/// each column, where the first child is a header, then the cells row by row. `children` are
+/// the children read, each with its index among the table's children.
+pub(super) fn places_in_order(children: &[(usize, Node, bool)], columns: usize) -> Vec<Place> {
+    let headers = match children.first() {
+        Some((0, first, _)) if first.role == Role::Header => columns,
+        _ => 0,
+    };
+    let at = |value: usize| i32::try_from(value).unwrap_or(i32::MAX);
+    children
+        .iter()
+        .map(|(index, ..)| match index.checked_sub(headers) {
+            None => Place::Header { column: at(*index) },
+            Some(cell) => Place::Cell {
+                row: at(cell / columns),
+                column: at(cell % columns),
+            },
+        })
+        .collect()
+}
+
+/// Gives each child of a table that hands out a new object for it at every read a handle whose
+/// identity is where it stands (`places`, one for each child read): a header by its column, a cell
+/// by its row and column and the words of its whole row as read, so an unchanged table keeps its
+/// refs while a row that moves into another's place is never taken for the one that stood
+/// there, even where a column repeats a word ("Text", "12 KB").
+pub(super) fn name_by_place(
+    table: &ObjectRef,
+    children: &mut [(usize, Node, bool)],
+    places: &[Place],
+) {
+    let table = table.handle();
+    let mut rows: HashMap<i32, Vec<&str>> = HashMap::new();
+    for ((_, child, _), place) in children.iter().zip(places) {
+        if let Place::Cell { row, .. } = place {
+            rows.entry(*row).or_default().push(&child.name);
+        }
+    }
+    let identities: Vec<String> = children
+        .iter()
+        .zip(places)
+        .map(|((_, child, _), place)| match place {
+            Place::Header { column } => format!("{}#header{column}:{}", table.0, child.name),
+            Place::Cell { row, column } => {
+                let words = rows
+                    .get(row)
+                    .map(|names| names.join("\t"))
+                    .unwrap_or_default();
+                format!("{}#{row},{column}:{words}", table.0)
+            }
+        })
+        .collect();
+    for ((_, child, _), identity) in children.iter_mut().zip(identities) {
+        child.handle = ElementHandle::with_identity(&child.handle.0, &identity);
     }
 }
 

@@ -92,6 +92,11 @@ impl Atspi {
 
     /// The element's value read now, exactly as the tree walk reads it.
     pub async fn element_value(&self, object: &ObjectRef) -> Result<Option<String>, AtspiError> {
+        Ok(self.value_read(object).await?.value)
+    }
+
+    /// The element's role and value, and whether its text was read and is empty.
+    async fn value_read(&self, object: &ObjectRef) -> Result<ValueRead, AtspiError> {
         let (role, state, interfaces, name) = futures::join!(
             self.call::<_, u32>(object, ACCESSIBLE, "GetRole", &()),
             self.call::<_, Vec<u32>>(object, ACCESSIBLE, "GetState", &()),
@@ -104,6 +109,7 @@ impl Atspi {
         let name = name.unwrap_or_default();
         let reads = ValueReads::of(role, states.editable, name.trim().is_empty(), &interfaces?);
         let raw = self.value(object, reads).await?;
+        let empty_text = reads.text && raw.as_deref().is_some_and(str::is_empty);
         let embedded = match &raw {
             Some(raw) if raw.contains(EMBEDDED) => self.embedded_children(object).await,
             _ => Vec::new(),
@@ -113,19 +119,29 @@ impl Atspi {
             .map(|(role, editable, words)| Embedded::of(*role, *editable, words.as_deref()))
             .collect();
         let value = raw.and_then(|raw| finish_value(raw, role, states.editable, &embedded, &name));
-        match value {
+        let value = match value {
             None if role == Role::Combobox => {
-                Ok(chosen_unless_name(self.chosen_option(object).await?, &name))
+                chosen_unless_name(self.chosen_option(object).await?, &name)
             }
-            value => Ok(value),
-        }
+            value => value,
+        };
+        Ok(ValueRead {
+            role,
+            empty_text,
+            value,
+        })
     }
 
     /// All the text the element shows: its value as [`Atspi::element_value`] reads it, else its
-    /// name (a label's whole text).
+    /// name (a label's whole text). A text field's name is its label, never what it holds: an
+    /// empty one reads as empty, where GTK 4.8 names a read-only text view "GtkTextView".
     pub async fn element_text(&self, object: &ObjectRef) -> Result<String, AtspiError> {
-        match self.element_value(object).await? {
+        let read = self.value_read(object).await?;
+        match read.value {
             Some(value) => Ok(value),
+            None if read.empty_text && matches!(read.role, Role::Text | Role::Terminal) => {
+                Ok(String::new())
+            }
             None => self.string_property(object, ACCESSIBLE, "Name").await,
         }
     }
@@ -407,6 +423,14 @@ impl ValueReads {
                 ),
         }
     }
+}
+
+/// What [`Atspi::element_text`] needs to know of a value read.
+struct ValueRead {
+    role: Role,
+    /// The element's text was read and holds nothing.
+    empty_text: bool,
+    value: Option<String>,
 }
 
 /// The value an observation shows of what was read: an edited field's exactly as typed, any

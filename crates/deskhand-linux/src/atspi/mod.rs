@@ -107,7 +107,7 @@ impl ObjectRef {
     }
 
     pub fn from_handle(handle: &ElementHandle) -> Option<Self> {
-        let (bus, path) = handle.0.split_once('|')?;
+        let (bus, path) = handle.address().split_once('|')?;
         Some(Self {
             bus: bus.into(),
             path: path.into(),

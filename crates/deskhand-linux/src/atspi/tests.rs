@@ -5,8 +5,9 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use deskhand_core::model::{Node, Role};
+use deskhand_core::model::{ElementHandle, Node, Role};
 
+use super::cells::{name_by_place, places_in_order};
 use super::record::Replay;
 use super::*;
 
@@ -177,4 +178,60 @@ async fn an_app_that_stops_answering_gives_what_was_read_and_says_why() {
     assert!(partial.contains("the app stopped answering"), "{partial}");
     assert_eq!(walked.root.name, "Untitled 1 - Mousepad");
     assert!(named(&walked.root, Role::Menu, "File").is_none());
+}
+
+/// A Qt 5 tree view's children, as `places_in_order` and `name_by_place` get them: one header row, then the cells of
+/// each row, each under an object path no later read gives again.
+fn tree_view_children(rows: &[[&str; 2]], first_path: usize) -> Vec<(usize, Node, bool)> {
+    let headers = ["Name", "Kind"].map(|name| (Role::Header, name));
+    let cells = rows.iter().flatten().map(|name| (Role::Cell, *name));
+    headers
+        .into_iter()
+        .chain(cells)
+        .enumerate()
+        .map(|(index, (role, name))| {
+            let node = Node {
+                handle: ElementHandle(format!(":1.9|/a/{}", first_path + index)),
+                role,
+                name: name.into(),
+                value: None,
+                states: Default::default(),
+                bounds: None,
+                actions: Vec::new(),
+                children: Vec::new(),
+            };
+            (index, node, false)
+        })
+        .collect()
+}
+
+#[test]
+fn a_table_that_names_its_cells_anew_keys_them_by_their_place_and_their_rows_words() {
+    let table = ObjectRef {
+        bus: ":1.9".into(),
+        path: "/a/1".into(),
+    };
+    let rows = [["alpha.txt", "Text"], ["beta.png", "Image"]];
+    let mut first = tree_view_children(&rows, 100);
+    let mut again = tree_view_children(&rows, 200);
+    let places = places_in_order(&first, 2);
+    name_by_place(&table, &mut first, &places);
+    name_by_place(&table, &mut again, &places);
+    for ((_, before, _), (_, now, _)) in first.iter().zip(&again) {
+        assert_eq!(before.handle.identity(), now.handle.identity());
+        assert_ne!(before.handle.address(), now.handle.address());
+    }
+    assert_eq!(again[2].1.handle.address(), ":1.9|/a/202");
+
+    // A row inserted above: the cell now first in the Kind column reads "Text" as alpha's did,
+    // and is not taken for it.
+    let mut moved = tree_view_children(&[["aardvark.txt", "Text"], rows[0], rows[1]], 300);
+    let places = places_in_order(&moved, 2);
+    name_by_place(&table, &mut moved, &places);
+    let identity = |children: &[(usize, Node, bool)], index: usize| {
+        children[index].1.handle.identity().to_owned()
+    };
+    assert_eq!(moved[3].1.name, first[3].1.name);
+    assert_ne!(identity(&moved, 3), identity(&first, 3));
+    assert_eq!(identity(&moved, 0), identity(&first, 0), "the headers stay");
 }

@@ -11,7 +11,9 @@ use zbus::zvariant::OwnedObjectPath;
 use deskhand_core::model::{Node, Rect, Role};
 
 use super::cache::Snapshot;
-use super::cells::{MAX_NESTED_CELLS, MAX_VISIBLE_CELLS, merge_nested_cells};
+use super::cells::{
+    MAX_NESTED_CELLS, MAX_VISIBLE_CELLS, Place, merge_nested_cells, name_by_place, places_in_order,
+};
 use super::element::{ValueReads, chosen_unless_name, finish_value};
 use super::*;
 
@@ -116,6 +118,9 @@ pub(super) struct CellsOnDemand {
     what: String,
     read: usize,
     total: i64,
+    /// Where each child read stands, headers first, where the table hands out a new object for
+    /// a cell at every ask.
+    places: Option<Vec<Place>>,
 }
 
 impl CellsOnDemand {
@@ -451,10 +456,22 @@ impl Walk<'_> {
         if interfaces.iter().any(|i| i == TABLE)
             && let Some(visible) = self.answered(a.visible_cells(object, MAX_VISIBLE_CELLS).await)
         {
+            let places = visible.named_anew.then(|| {
+                visible
+                    .headers
+                    .iter()
+                    .map(|(_, column)| Place::Header { column: *column })
+                    .chain(visible.cells.iter().map(|cell| Place::Cell {
+                        row: cell.row,
+                        column: cell.column,
+                    }))
+                    .collect()
+            });
             let cells = CellsOnDemand {
                 what,
                 read: visible.cells.len(),
                 total: visible.total,
+                places,
             };
             self.sheet_cells.lock().expect("not poisoned").extend(
                 visible
@@ -465,6 +482,7 @@ impl Walk<'_> {
             let objects = visible
                 .headers
                 .into_iter()
+                .map(|(header, _)| header)
                 .chain(visible.cells.into_iter().map(|cell| cell.object))
                 .collect();
             return (objects, Some(cells));
@@ -593,8 +611,14 @@ impl Walk<'_> {
                 Rect::new(b.x + dx, b.y + dy, b.width, b.height)
             });
 
+            let named_anew_columns = if shown && !is_root && has(".Table") {
+                self.answered(a.columns_if_named_anew(&object, &children).await)
+                    .flatten()
+            } else {
+                None
+            };
             // Hidden subtrees are not read: the observation only counts them.
-            let children: Vec<(Node, bool)> = if shown && !self.over_budget() {
+            let mut children: Vec<(usize, Node, bool)> = if shown && !self.over_budget() {
                 // A child on another application's bus is the root of a tree embedded here (a
                 // WebKit page, from its web process), which marks its root showing or not as it
                 // pleases: it shows where its embedder does, and so does a lone wrapper below it
@@ -604,12 +628,12 @@ impl Walk<'_> {
                 // Children read at once share what is left of the budget: those past it are
                 // not read, so the tree never exceeds it.
                 let granted = self.reserve(children.len());
-                let reads = children.into_iter().take(granted).map(|child| {
+                let reads = children.into_iter().take(granted).enumerate().map(|(index, child)| {
                     let embedded = child.bus != object.bus || (in_embedded_root && lone);
                     async move {
                         let (mut node, inline) = self.node(child, embedded).await?;
                         node.states.visible |= embedded;
-                        Ok::<_, AtspiError>((node, inline))
+                        Ok::<_, AtspiError>((index, node, inline))
                     }
                 });
                 join_all(reads)
@@ -627,10 +651,20 @@ impl Walk<'_> {
             } else {
                 Vec::new()
             };
+            let places = match (named_anew_columns, &cells) {
+                (Some(columns), _) => Some(places_in_order(&children, columns)),
+                (None, Some(cells)) => cells.places.as_ref().map(|places| {
+                    children.iter().map(|(index, ..)| places[*index]).collect()
+                }),
+                (None, None) => None,
+            };
+            if let Some(places) = places {
+                name_by_place(&object, &mut children, &places);
+            }
             let embedded: Vec<Embedded<'_>> = children
                 .iter()
-                .filter(|(_, embedded)| *embedded)
-                .map(|(child, _)| {
+                .filter(|(_, _, embedded)| *embedded)
+                .map(|(_, child, _)| {
                     let words = if child.name.trim().is_empty() {
                         child.value.as_deref()
                     } else {
@@ -653,7 +687,7 @@ impl Walk<'_> {
                 ),
                 value => value,
             };
-            let mut children: Vec<Node> = children.into_iter().map(|(child, _)| child).collect();
+            let mut children: Vec<Node> = children.into_iter().map(|(_, child, _)| child).collect();
             if let Some(cells) = cells {
                 let before = children.len();
                 // A cell's name is its text (GTK) or its address (a spreadsheet's "B7"): it is

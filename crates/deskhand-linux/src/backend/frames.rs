@@ -27,10 +27,14 @@ pub(super) enum Origin {
     },
     /// On Wayland every toolkit reports extents relative to its surface, which starts this far
     /// from the window's frame: at it on sway (tiled GTK3 draws no shadow), before it on GNOME
-    /// (GTK3's client-side shadow); unlike GTK4, the toolkit's Showing states still hold.
+    /// (GTK3's client-side shadow); unlike GTK4, the toolkit's Showing states still hold. The
+    /// toolkit counts in its surface's logical pixels, each this many hundredths of a pixel of
+    /// the compositor's layout: more than 100 on a scaled monitor where GNOME lays out physical
+    /// pixels.
     Surface {
         dx: i32,
         dy: i32,
+        percent: u32,
     },
 }
 
@@ -38,9 +42,11 @@ pub(super) enum Origin {
 /// compositor's window origin, `inset` (see [`wayland_inset`]) inside it.
 pub(super) fn wayland_origin(toolkit: Origin, (dx, dy): (i32, i32)) -> Origin {
     match toolkit {
-        Origin::Screen | Origin::Scaled { .. } | Origin::Surface { .. } => {
-            Origin::Surface { dx, dy }
-        }
+        Origin::Screen | Origin::Scaled { .. } | Origin::Surface { .. } => Origin::Surface {
+            dx,
+            dy,
+            percent: 100,
+        },
         Origin::Window { .. } => Origin::Window {
             dx: 0,
             dy: 0,
@@ -51,23 +57,27 @@ pub(super) fn wayland_origin(toolkit: Origin, (dx, dy): (i32, i32)) -> Origin {
 
 /// How extents map to the screen on GNOME: from the surface, shadows included, for toolkits
 /// that count from it (GTK3), `inset` further in; from the frame for GTK4, which counts from its
-/// visible window there as on X11; by X's rules for XWayland windows.
+/// visible window there as on X11; by X's rules for XWayland windows. `percent` is how many
+/// hundredths of a layout pixel one of the app's logical pixels is: the scale of the window's
+/// monitor where GNOME lays out physical pixels, else 100.
 pub(super) fn gnome_origin(
     toolkit: Origin,
     frame: Rect,
     placement: Placement,
     (dx, dy): (i32, i32),
+    percent: u32,
 ) -> Origin {
     match toolkit {
         toolkit if placement.x11 => toolkit,
         Origin::Window { .. } => Origin::Window {
             dx: 0,
             dy: 0,
-            percent: 100,
+            percent,
         },
         Origin::Screen | Origin::Scaled { .. } | Origin::Surface { .. } => Origin::Surface {
             dx: placement.buffer.x - frame.x + dx,
             dy: placement.buffer.y - frame.y + dy,
+            percent,
         },
     }
 }
@@ -77,10 +87,17 @@ pub(super) fn gnome_origin(
 /// from the content within them: its frame is then smaller than the window, by a border as wide
 /// on the left, the right and the bottom, and the title bar on top. Elsewhere, and for other
 /// toolkits, extents start at the window.
-pub(super) fn wayland_inset(app: &Application, frame: &Frame, window: &WindowInfo) -> (i32, i32) {
+/// `percent` is the size of the app's logical pixel in the window's (see [`gnome_origin`]).
+pub(super) fn wayland_inset(
+    app: &Application,
+    frame: &Frame,
+    window: &WindowInfo,
+    percent: u32,
+) -> (i32, i32) {
     let Some(content) = frame
         .extents
         .filter(|_| app.toolkit.eq_ignore_ascii_case("qt"))
+        .map(|content| content.scaled(f64::from(percent) / 100.0))
     else {
         return (0, 0);
     };
@@ -252,9 +269,9 @@ fn scale_between(frame: Rect, window: Rect) -> Option<u32> {
 /// How many screen pixels one of the toolkit's pixels is.
 pub(super) fn scale_of(origin: Origin) -> f64 {
     match origin {
-        Origin::Scaled { percent, .. } | Origin::Window { percent, .. } => {
-            f64::from(percent) / 100.0
-        }
+        Origin::Scaled { percent, .. }
+        | Origin::Window { percent, .. }
+        | Origin::Surface { percent, .. } => f64::from(percent) / 100.0,
         _ => 1.0,
     }
 }
@@ -295,7 +312,7 @@ pub(super) fn offset_of(origin: Origin, window: &WindowInfo) -> (i32, i32) {
     match origin {
         Origin::Screen | Origin::Scaled { within: None, .. } => (0, 0),
         Origin::Window { dx, dy, .. }
-        | Origin::Surface { dx, dy }
+        | Origin::Surface { dx, dy, .. }
         | Origin::Scaled {
             within: Some((dx, dy)),
             ..
@@ -329,13 +346,19 @@ mod tests {
         let qt = app("Qt", "5.15.8");
         // FeatherPad on GNOME: a 3 px border and a 30 px title bar around 700x500 of content.
         assert_eq!(
-            wayland_inset(&qt, &frame(Rect::new(0, 0, 700, 500)), &decorated),
+            wayland_inset(&qt, &frame(Rect::new(0, 0, 700, 500)), &decorated, 100),
             (3, 30)
+        );
+        // The same at scale 2 where GNOME lays out physical pixels: the content counts half.
+        let doubled = window(1, "Untitled", Rect::new(506, 406, 1412, 1066));
+        assert_eq!(
+            wayland_inset(&qt, &frame(Rect::new(0, 0, 700, 500)), &doubled, 200),
+            (6, 60)
         );
         // The compositor draws the decoration (sway): the content is the window.
         let plain = window(1, "Untitled", Rect::new(0, 0, 700, 500));
         assert_eq!(
-            wayland_inset(&qt, &frame(Rect::new(0, 0, 700, 500)), &plain),
+            wayland_inset(&qt, &frame(Rect::new(0, 0, 700, 500)), &plain, 100),
             (0, 0)
         );
         // GTK3 counts from its surface whatever its frame says.
@@ -343,7 +366,8 @@ mod tests {
             wayland_inset(
                 &app("GTK", "3.24.38"),
                 &frame(Rect::new(0, 0, 700, 500)),
-                &decorated
+                &decorated,
+                100
             ),
             (0, 0)
         );

@@ -464,14 +464,8 @@ impl DisplayServer for GnomeDesk {
         self.gnome.screen().await
     }
 
-    /// One monitor, the whole layout, until its outputs are listed one by one.
     async fn monitors(&self) -> Result<Vec<Monitor>> {
-        Ok(vec![Monitor {
-            name: "screen".to_owned(),
-            bounds: self.screen().await?,
-            scale: 1.0,
-            primary: true,
-        }])
+        self.gnome.monitors().await
     }
 
     async fn window_keys(&self) -> Result<Vec<WindowKey>> {
@@ -523,11 +517,13 @@ impl DisplayServer for GnomeDesk {
             Some(placement) => placement,
             None => self.gnome.placement(window).await?,
         };
+        let percent = self.gnome.layout_percent_at(window.bounds).await?;
         let origin = gnome_origin(
             origin_for(&matched.app, &matched.frame, window),
             window.bounds,
             placement,
-            wayland_inset(&matched.app, &matched.frame, window),
+            wayland_inset(&matched.app, &matched.frame, window, percent),
+            percent,
         );
         Ok(matched.placed(origin))
     }

@@ -97,7 +97,7 @@ impl DisplayServer for SwayDesk {
             .await?;
         let origin = wayland_origin(
             origin_for(&matched.app, &matched.frame, window),
-            wayland_inset(&matched.app, &matched.frame, window),
+            wayland_inset(&matched.app, &matched.frame, window, 100),
         );
         Ok(matched.placed(origin))
     }

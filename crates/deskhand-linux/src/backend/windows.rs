@@ -26,12 +26,16 @@ impl Windows for LinuxBackend {
         on_display!(&self.display, server => server.monitors().await)
     }
 
-    /// X11's primary monitor's top-left; sway's and GNOME's layouts start at 0,0.
+    /// The primary monitor's top-left: X11 reads it without naming the monitors, which costs a
+    /// round trip each.
     async fn corner(&self) -> Point {
-        match &self.display {
-            Display::X11(server) => server.corner().await.unwrap_or(Point { x: 0, y: 0 }),
-            _ => Point { x: 0, y: 0 },
-        }
+        let corner = match &self.display {
+            Display::X11(server) => server.corner().await,
+            _ => self.monitors().await.map(|monitors| {
+                deskhand_core::monitors::corner(&deskhand_core::monitors::ordered(monitors))
+            }),
+        };
+        corner.unwrap_or(Point { x: 0, y: 0 })
     }
 
     async fn positions_unknown(&self) -> Option<String> {

@@ -83,4 +83,8 @@ pub enum DesktopError {
         dir.display()
     )]
     ForeignState { path: PathBuf, dir: PathBuf },
+    #[error(
+        "could not lay out the desktop's monitors ({what}): {cause}; start it with fewer or smaller monitors (`--monitors`, `--size`)"
+    )]
+    Monitors { what: &'static str, cause: String },
 }

@@ -173,16 +173,12 @@ impl Session {
             ],
         ))?;
 
-        let size = format!("{}x{}", opts.width, opts.height);
+        let mut shell_args = vec!["--headless".to_owned(), "--wayland".to_owned()];
+        shell_args.extend(super::monitors::gnome_virtual_monitors(opts));
         let mut shell = self.spawn_with(
             "gnome-shell",
             &programs.gnome_shell,
-            &[
-                "--headless".to_owned(),
-                "--wayland".to_owned(),
-                "--virtual-monitor".to_owned(),
-                size,
-            ],
+            &shell_args,
             &[("DESKHAND_LEAVE_OVERVIEW", "1")],
             None,
         )?;

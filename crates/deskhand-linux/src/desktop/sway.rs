@@ -124,12 +124,12 @@ fn session_bus_config(socket: &Path) -> String {
 
 /// No wallpaper, no bar, no XWayland: only the output and the windows. Focus moves on clicks and
 /// requests alone, as on the X11 desktop.
-fn sway_config(width: u32, height: u32) -> String {
+fn sway_config(opts: &StartOptions) -> String {
     format!(
-        "output {OUTPUT} resolution {width}x{height} bg #204060 solid_color\n\
-         xwayland disable\n\
+        "{}xwayland disable\n\
          focus_follows_mouse no\n\
-         focus_on_window_activation focus\n"
+         focus_on_window_activation focus\n",
+        super::monitors::sway_outputs(opts, OUTPUT)
     )
 }
 
@@ -158,7 +158,7 @@ impl Session {
         }
         for (name, text) in [
             ("session.conf", session_bus_config(&self.bus_socket())),
-            ("sway.conf", sway_config(opts.width, opts.height)),
+            ("sway.conf", sway_config(opts)),
         ] {
             let path = dir.join(name);
             fs::write(&path, text)
@@ -226,12 +226,14 @@ impl Session {
 
         let sway_config = self.dir.join("sway.conf");
         let sway_socket = self.dir.join("run").join("sway.sock");
+        let outputs = opts.monitors.max(1).to_string();
         let mut sway = self.spawn_with(
             "sway",
             &programs.sway,
             &["-c".to_owned(), sway_config.to_string_lossy().into_owned()],
             &[
                 ("WLR_BACKENDS", "headless"),
+                ("WLR_HEADLESS_OUTPUTS", outputs.as_str()),
                 ("WLR_RENDERER", "pixman"),
                 ("WLR_LIBINPUT_NO_DEVICES", "1"),
             ],

@@ -230,6 +230,20 @@ impl Gnome {
             .ok_or_else(|| Self::gone(window, "read"))
     }
 
+    /// How many hundredths of a layout pixel an app's logical pixel is within `area`.
+    pub async fn layout_percent_at(&self, area: Rect) -> Result<u32> {
+        super::remote::layout_percent_at(self.bus().await?, CALL_TIMEOUT, area)
+            .await
+            .map_err(gnome_error)
+    }
+
+    /// Every monitor, read from Mutter's display configuration.
+    pub async fn monitors(&self) -> Result<Vec<deskhand_core::model::Monitor>> {
+        super::remote::listed_monitors(self.bus().await?, CALL_TIMEOUT)
+            .await
+            .map_err(gnome_error)
+    }
+
     /// Read without starting the remote-desktop session a read has no need of.
     pub async fn screen(&self) -> Result<Rect> {
         if let Some(input) = self.input.get() {

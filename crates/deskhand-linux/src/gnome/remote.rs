@@ -90,13 +90,19 @@ type DisplayState = (
 /// Each monitor's connector and its area in the layout, from `GetCurrentState`: the size is the
 /// current mode's, divided by the scale in GNOME's logical layout.
 fn monitor_areas(state: &DisplayState) -> Vec<(String, Rect)> {
-    let (_, monitors, logical, properties) = state;
-    let logical_layout = properties
-        .get("layout-mode")
-        .and_then(|mode| u32::try_from(mode).ok())
-        .is_none_or(|mode| mode == 1);
-    let mut areas = Vec::new();
-    for (x, y, scale, _, _, connectors, _) in logical {
+    described_monitors(state)
+        .into_iter()
+        .map(|monitor| (monitor.name, monitor.bounds))
+        .collect()
+}
+
+/// Each monitor as `windows` lists it: its connector, its area in the layout (as in
+/// [`monitor_areas`]), its logical monitor's scale and whether that one is primary.
+fn described_monitors(state: &DisplayState) -> Vec<deskhand_core::model::Monitor> {
+    let (_, monitors, logical, _) = state;
+    let logical_layout = lays_out_logical_pixels(state);
+    let mut described = Vec::new();
+    for (x, y, scale, _, primary, connectors, _) in logical {
         for (connector, ..) in connectors {
             let Some((_, modes, _)) = monitors.iter().find(|(spec, ..)| &spec.0 == connector)
             else {
@@ -116,18 +122,20 @@ fn monitor_areas(state: &DisplayState) -> Vec<(String, Rect)> {
             } else {
                 1.0
             };
-            areas.push((
-                connector.clone(),
-                Rect::new(
+            described.push(deskhand_core::model::Monitor {
+                name: connector.clone(),
+                bounds: Rect::new(
                     *x,
                     *y,
                     (*width as f64 / divide).round() as u32,
                     (*height as f64 / divide).round() as u32,
                 ),
-            ));
+                scale: *scale,
+                primary: *primary,
+            });
         }
     }
-    areas
+    described
 }
 
 /// The rectangle around `areas`; empty when there are none.
@@ -165,6 +173,45 @@ pub async fn monitors_of(
     timeout: Duration,
 ) -> Result<Vec<(String, Rect)>, GnomeError> {
     Ok(monitor_areas(&display_state(conn, timeout).await?))
+}
+
+/// Whether GNOME's layout counts logical pixels (each monitor's divided by its scale), not the
+/// physical ones it counts by default.
+fn lays_out_logical_pixels(state: &DisplayState) -> bool {
+    state
+        .3
+        .get("layout-mode")
+        .and_then(|mode| u32::try_from(mode).ok())
+        .is_none_or(|mode| mode == 1)
+}
+
+/// How many hundredths of a layout pixel an app's logical pixel is within `area`: the scale of
+/// the monitor showing most of it where the layout counts physical pixels, else 100.
+fn layout_percent(state: &DisplayState, area: Rect) -> u32 {
+    if lays_out_logical_pixels(state) {
+        return 100;
+    }
+    let monitors = described_monitors(state);
+    deskhand_core::monitors::most_of(&monitors, area)
+        .map_or(100, |index| (monitors[index].scale * 100.0).round() as u32)
+}
+
+/// How many hundredths of a layout pixel an app's logical pixel is within `area`, read from
+/// Mutter's display configuration now.
+pub async fn layout_percent_at(
+    conn: &zbus::Connection,
+    timeout: Duration,
+    area: Rect,
+) -> Result<u32, GnomeError> {
+    Ok(layout_percent(&display_state(conn, timeout).await?, area))
+}
+
+/// Every monitor, named by its connector, with its scale and which is primary.
+pub async fn listed_monitors(
+    conn: &zbus::Connection,
+    timeout: Duration,
+) -> Result<Vec<deskhand_core::model::Monitor>, GnomeError> {
+    Ok(described_monitors(&display_state(conn, timeout).await?))
 }
 
 /// The screen's extent, every monitor's area together, read from Mutter's display
@@ -659,6 +706,25 @@ mod tests {
                 ("HDMI-1".to_string(), Rect::new(1280, 0, 1920, 1080)),
             ]
         );
+        let described = described_monitors(&state);
+        assert_eq!(
+            described
+                .iter()
+                .map(|m| (m.name.as_str(), m.scale, m.primary))
+                .collect::<Vec<_>>(),
+            [("Meta-0", 1.0, true), ("HDMI-1", 2.0, false)]
+        );
+        // Physical pixels laid out (GNOME's default): an app on HDMI-1 counts two to its pixel.
+        let mut physical = state.clone();
+        physical
+            .3
+            .insert("layout-mode".into(), OwnedValue::from(2u32));
+        assert_eq!(
+            layout_percent(&physical, Rect::new(1300, 10, 100, 100)),
+            200
+        );
+        assert_eq!(layout_percent(&physical, Rect::new(10, 10, 100, 100)), 100);
+        assert_eq!(layout_percent(&state, Rect::new(1300, 10, 100, 100)), 100);
     }
 
     #[test]

@@ -563,30 +563,54 @@ impl Sway {
     /// The pixels of a rectangle of the layout, clipped to the output that holds its middle.
     pub async fn capture(&self, rect: Rect) -> Result<RgbImage> {
         let outputs = self.ipc("listing outputs", |ipc| ipc.outputs()).await?;
-        let center = rect.center();
-        let Some((name, output)) = outputs
-            .iter()
-            .find(|(_, o)| o.contains(center))
-            .or_else(|| outputs.first())
-            .cloned()
-        else {
+        if outputs.is_empty() {
             return Err(Error::platform(
                 "sway has no active output, so there is nothing to capture; check the session",
             ));
-        };
-        let Some(region) = rect.intersect(&output) else {
-            return Ok(RgbImage {
+        }
+        let parts: Vec<(String, Rect, Rect)> = outputs
+            .into_iter()
+            .filter_map(|(name, output)| {
+                let region = rect.intersect(&output)?;
+                Some((name, output, region))
+            })
+            .collect();
+        match parts.as_slice() {
+            [] => Ok(RgbImage {
                 width: 0,
                 height: 0,
                 data: Vec::new(),
-            });
-        };
+            }),
+            // One output: its own pixels, at its scale.
+            [(name, output, region)] => self.capture_on(name, *output, *region).await,
+            // Across outputs, whose scales may differ: each part at the layout's size, in place.
+            several => {
+                let mut canvas = RgbImage {
+                    width: rect.width,
+                    height: rect.height,
+                    data: vec![0; rect.width as usize * rect.height as usize * 3],
+                };
+                for (name, output, region) in several {
+                    let part = self.capture_on(name, *output, *region).await?;
+                    let part = deskhand_core::image::resized(&part, region.width, region.height);
+                    let at = ((region.x - rect.x) as u32, (region.y - rect.y) as u32);
+                    deskhand_core::image::paste(&mut canvas, &part, at);
+                }
+                Ok(canvas)
+            }
+        }
+    }
+
+    /// The pixels of `region`, a part of the output `name` placed at `output` in the layout, in
+    /// the output's own pixels.
+    async fn capture_on(&self, name: &str, output: Rect, region: Rect) -> Result<RgbImage> {
         let local = (
             region.x - output.x,
             region.y - output.y,
             region.width,
             region.height,
         );
+        let name = name.to_owned();
         let pixels = self
             .with_client("a capture", DEADLINE, move |client| {
                 client.capture(&name, local)

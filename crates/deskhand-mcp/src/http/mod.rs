@@ -22,6 +22,7 @@ use deskhand_core::{Backend, Config};
 use crate::SetupCheck;
 
 mod explain;
+mod handles;
 mod session;
 mod worker;
 
@@ -60,6 +61,9 @@ pub struct HttpOptions {
     pub max_calls: usize,
     /// Each session's calls recorded into a folder of its own under this one.
     pub record: Option<RecordTo>,
+    /// This host's name in the handles of its private desktops (`desk-<host>-<bits>`), so
+    /// that a load balancer sends each call to the host that holds its desktop.
+    pub host_id: Option<String>,
 }
 
 /// Where sessions are recorded (see `deskhand replay`): `root/session-<id>`, each capped.
@@ -98,6 +102,7 @@ impl Default for HttpOptions {
             idle_timeout: Duration::from_secs(300),
             max_calls: 16,
             record: None,
+            host_id: None,
         }
     }
 }
@@ -149,7 +154,9 @@ pub async fn serve_http<B: Backend>(
         options.max_calls,
         options.record.clone(),
         options.idle_timeout,
+        options.host_id.clone(),
     ));
+    tokio::spawn(end_idle_handles(Arc::clone(&hub), options.idle_timeout));
     let sessions_ended = CancellationToken::new();
     let service = StreamableHttpService::new(
         {
@@ -200,6 +207,15 @@ pub async fn serve_http<B: Backend>(
     hub.flush_recordings().await;
     tracing::info!("stopped");
     Ok(())
+}
+
+/// Ends, now and then, the desktops by handle that went the idle timeout without a call.
+async fn end_idle_handles<B: Backend>(hub: Arc<Hub<B>>, idle_timeout: Duration) {
+    let every = (idle_timeout / 4).clamp(Duration::from_millis(250), Duration::from_secs(30));
+    while !hub.stopping.load(Ordering::SeqCst) {
+        tokio::time::sleep(every).await;
+        hub.end_idle_handles();
+    }
 }
 
 fn session_manager(idle_timeout: Duration) -> LocalSessionManager {
@@ -310,8 +326,12 @@ fn same_secret(given: &[u8], expected: &[u8]) -> bool {
 }
 
 async fn health<B: Backend>(State(hub): State<Arc<Hub<B>>>) -> Response {
+    // A host whose private desktops are all taken says so, for a balancer to start new ones
+    // elsewhere; its desktops still serve their calls.
     let (status, state) = if hub.stopping.load(Ordering::SeqCst) {
         (StatusCode::SERVICE_UNAVAILABLE, "stopping")
+    } else if hub.max_desktops() > 0 && hub.desktops_running() >= hub.max_desktops() {
+        (StatusCode::SERVICE_UNAVAILABLE, "full")
     } else {
         (StatusCode::OK, "ok")
     };
@@ -320,6 +340,7 @@ async fn health<B: Backend>(State(hub): State<Arc<Hub<B>>>) -> Response {
         "calls": hub.calls_running(),
         "max_calls": hub.max_calls(),
         "desktops": hub.desktops_running(),
+        "max_desktops": hub.max_desktops(),
     });
     (
         status,

@@ -19,6 +19,7 @@ use tracing::Instrument;
 use deskhand_core::{Backend, Config};
 use deskhand_record::Recorder;
 
+use super::handles::{Handles, NEW, new_handle};
 use super::worker::{Worker, WorkerStop};
 use super::{Desktops, RecordTo};
 use crate::handover::{self, Told};
@@ -56,6 +57,10 @@ pub(crate) struct Hub<B> {
     /// A person's takeovers and resumes on the shared desktop, recorded once and told to
     /// every session.
     handovers: Option<broadcast::Sender<Told>>,
+    /// Private desktops started by handle (`"desktop": "new"`), for any connection to use.
+    handles: Handles,
+    /// This host's name in those handles.
+    host_id: Option<String>,
 }
 
 impl<B: Backend> Hub<B> {
@@ -66,6 +71,7 @@ impl<B: Backend> Hub<B> {
         max_calls: usize,
         record: Option<RecordTo>,
         idle_timeout: Duration,
+        host_id: Option<String>,
     ) -> Self {
         let max_desktops = match &desktops {
             Desktops::Shared(_) => 0,
@@ -96,7 +102,141 @@ impl<B: Backend> Hub<B> {
             record,
             recorders: StdMutex::new(Vec::new()),
             handovers,
+            handles: Handles::default(),
+            host_id,
         }
+    }
+
+    pub(crate) fn max_desktops(&self) -> usize {
+        self.max_desktops
+    }
+
+    /// Ends the desktops by handle that no call has used for the idle timeout.
+    pub(crate) fn end_idle_handles(&self) {
+        for handle in self.handles.end_idle(self.idle_timeout) {
+            tracing::info!(%handle, idle = ?self.idle_timeout, "private desktop by handle ended: idle");
+        }
+    }
+
+    /// Starts a private desktop for `label` under the cap, and keeps it to stop at the end.
+    async fn start_worker(
+        &self,
+        command: &super::worker::WorkerCommand,
+        label: &str,
+        kept_by: &str,
+    ) -> Result<Worker, CallToolResult> {
+        let Ok(slot) = Arc::clone(&self.desktop_slots).try_acquire_owned() else {
+            return Err(failed(
+                "busy",
+                &format!(
+                    "this server already runs its {} private desktops, so it starts no other and nothing was done; a desktop frees when {kept_by}, or after no request for {} s, the server's --idle-timeout: retry then, or ask the operator to raise --max-desktops",
+                    self.max_desktops,
+                    self.idle_timeout.as_secs()
+                ),
+            ));
+        };
+        let number = self.next_worker.fetch_add(1, Ordering::Relaxed);
+        let record = self.record.as_ref().map(|r| r.folder(label));
+        let worker = Worker::start(command, label, number, slot, record)
+            .await
+            .map_err(|why| failed("platform", &why))?;
+        self.workers
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .push(Arc::downgrade(worker.stop_handle()));
+        Ok(worker)
+    }
+
+    /// A call that names a private desktop by its handle in `desktop`, or asks for a new one:
+    /// from any connection, with or without a session.
+    async fn call_by_handle(
+        &self,
+        mut request: CallToolRequestParams,
+        context: &RequestContext<RoleServer>,
+    ) -> CallToolResult {
+        let args = request.arguments.get_or_insert_with(Default::default);
+        let desktop = args.remove("desktop");
+        let end = args.remove("end_desktop");
+        let has_action = args.contains_key("action");
+        let Desktops::PerSession { command, .. } = &self.desktops else {
+            return failed(
+                "unsupported",
+                "this server acts on one shared desktop and starts no private ones, so a `desktop` handle names nothing here; nothing was done: leave `desktop` and `end_desktop` out, or use a server started with --desktop-per-session",
+            );
+        };
+        let end = match end {
+            None => false,
+            Some(serde_json::Value::Bool(end)) => end,
+            Some(other) => {
+                return failed(
+                    "bad-argument",
+                    &format!("`end_desktop` is {other}, not true or false; nothing was done"),
+                );
+            }
+        };
+        let Some(serde_json::Value::String(desktop)) = desktop else {
+            return failed(
+                "bad-argument",
+                "`desktop` must be \"new\" or the handle a reply named (a string), and `end_desktop` needs it; nothing was done",
+            );
+        };
+        if desktop == NEW {
+            if end {
+                return failed(
+                    "bad-argument",
+                    "`end_desktop` stops a desktop named by its handle, and \"desktop\": \"new\" names none yet; nothing was done",
+                );
+            }
+            let handle = match new_handle(self.host_id.as_deref()) {
+                Ok(handle) => handle,
+                Err(why) => return failed("platform", &why),
+            };
+            let worker = match self
+                .start_worker(command, &handle, "its handle is ended (`end_desktop`)")
+                .await
+            {
+                Ok(worker) => worker,
+                Err(refused) => return refused,
+            };
+            let held = self.handles.insert(handle.clone(), worker);
+            tracing::info!(%handle, "private desktop by handle started");
+            let started = format!(
+                "desktop {handle} started: a private desktop; pass \"desktop\": \"{handle}\" with every call for it, and \"end_desktop\": true when done\n"
+            );
+            let reply = if has_action {
+                held.worker.call(request, context).await
+            } else {
+                CallToolResult::success(Vec::new())
+            };
+            return named(reply, &handle, started, None);
+        }
+        let Some(held) = self.handles.get(&desktop) else {
+            return failed(
+                "surface-gone",
+                &format!(
+                    "no private desktop has the handle {desktop:?} here: it ended (`end_desktop`, {} s without a call, the server's --idle-timeout, or a restart of the server), or it never was; nothing was done: start another with \"desktop\": \"new\"",
+                    self.idle_timeout.as_secs()
+                ),
+            );
+        };
+        let reply = if has_action {
+            held.worker.call(request, context).await
+        } else if end {
+            CallToolResult::success(Vec::new())
+        } else {
+            return failed(
+                "bad-argument",
+                &format!(
+                    "`action` is missing: give the action to run on desktop {desktop}, or \"end_desktop\": true to stop it; nothing was done"
+                ),
+            );
+        };
+        drop(held);
+        let ended = (end && self.handles.end(&desktop)).then(|| {
+            tracing::info!(handle = %desktop, "private desktop by handle ended");
+            format!("desktop {desktop} ended: its apps and windows are gone, and its handle is refused from now on\n")
+        });
+        named(reply, &desktop, String::new(), ended)
     }
 
     /// Writes out what the recorders of this process still hold (the last call's screenshot).
@@ -133,6 +273,7 @@ impl<B: Backend> Hub<B> {
 
     /// Stops every private desktop still running and waits for each, at most `grace` in all.
     pub(crate) async fn stop_desktops(&self, grace: Duration) {
+        self.handles.end_all();
         let stops: Vec<Arc<WorkerStop>> = self
             .workers
             .lock()
@@ -208,27 +349,15 @@ impl<B: Backend> SessionHandler<B> {
             .get_or_try_init(|| async {
                 match &self.hub.desktops {
                     Desktops::Shared(_) => Ok(Seat::Here(Box::new(self.hub.server_for(session)?))),
-                    Desktops::PerSession { command, max } => {
-                        let Ok(slot) = Arc::clone(&self.hub.desktop_slots).try_acquire_owned()
-                        else {
-                            return Err(failed(
-                                "busy",
-                                &format!(
-                                    "this server already runs its {max} private desktops, one per session, so this session gets none and nothing was done; a desktop frees when its session ends (its client closes it, or it has no request for {} s, the server's --idle-timeout): retry then, or ask the operator to raise --max-desktops",
-                                    self.hub.idle_timeout.as_secs()
-                                ),
-                            ));
-                        };
-                        let number = self.hub.next_worker.fetch_add(1, Ordering::Relaxed);
-                        let record = self.hub.record.as_ref().map(|r| r.folder(session));
-                        let worker = Worker::start(command, session, number, slot, record)
-                            .await
-                            .map_err(|why| failed("platform", &why))?;
-                        self.hub
-                            .workers
-                            .lock()
-                            .unwrap_or_else(|poisoned| poisoned.into_inner())
-                            .push(Arc::downgrade(worker.stop_handle()));
+                    Desktops::PerSession { command, .. } => {
+                        let worker = self
+                            .hub
+                            .start_worker(
+                                command,
+                                session,
+                                "its session ends (its client closes it)",
+                            )
+                            .await?;
                         Ok(Seat::Private(worker))
                     }
                 }
@@ -274,6 +403,29 @@ pub(super) fn failed(kind: &str, message: &str) -> CallToolResult {
         "failed ({kind}): {message}\n"
     ))]);
     result.structured_content = Some(json!({"error": kind, "message": message}));
+    result
+}
+
+/// A reply of the desktop `handle`: `before` and `after` (lines, possibly empty) around its
+/// text, and the handle in its structured form.
+fn named(
+    mut result: CallToolResult,
+    handle: &str,
+    before: String,
+    after: Option<String>,
+) -> CallToolResult {
+    if !before.is_empty() {
+        result.content.insert(0, ContentBlock::text(before));
+    }
+    if let Some(after) = after {
+        result.content.push(ContentBlock::text(after));
+    }
+    match &mut result.structured_content {
+        Some(serde_json::Value::Object(data)) => {
+            data.insert("desktop".to_owned(), json!(handle));
+        }
+        _ => result.structured_content = Some(json!({ "desktop": handle })),
+    }
     result
 }
 
@@ -419,7 +571,11 @@ impl<B: Backend> ServerHandler for SessionHandler<B> {
             };
             let _running = Running::start(&self.hub.calls_running);
             let started = std::time::Instant::now();
+            let by_handle = request.arguments.as_ref().is_some_and(|args| {
+                args.contains_key("desktop") || args.contains_key("end_desktop")
+            });
             let result = match session {
+                _ if by_handle => Ok(self.hub.call_by_handle(request, &context).await.into()),
                 None => match self.stateless_server().await {
                     Ok(server) => server.call_tool(request, context).await,
                     Err(refused) => Ok(refused.into()),

@@ -13,7 +13,7 @@ use std::collections::HashMap;
 use rmcp::handler::client::ClientHandler;
 use rmcp::model::{
     CallToolRequest, CallToolRequestParams, CallToolResult, CancelledNotificationParam,
-    ClientRequest, ProgressNotificationParam, ProgressToken, ServerResult,
+    ClientRequest, ProgressNotificationParam, ProgressToken, ResultType, ServerResult,
 };
 use rmcp::service::{
     NotificationContext, Peer, PeerRequestOptions, RequestContext, RoleClient, RoleServer,
@@ -173,7 +173,12 @@ impl Worker {
         };
         self.relay.routes().remove(&own_token);
         match outcome {
-            Ok(ServerResult::CallToolResult(result)) => result,
+            // The desktop's own server speaks an older revision to this process, which leaves
+            // the result's type out; a client of 2026-07-28 needs it.
+            Ok(ServerResult::CallToolResult(mut result)) => {
+                result.result_type.get_or_insert(ResultType::COMPLETE);
+                result
+            }
             Ok(other) => super::session::failed(
                 "platform",
                 &format!(
