@@ -10,6 +10,7 @@ pub mod gnome;
 pub mod launch;
 pub mod overlay;
 pub mod own_desktop;
+mod own_thread;
 pub mod person;
 mod process;
 pub mod translate;

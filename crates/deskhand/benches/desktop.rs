@@ -1301,13 +1301,15 @@ async fn run(files: &Files, rows: usize) {
         p90(&zooms)
     );
 
-    // Click by ref on the calculator's "7".
+    // Click by ref on the calculator's "7"; its medians, action and pointer, for the overlay's.
+    let mut overlay_off = None;
     match ready
         .iter()
         .find(|r| specs[r.spec_index].program == "gnome-calculator")
     {
         Some(r) => match click_seven(&mut desk, &r.id).await {
             Ok(clicks) => {
+                overlay_off = Some((median(&clicks.by_action), median(&clicks.by_pointer)));
                 println!(
                     "| click by ref, gnome-calculator \"7\" and \"8\" in turn | {:.1} | {:.1} | path: {} |",
                     median(&clicks.by_action),
@@ -1354,6 +1356,13 @@ async fn run(files: &Files, rows: usize) {
                     median(&clicks.by_pointer),
                     p90(&clicks.by_pointer)
                 );
+                if let Some((by_action, by_pointer)) = overlay_off {
+                    println!(
+                        "| of a click by ref, what the overlay adds (median on − median off) | {:+.2} | – | right-click: {:+.2} ms |",
+                        median(&clicks.by_action) - by_action,
+                        median(&clicks.by_pointer) - by_pointer
+                    );
+                }
             }
             (Err(why), _) => println!("| click by ref, overlay on | – | – | no overlay: {why} |"),
             (_, Err(err)) => println!("| click by ref, overlay on | – | – | failed: {err} |"),

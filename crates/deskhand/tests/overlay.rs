@@ -247,6 +247,105 @@ fn the_overlay_shows_where_the_agent_acts_lets_clicks_through_and_stays_out_of_i
     mcp.close();
 }
 
+/// Runs xrandr on the desktop. Xvfb's one output does not fit a smaller screen, which xrandr
+/// says (and exits 1) after resizing the screen all the same: the size is checked instead.
+fn xrandr(desk: &Desktop, args: &[&str]) {
+    let _ = desk
+        .command("xrandr")
+        .args(args)
+        .stderr(std::process::Stdio::null())
+        .status()
+        .expect("running xrandr");
+}
+
+fn screen_size(desk: &Desktop) -> (u32, u32) {
+    let shot = root_shot(desk);
+    (shot.width, shot.height)
+}
+
+/// The columns the indicator's line takes at the top of the screen, once it has more than
+/// 500 pixels there.
+fn indicator_columns(desk: &Desktop) -> Option<(u32, u32)> {
+    let shot = root_shot(desk);
+    let dark: Vec<u32> = (0..INDICATOR_ROWS)
+        .flat_map(|y| (0..shot.width).map(move |x| (x, y)))
+        .filter(|&(x, y)| like(shot.at(x, y), INDICATOR))
+        .map(|(x, _)| x)
+        .collect();
+    (dark.len() > 500).then(|| (*dark.iter().min().unwrap(), *dark.iter().max().unwrap()))
+}
+
+#[test]
+fn the_overlay_grows_with_the_screen_and_keeps_its_indicator_on_the_primary_monitor() {
+    // A desktop of its own: its screen changes size.
+    let desk = Desktop::start_own();
+    let (width, height) = screen_size(&desk);
+    // Xvfb's screen can shrink and grow back to its size at start, not beyond: the overlay
+    // starts on a smaller screen, which then grows under it.
+    let (small_width, small_height) = (width * 2 / 3, height * 2 / 3);
+    xrandr(&desk, &["--fb", &format!("{small_width}x{small_height}")]);
+    assert_eq!(screen_size(&desk), (small_width, small_height));
+    let mcp = desk.mcp_with(&[("DESKHAND_OVERLAY", "on")]);
+    let (left, right) = wait_until(Duration::from_secs(5), || indicator_columns(&desk))
+        .expect("no indicator line at the top of the screen");
+    assert!(right < small_width, "{left}..{right}");
+
+    // Two monitors side by side, the right one primary (set up beforehand, as monitors are
+    // whose outputs come with the screen's new size), then the screen grows.
+    let half = width / 2;
+    xrandr(
+        &desk,
+        &[
+            "--setmonitor",
+            "left",
+            &format!("{half}/0x{height}/0+0+0"),
+            "none",
+        ],
+    );
+    xrandr(
+        &desk,
+        &[
+            "--setmonitor",
+            "*right",
+            &format!("{half}/0x{height}/0+{half}+0"),
+            "none",
+        ],
+    );
+    xrandr(&desk, &["--fb", &format!("{width}x{height}")]);
+    assert_eq!(screen_size(&desk), (width, height));
+    let moved = wait_until(Duration::from_secs(5), || {
+        indicator_columns(&desk).filter(|(left, _)| *left >= half)
+    });
+    let (left, right) = moved.unwrap_or_else(|| {
+        panic!(
+            "the indicator is not on the primary monitor ({half}..{width}): {:?}",
+            indicator_columns(&desk)
+        )
+    });
+    let middle = (left + right) / 2;
+    assert!(
+        middle.abs_diff(half + half / 2) < 20,
+        "the indicator is in the middle of the primary monitor: {left}..{right}"
+    );
+
+    // A ring where the agent clicks, in the part of the screen that grew.
+    let beyond = json!({"action": "click", "target": "screen", "x": 900, "y": 900});
+    let mut ringed = false;
+    for _ in 0..4 {
+        let done = mcp.call(beyond.clone());
+        assert!(done.text.starts_with("done: clicked"), "{}", done.text);
+        let (x, y) = pixel_of(&done.text);
+        assert!(x >= small_width && y >= small_height, "{}", done.text);
+        if like(root_shot(&desk).at(x, y), MARKER) {
+            ringed = true;
+            break;
+        }
+    }
+    assert!(ringed, "no ring was seen where the screen grew");
+    mcp.close();
+    desk.stop();
+}
+
 /// The screen pixel a click's reply names: `… (pixel X,Y) …`.
 fn pixel_of(reply: &str) -> (u32, u32) {
     let after = &reply[reply.find("(pixel ").expect("the reply names its pixel") + 7..];

@@ -337,3 +337,238 @@ fn a_drag_cut_off_by_a_person_releases_its_button_where_it_got_to() {
     assert!(to > from, "{released}");
     mcp.close();
 }
+
+/// An MCP client over HTTP that keeps every log message the server sends it unasked.
+#[derive(Clone, Default)]
+struct HttpListener {
+    logged: std::sync::Arc<std::sync::Mutex<Vec<Value>>>,
+}
+
+#[allow(
+    deprecated,
+    reason = "deskhand sends log messages, deprecated for a later MCP revision"
+)]
+impl rmcp::ClientHandler for HttpListener {
+    async fn on_logging_message(
+        &self,
+        params: rmcp::model::LoggingMessageNotificationParam,
+        _context: rmcp::service::NotificationContext<rmcp::RoleClient>,
+    ) {
+        let message = serde_json::to_value(&params).expect("a log message is JSON");
+        self.logged.lock().expect("not poisoned").push(message);
+    }
+}
+
+impl HttpListener {
+    fn events(&self) -> Vec<String> {
+        self.logged
+            .lock()
+            .expect("not poisoned")
+            .iter()
+            .map(|m| {
+                assert_eq!(m["logger"], "deskhand.person", "{m}");
+                m["data"]["event"].as_str().expect("an event").to_owned()
+            })
+            .collect()
+    }
+}
+
+/// `deskhand mcp --http` on the shared desktop, ended when dropped.
+struct HttpServer(std::process::Child);
+
+impl Drop for HttpServer {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+#[test]
+fn every_http_session_on_the_shared_desktop_hears_of_a_takeover_and_the_resume() {
+    use rmcp::ServiceExt as _;
+    use rmcp::transport::StreamableHttpClientTransport;
+    use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+    use std::io::BufRead as _;
+
+    let (_turn, desk) = desktop();
+    let audit = desk.scratch("person-http-audit.jsonl");
+    let _ = std::fs::remove_file(&audit);
+    let mut command = desk.command(common::BIN);
+    command
+        .args(["mcp", "--http", "127.0.0.1:0"])
+        .env("DESKHAND_TAKEOVER", "on")
+        .env("DESKHAND_TAKEOVER_IDLE", "2")
+        .env("DESKHAND_AUDIT", &audit)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped());
+    let mut child = command.spawn().expect("starting deskhand mcp --http");
+    let stderr = child.stderr.take().expect("piped stderr");
+    let _server = HttpServer(child);
+    let (found, url) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(stderr)
+            .lines()
+            .map_while(Result::ok)
+        {
+            if let Some(url) = line.strip_prefix("deskhand: serving MCP on ") {
+                let _ = found.send(url.to_owned());
+            }
+        }
+    });
+    let url = url
+        .recv_timeout(Duration::from_secs(60))
+        .expect("the server said where it serves");
+
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("a tokio runtime");
+    let _inside = runtime.enter();
+    let listeners = [HttpListener::default(), HttpListener::default()];
+    let clients: Vec<_> = listeners
+        .iter()
+        .map(|listener| {
+            runtime
+                .block_on(
+                    listener
+                        .clone()
+                        .serve(StreamableHttpClientTransport::from_config(
+                            StreamableHttpClientTransportConfig::with_uri(url.clone()),
+                        )),
+                )
+                .expect("an MCP session over HTTP")
+        })
+        .collect();
+    for client in &clients {
+        let info = client.peer_info().expect("the server's info");
+        assert!(
+            info.capabilities.logging.is_some(),
+            "the server declares the logging capability: {info:?}"
+        );
+    }
+    std::thread::sleep(Duration::from_millis(500));
+
+    xdotool(desk, &["mousemove", "310", "330"]);
+    for (n, listener) in listeners.iter().enumerate() {
+        wait_until(Duration::from_secs(5), || {
+            (listener.events() == ["takeover"]).then_some(())
+        })
+        .unwrap_or_else(|| panic!("session {n} heard {:?}", listener.events()));
+    }
+    // Its calls are paused too.
+    let refused = runtime
+        .block_on(
+            clients[0].call_tool(
+                rmcp::model::CallToolRequestParams::new("desktop").with_arguments(
+                    json!({"action": "click", "target": "screen", "x": 990, "y": 990})
+                        .as_object()
+                        .expect("an object")
+                        .clone(),
+                ),
+            ),
+        )
+        .expect("tools/call");
+    assert_eq!(refused.is_error, Some(true));
+    assert_eq!(
+        refused
+            .structured_content
+            .as_ref()
+            .map(|c| c["error"].clone()),
+        Some(json!("stopped"))
+    );
+    for (n, listener) in listeners.iter().enumerate() {
+        wait_until(Duration::from_secs(5), || {
+            (listener.events() == ["takeover", "resume"]).then_some(())
+        })
+        .unwrap_or_else(|| panic!("session {n} heard {:?}", listener.events()));
+    }
+    let logged = listeners[0].logged.lock().expect("not poisoned").clone();
+    assert_eq!(logged[0]["level"], "warning", "{logged:?}");
+    assert_eq!(logged[1]["level"], "notice", "{logged:?}");
+
+    // Recorded once, not once per session.
+    let handovers: Vec<String> = audit_actions(&audit)
+        .iter()
+        .filter(|e| e["result"] == "noted")
+        .map(|e| e["action"].as_str().expect("an action").to_owned())
+        .collect();
+    assert_eq!(handovers, ["takeover", "resume"]);
+    for client in clients {
+        let _ = runtime.block_on(client.cancel());
+    }
+}
+
+#[test]
+fn on_sway_another_virtual_pointer_pauses_the_agent_until_the_seat_is_quiet() {
+    let (_turn, desk) = common::sway();
+    let fixture = desk.fixture("Sway Person Fixture", 1);
+    let audit = desk.scratch("person-sway-audit.jsonl");
+    let mcp = session(desk, &audit, "1");
+    let w = mcp.window_id("Sway Person Fixture", Duration::from_secs(10));
+    let press =
+        json!({"action": "click", "target": w, "find": {"name": "Press me", "role": "button"}});
+
+    // deskhand's own input, each after a calm, is never taken for a person's: the pointer
+    // (a right-click and a move) and the keyboard.
+    let own = [
+        json!({"action": "click", "target": w, "find": {"name": "Press me", "role": "button"}, "button": "right"}),
+        json!({"action": "hover", "target": "screen", "x": 600, "y": 700}),
+        json!({"action": "press", "keys": "shift"}),
+    ];
+    for action in own {
+        std::thread::sleep(Duration::from_millis(400));
+        let done = mcp.call(action.clone());
+        assert!(done.text.starts_with("done: "), "{action}: {}", done.text);
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    let done = mcp.call(press.clone());
+    assert!(done.text.starts_with("done: clicked"), "{}", done.text);
+    wait_until(Duration::from_secs(5), || {
+        (clicks(&fixture) == 1).then_some(())
+    })
+    .expect("the fixture saw deskhand's click");
+    assert!(mcp.logged().is_empty(), "{:?}", mcp.logged());
+
+    // A second client's virtual pointer (a deskhand CLI process of its own), as a hand's.
+    let moved = desk
+        .act("hover", json!({"target": "screen", "x": 700, "y": 800}))
+        .ok();
+    assert!(moved.starts_with("done: moved the pointer"), "{moved}");
+    std::thread::sleep(Duration::from_millis(200));
+    let before = fixture.events().len();
+    let refused = mcp.call(press.clone());
+    assert_eq!(refused.kind(), Some("stopped"), "{}", refused.text);
+    assert!(refused.text.starts_with(TOOK_OVER), "{}", refused.text);
+    let seen = fixture.settled_events(before);
+    assert!(
+        input_events(&seen).is_empty(),
+        "the fixture received input while the person had the desktop: {seen:?}"
+    );
+
+    std::thread::sleep(Duration::from_millis(1300));
+    let clicked = clicks(&fixture);
+    let resumed = mcp.call(press.clone());
+    let mut lines = resumed.text.lines();
+    assert_eq!(lines.next(), Some(RESUMED_NOTE), "{}", resumed.text);
+    assert!(
+        lines.next().unwrap().starts_with("done: clicked"),
+        "{}",
+        resumed.text
+    );
+    wait_until(Duration::from_secs(5), || {
+        (clicks(&fixture) == clicked + 1).then_some(())
+    })
+    .expect("the click after the person left reached the fixture");
+    let events: Vec<String> = wait_until(Duration::from_secs(3), || {
+        let logged = mcp.logged();
+        (logged.len() >= 2).then_some(logged)
+    })
+    .unwrap_or_else(|| panic!("two log messages, got {:?}", mcp.logged()))
+    .iter()
+    .map(|m| m["data"]["event"].as_str().expect("an event").to_owned())
+    .collect();
+    assert_eq!(events, ["takeover", "resume"]);
+    mcp.close();
+}

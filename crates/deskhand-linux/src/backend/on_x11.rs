@@ -70,7 +70,8 @@ impl X11Desk {
             return Ok(());
         }
         let display = std::env::var("DISPLAY").unwrap_or_default();
-        let overlay = crate::overlay::x11::start(&display, true).map_err(|err| err.to_string())?;
+        let overlay = crate::overlay::x11::start(&display, true, Arc::clone(&self.x11))
+            .map_err(|err| err.to_string())?;
         let _ = self.overlay.set(Arc::new(overlay));
         Ok(())
     }

@@ -5,7 +5,7 @@
 //!
 //! It draws on a connection and a thread of its own: an action only sends it a message.
 
-pub(crate) mod x11;
+pub mod x11;
 
 use std::sync::mpsc;
 use std::time::Duration;

@@ -2,12 +2,14 @@
 //! to the markers it shows, with an empty input shape so every click and key goes to the
 //! windows beneath, named and classed `deskhand`.
 
-use std::sync::mpsc;
+use std::sync::{Arc, mpsc};
 use std::time::{Duration, Instant};
 
 use deskhand_core::model::Rect;
-use x11rb::connection::Connection as _;
+use x11rb::connection::{Connection as _, RequestConnection as _};
 use x11rb::errors::{ConnectError, ReplyOrIdError};
+use x11rb::protocol::Event;
+use x11rb::protocol::randr::{self, ConnectionExt as _, NotifyMask};
 use x11rb::protocol::shape::{ConnectionExt as _, SK, SO};
 use x11rb::protocol::xproto::{
     AtomEnum, ChangeGCAux, ClipOrdering, ColormapAlloc, ConfigureWindowAux, ConnectionExt as _,
@@ -16,6 +18,9 @@ use x11rb::protocol::xproto::{
 };
 use x11rb::rust_connection::RustConnection;
 use x11rb::wrapper::ConnectionExt as _;
+
+use crate::own_thread::{self, Unstarted};
+use crate::x11::X11;
 
 use super::{
     INDICATOR_TEXT, MARKER_RGB, Message, Overlay, REPAINT, SHOWN_FOR, outline, overlaps, rect,
@@ -42,6 +47,11 @@ pub enum OverlayError {
     NoArgbVisual,
     #[error("the X server refused the overlay's window ({0})")]
     Refused(#[from] ReplyOrIdError),
+    #[error(
+        "the X server on {display} did not answer the overlay's setup within {} s, so the overlay is not shown; check that the display is alive, then restart deskhand",
+        waited.as_secs()
+    )]
+    NoAnswer { display: String, waited: Duration },
     #[error("the overlay's thread could not start ({0})")]
     Thread(std::io::Error),
 }
@@ -63,135 +73,164 @@ struct Drawing {
     conn: RustConnection,
     window: u32,
     gc: u32,
+    /// The main connection, whose monitor list says where the primary monitor is.
+    x11: Arc<X11>,
+    /// The root window's size, which the window covers.
     screen: Rect,
     marker_pixel: u32,
     dark_pixel: u32,
     light_pixel: u32,
     markers: Vec<(Vec<Rect>, Instant)>,
+    with_indicator: bool,
+    /// Where the indicator is, when it is shown.
     indicator: Option<Rect>,
     /// Captures under way that asked the overlay out of their way.
     captures: usize,
     mapped: bool,
     /// When the overlay last left pixels it had covered, which the windows beneath repaint.
     uncovered_at: Option<Instant>,
+    ticked_at: Instant,
 }
 
 /// Creates the overlay's window on `display` and starts its thread. `indicator` shows the
-/// line that an agent is acting for as long as the process runs.
-pub fn start(display: &str, indicator: bool) -> Result<Overlay, OverlayError> {
-    let (conn, screen_index) =
-        RustConnection::connect(Some(display)).map_err(|cause| OverlayError::Connect {
-            display: display.to_owned(),
-            cause,
-        })?;
-    let screen = conn.setup().roots[screen_index].clone();
-    let visual = screen
-        .allowed_depths
-        .iter()
-        .filter(|d| d.depth == 32)
-        .flat_map(|d| d.visuals.iter())
-        .find(|v| v.class == VisualClass::TRUE_COLOR)
-        .copied()
-        .ok_or(OverlayError::NoArgbVisual)?;
-    let pixel = |[r, g, b]: [u8; 3]| {
-        let channel = |value: u8, mask: u32| (u32::from(value) << mask.trailing_zeros()) & mask;
-        let alpha = !(visual.red_mask | visual.green_mask | visual.blue_mask);
-        alpha
-            | channel(r, visual.red_mask)
-            | channel(g, visual.green_mask)
-            | channel(b, visual.blue_mask)
-    };
-    let colormap = conn.generate_id()?;
-    conn.create_colormap(ColormapAlloc::NONE, colormap, screen.root, visual.visual_id)?;
-    let window = conn.generate_id()?;
-    conn.create_window(
-        32,
-        window,
-        screen.root,
-        0,
-        0,
-        screen.width_in_pixels,
-        screen.height_in_pixels,
-        0,
-        WindowClass::INPUT_OUTPUT,
-        visual.visual_id,
-        &CreateWindowAux::new()
-            .background_pixel(0)
-            .border_pixel(0)
-            .colormap(colormap)
-            .override_redirect(1)
-            .event_mask(EventMask::EXPOSURE),
-    )?;
-    conn.change_property8(
-        PropMode::REPLACE,
-        window,
-        AtomEnum::WM_NAME,
-        AtomEnum::STRING,
-        b"deskhand",
-    )?;
-    conn.change_property8(
-        PropMode::REPLACE,
-        window,
-        AtomEnum::WM_CLASS,
-        AtomEnum::STRING,
-        b"deskhand\0deskhand\0",
-    )?;
-    // Nothing the pointer or keyboard does reaches the overlay.
-    conn.shape_rectangles(
-        SO::SET,
-        SK::INPUT,
-        ClipOrdering::UNSORTED,
-        window,
-        0,
-        0,
-        &[],
-    )?;
-    let font = conn.generate_id()?;
-    let font_opened = conn.open_font(font, b"fixed")?.check().is_ok();
-    let gc = conn.generate_id()?;
-    let mut gc_aux = CreateGCAux::new().graphics_exposures(0);
-    if font_opened {
-        gc_aux = gc_aux.font(font);
-    }
-    conn.create_gc(gc, window, &gc_aux)?;
-    conn.sync()?;
-    let screen_rect = rect(
-        0,
-        0,
-        u32::from(screen.width_in_pixels),
-        u32::from(screen.height_in_pixels),
-    );
-    let width = CHAR_WIDTH * INDICATOR_TEXT.len() as u32 + 12;
-    let drawing = Drawing {
-        conn,
-        window,
-        gc,
-        screen: screen_rect,
-        marker_pixel: pixel(MARKER_RGB),
-        dark_pixel: pixel([0x20, 0x20, 0x28]),
-        light_pixel: pixel([0xf0, 0xf0, 0xf0]),
-        markers: Vec::new(),
-        indicator: indicator.then(|| {
-            rect(
-                (screen_rect.width.saturating_sub(width) / 2) as i32,
-                0,
-                width,
-                INDICATOR_HEIGHT,
-            )
-        }),
-        captures: 0,
-        mapped: false,
-        uncovered_at: None,
-    };
+/// line that an agent is acting for as long as the process runs, at the top of the primary
+/// monitor as `x11` lists the monitors. Connecting and creating the window wait on the server:
+/// a server that does not answer costs the setup deadline.
+pub fn start(display: &str, indicator: bool, x11: Arc<X11>) -> Result<Overlay, OverlayError> {
     let (to_thread, messages) = mpsc::channel();
-    std::thread::Builder::new()
-        .name("deskhand-overlay".into())
-        .spawn(move || drawing.run(&messages))
-        .map_err(OverlayError::Thread)?;
+    let name = display.to_owned();
+    own_thread::start(
+        "deskhand-overlay",
+        own_thread::SETUP_DEADLINE,
+        move || Drawing::set_up(&name, indicator, x11),
+        move |drawing| drawing.run(&messages),
+    )
+    .map_err(|unstarted| match unstarted {
+        Unstarted::Failed(err) => err,
+        Unstarted::NoAnswer(waited) => OverlayError::NoAnswer {
+            display: display.to_owned(),
+            waited,
+        },
+        Unstarted::NoThread(err) => OverlayError::Thread(err),
+    })?;
     Ok(Overlay { to_thread })
 }
 
 impl Drawing {
+    fn set_up(display: &str, indicator: bool, x11: Arc<X11>) -> Result<Drawing, OverlayError> {
+        let (conn, screen_index) =
+            RustConnection::connect(Some(display)).map_err(|cause| OverlayError::Connect {
+                display: display.to_owned(),
+                cause,
+            })?;
+        let screen = conn.setup().roots[screen_index].clone();
+        let visual = screen
+            .allowed_depths
+            .iter()
+            .filter(|d| d.depth == 32)
+            .flat_map(|d| d.visuals.iter())
+            .find(|v| v.class == VisualClass::TRUE_COLOR)
+            .copied()
+            .ok_or(OverlayError::NoArgbVisual)?;
+        let pixel = |[r, g, b]: [u8; 3]| {
+            let channel = |value: u8, mask: u32| (u32::from(value) << mask.trailing_zeros()) & mask;
+            let alpha = !(visual.red_mask | visual.green_mask | visual.blue_mask);
+            alpha
+                | channel(r, visual.red_mask)
+                | channel(g, visual.green_mask)
+                | channel(b, visual.blue_mask)
+        };
+        let colormap = conn.generate_id()?;
+        conn.create_colormap(ColormapAlloc::NONE, colormap, screen.root, visual.visual_id)?;
+        let window = conn.generate_id()?;
+        conn.create_window(
+            32,
+            window,
+            screen.root,
+            0,
+            0,
+            screen.width_in_pixels,
+            screen.height_in_pixels,
+            0,
+            WindowClass::INPUT_OUTPUT,
+            visual.visual_id,
+            &CreateWindowAux::new()
+                .background_pixel(0)
+                .border_pixel(0)
+                .colormap(colormap)
+                .override_redirect(1)
+                .event_mask(EventMask::EXPOSURE),
+        )?;
+        conn.change_property8(
+            PropMode::REPLACE,
+            window,
+            AtomEnum::WM_NAME,
+            AtomEnum::STRING,
+            b"deskhand",
+        )?;
+        conn.change_property8(
+            PropMode::REPLACE,
+            window,
+            AtomEnum::WM_CLASS,
+            AtomEnum::STRING,
+            b"deskhand\0deskhand\0",
+        )?;
+        // Nothing the pointer or keyboard does reaches the overlay.
+        conn.shape_rectangles(
+            SO::SET,
+            SK::INPUT,
+            ClipOrdering::UNSORTED,
+            window,
+            0,
+            0,
+            &[],
+        )?;
+        // A screen that grows or shrinks, or monitors that come and go, move the indicator and
+        // resize the window.
+        if conn
+            .extension_information(randr::X11_EXTENSION_NAME)?
+            .is_some()
+        {
+            conn.randr_select_input(
+                screen.root,
+                NotifyMask::SCREEN_CHANGE | NotifyMask::CRTC_CHANGE | NotifyMask::OUTPUT_CHANGE,
+            )?;
+        }
+        let font = conn.generate_id()?;
+        let font_opened = conn.open_font(font, b"fixed")?.check().is_ok();
+        let gc = conn.generate_id()?;
+        let mut gc_aux = CreateGCAux::new().graphics_exposures(0);
+        if font_opened {
+            gc_aux = gc_aux.font(font);
+        }
+        conn.create_gc(gc, window, &gc_aux)?;
+        conn.sync()?;
+        let mut drawing = Drawing {
+            conn,
+            window,
+            gc,
+            x11,
+            screen: rect(
+                0,
+                0,
+                u32::from(screen.width_in_pixels),
+                u32::from(screen.height_in_pixels),
+            ),
+            marker_pixel: pixel(MARKER_RGB),
+            dark_pixel: pixel([0x20, 0x20, 0x28]),
+            light_pixel: pixel([0xf0, 0xf0, 0xf0]),
+            markers: Vec::new(),
+            with_indicator: indicator,
+            indicator: None,
+            captures: 0,
+            mapped: false,
+            uncovered_at: None,
+            ticked_at: Instant::now(),
+        };
+        drawing.lay_out()?;
+        Ok(drawing)
+    }
+
     /// Serves messages until every handle is gone or the X connection fails; the window goes
     /// with the connection.
     fn run(mut self, messages: &mpsc::Receiver<Message>) {
@@ -220,29 +259,77 @@ impl Drawing {
                     self.captures = self.captures.saturating_sub(1);
                     self.redraw()
                 }
-                Err(mpsc::RecvTimeoutError::Timeout) => self.tick(),
+                Err(mpsc::RecvTimeoutError::Timeout) => Ok(()),
                 Err(mpsc::RecvTimeoutError::Disconnected) => return,
             };
-            if drew.is_err() {
+            // Due even while actions follow each other faster than the tick.
+            let ticked = if self.ticked_at.elapsed() >= TICK {
+                self.tick()
+            } else {
+                Ok(())
+            };
+            if drew.and(ticked).is_err() {
                 return;
             }
         }
     }
 
+    /// Takes down the markers whose second is up, and follows what the server said: a part
+    /// of the window exposed, or the screen or its monitors changed.
     fn tick(&mut self) -> Result<(), OverlayError> {
         let now = Instant::now();
+        self.ticked_at = now;
         let before = self.markers.len();
         self.markers.retain(|(_, until)| *until > now);
         if self.markers.len() != before {
             self.uncovered_at = Some(now);
         }
         let mut exposed = false;
+        let mut screen_changed = false;
         while let Some(event) = self.conn.poll_for_event()? {
-            exposed |= matches!(event, x11rb::protocol::Event::Expose(_));
+            match event {
+                Event::Expose(_) => exposed = true,
+                Event::RandrScreenChangeNotify(_) | Event::RandrNotify(_) => screen_changed = true,
+                _ => {}
+            }
         }
-        if exposed || self.markers.len() != before {
+        if screen_changed {
+            self.lay_out()?;
+        }
+        if exposed || screen_changed || self.markers.len() != before {
             self.redraw()?;
         }
+        Ok(())
+    }
+
+    /// Sizes the window to the screen, and puts the indicator at the top of the primary
+    /// monitor, in its middle.
+    fn lay_out(&mut self) -> Result<(), OverlayError> {
+        let (width, height) = self.x11.screen_size();
+        self.screen = rect(0, 0, width, height);
+        self.conn.configure_window(
+            self.window,
+            &ConfigureWindowAux::new()
+                .x(0)
+                .y(0)
+                .width(width)
+                .height(height),
+        )?;
+        let primary = self
+            .x11
+            .monitors()
+            .ok()
+            .and_then(|listed| deskhand_core::monitors::ordered(listed).into_iter().next())
+            .map_or(self.screen, |monitor| monitor.bounds);
+        let line_width = CHAR_WIDTH * INDICATOR_TEXT.len() as u32 + 12;
+        self.indicator = self.with_indicator.then(|| {
+            rect(
+                primary.x + (primary.width.saturating_sub(line_width) / 2) as i32,
+                primary.y,
+                line_width.min(primary.width),
+                INDICATOR_HEIGHT,
+            )
+        });
         Ok(())
     }
 

@@ -6,10 +6,13 @@
 //! takes an input event for deskhand's only when it matches one (same key or button, or a
 //! pointer position deskhand moved to) sent moments before.
 
-pub(crate) mod x11;
+pub mod x11;
 
-/// Why the takeover cannot be told on sway.
-pub const CANNOT_TELL_ON_SWAY: &str = "on sway a person's input cannot be told from deskhand's: wlroots tells no client about another client's input, so only the top-left corner stops deskhand there";
+/// How the takeover is told on sway, and where it is not.
+pub const TOLD_ON_SWAY: &str = "sway's idle notices (org_kde_kwin_idle) tell when input comes after a tenth of a second without any, not whose: such input is a person's unless deskhand sent input in the quarter second before, and pauses the agent until the seat is quiet for the idle time; a person's input while deskhand types or drags, or just after its own, is not told";
+
+/// Why the takeover cannot be told on a sway without idle notices.
+pub const CANNOT_TELL_ON_SWAY: &str = "this sway offers no idle notices (org_kde_kwin_idle), and wlroots tells no client about another client's input, so a person's input cannot be told from deskhand's: only the top-left corner stops deskhand there";
 
 /// Why the takeover cannot be told on GNOME yet.
 pub const CANNOT_TELL_ON_GNOME: &str = "on GNOME a person's input is not watched yet (the shell extension could see it, but does not watch it so far), so only the top-left corner stops deskhand there";
@@ -66,6 +69,24 @@ pub(crate) fn ours(event: Sent) -> bool {
             None => false,
         },
     }
+}
+
+/// When this process last sent input on a display server that says only that input came, not
+/// whose (sway).
+static LAST_SENT: Mutex<Option<Instant>> = Mutex::new(None);
+
+/// Notes that deskhand sends input now, before it goes and again once the compositor has it:
+/// the compositor may tell of it to the watch before the sending call returns.
+pub(crate) fn sending_now() {
+    *LAST_SENT.lock().unwrap_or_else(PoisonError::into_inner) = Some(Instant::now());
+}
+
+/// Whether deskhand sent input within `window` before now.
+pub(crate) fn sent_within(window: Duration) -> bool {
+    LAST_SENT
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .is_some_and(|at| at.elapsed() <= window)
 }
 
 fn forget_stale(sent: &mut VecDeque<(Sent, Instant)>, now: Instant) {

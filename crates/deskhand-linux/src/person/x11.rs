@@ -14,6 +14,7 @@ use x11rb::protocol::xproto::{ConnectionExt as _, Window};
 use x11rb::rust_connection::RustConnection;
 
 use super::{Sent, ours};
+use crate::own_thread::{self, Unstarted};
 use crate::x11::X11;
 
 /// How often the pointer's position is sampled, and the presence told that time passed.
@@ -32,12 +33,39 @@ pub enum WatchError {
     },
     #[error("the X server has no XInput 2.2 ({0}), so a person's keys and buttons cannot be told")]
     NoXinput(String),
+    #[error(
+        "the X server on {display} did not answer the watch's setup within {} s, so a person's input is not watched; check that the display is alive, then restart deskhand",
+        waited.as_secs()
+    )]
+    NoAnswer { display: String, waited: Duration },
+    #[error("the watch's thread could not start ({0})")]
+    Thread(std::io::Error),
 }
 
 /// Starts the watch on `display` on a thread of its own, with a connection of its own; a
 /// person's input is told to `presence`, and whatever deskhand holds down on `x11` (a button,
-/// keys from `down`) is let go of as soon as a takeover begins.
+/// keys from `down`) is let go of as soon as a takeover begins. Connecting and selecting the
+/// events wait on the server: a server that does not answer costs the setup deadline.
 pub fn start(display: &str, presence: Arc<Presence>, x11: Arc<X11>) -> Result<(), WatchError> {
+    let name = display.to_owned();
+    own_thread::start(
+        "deskhand-person-watch",
+        own_thread::SETUP_DEADLINE,
+        move || set_up(&name),
+        move |(conn, root)| watch(&conn, root, &presence, &x11),
+    )
+    .map_err(|unstarted| match unstarted {
+        Unstarted::Failed(err) => err,
+        Unstarted::NoAnswer(waited) => WatchError::NoAnswer {
+            display: display.to_owned(),
+            waited,
+        },
+        Unstarted::NoThread(err) => WatchError::Thread(err),
+    })
+}
+
+/// Connects, and selects raw key and button presses on the root window.
+fn set_up(display: &str) -> Result<(RustConnection, Window), WatchError> {
     let (conn, screen) =
         RustConnection::connect(Some(display)).map_err(|cause| WatchError::Connect {
             display: display.to_owned(),
@@ -66,11 +94,7 @@ pub fn start(display: &str, presence: Arc<Presence>, x11: Arc<X11>) -> Result<()
     .map_err(|e| no_xinput(e.to_string()))?
     .check()
     .map_err(|e| no_xinput(e.to_string()))?;
-    std::thread::Builder::new()
-        .name("deskhand-person-watch".into())
-        .spawn(move || watch(&conn, root, &presence, &x11))
-        .map_err(|e| no_xinput(format!("its thread could not start: {e}")))?;
-    Ok(())
+    Ok((conn, root))
 }
 
 /// Runs until the connection breaks (the display is gone, and so is anything to watch).

@@ -171,6 +171,15 @@ impl Client {
             })
     }
 
+    /// Sends the input requested so far and waits until the compositor has it; noted on both
+    /// sides for the watch of a person's input, which hears of input without its sender.
+    fn send_input(&mut self, operation: &'static str) -> Result<(), WaylandError> {
+        crate::person::sending_now();
+        let sent = self.roundtrip(operation);
+        crate::person::sending_now();
+        sent
+    }
+
     fn pointer(&mut self) -> Result<ZwlrVirtualPointerV1, WaylandError> {
         if let Some(pointer) = &self.pointer {
             return Ok(pointer.clone());
@@ -205,7 +214,7 @@ impl Client {
             height.max(1),
         );
         pointer.frame();
-        self.roundtrip("moving the pointer")
+        self.send_input("moving the pointer")
     }
 
     pub fn button(&mut self, button: u32, down: bool) -> Result<(), WaylandError> {
@@ -217,7 +226,7 @@ impl Client {
         };
         pointer.button(self.now(), button, state);
         pointer.frame();
-        self.roundtrip("pressing a pointer button")
+        self.send_input("pressing a pointer button")
     }
 
     /// Scrolls `steps` wheel clicks; negative is up or left.
@@ -234,7 +243,7 @@ impl Client {
             pointer.axis_discrete(self.now(), axis, f64::from(15 * step), step);
             pointer.frame();
         }
-        self.roundtrip("scrolling")
+        self.send_input("scrolling")
     }
 
     /// The virtual keyboard, with a keymap that holds every one of `keysyms`.
@@ -268,7 +277,7 @@ impl Client {
         let shift = Keymap::modifier_code(SHIFT_L).expect("Shift is a modifier");
         keyboard.key(self.now(), shift, 1);
         keyboard.key(self.now(), shift, 0);
-        self.roundtrip("uploading a keymap")?;
+        self.send_input("uploading a keymap")?;
         std::thread::sleep(KEYMAP_SETTLE);
         Ok((keyboard, keymap))
     }
@@ -300,7 +309,7 @@ impl Client {
             .filter_map(|m| Keymap::modifier_mask(*m))
             .fold(0, |mask, bit| mask | bit);
         keyboard.modifiers(mask, 0, 0, 0);
-        self.roundtrip("holding modifiers")
+        self.send_input("holding modifiers")
     }
 
     /// Presses `key` with `modifiers` held (keysyms).
@@ -368,7 +377,7 @@ impl Client {
                         keyboard.modifiers(held_mask, 0, 0, 0);
                     }
                 }
-                self.roundtrip("typing")?;
+                self.send_input("typing")?;
                 *sent += chunk.len();
             }
             start = end;

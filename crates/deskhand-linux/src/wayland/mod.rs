@@ -4,6 +4,7 @@
 
 mod client;
 mod corner;
+pub mod idle;
 pub mod ipc;
 mod keymap;
 mod registry;

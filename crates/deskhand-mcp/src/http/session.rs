@@ -13,7 +13,7 @@ use rmcp::model::{
 };
 use rmcp::service::{RequestContext, RoleServer};
 use serde_json::json;
-use tokio::sync::{Mutex, OnceCell, Semaphore};
+use tokio::sync::{Mutex, OnceCell, Semaphore, broadcast};
 use tracing::Instrument;
 
 use deskhand_core::{Backend, Config};
@@ -22,6 +22,7 @@ use deskhand_record::Recorder;
 use super::handles::{Handles, NEW, new_handle};
 use super::worker::{Worker, WorkerStop};
 use super::{Desktops, RecordTo};
+use crate::handover::{self, Told};
 use crate::{DesktopServer, SetupCheck, TOOL_NAME, doctor, server_info, tool, unknown_tool};
 
 /// The label of calls that came without a session (revision 2026-07-28 and later).
@@ -53,6 +54,9 @@ pub(crate) struct Hub<B> {
     record: Option<RecordTo>,
     /// The recorders of sessions served here, to write out their last steps at the stop.
     recorders: StdMutex<Vec<Recorder>>,
+    /// A person's takeovers and resumes on the shared desktop, recorded once and told to
+    /// every session.
+    handovers: Option<broadcast::Sender<Told>>,
     /// Private desktops started by handle (`"desktop": "new"`), for any connection to use.
     handles: Handles,
     /// This host's name in those handles.
@@ -73,6 +77,13 @@ impl<B: Backend> Hub<B> {
             Desktops::Shared(_) => 0,
             Desktops::PerSession { max, .. } => *max,
         };
+        // A private desktop per session has nobody at it to watch.
+        let handovers = match &desktops {
+            Desktops::Shared(backend) => backend
+                .presence()
+                .map(|presence| handover::recorded(&presence, config.clone())),
+            Desktops::PerSession { .. } => None,
+        };
         Self {
             config,
             desktops,
@@ -90,6 +101,7 @@ impl<B: Backend> Hub<B> {
             next_worker: AtomicUsize::new(1),
             record,
             recorders: StdMutex::new(Vec::new()),
+            handovers,
             handles: Handles::default(),
             host_id,
         }
@@ -442,7 +454,27 @@ impl<B: Backend> ServerHandler for SessionHandler<B> {
             Desktops::Shared(_) => self.hub.setup.as_ref(),
             Desktops::PerSession { .. } => None,
         };
-        server_info(setup, false)
+        server_info(setup, self.hub.handovers.is_some())
+    }
+
+    async fn on_initialized(&self, context: rmcp::service::NotificationContext<RoleServer>) {
+        if let Some(handovers) = &self.hub.handovers {
+            handover::tell(handovers.subscribe(), context.peer);
+        }
+    }
+
+    /// Every level is taken; the only messages are the person's takeovers and resumes, which
+    /// an agent must hear whatever level it asked for.
+    #[allow(
+        deprecated,
+        reason = "log messages are deprecated for a later MCP revision; see handover.rs"
+    )]
+    async fn set_level(
+        &self,
+        _request: rmcp::model::SetLevelRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        Ok(())
     }
 
     async fn list_resources(

@@ -250,7 +250,11 @@ fn sway(checks: &mut Vec<Check>, socket: &std::path::Path) {
     checks.push(Check::ok(
         DISPLAY,
         "takeover",
-        deskhand_linux::person::CANNOT_TELL_ON_SWAY,
+        if has("org_kde_kwin_idle") {
+            deskhand_linux::person::TOLD_ON_SWAY
+        } else {
+            deskhand_linux::person::CANNOT_TELL_ON_SWAY
+        },
     ));
     checks.push(protocol(
         DISPLAY,
