@@ -17,6 +17,7 @@ use crate::Recorder;
 pub use crate::export::{Batch, as_batch};
 use crate::format::{Acted, Recording, Step, WindowSeen};
 use crate::identity::holder_of;
+pub use crate::verdicts::verdicts;
 
 /// Reads that change nothing: a replay has no agent to show them to.
 pub(crate) const READS: &[&str] = &[
@@ -210,7 +211,7 @@ impl<B: Backend + 'static> Run<'_, B> {
     }
 
     /// A step's own action, recorded when the replay records its run.
-    async fn act(&mut self, args: Value) -> Result<Reply, String> {
+    async fn act(&mut self, step: usize, args: Value) -> Result<Reply, String> {
         let Some(recorder) = self.options.record.clone() else {
             return self.call(args).await;
         };
@@ -218,7 +219,8 @@ impl<B: Backend + 'static> Run<'_, B> {
         let actuates = call.as_ref().is_ok_and(|c| c.actuates());
         let begun = recorder
             .begin(self.backend, &mut self.session, &args, actuates)
-            .await;
+            .await
+            .replaying(step);
         let mut reply = match call {
             Ok(call) => execute(self.backend.as_ref(), &mut self.session, self.config, call).await,
             Err(err) => Err(err),
@@ -269,7 +271,7 @@ impl<B: Backend + 'static> Run<'_, B> {
                 }
             }
         }
-        let reply = self.act(args).await;
+        let reply = self.act(n, args).await;
         let recorded_ok = !step.failed();
         match reply {
             Ok(reply) if !reply.is_error() => Ok(format!(
@@ -788,7 +790,9 @@ mod tests {
                 format: 1,
                 deskhand: "0".into(),
                 started_ms: 0,
+                replay_of: None,
             },
+            verdicts: Vec::new(),
             steps: vec![serde_json::from_value(json!({
                 "index": 1, "at_ms": 0, "ms": 1, "action": "batch", "outcome": "done", "text": "",
                 "args": {"action": "batch", "steps": [{"action": "wait", "until": [{"text": "Saved …"}]}]}
