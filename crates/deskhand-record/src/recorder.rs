@@ -577,10 +577,11 @@ impl Recorder {
             state.pending.retain(|p| p.grabbed.borrow().is_none());
             state.pending.push(last.clone());
             state.last = Some(last);
+            // A call that changes nothing has nothing to wait for the window to draw.
             state
                 .seen
                 .as_ref()
-                .filter(|(area, _)| *area == screen)
+                .filter(|(area, _)| begun.actuates && *area == screen)
                 .map(|(_, image)| image.clone())
         };
         let backend = backend.clone();

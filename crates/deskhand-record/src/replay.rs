@@ -30,6 +30,17 @@ pub(crate) const READS: &[&str] = &[
     "forget",
 ];
 
+/// The longest a replay leaves between two steps the pause the recording had there: an app
+/// given no time at all may drop a key (GTK's file chooser lets a Return typed right after its
+/// name field was filled go by unsaved), and a model's pause of seconds is no part of the task.
+const PACE_CAP: Duration = Duration::from_secs(1);
+
+/// Whether a replay runs `step` as an action, not as a check or not at all.
+fn acts(step: &Step) -> bool {
+    let action = step.action.as_str();
+    !step.failed() && action != "observe" && !READS.contains(&action)
+}
+
 #[derive(Clone)]
 pub struct Options {
     /// Resolve every step's window and elements without acting.
@@ -94,8 +105,18 @@ pub async fn replay<B: Backend + 'static>(
         depended: depended_on(recording),
     };
     let mut replayed = Replayed::default();
+    // When the previous step ended, in the recording and in this run.
+    let mut previous: Option<(u64, Instant)> = None;
     for step in &recording.steps {
+        if let Some((ended_ms, ended)) = previous
+            && !options.dry_run
+            && acts(step)
+        {
+            let gap = Duration::from_millis(step.at_ms.saturating_sub(ended_ms)).min(PACE_CAP);
+            tokio::time::sleep(gap.saturating_sub(ended.elapsed())).await;
+        }
         let line = run.step(step).await?;
+        previous = Some((step.at_ms + step.ms, Instant::now()));
         log(&line);
         replayed.lines.push(line);
     }

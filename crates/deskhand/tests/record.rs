@@ -853,3 +853,136 @@ fn a_forty_step_report_shows_the_window_acted_on_and_stays_under_two_megabytes()
     let red = red_box_pixels(&page_in_chromium(desk, &report));
     assert!(red > 100, "only {red} pixels of the boxes' red on the page");
 }
+
+/// A file `path` comes to hold exactly `text`, as its app wrote it.
+fn file_holds(path: &Path, text: &str) -> bool {
+    wait_until(SETTLE, || {
+        (std::fs::read_to_string(path).ok()?.trim_end() == text).then_some(())
+    })
+    .is_some()
+}
+
+/// The window whose title `title` accepts, closed from outside the recording.
+fn close_window_of(desk: &Desktop, what: &str, title: impl Fn(&str) -> bool) {
+    let (w, _) = common::window_where(desk, SETTLE, what, title);
+    desk.act("close", json!({"target": w}));
+}
+
+/// FeatherPad (Qt 5) answers the click on its Save button only once the modal file dialog it
+/// opened closes. Recorded over MCP: launched, text typed, Save clicked (the reply says the app
+/// answers once that window closes), the dialog's name field filled and Return pressed write
+/// the file. Replayed on a fresh desktop with the file gone, the replay launches FeatherPad,
+/// waits for the dialog as the recorded reply did, and the same file is written.
+#[test]
+fn a_qt_save_through_its_modal_file_dialog_replays_on_a_fresh_desktop() {
+    const TEXT: &str = "written through a modal dialog";
+    let (_guard, desk) = desktop();
+    let dir = scratch_dir(desk, "recording-featherpad");
+    let file = desk.scratch("featherpad-replayed.txt");
+    let _ = std::fs::remove_file(&file);
+    let mcp = desk.mcp_with(&[("DESKHAND_RECORD", dir.to_str().unwrap())]);
+    let launched = mcp.call(json!({"action": "launch", "app": "featherpad"}));
+    assert!(!launched.is_error, "{}", launched.text);
+    let w = launched.data["window"]
+        .as_str()
+        .expect("its window")
+        .to_owned();
+    let tree = mcp.call(json!({"action": "observe", "target": w})).text;
+    let editor = common::first_of_role(&tree, "text");
+    let typed = mcp.call(json!({"action": "type", "ref": editor, "text": TEXT}));
+    assert!(!typed.is_error, "{}", typed.text);
+    let save = json!({"action": "click", "target": w, "find": {"role": "button", "name": "Save"}});
+    let clicked = mcp.call(save);
+    assert!(
+        clicked
+            .text
+            .contains("the app answers the request only once that window closes"),
+        "{}",
+        clicked.text
+    );
+    let dialog = mcp.window_id("Save as...", SETTLE);
+    // Qt answers nothing until its dialog is up: an agent observes again.
+    let seen = wait_until(SETTLE, || {
+        let seen = mcp
+            .call(json!({"action": "observe", "target": dialog}))
+            .text;
+        seen.contains("text \"File name:\"").then_some(seen)
+    })
+    .expect("the dialog's name field");
+    let name = ref_where(&seen, "the name field", |l| {
+        l.contains("text \"File name:\"")
+    });
+    let path = file.to_str().unwrap();
+    let named = mcp.call(json!({"action": "type", "ref": name, "text": path, "replace": true}));
+    assert!(!named.is_error, "{}", named.text);
+    let pressed = mcp.call(json!({"action": "press", "keys": "Return"}));
+    assert!(!pressed.is_error, "{}", pressed.text);
+    mcp.close();
+    assert!(file_holds(&file, TEXT), "FeatherPad did not save the file");
+    shots_written(&dir);
+    close_window_of(desk, "featherpad", |t| {
+        t.ends_with("featherpad-replayed.txt")
+    });
+
+    std::fs::remove_file(&file).unwrap();
+    let fresh = Desktop::start_own();
+    let run = fresh.run(&["replay", dir.to_str().unwrap()]);
+    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    assert!(
+        run.stdout.contains("only once that window closes"),
+        "{}",
+        run.stdout
+    );
+    assert!(file_holds(&file, TEXT), "the replay: {}", run.stdout);
+    fresh.stop();
+}
+
+/// Mousepad (GTK 3) saving a new file through its Save As dialog, recorded over MCP: launched,
+/// text typed, ctrl+s pressed, the dialog's name field filled and Return pressed. Replayed on a
+/// fresh desktop with the file gone, the same file is written with the same text.
+#[test]
+fn a_gtk3_editor_saving_a_file_replays_on_a_fresh_desktop() {
+    const TEXT: &str = "saved by a recorded agent";
+    let (_guard, desk) = desktop();
+    let dir = scratch_dir(desk, "recording-mousepad");
+    let file = desk.scratch("mousepad-replayed.txt");
+    let _ = std::fs::remove_file(&file);
+    let mcp = desk.mcp_with(&[("DESKHAND_RECORD", dir.to_str().unwrap())]);
+    let launched = mcp.call(json!({"action": "launch", "app": "mousepad"}));
+    assert!(!launched.is_error, "{}", launched.text);
+    let w = launched.data["window"]
+        .as_str()
+        .expect("its window")
+        .to_owned();
+    let tree = mcp.call(json!({"action": "observe", "target": w})).text;
+    let editor = common::first_of_role(&tree, "text");
+    let typed = mcp.call(json!({"action": "type", "ref": editor, "text": TEXT}));
+    assert!(!typed.is_error, "{}", typed.text);
+    let saved = mcp.call(json!({"action": "press", "keys": "ctrl+s"}));
+    assert!(!saved.is_error, "{}", saved.text);
+    let dialog = mcp.window_id("Save As", SETTLE);
+    let seen = mcp
+        .call(json!({"action": "observe", "target": dialog}))
+        .text;
+    let name = ref_where(&seen, "the name field", |l| {
+        l.trim_start().split(' ').nth(1) == Some("text") && common::has_state(l, "focused")
+    });
+    let path = file.to_str().unwrap();
+    let named = mcp.call(json!({"action": "type", "ref": name, "text": path, "replace": true}));
+    assert!(!named.is_error, "{}", named.text);
+    // A model's pause: GTK's file chooser lets a Return that comes at once go by.
+    std::thread::sleep(Duration::from_millis(800));
+    let pressed = mcp.call(json!({"action": "press", "keys": "Return"}));
+    assert!(!pressed.is_error, "{}", pressed.text);
+    mcp.close();
+    assert!(file_holds(&file, TEXT), "mousepad did not save the file");
+    shots_written(&dir);
+    close_window_of(desk, "mousepad", |t| t.contains("mousepad-replayed.txt"));
+
+    std::fs::remove_file(&file).unwrap();
+    let fresh = Desktop::start_own();
+    let run = fresh.run(&["replay", dir.to_str().unwrap()]);
+    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    assert!(file_holds(&file, TEXT), "the replay: {}", run.stdout);
+    fresh.stop();
+}
