@@ -299,6 +299,9 @@ impl Recorder {
             }
             begun.before = match last {
                 Some(last) => wait_grabbed(last).await,
+                // The app a first launch starts has no window yet: the whole screen, often
+                // empty, would stand for it.
+                None if begun.action == "launch" => None,
                 None => self.capture_now(backend, &mut begun).await,
             };
         }
