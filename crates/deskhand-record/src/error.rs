@@ -33,6 +33,11 @@ pub enum RecordError {
         line: usize,
         why: String,
     },
+    #[error(
+        "{} cannot be read ({why}); the file was cut or edited: delete it, and the report shows the rerun without how each step went",
+        .file.display()
+    )]
+    BadVerdicts { file: PathBuf, why: String },
     #[error("writing {} failed: {source}", .file.display())]
     Write {
         file: PathBuf,

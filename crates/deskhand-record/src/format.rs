@@ -16,6 +16,8 @@ pub const FORMAT_VERSION: u32 = 1;
 pub const MANIFEST: &str = "manifest.json";
 pub const STEPS: &str = "steps.jsonl";
 pub const SHOTS: &str = "shots";
+/// In a replay's recording: how each step of the original went in the rerun.
+pub const VERDICTS: &str = "verdicts.json";
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Manifest {
@@ -24,6 +26,9 @@ pub struct Manifest {
     pub deskhand: String,
     /// Unix ms when the folder was started.
     pub started_ms: u64,
+    /// The recording this one is a replay of, as `deskhand replay --record` was given it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replay_of: Option<PathBuf>,
 }
 
 /// One call as it was made and answered.
@@ -49,6 +54,13 @@ pub struct Step {
     /// Each element the call named, as it was when named.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub elements: Vec<Acted>,
+    /// The element a `find` matched, as the reply named it: shown like a ref's element, while a
+    /// replay runs the `find` again.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub found: Vec<Acted>,
+    /// In a replay's recording, the step of the original this call reran.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replays: Option<usize>,
     /// The window the call's `target` named, if it named one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub window: Option<WindowSeen>,
@@ -126,12 +138,61 @@ pub struct Redacted {
     pub why: String,
 }
 
+/// How one step of a recording went when it was replayed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Verdict {
+    /// The original's step.
+    pub step: usize,
+    pub verdict: VerdictKind,
+    /// What differed first, or why the step was not run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub why: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum VerdictKind {
+    Same,
+    Different,
+    NotRun,
+}
+
+impl VerdictKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Same => "same",
+            Self::Different => "different",
+            Self::NotRun => "not run",
+        }
+    }
+}
+
+impl Verdict {
+    /// How the step went, with why: `same`, `different: it looked for …`, `not run: …`.
+    pub fn said(&self) -> String {
+        let verdict = self.verdict.as_str();
+        match (&self.why, self.verdict) {
+            (Some(why), VerdictKind::Different) => format!("{verdict}: it looked for {why}"),
+            (Some(why), _) => format!("{verdict}: {why}"),
+            (None, _) => verdict.to_owned(),
+        }
+    }
+}
+
+impl std::fmt::Display for Verdict {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "step {}: {}", self.step, self.said())
+    }
+}
+
 /// A recording read back: its manifest and steps.
 #[derive(Debug, Clone)]
 pub struct Recording {
     pub dir: PathBuf,
     pub manifest: Manifest,
     pub steps: Vec<Step>,
+    /// For a replay's recording, how each of the original's steps went.
+    pub verdicts: Vec<Verdict>,
 }
 
 impl Recording {
@@ -161,10 +222,20 @@ impl Recording {
                 })
             })
             .collect::<Result<_, _>>()?;
+        let verdicts = match std::fs::read(dir.join(VERDICTS)) {
+            Ok(bytes) => {
+                serde_json::from_slice(&bytes).map_err(|err| RecordError::BadVerdicts {
+                    file: dir.join(VERDICTS),
+                    why: err.to_string(),
+                })?
+            }
+            Err(_) => Vec::new(),
+        };
         Ok(Self {
             dir: dir.to_owned(),
             manifest,
             steps,
+            verdicts,
         })
     }
 

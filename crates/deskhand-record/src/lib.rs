@@ -12,6 +12,7 @@ mod recorder;
 pub mod replay;
 pub mod report;
 mod shots;
+mod verdicts;
 
 pub use error::RecordError;
 pub use format::{FORMAT_VERSION, Recording};

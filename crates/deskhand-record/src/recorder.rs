@@ -13,7 +13,7 @@ use serde_json::Value;
 use tokio::sync::{Notify, watch};
 
 use deskhand_core::action::RefId;
-use deskhand_core::model::{Rect, WindowInfo, WindowKey};
+use deskhand_core::model::{Rect, RgbImage, WindowInfo, WindowKey};
 use deskhand_core::session::element_key;
 use deskhand_core::{Backend, Error, Reply, Session};
 
@@ -28,10 +28,6 @@ use crate::shots;
 /// Disk a recording may take unless told otherwise.
 pub const DEFAULT_CAP_BYTES: u64 = 500 * 1024 * 1024;
 
-/// How long after a reply its "after" capture is taken, so what the action started has drawn;
-/// the next call cuts it short.
-const SETTLE: Duration = Duration::from_millis(150);
-
 /// How long the writing of a step and the asking about its windows wait, so they do not take
 /// the processor from the reply the call is still delivering.
 const AFTER_REPLY: Duration = Duration::from_millis(20);
@@ -40,15 +36,7 @@ const AFTER_REPLY: Duration = Duration::from_millis(20);
 const GRAB_WAIT: Duration = Duration::from_secs(2);
 
 /// Calls that show nothing on the screen worth a capture after them.
-const NOTHING_TO_SEE: &[&str] = &[
-    "apps",
-    "windows",
-    "recall",
-    "forget",
-    "clipboard",
-    "read",
-    "wait",
-];
+const NOTHING_TO_SEE: &[&str] = &["apps", "windows", "recall", "forget", "clipboard", "read"];
 
 /// Writes every call of one session into a folder. Cheap to clone: clones share the folder.
 #[derive(Clone)]
@@ -75,6 +63,12 @@ struct State {
     region: Option<Rect>,
     /// The latest "after" capture: the next action's "before".
     last: Option<LastShot>,
+    /// "After" captures still waiting for their window to settle: an action cuts each short,
+    /// so none shows what the action did.
+    pending: Vec<LastShot>,
+    /// The pixels of the latest capture and where they were taken: what a later capture
+    /// compares with to see whether its action has drawn yet.
+    seen: Option<(Rect, Arc<RgbImage>)>,
     /// What each window was when last asked (app, title, bounds), refreshed after each call
     /// off its path: a call asks the window system only for a window it has not seen.
     windows: HashMap<WindowKey, WindowInfo>,
@@ -108,6 +102,8 @@ pub struct Begun {
     window: Option<WindowSeen>,
     redacted: Vec<Redacted>,
     before: Option<Shot>,
+    /// The step of the recording a replay reran with this call.
+    replays: Option<usize>,
     screen: Option<Rect>,
     /// The window the call concerns, where its screenshots are taken.
     region: Option<Rect>,
@@ -116,11 +112,30 @@ pub struct Begun {
     skip: bool,
 }
 
+impl Begun {
+    /// Marks the call as a replay's rerun of the recording's step `step`.
+    pub fn replaying(mut self, step: usize) -> Self {
+        self.replays = Some(step);
+        self
+    }
+}
+
 impl Recorder {
     /// Opens `dir` for recording, creating it, or adding to a recording already there (the
     /// CLI records each call from a process of its own). Refuses a folder it cannot write, a
     /// folder with files that is not a recording, and a recording of a newer format.
     pub fn open(dir: &Path, cap: u64) -> Result<Self, RecordError> {
+        Self::open_for(dir, cap, None)
+    }
+
+    /// Opens `dir` to record a replay of the recording `original`, which its manifest names, so
+    /// the report sets each rerun step beside the step it reran.
+    pub fn open_replay(dir: &Path, cap: u64, original: &Path) -> Result<Self, RecordError> {
+        let original = std::path::absolute(original).unwrap_or_else(|_| original.to_owned());
+        Self::open_for(dir, cap, Some(original))
+    }
+
+    fn open_for(dir: &Path, cap: u64, replay_of: Option<PathBuf>) -> Result<Self, RecordError> {
         let not_writable = |source| RecordError::NotWritable {
             dir: dir.to_owned(),
             source,
@@ -147,6 +162,7 @@ impl Recorder {
                 format: FORMAT_VERSION,
                 deskhand: env!("CARGO_PKG_VERSION").to_owned(),
                 started_ms: unix_ms(),
+                replay_of,
             };
             let bytes = serde_json::to_vec_pretty(&manifest).expect("a manifest serializes");
             std::fs::write(&manifest_path, bytes).map_err(not_writable)?;
@@ -179,6 +195,8 @@ impl Recorder {
                 screen: None,
                 region: None,
                 last,
+                pending: Vec::new(),
+                seen: None,
                 windows: HashMap::new(),
                 failed: None,
             }),
@@ -214,9 +232,14 @@ impl Recorder {
             .and_then(Value::as_str)
             .unwrap_or("")
             .to_owned();
-        let (stopped, screen, last) = {
-            let state = self.inner.state.lock().expect("recorder state");
-            (state.stopped, state.screen, state.last.clone())
+        let (stopped, screen, last, pending) = {
+            let mut state = self.inner.state.lock().expect("recorder state");
+            let pending = if actuates {
+                std::mem::take(&mut state.pending)
+            } else {
+                Vec::new()
+            };
+            (state.stopped, state.screen, state.last.clone(), pending)
         };
         let mut begun = Begun {
             started,
@@ -228,6 +251,7 @@ impl Recorder {
             window: None,
             redacted: Vec::new(),
             before: None,
+            replays: None,
             screen,
             region: None,
             windows: Vec::new(),
@@ -268,8 +292,16 @@ impl Recorder {
             state.region
         };
         if actuates {
+            // The captures of earlier calls (an observe's, a wait's) are taken before this
+            // action changes what they show.
+            for earlier in pending {
+                wait_grabbed(earlier).await;
+            }
             begun.before = match last {
                 Some(last) => wait_grabbed(last).await,
+                // The app a first launch starts has no window yet: the whole screen, often
+                // empty, would stand for it.
+                None if begun.action == "launch" => None,
                 None => self.capture_now(backend, &mut begun).await,
             };
         }
@@ -296,6 +328,10 @@ impl Recorder {
         }
         let ms = begun.started.elapsed().as_millis() as u64;
         let index = self.inner.state.lock().expect("recorder state").next;
+        let found = match &*reply {
+            Ok(reply) => self.shown(backend, &mut begun, session, reply).await,
+            Err(_) => Vec::new(),
+        };
         let wants_after =
             !NOTHING_TO_SEE.contains(&begun.action.as_str()) && (reply.is_ok() || begun.actuates);
         let after = if wants_after {
@@ -334,6 +370,8 @@ impl Recorder {
             text,
             data,
             elements: begun.elements,
+            found,
+            replays: begun.replays,
             window: begun.window,
             before: begun.before,
             after,
@@ -373,6 +411,47 @@ impl Recorder {
         self.refresh_windows(backend, begun.windows);
     }
 
+    /// What the reply names that the arguments did not: the element a `find` matched (its
+    /// ref), and the window a launch opened or an action moved to. The screenshot after the
+    /// call shows that window.
+    async fn shown<B: Backend + 'static>(
+        &self,
+        backend: &Arc<B>,
+        begun: &mut Begun,
+        session: &mut Session,
+        reply: &Reply,
+    ) -> Vec<Acted> {
+        let mut found = Vec::new();
+        if begun.args.get("find").is_some()
+            && let Some(reference) = reply.data.get("ref").and_then(Value::as_str)
+            && let Some((acted, key)) =
+                identify(&self.inner, backend.as_ref(), session, "find", reference).await
+        {
+            found.push(acted);
+            begun.windows.push(key);
+        }
+        let window = match found.first().and_then(|f| f.window.as_ref()) {
+            Some(window) => Some(window.bounds),
+            None => {
+                let named = reply.data.get("window").and_then(Value::as_str);
+                match named.and_then(|id| id.strip_prefix('w')?.parse::<u32>().ok()) {
+                    Some(number) => match session.window_key(number) {
+                        Ok(key) => window_seen(&self.inner, backend.as_ref(), session, key)
+                            .await
+                            .map(|w| w.bounds),
+                        Err(_) => None,
+                    },
+                    None => None,
+                }
+            }
+        };
+        if let Some(window) = window {
+            begun.region = Some(window);
+            self.inner.state.lock().expect("recorder state").region = Some(window);
+        }
+        found
+    }
+
     /// Asks again, in the background, what the windows this call named are now, for the
     /// next call that names them.
     fn refresh_windows<B: Backend + 'static>(&self, backend: &Arc<B>, keys: Vec<WindowKey>) {
@@ -399,6 +478,13 @@ impl Recorder {
         let mut tasks = self.inner.tasks.lock().expect("recorder tasks");
         tasks.retain(|t| !t.is_finished());
         tasks.push(task);
+    }
+
+    /// Writes how each step of the original went in this replay, beside its steps.
+    pub fn write_verdicts(&self, verdicts: &[crate::format::Verdict]) -> Result<(), RecordError> {
+        let file = self.inner.dir.join(crate::format::VERDICTS);
+        let bytes = serde_json::to_vec_pretty(verdicts).expect("verdicts serialize");
+        std::fs::write(&file, bytes).map_err(|source| RecordError::Write { file, source })
     }
 
     /// Waits until every step and capture started so far is written: before the process
@@ -436,7 +522,11 @@ impl Recorder {
                 screen
             }
         };
-        Some(region.and_then(|r| around(r, screen)).unwrap_or(screen))
+        Some(
+            region
+                .and_then(|r| shots::around(r, screen))
+                .unwrap_or(screen),
+        )
     }
 
     /// A "before" grabbed now, when no earlier capture stands for it; written in the background.
@@ -451,6 +541,8 @@ impl Recorder {
         let index = self.inner.state.lock().expect("recorder state").next;
         let shot = shots::planned(format!("{index:04}-before.png"), screen);
         let image = shots::grab(backend.as_ref(), screen).await?;
+        let image = Arc::new(image);
+        self.inner.state.lock().expect("recorder state").seen = Some((screen, image.clone()));
         let inner = self.inner.clone();
         let planned = shot.clone();
         let task = tokio::task::spawn_blocking(move || inner.write_shot(&planned, image));
@@ -478,20 +570,33 @@ impl Recorder {
         let shot = shots::planned(file, screen);
         let (tell, grabbed) = watch::channel(None);
         let hurry = Arc::new(Notify::new());
-        self.inner.state.lock().expect("recorder state").last = Some(LastShot {
+        let last = LastShot {
             shot: shot.clone(),
             grabbed,
             hurry: hurry.clone(),
-        });
+        };
+        let since = {
+            let mut state = self.inner.state.lock().expect("recorder state");
+            state.pending.retain(|p| p.grabbed.borrow().is_none());
+            state.pending.push(last.clone());
+            state.last = Some(last);
+            // A call that changes nothing has nothing to wait for the window to draw.
+            state
+                .seen
+                .as_ref()
+                .filter(|(area, _)| begun.actuates && *area == screen)
+                .map(|(_, image)| image.clone())
+        };
         let backend = backend.clone();
         let inner = self.inner.clone();
         let planned = shot.clone();
         let task = tokio::spawn(async move {
-            tokio::select! {
-                () = tokio::time::sleep(SETTLE) => {}
-                () = hurry.notified() => {}
+            let image = shots::settled(backend.as_ref(), screen, since.as_deref(), &hurry)
+                .await
+                .map(Arc::new);
+            if let Some(image) = &image {
+                inner.state.lock().expect("recorder state").seen = Some((screen, image.clone()));
             }
-            let image = shots::grab(backend.as_ref(), screen).await;
             let _ = tell.send(Some(image.is_some()));
             if let Some(image) = image {
                 let _ =
@@ -504,7 +609,8 @@ impl Recorder {
 }
 
 impl Inner {
-    fn write_shot(&self, shot: &Shot, image: deskhand_core::model::RgbImage) {
+    fn write_shot(&self, shot: &Shot, image: Arc<RgbImage>) {
+        let image = Arc::unwrap_or_clone(image);
         if let Some(bytes) = shots::write(&self.dir, shot, image) {
             self.state.lock().expect("recorder state").used += bytes;
         }
@@ -539,17 +645,6 @@ fn write_steps(inner: &std::sync::Weak<Inner>, jobs: &std::sync::mpsc::Receiver<
             }
         }
     }
-}
-
-/// `window` with a margin, within `screen`; `None` when they do not meet.
-fn around(window: Rect, screen: Rect) -> Option<Rect> {
-    const MARGIN: i32 = 40;
-    let left = (window.x - MARGIN).max(screen.x);
-    let top = (window.y - MARGIN).max(screen.y);
-    let right = (window.x + window.width as i32 + MARGIN).min(screen.x + screen.width as i32);
-    let bottom = (window.y + window.height as i32 + MARGIN).min(screen.y + screen.height as i32);
-    (right > left && bottom > top)
-        .then(|| Rect::new(left, top, (right - left) as u32, (bottom - top) as u32))
 }
 
 /// The previous call's capture as this action's "before", once its pixels are grabbed.

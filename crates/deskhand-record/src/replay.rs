@@ -17,6 +17,7 @@ use crate::Recorder;
 pub use crate::export::{Batch, as_batch};
 use crate::format::{Acted, Recording, Step, WindowSeen};
 use crate::identity::holder_of;
+pub use crate::verdicts::verdicts;
 
 /// Reads that change nothing: a replay has no agent to show them to.
 pub(crate) const READS: &[&str] = &[
@@ -28,6 +29,17 @@ pub(crate) const READS: &[&str] = &[
     "recall",
     "forget",
 ];
+
+/// The longest a replay leaves between two steps the pause the recording had there: an app
+/// given no time at all may drop a key (GTK's file chooser lets a Return typed right after its
+/// name field was filled go by unsaved), and a model's pause of seconds is no part of the task.
+const PACE_CAP: Duration = Duration::from_secs(1);
+
+/// Whether a replay runs `step` as an action, not as a check or not at all.
+fn acts(step: &Step) -> bool {
+    let action = step.action.as_str();
+    !step.failed() && action != "observe" && !READS.contains(&action)
+}
 
 #[derive(Clone)]
 pub struct Options {
@@ -93,8 +105,18 @@ pub async fn replay<B: Backend + 'static>(
         depended: depended_on(recording),
     };
     let mut replayed = Replayed::default();
+    // When the previous step ended, in the recording and in this run.
+    let mut previous: Option<(u64, Instant)> = None;
     for step in &recording.steps {
+        if let Some((ended_ms, ended)) = previous
+            && !options.dry_run
+            && acts(step)
+        {
+            let gap = Duration::from_millis(step.at_ms.saturating_sub(ended_ms)).min(PACE_CAP);
+            tokio::time::sleep(gap.saturating_sub(ended.elapsed())).await;
+        }
         let line = run.step(step).await?;
+        previous = Some((step.at_ms + step.ms, Instant::now()));
         log(&line);
         replayed.lines.push(line);
     }
@@ -210,7 +232,7 @@ impl<B: Backend + 'static> Run<'_, B> {
     }
 
     /// A step's own action, recorded when the replay records its run.
-    async fn act(&mut self, args: Value) -> Result<Reply, String> {
+    async fn act(&mut self, step: usize, args: Value) -> Result<Reply, String> {
         let Some(recorder) = self.options.record.clone() else {
             return self.call(args).await;
         };
@@ -218,7 +240,8 @@ impl<B: Backend + 'static> Run<'_, B> {
         let actuates = call.as_ref().is_ok_and(|c| c.actuates());
         let begun = recorder
             .begin(self.backend, &mut self.session, &args, actuates)
-            .await;
+            .await
+            .replaying(step);
         let mut reply = match call {
             Ok(call) => execute(self.backend.as_ref(), &mut self.session, self.config, call).await,
             Err(err) => Err(err),
@@ -269,7 +292,7 @@ impl<B: Backend + 'static> Run<'_, B> {
                 }
             }
         }
-        let reply = self.act(args).await;
+        let reply = self.act(n, args).await;
         let recorded_ok = !step.failed();
         match reply {
             Ok(reply) if !reply.is_error() => Ok(format!(
@@ -788,7 +811,9 @@ mod tests {
                 format: 1,
                 deskhand: "0".into(),
                 started_ms: 0,
+                replay_of: None,
             },
+            verdicts: Vec::new(),
             steps: vec![serde_json::from_value(json!({
                 "index": 1, "at_ms": 0, "ms": 1, "action": "batch", "outcome": "done", "text": "",
                 "args": {"action": "batch", "steps": [{"action": "wait", "until": [{"text": "Saved …"}]}]}

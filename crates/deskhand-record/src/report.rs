@@ -1,20 +1,54 @@
 //! A recording as one HTML page that opens anywhere: no network, no file beside it. Each image
-//! is in the page once, as a data URI, and every step that shows it points at it; the acted
-//! element's box is drawn over it in percentages, so it stays on the element at any width.
+//! is in the page once, as a data URI, and every step that shows it points at it (two captures
+//! with the same bytes are one image); the acted element's box is drawn over it in percentages,
+//! so it stays on the element at any width. A replay's recording is shown beside the one it
+//! replayed: each rerun step next to the step it reran, and how every step of the original went.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
 
 use base64::Engine;
 
+use crate::RecordError;
 use crate::format::{Recording, Shot, Step};
 
 /// Counts what a reply costs the model, in tokens.
 pub type CountTokens<'a> = &'a dyn Fn(&str) -> usize;
 
+/// Each image of the page once: its id by its bytes, and its data URI by id.
+#[derive(Default)]
+struct Images {
+    ids: HashMap<Vec<u8>, String>,
+    uris: BTreeMap<String, String>,
+}
+
+impl Images {
+    /// The page's id of the capture at `path`, added on first sight; `None` when it cannot be
+    /// read.
+    fn add(&mut self, path: &Path) -> Option<String> {
+        let png = std::fs::read(path).ok()?;
+        if let Some(id) = self.ids.get(&png) {
+            return Some(id.clone());
+        }
+        let id = format!("i{}", self.ids.len() + 1);
+        let data = base64::engine::general_purpose::STANDARD.encode(&png);
+        self.uris
+            .insert(id.clone(), format!("data:image/png;base64,{data}"));
+        self.ids.insert(png, id.clone());
+        Some(id)
+    }
+}
+
 /// The page for `recording`. `count` counts the tokens of the reply's text and structured form.
+/// For a replay's recording, the original it names is read too, to set the two side by side.
 pub fn html(recording: &Recording, count: CountTokens<'_>) -> String {
-    let mut images: BTreeMap<String, String> = BTreeMap::new();
+    let mut images = Images::default();
+    let original = recording
+        .manifest
+        .replay_of
+        .as_ref()
+        .map(|dir| Recording::open(dir).map_err(|err| (dir, err)));
     let mut body = String::new();
     let mut nav = String::new();
     let mut total_ms = 0;
@@ -67,6 +101,13 @@ pub fn html(recording: &Recording, count: CountTokens<'_>) -> String {
                 esc(&crate::replay::describe(acted))
             );
         }
+        for found in &step.found {
+            let _ = write!(
+                body,
+                "<p class=\"acted\">found <b>{}</b></p>",
+                esc(&crate::replay::describe(found))
+            );
+        }
         for redacted in &step.redacted {
             let _ = write!(
                 body,
@@ -76,16 +117,28 @@ pub fn html(recording: &Recording, count: CountTokens<'_>) -> String {
                 esc(&redacted.why)
             );
         }
-        let shots: Vec<(&str, &Shot)> = [("before", &step.before), ("after", &step.after)]
-            .into_iter()
-            .filter_map(|(label, shot)| shot.as_ref().map(|s| (label, s)))
-            .collect();
-        if !shots.is_empty() {
-            body.push_str("<div class=\"shots\">");
-            for (label, shot) in shots {
-                figure(&mut body, &mut images, recording, step, label, shot);
-            }
-            body.push_str("</div>");
+        let reran = match (&original, step.replays) {
+            (Some(Ok(original)), Some(at)) => original
+                .steps
+                .iter()
+                .find(|s| s.index == at)
+                .map(|first| (original, first)),
+            _ => None,
+        };
+        if let Some((original, first)) = reran {
+            let _ = write!(
+                body,
+                "<div class=\"pair\"><div class=\"side\"><h3>original step {i}: <span class=\"outcome\">{outcome}</span></h3><p class=\"said\">{said}</p>",
+                i = first.index,
+                outcome = esc(&first.outcome),
+                said = esc(first.text.lines().next().unwrap_or_default()),
+            );
+            shots(&mut body, &mut images, original, first);
+            body.push_str("</div><div class=\"side\"><h3>rerun</h3>");
+            shots(&mut body, &mut images, recording, step);
+            body.push_str("</div></div>");
+        } else {
+            shots(&mut body, &mut images, recording, step);
         }
         let _ = write!(
             body,
@@ -96,8 +149,9 @@ pub fn html(recording: &Recording, count: CountTokens<'_>) -> String {
             open = if failed { " open" } else { "" },
         );
     }
+    let compared = compared(recording, original.as_ref());
     let mut sources = String::new();
-    for (id, uri) in &images {
+    for (id, uri) in &images.uris {
         let _ = write!(sources, "\"{id}\":\"{uri}\",");
     }
     format!(
@@ -107,7 +161,7 @@ pub fn html(recording: &Recording, count: CountTokens<'_>) -> String {
 <title>deskhand recording {name}: {steps} steps</title><style>{STYLE}</style></head><body>\
 <a class=\"skip\" href=\"#steps\">Skip to the steps</a>\
 <header><h1>deskhand recording {name}</h1><p>started {started} · {steps} steps · {failures} failed · {secs:.1} s in calls · {total_tokens} tokens · format {format}, deskhand {version}</p></header>\
-<div class=\"layout\"><nav aria-label=\"Steps\"><ol>{nav}</ol></nav><main id=\"steps\">{body}</main></div>\
+{compared}<div class=\"layout\"><nav aria-label=\"Steps\"><ol>{nav}</ol></nav><main id=\"steps\">{body}</main></div>\
 <script>const shots={{{sources}}};for(const img of document.querySelectorAll('img[data-shot]')){{img.src=shots[img.dataset.shot];img.onclick=()=>img.closest('figure').classList.toggle('full');}}</script>\
 </body></html>",
         steps = recording.steps.len(),
@@ -119,40 +173,95 @@ pub fn html(recording: &Recording, count: CountTokens<'_>) -> String {
     )
 }
 
-/// One screenshot with the acted elements' boxes over it; the image itself is added to
-/// `images` once, under its file name.
+/// For a replay's recording: which recording it replayed, and how each of that one's steps
+/// went in the rerun, each linked to the step that reran it.
+fn compared(
+    recording: &Recording,
+    original: Option<&Result<Recording, (&PathBuf, RecordError)>>,
+) -> String {
+    let original = match original {
+        None => return String::new(),
+        Some(Err((dir, err))) => {
+            return format!(
+                "<section class=\"compared\"><h2>A replay of {}</h2><p>That recording cannot be read ({}), so the rerun is shown alone.</p></section>",
+                esc(&dir.display().to_string()),
+                esc(&err.to_string())
+            );
+        }
+        Some(Ok(original)) => original,
+    };
+    let mut rows = String::new();
+    for step in &original.steps {
+        let verdict = recording.verdicts.iter().find(|v| v.step == step.index);
+        let rerun = recording
+            .steps
+            .iter()
+            .find(|s| s.replays == Some(step.index));
+        let (class, said) = match verdict {
+            Some(v) => (v.verdict.as_str().replace(' ', "-"), v.said()),
+            None if rerun.is_some() => ("same".into(), "rerun".into()),
+            None => ("not-run".into(), "not rerun".into()),
+        };
+        let link = match rerun {
+            Some(rerun) => format!("<a href=\"#step-{0}\">step {0}</a>", rerun.index),
+            None => "–".into(),
+        };
+        let _ = write!(
+            rows,
+            "<tr class=\"{class}\"><td>{i}. {action}</td><td>{said}</td><td>{link}</td></tr>",
+            i = step.index,
+            action = esc(&step.action),
+            said = esc(&said),
+        );
+    }
+    format!(
+        "<section class=\"compared\"><h2>A replay of {name}, recorded {started}</h2>\
+<table><thead><tr><th>original step</th><th>in the rerun</th><th>rerun as</th></tr></thead><tbody>{rows}</tbody></table></section>",
+        name = esc(&session_name(original)),
+        started = clock(original.manifest.started_ms),
+    )
+}
+
+/// A step's before and after screenshots, side by side.
+fn shots(body: &mut String, images: &mut Images, recording: &Recording, step: &Step) {
+    let shots: Vec<(&str, &Shot)> = [("before", &step.before), ("after", &step.after)]
+        .into_iter()
+        .filter_map(|(label, shot)| shot.as_ref().map(|s| (label, s)))
+        .collect();
+    if shots.is_empty() {
+        return;
+    }
+    body.push_str("<div class=\"shots\">");
+    for (label, shot) in shots {
+        figure(body, images, recording, step, label, shot);
+    }
+    body.push_str("</div>");
+}
+
+/// One screenshot with the acted and found elements' boxes over it, and a ring where a point
+/// was clicked.
 fn figure(
     body: &mut String,
-    images: &mut BTreeMap<String, String>,
+    images: &mut Images,
     recording: &Recording,
     step: &Step,
     label: &str,
     shot: &Shot,
 ) {
-    let id = shot.file.clone();
-    if !images.contains_key(&id) {
-        match std::fs::read(recording.shot_path(shot)) {
-            Ok(png) => {
-                let data = base64::engine::general_purpose::STANDARD.encode(png);
-                images.insert(id.clone(), format!("data:image/png;base64,{data}"));
-            }
-            Err(_) => {
-                let _ = write!(
-                    body,
-                    "<figure><figcaption>{label}: no capture (the screen could not be read)</figcaption></figure>"
-                );
-                return;
-            }
-        }
-    }
+    let Some(id) = images.add(&recording.shot_path(shot)) else {
+        let _ = write!(
+            body,
+            "<figure><figcaption>{label}: no capture (the screen could not be read)</figcaption></figure>"
+        );
+        return;
+    };
     let _ = write!(
         body,
         "<figure><div class=\"frame\"><img data-shot=\"{id}\" alt=\"the screen {label} step {i}\">",
-        id = esc(&id),
         i = step.index
     );
     let screen = shot.screen;
-    for acted in &step.elements {
+    for acted in step.elements.iter().chain(&step.found) {
         let Some(b) = acted.bounds else { continue };
         let pct = |v: f64, of: u32| 100.0 * v / f64::from(of.max(1));
         let _ = write!(
@@ -229,4 +338,8 @@ figure{margin:0;max-width:340px}figure.full{max-width:none;grid-column:1/-1}.fra
 .point{position:absolute;width:18px;height:18px;margin:-9px 0 0 -9px;border:3px solid #e53935;border-radius:50%;box-sizing:border-box;box-shadow:0 0 0 2px #fff}.frame{position:relative;line-height:0;overflow:hidden}.frame img{width:100%;height:auto;border:1px solid #ccc}\
 .box{position:absolute;border:3px solid #e53935;box-shadow:0 0 0 2px #fff;box-sizing:border-box}\
 pre{white-space:pre-wrap;word-break:break-word;background:#f3f3f3;padding:8px;margin:4px 0}\
-summary{cursor:pointer;color:#0b4f8a}summary:focus{outline:2px solid #0b4f8a}";
+summary{cursor:pointer;color:#0b4f8a}summary:focus{outline:2px solid #0b4f8a}\
+.pair{display:grid;grid-template-columns:repeat(auto-fit,minmax(320px,1fr));gap:12px}.side h3{font-size:15px;margin:4px 0}\
+.compared{margin:16px;background:#fff;border:1px solid #d0d7de;border-radius:4px;padding:8px 14px}.compared h2{font-size:17px;margin:4px 0}\
+.compared table{border-collapse:collapse}.compared td,.compared th{text-align:left;padding:2px 10px 2px 0;vertical-align:top}\
+tr.different td{color:#b00020;font-weight:600}tr.not-run td{color:#555}";

@@ -76,7 +76,7 @@ pub fn replay(args: ReplayArgs) -> anyhow::Result<u8> {
     }
     // Opened before anything runs, so a folder that cannot be one fails at once.
     let record = match &args.record {
-        Some(dir) => Some(Recorder::open(dir, cap()?)?),
+        Some(dir) => Some(Recorder::open_replay(dir, cap()?, &args.dir)?),
         None => None,
     };
     let options = Options {
@@ -114,7 +114,15 @@ pub fn replay(args: ReplayArgs) -> anyhow::Result<u8> {
         }
         Ok::<_, anyhow::Error>(result)
     })?;
-    summarize(&recording, &lines, &result);
+    let verdicts = deskhand_record::replay::verdicts(&recording, &lines, &result);
+    for verdict in &verdicts {
+        println!("{verdict}");
+    }
+    if let Some(record) = &record
+        && !verdicts.is_empty()
+    {
+        record.write_verdicts(&verdicts)?;
+    }
     match result {
         Ok(replayed) => {
             let what = if args.dry_run { "resolved" } else { "replayed" };
@@ -126,42 +134,6 @@ pub fn replay(args: ReplayArgs) -> anyhow::Result<u8> {
             Ok(1)
         }
         Err(err) => Err(err.into()),
-    }
-}
-
-/// How each recorded step went in the rerun: same, different (the first difference) or not
-/// run. A refused replay ran nothing and says so itself.
-fn summarize(
-    recording: &Recording,
-    lines: &[String],
-    result: &Result<deskhand_record::replay::Replayed, ReplayError>,
-) {
-    let stopped = match result {
-        Ok(_) => None,
-        Err(ReplayError::Stopped {
-            step,
-            looked_for,
-            found,
-            ..
-        }) => Some((*step, looked_for, found)),
-        Err(_) => return,
-    };
-    for (at, step) in recording.steps.iter().enumerate() {
-        let n = step.index;
-        let skipped = lines
-            .get(at)
-            .and_then(|line| line.split_once(" skipped: "))
-            .map(|(_, why)| why);
-        match stopped {
-            Some((at, looked_for, found)) if at == n => {
-                println!("step {n}: different: it looked for {looked_for}, and found {found}");
-            }
-            Some((at, ..)) if n > at => println!("step {n}: not run"),
-            _ => match skipped {
-                Some(why) => println!("step {n}: not run: {why}"),
-                None => println!("step {n}: same"),
-            },
-        }
     }
 }
 
