@@ -48,28 +48,8 @@ fn two_monitors_are_listed_and_each_is_a_surface(display: Display) {
         "{listing}"
     );
 
-    let capture = |args: Value, name: &str| {
-        let out = desk.scratch(&format!("{display:?}-{name}"));
-        let run = desk.run(&[
-            "zoom",
-            &args.to_string(),
-            "--json",
-            "--out",
-            out.to_str().expect("utf-8 path"),
-        ]);
-        assert_eq!(run.code, 0, "zoom {args}: {}{}", run.stdout, run.stderr);
-        let reply: Value = serde_json::from_str(&run.stdout).expect("--json");
-        let image = Pixels::read(&out);
-        assert_eq!(
-            (u64::from(image.width), u64::from(image.height)),
-            (
-                reply["data"]["width"].as_u64().unwrap_or_default(),
-                reply["data"]["height"].as_u64().unwrap_or_default()
-            ),
-            "{reply}"
-        );
-        (Frame::of(&reply["data"]["pixels"]), image)
-    };
+    let capture =
+        |args: Value, name: &str| captured(desk, "zoom", args, &format!("{display:?}-{name}"));
     let (fixture, w) = fixture(desk, "Monitor Fixture");
     let moved = desk
         .act("window", json!({"target": w, "monitor": "m2"}))
@@ -1352,6 +1332,31 @@ impl Frame {
     }
 }
 
+/// The `screenshot` or `zoom` of `args` written to the scratch file `name`: the pixels it says
+/// it shows, and the image, whose size is checked against the reply's.
+fn captured(desk: &Desktop, action: &str, args: Value, name: &str) -> (Frame, Pixels) {
+    let out = desk.scratch(name);
+    let run = desk.run(&[
+        action,
+        &args.to_string(),
+        "--json",
+        "--out",
+        out.to_str().expect("utf-8 path"),
+    ]);
+    assert_eq!(run.code, 0, "{action} {args}: {}{}", run.stdout, run.stderr);
+    let reply: Value = serde_json::from_str(&run.stdout).expect("--json");
+    let image = Pixels::read(&out);
+    assert_eq!(
+        (u64::from(image.width), u64::from(image.height)),
+        (
+            reply["data"]["width"].as_u64().unwrap_or_default(),
+            reply["data"]["height"].as_u64().unwrap_or_default()
+        ),
+        "{reply}"
+    );
+    (Frame::of(&reply["data"]["pixels"]), image)
+}
+
 /// A PNG's pixels as RGB.
 struct Pixels {
     width: u32,
@@ -1464,28 +1469,7 @@ fn gnome_without_its_extension_acts_by_ref_and_refuses_what_needs_positions() {
     // Without the extension the screen's pixels come through GNOME's screen cast: a screenshot
     // of the screen, the whole screen at native size, and a zoom into the fixture's frame are
     // what the shell painted there.
-    let capture = |action: &str, args: Value, name: &str| {
-        let out = desk.scratch(name);
-        let run = desk.run(&[
-            action,
-            &args.to_string(),
-            "--json",
-            "--out",
-            out.to_str().expect("utf-8 path"),
-        ]);
-        assert_eq!(run.code, 0, "{action} {args}: {}{}", run.stdout, run.stderr);
-        let reply: Value = serde_json::from_str(&run.stdout).expect("--json");
-        let image = Pixels::read(&out);
-        assert_eq!(
-            (u64::from(image.width), u64::from(image.height)),
-            (
-                reply["data"]["width"].as_u64().unwrap_or_default(),
-                reply["data"]["height"].as_u64().unwrap_or_default()
-            ),
-            "{reply}"
-        );
-        (Frame::of(&reply["data"]["pixels"]), image)
-    };
+    let capture = |action: &str, args: Value, name: &str| captured(desk, action, args, name);
     let (shown, image) = capture("screenshot", json!({"target": "screen"}), "screen-cast.png");
     assert_eq!((shown.x, shown.y), (0, 0));
     assert_eq!((shown.width, shown.height), (screen.width, screen.height));

@@ -65,6 +65,16 @@ impl Server {
         self.log.lock().unwrap().join("\n")
     }
 
+    /// What `GET /healthz` answers, as JSON.
+    async fn health(&self) -> Value {
+        reqwest::get(format!("{}/healthz", self.base()))
+            .await
+            .expect("health")
+            .json()
+            .await
+            .expect("JSON")
+    }
+
     /// SIGTERM, as an orchestrator stops it; true when it exited 0 within `limit`.
     fn stop(&mut self, limit: Duration) -> bool {
         let _ = Command::new("kill")
@@ -337,12 +347,7 @@ fn two_sessions_on_private_desktops_work_in_parallel_without_cross_talk_and_leav
                 "{windows}"
             );
         }
-        let health: Value = reqwest::get(format!("{}/healthz", server.base()))
-            .await
-            .expect("health")
-            .json()
-            .await
-            .expect("JSON");
+        let health = server.health().await;
         assert_eq!(health["desktops"], 2, "{health}");
         // One session ends: its desktop stops; the other keeps working on its own.
         first.cancel().await.expect("the first session ends");
@@ -946,12 +951,7 @@ fn private_desktops_by_handle_serve_stateless_calls_apart_and_end() {
         tokio::time::sleep(Duration::from_secs(9)).await;
         let idle = stateless_call(&url, 12, json!({"desktop": other, "action": "windows"})).await;
         assert!(reply_text(&idle).starts_with("failed (surface-gone)"), "{idle}");
-        let health: Value = reqwest::get(format!("{}/healthz", server.base()))
-            .await
-            .expect("health")
-            .json()
-            .await
-            .expect("JSON");
+        let health = server.health().await;
         assert_eq!(health["desktops"], 0, "{health}");
     });
     assert!(server.stop(Duration::from_secs(40)), "{}", server.log());
