@@ -200,6 +200,14 @@ pub async fn serve_http<B: Backend>(
         }
     };
     tokio::spawn(stopping);
+    // Each reply leaves as a few small writes (headers, then a stream's events): with Nagle's
+    // algorithm on, a client that keeps its connection open waits out its delayed ACK for the
+    // last of them, some 20-40 ms a call.
+    let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {
+        if let Err(err) = tcp.set_nodelay(true) {
+            tracing::debug!(%err, "TCP_NODELAY could not be set on a connection");
+        }
+    });
     axum::serve(listener, app)
         .with_graceful_shutdown(stop.cancelled_owned())
         .await?;
