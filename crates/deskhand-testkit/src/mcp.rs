@@ -34,6 +34,13 @@ impl rmcp::ClientHandler for Listener {
     }
 }
 
+impl Listener {
+    /// Every log message the server has sent this client so far, as JSON.
+    pub fn logged(&self) -> Vec<Value> {
+        self.logged.lock().expect("not poisoned").clone()
+    }
+}
+
 /// One `desktop` tool result.
 #[derive(Debug, Clone)]
 pub struct McpReply {
@@ -107,13 +114,7 @@ impl Mcp {
 
     /// Every log message the server has sent so far, as JSON (`level`, `logger`, `data`).
     pub fn logged(&self) -> Vec<Value> {
-        let client = self.client.as_ref().expect("connected");
-        client
-            .service()
-            .logged
-            .lock()
-            .expect("not poisoned")
-            .clone()
+        self.client.as_ref().expect("connected").service().logged()
     }
 
     /// A field of the server's `/proc/<pid>/status` in its own unit (kB for `VmRSS`).

@@ -7,7 +7,7 @@ mod common;
 use std::path::Path;
 use std::time::Duration;
 
-use common::{Desktop, Fixture, Mcp, desktop, wait_until};
+use common::{Desktop, Fixture, Listener, Mcp, desktop, wait_until};
 use serde_json::{Value, json};
 
 const TOOK_OVER: &str =
@@ -44,6 +44,25 @@ fn input_events(events: &[Value]) -> Vec<&Value> {
             )
         })
         .collect()
+}
+
+/// Once the person has been idle past the takeover's idle time (1 s here), the click `press`
+/// runs again: its reply says actions resumed, and the fixture sees it.
+fn click_after_the_person_left(mcp: &Mcp, fixture: &Fixture, press: &Value) {
+    std::thread::sleep(Duration::from_millis(1300));
+    let clicked = clicks(fixture);
+    let resumed = mcp.call(press.clone());
+    let mut lines = resumed.text.lines();
+    assert_eq!(lines.next(), Some(RESUMED_NOTE), "{}", resumed.text);
+    assert!(
+        lines.next().unwrap().starts_with("done: clicked"),
+        "{}",
+        resumed.text
+    );
+    wait_until(Duration::from_secs(5), || {
+        (clicks(fixture) == clicked + 1).then_some(())
+    })
+    .expect("the click after the person left reached the fixture");
 }
 
 fn clicks(fixture: &Fixture) -> usize {
@@ -109,20 +128,7 @@ fn a_persons_pointer_or_key_pauses_the_agent_until_they_are_idle() {
         let listed = mcp.call(json!({"action": "windows"}));
         assert!(!listed.is_error, "{}", listed.text);
 
-        std::thread::sleep(Duration::from_millis(1300));
-        let clicked = clicks(&fixture);
-        let resumed = mcp.call(press.clone());
-        let mut lines = resumed.text.lines();
-        assert_eq!(lines.next(), Some(RESUMED_NOTE), "{}", resumed.text);
-        assert!(
-            lines.next().unwrap().starts_with("done: clicked"),
-            "{}",
-            resumed.text
-        );
-        wait_until(Duration::from_secs(5), || {
-            (clicks(&fixture) == clicked + 1).then_some(())
-        })
-        .expect("the click after the person left reached the fixture");
+        click_after_the_person_left(&mcp, &fixture, &press);
     }
 
     // The agent heard of both takeovers and both resumes, unasked, with their times.
@@ -338,39 +344,16 @@ fn a_drag_cut_off_by_a_person_releases_its_button_where_it_got_to() {
     mcp.close();
 }
 
-/// An MCP client over HTTP that keeps every log message the server sends it unasked.
-#[derive(Clone, Default)]
-struct HttpListener {
-    logged: std::sync::Arc<std::sync::Mutex<Vec<Value>>>,
-}
-
-#[allow(
-    deprecated,
-    reason = "deskhand sends log messages, deprecated for a later MCP revision"
-)]
-impl rmcp::ClientHandler for HttpListener {
-    async fn on_logging_message(
-        &self,
-        params: rmcp::model::LoggingMessageNotificationParam,
-        _context: rmcp::service::NotificationContext<rmcp::RoleClient>,
-    ) {
-        let message = serde_json::to_value(&params).expect("a log message is JSON");
-        self.logged.lock().expect("not poisoned").push(message);
-    }
-}
-
-impl HttpListener {
-    fn events(&self) -> Vec<String> {
-        self.logged
-            .lock()
-            .expect("not poisoned")
-            .iter()
-            .map(|m| {
-                assert_eq!(m["logger"], "deskhand.person", "{m}");
-                m["data"]["event"].as_str().expect("an event").to_owned()
-            })
-            .collect()
-    }
+/// The person's events a client heard as log messages, each checked to be the person's.
+fn events(listener: &Listener) -> Vec<String> {
+    listener
+        .logged()
+        .iter()
+        .map(|m| {
+            assert_eq!(m["logger"], "deskhand.person", "{m}");
+            m["data"]["event"].as_str().expect("an event").to_owned()
+        })
+        .collect()
 }
 
 /// `deskhand mcp --http` on the shared desktop, ended when dropped.
@@ -426,7 +409,7 @@ fn every_http_session_on_the_shared_desktop_hears_of_a_takeover_and_the_resume()
         .build()
         .expect("a tokio runtime");
     let _inside = runtime.enter();
-    let listeners = [HttpListener::default(), HttpListener::default()];
+    let listeners = [Listener::default(), Listener::default()];
     let clients: Vec<_> = listeners
         .iter()
         .map(|listener| {
@@ -453,9 +436,9 @@ fn every_http_session_on_the_shared_desktop_hears_of_a_takeover_and_the_resume()
     xdotool(desk, &["mousemove", "310", "330"]);
     for (n, listener) in listeners.iter().enumerate() {
         wait_until(Duration::from_secs(5), || {
-            (listener.events() == ["takeover"]).then_some(())
+            (events(listener) == ["takeover"]).then_some(())
         })
-        .unwrap_or_else(|| panic!("session {n} heard {:?}", listener.events()));
+        .unwrap_or_else(|| panic!("session {n} heard {:?}", events(listener)));
     }
     // Its calls are paused too.
     let refused = runtime
@@ -480,11 +463,11 @@ fn every_http_session_on_the_shared_desktop_hears_of_a_takeover_and_the_resume()
     );
     for (n, listener) in listeners.iter().enumerate() {
         wait_until(Duration::from_secs(5), || {
-            (listener.events() == ["takeover", "resume"]).then_some(())
+            (events(listener) == ["takeover", "resume"]).then_some(())
         })
-        .unwrap_or_else(|| panic!("session {n} heard {:?}", listener.events()));
+        .unwrap_or_else(|| panic!("session {n} heard {:?}", events(listener)));
     }
-    let logged = listeners[0].logged.lock().expect("not poisoned").clone();
+    let logged = listeners[0].logged();
     assert_eq!(logged[0]["level"], "warning", "{logged:?}");
     assert_eq!(logged[1]["level"], "notice", "{logged:?}");
 
@@ -547,20 +530,7 @@ fn on_sway_another_virtual_pointer_pauses_the_agent_until_the_seat_is_quiet() {
         "the fixture received input while the person had the desktop: {seen:?}"
     );
 
-    std::thread::sleep(Duration::from_millis(1300));
-    let clicked = clicks(&fixture);
-    let resumed = mcp.call(press.clone());
-    let mut lines = resumed.text.lines();
-    assert_eq!(lines.next(), Some(RESUMED_NOTE), "{}", resumed.text);
-    assert!(
-        lines.next().unwrap().starts_with("done: clicked"),
-        "{}",
-        resumed.text
-    );
-    wait_until(Duration::from_secs(5), || {
-        (clicks(&fixture) == clicked + 1).then_some(())
-    })
-    .expect("the click after the person left reached the fixture");
+    click_after_the_person_left(&mcp, &fixture, &press);
     let events: Vec<String> = wait_until(Duration::from_secs(3), || {
         let logged = mcp.logged();
         (logged.len() >= 2).then_some(logged)
