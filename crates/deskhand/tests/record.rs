@@ -869,6 +869,34 @@ fn close_window_of(desk: &Desktop, what: &str, title: impl Fn(&str) -> bool) {
     desk.act("close", json!({"target": w}));
 }
 
+/// Launches `app` through the tool and types `text` into the first text field of its window;
+/// the window's id.
+fn launch_and_type(mcp: &common::Mcp, app: &str, text: &str) -> String {
+    let launched = mcp.call(json!({"action": "launch", "app": app}));
+    assert!(!launched.is_error, "{}", launched.text);
+    let w = launched.data["window"]
+        .as_str()
+        .expect("its window")
+        .to_owned();
+    let tree = mcp.call(json!({"action": "observe", "target": w})).text;
+    let editor = common::first_of_role(&tree, "text");
+    let typed = mcp.call(json!({"action": "type", "ref": editor, "text": text}));
+    assert!(!typed.is_error, "{}", typed.text);
+    w
+}
+
+/// Replays the recording in `dir` on a fresh desktop with `file` gone: the replay succeeds and
+/// writes `file` with `text` again. What the replay printed.
+fn replays_the_save(dir: &std::path::Path, file: &std::path::Path, text: &str) -> String {
+    std::fs::remove_file(file).unwrap();
+    let fresh = Desktop::start_own();
+    let run = fresh.run(&["replay", dir.to_str().unwrap()]);
+    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    assert!(file_holds(file, text), "the replay: {}", run.stdout);
+    fresh.stop();
+    run.stdout
+}
+
 /// FeatherPad (Qt 5) answers the click on its Save button only once the modal file dialog it
 /// opened closes. Recorded over MCP: launched, text typed, Save clicked (the reply says the app
 /// answers once that window closes), the dialog's name field filled and Return pressed write
@@ -882,16 +910,7 @@ fn a_qt_save_through_its_modal_file_dialog_replays_on_a_fresh_desktop() {
     let file = desk.scratch("featherpad-replayed.txt");
     let _ = std::fs::remove_file(&file);
     let mcp = desk.mcp_with(&[("DESKHAND_RECORD", dir.to_str().unwrap())]);
-    let launched = mcp.call(json!({"action": "launch", "app": "featherpad"}));
-    assert!(!launched.is_error, "{}", launched.text);
-    let w = launched.data["window"]
-        .as_str()
-        .expect("its window")
-        .to_owned();
-    let tree = mcp.call(json!({"action": "observe", "target": w})).text;
-    let editor = common::first_of_role(&tree, "text");
-    let typed = mcp.call(json!({"action": "type", "ref": editor, "text": TEXT}));
-    assert!(!typed.is_error, "{}", typed.text);
+    let w = launch_and_type(&mcp, "featherpad", TEXT);
     let save = json!({"action": "click", "target": w, "find": {"role": "button", "name": "Save"}});
     let clicked = mcp.call(save);
     assert!(
@@ -925,17 +944,11 @@ fn a_qt_save_through_its_modal_file_dialog_replays_on_a_fresh_desktop() {
         t.ends_with("featherpad-replayed.txt")
     });
 
-    std::fs::remove_file(&file).unwrap();
-    let fresh = Desktop::start_own();
-    let run = fresh.run(&["replay", dir.to_str().unwrap()]);
-    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    let replayed = replays_the_save(&dir, &file, TEXT);
     assert!(
-        run.stdout.contains("only once that window closes"),
-        "{}",
-        run.stdout
+        replayed.contains("only once that window closes"),
+        "{replayed}"
     );
-    assert!(file_holds(&file, TEXT), "the replay: {}", run.stdout);
-    fresh.stop();
 }
 
 /// Mousepad (GTK 3) saving a new file through its Save As dialog, recorded over MCP: launched,
@@ -949,16 +962,7 @@ fn a_gtk3_editor_saving_a_file_replays_on_a_fresh_desktop() {
     let file = desk.scratch("mousepad-replayed.txt");
     let _ = std::fs::remove_file(&file);
     let mcp = desk.mcp_with(&[("DESKHAND_RECORD", dir.to_str().unwrap())]);
-    let launched = mcp.call(json!({"action": "launch", "app": "mousepad"}));
-    assert!(!launched.is_error, "{}", launched.text);
-    let w = launched.data["window"]
-        .as_str()
-        .expect("its window")
-        .to_owned();
-    let tree = mcp.call(json!({"action": "observe", "target": w})).text;
-    let editor = common::first_of_role(&tree, "text");
-    let typed = mcp.call(json!({"action": "type", "ref": editor, "text": TEXT}));
-    assert!(!typed.is_error, "{}", typed.text);
+    let _ = launch_and_type(&mcp, "mousepad", TEXT);
     let saved = mcp.call(json!({"action": "press", "keys": "ctrl+s"}));
     assert!(!saved.is_error, "{}", saved.text);
     let dialog = mcp.window_id("Save As", SETTLE);
@@ -980,10 +984,5 @@ fn a_gtk3_editor_saving_a_file_replays_on_a_fresh_desktop() {
     shots_written(&dir);
     close_window_of(desk, "mousepad", |t| t.contains("mousepad-replayed.txt"));
 
-    std::fs::remove_file(&file).unwrap();
-    let fresh = Desktop::start_own();
-    let run = fresh.run(&["replay", dir.to_str().unwrap()]);
-    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
-    assert!(file_holds(&file, TEXT), "the replay: {}", run.stdout);
-    fresh.stop();
+    replays_the_save(&dir, &file, TEXT);
 }
