@@ -844,6 +844,21 @@ fn ref_under(text: &str, view: &str, needle: &str) -> String {
         .to_owned()
 }
 
+/// `observe` with `since` says the window `w` has not changed since the last look.
+fn assert_unchanged_since_last_look(desk: &common::Desktop, w: &str) {
+    let unchanged = desk
+        .act("observe", json!({"target": w, "since": true}))
+        .ok();
+    assert!(
+        unchanged
+            .lines()
+            .next()
+            .unwrap_or_default()
+            .contains("· no changes since"),
+        "{unchanged}"
+    );
+}
+
 /// Issue 41: Qt 5's tree view hands out a new object for each of its cells at every read, so
 /// `since` on an unchanged window said every header and cell was removed and added again, under
 /// new refs. An unchanged tree, table and list are reported unchanged and keep their refs. Once
@@ -858,17 +873,7 @@ fn qt_item_views_unchanged_keep_their_refs_and_a_moved_row_is_never_taken_for_it
     let first = observe_until(desk, &w, START, "the three views", |t| {
         t.matches("\"delta.ods\"").count() == 3
     });
-    let unchanged = desk
-        .act("observe", json!({"target": w, "since": true}))
-        .ok();
-    assert!(
-        unchanged
-            .lines()
-            .next()
-            .unwrap_or_default()
-            .contains("· no changes since"),
-        "{unchanged}"
-    );
+    assert_unchanged_since_last_look(desk, &w);
     let again = desk.act("observe", json!({"target": w})).ok();
     for view in ["tree \"Tree\"", "table \"Table\"", "list \"List\""] {
         assert_eq!(
@@ -948,17 +953,7 @@ fn a_long_qt_tree_view_lists_the_cells_in_view_and_keeps_their_refs() {
             && tree.iter().any(|l| l.contains("cell \"gamma.pdf\"")),
         "{first}"
     );
-    let unchanged = desk
-        .act("observe", json!({"target": w, "since": true}))
-        .ok();
-    assert!(
-        unchanged
-            .lines()
-            .next()
-            .unwrap_or_default()
-            .contains("· no changes since"),
-        "{unchanged}"
-    );
+    assert_unchanged_since_last_look(desk, &w);
     let log = ref_under(&first, "tree \"Tree\"", "\"file 1.log\"");
     desk.act("click", json!({"ref": log})).ok();
     views.wait_for("file 1.log selected", |e| {
