@@ -26,32 +26,26 @@ pub(super) fn split_x_screen(
     if opts.monitors <= 1 {
         return Ok(());
     }
-    let failed = |what: &'static str| {
-        move |cause: &dyn std::fmt::Display| DesktopError::Monitors {
-            what,
-            cause: cause.to_string(),
-        }
-    };
     if conn
         .extension_information(randr::X11_EXTENSION_NAME)
-        .map_err(|e| failed("asking for RandR")(&e))?
+        .map_err(|e| failed("asking for RandR", e))?
         .is_none()
     {
-        return Err(failed("asking for RandR")(&"the X server has no RandR"));
+        return Err(failed("asking for RandR", "the X server has no RandR"));
     }
     let outputs = conn
         .randr_get_screen_resources_current(root)
-        .map_err(|e| failed("listing the outputs")(&e))?
+        .map_err(|e| failed("listing the outputs", e))?
         .reply()
-        .map_err(|e| failed("listing the outputs")(&e))?
+        .map_err(|e| failed("listing the outputs", e))?
         .outputs;
     let (width, height) = (side(opts.width)?, side(opts.height)?);
     for index in 0..opts.monitors {
         let name = conn
             .intern_atom(false, format!("DESKHAND-{}", index + 1).as_bytes())
-            .map_err(|e| failed("naming a monitor")(&e))?
+            .map_err(|e| failed("naming a monitor", e))?
             .reply()
-            .map_err(|e| failed("naming a monitor")(&e))?
+            .map_err(|e| failed("naming a monitor", e))?
             .atom;
         let x = i16::try_from(index * opts.width).map_err(|_| too_wide(opts))?;
         let monitor = MonitorInfo {
@@ -72,28 +66,37 @@ pub(super) fn split_x_screen(
             },
         };
         conn.randr_set_monitor(root, monitor)
-            .map_err(|e| failed("adding a monitor")(&e))?
+            .map_err(|e| failed("adding a monitor", e))?
             .check()
-            .map_err(|e| failed("adding a monitor")(&e))?;
+            .map_err(|e| failed("adding a monitor", e))?;
     }
     Ok(())
 }
 
+fn failed(what: &'static str, cause: impl std::fmt::Display) -> DesktopError {
+    DesktopError::Monitors {
+        what,
+        cause: cause.to_string(),
+    }
+}
+
 fn side(pixels: u32) -> Result<u16, DesktopError> {
-    u16::try_from(pixels).map_err(|_| DesktopError::Monitors {
-        what: "sizing a monitor",
-        cause: format!("{pixels} pixels is more than X11 allows"),
+    u16::try_from(pixels).map_err(|_| {
+        failed(
+            "sizing a monitor",
+            format!("{pixels} pixels is more than X11 allows"),
+        )
     })
 }
 
 fn too_wide(opts: &StartOptions) -> DesktopError {
-    DesktopError::Monitors {
-        what: "placing a monitor",
-        cause: format!(
+    failed(
+        "placing a monitor",
+        format!(
             "{} monitors {} pixels wide are wider than X11's screen can be",
             opts.monitors, opts.width
         ),
-    }
+    )
 }
 
 /// sway's configuration lines that place each headless output right of the one before; the
