@@ -68,7 +68,10 @@ pub fn show_overlay(backend: &PlatformBackend) -> Result<(), String> {
 
 #[cfg(not(target_os = "linux"))]
 pub fn show_overlay(_backend: &PlatformBackend) -> Result<(), String> {
-    Err("the overlay that shows where the agent acts is drawn on X11 only so far".into())
+    Err(
+        "the overlay that shows where the agent acts is drawn on Linux (X11 and sway) only so far"
+            .into(),
+    )
 }
 
 #[cfg(not(target_os = "linux"))]

@@ -1,7 +1,8 @@
-//! The overlay that shows a person where the agent acts, on a real headless X desktop: a
-//! screenshot of the root window taken outside deskhand (ImageMagick's `import`) shows it,
-//! a click through it reaches the fixture app, deskhand's own zoom never shows it, and the field
-//! a `type` goes into is outlined.
+//! The overlay that shows a person where the agent acts, on a real headless X desktop and on
+//! sway: a screenshot taken outside deskhand (ImageMagick's `import` of the root window, grim
+//! through sway's screencopy) shows it, a click by another client through it reaches the
+//! fixture app, deskhand's own zoom never shows it, and the field a `type` goes into is
+//! outlined.
 
 mod common;
 
@@ -69,7 +70,25 @@ fn root_shot(desk: &Desktop) -> Shot {
         .output()
         .expect("running ImageMagick's import");
     assert!(out.status.success(), "import -window root failed");
-    let ppm = out.stdout;
+    from_ppm(&out.stdout)
+}
+
+/// The whole screen as sway composes it, read through screencopy by grim, not deskhand.
+fn grim_shot(desk: &Desktop) -> Shot {
+    let out = desk
+        .command("grim")
+        .args(["-t", "ppm", "-"])
+        .output()
+        .expect("running grim");
+    assert!(
+        out.status.success(),
+        "grim failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    from_ppm(&out.stdout)
+}
+
+fn from_ppm(ppm: &[u8]) -> Shot {
     let mut fields = Vec::new();
     let mut at = 0;
     while fields.len() < 4 {
@@ -132,14 +151,56 @@ fn the_overlay_shows_where_the_agent_acts_lets_clicks_through_and_stays_out_of_i
     let (_turn, desk) = desktop();
     let fixture = desk.fixture("Overlay Fixture", 1);
     desk.activate("Overlay Fixture");
+    shows_where_the_agent_acts(
+        desk,
+        &fixture,
+        "Overlay Fixture",
+        root_shot,
+        |desk, dot, _| xdotool(desk, dot),
+    );
+}
+
+#[test]
+fn on_sway_the_overlay_shows_where_the_agent_acts_lets_clicks_through_and_stays_out_of_its_own_zooms()
+ {
+    let (_turn, desk) = common::sway();
+    let fixture = desk.fixture("Sway Overlay Fixture", 1);
+    // Another client's click: a deskhand process of its own, with a virtual pointer of its own.
+    let click = |desk: &Desktop, (x, y): (u32, u32), (width, height): (u32, u32)| {
+        let done = desk
+            .act(
+                "click",
+                json!({
+                    "target": "screen",
+                    "x": (f64::from(x) + 0.5) * 1000.0 / f64::from(width),
+                    "y": (f64::from(y) + 0.5) * 1000.0 / f64::from(height),
+                }),
+            )
+            .ok();
+        assert!(done.starts_with("done: clicked"), "{done}");
+    };
+    shows_where_the_agent_acts(desk, &fixture, "Sway Overlay Fixture", grim_shot, click);
+}
+
+/// With the overlay on, a click by `find` shows a box around its button and a click at a point
+/// a ring there, in a screenshot by `screenshot` (taken outside deskhand); a click by `click_outside`
+/// (another client, at a pixel of a screen of the given size) on the ring's dot reaches the
+/// button beneath; deskhand's own zoom has none of it; a `type` outlines its field.
+fn shows_where_the_agent_acts(
+    desk: &Desktop,
+    fixture: &Fixture,
+    title: &str,
+    screenshot: fn(&Desktop) -> Shot,
+    click_outside: impl Fn(&Desktop, (u32, u32), (u32, u32)),
+) {
     let mcp = desk.mcp_with(&[("DESKHAND_OVERLAY", "on")]);
-    let w = mcp.window_id("Overlay Fixture", Duration::from_secs(10));
+    let w = mcp.window_id(title, Duration::from_secs(10));
     let press =
         json!({"action": "click", "target": w, "find": {"name": "Press me", "role": "button"}});
 
     // The indicator is up while the agent is connected.
     let indicator = wait_until(Duration::from_secs(5), || {
-        let shot = root_shot(desk);
+        let shot = screenshot(desk);
         let dark = (0..INDICATOR_ROWS)
             .flat_map(|y| (0..shot.width).map(move |x| (x, y)))
             .filter(|&(x, y)| like(shot.at(x, y), INDICATOR))
@@ -158,8 +219,8 @@ fn the_overlay_shows_where_the_agent_acts_lets_clicks_through_and_stays_out_of_i
         let done = mcp.call(press.clone());
         assert!(done.text.starts_with("done: clicked"), "{}", done.text);
         count += 1;
-        clicked(&fixture, count, "deskhand's click by find");
-        let marks = root_shot(desk).markers();
+        clicked(fixture, count, "deskhand's click by find");
+        let marks = screenshot(desk).markers();
         if !marks.is_empty() {
             boxed = Some(extent(&marks));
             break;
@@ -173,7 +234,7 @@ fn the_overlay_shows_where_the_agent_acts_lets_clicks_through_and_stays_out_of_i
 
     // A ring where the pointer clicks; a click by another client on its dot reaches the button
     // beneath, while the ring is still up. Each try has a second to see it in.
-    let shot = root_shot(desk);
+    let shot = screenshot(desk);
     let (width, height) = (shot.width, shot.height);
     let at_center = json!({
         "action": "click", "target": "screen",
@@ -185,14 +246,12 @@ fn the_overlay_shows_where_the_agent_acts_lets_clicks_through_and_stays_out_of_i
         let done = mcp.call(at_center.clone());
         assert!(done.text.starts_with("done: clicked"), "{}", done.text);
         let dot = pixel_of(&done.text);
-        xdotool(desk, dot);
+        click_outside(desk, dot, (width, height));
         count += 2;
-        clicked(
-            &fixture,
-            count,
-            "deskhand's click and a click on its marker",
-        );
-        if like(root_shot(desk).at(dot.0, dot.1), MARKER) {
+        clicked(fixture, count, "deskhand's click and a click on its marker");
+        // The dot's top-left pixel: a cursor drawn into the screenshot (sway's, on a headless
+        // output without a cursor plane) starts at the point and covers its middle.
+        if like(screenshot(desk).at(dot.0 - 2, dot.1 - 2), MARKER) {
             through = true;
             break;
         }
@@ -212,7 +271,7 @@ fn the_overlay_shows_where_the_agent_acts_lets_clicks_through_and_stays_out_of_i
         assert!(done.text.starts_with("done: clicked"), "{}", done.text);
         let zoom = mcp.call(json!({"action": "zoom", "target": "screen", "region": region}));
         assert!(!zoom.is_error, "{}", zoom.text);
-        let after = root_shot(desk);
+        let after = screenshot(desk);
         if after.markers().is_empty() {
             continue;
         }
@@ -232,7 +291,7 @@ fn the_overlay_shows_where_the_agent_acts_lets_clicks_through_and_stays_out_of_i
             "action": "type", "target": w, "find": {"name": "Name", "role": "text"}, "text": "hi",
         }));
         assert!(!typed.is_error, "{}", typed.text);
-        let marks = root_shot(desk).markers();
+        let marks = screenshot(desk).markers();
         if marks.iter().any(outside_button) {
             let (l, t, r, b) = extent(&marks);
             assert!(

@@ -43,6 +43,14 @@ impl SwayDesk {
         })
     }
 
+    pub(super) fn show_overlay(&self) -> std::result::Result<(), String> {
+        self.sway.show_overlay()
+    }
+
+    pub(super) fn show_intent(&self, intent: deskhand_core::backend::Intent) {
+        self.sway.show_intent(intent);
+    }
+
     async fn outcome(
         &self,
         sent: (usize, Option<deskhand_core::error::Error>),

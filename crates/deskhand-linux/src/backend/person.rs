@@ -38,7 +38,7 @@ impl LinuxBackend {
     pub fn show_overlay(&self) -> std::result::Result<(), String> {
         match &self.display {
             Display::X11(x11) => x11.show_overlay(),
-            Display::Sway(_) => Err(crate::overlay::NOT_ON_SWAY.to_owned()),
+            Display::Sway(sway) => sway.show_overlay(),
             Display::Gnome(_) => Err(crate::overlay::NOT_ON_GNOME.to_owned()),
         }
     }

@@ -13,14 +13,11 @@ use std::time::Duration;
 use deskhand_core::backend::Intent;
 use deskhand_core::model::{Point, Rect};
 
-/// Why the overlay is not drawn on sway.
-pub const NOT_ON_SWAY: &str = "on sway the overlay that shows where the agent acts is not drawn yet (it would be a layer-shell surface)";
-
 /// Why the overlay is not drawn on GNOME.
 pub const NOT_ON_GNOME: &str = "on GNOME the overlay that shows where the agent acts is not drawn yet (the shell extension would draw it)";
 
 /// How long a marker stays on the screen after the action it shows.
-const SHOWN_FOR: Duration = Duration::from_secs(1);
+pub(crate) const SHOWN_FOR: Duration = Duration::from_secs(1);
 
 /// How long a capture waits for the overlay to say it is hidden; a drawing thread that does
 /// not answer has lost its connection, and with it its window.
@@ -33,14 +30,14 @@ const REPAINT: Duration = Duration::from_millis(60);
 /// The markers' colour, a pink no toolkit theme draws, so a person (and a test) can tell it.
 pub const MARKER_RGB: [u8; 3] = [0xff, 0x2d, 0x95];
 
-/// The indicator's text, in ISO 8859-1 for the X core font.
-const INDICATOR_TEXT: &[u8] = b"deskhand is acting \xb7 top-left corner to stop";
+/// The indicator's text, in ISO 8859-1 for the X core font (and sway's overlay's own glyphs).
+pub(crate) const INDICATOR_TEXT: &[u8] = b"deskhand is acting \xb7 top-left corner to stop";
 
 /// The ring's outer radius and the width of every line drawn.
 const RING_RADIUS: i32 = 18;
 const LINE: i32 = 3;
 
-enum Message {
+pub(crate) enum Message {
     Show(Intent),
     /// Hide whatever covers this region, then answer how long the windows beneath may still
     /// take to repaint what the overlay covered until moments ago.
@@ -51,7 +48,7 @@ enum Message {
 
 /// The handle actions and captures hold; the drawing happens on the overlay's thread.
 pub struct Overlay {
-    to_thread: mpsc::Sender<Message>,
+    pub(crate) to_thread: mpsc::Sender<Message>,
 }
 
 impl Overlay {
@@ -62,40 +59,36 @@ impl Overlay {
 
     /// Hides the overlay from `rect` until the returned guard is dropped, and waits until the
     /// windows beneath have repainted, so a capture of `rect` has none of its pixels.
-    pub fn hidden_from(&self, rect: Rect) -> Hidden<'_> {
+    pub fn hidden_from(&self, rect: Rect) -> Hidden {
         let (answer, answered) = mpsc::sync_channel(1);
         if self.to_thread.send(Message::Hide(rect, answer)).is_err() {
             return Hidden { overlay: None };
         }
-        match answered.recv_timeout(HIDE_DEADLINE) {
-            Ok(repaint) => {
-                std::thread::sleep(repaint);
-                Hidden {
-                    overlay: Some(self),
-                }
-            }
-            Err(_) => Hidden {
-                overlay: Some(self),
-            },
+        if let Ok(repaint) = answered.recv_timeout(HIDE_DEADLINE) {
+            std::thread::sleep(repaint);
+        }
+        Hidden {
+            overlay: Some(self.to_thread.clone()),
         }
     }
 }
 
-/// While held, the overlay stays hidden from a capture.
-pub struct Hidden<'a> {
-    overlay: Option<&'a Overlay>,
+/// While held, the overlay stays hidden from a capture; it holds no borrow, so a capture that
+/// awaits in between (sway's, one output at a time) can keep it.
+pub struct Hidden {
+    overlay: Option<mpsc::Sender<Message>>,
 }
 
-impl Drop for Hidden<'_> {
+impl Drop for Hidden {
     fn drop(&mut self) {
-        if let Some(overlay) = self.overlay {
-            let _ = overlay.to_thread.send(Message::Release);
+        if let Some(overlay) = &self.overlay {
+            let _ = overlay.send(Message::Release);
         }
     }
 }
 
 /// One marker as drawn: its outline as rectangles in root coordinates.
-fn outline(intent: Intent) -> Vec<Rect> {
+pub(crate) fn outline(intent: Intent) -> Vec<Rect> {
     match intent {
         Intent::Point(at) => ring(at),
         Intent::Element(bounds) | Intent::Typing(bounds) => frame(bounds),
@@ -144,7 +137,7 @@ fn frame(bounds: Rect) -> Vec<Rect> {
     ]
 }
 
-fn rect(x: i32, y: i32, width: u32, height: u32) -> Rect {
+pub(crate) fn rect(x: i32, y: i32, width: u32, height: u32) -> Rect {
     Rect {
         x,
         y,
@@ -153,7 +146,7 @@ fn rect(x: i32, y: i32, width: u32, height: u32) -> Rect {
     }
 }
 
-fn overlaps(a: &Rect, b: &Rect) -> bool {
+pub(crate) fn overlaps(a: &Rect, b: &Rect) -> bool {
     let (ax2, ay2) = (
         i64::from(a.x) + i64::from(a.width),
         i64::from(a.y) + i64::from(a.height),

@@ -4,7 +4,6 @@
 //! such a pause when deskhand has sent none moments before is the person's, and they keep the
 //! desktop until the seat is quiet again.
 
-use std::os::fd::AsRawFd as _;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -19,7 +18,7 @@ use wayland_protocols_plasma::idle::client::org_kde_kwin_idle_timeout::{
 };
 
 use super::WaylandError;
-use super::registry::{Globals, bind, connect_with_globals};
+use super::registry::{Globals, bind, connect_with_globals, read_events};
 use crate::own_thread::{self, Unstarted};
 
 /// The seat counts as quiet after this long without input: a person's input after such a
@@ -139,7 +138,14 @@ fn set_up() -> Result<Watched, WaylandError> {
 fn run(mut queue: EventQueue<Seat>, mut seat: Seat, presence: &Presence) {
     let mut persons = false;
     loop {
-        if wait_for_notices(&mut queue, &mut seat, SAMPLE).is_err() {
+        if read_events(
+            &mut queue,
+            &mut seat,
+            SAMPLE,
+            "watching the seat's idle notices",
+        )
+        .is_err()
+        {
             return;
         }
         if seat.came {
@@ -155,35 +161,4 @@ fn run(mut queue: EventQueue<Seat>, mut seat: Seat, presence: &Presence) {
         }
         presence.tick();
     }
-}
-
-/// Reads and handles what the compositor sent, waiting up to `limit` for something.
-fn wait_for_notices(
-    queue: &mut EventQueue<Seat>,
-    seat: &mut Seat,
-    limit: Duration,
-) -> Result<(), WaylandError> {
-    let lost = |err: String| WaylandError::Lost {
-        operation: "watching the seat's idle notices",
-        cause: err,
-    };
-    queue.flush().map_err(|err| lost(err.to_string()))?;
-    if let Some(guard) = queue.prepare_read() {
-        let mut fd = libc::pollfd {
-            fd: guard.connection_fd().as_raw_fd(),
-            events: libc::POLLIN,
-            revents: 0,
-        };
-        let timeout = i32::try_from(limit.as_millis()).unwrap_or(i32::MAX);
-        // SAFETY: one valid pollfd that outlives the call. A failed poll only ends this wait
-        // early; the read below says whether the connection broke.
-        let ready = unsafe { libc::poll(&mut fd, 1, timeout) };
-        if ready > 0 {
-            guard.read().map_err(|err| lost(err.to_string()))?;
-        }
-    }
-    queue
-        .dispatch_pending(seat)
-        .map_err(|err| lost(err.to_string()))?;
-    Ok(())
 }

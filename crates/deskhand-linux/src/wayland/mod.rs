@@ -4,9 +4,11 @@
 
 mod client;
 mod corner;
+mod glyphs;
 pub mod idle;
 pub mod ipc;
 mod keymap;
+pub mod overlay;
 mod registry;
 pub mod selection;
 
@@ -14,7 +16,7 @@ pub(crate) use registry::global_interfaces;
 
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::Duration;
 
 use deskhand_core::error::{Error, ErrorKind, Result};
@@ -164,6 +166,8 @@ pub struct Sway {
     /// The kill switch's look at the corner, connected on first need; `None` inside: the
     /// compositor cannot show it.
     corner: tokio::sync::OnceCell<Option<Arc<Mutex<corner::CornerProbe>>>>,
+    /// The overlay that shows a person where the agent acts, once started.
+    overlay: OnceLock<Arc<crate::overlay::Overlay>>,
 }
 
 impl Sway {
@@ -178,7 +182,26 @@ impl Sway {
             client: Arc::new(Mutex::new(client)),
             pointer: Mutex::new(None),
             corner: tokio::sync::OnceCell::new(),
+            overlay: OnceLock::new(),
         })
+    }
+
+    /// Starts the overlay that shows a person where the agent acts, with the line that an
+    /// agent is acting; says why where it cannot be drawn.
+    pub fn show_overlay(&self) -> std::result::Result<(), String> {
+        if self.overlay.get().is_some() {
+            return Ok(());
+        }
+        let overlay = overlay::start(self.socket.clone(), true).map_err(|err| err.to_string())?;
+        let _ = self.overlay.set(Arc::new(overlay));
+        Ok(())
+    }
+
+    /// Shows where an action is about to act, when the overlay is drawn; never waits.
+    pub fn show_intent(&self, intent: deskhand_core::backend::Intent) {
+        if let Some(overlay) = self.overlay.get() {
+            overlay.show(intent);
+        }
     }
 
     /// Runs blocking work on the blocking pool under a deadline.
@@ -562,6 +585,16 @@ impl Sway {
 
     /// The pixels of a rectangle of the layout, clipped to the output that holds its middle.
     pub async fn capture(&self, rect: Rect) -> Result<RgbImage> {
+        // deskhand's own captures never show its overlay, which screencopy would copy.
+        let _hidden = match self.overlay.get().cloned() {
+            Some(overlay) => Some(
+                self.blocking("hiding the overlay from a capture", DEADLINE, move || {
+                    Ok(overlay.hidden_from(rect))
+                })
+                .await?,
+            ),
+            None => None,
+        };
         let outputs = self.ipc("listing outputs", |ipc| ipc.outputs()).await?;
         if outputs.is_empty() {
             return Err(Error::platform(

@@ -2,6 +2,9 @@
 //! the kill switch's corner, the clipboard): the connection, its globals, and its outputs by the
 //! names the compositor gives them.
 
+use std::os::fd::AsRawFd as _;
+use std::time::Duration;
+
 use wayland_client::globals::{GlobalList, GlobalListContents, registry_queue_init};
 use wayland_client::protocol::wl_output::{self, WlOutput};
 use wayland_client::protocol::wl_registry::{self, WlRegistry};
@@ -20,6 +23,36 @@ where
     let (globals, queue) = registry_queue_init::<S>(&connection)
         .map_err(|err| WaylandError::Connect(err.to_string()))?;
     Ok((connection, globals, queue))
+}
+
+/// Reads and handles what the compositor sent, waiting up to `limit` for something to come:
+/// for a thread that also serves something else between its reads.
+pub(super) fn read_events<S>(
+    queue: &mut EventQueue<S>,
+    state: &mut S,
+    limit: Duration,
+    operation: &'static str,
+) -> Result<(), WaylandError> {
+    let lost = |cause: String| WaylandError::Lost { operation, cause };
+    queue.flush().map_err(|err| lost(err.to_string()))?;
+    if let Some(guard) = queue.prepare_read() {
+        let mut fd = libc::pollfd {
+            fd: guard.connection_fd().as_raw_fd(),
+            events: libc::POLLIN,
+            revents: 0,
+        };
+        let timeout = i32::try_from(limit.as_millis()).unwrap_or(i32::MAX);
+        // SAFETY: one valid pollfd that outlives the call. A failed poll only ends this wait
+        // early; the read below says whether the connection broke.
+        let ready = unsafe { libc::poll(&mut fd, 1, timeout) };
+        if ready > 0 {
+            guard.read().map_err(|err| lost(err.to_string()))?;
+        }
+    }
+    queue
+        .dispatch_pending(state)
+        .map_err(|err| lost(err.to_string()))?;
+    Ok(())
 }
 
 /// A connection that only reads the compositor's globals.
