@@ -1,6 +1,6 @@
-//! A person beside the agent on a real headless X desktop: another client (xdotool, as a hand
-//! on the mouse or keyboard would) uses the desktop during an MCP session, and the fixture
-//! app's own log says what arrived.
+//! A person beside the agent on a real headless X desktop and on sway: another client (xdotool,
+//! or on sway a second virtual pointer, as a hand on the mouse or keyboard would) uses the
+//! desktop during an MCP session, and the fixture app's own log says what arrived.
 
 mod common;
 
@@ -540,5 +540,147 @@ fn on_sway_another_virtual_pointer_pauses_the_agent_until_the_seat_is_quiet() {
     .map(|m| m["data"]["event"].as_str().expect("an event").to_owned())
     .collect();
     assert_eq!(events, ["takeover", "resume"]);
+    mcp.close();
+}
+
+/// The canvas's point in the kit fixture's window `w`, as `observe` lists it.
+fn canvas_point(mcp: &Mcp, w: &str) -> (f64, f64) {
+    let observed = mcp.call(json!({"action": "observe", "target": w, "points": true}));
+    let line = observed
+        .text
+        .lines()
+        .find(|l| l.contains("\"Canvas\""))
+        .unwrap_or_else(|| panic!("no canvas in {}", observed.text));
+    line.rsplit('@')
+        .next()
+        .and_then(|at| at.trim().split_once(','))
+        .map(|(x, y)| (x.parse::<f64>().unwrap(), y.parse::<f64>().unwrap()))
+        .expect("the canvas's point")
+}
+
+/// A second client's virtual pointer moving (a deskhand CLI process of its own), as a hand's.
+fn another_pointer_moves(desk: &Desktop) {
+    let moved = desk
+        .act("hover", json!({"target": "screen", "x": 700, "y": 800}))
+        .ok();
+    assert!(moved.starts_with("done: moved the pointer"), "{moved}");
+}
+
+#[test]
+fn on_sway_a_button_held_by_down_is_released_when_another_pointer_moves() {
+    let (_turn, desk) = common::sway();
+    let fixture = desk.fixture_with("Sway Held Person Fixture", 1, &["--kit"]);
+    let audit = desk.scratch("person-sway-held-audit.jsonl");
+    let mcp = session(desk, &audit, "1");
+    let w = mcp.window_id("Sway Held Person Fixture", Duration::from_secs(10));
+    let (x, y) = canvas_point(&mcp, &w);
+    let down =
+        mcp.call(json!({"action": "down", "target": w, "x": x, "y": y, "modifiers": ["shift"]}));
+    assert!(!down.is_error, "{}", down.text);
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(
+        !fixture.events().iter().any(|e| e["event"] == "drag"),
+        "released before the person moved"
+    );
+
+    // The person moves their mouse: deskhand lets go of the button it held, without an `up`.
+    another_pointer_moves(desk);
+    let released = fixture.wait_for("the held button's release", |e| e["event"] == "drag");
+    assert_eq!(released["button"], 1, "{released}");
+    let refused = mcp.call(json!({"action": "up", "modifiers": ["shift"]}));
+    assert_eq!(refused.kind(), Some("stopped"), "{}", refused.text);
+    mcp.close();
+}
+
+#[test]
+fn on_sway_a_drag_cut_off_by_another_pointer_stops_at_once_and_releases_its_button() {
+    let (_turn, desk) = common::sway();
+    let fixture = desk.fixture_with("Sway Drag Person Fixture", 1, &["--kit"]);
+    let audit = desk.scratch("person-sway-drag-audit.jsonl");
+    let mcp = session(desk, &audit, "1");
+    let w = mcp.window_id("Sway Drag Person Fixture", Duration::from_secs(10));
+    let (x, y) = canvas_point(&mcp, &w);
+
+    let reply = std::thread::scope(|scope| {
+        let hand = scope.spawn(|| {
+            std::thread::sleep(Duration::from_millis(900));
+            another_pointer_moves(desk);
+        });
+        let reply = mcp.call(json!({
+            "action": "drag", "target": w,
+            "from": [x - 40.0, y], "to": [x + 40.0, y], "duration_ms": 3000,
+        }));
+        hand.join().expect("the person's thread");
+        reply
+    });
+    assert!(
+        reply.text.starts_with("applied but unconfirmed: ")
+            && reply.text.contains("a person started using the desktop"),
+        "{}",
+        reply.text
+    );
+    assert!(reply.took < Duration::from_millis(2500), "{:?}", reply.took);
+    let released = fixture.wait_for("the drag's release", |e| e["event"] == "drag");
+    assert_eq!(released["button"], 1, "{released}");
+    mcp.close();
+}
+
+/// `count` points on a line from `(x, y)` rightwards, `step` apart, as `via` takes them.
+fn points_right_of((x, y): (f64, f64), count: usize, step: f64) -> Vec<[f64; 2]> {
+    (1..=count).map(|n| [x + step * n as f64, y]).collect()
+}
+
+#[test]
+fn on_sway_a_persons_input_that_goes_on_past_the_agents_own_pauses_the_agent() {
+    let (_turn, desk) = common::sway();
+    let _fixture = desk.fixture_with("Sway Busy Person Fixture", 1, &["--kit"]);
+    let audit = desk.scratch("person-sway-busy-audit.jsonl");
+    let mcp = session(desk, &audit, "1");
+    let w = mcp.window_id("Sway Busy Person Fixture", Duration::from_secs(10));
+    let (x, y) = canvas_point(&mcp, &w);
+    let press = json!({"action": "press", "keys": "shift"});
+
+    // The agent's own input first, so that its drag below sends its first move at once.
+    let hovered = mcp.call(json!({"action": "hover", "target": w, "x": x, "y": y}));
+    assert!(hovered.text.starts_with("done: "), "{}", hovered.text);
+    std::thread::sleep(Duration::from_millis(400));
+
+    // The agent's drag and the person's hand overlap: the seat is never quiet from the agent's
+    // first move to the person's last, so no pause tells the person's input from the agent's.
+    // Each moves every 50 ms; the person begins 0.7 s into the agent's 2 s drag and goes on
+    // 1.5 s past it.
+    let reply = std::thread::scope(|scope| {
+        let hand = scope.spawn(|| {
+            std::thread::sleep(Duration::from_millis(700));
+            let moved = desk
+                .act(
+                    "drag",
+                    json!({
+                        "target": "screen", "from": [100, 950], "to": [900, 950],
+                        "via": points_right_of((100.0, 950.0), 48, 16.0),
+                        "duration_ms": 2500, "button": "middle",
+                    }),
+                )
+                .ok();
+            assert!(moved.starts_with("done: dragged"), "{moved}");
+        });
+        let reply = mcp.call(json!({
+            "action": "drag", "target": w,
+            "from": [x - 40.0, y], "to": [x + 40.0, y],
+            "via": points_right_of((x - 40.0, y), 39, 2.0), "duration_ms": 2000,
+        }));
+        std::thread::sleep(Duration::from_millis(600));
+        let refused = mcp.call(press.clone());
+        hand.join().expect("the person's thread");
+        (reply, refused)
+    });
+    let (dragged, refused) = reply;
+    assert!(
+        dragged.text.starts_with("done: dragged"),
+        "{}",
+        dragged.text
+    );
+    assert_eq!(refused.kind(), Some("stopped"), "{}", refused.text);
+    assert!(refused.text.starts_with(TOOK_OVER), "{}", refused.text);
     mcp.close();
 }

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use deskhand_core::backend::{Input, InputOutcome, Typed};
+use deskhand_core::backend::{InputOutcome, Typed};
 use deskhand_core::error::Result;
 use deskhand_core::keys::Keys;
 use deskhand_core::model::{
@@ -14,9 +14,7 @@ use deskhand_core::model::{
 
 use super::bus::{Bus, Placed};
 use super::clipboard::{ClipboardHolder, read_on_its_own_thread};
-use super::display::{
-    ClickGap, DisplayServer, PointerOf, keysym_chords, modifier_keysyms, wayland_outcome,
-};
+use super::display::{ClickGap, DisplayServer, keysym_chords, modifier_keysyms, wayland_outcome};
 use super::errors::input_error;
 use super::frames::{origin_for, wayland_inset, wayland_origin};
 use crate::wayland::Sway;
@@ -45,6 +43,13 @@ impl SwayDesk {
 
     pub(super) fn show_overlay(&self) -> std::result::Result<(), String> {
         self.sway.show_overlay()
+    }
+
+    pub(super) fn watch_for_person(
+        &self,
+        presence: Arc<deskhand_core::person::Presence>,
+    ) -> std::result::Result<(), crate::wayland::idle::IdleWatchError> {
+        self.sway.watch_for_person(presence)
     }
 
     pub(super) fn show_intent(&self, intent: deskhand_core::backend::Intent) {
@@ -169,9 +174,25 @@ impl DisplayServer for SwayDesk {
         modifiers: &[Modifier],
         duration: Duration,
     ) -> Result<()> {
-        PointerOf(self)
-            .drag_path(points, button, modifiers, duration)
-            .await
+        let Some((first, rest)) = points.split_first() else {
+            return Ok(());
+        };
+        self.move_pointer(*first).await?;
+        self.button(button, true, modifiers).await?;
+        let step = duration / u32::try_from(rest.len().max(1)).unwrap_or(u32::MAX);
+        let mut moved = Ok(());
+        for point in rest {
+            // A person's input in the pause between two moves stops the drag at once.
+            moved = match self.sway.pause(step).await {
+                Ok(()) => self.move_pointer(*point).await,
+                Err(stopped) => Err(input_error(stopped)),
+            };
+            if moved.is_err() {
+                break;
+            }
+        }
+        let released = self.button(button, false, modifiers).await;
+        moved.and(released)
     }
 
     async fn press_keys(&self, keys: &Keys) -> Result<InputOutcome> {

@@ -19,14 +19,14 @@ impl LinuxBackend {
         let presence = Arc::new(Presence::new(idle));
         match &self.display {
             Display::X11(x11) => x11.watch_for_person(Arc::clone(&presence))?,
-            Display::Sway(_) => {
-                crate::wayland::idle::watch(Arc::clone(&presence)).map_err(|err| match err {
+            Display::Sway(sway) => sway
+                .watch_for_person(Arc::clone(&presence))
+                .map_err(|err| match err {
                     crate::wayland::idle::IdleWatchError::Wayland(
                         crate::wayland::WaylandError::Missing(_),
                     ) => crate::person::CANNOT_TELL_ON_SWAY.to_owned(),
                     other => other.to_string(),
-                })?
-            }
+                })?,
             Display::Gnome(_) => return Err(crate::person::CANNOT_TELL_ON_GNOME.to_owned()),
         }
         let _ = self.presence.set(presence);

@@ -9,7 +9,7 @@
 pub mod x11;
 
 /// How the takeover is told on sway, and where it is not.
-pub const TOLD_ON_SWAY: &str = "sway's idle notices (org_kde_kwin_idle) tell when input comes after a tenth of a second without any, not whose: such input is a person's unless deskhand sent input in the quarter second before, and pauses the agent until the seat is quiet for the idle time; a person's input while deskhand types or drags, or just after its own, is not told";
+pub const TOLD_ON_SWAY: &str = "sway's idle notices (org_kde_kwin_idle) tell when input comes after a tenth of a second without any, and when the seat goes quiet, not whose: input after such a pause that deskhand did not send, or input that keeps the seat busy 0.3 s past deskhand's own, is a person's and pauses the agent until the seat is quiet for the idle time; a key or click of theirs within deskhand's own burst of input, or a tenth of a second after it, is not told";
 
 /// Why the takeover cannot be told on a sway without idle notices.
 pub const CANNOT_TELL_ON_SWAY: &str = "this sway offers no idle notices (org_kde_kwin_idle), and wlroots tells no client about another client's input, so a person's input cannot be told from deskhand's: only the top-left corner stops deskhand there";
@@ -81,12 +81,9 @@ pub(crate) fn sending_now() {
     *LAST_SENT.lock().unwrap_or_else(PoisonError::into_inner) = Some(Instant::now());
 }
 
-/// Whether deskhand sent input within `window` before now.
-pub(crate) fn sent_within(window: Duration) -> bool {
-    LAST_SENT
-        .lock()
-        .unwrap_or_else(PoisonError::into_inner)
-        .is_some_and(|at| at.elapsed() <= window)
+/// When deskhand last sent input, on a display server that says only that input came.
+pub(crate) fn last_sent() -> Option<Instant> {
+    *LAST_SENT.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 fn forget_stale(sent: &mut VecDeque<(Sent, Instant)>, now: Instant) {

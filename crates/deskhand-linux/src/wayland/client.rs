@@ -98,6 +98,8 @@ pub struct Client {
     keyboard: Option<(ZwpVirtualKeyboardV1, Keymap)>,
     /// The modifier keys held down now, by evdev code.
     held: Vec<u32>,
+    /// The pointer buttons held down now, by evdev code.
+    buttons: Vec<u32>,
 }
 
 impl Client {
@@ -130,6 +132,7 @@ impl Client {
             pointer: None,
             keyboard: None,
             held: Vec::new(),
+            buttons: Vec::new(),
         })
     }
 
@@ -217,7 +220,12 @@ impl Client {
         self.send_input("moving the pointer")
     }
 
+    /// Presses or releases `button`; a button this pointer does not hold (let go of when a
+    /// person took over) is not released again.
     pub fn button(&mut self, button: u32, down: bool) -> Result<(), WaylandError> {
+        if !down && !self.buttons.contains(&button) {
+            return Ok(());
+        }
         let pointer = self.pointer()?;
         let state = if down {
             ButtonState::Pressed
@@ -226,7 +234,22 @@ impl Client {
         };
         pointer.button(self.now(), button, state);
         pointer.frame();
+        self.buttons.retain(|held| *held != button);
+        if down {
+            self.buttons.push(button);
+        }
         self.send_input("pressing a pointer button")
+    }
+
+    /// Releases every button and modifier deskhand holds down.
+    pub fn let_go(&mut self) -> Result<(), WaylandError> {
+        let released = self
+            .buttons
+            .clone()
+            .into_iter()
+            .try_for_each(|button| self.button(button, false));
+        let unheld = self.hold_modifiers(&[]);
+        released.and(unheld)
     }
 
     /// Scrolls `steps` wheel clicks; negative is up or left.
@@ -337,7 +360,13 @@ impl Client {
     }
 
     /// Types each keysym as one key stroke; `sent` counts the strokes the compositor took.
-    pub fn type_keysyms(&mut self, keysyms: &[u32], sent: &mut usize) -> Result<(), WaylandError> {
+    /// Stops before the next run of strokes once `stop` says a person took over.
+    pub fn type_keysyms(
+        &mut self,
+        keysyms: &[u32],
+        sent: &mut usize,
+        stop: &dyn Fn() -> bool,
+    ) -> Result<(), WaylandError> {
         let mut start = 0;
         while start < keysyms.len() {
             // The longest run from `start` whose keysyms beyond the base keys fit one keymap.
@@ -360,6 +389,9 @@ impl Client {
                 .fold(0, |mask, bit| mask | bit);
             let shift = Keymap::modifier_code(SHIFT_L).expect("Shift is a modifier");
             for chunk in keysyms[start..end].chunks(STROKES_PER_ROUNDTRIP) {
+                if stop() {
+                    return Err(WaylandError::PersonTookOver);
+                }
                 for keysym in chunk {
                     let (code, shifted) = keymap
                         .code_of(*keysym)

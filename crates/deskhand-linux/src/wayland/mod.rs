@@ -144,6 +144,10 @@ pub enum WaylandError {
     CaptureFormat(String),
     #[error(transparent)]
     Ipc(#[from] IpcError),
+    #[error(
+        "a person started using the desktop with their own mouse or keyboard, so deskhand stopped at once: the rest was not sent, and any button or key it held was released"
+    )]
+    PersonTookOver,
 }
 
 pub(crate) fn wayland_error(err: WaylandError) -> Error {
@@ -152,6 +156,7 @@ pub(crate) fn wayland_error(err: WaylandError) -> Error {
         | WaylandError::Lost { .. }
         | WaylandError::Ipc(IpcError::Connect { .. } | IpcError::Io { .. }) => ErrorKind::NoDisplay,
         WaylandError::Missing(_) | WaylandError::CaptureFormat(_) => ErrorKind::Unsupported,
+        WaylandError::PersonTookOver => ErrorKind::Stopped,
         _ => ErrorKind::Platform,
     };
     Error::new(kind, err.to_string())
@@ -168,6 +173,8 @@ pub struct Sway {
     corner: tokio::sync::OnceCell<Option<Arc<Mutex<corner::CornerProbe>>>>,
     /// The overlay that shows a person where the agent acts, once started.
     overlay: OnceLock<Arc<crate::overlay::Overlay>>,
+    /// A person at the desk, once their input is watched: it stops input under way.
+    presence: OnceLock<Arc<deskhand_core::person::Presence>>,
 }
 
 impl Sway {
@@ -183,7 +190,58 @@ impl Sway {
             pointer: Mutex::new(None),
             corner: tokio::sync::OnceCell::new(),
             overlay: OnceLock::new(),
+            presence: OnceLock::new(),
         })
+    }
+
+    /// Watches for a person's input (sway's idle notices) and makes input under way stop at
+    /// once when they take over: a `type` between two runs of keys, a drag between two moves,
+    /// and a button or modifiers held by `down` released.
+    pub fn watch_for_person(
+        &self,
+        presence: Arc<deskhand_core::person::Presence>,
+    ) -> std::result::Result<(), idle::IdleWatchError> {
+        let client = Arc::clone(&self.client);
+        let let_go = move || {
+            // Releasing is deskhand's own input: it cannot make things worse for the person,
+            // and a failure leaves nothing else to do.
+            let _ = client
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .let_go();
+        };
+        idle::watch(Arc::clone(&presence), let_go)?;
+        let _ = self.presence.set(presence);
+        Ok(())
+    }
+
+    /// A person took over: what is about to be sent must not go.
+    fn person_took_over(&self) -> Result<()> {
+        match self.presence.get() {
+            Some(presence) if presence.taken_over() => {
+                Err(wayland_error(WaylandError::PersonTookOver))
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// Waits `duration`, or until a person takes over: then says so.
+    pub async fn pause(&self, duration: Duration) -> Result<()> {
+        let until = tokio::time::Instant::now() + duration;
+        loop {
+            self.person_took_over()?;
+            let left = until.saturating_duration_since(tokio::time::Instant::now());
+            if left.is_zero() {
+                return Ok(());
+            }
+            tokio::time::sleep(left.min(POLL)).await;
+        }
+    }
+
+    /// Whether a person has taken over, for a blocking loop that checks between two steps.
+    fn stop_flag(&self) -> impl Fn() -> bool + Send + 'static {
+        let presence = self.presence.get().cloned();
+        move || presence.as_ref().is_some_and(|p| p.taken_over())
     }
 
     /// Starts the overlay that shows a person where the agent acts, with the line that an
@@ -409,6 +467,7 @@ impl Sway {
     }
 
     pub async fn move_pointer(&self, to: Point) -> Result<()> {
+        self.person_took_over()?;
         let layout = self.layout().await?;
         self.with_client("moving the pointer", DEADLINE, move |client| {
             client.move_pointer((to.x, to.y), layout)
@@ -478,7 +537,11 @@ impl Sway {
             .clone()
     }
 
+    /// Presses or releases `button`; a release goes even after a person took over.
     pub async fn button(&self, button: MouseButton, down: bool) -> Result<()> {
+        if down {
+            self.person_took_over()?;
+        }
         let code = match button {
             MouseButton::Left => client::BTN_LEFT,
             MouseButton::Right => client::BTN_RIGHT,
@@ -492,6 +555,9 @@ impl Sway {
 
     /// Holds modifier keys (keysyms) down until the next call; none releases them.
     pub async fn hold_modifiers(&self, modifiers: Vec<u32>) -> Result<()> {
+        if !modifiers.is_empty() {
+            self.person_took_over()?;
+        }
         self.with_client("holding modifier keys", DEADLINE, move |client| {
             client.hold_modifiers(&modifiers)
         })
@@ -557,9 +623,13 @@ impl Sway {
         &self,
         chords: Vec<(Vec<u32>, u32)>,
     ) -> Result<(usize, Option<Error>)> {
+        let stop = self.stop_flag();
         self.with_client("pressing keys", DEADLINE, move |client| {
             let mut pressed = 0;
             for (modifiers, key) in &chords {
+                if stop() {
+                    return Ok((pressed, Some(wayland_error(WaylandError::PersonTookOver))));
+                }
                 if let Err(err) = client.press_chord(modifiers, *key) {
                     return Ok((pressed, Some(wayland_error(err))));
                 }
@@ -573,9 +643,10 @@ impl Sway {
     /// Types keysyms; how many went out, and why the rest did not.
     pub async fn type_keysyms(&self, keysyms: Vec<u32>) -> Result<(usize, Option<Error>)> {
         let deadline = DEADLINE + Duration::from_millis(2 * keysyms.len() as u64);
+        let stop = self.stop_flag();
         self.with_client("typing", deadline, move |client| {
             let mut sent = 0;
-            match client.type_keysyms(&keysyms, &mut sent) {
+            match client.type_keysyms(&keysyms, &mut sent, &stop) {
                 Ok(()) => Ok((sent, None)),
                 Err(err) => Ok((sent, Some(wayland_error(err)))),
             }
