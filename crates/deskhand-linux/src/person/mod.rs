@@ -9,10 +9,10 @@
 pub mod x11;
 
 /// How the takeover is told on sway, and where it is not.
-pub const TOLD_ON_SWAY: &str = "sway's idle notices (org_kde_kwin_idle) tell when input comes after a tenth of a second without any, and when the seat goes quiet, not whose: input after such a pause that deskhand did not send, or input that keeps the seat busy 0.3 s past deskhand's own, is a person's and pauses the agent until the seat is quiet for the idle time; a key or click of theirs within deskhand's own burst of input, or a tenth of a second after it, is not told";
+pub const TOLD_ON_SWAY: &str = "sway's idle notices (ext_idle_notify_v1, or org_kde_kwin_idle where it lacks that) tell when input comes after a tenth of a second without any, and when the seat goes quiet, not whose: input after such a pause that deskhand did not send, or input that keeps the seat busy 0.3 s past deskhand's own, is a person's and pauses the agent until the seat is quiet for the idle time; a key or click of theirs within deskhand's own burst of input, or a tenth of a second after it, is not told";
 
 /// Why the takeover cannot be told on a sway without idle notices.
-pub const CANNOT_TELL_ON_SWAY: &str = "this sway offers no idle notices (org_kde_kwin_idle), and wlroots tells no client about another client's input, so a person's input cannot be told from deskhand's: only the top-left corner stops deskhand there";
+pub const CANNOT_TELL_ON_SWAY: &str = "this sway offers no idle notices (ext_idle_notify_v1 or org_kde_kwin_idle), and wlroots tells no client about another client's input, so a person's input cannot be told from deskhand's: only the top-left corner stops deskhand there";
 
 /// Why the takeover cannot be told on GNOME yet.
 pub const CANNOT_TELL_ON_GNOME: &str = "on GNOME a person's input is not watched yet (the shell extension could see it, but does not watch it so far), so only the top-left corner stops deskhand there";

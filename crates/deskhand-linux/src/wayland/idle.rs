@@ -1,6 +1,7 @@
 //! A person's input on sway, as far as a client can tell it. wlroots tells no client about
 //! another client's input, but its idle notices (`org_kde_kwin_idle`) say when the seat has had
-//! no input for a moment and when input comes again, whoever sent it. Against the times
+//! no input for a moment and when input comes again, whoever sent it (`ext_idle_notify_v1` where
+//! the compositor offers it, else `org_kde_kwin_idle`). Against the times
 //! deskhand sent its own input, two things tell a person's: input that comes after such a pause
 //! when deskhand has sent nothing since the pause began, and input that keeps the seat busy
 //! well past deskhand's own last input. The person then keeps the desktop until the seat is
@@ -13,7 +14,11 @@ use deskhand_core::person::Presence;
 use wayland_client::globals::GlobalListContents;
 use wayland_client::protocol::wl_registry::WlRegistry;
 use wayland_client::protocol::wl_seat::WlSeat;
-use wayland_client::{Connection, Dispatch, EventQueue, QueueHandle, delegate_dispatch};
+use wayland_client::{Connection, Dispatch, EventQueue, Proxy, QueueHandle, delegate_dispatch};
+use wayland_protocols::ext::idle_notify::v1::client::ext_idle_notification_v1::{
+    self, ExtIdleNotificationV1,
+};
+use wayland_protocols::ext::idle_notify::v1::client::ext_idle_notifier_v1::ExtIdleNotifierV1;
 use wayland_protocols_plasma::idle::client::org_kde_kwin_idle::OrgKdeKwinIdle;
 use wayland_protocols_plasma::idle::client::org_kde_kwin_idle_timeout::{
     self, OrgKdeKwinIdleTimeout,
@@ -138,6 +143,37 @@ impl Dispatch<OrgKdeKwinIdleTimeout, ()> for Seat {
     }
 }
 
+impl Dispatch<ExtIdleNotifierV1, ()> for Seat {
+    fn event(
+        _: &mut Self,
+        _: &ExtIdleNotifierV1,
+        _: wayland_protocols::ext::idle_notify::v1::client::ext_idle_notifier_v1::Event,
+        _: &(),
+        _: &Connection,
+        _: &QueueHandle<Self>,
+    ) {
+    }
+}
+
+impl Dispatch<ExtIdleNotificationV1, ()> for Seat {
+    fn event(
+        seat: &mut Self,
+        _: &ExtIdleNotificationV1,
+        event: ext_idle_notification_v1::Event,
+        _: &(),
+        _: &Connection,
+        _: &QueueHandle<Self>,
+    ) {
+        match event {
+            ext_idle_notification_v1::Event::Idled => seat.judge.went_quiet(Instant::now()),
+            ext_idle_notification_v1::Event::Resumed => {
+                seat.judge.input_came(crate::person::last_sent());
+            }
+            _ => {}
+        }
+    }
+}
+
 /// Why a person's input cannot be watched on this compositor.
 #[derive(Debug, thiserror::Error)]
 pub enum IdleWatchError {
@@ -178,8 +214,23 @@ fn set_up() -> Result<Watched, WaylandError> {
     let (_connection, globals, mut queue) = connect_with_globals::<Seat>()?;
     let handle = queue.handle();
     let wl_seat: WlSeat = bind(&globals, &handle, 1..=1, "wl_seat")?;
-    let idle: OrgKdeKwinIdle = bind(&globals, &handle, 1..=1, "org_kde_kwin_idle")?;
-    idle.get_idle_timeout(&wl_seat, QUIET.as_millis() as u32, &handle, ());
+    let quiet_ms = QUIET.as_millis() as u32;
+    if let Ok(notifier) = globals.bind::<ExtIdleNotifierV1, _, _>(&handle, 1..=2, ()) {
+        // Version 2's input notices hold whatever app inhibits idleness (a video playing).
+        if notifier.version() >= 2 {
+            notifier.get_input_idle_notification(quiet_ms, &wl_seat, &handle, ());
+        } else {
+            notifier.get_idle_notification(quiet_ms, &wl_seat, &handle, ());
+        }
+    } else {
+        let idle: OrgKdeKwinIdle = bind(
+            &globals,
+            &handle,
+            1..=1,
+            "idle notices (ext_idle_notify_v1 or org_kde_kwin_idle)",
+        )?;
+        idle.get_idle_timeout(&wl_seat, quiet_ms, &handle, ());
+    }
     let mut seat = Seat::default();
     queue
         .roundtrip(&mut seat)

@@ -250,7 +250,7 @@ fn sway(checks: &mut Vec<Check>, socket: &std::path::Path) {
     checks.push(Check::ok(
         DISPLAY,
         "takeover",
-        if has("org_kde_kwin_idle") {
+        if has("ext_idle_notifier_v1") || has("org_kde_kwin_idle") {
             deskhand_linux::person::TOLD_ON_SWAY
         } else {
             deskhand_linux::person::CANNOT_TELL_ON_SWAY
