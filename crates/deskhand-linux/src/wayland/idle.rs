@@ -1,11 +1,10 @@
 //! A person's input on sway, as far as a client can tell it. wlroots tells no client about
-//! another client's input, but its idle notices (`org_kde_kwin_idle`) say when the seat has had
-//! no input for a moment and when input comes again, whoever sent it (`ext_idle_notify_v1` where
-//! the compositor offers it, else `org_kde_kwin_idle`). Against the times
-//! deskhand sent its own input, two things tell a person's: input that comes after such a pause
-//! when deskhand has sent nothing since the pause began, and input that keeps the seat busy
-//! well past deskhand's own last input. The person then keeps the desktop until the seat is
-//! quiet again.
+//! another client's input, but its idle notices (`ext_idle_notify_v1` where the compositor
+//! offers it, else `org_kde_kwin_idle`) say when the seat has had no input for a moment and when
+//! input comes again, whoever sent it. Against the times deskhand sent its own input, two things
+//! tell a person's: input that comes after such a pause when deskhand has sent nothing since the
+//! pause began, and input that keeps the seat busy well past deskhand's own last input. The
+//! person then keeps the desktop until the seat is quiet again.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
