@@ -1071,6 +1071,35 @@ fn desktops_by_handle_spread_over_hosts_behind_haproxy_and_a_dead_hosts_are_gone
             assert!(reply_text(&read).contains(tag.as_str()), "{handle}: {read}");
         }
 
+        // Each desktop's live view is reached through the balancer too, by the handle in its
+        // path: its state on the host that holds it (a wrong host would answer 404), and one
+        // view's page, scripts and WebSocket carried through to its desktop.
+        let lb = url.trim_end_matches("/mcp").to_owned();
+        for (handle, _) in &handles {
+            let state = reqwest::get(format!("{lb}/desktops/{handle}/state"))
+                .await
+                .unwrap();
+            assert_eq!(state.status(), 200, "{handle}");
+            let state: Value = state.json().await.expect("JSON");
+            assert_eq!(state["held"], false, "{handle}: {state}");
+        }
+        let mut browser =
+            browser::Browser::start(desk.command("chromium"), &desk.scratch("lb-chromium")).await;
+        browser
+            .navigate(&format!("{lb}/desktops/{}/view", handles[0].0))
+            .await;
+        assert!(
+            browser
+                .wait_for(
+                    "document.body.dataset.view === 'connected'",
+                    Duration::from_secs(30)
+                )
+                .await,
+            "the view never connected through the balancer: {}",
+            browser.eval("document.body.outerHTML").await
+        );
+        drop(browser);
+
         // A session client stays on the host that opened its session.
         let opened = post(&url, &[], INITIALIZE).await;
         assert_eq!(opened.status(), 200);
@@ -1116,6 +1145,14 @@ fn desktops_by_handle_spread_over_hosts_behind_haproxy_and_a_dead_hosts_are_gone
                     "{read}"
                 );
                 assert_eq!(read["structuredContent"]["error"], "surface-gone", "{read}");
+                let view = reqwest::get(format!(
+                    "{}/desktops/{handle}/view",
+                    url.trim_end_matches("/mcp")
+                ))
+                .await
+                .unwrap();
+                assert_eq!(view.status(), 503);
+                assert!(view.text().await.unwrap().contains("is down"));
             } else {
                 assert!(reply_text(&read).contains(tag.as_str()), "{handle}: {read}");
             }
