@@ -1306,9 +1306,23 @@ fn the_live_view_shows_the_desktop_and_an_operator_takes_it_over_and_hands_it_ba
         assert!(reply_text(&kept).starts_with("failed (stopped)"), "{kept}");
         browser.eval("document.querySelector('#screen canvas').focus(); true").await;
         browser.press_digit('7').await;
+        // Another operator's page sees who holds the desktop, and its keys do not go in.
+        let mut other =
+            browser::Browser::start(desk.command("chromium"), &desk.scratch("view-chromium-2")).await;
+        other.navigate(&format!("{view}?token={TOKEN}")).await;
+        assert!(
+            other.wait_for("document.body.dataset.view === 'connected' && document.body.dataset.held === 'true'", Duration::from_secs(30)).await,
+            "{}",
+            other.eval("document.body.outerHTML").await
+        );
+        let status = other.eval("document.getElementById('status').textContent").await;
+        assert!(status.as_str().unwrap().contains("only their keys"), "{status}");
+        other.eval("window.liveView.viewOnly = false; document.querySelector('#screen canvas').focus(); true").await;
+        other.press_digit('9').await;
+        drop(other);
 
         // Hand back: the agent's calls go through again, and see what the operator typed, and
-        // nothing of what the watcher did.
+        // nothing of what the watchers did.
         browser.click("#give").await;
         assert!(
             browser.wait_for("document.body.dataset.held === 'false' && window.liveView.viewOnly === true", Duration::from_secs(10)).await,

@@ -7,8 +7,10 @@ const take = document.getElementById('take');
 const give = document.getElementById('give');
 const base = location.pathname.replace(/view$/, '');
 const scheme = location.protocol === 'https:' ? 'wss:' : 'ws:';
+// This page's own id, which tells the server its connection and buttons from another page's.
+const viewer = Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, '0')).join('');
 
-const rfb = new RFB(document.getElementById('screen'), `${scheme}//${location.host}${base}websockify`, {
+const rfb = new RFB(document.getElementById('screen'), `${scheme}//${location.host}${base}websockify?viewer=${viewer}`, {
     credentials: { password: document.body.dataset.password },
     wsProtocols: ['binary'],
 });
@@ -27,9 +29,12 @@ function show() {
     take.hidden = hold.held;
     give.hidden = !hold.held;
     document.body.dataset.held = String(hold.held);
-    const who = hold.held
-        ? `taken over by ${hold.by} since ${hold.since}: the agent is paused, your keys and pointer reach the desktop`
-        : 'watching: the agent has the desktop, your keys and pointer do not reach it';
+    let who = 'watching: the agent has the desktop, your keys and pointer do not reach it';
+    if (hold.held && hold.input) {
+        who = `taken over by you (${hold.by}) since ${hold.since}: the agent is paused, your keys and pointer reach the desktop`;
+    } else if (hold.held) {
+        who = `taken over by ${hold.by} since ${hold.since}: the agent is paused; only their keys and pointer reach the desktop`;
+    }
     status.textContent = `${connection} · ${who}`;
 }
 
@@ -52,7 +57,7 @@ rfb.addEventListener('securityfailure', (event) => {
 });
 
 async function send(what) {
-    const answer = await fetch(base + what, { method: what === 'state' ? 'GET' : 'POST', credentials: 'same-origin' });
+    const answer = await fetch(`${base}${what}?viewer=${viewer}`, { method: what === 'state' ? 'GET' : 'POST', credentials: 'same-origin' });
     if (answer.ok) {
         hold = await answer.json();
     } else {

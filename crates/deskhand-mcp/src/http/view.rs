@@ -14,7 +14,7 @@
 use std::net::SocketAddr;
 use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant, SystemTime};
 
 use axum::Router;
@@ -50,9 +50,9 @@ pub(crate) struct DeskView {
     secret: String,
     vnc: tokio::sync::Mutex<Option<Vnc>>,
     hold: std::sync::Mutex<Option<OperatorHold>>,
-    /// The viewers' input reaches the desktop: an operator holds it and the agent's calls
-    /// under way have finished.
-    input_open: Arc<AtomicBool>,
+    /// The viewer whose input reaches the desktop: the page of the operator who holds it,
+    /// once the agent's calls under way have finished.
+    input_for: InputFor,
     /// The agent's calls under way on the desktop.
     calls: AtomicUsize,
 }
@@ -72,7 +72,7 @@ impl DeskView {
             secret: super::handles::random_hex()?,
             vnc: tokio::sync::Mutex::new(None),
             hold: std::sync::Mutex::new(None),
-            input_open: Arc::new(AtomicBool::new(false)),
+            input_for: InputFor::default(),
             calls: AtomicUsize::new(0),
         })
     }
@@ -98,17 +98,36 @@ impl DeskView {
         }
     }
 
-    fn state(&self) -> serde_json::Value {
+    /// Who holds the desktop, and whether `viewer`'s input goes in.
+    fn state(&self, viewer: Option<&str>) -> serde_json::Value {
+        let input = viewer.is_some() && input_for(&self.input_for).as_deref() == viewer;
         match &*self.hold() {
             Some(hold) => json!({
                 "held": true,
                 "by": hold.by,
                 "since": deskhand_core::audit::utc_timestamp(hold.since),
-                "input": self.input_open.load(Ordering::SeqCst),
+                "input": input,
             }),
             None => json!({"held": false, "input": false}),
         }
     }
+}
+
+/// The viewer (one open page, by the id it made itself) whose keys and pointer reach the
+/// desktop; none while the agent has it.
+pub(crate) type InputFor = Arc<std::sync::Mutex<Option<String>>>;
+
+pub(crate) fn input_for(shared: &InputFor) -> Option<String> {
+    shared
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+        .clone()
+}
+
+fn set_input_for(shared: &InputFor, viewer: Option<String>) {
+    *shared
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner()) = viewer;
 }
 
 /// What the view routes need of the server.
@@ -137,11 +156,11 @@ enum Access {
     ByQuery,
 }
 
-/// The `token` of a query string, percent-decoded.
-fn token_in(query: &str) -> Option<String> {
+/// The value of `name` in a query string, percent-decoded.
+fn query_value(query: &str, name: &str) -> Option<String> {
     let raw = query
         .split('&')
-        .find_map(|pair| pair.strip_prefix("token="))?;
+        .find_map(|pair| pair.strip_prefix(name)?.strip_prefix('='))?;
     let bytes = raw.as_bytes();
     let mut decoded = Vec::with_capacity(bytes.len());
     let mut at = 0;
@@ -169,6 +188,7 @@ fn token_in(query: &str) -> Option<String> {
 }
 
 /// A request refused, as the page a browser shows.
+#[derive(Debug)]
 struct Refusal {
     status: StatusCode,
     title: &'static str,
@@ -306,6 +326,19 @@ impl<B: Backend> Viewing<B> {
     }
 }
 
+/// The id a page made for itself (`?viewer=`, 16 to 64 hex digits), which tells its
+/// connection and buttons from another page's.
+fn viewer_in(query: Option<&str>) -> Result<String, Refusal> {
+    query
+        .and_then(|query| query_value(query, "viewer"))
+        .filter(|id| (16..=64).contains(&id.len()) && id.chars().all(|c| c.is_ascii_hexdigit()))
+        .ok_or_else(|| Refusal {
+            status: StatusCode::BAD_REQUEST,
+            title: "Bad request",
+            body: "the request names no viewer (<code>?viewer=</code> and 16 to 64 hex digits, which the live view's page makes for itself); reload the page".to_owned(),
+        })
+}
+
 /// The host name of a `Host` value, without its port.
 fn host_name(host: &str) -> &str {
     if let Some(rest) = host.strip_prefix('[') {
@@ -341,7 +374,9 @@ async fn page<B: Backend>(
     RawQuery(query): RawQuery,
     headers: HeaderMap,
 ) -> Response {
-    let token = query.as_deref().and_then(token_in);
+    let token = query
+        .as_deref()
+        .and_then(|query| query_value(query, "token"));
     let held = match viewing.desktop(&handle, &headers) {
         Ok(held) => held,
         Err(refused) => return refused.into_response(),
@@ -445,10 +480,12 @@ async fn script<B: Backend>(
 async fn state<B: Backend>(
     State(viewing): State<Arc<Viewing<B>>>,
     UrlPath(handle): UrlPath<String>,
+    RawQuery(query): RawQuery,
     headers: HeaderMap,
 ) -> Response {
+    let viewer = viewer_in(query.as_deref()).ok();
     match granted(&viewing, &handle, &headers) {
-        Ok(held) => json_reply(StatusCode::OK, held.view.state()),
+        Ok(held) => json_reply(StatusCode::OK, held.view.state(viewer.as_deref())),
         Err(refused) => refused.into_response(),
     }
 }
@@ -515,6 +552,7 @@ fn novnc_file(root: &Path, file: &str) -> Option<PathBuf> {
 async fn websocket<B: Backend>(
     State(viewing): State<Arc<Viewing<B>>>,
     UrlPath(handle): UrlPath<String>,
+    RawQuery(query): RawQuery,
     headers: HeaderMap,
     upgrade: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
 ) -> Response {
@@ -525,6 +563,10 @@ async fn websocket<B: Backend>(
     let upgrade = match upgrade {
         Ok(upgrade) => upgrade,
         Err(not_a_websocket) => return not_a_websocket.into_response(),
+    };
+    let viewer = match viewer_in(query.as_deref()) {
+        Ok(viewer) => viewer,
+        Err(refused) => return refused.into_response(),
     };
     if let Err(refused) = Viewing::<B>::same_origin(&headers) {
         return refused.into_response();
@@ -540,18 +582,19 @@ async fn websocket<B: Backend>(
         Some(vnc) => vnc.port(),
         None => unreachable!("started just above, and only the desktop's end takes it"),
     };
-    // The connection holds the input flag, not the desktop: a viewer left open does not keep a
-    // desktop its agent ended, whose VNC server then stops and closes the connection.
-    let input_open = Arc::clone(&held.view.input_open);
+    // The connection holds whose input goes in, not the desktop: a viewer left open does not
+    // keep a desktop its agent ended, whose VNC server then stops and closes the connection.
+    let input = Arc::clone(&held.view.input_for);
     drop(held);
     upgrade
         .protocols(["binary"])
-        .on_upgrade(move |socket| carry(socket, port, input_open))
+        .on_upgrade(move |socket| carry(socket, port, input, viewer))
 }
 
 async fn take_over<B: Backend>(
     State(viewing): State<Arc<Viewing<B>>>,
     UrlPath(handle): UrlPath<String>,
+    RawQuery(query): RawQuery,
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
     headers: HeaderMap,
 ) -> Response {
@@ -562,6 +605,10 @@ async fn take_over<B: Backend>(
     if let Err(refused) = Viewing::<B>::same_origin(&headers) {
         return refused.into_response();
     }
+    let viewer = match viewer_in(query.as_deref()) {
+        Ok(viewer) => viewer,
+        Err(refused) => return refused.into_response(),
+    };
     let hold = {
         let mut current = held.view.hold();
         if current.is_none() {
@@ -575,7 +622,7 @@ async fn take_over<B: Backend>(
         }
     };
     let Some(hold) = hold else {
-        return json_reply(StatusCode::OK, held.view.state());
+        return json_reply(StatusCode::OK, held.view.state(Some(&viewer)));
     };
     audit(&viewing.hub, &hold.audit_entry(&handle, None));
     tracing::info!(%handle, by = %hold.by, "an operator took the desktop over");
@@ -585,15 +632,18 @@ async fn take_over<B: Backend>(
     while held.view.calls.load(Ordering::SeqCst) > 0 && waiting.elapsed() < CALLS_GRACE {
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
-    if held.view.held() {
-        held.view.input_open.store(true, Ordering::SeqCst);
+    if held.view.hold().as_ref() == Some(&hold) {
+        set_input_for(&held.view.input_for, Some(viewer.clone()));
     }
-    json_reply(StatusCode::OK, held.view.state())
+    json_reply(StatusCode::OK, held.view.state(Some(&viewer)))
 }
 
+/// Any page may hand back, the holder's or another operator's (the holder may have closed
+/// theirs).
 async fn hand_back<B: Backend>(
     State(viewing): State<Arc<Viewing<B>>>,
     UrlPath(handle): UrlPath<String>,
+    RawQuery(query): RawQuery,
     headers: HeaderMap,
 ) -> Response {
     let held = match granted(&viewing, &handle, &headers) {
@@ -603,8 +653,10 @@ async fn hand_back<B: Backend>(
     if let Err(refused) = Viewing::<B>::same_origin(&headers) {
         return refused.into_response();
     }
-    held.view.input_open.store(false, Ordering::SeqCst);
+    set_input_for(&held.view.input_for, None);
     let released = held.view.hold().take();
+    // The idle timeout counts from the hand-back, not from the agent's last call before it.
+    let _ = viewing.hub.handles().get(&handle);
     if let Some(hold) = released {
         audit(
             &viewing.hub,
@@ -612,7 +664,8 @@ async fn hand_back<B: Backend>(
         );
         tracing::info!(%handle, by = %hold.by, "the operator handed the desktop back");
     }
-    json_reply(StatusCode::OK, held.view.state())
+    let viewer = viewer_in(query.as_deref()).ok();
+    json_reply(StatusCode::OK, held.view.state(viewer.as_deref()))
 }
 
 /// Writes an operator's audit line; one that cannot be written is logged, as the operator's
@@ -655,7 +708,16 @@ mod tests {
         assert_eq!(host_name("127.0.0.1:8765"), "127.0.0.1");
         assert_eq!(host_name("[::1]:8765"), "::1");
         assert_eq!(host_name("localhost"), "localhost");
-        assert_eq!(token_in("x=1&token=a%2Bb%3D%3D").as_deref(), Some("a+b=="));
-        assert_eq!(token_in("x=1"), None);
+        assert_eq!(
+            query_value("x=1&token=a%2Bb%3D%3D", "token").as_deref(),
+            Some("a+b==")
+        );
+        assert_eq!(query_value("x=1&tokens=2", "token"), None);
+        assert_eq!(
+            viewer_in(Some("viewer=0123456789abcdef")).unwrap(),
+            "0123456789abcdef"
+        );
+        assert!(viewer_in(Some("viewer=../x")).is_err());
+        assert!(viewer_in(None).is_err());
     }
 }

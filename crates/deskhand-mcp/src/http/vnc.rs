@@ -5,8 +5,6 @@
 //! the desktop.
 
 use std::process::Stdio;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use axum::extract::ws::{Message, WebSocket};
@@ -16,6 +14,7 @@ use tokio::net::TcpStream;
 use tokio::process::{Child, Command};
 
 use super::rfb::InputGate;
+use super::view::{InputFor, input_for};
 
 /// x11vnc shows it is listening by this line on its standard output.
 const PORT_LINE: &str = "PORT=";
@@ -159,9 +158,9 @@ fn password_file(number: &str, password: &str) -> Result<std::path::PathBuf, Str
     Ok(path)
 }
 
-/// Carries one viewer's WebSocket to x11vnc on `port` and back until either side closes;
-/// the viewer's input goes through only while `input_open` holds.
-pub(crate) async fn carry(mut socket: WebSocket, port: u16, input_open: Arc<AtomicBool>) {
+/// Carries the WebSocket of `viewer` to x11vnc on `port` and back until either side closes;
+/// the viewer's input goes through only while `input` names it.
+pub(crate) async fn carry(mut socket: WebSocket, port: u16, input: InputFor, viewer: String) {
     let connected =
         tokio::time::timeout(CONNECT_TIMEOUT, TcpStream::connect(("127.0.0.1", port))).await;
     let Ok(Ok(stream)) = connected else {
@@ -196,7 +195,8 @@ pub(crate) async fn carry(mut socket: WebSocket, port: u16, input_open: Arc<Atom
                 Message::Close(_) => break,
                 Message::Ping(_) | Message::Pong(_) => continue,
             };
-            let passed = match gate.feed(&data, input_open.load(Ordering::SeqCst)) {
+            let allowed = input_for(&input).as_deref() == Some(viewer.as_str());
+            let passed = match gate.feed(&data, allowed) {
                 Ok(passed) => passed,
                 Err(why) => {
                     tracing::warn!(%why, "a viewer's connection was closed");
