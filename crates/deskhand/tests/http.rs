@@ -1338,11 +1338,32 @@ fn the_live_view_shows_the_desktop_and_an_operator_takes_it_over_and_hands_it_ba
 
         let display = private_displays(&server.log()).pop().expect("the desktop's display");
         assert_eq!(x11vnc_on(&display).len(), 1, "one VNC server for the desktop");
-        // Ended: its VNC server stops with it, and its page is a 404.
+        // No viewer left: its VNC server stops; the next viewer starts it again.
+        drop(browser);
+        assert!(
+            wait_until(Duration::from_secs(20), || x11vnc_on(&display).is_empty().then_some(())).is_some(),
+            "x11vnc outlived its last viewer: {:?}",
+            x11vnc_on(&display)
+        );
+        let mut browser =
+            browser::Browser::start(desk.command("chromium"), &desk.scratch("view-chromium-3")).await;
+        browser.navigate(&format!("{view}?token={TOKEN}")).await;
+        assert!(
+            browser.wait_for("document.body.dataset.view === 'connected'", Duration::from_secs(30)).await,
+            "{}",
+            browser.eval("document.body.outerHTML").await
+        );
+        assert_eq!(x11vnc_on(&display).len(), 1, "the VNC server started again");
+        // Ended: its VNC server stops with it, its viewer is told, and its page is a 404.
         let ended = call(7, json!({"desktop": handle, "end_desktop": true})).await;
         assert!(reply_text(&ended).contains("ended"), "{ended}");
         let gone = plain.get(&view).send().await.unwrap();
         assert_eq!(gone.status(), 404);
+        assert!(
+            browser.wait_for("document.body.dataset.view === 'disconnected'", Duration::from_secs(20)).await,
+            "{}",
+            browser.eval("document.body.outerHTML").await
+        );
         assert!(
             wait_until(Duration::from_secs(20), || x11vnc_on(&display).is_empty().then_some(())).is_some(),
             "x11vnc outlived its desktop: {:?}",

@@ -13,8 +13,8 @@
 
 use std::net::SocketAddr;
 use std::path::{Component, Path, PathBuf};
-use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Weak};
 use std::time::{Duration, Instant, SystemTime};
 
 use axum::Router;
@@ -48,7 +48,12 @@ const SCRIPT: &str = include_str!("view.js");
 /// it, and the operator holding it, if one is.
 pub(crate) struct DeskView {
     secret: String,
+    /// x11vnc's password, the same for every start, so that a page opened before a restart
+    /// still connects.
+    vnc_password: String,
     vnc: tokio::sync::Mutex<Option<Vnc>>,
+    /// Viewers connected, or connecting: x11vnc stops when none is left.
+    viewers: AtomicUsize,
     hold: std::sync::Mutex<Option<OperatorHold>>,
     /// The viewer whose input reaches the desktop: the page of the operator who holds it,
     /// once the agent's calls under way have finished.
@@ -70,7 +75,9 @@ impl DeskView {
     pub(crate) fn new() -> Result<DeskView, String> {
         Ok(DeskView {
             secret: super::handles::random_hex()?,
+            vnc_password: super::vnc::random_password()?,
             vnc: tokio::sync::Mutex::new(None),
+            viewers: AtomicUsize::new(0),
             hold: std::sync::Mutex::new(None),
             input_for: InputFor::default(),
             calls: AtomicUsize::new(0),
@@ -402,19 +409,9 @@ async fn page<B: Backend>(
             response
         }
         Ok(Access::Granted) => {
-            let vnc = match started_vnc(&held).await {
-                Ok(password) => password,
-                Err(why) => {
-                    return page_of(
-                        StatusCode::SERVICE_UNAVAILABLE,
-                        "The live view could not start",
-                        &escape(&why),
-                    );
-                }
-            };
             let html = PAGE
                 .replace("{{handle}}", &escape(&handle))
-                .replace("{{password}}", &escape(&vnc));
+                .replace("{{password}}", &escape(&held.view.vnc_password));
             (
                 StatusCode::OK,
                 [
@@ -432,19 +429,49 @@ async fn page<B: Backend>(
     }
 }
 
-/// The desktop's VNC server, started now if no viewer started it yet; its password.
-async fn started_vnc(held: &Held) -> Result<String, String> {
+/// The desktop's VNC server, started now if no viewer started it yet; its port.
+async fn started_vnc(held: &Held) -> Result<u16, String> {
     let mut vnc = held.view.vnc.lock().await;
     if let Some(running) = &*vnc {
-        return Ok(running.password().to_owned());
+        return Ok(running.port());
     }
     let display = held.worker.display().await.ok_or_else(|| {
         "this desktop's process never said which display it runs on, so there is nothing to show; check the server's log".to_owned()
     })?;
-    let running = Vnc::start(&display).await?;
-    let password = running.password().to_owned();
+    let running = Vnc::start(&display, &held.view.vnc_password).await?;
+    let port = running.port();
     *vnc = Some(running);
-    Ok(password)
+    Ok(port)
+}
+
+/// One viewer connected or connecting to a desktop's VNC server; the last to leave stops it.
+/// It holds the desktop weakly: a viewer left open does not keep a desktop its agent ended.
+struct Watching(Weak<Held>);
+
+impl Watching {
+    fn new(held: &Arc<Held>) -> Watching {
+        held.view.viewers.fetch_add(1, Ordering::SeqCst);
+        Watching(Arc::downgrade(held))
+    }
+}
+
+impl Drop for Watching {
+    fn drop(&mut self) {
+        let Some(held) = self.0.upgrade() else { return };
+        if held.view.viewers.fetch_sub(1, Ordering::SeqCst) != 1 {
+            return;
+        }
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        runtime.spawn(async move {
+            let mut vnc = held.view.vnc.lock().await;
+            // A viewer that came meanwhile keeps it.
+            if held.view.viewers.load(Ordering::SeqCst) == 0 && vnc.take().is_some() {
+                tracing::info!("live view's VNC server stopped: no viewer left");
+            }
+        });
+    }
 }
 
 /// Checks the desktop and the access of a request under the desktop's path.
@@ -571,24 +598,29 @@ async fn websocket<B: Backend>(
     if let Err(refused) = Viewing::<B>::same_origin(&headers) {
         return refused.into_response();
     }
-    if let Err(why) = started_vnc(&held).await {
-        return page_of(
-            StatusCode::SERVICE_UNAVAILABLE,
-            "The live view could not start",
-            &escape(&why),
-        );
-    }
-    let port = match &*held.view.vnc.lock().await {
-        Some(vnc) => vnc.port(),
-        None => unreachable!("started just above, and only the desktop's end takes it"),
+    // Counted before the start, so that the last viewer of before, leaving now, does not stop
+    // the server this one is about to use.
+    let watching = Watching::new(&held);
+    let port = match started_vnc(&held).await {
+        Ok(port) => port,
+        Err(why) => {
+            return page_of(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "The live view could not start",
+                &escape(&why),
+            );
+        }
     };
-    // The connection holds whose input goes in, not the desktop: a viewer left open does not
-    // keep a desktop its agent ended, whose VNC server then stops and closes the connection.
+    // The connection holds whose input goes in, and the desktop only weakly: once its agent
+    // ends it, its VNC server stops and closes the connection.
     let input = Arc::clone(&held.view.input_for);
     drop(held);
     upgrade
         .protocols(["binary"])
-        .on_upgrade(move |socket| carry(socket, port, input, viewer))
+        .on_upgrade(move |socket| async move {
+            carry(socket, port, input, viewer).await;
+            drop(watching);
+        })
 }
 
 async fn take_over<B: Backend>(

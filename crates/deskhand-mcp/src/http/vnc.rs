@@ -1,6 +1,6 @@
 //! The VNC server of one private desktop's live view: x11vnc on the desktop's X display,
-//! started when the first viewer connects, listening on loopback only behind a password of its
-//! own, and killed with the desktop. Each viewer's WebSocket is carried by this server to it,
+//! started when the first viewer connects, listening on loopback only behind the desktop's view
+//! password, and killed when the last viewer leaves or with the desktop. Each viewer's WebSocket is carried by this server to it,
 //! through the [`InputGate`] that lets the viewer's input through only while an operator holds
 //! the desktop.
 
@@ -29,13 +29,12 @@ const PASSWORD_LEN: usize = 8;
 pub(crate) struct Vnc {
     _child: Child,
     port: u16,
-    password: String,
 }
 
 impl Vnc {
     /// Starts x11vnc on `screen` (an X display name such as `:99`, as the desktop's process
     /// said it started).
-    pub(crate) async fn start(screen: &str) -> Result<Vnc, String> {
+    pub(crate) async fn start(screen: &str, password: &str) -> Result<Vnc, String> {
         let Some(number) = screen
             .strip_prefix(':')
             .filter(|n| n.parse::<u32>().is_ok())
@@ -47,8 +46,7 @@ impl Vnc {
         // Where the desktop's processes find their X authority, as deskhand's headless desktop
         // lays out its folder.
         let xauthority = format!("/tmp/deskhand-{number}/Xauthority");
-        let password = random_password()?;
-        let file = password_file(number, &password)?;
+        let file = password_file(number, password)?;
         let port = free_port()?;
         let mut command = Command::new("x11vnc");
         command
@@ -99,12 +97,7 @@ impl Vnc {
         Ok(Vnc {
             _child: child,
             port,
-            password,
         })
-    }
-
-    pub(crate) fn password(&self) -> &str {
-        &self.password
     }
 
     pub(crate) fn port(&self) -> u16 {
@@ -120,7 +113,8 @@ fn free_port() -> Result<u16, String> {
         .map_err(|err| format!("no free loopback port for the live view ({err}); reload the page"))
 }
 
-fn random_password() -> Result<String, String> {
+/// A password for VNC authentication, which takes 8 characters.
+pub(crate) fn random_password() -> Result<String, String> {
     const LETTERS: &[u8] = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
     let mut bits = [0u8; PASSWORD_LEN];
     getrandom::fill(&mut bits)
