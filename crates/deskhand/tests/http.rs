@@ -1290,6 +1290,9 @@ fn the_live_view_shows_the_desktop_and_an_operator_takes_it_over_and_hands_it_ba
         browser.eval("window.liveView.viewOnly = false; document.querySelector('#screen canvas').focus(); true").await;
         browser.press_digit('5').await;
         browser.eval("window.liveView.viewOnly = true").await;
+        tokio::time::sleep(Duration::from_secs(1)).await;
+        let untouched = reply_text(&call(8, json!({"desktop": handle, "action": "observe"})).await);
+        assert!(!untouched.contains("value=\"5\""), "{untouched}");
 
         // Take over: the agent's next call is refused as stopped, and the operator's keys go in.
         browser.click("#take").await;
@@ -1319,6 +1322,8 @@ fn the_live_view_shows_the_desktop_and_an_operator_takes_it_over_and_hands_it_ba
         assert!(status.as_str().unwrap().contains("only their keys"), "{status}");
         other.eval("window.liveView.viewOnly = false; document.querySelector('#screen canvas').focus(); true").await;
         other.press_digit('9').await;
+        // Time for the key to reach the server, which drops it.
+        tokio::time::sleep(Duration::from_secs(1)).await;
         drop(other);
 
         // Hand back: the agent's calls go through again, and see what the operator typed, and
