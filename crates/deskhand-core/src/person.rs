@@ -105,6 +105,63 @@ impl Handover {
     }
 }
 
+/// An operator who took a private desktop over from its live view. Unlike a person at the desk,
+/// whose idleness ends the pause, only the operator's hand-back resumes the agent.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OperatorHold {
+    /// Who took over, as the server knows them: their address, and whom it was forwarded for.
+    pub by: String,
+    pub since: SystemTime,
+}
+
+impl OperatorHold {
+    /// Why an action was refused, and what to do next.
+    pub fn sentence(&self) -> String {
+        format!(
+            "an operator ({}) took this desktop over from its live view at {} and is using it; nothing was done; actions resume once they hand it back: wait, then try again, and observe first, since they may have changed what is on screen",
+            self.by,
+            clock(self.since)
+        )
+    }
+
+    /// The refusal of an action while the operator has the desktop.
+    pub fn refusal(&self) -> Error {
+        Error::new(ErrorKind::Stopped, self.sentence())
+    }
+
+    /// The audit line of the takeover (`handed_back` none) or of the hand-back at that time,
+    /// naming the desktop in `session`.
+    pub fn audit_entry(&self, desktop: &str, handed_back: Option<SystemTime>) -> AuditEntry {
+        let (at, action, message) = match handed_back {
+            None => (
+                self.since,
+                "operator-takeover",
+                format!(
+                    "an operator ({}) took the desktop over from its live view; the agent's actions are refused as `stopped` until they hand it back",
+                    self.by
+                ),
+            ),
+            Some(at) => (
+                at,
+                "operator-handback",
+                format!(
+                    "the operator ({}) handed the desktop back after holding it since {}; the agent's actions resume",
+                    self.by,
+                    clock(self.since)
+                ),
+            ),
+        };
+        AuditEntry {
+            ts: utc_timestamp(at),
+            action,
+            result: "noted",
+            session: Some(desktop.to_owned()),
+            message: Some(message),
+            ..AuditEntry::default()
+        }
+    }
+}
+
 #[derive(Debug, Default)]
 struct State {
     /// When the current takeover began, on both clocks.
@@ -273,6 +330,36 @@ mod tests {
             refusal.message,
             "a person is using this desktop (their own mouse or keyboard input since 09:30:07 UTC, 2.3 s ago); nothing was done; actions resume by themselves once the person has left mouse and keyboard alone for 3 s (in 2.1 s at the earliest): wait, then try again, and ask the user before continuing if they keep taking over"
         );
+    }
+
+    #[test]
+    fn an_operators_hold_refuses_as_stopped_and_is_audited_with_who_and_when() {
+        let since = SystemTime::UNIX_EPOCH + Duration::from_secs(9 * 3600 + 30 * 60 + 7);
+        let hold = OperatorHold {
+            by: "127.0.0.1:40312".into(),
+            since,
+        };
+        let refusal = hold.refusal();
+        assert_eq!(refusal.kind, ErrorKind::Stopped);
+        assert!(
+            refusal
+                .message
+                .starts_with("an operator (127.0.0.1:40312) took this desktop over from its live view at 09:30:07 UTC"),
+            "{}",
+            refusal.message
+        );
+        let taken = hold.audit_entry("desk-1", None);
+        assert_eq!(
+            (taken.action, taken.ts.as_str()),
+            ("operator-takeover", "1970-01-01T09:30:07.000Z")
+        );
+        assert_eq!(taken.session.as_deref(), Some("desk-1"));
+        let back = hold.audit_entry("desk-1", Some(since + Duration::from_secs(60)));
+        assert_eq!(
+            (back.action, back.ts.as_str()),
+            ("operator-handback", "1970-01-01T09:31:07.000Z")
+        );
+        assert!(back.message.unwrap().contains("since 09:30:07 UTC"));
     }
 
     #[test]

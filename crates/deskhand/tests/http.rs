@@ -1,6 +1,7 @@
 //! `deskhand mcp --http`: the real binary, driven over HTTP by rmcp's Streamable HTTP client and
 //! by raw requests, on the shared desktop and on a private desktop per session.
 
+mod browser;
 mod common;
 
 use std::io::{BufRead, BufReader};
@@ -824,6 +825,11 @@ fn sigterm_lets_a_call_under_way_finish_and_audit_then_stops_its_desktop() {
 /// A stateless `tools/call` of revision 2026-07-28 (no session, no `initialize`), as plain HTTP
 /// with its headers; the reply's result.
 async fn stateless_call(url: &str, id: u32, args: Value) -> Value {
+    stateless_call_as(url, None, id, args).await
+}
+
+/// [`stateless_call`] with the server's bearer token.
+async fn stateless_call_as(url: &str, token: Option<&str>, id: u32, args: Value) -> Value {
     let body = json!({
         "jsonrpc": "2.0",
         "id": id,
@@ -837,16 +843,16 @@ async fn stateless_call(url: &str, id: u32, args: Value) -> Value {
             },
         },
     });
-    let answer = post(
-        url,
-        &[
-            ("mcp-protocol-version", "2026-07-28"),
-            ("mcp-method", "tools/call"),
-            ("mcp-name", "desktop"),
-        ],
-        body.to_string(),
-    )
-    .await;
+    let bearer = token.map(|token| format!("Bearer {token}"));
+    let mut headers = vec![
+        ("mcp-protocol-version", "2026-07-28"),
+        ("mcp-method", "tools/call"),
+        ("mcp-name", "desktop"),
+    ];
+    if let Some(bearer) = &bearer {
+        headers.push(("authorization", bearer));
+    }
+    let answer = post(url, &headers, body.to_string()).await;
     assert_eq!(answer.status(), 200, "{args}");
     assert!(answer.headers().get("mcp-session-id").is_none());
     let text = answer.text().await.expect("a body");
@@ -1065,6 +1071,35 @@ fn desktops_by_handle_spread_over_hosts_behind_haproxy_and_a_dead_hosts_are_gone
             assert!(reply_text(&read).contains(tag.as_str()), "{handle}: {read}");
         }
 
+        // Each desktop's live view is reached through the balancer too, by the handle in its
+        // path: its state on the host that holds it (a wrong host would answer 404), and one
+        // view's page, scripts and WebSocket carried through to its desktop.
+        let lb = url.trim_end_matches("/mcp").to_owned();
+        for (handle, _) in &handles {
+            let state = reqwest::get(format!("{lb}/desktops/{handle}/state"))
+                .await
+                .unwrap();
+            assert_eq!(state.status(), 200, "{handle}");
+            let state: Value = state.json().await.expect("JSON");
+            assert_eq!(state["held"], false, "{handle}: {state}");
+        }
+        let mut browser =
+            browser::Browser::start(desk.command("chromium"), &desk.scratch("lb-chromium")).await;
+        browser
+            .navigate(&format!("{lb}/desktops/{}/view", handles[0].0))
+            .await;
+        assert!(
+            browser
+                .wait_for(
+                    "document.body.dataset.view === 'connected'",
+                    Duration::from_secs(30)
+                )
+                .await,
+            "the view never connected through the balancer: {}",
+            browser.eval("document.body.outerHTML").await
+        );
+        drop(browser);
+
         // A session client stays on the host that opened its session.
         let opened = post(&url, &[], INITIALIZE).await;
         assert_eq!(opened.status(), 200);
@@ -1110,10 +1145,266 @@ fn desktops_by_handle_spread_over_hosts_behind_haproxy_and_a_dead_hosts_are_gone
                     "{read}"
                 );
                 assert_eq!(read["structuredContent"]["error"], "surface-gone", "{read}");
+                let view = reqwest::get(format!(
+                    "{}/desktops/{handle}/view",
+                    url.trim_end_matches("/mcp")
+                ))
+                .await
+                .unwrap();
+                assert_eq!(view.status(), 503);
+                assert!(view.text().await.unwrap().contains("is down"));
             } else {
                 assert!(reply_text(&read).contains(tag.as_str()), "{handle}: {read}");
             }
         }
     });
     drop(balancer);
+}
+
+/// The x11vnc processes serving `display`.
+fn x11vnc_on(display: &str) -> Vec<String> {
+    let wanted = format!("x11vnc -display {display} ");
+    std::fs::read_dir("/proc")
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|entry| std::fs::read(entry.path().join("cmdline")).ok())
+        .map(|cmdline| {
+            cmdline
+                .iter()
+                .map(|b| if *b == 0 { ' ' } else { *b as char })
+                .collect::<String>()
+        })
+        .filter(|cmdline| cmdline.starts_with(&wanted))
+        .collect()
+}
+
+/// The first image of a reply, decoded.
+fn image_of(result: &Value) -> browser::Shot {
+    use base64::Engine as _;
+    let data = result["content"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|block| block["type"] == "image")
+        .and_then(|block| block["data"].as_str())
+        .unwrap_or_else(|| panic!("no image in {result}"));
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(data)
+        .expect("base64");
+    browser::decode_png(&bytes)
+}
+
+#[test]
+fn the_live_view_shows_the_desktop_and_an_operator_takes_it_over_and_hands_it_back() {
+    let (_turn, desk) = desktop();
+    let audit = desk.scratch("view-audit.jsonl");
+    let _ = std::fs::remove_file(&audit);
+    let mut command = desk.command(BIN);
+    command.env("DESKHAND_TOKEN", TOKEN);
+    let mut server = Server::start(
+        command,
+        &["--desktop-per-session", "--audit", audit.to_str().unwrap()],
+    );
+    let url = server.url.clone();
+    let base = server.base();
+    let display = runtime().block_on(async {
+        let call = |id: u32, args: Value| stateless_call_as(&url, Some(TOKEN), id, args);
+        let started = call(1, json!({"desktop": "new", "action": "launch", "app": "gnome-calculator"})).await;
+        let handle = started["structuredContent"]["desktop"]
+            .as_str()
+            .unwrap_or_else(|| panic!("no handle in {started}"))
+            .to_owned();
+        let mut keypad = String::new();
+        for _ in 0..60 {
+            keypad = reply_text(&call(2, json!({"desktop": handle, "action": "observe"})).await);
+            if keypad.contains("button \"7\"") {
+                break;
+            }
+            tokio::time::sleep(Duration::from_secs(1)).await;
+        }
+        assert!(keypad.contains("button \"7\""), "{keypad}");
+        let view = format!("{base}/desktops/{handle}/view");
+
+        // The token rules: none, or a wrong one, is refused; an unknown handle is a 404 page.
+        let plain = reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .build()
+            .expect("a client");
+        let refused = plain.get(&view).send().await.expect("an answer");
+        assert_eq!(refused.status(), 401);
+        assert!(refused.text().await.unwrap().contains("view?token=TOKEN"));
+        let wrong = plain.get(format!("{view}?token=not-the-token-at-all")).send().await.unwrap();
+        assert_eq!(wrong.status(), 401);
+        let socket = plain.get(format!("{base}/desktops/{handle}/websockify")).send().await.unwrap();
+        assert_eq!(socket.status(), 401);
+        let takeover = plain.post(format!("{base}/desktops/{handle}/takeover")).send().await.unwrap();
+        assert_eq!(takeover.status(), 401);
+        let unknown = plain
+            .get(format!("{base}/desktops/desk-0123/view?token={TOKEN}"))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(unknown.status(), 404);
+        assert!(unknown.text().await.unwrap().contains("No such desktop"));
+
+        // The page, opened with the token once, which is swapped for a cookie and leaves the
+        // address; its canvas draws what the desktop shows.
+        let mut browser = browser::Browser::start(desk.command("chromium"), &desk.scratch("view-chromium")).await;
+        browser.navigate(&format!("{view}?token={TOKEN}")).await;
+        assert!(
+            browser.wait_for("document.body.dataset.view === 'connected'", Duration::from_secs(30)).await,
+            "the view never connected: {}\n{}",
+            browser.eval("document.body.outerHTML").await,
+            server.log()
+        );
+        assert_eq!(browser.eval("location.href").await, json!(view));
+        // The first frames take a moment to arrive and be drawn.
+        tokio::time::sleep(Duration::from_secs(3)).await;
+        let page_png = desk.scratch("view-page.png");
+        let page = browser.screenshot(&page_png).await;
+        let canvas = browser
+            .eval("(() => { const r = document.querySelector('#screen canvas').getBoundingClientRect(); return [r.x, r.y, r.width, r.height].map(Math.round); })()")
+            .await;
+        let area: Vec<usize> = canvas
+            .as_array()
+            .expect("the canvas's place")
+            .iter()
+            .map(|n| n.as_u64().expect("a number") as usize)
+            .collect();
+        let desktop_shot = image_of(&call(3, json!({"desktop": handle, "action": "screenshot", "target": "screen"})).await);
+        let (columns, rows) = (16, 9);
+        let shown = page.grid((area[0], area[1], area[2], area[3]), columns, rows);
+        let truth = desktop_shot.grid((0, 0, desktop_shot.width, desktop_shot.height), columns, rows);
+        let apart: Vec<f64> = shown.iter().zip(&truth).map(|(a, b)| (a - b).abs()).collect();
+        let lit = truth.iter().filter(|cell| **cell > 100.0).count();
+        assert!(lit >= 4 && lit < columns * rows / 2, "the calculator should light a few cells of the desktop: {truth:?}");
+        assert!(
+            apart.iter().all(|d| *d < 15.0),
+            "the page's canvas {area:?} (in {}) should show the desktop: page {shown:?}, desktop {truth:?}",
+            page_png.display()
+        );
+
+        // A watcher's keys do not reach the desktop, even from a page that stops being
+        // view-only: the server drops them.
+        browser.eval("window.liveView.viewOnly = false; document.querySelector('#screen canvas').focus(); true").await;
+        browser.press_digit('5').await;
+        browser.eval("window.liveView.viewOnly = true").await;
+        tokio::time::sleep(Duration::from_secs(1)).await;
+        let untouched = reply_text(&call(8, json!({"desktop": handle, "action": "observe"})).await);
+        assert!(!untouched.contains("value=\"5\""), "{untouched}");
+
+        // Take over: the agent's next call is refused as stopped, and the operator's keys go in.
+        browser.click("#take").await;
+        assert!(
+            browser.wait_for("document.body.dataset.held === 'true' && window.liveView.viewOnly === false", Duration::from_secs(10)).await,
+            "{}",
+            browser.eval("document.body.outerHTML").await
+        );
+        let stopped = call(4, json!({"desktop": handle, "action": "windows"})).await;
+        let stopped_text = reply_text(&stopped);
+        assert!(stopped_text.starts_with("failed (stopped): an operator (127.0.0.1:"), "{stopped_text}");
+        assert!(stopped_text.contains("hand it back"), "{stopped_text}");
+        let kept = call(5, json!({"desktop": handle, "end_desktop": true})).await;
+        assert!(reply_text(&kept).starts_with("failed (stopped)"), "{kept}");
+        browser.eval("document.querySelector('#screen canvas').focus(); true").await;
+        browser.press_digit('7').await;
+        // Another operator's page sees who holds the desktop, and its keys do not go in.
+        let mut other =
+            browser::Browser::start(desk.command("chromium"), &desk.scratch("view-chromium-2")).await;
+        other.navigate(&format!("{view}?token={TOKEN}")).await;
+        assert!(
+            other.wait_for("document.body.dataset.view === 'connected' && document.body.dataset.held === 'true'", Duration::from_secs(30)).await,
+            "{}",
+            other.eval("document.body.outerHTML").await
+        );
+        let status = other.eval("document.getElementById('status').textContent").await;
+        assert!(status.as_str().unwrap().contains("only their keys"), "{status}");
+        other.eval("window.liveView.viewOnly = false; document.querySelector('#screen canvas').focus(); true").await;
+        other.press_digit('9').await;
+        // Time for the key to reach the server, which drops it.
+        tokio::time::sleep(Duration::from_secs(1)).await;
+        drop(other);
+
+        // Hand back: the agent's calls go through again, and see what the operator typed, and
+        // nothing of what the watchers did.
+        browser.click("#give").await;
+        assert!(
+            browser.wait_for("document.body.dataset.held === 'false' && window.liveView.viewOnly === true", Duration::from_secs(10)).await,
+            "{}",
+            browser.eval("document.body.outerHTML").await
+        );
+        let typed = call(
+            6,
+            json!({"desktop": handle, "action": "wait", "until": {"role": "text", "value": "7"}, "timeout_ms": 10000}),
+        )
+        .await;
+        assert!(reply_text(&typed).contains("held"), "{typed}");
+
+        let display = private_displays(&server.log()).pop().expect("the desktop's display");
+        assert_eq!(x11vnc_on(&display).len(), 1, "one VNC server for the desktop");
+        // No viewer left: its VNC server stops; the next viewer starts it again.
+        drop(browser);
+        assert!(
+            wait_until(Duration::from_secs(20), || x11vnc_on(&display).is_empty().then_some(())).is_some(),
+            "x11vnc outlived its last viewer: {:?}",
+            x11vnc_on(&display)
+        );
+        let mut browser =
+            browser::Browser::start(desk.command("chromium"), &desk.scratch("view-chromium-3")).await;
+        browser.navigate(&format!("{view}?token={TOKEN}")).await;
+        assert!(
+            browser.wait_for("document.body.dataset.view === 'connected'", Duration::from_secs(30)).await,
+            "{}",
+            browser.eval("document.body.outerHTML").await
+        );
+        assert_eq!(x11vnc_on(&display).len(), 1, "the VNC server started again");
+        // Ended: its VNC server stops with it, its viewer is told, and its page is a 404.
+        let ended = call(7, json!({"desktop": handle, "end_desktop": true})).await;
+        assert!(reply_text(&ended).contains("ended"), "{ended}");
+        let gone = plain.get(&view).send().await.unwrap();
+        assert_eq!(gone.status(), 404);
+        assert!(
+            browser.wait_for("document.body.dataset.view === 'disconnected'", Duration::from_secs(20)).await,
+            "{}",
+            browser.eval("document.body.outerHTML").await
+        );
+        assert!(
+            wait_until(Duration::from_secs(20), || x11vnc_on(&display).is_empty().then_some(())).is_some(),
+            "x11vnc outlived its desktop: {:?}",
+            x11vnc_on(&display)
+        );
+        display
+    });
+    assert!(server.stop(Duration::from_secs(40)), "{}", server.log());
+    assert!(processes_on(&display).is_empty());
+    // Who took over and when, and the hand-back, are in the audit log under the desktop.
+    let lines: Vec<Value> = std::fs::read_to_string(&audit)
+        .expect("the audit log")
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("a JSON line"))
+        .collect();
+    let operator: Vec<&Value> = lines
+        .iter()
+        .filter(|l| {
+            l["action"]
+                .as_str()
+                .is_some_and(|a| a.starts_with("operator-"))
+        })
+        .collect();
+    assert_eq!(operator.len(), 2, "{lines:?}");
+    assert_eq!(operator[0]["action"], "operator-takeover");
+    assert_eq!(operator[1]["action"], "operator-handback");
+    assert!(
+        operator[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("(127.0.0.1:"),
+        "{operator:?}"
+    );
+    assert!(operator.iter().all(|l| {
+        l["session"]
+            .as_str()
+            .is_some_and(|s| s.starts_with("desk-"))
+    }));
 }

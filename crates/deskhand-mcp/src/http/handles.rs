@@ -9,6 +9,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex as StdMutex};
 use std::time::{Duration, Instant};
 
+use super::view::DeskView;
 use super::worker::Worker;
 
 /// What a handle starts with, so that a reply or a log line shows what it is.
@@ -27,6 +28,8 @@ pub(crate) struct Handles {
 /// so a desktop ended meanwhile stops once that call is done.
 pub(crate) struct Held {
     pub(crate) worker: Worker,
+    /// Its live view, and the operator holding it.
+    pub(crate) view: DeskView,
     last_used: StdMutex<Instant>,
 }
 
@@ -37,9 +40,10 @@ impl Handles {
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
-    pub(crate) fn insert(&self, handle: String, worker: Worker) -> Arc<Held> {
+    pub(crate) fn insert(&self, handle: String, worker: Worker, view: DeskView) -> Arc<Held> {
         let held = Arc::new(Held {
             worker,
+            view,
             last_used: StdMutex::new(Instant::now()),
         });
         self.held().insert(handle, Arc::clone(&held));
@@ -56,23 +60,30 @@ impl Handles {
         Some(held)
     }
 
+    /// The desktop of `handle`, as its live view sees it: not a use by the agent.
+    pub(crate) fn peek(&self, handle: &str) -> Option<Arc<Held>> {
+        self.held().get(handle).cloned()
+    }
+
     /// Forgets `handle`: its desktop stops once no call runs on it any more.
     pub(crate) fn end(&self, handle: &str) -> bool {
         self.held().remove(handle).is_some()
     }
 
-    /// Ends every desktop no call has used for `idle` or longer; returns their handles.
+    /// Ends every desktop no call has used for `idle` or longer, but for those an operator
+    /// holds; returns their handles.
     pub(crate) fn end_idle(&self, idle: Duration) -> Vec<String> {
         let mut held = self.held();
         let idle_ones: Vec<String> = held
             .iter()
             .filter(|(_, desktop)| {
-                desktop
-                    .last_used
-                    .lock()
-                    .unwrap_or_else(|poisoned| poisoned.into_inner())
-                    .elapsed()
-                    >= idle
+                !desktop.view.held()
+                    && desktop
+                        .last_used
+                        .lock()
+                        .unwrap_or_else(|poisoned| poisoned.into_inner())
+                        .elapsed()
+                        >= idle
             })
             .map(|(handle, _)| handle.clone())
             .collect();
@@ -91,17 +102,22 @@ impl Handles {
 /// A new handle: the host's name where it has one, and 128 random bits, so that nobody guesses
 /// another client's desktop.
 pub(crate) fn new_handle(host: Option<&str>) -> Result<String, String> {
+    let hex = random_hex()?;
+    Ok(match host {
+        Some(host) => format!("{HANDLE_PREFIX}{host}-{hex}"),
+        None => format!("{HANDLE_PREFIX}{hex}"),
+    })
+}
+
+/// 128 random bits in hex.
+pub(crate) fn random_hex() -> Result<String, String> {
     let mut bits = [0u8; 16];
     getrandom::fill(&mut bits).map_err(|err| {
         format!(
             "no random numbers for a desktop handle ({err}); nothing was done; tell the operator"
         )
     })?;
-    let hex: String = bits.iter().map(|byte| format!("{byte:02x}")).collect();
-    Ok(match host {
-        Some(host) => format!("{HANDLE_PREFIX}{host}-{hex}"),
-        None => format!("{HANDLE_PREFIX}{hex}"),
-    })
+    Ok(bits.iter().map(|byte| format!("{byte:02x}")).collect())
 }
 
 #[cfg(test)]

@@ -23,7 +23,10 @@ use crate::SetupCheck;
 
 mod explain;
 mod handles;
+mod rfb;
 mod session;
+mod view;
+mod vnc;
 mod worker;
 
 use explain::{Explainer, explain};
@@ -170,6 +173,11 @@ pub async fn serve_http<B: Backend>(
         token: options.token.clone(),
     });
     let explainer = Arc::new(Explainer::new(&options));
+    let viewing = Arc::new(view::Viewing {
+        hub: Arc::clone(&hub),
+        token: options.token.clone(),
+        hosts: allowed_hosts(addr, &options),
+    });
     let app = Router::new()
         .route_service(MCP_PATH, service)
         .layer(axum::middleware::from_fn_with_state(explainer, explain))
@@ -178,7 +186,8 @@ pub async fn serve_http<B: Backend>(
         .route(
             HEALTH_PATH,
             axum::routing::get(health).with_state(Arc::clone(&hub)),
-        );
+        )
+        .merge(view::routes(viewing));
     tracing::info!(%addr, path = MCP_PATH, "serving MCP over HTTP");
 
     let stop = CancellationToken::new();
@@ -208,9 +217,12 @@ pub async fn serve_http<B: Backend>(
             tracing::debug!(%err, "TCP_NODELAY could not be set on a connection");
         }
     });
-    axum::serve(listener, app)
-        .with_graceful_shutdown(stop.cancelled_owned())
-        .await?;
+    axum::serve(
+        listener,
+        app.into_make_service_with_connect_info::<SocketAddr>(),
+    )
+    .with_graceful_shutdown(stop.cancelled_owned())
+    .await?;
     hub.stop_desktops(DESKTOP_GRACE).await;
     hub.flush_recordings().await;
     tracing::info!("stopped");
@@ -234,13 +246,9 @@ fn session_manager(idle_timeout: Duration) -> LocalSessionManager {
     manager
 }
 
-/// Loopback `Host` and `Origin` always, the bound address when it is a specific one, and what
-/// the operator named; any other `Origin` is refused even where the list would let all in.
-fn rmcp_config(
-    addr: SocketAddr,
-    options: &HttpOptions,
-    cancel: CancellationToken,
-) -> StreamableHttpServerConfig {
+/// The `Host` names the server answers to: loopback ones, the bound address when it is a
+/// specific one, and what the operator named.
+fn allowed_hosts(addr: SocketAddr, options: &HttpOptions) -> Vec<String> {
     let mut hosts: Vec<String> = ["localhost", "127.0.0.1", "::1", "[::1]"]
         .into_iter()
         .map(String::from)
@@ -252,6 +260,17 @@ fn rmcp_config(
         });
     }
     hosts.extend(options.allowed_hosts.iter().cloned());
+    hosts
+}
+
+/// Loopback `Host` and `Origin` always, the bound address when it is a specific one, and what
+/// the operator named; any other `Origin` is refused even where the list would let all in.
+fn rmcp_config(
+    addr: SocketAddr,
+    options: &HttpOptions,
+    cancel: CancellationToken,
+) -> StreamableHttpServerConfig {
+    let hosts = allowed_hosts(addr, options);
     let mut origins: Vec<String> = ["http://localhost:*", "http://127.0.0.1:*", "http://[::1]:*"]
         .into_iter()
         .map(String::from)

@@ -20,6 +20,7 @@ use deskhand_core::{Backend, Config};
 use deskhand_record::Recorder;
 
 use super::handles::{Handles, NEW, new_handle};
+use super::view::DeskView;
 use super::worker::{Worker, WorkerStop};
 use super::{Desktops, RecordTo};
 use crate::handover::{self, Told};
@@ -107,6 +108,15 @@ impl<B: Backend> Hub<B> {
         }
     }
 
+    /// The private desktops started by handle.
+    pub(crate) fn handles(&self) -> &Handles {
+        &self.handles
+    }
+
+    pub(crate) fn config(&self) -> &Config {
+        &self.config
+    }
+
     pub(crate) fn max_desktops(&self) -> usize {
         self.max_desktops
     }
@@ -187,8 +197,10 @@ impl<B: Backend> Hub<B> {
                     "`end_desktop` stops a desktop named by its handle, and \"desktop\": \"new\" names none yet; nothing was done",
                 );
             }
-            let handle = match new_handle(self.host_id.as_deref()) {
-                Ok(handle) => handle,
+            let (handle, view) = match new_handle(self.host_id.as_deref())
+                .and_then(|handle| Ok((handle, DeskView::new()?)))
+            {
+                Ok(minted) => minted,
                 Err(why) => return failed("platform", &why),
             };
             let worker = match self
@@ -198,7 +210,7 @@ impl<B: Backend> Hub<B> {
                 Ok(worker) => worker,
                 Err(refused) => return refused,
             };
-            let held = self.handles.insert(handle.clone(), worker);
+            let held = self.handles.insert(handle.clone(), worker, view);
             tracing::info!(%handle, "private desktop by handle started");
             let started = format!(
                 "desktop {handle} started: a private desktop; pass \"desktop\": \"{handle}\" with every call for it, and \"end_desktop\": true when done\n"
@@ -219,6 +231,14 @@ impl<B: Backend> Hub<B> {
                 ),
             );
         };
+        // An operator who took the desktop over from its live view has it, for ending it too.
+        let call = match held.view.admit() {
+            Ok(call) => call,
+            Err(refusal) => {
+                tracing::info!(handle = %desktop, "call refused: an operator holds the desktop");
+                return failed(refusal.kind.as_str(), &refusal.message);
+            }
+        };
         let reply = if has_action {
             held.worker.call(request, context).await
         } else if end {
@@ -231,6 +251,7 @@ impl<B: Backend> Hub<B> {
                 ),
             );
         };
+        drop(call);
         drop(held);
         let ended = (end && self.handles.end(&desktop)).then(|| {
             tracing::info!(handle = %desktop, "private desktop by handle ended");

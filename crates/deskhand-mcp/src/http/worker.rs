@@ -37,9 +37,16 @@ const START_TIMEOUT: Duration = Duration::from_secs(90);
 const EXIT_TIMEOUT: Duration = Duration::from_secs(20);
 /// Lines of the child's log kept to say why it failed.
 const LOG_TAIL: usize = 4;
+/// How the child says which display it started (`deskhand mcp --headless`, in the binary's
+/// `prepare_display`), read for the desktop's live view.
+const DISPLAY_LINE: &str = "deskhand: started a headless desktop on ";
+/// How long the live view waits for that line to be read, once the child answers.
+const DISPLAY_WAIT: Duration = Duration::from_secs(5);
 
 pub(crate) struct Worker {
     peer: Peer<RoleClient>,
+    /// The display the child's desktop runs on, as its log said.
+    display: Arc<std::sync::OnceLock<String>>,
     relay: Relay,
     stop: Arc<WorkerStop>,
     session: String,
@@ -85,8 +92,12 @@ impl Worker {
         })?;
         let span = tracing::info_span!("desktop", session = %session, worker = number);
         let tail = Arc::new(StdMutex::new(VecDeque::new()));
+        let display = Arc::new(std::sync::OnceLock::new());
         if let Some(stderr) = child.stderr.take() {
-            tokio::spawn(forward_log(stderr, Arc::clone(&tail)).instrument(span.clone()));
+            tokio::spawn(
+                forward_log(stderr, Arc::clone(&tail), Arc::clone(&display))
+                    .instrument(span.clone()),
+            );
         }
         let (Some(stdout), Some(stdin)) = (child.stdout.take(), child.stdin.take()) else {
             unreachable!("both were piped above")
@@ -113,6 +124,7 @@ impl Worker {
         let peer = client.peer().clone();
         Ok(Worker {
             peer,
+            display,
             relay,
             stop: Arc::new(WorkerStop {
                 parts: tokio::sync::Mutex::new(Some(Running {
@@ -124,6 +136,20 @@ impl Worker {
             }),
             session: session.to_owned(),
         })
+    }
+
+    /// The display of the desktop, once the child's log has said it.
+    pub(crate) async fn display(&self) -> Option<String> {
+        let waiting = std::time::Instant::now();
+        loop {
+            if let Some(display) = self.display.get() {
+                return Some(display.clone());
+            }
+            if waiting.elapsed() > DISPLAY_WAIT {
+                return None;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
     }
 
     pub(crate) fn stop_handle(&self) -> &Arc<WorkerStop> {
@@ -278,9 +304,16 @@ impl WorkerStop {
     }
 }
 
-async fn forward_log(stderr: tokio::process::ChildStderr, tail: Arc<StdMutex<VecDeque<String>>>) {
+async fn forward_log(
+    stderr: tokio::process::ChildStderr,
+    tail: Arc<StdMutex<VecDeque<String>>>,
+    display: Arc<std::sync::OnceLock<String>>,
+) {
     let mut lines = BufReader::new(stderr).lines();
     while let Ok(Some(line)) = lines.next_line().await {
+        if let Some(started) = line.strip_prefix(DISPLAY_LINE) {
+            let _ = display.set(started.trim().to_owned());
+        }
         tracing::info!(target: "deskhand::desktop", "{line}");
         let mut tail = tail.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
         if tail.len() == LOG_TAIL {
