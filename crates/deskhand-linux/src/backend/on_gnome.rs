@@ -144,6 +144,17 @@ impl GnomeDesk {
         }
     }
 
+    /// Watches for a person's input through Mutter's idle monitor; input under way stops when
+    /// they take over.
+    pub(super) fn watch_for_person(
+        &self,
+        presence: Arc<deskhand_core::person::Presence>,
+    ) -> std::result::Result<(), String> {
+        crate::gnome::idle::watch(Arc::clone(&presence)).map_err(|err| err.to_string())?;
+        self.gnome.heed(presence);
+        Ok(())
+    }
+
     /// The windows of every application on the accessibility bus, bottom to top as far as that
     /// is known (the focused one last), each with the frame it is and the toolkit's rule for
     /// extents (which says whether its Showing states hold). An application that does not
@@ -243,6 +254,9 @@ impl GnomeDesk {
         let mut sent = 0;
         let mut in_flight = false;
         for piece in pieces(&text) {
+            if let Err(stopped) = gnome.person_took_over() {
+                return self.typed((sent, Some(stopped)), total, routes, None).await;
+            }
             // Keys go through the shell's input queue and text does not, and the shell hands
             // the app only the last text committed before a frame: whatever went before must
             // have reached the app before the next piece goes.

@@ -27,7 +27,7 @@ impl LinuxBackend {
                     other => other.to_string(),
                 })?
             }
-            Display::Gnome(_) => return Err(crate::person::CANNOT_TELL_ON_GNOME.to_owned()),
+            Display::Gnome(gnome) => gnome.watch_for_person(Arc::clone(&presence))?,
         }
         let _ = self.presence.set(presence);
         Ok(())

@@ -1,0 +1,193 @@
+//! A person beside the agent on a real headless GNOME Shell: a second client (a deskhand CLI
+//! process with a remote-desktop session of its own, as a hand on the mouse would be) uses the
+//! desktop during an MCP session, and the fixture app's own log says what arrived.
+
+mod common;
+
+use std::path::Path;
+use std::time::Duration;
+
+use common::{Desktop, Fixture, Mcp, wait_until};
+use serde_json::{Value, json};
+
+const TOOK_OVER: &str =
+    "failed (stopped): a person is using this desktop (their own mouse or keyboard input since ";
+const RESUMED_NOTE: &str = "note: a person had taken over the desktop; actions resumed because they left mouse and keyboard alone";
+
+/// An MCP session with the person's input watched, actions resuming after 1 s.
+fn session(desk: &Desktop, audit: &Path) -> Mcp {
+    let _ = std::fs::remove_file(audit);
+    desk.mcp_with(&[
+        ("DESKHAND_TAKEOVER", "on"),
+        ("DESKHAND_TAKEOVER_IDLE", "1"),
+        ("DESKHAND_AUDIT", audit.to_str().expect("a UTF-8 path")),
+    ])
+}
+
+/// A second client moves the pointer, as a person's hand would: another process, with a
+/// remote-desktop session and virtual pointer of its own.
+fn hand_moves_the_pointer(desk: &Desktop, x: u32, y: u32) {
+    let moved = desk
+        .act("hover", json!({"target": "screen", "x": x, "y": y}))
+        .ok();
+    assert!(moved.starts_with("done: moved the pointer"), "{moved}");
+}
+
+fn clicks(fixture: &Fixture) -> usize {
+    fixture
+        .events()
+        .iter()
+        .filter(|e| e["event"] == "clicked" && e["widget"] == "press_me")
+        .count()
+}
+
+/// What a pointer or keyboard would have left in the oracle log.
+fn input_events(events: &[Value]) -> Vec<&Value> {
+    events
+        .iter()
+        .filter(|e| {
+            matches!(
+                e["event"].as_str(),
+                Some("button" | "clicked" | "key" | "text" | "scroll" | "drag")
+            )
+        })
+        .collect()
+}
+
+fn audit_actions(path: &Path) -> Vec<Value> {
+    std::fs::read_to_string(path)
+        .unwrap_or_default()
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("an audit line is JSON"))
+        .collect()
+}
+
+/// The canvas of a `--kit` fixture, as a point of the window.
+fn canvas_point(mcp: &Mcp, w: &str) -> (f64, f64) {
+    let observed = mcp.call(json!({"action": "observe", "target": w, "points": true}));
+    let line = observed
+        .text
+        .lines()
+        .find(|l| l.contains("\"Canvas\""))
+        .unwrap_or_else(|| panic!("no canvas in {}", observed.text));
+    line.rsplit('@')
+        .next()
+        .and_then(|at| at.trim().split_once(','))
+        .map(|(x, y)| (x.parse::<f64>().unwrap(), y.parse::<f64>().unwrap()))
+        .expect("the canvas's point")
+}
+
+#[test]
+fn on_gnome_another_clients_pointer_pauses_the_agent_until_the_person_is_idle() {
+    let (_turn, desk) = common::gnome();
+    let fixture = desk.fixture("GNOME Person Fixture", 1);
+    let audit = desk.scratch("person-gnome-audit.jsonl");
+    let mcp = session(desk, &audit);
+    let w = mcp.window_id("GNOME Person Fixture", Duration::from_secs(20));
+    let press =
+        json!({"action": "click", "target": w, "find": {"name": "Press me", "role": "button"}});
+
+    // deskhand's own input is never taken for a person's: a pointer click, a move and a key,
+    // each after a calm, and a click right after another.
+    let own = [
+        json!({"action": "click", "target": w, "find": {"name": "Press me", "role": "button"}, "button": "right"}),
+        json!({"action": "hover", "target": "screen", "x": 600, "y": 700}),
+        json!({"action": "press", "keys": "shift"}),
+        press.clone(),
+        press.clone(),
+    ];
+    for action in own {
+        std::thread::sleep(Duration::from_millis(400));
+        let done = mcp.call(action.clone());
+        assert!(done.text.starts_with("done: "), "{action}: {}", done.text);
+    }
+    wait_until(Duration::from_secs(5), || {
+        (clicks(&fixture) == 2).then_some(())
+    })
+    .expect("the fixture saw deskhand's clicks");
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(mcp.logged().is_empty(), "{:?}", mcp.logged());
+
+    hand_moves_the_pointer(desk, 700, 800);
+    std::thread::sleep(Duration::from_millis(200));
+    let before = fixture.events().len();
+    let refused = mcp.call(press.clone());
+    assert_eq!(refused.kind(), Some("stopped"), "{}", refused.text);
+    assert!(refused.text.starts_with(TOOK_OVER), "{}", refused.text);
+    assert!(
+        refused
+            .text
+            .contains("once the person has left mouse and keyboard alone for 1 s"),
+        "{}",
+        refused.text
+    );
+    let seen = fixture.settled_events(before);
+    assert!(
+        input_events(&seen).is_empty(),
+        "the fixture received input while the person had the desktop: {seen:?}"
+    );
+    // Reads still work.
+    let listed = mcp.call(json!({"action": "windows"}));
+    assert!(!listed.is_error, "{}", listed.text);
+
+    // Once the person has been idle for the idle time, the click goes through.
+    std::thread::sleep(Duration::from_millis(1300));
+    let clicked = clicks(&fixture);
+    let resumed = mcp.call(press.clone());
+    let mut lines = resumed.text.lines();
+    assert_eq!(lines.next(), Some(RESUMED_NOTE), "{}", resumed.text);
+    assert!(
+        lines.next().unwrap().starts_with("done: clicked"),
+        "{}",
+        resumed.text
+    );
+    wait_until(Duration::from_secs(5), || {
+        (clicks(&fixture) == clicked + 1).then_some(())
+    })
+    .expect("the click after the person left reached the fixture");
+
+    // The agent heard of the takeover and the resume, unasked; the audit log has both.
+    let logged = wait_until(Duration::from_secs(3), || {
+        let logged = mcp.logged();
+        (logged.len() >= 2).then_some(logged)
+    })
+    .unwrap_or_else(|| panic!("two log messages, got {:?}", mcp.logged()));
+    let events: Vec<&str> = logged
+        .iter()
+        .map(|m| m["data"]["event"].as_str().expect("an event"))
+        .collect();
+    assert_eq!(events, ["takeover", "resume"]);
+    assert_eq!(logged[0]["logger"], "deskhand.person");
+    let handovers: Vec<String> = audit_actions(&audit)
+        .iter()
+        .filter(|e| e["result"] == "noted")
+        .map(|e| e["action"].as_str().expect("an action").to_owned())
+        .collect();
+    assert_eq!(handovers, ["takeover", "resume"]);
+    mcp.close();
+}
+
+#[test]
+fn on_gnome_a_button_held_by_down_is_released_when_the_person_takes_over() {
+    let (_turn, desk) = common::gnome();
+    let fixture = desk.fixture_with("GNOME Held Fixture", 1, &["--kit"]);
+    let audit = desk.scratch("person-gnome-held-audit.jsonl");
+    let mcp = session(desk, &audit);
+    let w = mcp.window_id("GNOME Held Fixture", Duration::from_secs(20));
+    let (x, y) = canvas_point(&mcp, &w);
+    let down = mcp.call(json!({"action": "down", "target": w, "x": x, "y": y}));
+    assert!(!down.is_error, "{}", down.text);
+    std::thread::sleep(Duration::from_millis(400));
+    assert!(
+        !fixture.events().iter().any(|e| e["event"] == "drag"),
+        "released before the person moved"
+    );
+
+    // The person moves the mouse: deskhand lets go of the button it held, without an `up`.
+    hand_moves_the_pointer(desk, 20, 700);
+    let released = fixture.wait_for("the held button's release", |e| e["event"] == "drag");
+    assert_eq!(released["button"], 1, "{released}");
+    let refused = mcp.call(json!({"action": "up"}));
+    assert_eq!(refused.kind(), Some("stopped"), "{}", refused.text);
+    mcp.close();
+}
