@@ -33,6 +33,78 @@ fn hand_moves_the_pointer(desk: &Desktop, x: u32, y: u32) {
     assert!(moved.starts_with("done: moved the pointer"), "{moved}");
 }
 
+/// A second remote-desktop session, made by a small script of its own, that presses a key each
+/// time it is asked: a hand on the keyboard that is quick to react.
+const KEYBOARD_HAND: &str = r#"
+import sys, time
+from gi.repository import Gio, GLib
+bus = Gio.bus_get_sync(Gio.BusType.SESSION, None)
+def call(path, iface, method, args=None, reply=None):
+    return bus.call_sync('org.gnome.Mutter.RemoteDesktop', path, 'org.gnome.Mutter.' + iface,
+        method, args, reply, Gio.DBusCallFlags.NONE, 3000, None)
+session = call('/org/gnome/Mutter/RemoteDesktop', 'RemoteDesktop', 'CreateSession',
+    reply=GLib.VariantType('(o)')).unpack()[0]
+call(session, 'RemoteDesktop.Session', 'Start')
+def tap():
+    for down in (True, False):
+        call(session, 'RemoteDesktop.Session', 'NotifyKeyboardKeysym',
+            GLib.Variant('(ub)', (0xffe2, down)))
+# A new session's devices join the seat a moment after it starts, and its first key is lost.
+time.sleep(0.3)
+tap()
+time.sleep(0.3)
+print('ready', flush=True)
+for line in sys.stdin:
+    tap()
+    print('pressed', flush=True)
+"#;
+
+/// The keyboard hand, started and ready.
+struct KeyboardHand {
+    child: std::process::Child,
+    said: std::io::Lines<std::io::BufReader<std::process::ChildStdout>>,
+}
+
+impl KeyboardHand {
+    fn start(desk: &Desktop) -> KeyboardHand {
+        use std::io::BufRead as _;
+        let mut child = desk
+            .command("/usr/bin/python3")
+            .args(["-c", KEYBOARD_HAND])
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .expect("starting the keyboard hand");
+        let mut said = std::io::BufReader::new(child.stdout.take().expect("piped")).lines();
+        let ready = said.next().and_then(Result::ok);
+        assert_eq!(
+            ready.as_deref(),
+            Some("ready"),
+            "the keyboard hand did not start"
+        );
+        KeyboardHand { child, said }
+    }
+
+    fn press(&mut self) {
+        use std::io::Write as _;
+        let stdin = self.child.stdin.as_mut().expect("piped");
+        writeln!(stdin, "key").expect("asking the hand");
+        let pressed = self.said.next().and_then(Result::ok);
+        assert_eq!(
+            pressed.as_deref(),
+            Some("pressed"),
+            "the keyboard hand did not press"
+        );
+    }
+}
+
+impl Drop for KeyboardHand {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
 fn clicks(fixture: &Fixture) -> usize {
     fixture
         .events()
@@ -189,5 +261,61 @@ fn on_gnome_a_button_held_by_down_is_released_when_the_person_takes_over() {
     assert_eq!(released["button"], 1, "{released}");
     let refused = mcp.call(json!({"action": "up"}));
     assert_eq!(refused.kind(), Some("stopped"), "{}", refused.text);
+    mcp.close();
+}
+
+#[test]
+fn on_gnome_a_type_cut_off_by_a_persons_key_says_how_much_went_in() {
+    let (_turn, desk) = common::gnome();
+    let fixture = desk.fixture("GNOME Typing Fixture", 1);
+    let mut hand = KeyboardHand::start(desk);
+    let audit = desk.scratch("person-gnome-type-audit.jsonl");
+    let mcp = session(desk, &audit);
+    let w = mcp.window_id("GNOME Typing Fixture", Duration::from_secs(20));
+    std::thread::sleep(Duration::from_millis(1200));
+    let text = "abcdéfghij".chars().cycle().take(500).collect::<String>();
+
+    // The person presses a key as soon as the first characters arrive.
+    let log = fixture.log.clone();
+    let watching = std::thread::spawn(move || {
+        let started = std::time::Instant::now();
+        loop {
+            let seen = std::fs::read_to_string(&log)
+                .unwrap_or_default()
+                .lines()
+                .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+                .any(|e| e["event"] == "text" && e["text"].as_str().is_some_and(|t| !t.is_empty()));
+            if seen || started.elapsed() > Duration::from_secs(20) {
+                if seen {
+                    hand.press();
+                }
+                return seen;
+            }
+            std::thread::sleep(Duration::from_millis(2));
+        }
+    });
+    let reply = mcp.call(json!({
+        "action": "type",
+        "target": w,
+        "find": {"name": "Name", "role": "text"},
+        "text": text,
+    }));
+    let typed_some = watching.join().expect("the person's thread");
+    assert!(typed_some, "the fixture never showed a typed character");
+    let sent: usize = reply
+        .text
+        .strip_prefix("applied but unconfirmed: only ")
+        .and_then(|rest| rest.split_once(" of 500 characters were sent before the input failed (a person started using the desktop with their own mouse or keyboard, so deskhand stopped at once"))
+        .and_then(|(count, _)| count.parse().ok())
+        .unwrap_or_else(|| panic!("no count of characters sent in {}", reply.text));
+    assert!((1..500).contains(&sent), "{sent}: {}", reply.text);
+    let received = fixture
+        .settled_events(0)
+        .iter()
+        .rev()
+        .find(|e| e["event"] == "text" && e["widget"] == "name")
+        .and_then(|e| e["text"].as_str().map(str::to_owned))
+        .expect("the entry's text in the fixture's log");
+    assert_eq!(received, text.chars().take(sent).collect::<String>());
     mcp.close();
 }

@@ -28,6 +28,11 @@ use crate::x11;
 /// The protocol that carries input-method text caps one message below 4000 bytes.
 const COMMIT_BYTES: usize = 1000;
 
+/// While a person's input is watched, text goes in pieces this small, so that a person who
+/// takes over stops a long `type` within a piece: a commit through the input method is no
+/// input to Mutter's idle monitor, so their key is told while it goes on.
+const WATCHED_COMMIT_BYTES: usize = 48;
+
 /// A field that just took the focus turns its input method on a moment later.
 const INPUT_METHOD_WAIT: Duration = Duration::from_millis(150);
 
@@ -53,7 +58,7 @@ enum Piece {
 }
 
 /// Text as input-method pieces between the keys it holds, each piece below the protocol's cap.
-fn pieces(text: &str) -> Vec<Piece> {
+fn pieces(text: &str, cap: usize) -> Vec<Piece> {
     let mut pieces = Vec::new();
     let mut run = String::new();
     for c in text.chars() {
@@ -62,7 +67,7 @@ fn pieces(text: &str) -> Vec<Piece> {
             '\t' => Some(xkeysym::key::Tab),
             _ => None,
         };
-        if (key.is_some() || run.len() + c.len_utf8() > COMMIT_BYTES) && !run.is_empty() {
+        if (key.is_some() || run.len() + c.len_utf8() > cap) && !run.is_empty() {
             pieces.push(Piece::Text(std::mem::take(&mut run)));
         }
         match key {
@@ -253,10 +258,12 @@ impl GnomeDesk {
         }
         let mut sent = 0;
         let mut in_flight = false;
-        for piece in pieces(&text) {
-            if let Err(stopped) = gnome.person_took_over() {
-                return self.typed((sent, Some(stopped)), total, routes, None).await;
-            }
+        let cap = if gnome.watched() {
+            WATCHED_COMMIT_BYTES
+        } else {
+            COMMIT_BYTES
+        };
+        for piece in pieces(&text, cap) {
             // Keys go through the shell's input queue and text does not, and the shell hands
             // the app only the last text committed before a frame: whatever went before must
             // have reached the app before the next piece goes.
@@ -264,6 +271,9 @@ impl GnomeDesk {
                 return self
                     .typed((sent, Some(err.after_sending())), total, routes, None)
                     .await;
+            }
+            if let Err(stopped) = gnome.person_took_over() {
+                return self.typed((sent, Some(stopped)), total, routes, None).await;
             }
             in_flight = true;
             match piece {
@@ -687,7 +697,7 @@ mod tests {
     #[test]
     fn text_goes_to_the_input_method_between_returns_and_tabs_in_capped_pieces() {
         assert_eq!(
-            pieces("Hé\n€\tx"),
+            pieces("Hé\n€\tx", COMMIT_BYTES),
             vec![
                 Piece::Text("Hé".into()),
                 Piece::Key(xkeysym::key::Return),
@@ -696,9 +706,12 @@ mod tests {
                 Piece::Text("x".into()),
             ]
         );
-        assert_eq!(pieces("\n\n"), vec![Piece::Key(xkeysym::key::Return); 2]);
+        assert_eq!(
+            pieces("\n\n", COMMIT_BYTES),
+            vec![Piece::Key(xkeysym::key::Return); 2]
+        );
         let long = "€".repeat(COMMIT_BYTES);
-        let split = pieces(&long);
+        let split = pieces(&long, COMMIT_BYTES);
         assert!(split.len() > 1);
         assert!(
             split

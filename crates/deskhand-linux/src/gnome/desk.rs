@@ -197,6 +197,11 @@ impl Gnome {
         });
     }
 
+    /// Whether a person's input is watched.
+    pub fn watched(&self) -> bool {
+        self.presence.get().is_some()
+    }
+
     /// Refuses to send more once a person has taken over.
     pub fn person_took_over(&self) -> Result<()> {
         match self.presence.get() {
