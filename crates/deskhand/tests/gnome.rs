@@ -105,6 +105,126 @@ impl Drop for KeyboardHand {
     }
 }
 
+/// A screenshot tool of GNOME's own: a script that takes the name GNOME's screenshot tool has on
+/// the session bus (GNOME Shell takes screenshots over D-Bus only for it and the portals) and
+/// asks the shell for a picture of the screen each time it is given a file.
+const OUTSIDE_EYE: &str = r#"
+import sys
+from gi.repository import Gio, GLib
+bus = Gio.bus_get_sync(Gio.BusType.SESSION, None)
+def call(dest, path, iface, method, args, reply):
+    return bus.call_sync(dest, path, iface, method, args, reply, Gio.DBusCallFlags.NONE, 5000, None)
+owned = call('org.freedesktop.DBus', '/org/freedesktop/DBus', 'org.freedesktop.DBus',
+    'RequestName', GLib.Variant('(su)', ('org.gnome.Screenshot', 4)),
+    GLib.VariantType('(u)')).unpack()[0]
+print('ready' if owned == 1 else 'the name is taken', flush=True)
+for line in sys.stdin:
+    done, _ = call('org.gnome.Shell', '/org/gnome/Shell/Screenshot', 'org.gnome.Shell.Screenshot',
+        'Screenshot', GLib.Variant('(bbs)', (False, False, line.strip())),
+        GLib.VariantType('(bs)')).unpack()
+    print('shot' if done else 'failed', flush=True)
+"#;
+
+/// The markers' colour (`deskhand_linux::overlay::MARKER_RGB`).
+const MARKER: [u8; 3] = [0xff, 0x2d, 0x95];
+
+fn like(pixel: [u8; 3], colour: [u8; 3]) -> bool {
+    pixel.iter().zip(colour).all(|(p, c)| p.abs_diff(c) <= 24)
+}
+
+struct Shot {
+    width: u32,
+    height: u32,
+    rgb: Vec<[u8; 3]>,
+}
+
+impl Shot {
+    fn decode(bytes: &[u8]) -> Shot {
+        let mut decoder = png::Decoder::new(std::io::Cursor::new(bytes));
+        decoder.set_transformations(png::Transformations::normalize_to_color8());
+        let mut reader = decoder.read_info().expect("a PNG");
+        let mut buffer = vec![0; reader.output_buffer_size().expect("a PNG of a sane size")];
+        let info = reader.next_frame(&mut buffer).expect("the PNG's pixels");
+        let channels = info.color_type.samples();
+        Shot {
+            width: info.width,
+            height: info.height,
+            rgb: buffer[..info.buffer_size()]
+                .chunks_exact(channels)
+                .map(|p| [p[0], p[1], p[2]])
+                .collect(),
+        }
+    }
+
+    fn at(&self, x: u32, y: u32) -> [u8; 3] {
+        self.rgb[(y * self.width + x) as usize]
+    }
+
+    fn markers(&self) -> Vec<(u32, u32)> {
+        (0..self.height)
+            .flat_map(|y| (0..self.width).map(move |x| (x, y)))
+            .filter(|&(x, y)| like(self.at(x, y), MARKER))
+            .collect()
+    }
+}
+
+/// The smallest rectangle around `points`: left, top, right, bottom.
+fn extent(points: &[(u32, u32)]) -> (u32, u32, u32, u32) {
+    let xs = points.iter().map(|p| p.0);
+    let ys = points.iter().map(|p| p.1);
+    (
+        xs.clone().min().unwrap(),
+        ys.clone().min().unwrap(),
+        xs.max().unwrap(),
+        ys.max().unwrap(),
+    )
+}
+
+struct OutsideEye {
+    child: std::process::Child,
+    said: std::io::Lines<std::io::BufReader<std::process::ChildStdout>>,
+    file: std::path::PathBuf,
+}
+
+impl OutsideEye {
+    fn start(desk: &Desktop) -> OutsideEye {
+        use std::io::BufRead as _;
+        let mut child = desk
+            .command("/usr/bin/python3")
+            .args(["-c", OUTSIDE_EYE])
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .expect("starting GNOME's screenshot tool");
+        let mut said = std::io::BufReader::new(child.stdout.take().expect("piped")).lines();
+        let ready = said.next().and_then(Result::ok);
+        assert_eq!(
+            ready.as_deref(),
+            Some("ready"),
+            "the screenshot tool did not start"
+        );
+        let file = desk.scratch("outside-eye.png");
+        OutsideEye { child, said, file }
+    }
+
+    fn shot(&mut self) -> Shot {
+        use std::io::Write as _;
+        let _ = std::fs::remove_file(&self.file);
+        let stdin = self.child.stdin.as_mut().expect("piped");
+        writeln!(stdin, "{}", self.file.display()).expect("asking for a screenshot");
+        let done = self.said.next().and_then(Result::ok);
+        assert_eq!(done.as_deref(), Some("shot"), "GNOME took no screenshot");
+        Shot::decode(&std::fs::read(&self.file).expect("the screenshot's file"))
+    }
+}
+
+impl Drop for OutsideEye {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
 fn clicks(fixture: &Fixture) -> usize {
     fixture
         .events()
@@ -318,4 +438,108 @@ fn on_gnome_a_type_cut_off_by_a_persons_key_says_how_much_went_in() {
         .expect("the entry's text in the fixture's log");
     assert_eq!(received, text.chars().take(sent).collect::<String>());
     mcp.close();
+}
+
+#[test]
+fn on_gnome_the_extension_shows_where_the_agent_acts_but_never_in_its_own_captures() {
+    let (_turn, desk) = common::gnome();
+    let fixture = desk.fixture("GNOME Overlay Fixture", 1);
+    let mut eye = OutsideEye::start(desk);
+    let before = eye.shot();
+    assert!(before.markers().is_empty(), "pink before any agent acted");
+    let mcp = desk.mcp_with(&[("DESKHAND_OVERLAY", "on")]);
+    let w = mcp.window_id("GNOME Overlay Fixture", Duration::from_secs(20));
+    let press =
+        json!({"action": "click", "target": w, "find": {"name": "Press me", "role": "button"}});
+
+    // After a click by `find`, GNOME's own screenshot shows a frame around the button, and
+    // deskhand's own zoom of it, taken while the frame is up, has none of it.
+    let mut checked = None;
+    for _ in 0..5 {
+        let done = mcp.call(press.clone());
+        assert!(done.text.starts_with("done: clicked"), "{}", done.text);
+        let marks = eye.shot().markers();
+        if marks.is_empty() {
+            continue;
+        }
+        let (left, top, right, bottom) = extent(&marks);
+        assert!(
+            right - left > 20 && bottom - top > 10,
+            "a frame around the button: {left},{top} to {right},{bottom}"
+        );
+        let (width, height) = (before.width, before.height);
+        let region = [
+            left.saturating_sub(10) * 1000 / width,
+            top.saturating_sub(10) * 1000 / height,
+            (right + 10).min(width - 1) * 1000 / width + 1,
+            (bottom + 10).min(height - 1) * 1000 / height + 1,
+        ];
+        let zoom = mcp.call(json!({"action": "zoom", "target": "screen", "region": region}));
+        assert!(!zoom.is_error, "{}", zoom.text);
+        if eye.shot().markers().is_empty() {
+            continue;
+        }
+        let zoomed = Shot::decode(zoom.image.as_deref().expect("the zoom's image"));
+        let marked = zoomed.rgb.iter().filter(|p| like(**p, MARKER)).count();
+        assert_eq!(marked, 0, "deskhand's zoom shows its own overlay");
+        checked = Some((
+            (left + right) / 2 * 1000 / width,
+            (top + bottom) / 2 * 1000 / height,
+        ));
+        break;
+    }
+    let (x, y) = checked.expect("the frame was never up around deskhand's zoom");
+
+    // A pointer click lands on the ring the click before it left: the app beneath gets both.
+    let at_center = json!({"action": "click", "target": "screen", "x": x, "y": y});
+    let clicked = clicks(&fixture);
+    let mut through = false;
+    for round in 1..=5 {
+        for _ in 0..2 {
+            let done = mcp.call(at_center.clone());
+            assert!(done.text.starts_with("done: clicked"), "{}", done.text);
+        }
+        wait_until(Duration::from_secs(5), || {
+            (clicks(&fixture) == clicked + 2 * round).then_some(())
+        })
+        .expect("both clicks reached the app beneath the ring");
+        let shot = eye.shot();
+        let dot = (x * shot.width / 1000, y * shot.height / 1000);
+        if shot
+            .markers()
+            .iter()
+            .any(|&(mx, my)| mx.abs_diff(dot.0) <= 3 && my.abs_diff(dot.1) <= 3)
+        {
+            through = true;
+            break;
+        }
+    }
+    assert!(
+        through,
+        "the ring's dot was never seen after a click through it"
+    );
+
+    // The line that an agent is acting shows while it is connected, and goes with it.
+    let connected = eye.shot();
+    mcp.close();
+    let gone = wait_until(Duration::from_secs(5), || {
+        let after = eye.shot();
+        after.markers().is_empty().then_some(after)
+    })
+    .expect("the marks went once the agent left");
+    let top_rows = |shot: &Shot| -> Vec<[u8; 3]> {
+        (0..80)
+            .flat_map(|y| (shot.width / 2 - 150..shot.width / 2 + 150).map(move |x| (x, y)))
+            .map(|(x, y)| shot.at(x, y))
+            .collect()
+    };
+    let changed = top_rows(&connected)
+        .iter()
+        .zip(top_rows(&gone))
+        .filter(|(a, b)| a.iter().zip(b.iter()).any(|(p, q)| p.abs_diff(*q) > 40))
+        .count();
+    assert!(
+        changed > 200,
+        "the indicator line was not seen: {changed} pixels changed"
+    );
 }

@@ -85,8 +85,10 @@ impl Input for LinuxBackend {
     }
 
     fn show_intent(&self, intent: deskhand_core::backend::Intent) {
-        if let session::Display::X11(x11) = &self.display {
-            x11.show_intent(intent);
+        match &self.display {
+            session::Display::X11(x11) => x11.show_intent(intent),
+            session::Display::Gnome(gnome) => gnome.show_intent(intent),
+            session::Display::Sway(_) => {}
         }
     }
 

@@ -137,6 +137,7 @@ pub(crate) struct GnomeDesk {
     gnome: Gnome,
     bus: Arc<Bus>,
     gap: ClickGap,
+    overlay: std::sync::OnceLock<crate::gnome::overlay::GnomeOverlay>,
 }
 
 impl GnomeDesk {
@@ -146,6 +147,23 @@ impl GnomeDesk {
             gnome: Gnome::default(),
             bus,
             gap: ClickGap::default(),
+            overlay: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// Starts the overlay the shell extension draws, with the line that an agent is acting.
+    pub(super) fn show_overlay(&self) -> std::result::Result<(), String> {
+        if self.overlay.get().is_some() {
+            return Ok(());
+        }
+        let overlay = crate::gnome::overlay::start(true).map_err(|err| err.to_string())?;
+        let _ = self.overlay.set(overlay);
+        Ok(())
+    }
+
+    pub(super) fn show_intent(&self, intent: deskhand_core::backend::Intent) {
+        if let Some(overlay) = self.overlay.get() {
+            overlay.show(intent);
         }
     }
 

@@ -39,7 +39,7 @@ impl LinuxBackend {
         match &self.display {
             Display::X11(x11) => x11.show_overlay(),
             Display::Sway(_) => Err(crate::overlay::NOT_ON_SWAY.to_owned()),
-            Display::Gnome(_) => Err(crate::overlay::NOT_ON_GNOME.to_owned()),
+            Display::Gnome(gnome) => gnome.show_overlay(),
         }
     }
 }

@@ -7,6 +7,7 @@ pub mod cursor;
 mod desk;
 pub mod extension;
 pub mod idle;
+pub mod overlay;
 pub mod remote;
 pub mod shell;
 

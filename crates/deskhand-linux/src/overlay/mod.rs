@@ -16,9 +16,6 @@ use deskhand_core::model::{Point, Rect};
 /// Why the overlay is not drawn on sway.
 pub const NOT_ON_SWAY: &str = "on sway the overlay that shows where the agent acts is not drawn yet (it would be a layer-shell surface)";
 
-/// Why the overlay is not drawn on GNOME.
-pub const NOT_ON_GNOME: &str = "on GNOME the overlay that shows where the agent acts is not drawn yet (the shell extension would draw it)";
-
 /// How long a marker stays on the screen after the action it shows.
 const SHOWN_FOR: Duration = Duration::from_secs(1);
 

@@ -28,6 +28,12 @@ const IFACE = `<node>
       <arg type="as" direction="out" name="types"/>
     </method>
     <method name="WriteClipboard"><arg type="s" direction="in" name="text"/></method>
+    <method name="ShowOverlay"><arg type="b" direction="in" name="indicator"/></method>
+    <method name="Mark">
+      <arg type="s" direction="in" name="kind"/>
+      <arg type="i" direction="in" name="x"/><arg type="i" direction="in" name="y"/>
+      <arg type="i" direction="in" name="width"/><arg type="i" direction="in" name="height"/>
+    </method>
   </interface>
 </node>`;
 
@@ -49,9 +55,135 @@ function byId(id) {
     return listedWindows().find(w => w.get_id() === Number(id));
 }
 
+// The overlay that shows a person where the agent acts: pink marks for a second each, and a
+// line while an agent is connected. Its actors are not reactive, so every click and key goes
+// to what is beneath them, and never take the focus. It lasts as long as the D-Bus connection
+// that asked for it, and that process's own screenshots are taken without it.
+const MARK_STYLE = 'border: 3px solid #ff2d95;';
+const SHOWN_FOR_MS = 1000;
+const RING_RADIUS = 18;
+const INDICATOR_TEXT = 'deskhand is acting \u00b7 top-left corner to stop';
+
+function unreactive(actor) {
+    actor.reactive = false;
+    actor.can_focus = false;
+    actor.track_hover = false;
+    return actor;
+}
+
+function processOf(sender, then) {
+    Gio.DBus.session.call('org.freedesktop.DBus', '/org/freedesktop/DBus', 'org.freedesktop.DBus',
+        'GetConnectionUnixProcessID', new GLib.Variant('(s)', [sender]), null,
+        Gio.DBusCallFlags.NONE, 1000, null, (bus, result) => {
+            try {
+                then(bus.call_finish(result).deep_unpack()[0]);
+            } catch (e) {
+                then(null);
+            }
+        });
+}
+
+class Overlay {
+    constructor(owner, pid, indicator) {
+        this.owner = owner;
+        this.pid = pid;
+        this.group = unreactive(new St.Widget({name: 'deskhand'}));
+        Main.layoutManager.uiGroup.add_child(this.group);
+        Main.layoutManager.uiGroup.set_child_above_sibling(this.group, null);
+        if (indicator) {
+            this._indicator = unreactive(new St.Label({
+                text: INDICATOR_TEXT,
+                style: 'background-color: rgba(20, 20, 20, 0.85); color: #ffffff; ' +
+                    'font-size: 9pt; padding: 1px 8px;',
+            }));
+            this.group.add_child(this._indicator);
+            this._place = Main.layoutManager.connect('monitors-changed', () => this._placeIndicator());
+            this._placeIndicator();
+        }
+        this._watch = Gio.bus_watch_name_on_connection(Gio.DBus.session, owner,
+            Gio.BusNameWatcherFlags.NONE, null, () => destroyOverlay());
+    }
+
+    _placeIndicator() {
+        const primary = Main.layoutManager.primaryMonitor;
+        if (!primary)
+            return;
+        const [, width] = this._indicator.get_preferred_width(-1);
+        // Below the top bar, which holds the clock in its middle.
+        this._indicator.set_position(Math.round(primary.x + (primary.width - width) / 2),
+            primary.y + Main.layoutManager.panelBox.height);
+    }
+
+    mark(kind, x, y, width, height) {
+        const mark = kind === 'point' ? this._ring(x, y) : this._frame(x, y, width, height);
+        this.group.add_child(mark);
+        GLib.timeout_add(GLib.PRIORITY_DEFAULT, SHOWN_FOR_MS, () => {
+            mark.destroy();
+            return GLib.SOURCE_REMOVE;
+        });
+    }
+
+    _ring(x, y) {
+        const ring = unreactive(new St.Widget({
+            style: `${MARK_STYLE} border-radius: ${RING_RADIUS}px;`,
+            x: x - RING_RADIUS, y: y - RING_RADIUS,
+            width: 2 * RING_RADIUS + 1, height: 2 * RING_RADIUS + 1,
+        }));
+        ring.add_child(unreactive(new St.Widget({
+            style: 'background-color: #ff2d95;',
+            x: RING_RADIUS - 2, y: RING_RADIUS - 2, width: 5, height: 5,
+        })));
+        return ring;
+    }
+
+    _frame(x, y, width, height) {
+        return unreactive(new St.Widget({style: MARK_STYLE, x, y, width, height}));
+    }
+
+    // Captures under way each keep it hidden until they are done.
+    hideFor() {
+        this._hiding = (this._hiding || 0) + 1;
+        this.group.hide();
+        return () => {
+            this._hiding -= 1;
+            if (this._hiding === 0 && overlay === this)
+                this.group.show();
+        };
+    }
+
+    destroy() {
+        Gio.bus_unwatch_name(this._watch);
+        if (this._place)
+            Main.layoutManager.disconnect(this._place);
+        this.group.destroy();
+    }
+}
+
+let overlay = null;
+
+function destroyOverlay() {
+    if (overlay)
+        overlay.destroy();
+    overlay = null;
+}
+
 class DeskhandShell {
     get Version() {
-        return 2;
+        return 3;
+    }
+
+    ShowOverlayAsync([indicator], invocation) {
+        const owner = invocation.get_sender();
+        processOf(owner, pid => {
+            destroyOverlay();
+            overlay = new Overlay(owner, pid, indicator);
+            invocation.return_value(null);
+        });
+    }
+
+    Mark(kind, x, y, width, height) {
+        if (overlay)
+            overlay.mark(kind, x, y, width, height);
     }
 
     Windows() {
@@ -116,11 +248,25 @@ class DeskhandShell {
         return true;
     }
 
-    ScreenshotAsync([x, y, width, height, path], invocation) {
+    // The overlay's own process never sees it in its screenshots: it is hidden while the stage
+    // is painted for them.
+    ScreenshotAsync(params, invocation) {
+        if (!overlay) {
+            this._screenshot(params, invocation, () => {});
+            return;
+        }
+        processOf(invocation.get_sender(), pid => {
+            const own = overlay && pid !== null && pid === overlay.pid;
+            this._screenshot(params, invocation, own ? overlay.hideFor() : () => {});
+        });
+    }
+
+    _screenshot([x, y, width, height, path], invocation, done) {
         try {
             const stream = Gio.File.new_for_path(path)
                 .replace(null, false, Gio.FileCreateFlags.REPLACE_DESTINATION, null);
             new Shell.Screenshot().screenshot_area(x, y, width, height, stream, (shot, result) => {
+                done();
                 try {
                     shot.screenshot_area_finish(result);
                     stream.close(null);
@@ -130,6 +276,7 @@ class DeskhandShell {
                 }
             });
         } catch (e) {
+            done();
             invocation.return_dbus_error('dev.deskhand.Shell.Failed', String(e.message));
         }
     }
@@ -190,6 +337,7 @@ class DeskhandExtension {
     }
 
     disable() {
+        destroyOverlay();
         if (this._startup)
             Main.layoutManager.disconnect(this._startup);
         this._startup = null;
