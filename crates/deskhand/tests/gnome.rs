@@ -543,3 +543,25 @@ fn on_gnome_the_extension_shows_where_the_agent_acts_but_never_in_its_own_captur
         "the indicator line was not seen: {changed} pixels changed"
     );
 }
+
+#[test]
+fn on_gnome_the_doctor_says_how_a_persons_input_is_told() {
+    let (_turn, desk) = common::gnome();
+    let run = desk.run(&["doctor", "--json"]);
+    let report: Value = serde_json::from_str(&run.stdout)
+        .unwrap_or_else(|err| panic!("not JSON ({err}): {} / {}", run.stdout, run.stderr));
+    let takeover = report["checks"]
+        .as_array()
+        .expect("checks")
+        .iter()
+        .find(|c| c["name"] == "takeover")
+        .unwrap_or_else(|| panic!("no takeover check in {report:#}"));
+    assert_eq!(takeover["status"], "ok", "{takeover}");
+    let detail = takeover["detail"].as_str().expect("a detail");
+    assert!(
+        detail.starts_with(
+            "GNOME's idle monitor (org.gnome.Mutter.IdleMonitor) tells when the seat last had input"
+        ),
+        "{detail}"
+    );
+}

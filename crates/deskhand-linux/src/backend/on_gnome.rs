@@ -642,6 +642,10 @@ impl DisplayServer for GnomeDesk {
     }
 
     async fn capture(&self, rect: Rect) -> Result<RgbImage> {
+        // The screen cast would show the overlay: only the extension's screenshot leaves it out.
+        if self.overlay.get().is_some() {
+            return self.gnome.shell_capture(rect).await;
+        }
         self.gnome.capture(rect).await
     }
 
