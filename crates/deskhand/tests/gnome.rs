@@ -565,3 +565,45 @@ fn on_gnome_the_doctor_says_how_a_persons_input_is_told() {
         "{detail}"
     );
 }
+
+#[test]
+fn on_gnome_a_drag_cut_off_by_a_person_releases_its_button_where_it_got_to() {
+    let (_turn, desk) = common::gnome();
+    let fixture = desk.fixture_with("GNOME Drag Fixture", 1, &["--kit"]);
+    let mut hand = KeyboardHand::start(desk);
+    let audit = desk.scratch("person-gnome-drag-audit.jsonl");
+    let mcp = session(desk, &audit);
+    let w = mcp.window_id("GNOME Drag Fixture", Duration::from_secs(20));
+    let (x, y) = canvas_point(&mcp, &w);
+    // deskhand's pointer joins the seat before the drag, which then starts at once.
+    let hovered = mcp.call(json!({"action": "hover", "target": w, "x": x - 40.0, "y": y}));
+    assert!(hovered.text.starts_with("done: "), "{}", hovered.text);
+    std::thread::sleep(Duration::from_millis(1200));
+
+    // The drag goes through one point on its way, half-way through its 4 s; the person
+    // presses a key well after deskhand's move there, while the drag waits for its end.
+    let pressing = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(2800));
+        hand.press();
+    });
+    let reply = mcp.call(json!({
+        "action": "drag", "target": w,
+        "from": [x - 40.0, y], "via": [[x - 20.0, y]], "to": [x + 40.0, y],
+        "duration_ms": 4000,
+    }));
+    pressing.join().expect("the person's thread");
+    assert!(
+        reply.text.starts_with("applied but unconfirmed: ")
+            && reply.text.contains("a person started using the desktop"),
+        "{}",
+        reply.text
+    );
+    assert!(reply.took < Duration::from_millis(3600), "{:?}", reply.took);
+    let released = fixture.wait_for("the drag's release", |e| e["event"] == "drag");
+    let (from, to) = (
+        released["from"][0].as_i64().unwrap(),
+        released["to"][0].as_i64().unwrap(),
+    );
+    assert!(to > from, "{released}");
+    mcp.close();
+}

@@ -6,7 +6,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use deskhand_core::backend::{Input, InputOutcome, TextRoute, Typed};
+use deskhand_core::backend::{InputOutcome, TextRoute, Typed};
 use deskhand_core::error::{Error, ErrorKind, Result};
 use deskhand_core::keys::Keys;
 use deskhand_core::model::{
@@ -17,7 +17,7 @@ use deskhand_core::render::{escape, plural};
 
 use super::bus::{Bus, Placed};
 use super::display::{
-    ClickGap, DisplayServer, PointerOf, keysym_chords, modifier_keysyms, tree_of, wayland_outcome,
+    ClickGap, DisplayServer, keysym_chords, modifier_keysyms, tree_of, wayland_outcome,
 };
 use super::errors::atspi_error;
 use super::frames::{Origin, gnome_origin, origin_for, wayland_inset, wayland_origin};
@@ -622,9 +622,26 @@ impl DisplayServer for GnomeDesk {
         modifiers: &[Modifier],
         duration: Duration,
     ) -> Result<()> {
-        PointerOf(self)
-            .drag_path(points, button, modifiers, duration)
-            .await
+        // As the core's drag, but a person who takes over while it waits between two points
+        // stops it at once.
+        let Some((first, rest)) = points.split_first() else {
+            return Ok(());
+        };
+        self.move_pointer(*first).await?;
+        self.button(button, true, modifiers).await?;
+        let step = duration / u32::try_from(rest.len().max(1)).unwrap_or(u32::MAX);
+        let mut moved = Ok(());
+        for point in rest {
+            moved = match self.gnome.wait_unless_taken_over(step).await {
+                Ok(()) => self.gnome.move_pointer(*point).await,
+                Err(stopped) => Err(stopped),
+            };
+            if moved.is_err() {
+                break;
+            }
+        }
+        let released = self.button(button, false, modifiers).await;
+        moved.and(released)
     }
 
     async fn press_keys(&self, keys: &Keys) -> Result<InputOutcome> {
