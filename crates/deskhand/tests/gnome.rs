@@ -485,10 +485,40 @@ fn on_gnome_the_extension_shows_where_the_agent_acts_but_never_in_its_own_captur
         checked = Some((
             (left + right) / 2 * 1000 / width,
             (top + bottom) / 2 * 1000 / height,
+            region,
         ));
         break;
     }
-    let (x, y) = checked.expect("the frame was never up around deskhand's zoom");
+    let (x, y, region) = checked.expect("the frame was never up around deskhand's zoom");
+
+    // Nor does it show another deskhand's overlay: a second agent's marks stay out of the
+    // first one's zoom.
+    let other = desk.mcp_with(&[("DESKHAND_OVERLAY", "on")]);
+    let other_w = other.window_id("GNOME Overlay Fixture", Duration::from_secs(20));
+    let other_press = json!({"action": "click", "target": other_w, "find": {"name": "Press me", "role": "button"}});
+    let mut apart = false;
+    for _ in 0..5 {
+        let done = other.call(other_press.clone());
+        assert!(done.text.starts_with("done: clicked"), "{}", done.text);
+        let zoom = mcp.call(json!({"action": "zoom", "target": "screen", "region": region}));
+        assert!(!zoom.is_error, "{}", zoom.text);
+        if eye.shot().markers().is_empty() {
+            continue;
+        }
+        let zoomed = Shot::decode(zoom.image.as_deref().expect("the zoom's image"));
+        let marked = zoomed.rgb.iter().filter(|p| like(**p, MARKER)).count();
+        assert_eq!(
+            marked, 0,
+            "deskhand's zoom shows another deskhand's overlay"
+        );
+        apart = true;
+        break;
+    }
+    assert!(
+        apart,
+        "the second agent's frame was never up around the first one's zoom"
+    );
+    other.close();
 
     // A pointer click lands on the ring the click before it left: the app beneath gets both.
     let at_center = json!({"action": "click", "target": "screen", "x": x, "y": y});

@@ -57,8 +57,9 @@ function byId(id) {
 
 // The overlay that shows a person where the agent acts: pink marks for a second each, and a
 // line while an agent is connected. Its actors are not reactive, so every click and key goes
-// to what is beneath them, and never take the focus. It lasts as long as the D-Bus connection
-// that asked for it, and that process's own screenshots are taken without it.
+// to what is beneath them, and never take the focus. Each deskhand process that asks has one,
+// for as long as its D-Bus connection lasts, and the screenshots such a process takes are
+// taken without any of them.
 const MARK_STYLE = 'border: 3px solid #ff2d95;';
 const SHOWN_FOR_MS = 1000;
 const RING_RADIUS = 18;
@@ -101,7 +102,7 @@ class Overlay {
             this._placeIndicator();
         }
         this._watch = Gio.bus_watch_name_on_connection(Gio.DBus.session, owner,
-            Gio.BusNameWatcherFlags.NONE, null, () => destroyOverlay());
+            Gio.BusNameWatcherFlags.NONE, null, () => destroyOverlay(owner));
     }
 
     _placeIndicator() {
@@ -146,7 +147,7 @@ class Overlay {
         this.group.hide();
         return () => {
             this._hiding -= 1;
-            if (this._hiding === 0 && overlay === this)
+            if (this._hiding === 0 && overlays.get(this.owner) === this)
                 this.group.show();
         };
     }
@@ -159,12 +160,19 @@ class Overlay {
     }
 }
 
-let overlay = null;
+// By the unique bus name of the process that asked for each.
+const overlays = new Map();
 
-function destroyOverlay() {
+function destroyOverlay(owner) {
+    const overlay = overlays.get(owner);
     if (overlay)
         overlay.destroy();
-    overlay = null;
+    overlays.delete(owner);
+}
+
+function destroyOverlays() {
+    for (const owner of [...overlays.keys()])
+        destroyOverlay(owner);
 }
 
 class DeskhandShell {
@@ -175,15 +183,17 @@ class DeskhandShell {
     ShowOverlayAsync([indicator], invocation) {
         const owner = invocation.get_sender();
         processOf(owner, pid => {
-            destroyOverlay();
-            overlay = new Overlay(owner, pid, indicator);
+            destroyOverlay(owner);
+            overlays.set(owner, new Overlay(owner, pid, indicator));
             invocation.return_value(null);
         });
     }
 
-    Mark(kind, x, y, width, height) {
+    MarkAsync([kind, x, y, width, height], invocation) {
+        const overlay = overlays.get(invocation.get_sender());
         if (overlay)
             overlay.mark(kind, x, y, width, height);
+        invocation.return_value(null);
     }
 
     Windows() {
@@ -248,16 +258,18 @@ class DeskhandShell {
         return true;
     }
 
-    // The overlay's own process never sees it in its screenshots: it is hidden while the stage
-    // is painted for them.
+    // A process that shows an overlay never sees one in its screenshots: they are hidden while
+    // the stage is painted for it.
     ScreenshotAsync(params, invocation) {
-        if (!overlay) {
+        if (overlays.size === 0) {
             this._screenshot(params, invocation, () => {});
             return;
         }
         processOf(invocation.get_sender(), pid => {
-            const own = overlay && pid !== null && pid === overlay.pid;
-            this._screenshot(params, invocation, own ? overlay.hideFor() : () => {});
+            const shown = [...overlays.values()];
+            const own = pid !== null && shown.some(overlay => overlay.pid === pid);
+            const unhide = own ? shown.map(overlay => overlay.hideFor()) : [];
+            this._screenshot(params, invocation, () => unhide.forEach(show => show()));
         });
     }
 
@@ -337,7 +349,7 @@ class DeskhandExtension {
     }
 
     disable() {
-        destroyOverlay();
+        destroyOverlays();
         if (this._startup)
             Main.layoutManager.disconnect(this._startup);
         this._startup = null;
