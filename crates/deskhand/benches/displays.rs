@@ -6,7 +6,8 @@
 //! and one session (as the MCP server has) time `observe` of the GTK3 fixture app's window, a
 //! pointer click on one of its buttons, a `screenshot` of the window, and typing 1,000
 //! characters of mixed Unicode into its name field, checked against what the app itself logs
-//! it received. It prints medians only: targets live in the issue, not here.
+//! it received; then, with the overlay that shows a person where the agent acts turned on, the
+//! click and the screenshot again. It prints medians only: targets live in the issue, not here.
 //! `DESKHAND_BENCH_DISPLAYS=sway,gnome` measures only those.
 
 use std::path::{Path, PathBuf};
@@ -53,9 +54,9 @@ fn compare() {
             .join(" ")
     );
     println!(
-        "| display | observe ms | click ms | screenshot ms | type {TYPED_CHARS} chars ms | chars/s | arrived exactly |"
+        "| display | observe ms | click ms | screenshot ms | type {TYPED_CHARS} chars ms | chars/s | arrived exactly | click, overlay on ms | screenshot, overlay on ms |"
     );
-    println!("|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|");
     for display in DISPLAYS {
         if only
             .as_ref()
@@ -65,7 +66,7 @@ fn compare() {
         }
         match run_inside(display) {
             Ok(row) => println!("{row}"),
-            Err(why) => println!("| {display} | failed: {why} | | | | | |"),
+            Err(why) => println!("| {display} | failed: {why} | | | | | | | |"),
         }
     }
 }
@@ -203,7 +204,7 @@ fn measure(display: &str) {
     let _ = std::fs::remove_file(&log);
     match row {
         Ok(row) => println!("{row}"),
-        Err(why) => println!("| {display} | failed: {why} | | | | | |"),
+        Err(why) => println!("| {display} | failed: {why} | | | | | | | |"),
     }
 }
 
@@ -274,8 +275,21 @@ async fn measure_in(desk: &mut Desk, display: &str, log: &Path) -> Result<String
         }
     }
     let typed = median(&typing);
+
+    let with_overlay = match desk.backend.show_overlay() {
+        Ok(()) => {
+            let click = desk
+                .median_of(json!({"action": "click", "target": w, "x": other.0, "y": other.1}))
+                .await?;
+            let screenshot = desk
+                .median_of(json!({"action": "screenshot", "target": w}))
+                .await?;
+            format!("{click:.1} | {screenshot:.1}")
+        }
+        Err(why) => format!("– ({why}) | –"),
+    };
     Ok(format!(
-        "| {display} | {observe:.1} | {click:.1} | {screenshot:.1} | {typed:.0} | {:.0} | {exact}/{TYPE_RUNS} |",
+        "| {display} | {observe:.1} | {click:.1} | {screenshot:.1} | {typed:.0} | {:.0} | {exact}/{TYPE_RUNS} | {with_overlay} |",
         TYPED_CHARS as f64 / (typed / 1000.0)
     ))
 }

@@ -88,7 +88,7 @@ impl Input for LinuxBackend {
         match &self.display {
             session::Display::X11(x11) => x11.show_intent(intent),
             session::Display::Sway(sway) => sway.show_intent(intent),
-            session::Display::Gnome(_) => {}
+            session::Display::Gnome(gnome) => gnome.show_intent(intent),
         }
     }
 

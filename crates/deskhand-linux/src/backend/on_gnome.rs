@@ -6,7 +6,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use deskhand_core::backend::{Input, InputOutcome, TextRoute, Typed};
+use deskhand_core::backend::{InputOutcome, TextRoute, Typed};
 use deskhand_core::error::{Error, ErrorKind, Result};
 use deskhand_core::keys::Keys;
 use deskhand_core::model::{
@@ -17,7 +17,7 @@ use deskhand_core::render::{escape, plural};
 
 use super::bus::{Bus, Placed};
 use super::display::{
-    ClickGap, DisplayServer, PointerOf, keysym_chords, modifier_keysyms, tree_of, wayland_outcome,
+    ClickGap, DisplayServer, keysym_chords, modifier_keysyms, tree_of, wayland_outcome,
 };
 use super::errors::atspi_error;
 use super::frames::{Origin, gnome_origin, origin_for, wayland_inset, wayland_origin};
@@ -27,6 +27,11 @@ use crate::x11;
 
 /// The protocol that carries input-method text caps one message below 4000 bytes.
 const COMMIT_BYTES: usize = 1000;
+
+/// While a person's input is watched, text goes in pieces this small, so that a person who
+/// takes over stops a long `type` within a piece: a commit through the input method is no
+/// input to Mutter's idle monitor, so their key is told while it goes on.
+const WATCHED_COMMIT_BYTES: usize = 48;
 
 /// A field that just took the focus turns its input method on a moment later.
 const INPUT_METHOD_WAIT: Duration = Duration::from_millis(150);
@@ -53,7 +58,7 @@ enum Piece {
 }
 
 /// Text as input-method pieces between the keys it holds, each piece below the protocol's cap.
-fn pieces(text: &str) -> Vec<Piece> {
+fn pieces(text: &str, cap: usize) -> Vec<Piece> {
     let mut pieces = Vec::new();
     let mut run = String::new();
     for c in text.chars() {
@@ -62,7 +67,7 @@ fn pieces(text: &str) -> Vec<Piece> {
             '\t' => Some(xkeysym::key::Tab),
             _ => None,
         };
-        if (key.is_some() || run.len() + c.len_utf8() > COMMIT_BYTES) && !run.is_empty() {
+        if (key.is_some() || run.len() + c.len_utf8() > cap) && !run.is_empty() {
             pieces.push(Piece::Text(std::mem::take(&mut run)));
         }
         match key {
@@ -132,6 +137,7 @@ pub(crate) struct GnomeDesk {
     gnome: Gnome,
     bus: Arc<Bus>,
     gap: ClickGap,
+    overlay: std::sync::OnceLock<crate::gnome::overlay::GnomeOverlay>,
 }
 
 impl GnomeDesk {
@@ -141,7 +147,35 @@ impl GnomeDesk {
             gnome: Gnome::default(),
             bus,
             gap: ClickGap::default(),
+            overlay: std::sync::OnceLock::new(),
         }
+    }
+
+    /// Starts the overlay the shell extension draws, with the line that an agent is acting.
+    pub(super) fn show_overlay(&self) -> std::result::Result<(), String> {
+        if self.overlay.get().is_some() {
+            return Ok(());
+        }
+        let overlay = crate::gnome::overlay::start(true).map_err(|err| err.to_string())?;
+        let _ = self.overlay.set(overlay);
+        Ok(())
+    }
+
+    pub(super) fn show_intent(&self, intent: deskhand_core::backend::Intent) {
+        if let Some(overlay) = self.overlay.get() {
+            overlay.show(intent);
+        }
+    }
+
+    /// Watches for a person's input through Mutter's idle monitor; input under way stops when
+    /// they take over.
+    pub(super) fn watch_for_person(
+        &self,
+        presence: Arc<deskhand_core::person::Presence>,
+    ) -> std::result::Result<(), String> {
+        crate::gnome::idle::watch(Arc::clone(&presence)).map_err(|err| err.to_string())?;
+        self.gnome.heed(presence);
+        Ok(())
     }
 
     /// The windows of every application on the accessibility bus, bottom to top as far as that
@@ -242,7 +276,12 @@ impl GnomeDesk {
         }
         let mut sent = 0;
         let mut in_flight = false;
-        for piece in pieces(&text) {
+        let cap = if gnome.watched() {
+            WATCHED_COMMIT_BYTES
+        } else {
+            COMMIT_BYTES
+        };
+        for piece in pieces(&text, cap) {
             // Keys go through the shell's input queue and text does not, and the shell hands
             // the app only the last text committed before a frame: whatever went before must
             // have reached the app before the next piece goes.
@@ -250,6 +289,9 @@ impl GnomeDesk {
                 return self
                     .typed((sent, Some(err.after_sending())), total, routes, None)
                     .await;
+            }
+            if let Err(stopped) = gnome.person_took_over() {
+                return self.typed((sent, Some(stopped)), total, routes, None).await;
             }
             in_flight = true;
             match piece {
@@ -580,9 +622,26 @@ impl DisplayServer for GnomeDesk {
         modifiers: &[Modifier],
         duration: Duration,
     ) -> Result<()> {
-        PointerOf(self)
-            .drag_path(points, button, modifiers, duration)
-            .await
+        // As the core's drag, but a person who takes over while it waits between two points
+        // stops it at once.
+        let Some((first, rest)) = points.split_first() else {
+            return Ok(());
+        };
+        self.move_pointer(*first).await?;
+        self.button(button, true, modifiers).await?;
+        let step = duration / u32::try_from(rest.len().max(1)).unwrap_or(u32::MAX);
+        let mut moved = Ok(());
+        for point in rest {
+            moved = match self.gnome.wait_unless_taken_over(step).await {
+                Ok(()) => self.gnome.move_pointer(*point).await,
+                Err(stopped) => Err(stopped),
+            };
+            if moved.is_err() {
+                break;
+            }
+        }
+        let released = self.button(button, false, modifiers).await;
+        moved.and(released)
     }
 
     async fn press_keys(&self, keys: &Keys) -> Result<InputOutcome> {
@@ -600,6 +659,10 @@ impl DisplayServer for GnomeDesk {
     }
 
     async fn capture(&self, rect: Rect) -> Result<RgbImage> {
+        // The screen cast would show the overlay: only the extension's screenshot leaves it out.
+        if self.overlay.get().is_some() {
+            return self.gnome.shell_capture(rect).await;
+        }
         self.gnome.capture(rect).await
     }
 
@@ -673,7 +736,7 @@ mod tests {
     #[test]
     fn text_goes_to_the_input_method_between_returns_and_tabs_in_capped_pieces() {
         assert_eq!(
-            pieces("Hé\n€\tx"),
+            pieces("Hé\n€\tx", COMMIT_BYTES),
             vec![
                 Piece::Text("Hé".into()),
                 Piece::Key(xkeysym::key::Return),
@@ -682,9 +745,12 @@ mod tests {
                 Piece::Text("x".into()),
             ]
         );
-        assert_eq!(pieces("\n\n"), vec![Piece::Key(xkeysym::key::Return); 2]);
+        assert_eq!(
+            pieces("\n\n", COMMIT_BYTES),
+            vec![Piece::Key(xkeysym::key::Return); 2]
+        );
         let long = "€".repeat(COMMIT_BYTES);
-        let split = pieces(&long);
+        let split = pieces(&long, COMMIT_BYTES);
         assert!(split.len() > 1);
         assert!(
             split

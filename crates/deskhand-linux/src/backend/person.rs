@@ -27,7 +27,7 @@ impl LinuxBackend {
                     ) => crate::person::CANNOT_TELL_ON_SWAY.to_owned(),
                     other => other.to_string(),
                 })?,
-            Display::Gnome(_) => return Err(crate::person::CANNOT_TELL_ON_GNOME.to_owned()),
+            Display::Gnome(gnome) => gnome.watch_for_person(Arc::clone(&presence))?,
         }
         let _ = self.presence.set(presence);
         Ok(())
@@ -39,7 +39,7 @@ impl LinuxBackend {
         match &self.display {
             Display::X11(x11) => x11.show_overlay(),
             Display::Sway(sway) => sway.show_overlay(),
-            Display::Gnome(_) => Err(crate::overlay::NOT_ON_GNOME.to_owned()),
+            Display::Gnome(gnome) => gnome.show_overlay(),
         }
     }
 }

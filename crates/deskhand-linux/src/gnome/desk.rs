@@ -5,11 +5,12 @@
 //! pixels and where the pointer is come through the screen cast, and moving the pointer, which
 //! needs window positions, is refused.
 
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use deskhand_core::error::{Error, ErrorKind, Result};
 use deskhand_core::model::{MouseButton, Point, Rect, ScrollDirection, WindowChange, WindowInfo};
+use deskhand_core::person::{Handover, Presence};
 use deskhand_core::render::escape;
 use tokio::sync::OnceCell;
 
@@ -48,6 +49,7 @@ pub fn gnome_error(err: GnomeError) -> Error {
         GnomeError::Unplaced(_) => ErrorKind::Unsupported,
         GnomeError::OffScreen(_) => ErrorKind::BadArgument,
         GnomeError::Timeout { .. } => ErrorKind::Timeout,
+        GnomeError::PersonTookOver => ErrorKind::Stopped,
         GnomeError::Call { .. }
         | GnomeError::BadReply(_)
         | GnomeError::NoFrame { .. }
@@ -71,7 +73,11 @@ pub struct Placement {
 pub struct Gnome {
     bus: OnceCell<zbus::Connection>,
     shell: OnceCell<Shell>,
-    input: OnceCell<RemoteInput>,
+    /// Shared with the task that lets go of held input when a person takes over.
+    input: Arc<OnceCell<RemoteInput>>,
+    /// The person at the desk, once their input is watched: input under way stops when they
+    /// take over.
+    presence: std::sync::OnceLock<Arc<Presence>>,
     /// When the shell last said the extension is not running.
     found_absent: Mutex<Option<Instant>>,
     /// The screen cast pixels are read from, kept from one capture to the next.
@@ -160,6 +166,62 @@ impl Gnome {
             Ok(())
         } else {
             Err(gnome_error(GnomeError::Unplaced(what.to_owned())))
+        }
+    }
+
+    /// Makes input stop at once, between two keys or two steps of a drag, when a person takes
+    /// over, and lets go of whatever deskhand holds down then. Called on the async runtime the
+    /// input runs on.
+    pub fn heed(&self, presence: Arc<Presence>) {
+        let mut handovers = presence.subscribe();
+        if self.presence.set(presence).is_err() {
+            return;
+        }
+        let input = Arc::clone(&self.input);
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        runtime.spawn(async move {
+            loop {
+                match handovers.recv().await {
+                    Ok(Handover::TookOver { .. }) => {
+                        if let Some(input) = input.get() {
+                            input.let_go().await;
+                        }
+                    }
+                    Ok(Handover::Resumed { .. })
+                    | Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {}
+                    Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
+                }
+            }
+        });
+    }
+
+    /// Whether a person's input is watched.
+    pub fn watched(&self) -> bool {
+        self.presence.get().is_some()
+    }
+
+    /// Refuses to send more once a person has taken over.
+    pub fn person_took_over(&self) -> Result<()> {
+        match self.presence.get() {
+            Some(presence) if presence.taken_over() => {
+                Err(gnome_error(GnomeError::PersonTookOver).after_sending())
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// Waits `wait`, unless a person takes over meanwhile: then at once refuses to go on.
+    pub async fn wait_unless_taken_over(&self, wait: Duration) -> Result<()> {
+        let until = tokio::time::Instant::now() + wait;
+        loop {
+            self.person_took_over()?;
+            let now = tokio::time::Instant::now();
+            if now >= until {
+                return Ok(());
+            }
+            tokio::time::sleep((until - now).min(POLL)).await;
         }
     }
 
@@ -377,6 +439,7 @@ impl Gnome {
     }
 
     pub async fn move_pointer(&self, to: Point) -> Result<()> {
+        self.person_took_over()?;
         self.placed("Moving the pointer").await?;
         self.pointer_to(self.input().await?, to).await
     }
@@ -424,6 +487,9 @@ impl Gnome {
     }
 
     pub async fn button(&self, button: MouseButton, down: bool) -> Result<()> {
+        if down {
+            self.person_took_over()?;
+        }
         self.placed("A mouse button").await?;
         let input = self.input().await?;
         if !input.pointer_moved() {
@@ -524,6 +590,9 @@ impl Gnome {
     pub async fn press_chords(&self, chords: &[(Vec<u32>, u32)]) -> Result<(usize, Option<Error>)> {
         let input = self.input().await?;
         for (pressed, (modifiers, key)) in chords.iter().enumerate() {
+            if let Err(stopped) = self.person_took_over() {
+                return Ok((pressed, Some(stopped)));
+            }
             let chord = async {
                 for &modifier in modifiers {
                     input.key(modifier, true).await?;

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 pub const UUID: &str = "deskhand@deskhand.dev";
 
 /// What the extension's interface promises; the client refuses an older one.
-pub const VERSION: u32 = 2;
+pub const VERSION: u32 = 3;
 
 /// The interface, its methods and their behaviour: shared by both ways GNOME loads extensions.
 const BODY: &str = include_str!("extension/body.js");

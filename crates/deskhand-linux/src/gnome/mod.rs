@@ -6,6 +6,8 @@ pub mod cast;
 pub mod cursor;
 mod desk;
 pub mod extension;
+pub mod idle;
+pub mod overlay;
 pub mod remote;
 pub mod shell;
 
@@ -59,6 +61,10 @@ pub enum GnomeError {
     Call { what: String, source: zbus::Error },
     #[error("GNOME answered something deskhand cannot read: {0}")]
     BadReply(String),
+    #[error(
+        "a person started using the desktop with their own mouse or keyboard, so deskhand stopped at once: the rest was not sent, and any button or key it held was released"
+    )]
+    PersonTookOver,
 }
 
 impl GnomeError {

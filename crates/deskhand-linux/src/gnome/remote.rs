@@ -231,7 +231,24 @@ pub struct RemoteInput {
     /// When the pointer last moved or a button changed; `None` before this session's first
     /// pointer event.
     last_pointer: Mutex<Option<Instant>>,
+    /// The buttons and keys this session holds down, to be let go of when a person takes over.
+    held: Mutex<Held>,
     clipboard_enabled: tokio::sync::OnceCell<()>,
+}
+
+/// What a session holds down: button codes and keysyms.
+#[derive(Debug, Default)]
+struct Held {
+    buttons: Vec<i32>,
+    keysyms: Vec<u32>,
+}
+
+/// Notes `item` as held after a press, as let go of after a release.
+fn note_held<T: PartialEq>(held: &mut Vec<T>, item: T, down: bool) {
+    held.retain(|h| *h != item);
+    if down {
+        held.push(item);
+    }
 }
 
 impl RemoteInput {
@@ -303,6 +320,7 @@ impl RemoteInput {
             monitors,
             timeout,
             last_pointer: Mutex::new(None),
+            held: Mutex::default(),
             clipboard_enabled: tokio::sync::OnceCell::new(),
         };
         input.session_call("Start", &()).await?;
@@ -332,6 +350,35 @@ impl RemoteInput {
         .await
     }
 
+    /// An input event, noted as deskhand's before it goes and again once Mutter has it: the
+    /// watch for a person sees it arrive some time in between, or just after.
+    async fn notify<B>(&self, method: &str, body: &B) -> Result<(), GnomeError>
+    where
+        B: serde::Serialize + zbus::zvariant::DynamicType,
+    {
+        crate::person::sending_now();
+        let sent = self.session_call(method, body).await;
+        crate::person::sending_now();
+        sent
+    }
+
+    fn held(&self) -> std::sync::MutexGuard<'_, Held> {
+        self.held.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Releases every button and key this session holds down (a `down`, a drag, a click under
+    /// way), so that a person who takes over gets a mouse and keyboard of their own. Best
+    /// effort: a release that fails leaves nothing more to try.
+    pub async fn let_go(&self) {
+        let Held { buttons, keysyms } = std::mem::take(&mut *self.held());
+        for code in buttons {
+            let _ = self.notify("NotifyPointerButton", &(code, false)).await;
+        }
+        for keysym in keysyms.into_iter().rev() {
+            let _ = self.notify("NotifyKeyboardKeysym", &(keysym, false)).await;
+        }
+    }
+
     /// The screen's extent: every monitor's area together.
     pub fn screen(&self) -> Rect {
         bounding(self.monitors.iter().map(|m| m.area))
@@ -351,7 +398,7 @@ impl RemoteInput {
         let x = f64::from(to.x - monitor.area.x);
         let y = f64::from(to.y - monitor.area.y);
         let sent = self
-            .session_call(
+            .notify(
                 "NotifyPointerMotionAbsolute",
                 &(monitor.stream.as_str(), x, y),
             )
@@ -372,8 +419,9 @@ impl RemoteInput {
         down: bool,
     ) -> Result<(), GnomeError> {
         self.after_pointer_gap(gap).await;
+        note_held(&mut self.held().buttons, button_code(button), down);
         let sent = self
-            .session_call("NotifyPointerButton", &(button_code(button), down))
+            .notify("NotifyPointerButton", &(button_code(button), down))
             .await;
         self.pointer_event_now();
         sent
@@ -414,8 +462,8 @@ impl RemoteInput {
 
     /// A key by keysym; GNOME finds it in the current keymap and drops one that is not there.
     pub async fn key(&self, keysym: u32, down: bool) -> Result<(), GnomeError> {
-        self.session_call("NotifyKeyboardKeysym", &(keysym, down))
-            .await
+        note_held(&mut self.held().keysyms, keysym, down);
+        self.notify("NotifyKeyboardKeysym", &(keysym, down)).await
     }
 
     /// Wheel clicks: positive steps scroll down (or right).
@@ -423,7 +471,7 @@ impl RemoteInput {
         let axis: u32 = if vertical { 0 } else { 1 };
         self.after_pointer_gap(BUTTON_GAP).await;
         let sent = self
-            .session_call("NotifyPointerAxisDiscrete", &(axis, steps))
+            .notify("NotifyPointerAxisDiscrete", &(axis, steps))
             .await;
         self.pointer_event_now();
         sent

@@ -12,7 +12,7 @@ const SERVICE: &str = "dev.deskhand.Shell";
 const PATH: &str = "/dev/deskhand/Shell";
 
 /// The methods the client calls; the extension's own test checks it exports each.
-pub const METHODS: [&str; 11] = [
+pub const METHODS: [&str; 13] = [
     "Windows",
     "Activate",
     "Close",
@@ -24,6 +24,8 @@ pub const METHODS: [&str; 11] = [
     "CommitText",
     "ReadClipboard",
     "WriteClipboard",
+    "ShowOverlay",
+    "Mark",
 ];
 
 /// A screenshot of the whole 1280×800 screen takes about 0.1 s in the shell; a large screen on
@@ -188,7 +190,21 @@ impl Shell {
         self.call("WriteClipboard", &(text,), self.timeout).await
     }
 
-    /// The pixels of a region of the screen.
+    /// Shows the overlay that marks where this process acts, for as long as this connection
+    /// lasts, with the line that an agent is acting when `indicator`.
+    pub async fn show_overlay(&self, indicator: bool) -> Result<(), GnomeError> {
+        self.call("ShowOverlay", &(indicator,), self.timeout).await
+    }
+
+    /// Marks, for a second, where an action acts: `point` a ring around a point (`area`'s
+    /// corner), `element` and `typing` a frame just inside `area`.
+    pub async fn mark(&self, kind: &str, area: Rect) -> Result<(), GnomeError> {
+        let (width, height) = (area.width as i32, area.height as i32);
+        self.call("Mark", &(kind, area.x, area.y, width, height), self.timeout)
+            .await
+    }
+
+    /// The pixels of a region of the screen, without the overlay if this process shows it.
     pub async fn screenshot(&self, region: Rect) -> Result<RgbImage, GnomeError> {
         // The shell writes a PNG to a path it is given; the file lives only for this call.
         let file = tempfile_path();

@@ -13,9 +13,6 @@ use std::time::Duration;
 use deskhand_core::backend::Intent;
 use deskhand_core::model::{Point, Rect};
 
-/// Why the overlay is not drawn on GNOME.
-pub const NOT_ON_GNOME: &str = "on GNOME the overlay that shows where the agent acts is not drawn yet (the shell extension would draw it)";
-
 /// How long a marker stays on the screen after the action it shows.
 pub(crate) const SHOWN_FOR: Duration = Duration::from_secs(1);
 

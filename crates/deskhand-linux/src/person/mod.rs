@@ -14,8 +14,11 @@ pub const TOLD_ON_SWAY: &str = "sway's idle notices (ext_idle_notify_v1, or org_
 /// Why the takeover cannot be told on a sway without idle notices.
 pub const CANNOT_TELL_ON_SWAY: &str = "this sway offers no idle notices (ext_idle_notify_v1 or org_kde_kwin_idle), and wlroots tells no client about another client's input, so a person's input cannot be told from deskhand's: only the top-left corner stops deskhand there";
 
-/// Why the takeover cannot be told on GNOME yet.
-pub const CANNOT_TELL_ON_GNOME: &str = "on GNOME a person's input is not watched yet (the shell extension could see it, but does not watch it so far), so only the top-left corner stops deskhand there";
+/// How the takeover is told on GNOME, and where it is not.
+pub const TOLD_ON_GNOME: &str = "GNOME's idle monitor (org.gnome.Mutter.IdleMonitor) tells when the seat last had input, not whose: input that comes when deskhand sent none in the quarter second before is a person's, and pauses the agent until the person leaves mouse and keyboard alone for the idle time; a person's input while deskhand sends keys or moves the pointer, or just after its own, is not told";
+
+/// Why the takeover cannot be told on a GNOME whose idle monitor does not answer.
+pub const CANNOT_TELL_ON_GNOME: &str = "GNOME's idle monitor (org.gnome.Mutter.IdleMonitor) does not answer, so a person's input cannot be told from deskhand's: only the top-left corner stops deskhand there";
 
 use std::collections::VecDeque;
 use std::sync::{Mutex, PoisonError};

@@ -272,10 +272,16 @@ fn sway(checks: &mut Vec<Check>, socket: &std::path::Path) {
 
 async fn gnome(checks: &mut Vec<Check>) {
     checks.push(Check::ok(DISPLAY, "session", "GNOME Shell on Wayland"));
+    let idle_monitor =
+        tokio::time::timeout(PROBE_TIMEOUT * 2, deskhand_linux::gnome::idle::readable()).await;
     checks.push(Check::ok(
         DISPLAY,
         "takeover",
-        deskhand_linux::person::CANNOT_TELL_ON_GNOME,
+        if idle_monitor == Ok(true) {
+            deskhand_linux::person::TOLD_ON_GNOME
+        } else {
+            deskhand_linux::person::CANNOT_TELL_ON_GNOME
+        },
     ));
     let gnome = deskhand_linux::gnome::Gnome::default();
     let extension = tokio::time::timeout(PROBE_TIMEOUT * 2, gnome.extension_running()).await;

@@ -28,6 +28,12 @@ const IFACE = `<node>
       <arg type="as" direction="out" name="types"/>
     </method>
     <method name="WriteClipboard"><arg type="s" direction="in" name="text"/></method>
+    <method name="ShowOverlay"><arg type="b" direction="in" name="indicator"/></method>
+    <method name="Mark">
+      <arg type="s" direction="in" name="kind"/>
+      <arg type="i" direction="in" name="x"/><arg type="i" direction="in" name="y"/>
+      <arg type="i" direction="in" name="width"/><arg type="i" direction="in" name="height"/>
+    </method>
   </interface>
 </node>`;
 
@@ -49,9 +55,145 @@ function byId(id) {
     return listedWindows().find(w => w.get_id() === Number(id));
 }
 
+// The overlay that shows a person where the agent acts: pink marks for a second each, and a
+// line while an agent is connected. Its actors are not reactive, so every click and key goes
+// to what is beneath them, and never take the focus. Each deskhand process that asks has one,
+// for as long as its D-Bus connection lasts, and the screenshots such a process takes are
+// taken without any of them.
+const MARK_STYLE = 'border: 3px solid #ff2d95;';
+const SHOWN_FOR_MS = 1000;
+const RING_RADIUS = 18;
+const INDICATOR_TEXT = 'deskhand is acting \u00b7 top-left corner to stop';
+
+function unreactive(actor) {
+    actor.reactive = false;
+    actor.can_focus = false;
+    actor.track_hover = false;
+    return actor;
+}
+
+function processOf(sender, then) {
+    Gio.DBus.session.call('org.freedesktop.DBus', '/org/freedesktop/DBus', 'org.freedesktop.DBus',
+        'GetConnectionUnixProcessID', new GLib.Variant('(s)', [sender]), null,
+        Gio.DBusCallFlags.NONE, 1000, null, (bus, result) => {
+            try {
+                then(bus.call_finish(result).deep_unpack()[0]);
+            } catch (e) {
+                then(null);
+            }
+        });
+}
+
+class Overlay {
+    constructor(owner, pid, indicator) {
+        this.owner = owner;
+        this.pid = pid;
+        this.group = unreactive(new St.Widget({name: 'deskhand'}));
+        Main.layoutManager.uiGroup.add_child(this.group);
+        Main.layoutManager.uiGroup.set_child_above_sibling(this.group, null);
+        if (indicator) {
+            this._indicator = unreactive(new St.Label({
+                text: INDICATOR_TEXT,
+                style: 'background-color: rgba(20, 20, 20, 0.85); color: #ffffff; ' +
+                    'font-size: 9pt; padding: 1px 8px;',
+            }));
+            this.group.add_child(this._indicator);
+            this._place = Main.layoutManager.connect('monitors-changed', () => this._placeIndicator());
+            this._placeIndicator();
+        }
+        this._watch = Gio.bus_watch_name_on_connection(Gio.DBus.session, owner,
+            Gio.BusNameWatcherFlags.NONE, null, () => destroyOverlay(owner));
+    }
+
+    _placeIndicator() {
+        const primary = Main.layoutManager.primaryMonitor;
+        if (!primary)
+            return;
+        const [, width] = this._indicator.get_preferred_width(-1);
+        // Below the top bar, which holds the clock in its middle.
+        this._indicator.set_position(Math.round(primary.x + (primary.width - width) / 2),
+            primary.y + Main.layoutManager.panelBox.height);
+    }
+
+    mark(kind, x, y, width, height) {
+        const mark = kind === 'point' ? this._ring(x, y) : this._frame(x, y, width, height);
+        this.group.add_child(mark);
+        GLib.timeout_add(GLib.PRIORITY_DEFAULT, SHOWN_FOR_MS, () => {
+            mark.destroy();
+            return GLib.SOURCE_REMOVE;
+        });
+    }
+
+    _ring(x, y) {
+        const ring = unreactive(new St.Widget({
+            style: `${MARK_STYLE} border-radius: ${RING_RADIUS}px;`,
+            x: x - RING_RADIUS, y: y - RING_RADIUS,
+            width: 2 * RING_RADIUS + 1, height: 2 * RING_RADIUS + 1,
+        }));
+        ring.add_child(unreactive(new St.Widget({
+            style: 'background-color: #ff2d95;',
+            x: RING_RADIUS - 2, y: RING_RADIUS - 2, width: 5, height: 5,
+        })));
+        return ring;
+    }
+
+    _frame(x, y, width, height) {
+        return unreactive(new St.Widget({style: MARK_STYLE, x, y, width, height}));
+    }
+
+    // Captures under way each keep it hidden until they are done.
+    hideFor() {
+        this._hiding = (this._hiding || 0) + 1;
+        this.group.hide();
+        return () => {
+            this._hiding -= 1;
+            if (this._hiding === 0 && overlays.get(this.owner) === this)
+                this.group.show();
+        };
+    }
+
+    destroy() {
+        Gio.bus_unwatch_name(this._watch);
+        if (this._place)
+            Main.layoutManager.disconnect(this._place);
+        this.group.destroy();
+    }
+}
+
+// By the unique bus name of the process that asked for each.
+const overlays = new Map();
+
+function destroyOverlay(owner) {
+    const overlay = overlays.get(owner);
+    if (overlay)
+        overlay.destroy();
+    overlays.delete(owner);
+}
+
+function destroyOverlays() {
+    for (const owner of [...overlays.keys()])
+        destroyOverlay(owner);
+}
+
 class DeskhandShell {
     get Version() {
-        return 2;
+        return 3;
+    }
+
+    ShowOverlayAsync([indicator], invocation) {
+        const owner = invocation.get_sender();
+        processOf(owner, pid => {
+            destroyOverlay(owner);
+            overlays.set(owner, new Overlay(owner, pid, indicator));
+            invocation.return_value(null);
+        });
+    }
+
+    MarkAsync([kind, x, y, width, height], invocation) {
+        const overlay = overlays.get(invocation.get_sender());
+        if (overlay)
+            overlay.mark(kind, x, y, width, height);
+        invocation.return_value(null);
     }
 
     Windows() {
@@ -116,11 +258,27 @@ class DeskhandShell {
         return true;
     }
 
-    ScreenshotAsync([x, y, width, height, path], invocation) {
+    // A process that shows an overlay never sees one in its screenshots: they are hidden while
+    // the stage is painted for it.
+    ScreenshotAsync(params, invocation) {
+        if (overlays.size === 0) {
+            this._screenshot(params, invocation, () => {});
+            return;
+        }
+        processOf(invocation.get_sender(), pid => {
+            const shown = [...overlays.values()];
+            const own = pid !== null && shown.some(overlay => overlay.pid === pid);
+            const unhide = own ? shown.map(overlay => overlay.hideFor()) : [];
+            this._screenshot(params, invocation, () => unhide.forEach(show => show()));
+        });
+    }
+
+    _screenshot([x, y, width, height, path], invocation, done) {
         try {
             const stream = Gio.File.new_for_path(path)
                 .replace(null, false, Gio.FileCreateFlags.REPLACE_DESTINATION, null);
             new Shell.Screenshot().screenshot_area(x, y, width, height, stream, (shot, result) => {
+                done();
                 try {
                     shot.screenshot_area_finish(result);
                     stream.close(null);
@@ -130,6 +288,7 @@ class DeskhandShell {
                 }
             });
         } catch (e) {
+            done();
             invocation.return_dbus_error('dev.deskhand.Shell.Failed', String(e.message));
         }
     }
@@ -190,6 +349,7 @@ class DeskhandExtension {
     }
 
     disable() {
+        destroyOverlays();
         if (this._startup)
             Main.layoutManager.disconnect(this._startup);
         this._startup = null;

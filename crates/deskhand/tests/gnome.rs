@@ -1,0 +1,639 @@
+//! A person beside the agent on a real headless GNOME Shell: a second client (a deskhand CLI
+//! process with a remote-desktop session of its own, as a hand on the mouse would be) uses the
+//! desktop during an MCP session, and the fixture app's own log says what arrived.
+
+mod common;
+
+use std::path::Path;
+use std::time::Duration;
+
+use common::{Desktop, Fixture, Mcp, wait_until};
+use serde_json::{Value, json};
+
+const TOOK_OVER: &str =
+    "failed (stopped): a person is using this desktop (their own mouse or keyboard input since ";
+const RESUMED_NOTE: &str = "note: a person had taken over the desktop; actions resumed because they left mouse and keyboard alone";
+
+/// An MCP session with the person's input watched, actions resuming after 1 s.
+fn session(desk: &Desktop, audit: &Path) -> Mcp {
+    let _ = std::fs::remove_file(audit);
+    desk.mcp_with(&[
+        ("DESKHAND_TAKEOVER", "on"),
+        ("DESKHAND_TAKEOVER_IDLE", "1"),
+        ("DESKHAND_AUDIT", audit.to_str().expect("a UTF-8 path")),
+    ])
+}
+
+/// A second client moves the pointer, as a person's hand would: another process, with a
+/// remote-desktop session and virtual pointer of its own.
+fn hand_moves_the_pointer(desk: &Desktop, x: u32, y: u32) {
+    let moved = desk
+        .act("hover", json!({"target": "screen", "x": x, "y": y}))
+        .ok();
+    assert!(moved.starts_with("done: moved the pointer"), "{moved}");
+}
+
+/// A second remote-desktop session, made by a small script of its own, that presses a key each
+/// time it is asked: a hand on the keyboard that is quick to react.
+const KEYBOARD_HAND: &str = r#"
+import sys, time
+from gi.repository import Gio, GLib
+bus = Gio.bus_get_sync(Gio.BusType.SESSION, None)
+def call(path, iface, method, args=None, reply=None):
+    return bus.call_sync('org.gnome.Mutter.RemoteDesktop', path, 'org.gnome.Mutter.' + iface,
+        method, args, reply, Gio.DBusCallFlags.NONE, 3000, None)
+session = call('/org/gnome/Mutter/RemoteDesktop', 'RemoteDesktop', 'CreateSession',
+    reply=GLib.VariantType('(o)')).unpack()[0]
+call(session, 'RemoteDesktop.Session', 'Start')
+def tap():
+    for down in (True, False):
+        call(session, 'RemoteDesktop.Session', 'NotifyKeyboardKeysym',
+            GLib.Variant('(ub)', (0xffe2, down)))
+# A new session's devices join the seat a moment after it starts, and its first key is lost.
+time.sleep(0.3)
+tap()
+time.sleep(0.3)
+print('ready', flush=True)
+for line in sys.stdin:
+    tap()
+    print('pressed', flush=True)
+"#;
+
+/// The keyboard hand, started and ready.
+struct KeyboardHand {
+    child: std::process::Child,
+    said: std::io::Lines<std::io::BufReader<std::process::ChildStdout>>,
+}
+
+impl KeyboardHand {
+    fn start(desk: &Desktop) -> KeyboardHand {
+        use std::io::BufRead as _;
+        let mut child = desk
+            .command("/usr/bin/python3")
+            .args(["-c", KEYBOARD_HAND])
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .expect("starting the keyboard hand");
+        let mut said = std::io::BufReader::new(child.stdout.take().expect("piped")).lines();
+        let ready = said.next().and_then(Result::ok);
+        assert_eq!(
+            ready.as_deref(),
+            Some("ready"),
+            "the keyboard hand did not start"
+        );
+        KeyboardHand { child, said }
+    }
+
+    fn press(&mut self) {
+        use std::io::Write as _;
+        let stdin = self.child.stdin.as_mut().expect("piped");
+        writeln!(stdin, "key").expect("asking the hand");
+        let pressed = self.said.next().and_then(Result::ok);
+        assert_eq!(
+            pressed.as_deref(),
+            Some("pressed"),
+            "the keyboard hand did not press"
+        );
+    }
+}
+
+impl Drop for KeyboardHand {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A screenshot tool of GNOME's own: a script that takes the name GNOME's screenshot tool has on
+/// the session bus (GNOME Shell takes screenshots over D-Bus only for it and the portals) and
+/// asks the shell for a picture of the screen each time it is given a file.
+const OUTSIDE_EYE: &str = r#"
+import sys
+from gi.repository import Gio, GLib
+bus = Gio.bus_get_sync(Gio.BusType.SESSION, None)
+def call(dest, path, iface, method, args, reply):
+    return bus.call_sync(dest, path, iface, method, args, reply, Gio.DBusCallFlags.NONE, 5000, None)
+owned = call('org.freedesktop.DBus', '/org/freedesktop/DBus', 'org.freedesktop.DBus',
+    'RequestName', GLib.Variant('(su)', ('org.gnome.Screenshot', 4)),
+    GLib.VariantType('(u)')).unpack()[0]
+print('ready' if owned == 1 else 'the name is taken', flush=True)
+for line in sys.stdin:
+    done, _ = call('org.gnome.Shell', '/org/gnome/Shell/Screenshot', 'org.gnome.Shell.Screenshot',
+        'Screenshot', GLib.Variant('(bbs)', (False, False, line.strip())),
+        GLib.VariantType('(bs)')).unpack()
+    print('shot' if done else 'failed', flush=True)
+"#;
+
+/// The markers' colour (`deskhand_linux::overlay::MARKER_RGB`).
+const MARKER: [u8; 3] = [0xff, 0x2d, 0x95];
+
+fn like(pixel: [u8; 3], colour: [u8; 3]) -> bool {
+    pixel.iter().zip(colour).all(|(p, c)| p.abs_diff(c) <= 24)
+}
+
+struct Shot {
+    width: u32,
+    height: u32,
+    rgb: Vec<[u8; 3]>,
+}
+
+impl Shot {
+    fn decode(bytes: &[u8]) -> Shot {
+        let mut decoder = png::Decoder::new(std::io::Cursor::new(bytes));
+        decoder.set_transformations(png::Transformations::normalize_to_color8());
+        let mut reader = decoder.read_info().expect("a PNG");
+        let mut buffer = vec![0; reader.output_buffer_size().expect("a PNG of a sane size")];
+        let info = reader.next_frame(&mut buffer).expect("the PNG's pixels");
+        let channels = info.color_type.samples();
+        Shot {
+            width: info.width,
+            height: info.height,
+            rgb: buffer[..info.buffer_size()]
+                .chunks_exact(channels)
+                .map(|p| [p[0], p[1], p[2]])
+                .collect(),
+        }
+    }
+
+    fn at(&self, x: u32, y: u32) -> [u8; 3] {
+        self.rgb[(y * self.width + x) as usize]
+    }
+
+    fn markers(&self) -> Vec<(u32, u32)> {
+        (0..self.height)
+            .flat_map(|y| (0..self.width).map(move |x| (x, y)))
+            .filter(|&(x, y)| like(self.at(x, y), MARKER))
+            .collect()
+    }
+}
+
+/// The smallest rectangle around `points`: left, top, right, bottom.
+fn extent(points: &[(u32, u32)]) -> (u32, u32, u32, u32) {
+    let xs = points.iter().map(|p| p.0);
+    let ys = points.iter().map(|p| p.1);
+    (
+        xs.clone().min().unwrap(),
+        ys.clone().min().unwrap(),
+        xs.max().unwrap(),
+        ys.max().unwrap(),
+    )
+}
+
+struct OutsideEye {
+    child: std::process::Child,
+    said: std::io::Lines<std::io::BufReader<std::process::ChildStdout>>,
+    file: std::path::PathBuf,
+}
+
+impl OutsideEye {
+    fn start(desk: &Desktop) -> OutsideEye {
+        use std::io::BufRead as _;
+        let mut child = desk
+            .command("/usr/bin/python3")
+            .args(["-c", OUTSIDE_EYE])
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .expect("starting GNOME's screenshot tool");
+        let mut said = std::io::BufReader::new(child.stdout.take().expect("piped")).lines();
+        let ready = said.next().and_then(Result::ok);
+        assert_eq!(
+            ready.as_deref(),
+            Some("ready"),
+            "the screenshot tool did not start"
+        );
+        let file = desk.scratch("outside-eye.png");
+        OutsideEye { child, said, file }
+    }
+
+    fn shot(&mut self) -> Shot {
+        use std::io::Write as _;
+        let _ = std::fs::remove_file(&self.file);
+        let stdin = self.child.stdin.as_mut().expect("piped");
+        writeln!(stdin, "{}", self.file.display()).expect("asking for a screenshot");
+        let done = self.said.next().and_then(Result::ok);
+        assert_eq!(done.as_deref(), Some("shot"), "GNOME took no screenshot");
+        Shot::decode(&std::fs::read(&self.file).expect("the screenshot's file"))
+    }
+}
+
+impl Drop for OutsideEye {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn clicks(fixture: &Fixture) -> usize {
+    fixture
+        .events()
+        .iter()
+        .filter(|e| e["event"] == "clicked" && e["widget"] == "press_me")
+        .count()
+}
+
+/// What a pointer or keyboard would have left in the oracle log.
+fn input_events(events: &[Value]) -> Vec<&Value> {
+    events
+        .iter()
+        .filter(|e| {
+            matches!(
+                e["event"].as_str(),
+                Some("button" | "clicked" | "key" | "text" | "scroll" | "drag")
+            )
+        })
+        .collect()
+}
+
+fn audit_actions(path: &Path) -> Vec<Value> {
+    std::fs::read_to_string(path)
+        .unwrap_or_default()
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("an audit line is JSON"))
+        .collect()
+}
+
+/// The canvas of a `--kit` fixture, as a point of the window.
+fn canvas_point(mcp: &Mcp, w: &str) -> (f64, f64) {
+    let observed = mcp.call(json!({"action": "observe", "target": w, "points": true}));
+    let line = observed
+        .text
+        .lines()
+        .find(|l| l.contains("\"Canvas\""))
+        .unwrap_or_else(|| panic!("no canvas in {}", observed.text));
+    line.rsplit('@')
+        .next()
+        .and_then(|at| at.trim().split_once(','))
+        .map(|(x, y)| (x.parse::<f64>().unwrap(), y.parse::<f64>().unwrap()))
+        .expect("the canvas's point")
+}
+
+#[test]
+fn on_gnome_another_clients_pointer_pauses_the_agent_until_the_person_is_idle() {
+    let (_turn, desk) = common::gnome();
+    let fixture = desk.fixture("GNOME Person Fixture", 1);
+    let audit = desk.scratch("person-gnome-audit.jsonl");
+    let mcp = session(desk, &audit);
+    let w = mcp.window_id("GNOME Person Fixture", Duration::from_secs(20));
+    let press =
+        json!({"action": "click", "target": w, "find": {"name": "Press me", "role": "button"}});
+
+    // deskhand's own input is never taken for a person's: a pointer click, a move and a key,
+    // each after a calm, and a click right after another.
+    let own = [
+        json!({"action": "click", "target": w, "find": {"name": "Press me", "role": "button"}, "button": "right"}),
+        json!({"action": "hover", "target": "screen", "x": 600, "y": 700}),
+        json!({"action": "press", "keys": "shift"}),
+        press.clone(),
+        press.clone(),
+    ];
+    for action in own {
+        std::thread::sleep(Duration::from_millis(400));
+        let done = mcp.call(action.clone());
+        assert!(done.text.starts_with("done: "), "{action}: {}", done.text);
+    }
+    wait_until(Duration::from_secs(5), || {
+        (clicks(&fixture) == 2).then_some(())
+    })
+    .expect("the fixture saw deskhand's clicks");
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(mcp.logged().is_empty(), "{:?}", mcp.logged());
+
+    hand_moves_the_pointer(desk, 700, 800);
+    std::thread::sleep(Duration::from_millis(200));
+    let before = fixture.events().len();
+    let refused = mcp.call(press.clone());
+    assert_eq!(refused.kind(), Some("stopped"), "{}", refused.text);
+    assert!(refused.text.starts_with(TOOK_OVER), "{}", refused.text);
+    assert!(
+        refused
+            .text
+            .contains("once the person has left mouse and keyboard alone for 1 s"),
+        "{}",
+        refused.text
+    );
+    let seen = fixture.settled_events(before);
+    assert!(
+        input_events(&seen).is_empty(),
+        "the fixture received input while the person had the desktop: {seen:?}"
+    );
+    // Reads still work.
+    let listed = mcp.call(json!({"action": "windows"}));
+    assert!(!listed.is_error, "{}", listed.text);
+
+    // Once the person has been idle for the idle time, the click goes through.
+    std::thread::sleep(Duration::from_millis(1300));
+    let clicked = clicks(&fixture);
+    let resumed = mcp.call(press.clone());
+    let mut lines = resumed.text.lines();
+    assert_eq!(lines.next(), Some(RESUMED_NOTE), "{}", resumed.text);
+    assert!(
+        lines.next().unwrap().starts_with("done: clicked"),
+        "{}",
+        resumed.text
+    );
+    wait_until(Duration::from_secs(5), || {
+        (clicks(&fixture) == clicked + 1).then_some(())
+    })
+    .expect("the click after the person left reached the fixture");
+
+    // The agent heard of the takeover and the resume, unasked; the audit log has both.
+    let logged = wait_until(Duration::from_secs(3), || {
+        let logged = mcp.logged();
+        (logged.len() >= 2).then_some(logged)
+    })
+    .unwrap_or_else(|| panic!("two log messages, got {:?}", mcp.logged()));
+    let events: Vec<&str> = logged
+        .iter()
+        .map(|m| m["data"]["event"].as_str().expect("an event"))
+        .collect();
+    assert_eq!(events, ["takeover", "resume"]);
+    assert_eq!(logged[0]["logger"], "deskhand.person");
+    let handovers: Vec<String> = audit_actions(&audit)
+        .iter()
+        .filter(|e| e["result"] == "noted")
+        .map(|e| e["action"].as_str().expect("an action").to_owned())
+        .collect();
+    assert_eq!(handovers, ["takeover", "resume"]);
+    mcp.close();
+}
+
+#[test]
+fn on_gnome_a_button_held_by_down_is_released_when_the_person_takes_over() {
+    let (_turn, desk) = common::gnome();
+    let fixture = desk.fixture_with("GNOME Held Fixture", 1, &["--kit"]);
+    let audit = desk.scratch("person-gnome-held-audit.jsonl");
+    let mcp = session(desk, &audit);
+    let w = mcp.window_id("GNOME Held Fixture", Duration::from_secs(20));
+    let (x, y) = canvas_point(&mcp, &w);
+    let down = mcp.call(json!({"action": "down", "target": w, "x": x, "y": y}));
+    assert!(!down.is_error, "{}", down.text);
+    std::thread::sleep(Duration::from_millis(400));
+    assert!(
+        !fixture.events().iter().any(|e| e["event"] == "drag"),
+        "released before the person moved"
+    );
+
+    // The person moves the mouse: deskhand lets go of the button it held, without an `up`.
+    hand_moves_the_pointer(desk, 20, 700);
+    let released = fixture.wait_for("the held button's release", |e| e["event"] == "drag");
+    assert_eq!(released["button"], 1, "{released}");
+    let refused = mcp.call(json!({"action": "up"}));
+    assert_eq!(refused.kind(), Some("stopped"), "{}", refused.text);
+    mcp.close();
+}
+
+#[test]
+fn on_gnome_a_type_cut_off_by_a_persons_key_says_how_much_went_in() {
+    let (_turn, desk) = common::gnome();
+    let fixture = desk.fixture("GNOME Typing Fixture", 1);
+    let mut hand = KeyboardHand::start(desk);
+    let audit = desk.scratch("person-gnome-type-audit.jsonl");
+    let mcp = session(desk, &audit);
+    let w = mcp.window_id("GNOME Typing Fixture", Duration::from_secs(20));
+    std::thread::sleep(Duration::from_millis(1200));
+    let text = "abcdéfghij".chars().cycle().take(500).collect::<String>();
+
+    // The person presses a key as soon as the first characters arrive.
+    let log = fixture.log.clone();
+    let watching = std::thread::spawn(move || {
+        let started = std::time::Instant::now();
+        loop {
+            let seen = std::fs::read_to_string(&log)
+                .unwrap_or_default()
+                .lines()
+                .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+                .any(|e| e["event"] == "text" && e["text"].as_str().is_some_and(|t| !t.is_empty()));
+            if seen || started.elapsed() > Duration::from_secs(20) {
+                if seen {
+                    hand.press();
+                }
+                return seen;
+            }
+            std::thread::sleep(Duration::from_millis(2));
+        }
+    });
+    let reply = mcp.call(json!({
+        "action": "type",
+        "target": w,
+        "find": {"name": "Name", "role": "text"},
+        "text": text,
+    }));
+    let typed_some = watching.join().expect("the person's thread");
+    assert!(typed_some, "the fixture never showed a typed character");
+    let sent: usize = reply
+        .text
+        .strip_prefix("applied but unconfirmed: only ")
+        .and_then(|rest| rest.split_once(" of 500 characters were sent before the input failed (a person started using the desktop with their own mouse or keyboard, so deskhand stopped at once"))
+        .and_then(|(count, _)| count.parse().ok())
+        .unwrap_or_else(|| panic!("no count of characters sent in {}", reply.text));
+    assert!((1..500).contains(&sent), "{sent}: {}", reply.text);
+    let received = fixture
+        .settled_events(0)
+        .iter()
+        .rev()
+        .find(|e| e["event"] == "text" && e["widget"] == "name")
+        .and_then(|e| e["text"].as_str().map(str::to_owned))
+        .expect("the entry's text in the fixture's log");
+    assert_eq!(received, text.chars().take(sent).collect::<String>());
+    mcp.close();
+}
+
+#[test]
+fn on_gnome_the_extension_shows_where_the_agent_acts_but_never_in_its_own_captures() {
+    let (_turn, desk) = common::gnome();
+    let fixture = desk.fixture("GNOME Overlay Fixture", 1);
+    let mut eye = OutsideEye::start(desk);
+    let before = eye.shot();
+    assert!(before.markers().is_empty(), "pink before any agent acted");
+    let mcp = desk.mcp_with(&[("DESKHAND_OVERLAY", "on")]);
+    let w = mcp.window_id("GNOME Overlay Fixture", Duration::from_secs(20));
+    let press =
+        json!({"action": "click", "target": w, "find": {"name": "Press me", "role": "button"}});
+
+    // After a click by `find`, GNOME's own screenshot shows a frame around the button, and
+    // deskhand's own zoom of it, taken while the frame is up, has none of it.
+    let mut checked = None;
+    for _ in 0..5 {
+        let done = mcp.call(press.clone());
+        assert!(done.text.starts_with("done: clicked"), "{}", done.text);
+        let marks = eye.shot().markers();
+        if marks.is_empty() {
+            continue;
+        }
+        let (left, top, right, bottom) = extent(&marks);
+        assert!(
+            right - left > 20 && bottom - top > 10,
+            "a frame around the button: {left},{top} to {right},{bottom}"
+        );
+        let (width, height) = (before.width, before.height);
+        let region = [
+            left.saturating_sub(10) * 1000 / width,
+            top.saturating_sub(10) * 1000 / height,
+            (right + 10).min(width - 1) * 1000 / width + 1,
+            (bottom + 10).min(height - 1) * 1000 / height + 1,
+        ];
+        let zoom = mcp.call(json!({"action": "zoom", "target": "screen", "region": region}));
+        assert!(!zoom.is_error, "{}", zoom.text);
+        if eye.shot().markers().is_empty() {
+            continue;
+        }
+        let zoomed = Shot::decode(zoom.image.as_deref().expect("the zoom's image"));
+        let marked = zoomed.rgb.iter().filter(|p| like(**p, MARKER)).count();
+        assert_eq!(marked, 0, "deskhand's zoom shows its own overlay");
+        checked = Some((
+            (left + right) / 2 * 1000 / width,
+            (top + bottom) / 2 * 1000 / height,
+            region,
+        ));
+        break;
+    }
+    let (x, y, region) = checked.expect("the frame was never up around deskhand's zoom");
+
+    // Nor does it show another deskhand's overlay: a second agent's marks stay out of the
+    // first one's zoom.
+    let other = desk.mcp_with(&[("DESKHAND_OVERLAY", "on")]);
+    let other_w = other.window_id("GNOME Overlay Fixture", Duration::from_secs(20));
+    let other_press = json!({"action": "click", "target": other_w, "find": {"name": "Press me", "role": "button"}});
+    let mut apart = false;
+    for _ in 0..5 {
+        let done = other.call(other_press.clone());
+        assert!(done.text.starts_with("done: clicked"), "{}", done.text);
+        let zoom = mcp.call(json!({"action": "zoom", "target": "screen", "region": region}));
+        assert!(!zoom.is_error, "{}", zoom.text);
+        if eye.shot().markers().is_empty() {
+            continue;
+        }
+        let zoomed = Shot::decode(zoom.image.as_deref().expect("the zoom's image"));
+        let marked = zoomed.rgb.iter().filter(|p| like(**p, MARKER)).count();
+        assert_eq!(
+            marked, 0,
+            "deskhand's zoom shows another deskhand's overlay"
+        );
+        apart = true;
+        break;
+    }
+    assert!(
+        apart,
+        "the second agent's frame was never up around the first one's zoom"
+    );
+    other.close();
+
+    // A pointer click lands on the ring the click before it left: the app beneath gets both.
+    let at_center = json!({"action": "click", "target": "screen", "x": x, "y": y});
+    let clicked = clicks(&fixture);
+    let mut through = false;
+    for round in 1..=5 {
+        for _ in 0..2 {
+            let done = mcp.call(at_center.clone());
+            assert!(done.text.starts_with("done: clicked"), "{}", done.text);
+        }
+        wait_until(Duration::from_secs(5), || {
+            (clicks(&fixture) == clicked + 2 * round).then_some(())
+        })
+        .expect("both clicks reached the app beneath the ring");
+        let shot = eye.shot();
+        let dot = (x * shot.width / 1000, y * shot.height / 1000);
+        if shot
+            .markers()
+            .iter()
+            .any(|&(mx, my)| mx.abs_diff(dot.0) <= 3 && my.abs_diff(dot.1) <= 3)
+        {
+            through = true;
+            break;
+        }
+    }
+    assert!(
+        through,
+        "the ring's dot was never seen after a click through it"
+    );
+
+    // The line that an agent is acting shows while it is connected, and goes with it.
+    let connected = eye.shot();
+    mcp.close();
+    let gone = wait_until(Duration::from_secs(5), || {
+        let after = eye.shot();
+        after.markers().is_empty().then_some(after)
+    })
+    .expect("the marks went once the agent left");
+    let top_rows = |shot: &Shot| -> Vec<[u8; 3]> {
+        (0..80)
+            .flat_map(|y| (shot.width / 2 - 150..shot.width / 2 + 150).map(move |x| (x, y)))
+            .map(|(x, y)| shot.at(x, y))
+            .collect()
+    };
+    let changed = top_rows(&connected)
+        .iter()
+        .zip(top_rows(&gone))
+        .filter(|(a, b)| a.iter().zip(b.iter()).any(|(p, q)| p.abs_diff(*q) > 40))
+        .count();
+    assert!(
+        changed > 200,
+        "the indicator line was not seen: {changed} pixels changed"
+    );
+}
+
+#[test]
+fn on_gnome_the_doctor_says_how_a_persons_input_is_told() {
+    let (_turn, desk) = common::gnome();
+    let run = desk.run(&["doctor", "--json"]);
+    let report: Value = serde_json::from_str(&run.stdout)
+        .unwrap_or_else(|err| panic!("not JSON ({err}): {} / {}", run.stdout, run.stderr));
+    let takeover = report["checks"]
+        .as_array()
+        .expect("checks")
+        .iter()
+        .find(|c| c["name"] == "takeover")
+        .unwrap_or_else(|| panic!("no takeover check in {report:#}"));
+    assert_eq!(takeover["status"], "ok", "{takeover}");
+    let detail = takeover["detail"].as_str().expect("a detail");
+    assert!(
+        detail.starts_with(
+            "GNOME's idle monitor (org.gnome.Mutter.IdleMonitor) tells when the seat last had input"
+        ),
+        "{detail}"
+    );
+}
+
+#[test]
+fn on_gnome_a_drag_cut_off_by_a_person_releases_its_button_where_it_got_to() {
+    let (_turn, desk) = common::gnome();
+    let fixture = desk.fixture_with("GNOME Drag Fixture", 1, &["--kit"]);
+    let mut hand = KeyboardHand::start(desk);
+    let audit = desk.scratch("person-gnome-drag-audit.jsonl");
+    let mcp = session(desk, &audit);
+    let w = mcp.window_id("GNOME Drag Fixture", Duration::from_secs(20));
+    let (x, y) = canvas_point(&mcp, &w);
+    // deskhand's pointer joins the seat before the drag, which then starts at once.
+    let hovered = mcp.call(json!({"action": "hover", "target": w, "x": x - 40.0, "y": y}));
+    assert!(hovered.text.starts_with("done: "), "{}", hovered.text);
+    std::thread::sleep(Duration::from_millis(1200));
+
+    // The drag goes through one point on its way, half-way through its 4 s; the person
+    // presses a key well after deskhand's move there, while the drag waits for its end.
+    let pressing = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(2800));
+        hand.press();
+    });
+    let reply = mcp.call(json!({
+        "action": "drag", "target": w,
+        "from": [x - 40.0, y], "via": [[x - 20.0, y]], "to": [x + 40.0, y],
+        "duration_ms": 4000,
+    }));
+    pressing.join().expect("the person's thread");
+    assert!(
+        reply.text.starts_with("applied but unconfirmed: ")
+            && reply.text.contains("a person started using the desktop"),
+        "{}",
+        reply.text
+    );
+    assert!(reply.took < Duration::from_millis(3600), "{:?}", reply.took);
+    let released = fixture.wait_for("the drag's release", |e| e["event"] == "drag");
+    let (from, to) = (
+        released["from"][0].as_i64().unwrap(),
+        released["to"][0].as_i64().unwrap(),
+    );
+    assert!(to > from, "{released}");
+    mcp.close();
+}
