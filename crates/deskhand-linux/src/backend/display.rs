@@ -7,7 +7,7 @@ use std::future::Future;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use deskhand_core::backend::{Input, InputOutcome, Partial, Typed};
+use deskhand_core::backend::{InputOutcome, Partial, Typed};
 use deskhand_core::error::{Error, Result};
 use deskhand_core::keys::Keys;
 use deskhand_core::model::{
@@ -102,19 +102,33 @@ impl ClickGap {
     }
 }
 
-/// A display server's pointer as the core's input, so that what the core builds of pointer
-/// moves and buttons (a drag, by [`Input::drag_path`]'s default) serves a display server that
-/// has no drag of its own.
-pub(super) struct PointerOf<'a, S>(pub(super) &'a S);
-
-impl<S: DisplayServer> Input for PointerOf<'_, S> {
-    async fn move_pointer(&self, to: Point) -> Result<()> {
-        self.0.move_pointer(to).await
+/// A drag from a display server's pointer moves and buttons, for one that has no drag of its
+/// own: `pause` waits between two points and fails when a person took over meanwhile, which
+/// stops the drag at once. The button is released either way.
+pub(super) async fn drag_with_pauses<S: DisplayServer, P: Future<Output = Result<()>>>(
+    server: &S,
+    (points, button, modifiers): (&[Point], MouseButton, &[Modifier]),
+    duration: Duration,
+    pause: impl Fn(Duration) -> P,
+) -> Result<()> {
+    let Some((first, rest)) = points.split_first() else {
+        return Ok(());
+    };
+    server.move_pointer(*first).await?;
+    server.button(button, true, modifiers).await?;
+    let step = duration / u32::try_from(rest.len().max(1)).unwrap_or(u32::MAX);
+    let mut moved = Ok(());
+    for point in rest {
+        moved = match pause(step).await {
+            Ok(()) => server.move_pointer(*point).await,
+            Err(stopped) => Err(stopped),
+        };
+        if moved.is_err() {
+            break;
+        }
     }
-
-    async fn button(&self, button: MouseButton, down: bool, modifiers: &[Modifier]) -> Result<()> {
-        self.0.button(button, down, modifiers).await
-    }
+    let released = server.button(button, false, modifiers).await;
+    moved.and(released)
 }
 
 /// Keys sent on Wayland as the core's outcome: all of them, once the app has read them (see

@@ -17,7 +17,8 @@ use deskhand_core::render::{escape, plural};
 
 use super::bus::{Bus, Placed};
 use super::display::{
-    ClickGap, DisplayServer, keysym_chords, modifier_keysyms, tree_of, wayland_outcome,
+    ClickGap, DisplayServer, drag_with_pauses, keysym_chords, modifier_keysyms, tree_of,
+    wayland_outcome,
 };
 use super::errors::atspi_error;
 use super::frames::{Origin, gnome_origin, origin_for, wayland_inset, wayland_origin};
@@ -622,26 +623,10 @@ impl DisplayServer for GnomeDesk {
         modifiers: &[Modifier],
         duration: Duration,
     ) -> Result<()> {
-        // As the core's drag, but a person who takes over while it waits between two points
-        // stops it at once.
-        let Some((first, rest)) = points.split_first() else {
-            return Ok(());
-        };
-        self.move_pointer(*first).await?;
-        self.button(button, true, modifiers).await?;
-        let step = duration / u32::try_from(rest.len().max(1)).unwrap_or(u32::MAX);
-        let mut moved = Ok(());
-        for point in rest {
-            moved = match self.gnome.wait_unless_taken_over(step).await {
-                Ok(()) => self.gnome.move_pointer(*point).await,
-                Err(stopped) => Err(stopped),
-            };
-            if moved.is_err() {
-                break;
-            }
-        }
-        let released = self.button(button, false, modifiers).await;
-        moved.and(released)
+        drag_with_pauses(self, (points, button, modifiers), duration, |step| {
+            self.gnome.wait_unless_taken_over(step)
+        })
+        .await
     }
 
     async fn press_keys(&self, keys: &Keys) -> Result<InputOutcome> {

@@ -14,7 +14,9 @@ use deskhand_core::model::{
 
 use super::bus::{Bus, Placed};
 use super::clipboard::{ClipboardHolder, read_on_its_own_thread};
-use super::display::{ClickGap, DisplayServer, keysym_chords, modifier_keysyms, wayland_outcome};
+use super::display::{
+    ClickGap, DisplayServer, drag_with_pauses, keysym_chords, modifier_keysyms, wayland_outcome,
+};
 use super::errors::input_error;
 use super::frames::{origin_for, wayland_inset, wayland_origin};
 use crate::wayland::Sway;
@@ -174,25 +176,13 @@ impl DisplayServer for SwayDesk {
         modifiers: &[Modifier],
         duration: Duration,
     ) -> Result<()> {
-        let Some((first, rest)) = points.split_first() else {
-            return Ok(());
-        };
-        self.move_pointer(*first).await?;
-        self.button(button, true, modifiers).await?;
-        let step = duration / u32::try_from(rest.len().max(1)).unwrap_or(u32::MAX);
-        let mut moved = Ok(());
-        for point in rest {
-            // A person's input in the pause between two moves stops the drag at once.
-            moved = match self.sway.pause(step).await {
-                Ok(()) => self.move_pointer(*point).await,
-                Err(stopped) => Err(input_error(stopped)),
-            };
-            if moved.is_err() {
-                break;
-            }
-        }
-        let released = self.button(button, false, modifiers).await;
-        moved.and(released)
+        drag_with_pauses(
+            self,
+            (points, button, modifiers),
+            duration,
+            |step| async move { self.sway.pause(step).await.map_err(input_error) },
+        )
+        .await
     }
 
     async fn press_keys(&self, keys: &Keys) -> Result<InputOutcome> {

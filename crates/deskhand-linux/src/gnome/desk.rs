@@ -214,15 +214,7 @@ impl Gnome {
 
     /// Waits `wait`, unless a person takes over meanwhile: then at once refuses to go on.
     pub async fn wait_unless_taken_over(&self, wait: Duration) -> Result<()> {
-        let until = tokio::time::Instant::now() + wait;
-        loop {
-            self.person_took_over()?;
-            let now = tokio::time::Instant::now();
-            if now >= until {
-                return Ok(());
-            }
-            tokio::time::sleep((until - now).min(POLL)).await;
-        }
+        crate::person::wait_unless_taken_over(wait, || self.person_took_over()).await
     }
 
     async fn input(&self) -> Result<&RemoteInput> {

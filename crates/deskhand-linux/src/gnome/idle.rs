@@ -146,7 +146,9 @@ fn run(
         std::thread::sleep(SAMPLE);
         match runtime.block_on(idle_time(bus)) {
             Ok(idle) => {
-                if judge.read(idle, crate::person::sent_within) {
+                if judge.read(idle, |window| {
+                    crate::person::last_sent().is_some_and(|at| at.elapsed() <= window)
+                }) {
                     presence.noticed();
                 }
             }

@@ -24,6 +24,26 @@ use std::collections::VecDeque;
 use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
+/// How often a wait between two steps of an action looks whether a person took over.
+const LOOK_EVERY: Duration = Duration::from_millis(20);
+
+/// Waits `duration` (a drag's pause between two points), looking all along whether a person
+/// took over: `took_over` fails then, and so does the wait, at once.
+pub(crate) async fn wait_unless_taken_over<E>(
+    duration: Duration,
+    took_over: impl Fn() -> Result<(), E>,
+) -> Result<(), E> {
+    let until = tokio::time::Instant::now() + duration;
+    loop {
+        took_over()?;
+        let left = until.saturating_duration_since(tokio::time::Instant::now());
+        if left.is_zero() {
+            return Ok(());
+        }
+        tokio::time::sleep(left.min(LOOK_EVERY)).await;
+    }
+}
+
 /// An event deskhand sent, as the watch sees it arrive.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Sent {

@@ -227,15 +227,7 @@ impl Sway {
 
     /// Waits `duration`, or until a person takes over: then says so.
     pub async fn pause(&self, duration: Duration) -> Result<()> {
-        let until = tokio::time::Instant::now() + duration;
-        loop {
-            self.person_took_over()?;
-            let left = until.saturating_duration_since(tokio::time::Instant::now());
-            if left.is_zero() {
-                return Ok(());
-            }
-            tokio::time::sleep(left.min(POLL)).await;
-        }
+        crate::person::wait_unless_taken_over(duration, || self.person_took_over()).await
     }
 
     /// Whether a person has taken over, for a blocking loop that checks between two steps.
