@@ -1179,6 +1179,50 @@ fn x11vnc_on(display: &str) -> Vec<String> {
         .collect()
 }
 
+/// Checks that the view page's canvas shows what the desktop shows: a screenshot of the page
+/// against the agent's own screenshot of the screen, cell by cell on a 16 × 9 grid.
+async fn assert_the_canvas_shows(
+    browser: &mut browser::Browser,
+    page_png: &std::path::Path,
+    desktop_shot: &browser::Shot,
+) {
+    let page = browser.screenshot(page_png).await;
+    let canvas = browser
+        .eval("(() => { const r = document.querySelector('#screen canvas').getBoundingClientRect(); return [r.x, r.y, r.width, r.height].map(Math.round); })()")
+        .await;
+    let area: Vec<usize> = canvas
+        .as_array()
+        .expect("the canvas's place")
+        .iter()
+        .map(|n| n.as_u64().expect("a number") as usize)
+        .collect();
+    let (columns, rows) = (16, 9);
+    let shown = page.grid((area[0], area[1], area[2], area[3]), columns, rows);
+    let truth = desktop_shot.grid(
+        (0, 0, desktop_shot.width, desktop_shot.height),
+        columns,
+        rows,
+    );
+    let apart: Vec<f64> = shown
+        .iter()
+        .zip(&truth)
+        .map(|(a, b)| (a - b).abs())
+        .collect();
+    // A comparison with a screen of one colour would say little.
+    let (darkest, lightest) = truth.iter().fold((f64::MAX, f64::MIN), |(lo, hi), cell| {
+        (lo.min(*cell), hi.max(*cell))
+    });
+    assert!(
+        lightest - darkest > 30.0,
+        "the desktop should show the calculator, not one colour: {truth:?}"
+    );
+    assert!(
+        apart.iter().all(|d| *d < 15.0),
+        "the page's canvas {area:?} (in {}) should show the desktop: page {shown:?}, desktop {truth:?}",
+        page_png.display()
+    );
+}
+
 /// The first image of a reply, decoded.
 fn image_of(result: &Value) -> browser::Shot {
     use base64::Engine as _;
@@ -1261,29 +1305,8 @@ fn the_live_view_shows_the_desktop_and_an_operator_takes_it_over_and_hands_it_ba
         assert_eq!(browser.eval("location.href").await, json!(view));
         // The first frames take a moment to arrive and be drawn.
         tokio::time::sleep(Duration::from_secs(3)).await;
-        let page_png = desk.scratch("view-page.png");
-        let page = browser.screenshot(&page_png).await;
-        let canvas = browser
-            .eval("(() => { const r = document.querySelector('#screen canvas').getBoundingClientRect(); return [r.x, r.y, r.width, r.height].map(Math.round); })()")
-            .await;
-        let area: Vec<usize> = canvas
-            .as_array()
-            .expect("the canvas's place")
-            .iter()
-            .map(|n| n.as_u64().expect("a number") as usize)
-            .collect();
         let desktop_shot = image_of(&call(3, json!({"desktop": handle, "action": "screenshot", "target": "screen"})).await);
-        let (columns, rows) = (16, 9);
-        let shown = page.grid((area[0], area[1], area[2], area[3]), columns, rows);
-        let truth = desktop_shot.grid((0, 0, desktop_shot.width, desktop_shot.height), columns, rows);
-        let apart: Vec<f64> = shown.iter().zip(&truth).map(|(a, b)| (a - b).abs()).collect();
-        let lit = truth.iter().filter(|cell| **cell > 100.0).count();
-        assert!(lit >= 4 && lit < columns * rows / 2, "the calculator should light a few cells of the desktop: {truth:?}");
-        assert!(
-            apart.iter().all(|d| *d < 15.0),
-            "the page's canvas {area:?} (in {}) should show the desktop: page {shown:?}, desktop {truth:?}",
-            page_png.display()
-        );
+        assert_the_canvas_shows(&mut browser, &desk.scratch("view-page.png"), &desktop_shot).await;
 
         // A watcher's keys do not reach the desktop, even from a page that stops being
         // view-only: the server drops them.
@@ -1407,4 +1430,153 @@ fn the_live_view_shows_the_desktop_and_an_operator_takes_it_over_and_hands_it_ba
             .as_str()
             .is_some_and(|s| s.starts_with("desk-"))
     }));
+}
+
+/// The wayvnc processes whose socket is in `runtime`, a sway desktop's runtime folder.
+fn wayvnc_in(runtime: &str) -> Vec<String> {
+    std::fs::read_dir("/proc")
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|entry| std::fs::read(entry.path().join("cmdline")).ok())
+        .map(|cmdline| {
+            cmdline
+                .iter()
+                .map(|b| if *b == 0 { ' ' } else { *b as char })
+                .collect::<String>()
+        })
+        .filter(|cmdline| cmdline.starts_with("wayvnc ") && cmdline.contains(runtime))
+        .collect()
+}
+
+#[test]
+fn a_sway_desktops_live_view_shows_it_and_takes_the_operators_keys_only_while_held() {
+    let (_turn, desk) = desktop();
+    let mut server = Server::start(
+        desk.command(BIN),
+        &["--headless", "--desktop-per-session", "--wayland", "sway"],
+    );
+    let url = server.url.clone();
+    let base = server.base();
+    runtime().block_on(async {
+        let call = |id: u32, args: Value| stateless_call_as(&url, None, id, args);
+        let started = call(
+            1,
+            json!({"desktop": "new", "action": "launch", "app": "gnome-calculator"}),
+        )
+        .await;
+        let handle = started["structuredContent"]["desktop"]
+            .as_str()
+            .unwrap_or_else(|| panic!("no handle in {started}"))
+            .to_owned();
+        let mut keypad = String::new();
+        for _ in 0..60 {
+            keypad = reply_text(&call(2, json!({"desktop": handle, "action": "observe"})).await);
+            if keypad.contains("button \"7\"") {
+                break;
+            }
+            tokio::time::sleep(Duration::from_secs(1)).await;
+        }
+        assert!(keypad.contains("button \"7\""), "{keypad}");
+        let wayland = private_displays(&server.log())
+            .pop()
+            .expect("the desktop's display");
+        let runtime_dir = std::path::Path::new(&wayland)
+            .parent()
+            .expect("the Wayland socket's folder")
+            .to_str()
+            .expect("a UTF-8 path")
+            .to_owned();
+
+        let mut browser =
+            browser::Browser::start(desk.command("chromium"), &desk.scratch("sway-view-chromium"))
+                .await;
+        browser
+            .navigate(&format!("{base}/desktops/{handle}/view"))
+            .await;
+        assert!(
+            browser
+                .wait_for(
+                    "document.body.dataset.view === 'connected'",
+                    Duration::from_secs(30)
+                )
+                .await,
+            "the view never connected: {}\n{}",
+            browser.eval("document.body.outerHTML").await,
+            server.log()
+        );
+        assert_eq!(wayvnc_in(&runtime_dir).len(), 1, "one VNC server for the desktop");
+        // The first frames take a moment to arrive and be drawn.
+        tokio::time::sleep(Duration::from_secs(3)).await;
+        let desktop_shot = image_of(
+            &call(
+                3,
+                json!({"desktop": handle, "action": "screenshot", "target": "screen"}),
+            )
+            .await,
+        );
+        assert_the_canvas_shows(&mut browser, &desk.scratch("sway-view-page.png"), &desktop_shot)
+            .await;
+
+        // A watcher's key does not reach the desktop.
+        browser
+            .eval("window.liveView.viewOnly = false; document.querySelector('#screen canvas').focus(); true")
+            .await;
+        browser.press_digit('5').await;
+        browser.eval("window.liveView.viewOnly = true").await;
+        tokio::time::sleep(Duration::from_secs(1)).await;
+
+        // Held: the agent is refused, and the operator's key goes in through wayvnc.
+        browser.click("#take").await;
+        assert!(
+            browser
+                .wait_for(
+                    "document.body.dataset.held === 'true' && window.liveView.viewOnly === false",
+                    Duration::from_secs(10)
+                )
+                .await,
+            "{}",
+            browser.eval("document.body.outerHTML").await
+        );
+        let stopped = reply_text(&call(4, json!({"desktop": handle, "action": "windows"})).await);
+        assert!(
+            stopped.starts_with("failed (stopped): an operator"),
+            "{stopped}"
+        );
+        browser
+            .eval("document.querySelector('#screen canvas').focus(); true")
+            .await;
+        browser.press_digit('7').await;
+        browser.click("#give").await;
+        assert!(
+            browser
+                .wait_for(
+                    "document.body.dataset.held === 'false'",
+                    Duration::from_secs(10)
+                )
+                .await,
+            "{}",
+            browser.eval("document.body.outerHTML").await
+        );
+        let typed = call(
+            6,
+            json!({"desktop": handle, "action": "wait", "until": {"role": "text", "value": "7"}, "timeout_ms": 10000}),
+        )
+        .await;
+        assert!(reply_text(&typed).contains("held"), "{typed}");
+
+        // Ended: its VNC server stops with it, and its socket goes.
+        let ended = call(7, json!({"desktop": handle, "end_desktop": true})).await;
+        assert!(reply_text(&ended).contains("ended"), "{ended}");
+        assert!(
+            wait_until(Duration::from_secs(20), || wayvnc_in(&runtime_dir)
+                .is_empty()
+                .then_some(()))
+            .is_some(),
+            "wayvnc outlived its desktop: {:?}",
+            wayvnc_in(&runtime_dir)
+        );
+        drop(browser);
+    });
+    assert!(server.stop(Duration::from_secs(40)), "{}", server.log());
 }

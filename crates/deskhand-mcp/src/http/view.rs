@@ -1,6 +1,6 @@
 //! The live view of a private desktop by handle: `GET /desktops/<handle>/view` serves a page
-//! that shows the desktop in the browser (noVNC, from Debian's `novnc`, talking to x11vnc
-//! through this server's own WebSocket at `/desktops/<handle>/websockify`), view-only, with a
+//! that shows the desktop in the browser (noVNC, from Debian's `novnc`, talking to x11vnc or
+//! wayvnc through this server's own WebSocket at `/desktops/<handle>/websockify`), view-only, with a
 //! "Take over" button: while an operator holds the desktop, the agent's calls on it are refused
 //! as `stopped` and the viewer's keys and pointer reach it; "Hand back" resumes the agent.
 //!
@@ -31,7 +31,7 @@ use deskhand_core::person::OperatorHold;
 
 use super::handles::Held;
 use super::session::Hub;
-use super::vnc::{Vnc, carry};
+use super::vnc::{Endpoint, Vnc, carry};
 
 /// Where Debian's `novnc` package puts noVNC.
 const NOVNC_DIR: &str = "/usr/share/novnc";
@@ -48,11 +48,11 @@ const SCRIPT: &str = include_str!("view.js");
 /// it, and the operator holding it, if one is.
 pub(crate) struct DeskView {
     secret: String,
-    /// x11vnc's password, the same for every start, so that a page opened before a restart
-    /// still connects.
+    /// x11vnc's password (wayvnc's socket needs none), the same for every start, so that a
+    /// page opened before a restart still connects.
     vnc_password: String,
     vnc: tokio::sync::Mutex<Option<Vnc>>,
-    /// Viewers connected, or connecting: x11vnc stops when none is left.
+    /// Viewers connected, or connecting: the VNC server stops when none is left.
     viewers: AtomicUsize,
     hold: std::sync::Mutex<Option<OperatorHold>>,
     /// The viewer whose input reaches the desktop: the page of the operator who holds it,
@@ -429,19 +429,19 @@ async fn page<B: Backend>(
     }
 }
 
-/// The desktop's VNC server, started now if no viewer started it yet; its port.
-async fn started_vnc(held: &Held) -> Result<u16, String> {
+/// The desktop's VNC server, started now if no viewer started it yet; where it listens.
+async fn started_vnc(held: &Held) -> Result<Endpoint, String> {
     let mut vnc = held.view.vnc.lock().await;
     if let Some(running) = &*vnc {
-        return Ok(running.port());
+        return Ok(running.endpoint());
     }
     let display = held.worker.display().await.ok_or_else(|| {
         "this desktop's process never said which display it runs on, so there is nothing to show; check the server's log".to_owned()
     })?;
     let running = Vnc::start(&display, &held.view.vnc_password).await?;
-    let port = running.port();
+    let endpoint = running.endpoint();
     *vnc = Some(running);
-    Ok(port)
+    Ok(endpoint)
 }
 
 /// One viewer connected or connecting to a desktop's VNC server; the last to leave stops it.
@@ -601,8 +601,8 @@ async fn websocket<B: Backend>(
     // Counted before the start, so that the last viewer of before, leaving now, does not stop
     // the server this one is about to use.
     let watching = Watching::new(&held);
-    let port = match started_vnc(&held).await {
-        Ok(port) => port,
+    let endpoint = match started_vnc(&held).await {
+        Ok(endpoint) => endpoint,
         Err(why) => {
             return page_of(
                 StatusCode::SERVICE_UNAVAILABLE,
@@ -618,7 +618,7 @@ async fn websocket<B: Backend>(
     upgrade
         .protocols(["binary"])
         .on_upgrade(move |socket| async move {
-            carry(socket, port, input, viewer).await;
+            carry(socket, endpoint, input, viewer).await;
             drop(watching);
         })
 }

@@ -1,16 +1,19 @@
-//! The VNC server of one private desktop's live view: x11vnc on the desktop's X display,
-//! started when the first viewer connects, listening on loopback only behind the desktop's view
-//! password, and killed when the last viewer leaves or with the desktop. Each viewer's WebSocket is carried by this server to it,
-//! through the [`InputGate`] that lets the viewer's input through only while an operator holds
-//! the desktop.
+//! The VNC server of one private desktop's live view, started when the first viewer connects
+//! and killed when the last viewer leaves or with the desktop: x11vnc on an X11 desktop,
+//! listening on loopback only behind the desktop's view password; wayvnc on a sway desktop,
+//! listening on a socket in that desktop's own runtime folder, which only this user can open.
+//! Each viewer's WebSocket is carried by this server to it, through the [`InputGate`] that lets
+//! the viewer's input through only while an operator holds the desktop.
 
+use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::Duration;
 
 use axum::extract::ws::{Message, WebSocket};
 use futures::{SinkExt, StreamExt};
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
-use tokio::net::TcpStream;
+use tokio::io::{AsyncRead, AsyncWrite};
+use tokio::net::{TcpStream, UnixStream};
 use tokio::process::{Child, Command};
 
 use super::rfb::InputGate;
@@ -18,31 +21,50 @@ use super::view::{InputFor, input_for};
 
 /// x11vnc shows it is listening by this line on its standard output.
 const PORT_LINE: &str = "PORT=";
-/// How long x11vnc gets to connect to the display and listen.
+/// How long the VNC server gets to connect to the display and listen.
 const START_TIMEOUT: Duration = Duration::from_secs(20);
 /// How long a viewer's connection to x11vnc may take.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
 /// VNC authentication reads 8 characters of a password at most.
 const PASSWORD_LEN: usize = 8;
 
-/// A running x11vnc; killed when dropped.
+/// Where a viewer's connection reaches a desktop's VNC server.
+#[derive(Debug, Clone)]
+pub(crate) enum Endpoint {
+    /// x11vnc's port on loopback.
+    Port(u16),
+    /// wayvnc's socket.
+    Socket(PathBuf),
+}
+
+/// A running VNC server; killed when dropped, and its socket removed.
 pub(crate) struct Vnc {
     _child: Child,
-    port: u16,
+    endpoint: Endpoint,
+}
+
+impl Drop for Vnc {
+    fn drop(&mut self) {
+        if let Endpoint::Socket(path) = &self.endpoint {
+            let _ = std::fs::remove_file(path);
+        }
+    }
 }
 
 impl Vnc {
-    /// Starts x11vnc on `screen` (an X display name such as `:99`, as the desktop's process
-    /// said it started).
+    /// Starts the VNC server of the desktop on `screen`, as the desktop's process said it
+    /// started: an X display name such as `:99`, or the path of a Wayland socket.
     pub(crate) async fn start(screen: &str, password: &str) -> Result<Vnc, String> {
-        let Some(number) = screen
+        match screen
             .strip_prefix(':')
             .filter(|n| n.parse::<u32>().is_ok())
-        else {
-            return Err(format!(
-                "the live view shows X11 desktops, and this one runs on {screen}, a Wayland compositor; watch it with its own tools, or start the server without --wayland"
-            ));
-        };
+        {
+            Some(number) => Self::start_x11vnc(screen, number, password).await,
+            None => Self::start_wayvnc(Path::new(screen)).await,
+        }
+    }
+
+    async fn start_x11vnc(screen: &str, number: &str, password: &str) -> Result<Vnc, String> {
         // Where the desktop's processes find their X authority, as deskhand's headless desktop
         // lays out its folder.
         let xauthority = format!("/tmp/deskhand-{number}/Xauthority");
@@ -96,12 +118,82 @@ impl Vnc {
         );
         Ok(Vnc {
             _child: child,
-            port,
+            endpoint: Endpoint::Port(port),
         })
     }
 
-    pub(crate) fn port(&self) -> u16 {
-        self.port
+    /// wayvnc on the compositor whose socket is `wayland`: it needs wlroots' screen copy and
+    /// virtual input, which sway has and GNOME's Mutter has not. It reads no configuration of
+    /// the user's (`-C /dev/null`), so nothing there can open it to the network.
+    async fn start_wayvnc(wayland: &Path) -> Result<Vnc, String> {
+        let (Some(runtime), Some(name)) = (wayland.parent(), wayland.file_name()) else {
+            return Err(format!(
+                "this desktop's display {} is neither an X display nor a Wayland socket, so there is nothing to show; check the server's log",
+                wayland.display()
+            ));
+        };
+        let socket = runtime.join(format!("deskhand-view-{}.vnc", std::process::id()));
+        let _ = std::fs::remove_file(&socket);
+        let mut command = Command::new("wayvnc");
+        command
+            .env("XDG_RUNTIME_DIR", runtime)
+            .env("WAYLAND_DISPLAY", name)
+            .args(["-C", "/dev/null", "-L", "quiet", "-u"])
+            .arg(&socket)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .kill_on_drop(true);
+        #[cfg(unix)]
+        command.process_group(0);
+        let mut child = command.spawn().map_err(|err| {
+            format!(
+                "wayvnc could not be started ({err}); install it (apt-get install wayvnc) and reload the page"
+            )
+        })?;
+        let started = tokio::time::timeout(START_TIMEOUT, async {
+            loop {
+                if let Ok(Some(status)) = child.try_wait() {
+                    return Err(status);
+                }
+                if socket.exists() {
+                    return Ok(());
+                }
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+        })
+        .await;
+        match started {
+            Ok(Ok(())) => {}
+            Ok(Err(status)) => {
+                return Err(format!(
+                    "wayvnc could not show the desktop on {} ({status}): it needs a wlroots compositor such as sway, and GNOME's desktops have no live view",
+                    wayland.display()
+                ));
+            }
+            Err(_) => {
+                let _ = child.kill().await;
+                let _ = std::fs::remove_file(&socket);
+                return Err(format!(
+                    "wayvnc did not start on {} within {START_TIMEOUT:?}; the desktop may be stopping: reload the page, and if it persists check the server's log",
+                    wayland.display()
+                ));
+            }
+        }
+        tracing::info!(
+            wayland = %wayland.display(),
+            socket = %socket.display(),
+            pid = child.id(),
+            "live view's VNC server started"
+        );
+        Ok(Vnc {
+            _child: child,
+            endpoint: Endpoint::Socket(socket),
+        })
+    }
+
+    pub(crate) fn endpoint(&self) -> Endpoint {
+        self.endpoint.clone()
     }
 }
 
@@ -152,18 +244,63 @@ fn password_file(number: &str, password: &str) -> Result<std::path::PathBuf, Str
     Ok(path)
 }
 
-/// Carries the WebSocket of `viewer` to x11vnc on `port` and back until either side closes;
-/// the viewer's input goes through only while `input` names it.
-pub(crate) async fn carry(mut socket: WebSocket, port: u16, input: InputFor, viewer: String) {
-    let connected =
-        tokio::time::timeout(CONNECT_TIMEOUT, TcpStream::connect(("127.0.0.1", port))).await;
-    let Ok(Ok(stream)) = connected else {
-        tracing::warn!(port, "a viewer's connection to the VNC server failed");
-        let _ = socket.send(Message::Close(None)).await;
-        return;
-    };
-    let _ = stream.set_nodelay(true);
-    let (mut from_vnc, mut to_vnc) = stream.into_split();
+/// Carries the WebSocket of `viewer` to the VNC server at `endpoint` and back until either side
+/// closes; the viewer's input goes through only while `input` names it.
+pub(crate) async fn carry(
+    mut socket: WebSocket,
+    endpoint: Endpoint,
+    input: InputFor,
+    viewer: String,
+) {
+    let connected = tokio::time::timeout(CONNECT_TIMEOUT, async {
+        match &endpoint {
+            Endpoint::Port(port) => TcpStream::connect(("127.0.0.1", *port))
+                .await
+                .map(|stream| {
+                    let _ = stream.set_nodelay(true);
+                    let (from_vnc, to_vnc) = stream.into_split();
+                    Halves::Tcp(from_vnc, to_vnc)
+                }),
+            Endpoint::Socket(path) => UnixStream::connect(path).await.map(|stream| {
+                let (from_vnc, to_vnc) = stream.into_split();
+                Halves::Unix(from_vnc, to_vnc)
+            }),
+        }
+    })
+    .await;
+    match connected {
+        Ok(Ok(Halves::Tcp(from_vnc, to_vnc))) => {
+            relay(socket, from_vnc, to_vnc, input, viewer).await
+        }
+        Ok(Ok(Halves::Unix(from_vnc, to_vnc))) => {
+            relay(socket, from_vnc, to_vnc, input, viewer).await
+        }
+        _ => {
+            tracing::warn!(?endpoint, "a viewer's connection to the VNC server failed");
+            let _ = socket.send(Message::Close(None)).await;
+        }
+    }
+}
+
+/// A connection to the VNC server, split in its two directions.
+enum Halves {
+    Tcp(
+        tokio::net::tcp::OwnedReadHalf,
+        tokio::net::tcp::OwnedWriteHalf,
+    ),
+    Unix(
+        tokio::net::unix::OwnedReadHalf,
+        tokio::net::unix::OwnedWriteHalf,
+    ),
+}
+
+async fn relay(
+    socket: WebSocket,
+    mut from_vnc: impl AsyncRead + Unpin,
+    mut to_vnc: impl AsyncWrite + Unpin,
+    input: InputFor,
+    viewer: String,
+) {
     let (mut to_viewer, mut from_viewer) = socket.split();
     let down = async {
         let mut buffer = vec![0u8; 64 * 1024];
