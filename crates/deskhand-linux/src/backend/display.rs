@@ -175,13 +175,25 @@ pub(super) async fn tree_of(
     window: &WindowInfo,
 ) -> Result<Tree> {
     let unplaced = server.unplaced().await?;
-    let placed = server.frame(window).await?;
-    bus.remember(window, placed.origin);
-    let mut tree = bus.tree(placed, window).await?;
-    if unplaced {
-        without_extents(&mut tree.root);
+    if let Some(tree) = bus.unchanged_tree(window, unplaced).await {
+        return Ok(tree);
     }
-    Ok(tree)
+    let mark = bus.live_mark().await;
+    let walked = async {
+        let placed = server.frame(window).await?;
+        bus.remember(window, placed.origin);
+        let mut tree = bus.tree(placed, window).await?;
+        if unplaced {
+            without_extents(&mut tree.root);
+        }
+        Ok(tree)
+    }
+    .await;
+    if let Some(mark) = mark {
+        bus.keep_tree(window, unplaced, mark, walked.as_ref().ok())
+            .await;
+    }
+    walked
 }
 
 /// Key chords as (held modifiers, key) keysyms, as the Wayland compositors take them.
