@@ -139,19 +139,21 @@ impl Events {
         self.registered_at.elapsed()
     }
 
-    /// Whether none of `buses` has sent an event since `mark`. Each is first asked a ping:
-    /// D-Bus keeps one sender's messages in order, so every event an app sent before it
-    /// answers is on this connection before the answer, and is taken before the verdict.
+    /// Whether none of `buses` has sent an event since `mark`. Each application is first
+    /// asked its root's states: D-Bus keeps one sender's messages in order, and the toolkits
+    /// answer that call on the thread that makes their changes and sends their events (unlike
+    /// `Peer.Ping`, which GDBus and QtDBus answer on a thread of their own), so every event
+    /// the app sent before it answered is on this connection before the answer, and is taken
+    /// before the verdict.
     pub(super) async fn silent_since(&self, atspi: &Atspi, buses: &[String], mark: u64) -> bool {
         let pings = buses.iter().map(|bus| {
-            let object = ObjectRef {
+            let root = ObjectRef {
                 bus: bus.clone(),
                 path: ROOT_PATH.into(),
             };
             async move {
-                let answered: Result<(), _> = atspi
-                    .call(&object, "org.freedesktop.DBus.Peer", "Ping", &())
-                    .await;
+                let answered: Result<Vec<u32>, _> =
+                    atspi.call(&root, ACCESSIBLE, "GetState", &()).await;
                 answered.is_ok()
             }
         });

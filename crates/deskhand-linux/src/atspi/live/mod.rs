@@ -1,7 +1,7 @@
 //! Live trees: each observed window's tree, kept while its applications send no accessibility
 //! event, so observing a window that has not changed answers without walking it again.
 //!
-//! A kept tree is trusted only when every application its elements belong to answers a ping
+//! A kept tree is trusted only when every application its elements belong to answers a call
 //! and has sent no event since its walk began (see [`events`]), the display server reports the
 //! window exactly as then (title, place, size, focus, state), and the walk was whole. Only the
 //! toolkits that send an event for every change a tree shows are kept ([`sends_every_change`]);
@@ -168,7 +168,7 @@ impl LiveTrees {
 
 /// Whether an application's toolkit sends an event for every change an observation shows. The
 /// property test (`tests/live_tree.rs`) holds each listed one to it on real apps: GTK 3 (through
-/// at-spi2-atk), GTK 4 and Qt (but for its item views: [`has_silent_views`]). Others (Gecko, Chromium, LibreOffice, WebKitGTK's web process,
+/// at-spi2-atk), GTK 4 and Qt (but for its item views and open menus: [`has_silent_views`]). Others (Gecko, Chromium, LibreOffice, WebKitGTK's web process,
 /// GTK 2) are walked at every observe until a test holds them to it too.
 fn sends_every_change(app: &Application) -> bool {
     let major = app.toolkit_version.split('.').next().unwrap_or_default();
@@ -179,12 +179,13 @@ fn sends_every_change(app: &Application) -> bool {
     }
 }
 
-/// Whether the tree shows an item view of Qt's: Qt sends no event when a list's rows are
-/// rewritten in place or added (its item views' model changes reach no accessibility event),
-/// so a Qt window that shows a list, table or tree is walked at every observe. A hidden one is
-/// not read, and Qt says when it shows.
+/// Whether the tree shows an item view or an open menu of Qt's: Qt sends no event when a
+/// list's rows are rewritten in place or added (its item views' model changes reach no
+/// accessibility event), nor when the pointer leaves a menu's highlighted item (which it marks
+/// focused), so a Qt window that shows a list, table, tree or menu is walked at every observe.
+/// A hidden one is not read, and Qt says when it shows.
 fn has_silent_views(node: &Node, apps: &HashMap<String, Application>) -> bool {
-    let item_view = node.states.visible
+    let silent = node.states.visible
         && matches!(
             node.role,
             Role::List
@@ -195,13 +196,14 @@ fn has_silent_views(node: &Node, apps: &HashMap<String, Application>) -> bool {
                 | Role::Header
                 | Role::Tree
                 | Role::Treeitem
+                | Role::Menu
         );
     let of_qt = || {
         ObjectRef::from_handle(&node.handle)
             .and_then(|object| apps.get(&object.bus))
             .is_some_and(|app| app.toolkit.eq_ignore_ascii_case("qt"))
     };
-    (item_view && of_qt())
+    (silent && of_qt())
         || node
             .children
             .iter()
