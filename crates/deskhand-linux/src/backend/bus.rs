@@ -153,7 +153,8 @@ impl Bus {
         live.mark(self.atspi().await.ok()?).await
     }
 
-    /// Keeps the tree a walk from `mark` read (or forgets the window's, `None`: the walk failed).
+    /// Keeps the tree a walk from `mark` read (or forgets the window's, `None`: the walk failed
+    /// or its tree is not to be kept).
     pub(super) async fn keep_tree(
         &self,
         window: &WindowInfo,
