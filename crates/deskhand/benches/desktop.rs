@@ -1050,6 +1050,7 @@ async fn run(files: &Files, rows: usize) {
             o.label, b.observe, b.windows, b.window, b.frames, b.tree, b.rest
         );
     }
+    live_trees(&ready, &specs).await;
     println!();
     println!("## where the tokens go (the last measured reply of each app, o200k)");
     println!();
@@ -1530,4 +1531,167 @@ async fn click_seven(desk: &mut Desk, id: &str) -> Result<Clicks, String> {
         clicks.hit_test.push(ms(started.elapsed()));
     }
     Ok(clicks)
+}
+
+/// One app's figures with live trees, beside the walk of the same rounds.
+struct Live {
+    walk: Vec<f64>,
+    unchanged: Vec<f64>,
+    /// D-Bus calls per unchanged observe, and how many were answered from the live tree.
+    unchanged_calls: f64,
+    answered: usize,
+    changed: Vec<f64>,
+    change: String,
+}
+
+/// Observing with live trees (a second `LinuxBackend` that keeps them, as a server does, and a
+/// session of its own), in rounds against the walk: an unchanged window, then the same window
+/// right after one click that changes it (a calculator's "7", a check box toggled).
+async fn live_trees(ready: &[Ready], specs: &[Spec]) {
+    println!();
+    println!("## live trees ({WARM_UP} warm-up + {RUNS} rounds per app, medians in ms)");
+    println!();
+    println!(
+        "Each round observes the unchanged window through the walking backend and through one that keeps \
+         live trees; then clicks the changing element through the live one and observes again (its tree \
+         is walked again: the app sent events)."
+    );
+    println!();
+    println!(
+        "| app | walk | observe unchanged (live) | live ÷ walk | D-Bus calls, unchanged | answered from the live tree | observe after one change | the change |"
+    );
+    println!("|---|---:|---:|---:|---:|---:|---:|---|");
+    let Ok(backend) = LinuxBackend::connect() else {
+        println!("| all | failed: no second backend | | | | | | |");
+        return;
+    };
+    let mut walked = Desk {
+        backend: LinuxBackend::connect().expect("connected once already"),
+        session: Session::default(),
+        config: Config::default(),
+    };
+    let mut live = Desk {
+        backend: backend.with_live_trees(),
+        session: Session::default(),
+        config: Config::default(),
+    };
+    for r in ready {
+        let label = specs[r.spec_index].label;
+        if !["gtk3", "calculator", "mousepad", "gtk4"]
+            .iter()
+            .any(|app| label.contains(app))
+        {
+            continue;
+        }
+        match live_rounds(&mut walked, &mut live, &r.info).await {
+            Ok(l) => println!(
+                "| {label} | {:.2} | {:.2} | {:.3}x | {:.1} | {} of {} | {} | {} |",
+                median(&l.walk),
+                median(&l.unchanged),
+                median(&l.unchanged) / median(&l.walk),
+                l.unchanged_calls,
+                l.answered,
+                RUNS,
+                if l.changed.is_empty() {
+                    "–".to_owned()
+                } else {
+                    format!("{:.2}", median(&l.changed))
+                },
+                l.change
+            ),
+            Err(err) => println!("| {label} | failed: {err} | | | | | | |"),
+        }
+    }
+}
+
+async fn live_rounds(
+    walked: &mut Desk,
+    live: &mut Desk,
+    info: &WindowInfo,
+) -> Result<Live, String> {
+    let walk_target = format!("w{}", walked.session.window_id(info.key()));
+    let live_target = format!("w{}", live.session.window_id(info.key()));
+    let seen = live
+        .call(json!({"action": "observe", "target": live_target}))
+        .await?;
+    let elements = seen.data["elements"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    let enabled = |e: &&Value| !e["states"].to_string().contains("disabled");
+    let described = |e: &Value, verb: &str| {
+        format!(
+            "{verb} {} \"{}\"",
+            e["role"].as_str().unwrap_or("?"),
+            e["name"].as_str().unwrap_or("")
+        )
+    };
+    // One change an agent makes: a calculator's "7", a check box toggled, a letter typed.
+    let changing = elements
+        .iter()
+        .find(|e| e["role"] == "button" && e["name"] == "7")
+        .or_else(|| {
+            elements
+                .iter()
+                .filter(enabled)
+                .find(|e| e["role"] == "check")
+        })
+        .map(|e| {
+            (
+                json!({"action": "click", "ref": e["ref"]}),
+                described(e, "click"),
+            )
+        })
+        .or_else(|| {
+            elements
+                .iter()
+                .filter(enabled)
+                .find(|e| e["role"] == "text")
+                .map(|e| {
+                    (
+                        json!({"action": "type", "ref": e["ref"], "text": "x"}),
+                        described(e, "type \"x\" into"),
+                    )
+                })
+        });
+    let mut l = Live {
+        walk: Vec::new(),
+        unchanged: Vec::new(),
+        unchanged_calls: 0.0,
+        answered: 0,
+        changed: Vec::new(),
+        change: changing
+            .as_ref()
+            .map_or_else(|| "none found".to_owned(), |(_, what)| what.clone()),
+    };
+    let mut calls = 0;
+    for round in 0..WARM_UP + RUNS {
+        let (_, walk) = walked
+            .timed(json!({"action": "observe", "target": walk_target}))
+            .await?;
+        let (calls_before, answered_before) = (
+            live.backend.accessibility_calls(),
+            live.backend.live_tree_answers(),
+        );
+        let (_, unchanged) = live
+            .timed(json!({"action": "observe", "target": live_target}))
+            .await?;
+        if round >= WARM_UP {
+            calls += live.backend.accessibility_calls() - calls_before;
+            l.answered += live.backend.live_tree_answers() - answered_before;
+            l.walk.push(walk);
+            l.unchanged.push(unchanged);
+        }
+        if let Some((change, _)) = &changing {
+            live.call(change.clone()).await?;
+            let (_, changed) = live
+                .timed(json!({"action": "observe", "target": live_target}))
+                .await?;
+            if round >= WARM_UP {
+                l.changed.push(changed);
+            }
+        }
+    }
+    l.unchanged_calls = calls as f64 / RUNS as f64;
+    Ok(l)
 }

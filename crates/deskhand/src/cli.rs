@@ -271,7 +271,8 @@ pub fn mcp(args: McpArgs) -> anyhow::Result<u8> {
         };
         let backend = match crate::own_desktop::missing() {
             Some(missing) => Err(missing),
-            None => crate::platform::connect().map_err(|err| crate::own_desktop::unreachable(&err)),
+            None => crate::platform::connect_serving()
+                .map_err(|err| crate::own_desktop::unreachable(&err)),
         };
         let served = match backend {
             Ok(backend) => {

@@ -28,6 +28,23 @@ pub fn connect() -> Result<PlatformBackend, Error> {
     })
 }
 
+/// [`connect`] for a server, which keeps the trees of the windows it observed live between
+/// calls; `DESKHAND_TREE_READER=walk` (or `plain`) walks every window at every observe: the
+/// reference the live trees are tested against.
+#[cfg(target_os = "linux")]
+pub fn connect_serving() -> Result<PlatformBackend, Error> {
+    let backend = connect()?;
+    Ok(match std::env::var("DESKHAND_TREE_READER").as_deref() {
+        Ok("walk" | "plain") => backend,
+        _ => backend.with_live_trees(),
+    })
+}
+
+#[cfg(not(target_os = "linux"))]
+pub fn connect_serving() -> Result<PlatformBackend, Error> {
+    connect()
+}
+
 #[cfg(any(target_os = "macos", target_os = "windows"))]
 pub fn connect() -> Result<PlatformBackend, Error> {
     PlatformBackend::connect()

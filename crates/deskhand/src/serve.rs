@@ -114,7 +114,8 @@ pub fn http(args: McpArgs) -> anyhow::Result<u8> {
                 max: flags.max_desktops,
             }
         } else {
-            let backend = crate::platform::connect().map_err(|err| anyhow::anyhow!(err.message))?;
+            let backend =
+                crate::platform::connect_serving().map_err(|err| anyhow::anyhow!(err.message))?;
             let private = started.is_some() || std::env::var_os("DESKHAND_DESKTOP").is_some();
             if let Some(idle) =
                 crate::person::takeover(&takeover, &|name| std::env::var_os(name), private)?

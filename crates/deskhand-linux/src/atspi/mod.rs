@@ -21,6 +21,7 @@ mod calls;
 mod cells;
 mod element;
 mod hit;
+pub mod live;
 pub mod record;
 mod text;
 mod walk;

@@ -14,6 +14,7 @@ use tokio::sync::OnceCell;
 
 use super::errors::atspi_error;
 use super::frames::{Origin, match_frame, offset_of, popups_over, scale_of};
+use crate::atspi::live::{LiveTrees, Mark};
 use crate::atspi::{Application, Atspi, Frame, WalkLimits, WalkStyle};
 use crate::doctor::{BusFacts, OffTheBus, ProcessFacts, joins_by_itself};
 
@@ -114,11 +115,60 @@ pub(super) struct Bus {
     uncached: AtomicBool,
     /// X window → how its toolkit's extents map to the screen, learned when its frame is matched.
     origins: Mutex<HashMap<u64, Origin>>,
+    /// Keeps observed windows' trees while their applications send no event.
+    keeps_live_trees: AtomicBool,
+    live: LiveTrees,
 }
 
 impl Bus {
     pub(super) fn read_without_cache(&self) {
         self.uncached.store(true, Ordering::Relaxed);
+    }
+
+    pub(super) fn keep_live_trees(&self) {
+        self.keeps_live_trees.store(true, Ordering::Relaxed);
+    }
+
+    /// The live trees, when kept: never beside the plain reader, the reference of every read.
+    fn live(&self) -> Option<&LiveTrees> {
+        (self.keeps_live_trees.load(Ordering::Relaxed) && !self.uncached.load(Ordering::Relaxed))
+            .then_some(&self.live)
+    }
+
+    /// Observes answered from a live tree so far.
+    pub(super) fn live_answers(&self) -> usize {
+        self.live.answered()
+    }
+
+    /// `window`'s live tree, when nothing it shows can have changed since it was walked.
+    pub(super) async fn unchanged_tree(&self, window: &WindowInfo, unplaced: bool) -> Option<Tree> {
+        let live = self.live()?;
+        live.unchanged(self.atspi().await.ok()?, window, unplaced)
+            .await
+    }
+
+    /// Where a walk of `window` starts in the applications' events, to keep its tree after.
+    pub(super) async fn live_mark(&self) -> Option<Mark> {
+        let live = self.live()?;
+        live.mark(self.atspi().await.ok()?).await
+    }
+
+    /// Keeps the tree a walk from `mark` read (or forgets the window's, `None`: the walk failed
+    /// or its tree is not to be kept).
+    pub(super) async fn keep_tree(
+        &self,
+        window: &WindowInfo,
+        unplaced: bool,
+        mark: Mark,
+        tree: Option<&Tree>,
+    ) {
+        let (Some(live), Ok(atspi)) = (self.live(), self.atspi().await) else {
+            return;
+        };
+        match tree {
+            Some(tree) => live.keep(atspi, window, unplaced, mark, tree),
+            None => live.forget(window),
+        }
     }
 
     pub(super) async fn atspi(&self) -> Result<&Arc<Atspi>> {
@@ -139,7 +189,11 @@ impl Bus {
         let Some(atspi) = self.atspi.get() else {
             return;
         };
-        if let Some(age) = atspi.listening_for()
+        let youngest = [atspi.listening_for(), self.live.registered_for()]
+            .into_iter()
+            .flatten()
+            .min();
+        if let Some(age) = youngest
             && age < LISTENER_SETTLE
         {
             tokio::time::sleep(LISTENER_SETTLE - age).await;

@@ -189,13 +189,31 @@ pub(super) async fn tree_of(
     window: &WindowInfo,
 ) -> Result<Tree> {
     let unplaced = server.unplaced().await?;
-    let placed = server.frame(window).await?;
-    bus.remember(window, placed.origin);
-    let mut tree = bus.tree(placed, window).await?;
-    if unplaced {
-        without_extents(&mut tree.root);
+    if let Some(tree) = bus.unchanged_tree(window, unplaced).await {
+        return Ok(tree);
     }
-    Ok(tree)
+    let mark = bus.live_mark().await;
+    let walked = async {
+        let placed = server.frame(window).await?;
+        // Other windows of the app shown over this one are part of its tree, and they move and
+        // change size without an event: such a tree is not kept.
+        let alone = placed.popups.is_empty();
+        bus.remember(window, placed.origin);
+        let mut tree = bus.tree(placed, window).await?;
+        if unplaced {
+            without_extents(&mut tree.root);
+        }
+        Ok((tree, alone))
+    }
+    .await;
+    if let Some(mark) = mark {
+        let kept = match &walked {
+            Ok((tree, true)) => Some(tree),
+            _ => None,
+        };
+        bus.keep_tree(window, unplaced, mark, kept).await;
+    }
+    walked.map(|(tree, _)| tree)
 }
 
 /// Key chords as (held modifiers, key) keysyms, as the Wayland compositors take them.

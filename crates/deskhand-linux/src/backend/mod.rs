@@ -68,6 +68,19 @@ impl LinuxBackend {
         self
     }
 
+    /// Keeps each observed window's tree while its applications send no accessibility event,
+    /// so an unchanged window is observed without a walk (`atspi::live`): for a server, which
+    /// observes the same windows again and again.
+    pub fn with_live_trees(self) -> Self {
+        self.bus.keep_live_trees();
+        self
+    }
+
+    /// Observes answered from a live tree so far.
+    pub fn live_tree_answers(&self) -> usize {
+        self.bus.live_answers()
+    }
+
     /// D-Bus calls made to the accessibility bus so far.
     pub fn accessibility_calls(&self) -> usize {
         self.bus.calls()
