@@ -37,6 +37,10 @@ pub const DEFAULT_CAP_BYTES: u64 = 500 * 1024 * 1024;
 /// the processor from the reply the call is still delivering.
 const AFTER_REPLY: Duration = Duration::from_millis(20);
 
+/// How long a capture an action cut short waits before it is encoded, so the encoding does not
+/// take a core from the action: a click by ref takes a few ms, a `find` or a launch longer.
+const AFTER_ACTION: Duration = Duration::from_millis(50);
+
 /// Calls that show nothing on the screen worth a capture after them.
 const NOTHING_TO_SEE: &[&str] = &["apps", "windows", "recall", "forget", "clipboard", "read"];
 
@@ -640,6 +644,10 @@ impl Recorder {
                 taken_ms: settled.taken_ms,
                 cut_short: settled.cut_short,
             });
+            if settled.cut_short {
+                // The action that cut it short is running: encoding now would take a core from it.
+                tokio::time::sleep(AFTER_ACTION).await;
+            }
             let _ = tokio::task::spawn_blocking(move || inner.write_shot(&kept, image)).await;
         });
         self.track(task);
@@ -660,13 +668,15 @@ impl Inner {
 /// recorder is dropped.
 fn write_steps(inner: &std::sync::Weak<Inner>, jobs: &std::sync::mpsc::Receiver<Job>) {
     while let Ok(job) = jobs.recv() {
-        // Two cores are shared with the call whose reply is still on its way.
-        if matches!(job, Job::Step(..)) {
-            std::thread::sleep(AFTER_REPLY);
-        }
         let job = match job {
-            Job::Step(mut step, Some(taken)) => {
-                settle_after(&mut step, taken.blocking_recv());
+            Job::Step(mut step, taken) => {
+                // A capture an action cut short answers as that action begins.
+                if let Some(taken) = taken {
+                    settle_after(&mut step, taken.blocking_recv());
+                }
+                // Two cores are shared with the call whose reply is still on its way, or
+                // with the action that has just begun.
+                std::thread::sleep(AFTER_REPLY);
                 Job::Step(step, None)
             }
             job => job,
