@@ -28,7 +28,7 @@ pub struct Batch {
 pub fn as_batch(recording: &Recording) -> Result<Batch, String> {
     let mut steps = Vec::new();
     let mut left_out = Vec::new();
-    let mut window: Option<(String, String)> = None;
+    let mut window = InWindow::Unknown;
     // When the latest step kept was a `type`, when it ended.
     let mut typed_until: Option<u64> = None;
     for step in &recording.steps {
@@ -81,6 +81,9 @@ pub fn as_batch(recording: &Recording) -> Result<Batch, String> {
                     steps.push(json!({"action": "wait", "until": {"stable_ms": still}}));
                 }
                 typed_until = (action == "type").then_some(step.at_ms + step.ms);
+                if action == "launch" {
+                    window = InWindow::Launched;
+                }
                 steps.extend(these);
             }
         }
@@ -110,7 +113,7 @@ fn batch_step(
     step: &Step,
     mut args: Value,
     prefix: &str,
-    window: &mut Option<(String, String)>,
+    window: &mut InWindow,
 ) -> Result<Vec<Value>, String> {
     let named = |field: &str| {
         step.elements
@@ -197,15 +200,21 @@ fn batch_step(
     Ok(out)
 }
 
+/// The window the batch's steps are in, as far as it knows.
+#[derive(PartialEq)]
+enum InWindow {
+    Unknown,
+    /// A launch just waited for its app's window: the next window named is that one, whatever
+    /// title it had when recorded (FeatherPad's first window is "FeatherPad", then "Untitled").
+    Launched,
+    Seen(String, String),
+}
+
 /// A wait for `seen` to be there, unless the task is in that window already.
-fn wait_for_window(
-    seen: &WindowSeen,
-    current: &mut Option<(String, String)>,
-    out: &mut Vec<Value>,
-) {
-    let now = (seen.app.clone(), seen.title.clone());
-    if current.as_ref() != Some(&now) {
+fn wait_for_window(seen: &WindowSeen, current: &mut InWindow, out: &mut Vec<Value>) {
+    let now = InWindow::Seen(seen.app.clone(), seen.title.clone());
+    if *current != now && *current != InWindow::Launched {
         out.push(json!({"action": "wait", "until": {"window": seen.title}}));
-        *current = Some(now);
     }
+    *current = now;
 }

@@ -904,8 +904,17 @@ fn launch_and_type(mcp: &common::Mcp, app: &str, text: &str) -> String {
         .as_str()
         .expect("its window")
         .to_owned();
-    let tree = mcp.call(json!({"action": "observe", "target": w})).text;
-    let editor = common::first_of_role(&tree, "text");
+    // An agent looks until the editor has the keyboard focus, as a new window's takes it a
+    // moment after the window is there; what it saw focused is what `--as-batch` types into.
+    let editor = wait_until(SETTLE, || {
+        let tree = mcp.call(json!({"action": "observe", "target": w})).text;
+        let editor = common::first_of_role(&tree, "text");
+        let line = tree
+            .lines()
+            .find(|l| l.trim_start().starts_with(&format!("{editor} ")))?;
+        common::has_state(line, "focused").then_some(editor)
+    })
+    .expect("the editor with the keyboard focus");
     let typed = mcp.call(json!({"action": "type", "ref": editor, "text": text}));
     assert!(!typed.is_error, "{}", typed.text);
     w
@@ -1013,12 +1022,19 @@ fn a_gtk3_editor_saving_a_file_replays_on_a_fresh_desktop() {
     let saved = mcp.call(json!({"action": "press", "keys": "ctrl+s"}));
     assert!(!saved.is_error, "{}", saved.text);
     let dialog = mcp.window_id("Save As", SETTLE);
-    let seen = mcp
-        .call(json!({"action": "observe", "target": dialog}))
-        .text;
-    let name = ref_where(&seen, "the name field", |l| {
-        l.trim_start().split(' ').nth(1) == Some("text") && common::has_state(l, "focused")
-    });
+    // The name field takes the keyboard focus a moment after the dialog is there.
+    let name = wait_until(SETTLE, || {
+        let seen = mcp
+            .call(json!({"action": "observe", "target": dialog}))
+            .text;
+        seen.lines()
+            .find(|l| {
+                l.trim_start().split(' ').nth(1) == Some("text") && common::has_state(l, "focused")
+            })
+            .and_then(|l| l.split_whitespace().next())
+            .map(str::to_owned)
+    })
+    .expect("the dialog's name field with the keyboard focus");
     let path = file.to_str().unwrap();
     let named = mcp.call(json!({"action": "type", "ref": name, "text": path, "replace": true}));
     assert!(!named.is_error, "{}", named.text);
