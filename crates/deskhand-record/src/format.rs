@@ -64,12 +64,17 @@ pub struct Step {
     /// The window the call's `target` named, if it named one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub window: Option<WindowSeen>,
-    /// The screen before the call changed anything: the capture after the previous call, or
-    /// one taken when there was none.
+    /// The screen before the call changed anything: the latest capture whose pixels were in
+    /// hand when it began (an earlier call's "after", its `taken_ms` saying how much earlier), or
+    /// one taken as it began when there was none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub before: Option<Shot>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub after: Option<Shot>,
+    /// Why there is no "after": the next action came before the window was looked at, or the
+    /// screen could not be read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub no_after: Option<String>,
     /// Text that was not written: typed into a password field.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub redacted: Vec<Redacted>,
@@ -99,6 +104,10 @@ pub struct Acted {
     /// Screen pixels, when the observation knew them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bounds: Option<Rect>,
+    /// It had the keyboard focus in the observation its ref came from: what lets a batch type
+    /// into it when it has no name to find it by.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub focused: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -127,6 +136,13 @@ pub struct Shot {
     pub screen: Rect,
     /// Image pixels per screen pixel.
     pub scale: f64,
+    /// Unix ms when its pixels were grabbed (not kept by recordings made before it was).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub taken_ms: Option<u64>,
+    /// An action began before the window settled after the call: this is the last look taken
+    /// before that action, which may not yet show all the call did.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub cut_short: bool,
 }
 
 /// Text a step had but the folder does not keep.

@@ -1,16 +1,20 @@
 //! Writing a recording as calls happen. The caller hooks it around the executor: [`Recorder::begin`]
 //! before the call (what the named elements are, the screen before), [`Recorder::finish`] after
 //! (the reply, the step line, the screen after, taken in the background).
+//!
+//! An action never waits for a screenshot: its "before" is the latest capture whose pixels were
+//! already in hand when it began, and the step says when that was. A capture still looking at
+//! its window when an action begins stops there and keeps its last look taken before it, since
+//! a look from then on might show what the action did.
 
 use std::collections::HashMap;
 use std::fs::OpenOptions;
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
-use tokio::sync::{Notify, watch};
+use tokio::sync::oneshot;
 
 use deskhand_core::action::RefId;
 use deskhand_core::model::{Rect, RgbImage, WindowInfo, WindowKey};
@@ -23,7 +27,10 @@ use crate::format::{
     WindowSeen, read_manifest,
 };
 use crate::identity::{collect_refs, redact, redact_marked, redact_unsent};
-use crate::shots;
+use crate::shots::{self, Looking};
+
+mod writer;
+use writer::{After, Job, write_steps};
 
 /// Disk a recording may take unless told otherwise.
 pub const DEFAULT_CAP_BYTES: u64 = 500 * 1024 * 1024;
@@ -32,8 +39,9 @@ pub const DEFAULT_CAP_BYTES: u64 = 500 * 1024 * 1024;
 /// the processor from the reply the call is still delivering.
 const AFTER_REPLY: Duration = Duration::from_millis(20);
 
-/// The longest an action waits for the previous call's capture to be grabbed.
-const GRAB_WAIT: Duration = Duration::from_secs(2);
+/// How long a capture an action cut short waits before it is encoded, so the encoding does not
+/// take a core from the action: a click by ref takes a few ms, a `find` or a launch longer.
+const AFTER_ACTION: Duration = Duration::from_millis(50);
 
 /// Calls that show nothing on the screen worth a capture after them.
 const NOTHING_TO_SEE: &[&str] = &["apps", "windows", "recall", "forget", "clipboard", "read"];
@@ -61,11 +69,12 @@ struct State {
     screen: Option<Rect>,
     /// The window the latest call concerned: a call that names none is shown in the same place.
     region: Option<Rect>,
-    /// The latest "after" capture: the next action's "before".
-    last: Option<LastShot>,
-    /// "After" captures still waiting for their window to settle: an action cuts each short,
-    /// so none shows what the action did.
-    pending: Vec<LastShot>,
+    /// The latest capture whose pixels are in hand: the next action's "before", unless a
+    /// capture still looking has a later look.
+    last: Option<Shot>,
+    /// "After" captures still looking at their window: the next action stops each, so none
+    /// shows what the action did.
+    pending: Vec<Pending>,
     /// The pixels of the latest capture and where they were taken: what a later capture
     /// compares with to see whether its action has drawn yet.
     seen: Option<(Rect, Arc<RgbImage>)>,
@@ -76,19 +85,10 @@ struct State {
     failed: Option<String>,
 }
 
-/// What the writer thread is handed.
-enum Job {
-    Step(Box<Step>),
-    /// Answered once every step handed before it is on disk.
-    Flush(tokio::sync::oneshot::Sender<()>),
-}
-
-#[derive(Clone)]
-struct LastShot {
+/// An "after" capture still looking at its window.
+struct Pending {
     shot: Shot,
-    /// Set once the pixels are grabbed (true) or the grab failed (false).
-    grabbed: watch::Receiver<Option<bool>>,
-    hurry: Arc<Notify>,
+    looking: Arc<Looking>,
 }
 
 /// What [`Recorder::begin`] learned, for [`Recorder::finish`].
@@ -176,14 +176,6 @@ impl Recorder {
             .map_err(not_writable)?;
         let used = folder_bytes(dir);
         let (writer, steps) = std::sync::mpsc::channel();
-        let last = last.map(|shot| {
-            let (_, grabbed) = watch::channel(Some(true));
-            LastShot {
-                shot,
-                grabbed,
-                hurry: Arc::new(Notify::new()),
-            }
-        });
         let inner = Arc::new(Inner {
             dir: dir.to_owned(),
             cap,
@@ -232,14 +224,9 @@ impl Recorder {
             .and_then(Value::as_str)
             .unwrap_or("")
             .to_owned();
-        let (stopped, screen, last, pending) = {
-            let mut state = self.inner.state.lock().expect("recorder state");
-            let pending = if actuates {
-                std::mem::take(&mut state.pending)
-            } else {
-                Vec::new()
-            };
-            (state.stopped, state.screen, state.last.clone(), pending)
+        let (stopped, screen) = {
+            let state = self.inner.state.lock().expect("recorder state");
+            (state.stopped, state.screen)
         };
         let mut begun = Begun {
             started,
@@ -292,13 +279,8 @@ impl Recorder {
             state.region
         };
         if actuates {
-            // The captures of earlier calls (an observe's, a wait's) are taken before this
-            // action changes what they show.
-            for earlier in pending {
-                wait_grabbed(earlier).await;
-            }
-            begun.before = match last {
-                Some(last) => wait_grabbed(last).await,
+            begun.before = match self.stop_looking() {
+                Some(before) => Some(before),
                 // The app a first launch starts has no window yet: the whole screen, often
                 // empty, would stand for it.
                 None if begun.action == "launch" => None,
@@ -306,6 +288,30 @@ impl Recorder {
             };
         }
         begun
+    }
+
+    /// An action is about to run: every capture still looking stops, keeping its last look
+    /// taken before now. The latest capture in hand, which is what the screen was before the
+    /// action: its `taken_ms` says how long before.
+    fn stop_looking(&self) -> Option<Shot> {
+        let mut state = self.inner.state.lock().expect("recorder state");
+        let mut before = state.last.clone();
+        for pending in std::mem::take(&mut state.pending) {
+            let Some(taken_ms) = pending.looking.stop() else {
+                continue;
+            };
+            if before
+                .as_ref()
+                .is_none_or(|b| b.taken_ms.is_none_or(|t| t <= taken_ms))
+            {
+                before = Some(Shot {
+                    taken_ms: Some(taken_ms),
+                    cut_short: true,
+                    ..pending.shot
+                });
+            }
+        }
+        before
     }
 
     /// After the call: writes its step (unless the cap was reached, which the reply then says)
@@ -334,11 +340,16 @@ impl Recorder {
         };
         let wants_after =
             !NOTHING_TO_SEE.contains(&begun.action.as_str()) && (reply.is_ok() || begun.actuates);
-        let after = if wants_after {
-            self.capture_later(backend, &begun, format!("{index:04}.png"))
+        let (after, taken) = if wants_after {
+            match self
+                .capture_later(backend, &begun, format!("{index:04}.png"))
                 .await
+            {
+                Some((shot, taken)) => (Some(shot), Some(taken)),
+                None => (None, None),
+            }
         } else {
-            None
+            (None, None)
         };
         let (outcome, error, text, data) = match &*reply {
             Ok(reply) => (
@@ -375,6 +386,7 @@ impl Recorder {
             window: begun.window,
             before: begun.before,
             after,
+            no_after: None,
             redacted: begun.redacted,
         };
         let note = {
@@ -405,7 +417,7 @@ impl Recorder {
                     .writer
                     .lock()
                     .expect("recorder writer")
-                    .send(Job::Step(Box::new(step)));
+                    .send(Job::Step(Box::new(step), taken));
             }
         }
         self.refresh_windows(backend, begun.windows);
@@ -539,8 +551,9 @@ impl Recorder {
             .area(backend.as_ref(), begun.screen, begun.region)
             .await?;
         let index = self.inner.state.lock().expect("recorder state").next;
-        let shot = shots::planned(format!("{index:04}-before.png"), screen);
+        let mut shot = shots::planned(format!("{index:04}-before.png"), screen);
         let image = shots::grab(backend.as_ref(), screen).await?;
+        shot.taken_ms = Some(unix_ms());
         let image = Arc::new(image);
         self.inner.state.lock().expect("recorder state").seen = Some((screen, image.clone()));
         let inner = self.inner.clone();
@@ -552,14 +565,15 @@ impl Recorder {
         Some(shot)
     }
 
-    /// The "after" of a call: grabbed once the screen settled, or at once when the next call
-    /// comes first; shrunk and written on the blocking pool.
+    /// The "after" of a call: grabbed once the screen settled, or the last look before the
+    /// next action; shrunk and written on the blocking pool. How it went is told to the writer,
+    /// which waits for it to write the step.
     async fn capture_later<B: Backend + 'static>(
         &self,
         backend: &Arc<B>,
         begun: &Begun,
         file: String,
-    ) -> Option<Shot> {
+    ) -> Option<(Shot, oneshot::Receiver<After>)> {
         if self.inner.state.lock().expect("recorder state").used >= self.inner.cap {
             return None;
         }
@@ -568,18 +582,13 @@ impl Recorder {
             .area(backend.as_ref(), known.or(begun.screen), begun.region)
             .await?;
         let shot = shots::planned(file, screen);
-        let (tell, grabbed) = watch::channel(None);
-        let hurry = Arc::new(Notify::new());
-        let last = LastShot {
-            shot: shot.clone(),
-            grabbed,
-            hurry: hurry.clone(),
-        };
+        let looking = Arc::new(Looking::default());
         let since = {
             let mut state = self.inner.state.lock().expect("recorder state");
-            state.pending.retain(|p| p.grabbed.borrow().is_none());
-            state.pending.push(last.clone());
-            state.last = Some(last);
+            state.pending.push(Pending {
+                shot: shot.clone(),
+                looking: looking.clone(),
+            });
             // A call that changes nothing has nothing to wait for the window to draw.
             state
                 .seen
@@ -587,24 +596,50 @@ impl Recorder {
                 .filter(|(area, _)| begun.actuates && *area == screen)
                 .map(|(_, image)| image.clone())
         };
+        let (tell, taken) = oneshot::channel();
         let backend = backend.clone();
         let inner = self.inner.clone();
         let planned = shot.clone();
         let task = tokio::spawn(async move {
-            let image = shots::settled(backend.as_ref(), screen, since.as_deref(), &hurry)
-                .await
-                .map(Arc::new);
-            if let Some(image) = &image {
-                inner.state.lock().expect("recorder state").seen = Some((screen, image.clone()));
+            let settled =
+                shots::settled(backend.as_ref(), screen, since.as_deref(), &looking).await;
+            let settled = match settled {
+                Ok(settled) => settled,
+                Err(why) => {
+                    let _ = tell.send(After::Missing(why));
+                    return;
+                }
+            };
+            let kept = Shot {
+                taken_ms: Some(settled.taken_ms),
+                cut_short: settled.cut_short,
+                ..planned
+            };
+            let image = Arc::new(settled.image);
+            {
+                let mut state = inner.state.lock().expect("recorder state");
+                state.seen = Some((screen, image.clone()));
+                state.pending.retain(|p| !Arc::ptr_eq(&p.looking, &looking));
+                if state
+                    .last
+                    .as_ref()
+                    .is_none_or(|l| l.taken_ms.is_none_or(|t| t <= settled.taken_ms))
+                {
+                    state.last = Some(kept.clone());
+                }
             }
-            let _ = tell.send(Some(image.is_some()));
-            if let Some(image) = image {
-                let _ =
-                    tokio::task::spawn_blocking(move || inner.write_shot(&planned, image)).await;
+            let _ = tell.send(After::Taken {
+                taken_ms: settled.taken_ms,
+                cut_short: settled.cut_short,
+            });
+            if settled.cut_short {
+                // The action that cut it short is running: encoding now would take a core from it.
+                tokio::time::sleep(AFTER_ACTION).await;
             }
+            let _ = tokio::task::spawn_blocking(move || inner.write_shot(&kept, image)).await;
         });
         self.track(task);
-        Some(shot)
+        Some((shot, taken))
     }
 }
 
@@ -615,48 +650,6 @@ impl Inner {
             self.state.lock().expect("recorder state").used += bytes;
         }
     }
-}
-
-/// The writer thread: appends each step as one line, in the order calls finished, until the
-/// recorder is dropped.
-fn write_steps(inner: &std::sync::Weak<Inner>, jobs: &std::sync::mpsc::Receiver<Job>) {
-    while let Ok(job) = jobs.recv() {
-        // Two cores are shared with the call whose reply is still on its way.
-        if matches!(job, Job::Step(_)) {
-            std::thread::sleep(AFTER_REPLY);
-        }
-        let Some(inner) = inner.upgrade() else { return };
-        match job {
-            Job::Step(step) => {
-                let mut line = serde_json::to_string(&step).expect("a step serializes");
-                line.push('\n');
-                let written = OpenOptions::new()
-                    .append(true)
-                    .open(inner.dir.join(STEPS))
-                    .and_then(|mut file| file.write_all(line.as_bytes()));
-                let mut state = inner.state.lock().expect("recorder state");
-                match written {
-                    Ok(()) => state.used += line.len() as u64,
-                    Err(err) => state.failed = Some(err.to_string()),
-                }
-            }
-            Job::Flush(done) => {
-                let _ = done.send(());
-            }
-        }
-    }
-}
-
-/// The previous call's capture as this action's "before", once its pixels are grabbed.
-async fn wait_grabbed(last: LastShot) -> Option<Shot> {
-    let mut grabbed = last.grabbed;
-    if grabbed.borrow().is_none() {
-        // `notify_one` keeps a permit, so a capture still sleeping wakes at once.
-        last.hurry.notify_one();
-        let _ = tokio::time::timeout(GRAB_WAIT, grabbed.wait_for(Option::is_some)).await;
-    }
-    let ok = *grabbed.borrow() == Some(true);
-    ok.then_some(last.shot)
 }
 
 fn add_note(reply: &mut Result<Reply, Error>, note: &str) {
@@ -692,9 +685,11 @@ async fn identify<B: Backend>(
     };
     let key = element_key(&entry.handle, entry.role);
     let mut ancestors = Vec::new();
+    let mut focused = false;
     if let Some(seen) = session.seen(surface)
         && let Some(at) = seen.iter().position(|s| s.key == key)
     {
+        focused = seen[at].states.iter().any(|s| s == "focused");
         let mut depth = seen[at].depth;
         for line in seen[..at].iter().rev() {
             if line.depth < depth {
@@ -716,6 +711,7 @@ async fn identify<B: Backend>(
         ancestors,
         window,
         bounds: entry.bounds,
+        focused,
     };
     Some((acted, entry.window))
 }

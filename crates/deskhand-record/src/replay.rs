@@ -33,7 +33,7 @@ pub(crate) const READS: &[&str] = &[
 /// The longest a replay leaves between two steps the pause the recording had there: an app
 /// given no time at all may drop a key (GTK's file chooser lets a Return typed right after its
 /// name field was filled go by unsaved), and a model's pause of seconds is no part of the task.
-const PACE_CAP: Duration = Duration::from_secs(1);
+pub(crate) const PACE_CAP: Duration = Duration::from_secs(1);
 
 /// Whether a replay runs `step` as an action, not as a check or not at all.
 fn acts(step: &Step) -> bool {

@@ -228,12 +228,19 @@ fn shots(body: &mut String, images: &mut Images, recording: &Recording, step: &S
         .into_iter()
         .filter_map(|(label, shot)| shot.as_ref().map(|s| (label, s)))
         .collect();
-    if shots.is_empty() {
+    if shots.is_empty() && step.no_after.is_none() {
         return;
     }
     body.push_str("<div class=\"shots\">");
     for (label, shot) in shots {
         figure(body, images, recording, step, label, shot);
+    }
+    if let Some(why) = &step.no_after {
+        let _ = write!(
+            body,
+            "<figure><figcaption>after: none; {}</figcaption></figure>",
+            esc(why)
+        );
     }
     body.push_str("</div>");
 }
@@ -290,7 +297,49 @@ fn figure(
             t = pct(y, screen.y, screen.height),
         );
     }
-    let _ = write!(body, "</div><figcaption>{label}</figcaption></figure>");
+    let _ = write!(
+        body,
+        "</div><figcaption>{label}{}</figcaption></figure>",
+        esc(&when_taken(step, label, shot))
+    );
+}
+
+/// When a capture's pixels were grabbed, against its step: a "before" may be an earlier call's
+/// "after", and an "after" may be the last look before the next action cut its wait short.
+fn when_taken(step: &Step, label: &str, shot: &Shot) -> String {
+    let Some(taken) = shot.taken_ms else {
+        return String::new();
+    };
+    if label == "before" {
+        let made_for_it = shot.file.ends_with("-before.png");
+        return if made_for_it {
+            ", taken as the call began".into()
+        } else {
+            let of = shot.file.trim_end_matches(".png").trim_start_matches('0');
+            format!(
+                ", {} before the call (the screenshot after step {of})",
+                span(step.at_ms.saturating_sub(taken))
+            )
+        };
+    }
+    let replied = step.at_ms + step.ms;
+    let after = span(taken.saturating_sub(replied));
+    if shot.cut_short {
+        format!(
+            ", {after} after the reply, cut short: the next action began before the window settled, so it may not show all this call did"
+        )
+    } else {
+        format!(", {after} after the reply")
+    }
+}
+
+/// A time span as a person reads it: ms under 10 s, else seconds.
+fn span(ms: u64) -> String {
+    if ms < 10_000 {
+        format!("{ms} ms")
+    } else {
+        format!("{:.0} s", ms as f64 / 1000.0)
+    }
 }
 
 /// The recording's folder name: `session-<id>` for a session an HTTP server recorded.

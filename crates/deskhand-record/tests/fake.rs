@@ -4,6 +4,7 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::time::Duration;
 
 use deskhand_core::fake::{FakeDesktop, Received};
 use deskhand_core::model::{ElementHandle, Node, Rect, Role, States, Tree, WindowInfo};
@@ -128,6 +129,9 @@ async fn recorded(
     reply
 }
 
+/// What a model takes at least between two calls: every screenshot is in hand by then.
+const AGENT_PAUSE: Duration = Duration::from_millis(300);
+
 /// The ref of the line of `text` holding `wanted` (the first one after `after`).
 fn ref_of(text: &str, after: &str, wanted: &str) -> String {
     text.lines()
@@ -162,6 +166,7 @@ async fn record_task(dir: &Path) -> Arc<FakeDesktop> {
     .text;
     let save = ref_of(&tree, "group \"Form\"", "button \"Save\"");
     let pin = ref_of(&tree, "group \"Form\"", "password \"PIN\"");
+    tokio::time::sleep(AGENT_PAUSE).await;
     recorded(
         &recorder,
         &backend,
@@ -170,6 +175,7 @@ async fn record_task(dir: &Path) -> Arc<FakeDesktop> {
     )
     .await
     .unwrap();
+    tokio::time::sleep(AGENT_PAUSE).await;
     recorded(
         &recorder,
         &backend,
@@ -660,6 +666,7 @@ async fn the_report_marks_points_and_sets_unconfirmed_steps_apart() {
     let clicked = call(json!({"action": "click", "target": "w1", "x": 250, "y": 500}))
         .await
         .unwrap();
+    tokio::time::sleep(AGENT_PAUSE).await;
     let set = call(json!({"action": "set_value", "ref": pin, "value": "0000"}))
         .await
         .unwrap();
@@ -683,4 +690,66 @@ async fn the_report_marks_points_and_sets_unconfirmed_steps_apart() {
         page.contains(&format!("<p class=\"said\">{first}</p>")),
         "{first}"
     );
+}
+
+/// Calls fired back to back: an action never waits for a screenshot, and none shows what came
+/// after the call it stands for. The click's "before" is a capture taken before it began (the
+/// observe before it was never looked at, and says so); the press's "before" is the click's
+/// "after", its wait for the window to settle cut short by the press, and the page says both.
+#[tokio::test]
+async fn back_to_back_calls_keep_only_screenshots_taken_before_the_next_action() {
+    let dir = folder("back-to-back");
+    let backend = Arc::new(desktop(":1.8", "Save"));
+    let recorder = Recorder::open(&dir, deskhand_record::DEFAULT_CAP_BYTES).unwrap();
+    let mut session = Session::default();
+    let mut call = async |args: Value| recorded(&recorder, &backend, &mut session, args).await;
+    call(json!({"action": "windows"})).await.unwrap();
+    let tree = call(json!({"action": "observe", "target": "w1"}))
+        .await
+        .unwrap()
+        .text;
+    let save = ref_of(&tree, "group \"Form\"", "button \"Save\"");
+    call(json!({"action": "click", "ref": save})).await.unwrap();
+    // Long enough for a first look, too short for the unchanged window to count as settled.
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    call(json!({"action": "press", "keys": "ctrl+s"}))
+        .await
+        .unwrap();
+    recorder.flush().await;
+    let recording = Recording::open(&dir).unwrap();
+    let step = |action: &str| recording.steps.iter().find(|s| s.action == action).unwrap();
+    let (observe, click, pressed) = (step("observe"), step("click"), step("press"));
+    assert!(observe.after.is_none(), "{observe:#?}");
+    assert!(
+        observe
+            .no_after
+            .as_deref()
+            .is_some_and(|why| why.starts_with("the next action began")),
+        "{observe:#?}"
+    );
+    let before = click.before.as_ref().expect("a before for the click");
+    assert!(
+        before.taken_ms.is_some_and(|t| t <= click.at_ms + 1),
+        "{click:#?}"
+    );
+    let after = click.after.as_ref().expect("the click's last look");
+    assert!(after.cut_short, "{click:#?}");
+    let before = pressed.before.as_ref().expect("a before for the press");
+    assert_eq!(before.file, after.file);
+    assert_eq!(before.taken_ms, after.taken_ms);
+    assert!(
+        before.taken_ms.is_some_and(|t| t <= pressed.at_ms + 1),
+        "{pressed:#?}"
+    );
+    assert!(recording.shot_path(after).exists());
+    let page = deskhand_record::report::html(&recording, &|t: &str| t.len() / 4);
+    assert!(
+        page.contains("after: none; the next action began"),
+        "{page}"
+    );
+    assert!(page.contains("cut short: the next action began before the window settled"));
+    assert!(page.contains(&format!(
+        "before the call (the screenshot after step {})",
+        click.index
+    )));
 }

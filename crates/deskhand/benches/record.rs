@@ -4,9 +4,9 @@
 //! `click` on one of its buttons by ref, on the GTK3 counter fixture (six elements: calls of a
 //! few ms) and on gnome-calculator (GTK 4, 37 elements: calls of 10 ms and more). Each pair is
 //! timed with the pause an agent's model leaves between calls (the previous call's screenshot is
-//! then taken already) and with the click right after the observe (it then waits for the
-//! observe's screenshot to be grabbed). It prints medians and the overhead in ms and in %; the
-//! targets live in the issue, not here.
+//! then taken already) and with the click right after the observe (which then stops the
+//! observe's screenshot before its first look). It prints medians and the overhead in ms and in
+//! %; the targets live in the issue, not here.
 
 use std::process::{Command, Stdio};
 use std::sync::Arc;

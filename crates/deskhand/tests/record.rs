@@ -107,6 +107,8 @@ fn a_task_recorded_over_mcp_replays_on_a_fresh_desktop_and_stops_where_the_app_c
     assert!(!typed.is_error, "{}", typed.text);
     mcp.call(json!({"action": "click", "ref": button(&settings, "Apply")}));
     fixture.wait_for("the step of 5", |e| e["event"] == "step" && e["value"] == 5);
+    // A model's pause: the screenshot after the Apply is in hand before the next action.
+    std::thread::sleep(Duration::from_millis(400));
     let tree = mcp.call(json!({"action": "observe", "target": w})).text;
     mcp.call(json!({"action": "click", "ref": button(&tree, "Add")}));
     let end = wait_until(SETTLE, || {
@@ -719,8 +721,8 @@ fn a_forty_step_report_shows_the_window_acted_on_and_stays_under_two_megabytes()
         mcp.call(json!({"action": "wait", "target": w, "until": {"name": "=", "role": "button"}}));
     assert!(!waited.is_error, "{}", waited.text);
     let mut seen = mcp.call(json!({"action": "observe", "target": w}));
-    // gnome-calculator's own sums are no part of this: what it shows after each "=" is.
-    for _ in 0..5 {
+    let mut replies = Vec::new();
+    for round in 1..=5 {
         let tree = &seen.text;
         let key = |name: &str| ref_where(tree, name, |l| l.contains(&format!("button \"{name}\"")));
         let three = seen.data["elements"]
@@ -740,10 +742,23 @@ fn a_forty_step_report_shows_the_window_acted_on_and_stays_under_two_megabytes()
         ] {
             let reply = mcp.call(call.clone());
             assert!(!reply.is_error, "{call}: {}", reply.text);
+            replies.push(format!("{call} -> {}", reply.text));
             // A model takes this long at least before its next call.
             std::thread::sleep(Duration::from_millis(800));
         }
         seen = mcp.call(json!({"action": "observe", "target": w}));
+        // Clicks by accessibility, by find and by point each landed: 1 + 3 is 4.
+        let display = seen
+            .text
+            .lines()
+            .filter(|l| !l.contains("button"))
+            .any(|l| l.contains("\"4\""));
+        assert!(
+            display,
+            "round {round}: the calculator does not show 4\n{}\n{}",
+            replies.join("\n"),
+            seen.text
+        );
     }
     let cleared = mcp.call(json!({"action": "press", "keys": "Escape"}));
     assert!(!cleared.is_error, "{}", cleared.text);
@@ -782,9 +797,10 @@ fn a_forty_step_report_shows_the_window_acted_on_and_stays_under_two_megabytes()
         if step["action"] != "click" || step["elements"][0]["name"] != "=" {
             continue;
         }
-        // Two steps on, the observe: nothing changed the window in between.
-        let later = &recorded[at + 2];
-        assert_eq!(later["action"], "observe");
+        // The wait after it, 800 ms on: nothing changed the window in between. (The observe
+        // after that has no screenshot of its own: the next click comes at once.)
+        let later = &recorded[at + 1];
+        assert_eq!(later["action"], "wait");
         // A text cursor's blink is all that may differ.
         let differ = pixels_apart(&shot(&step["after"]), &shot(&later["after"]));
         assert!(
@@ -793,10 +809,20 @@ fn a_forty_step_report_shows_the_window_acted_on_and_stays_under_two_megabytes()
             step["index"]
         );
     }
+    // Each wait of the rounds shows what held; the first one, followed at once by the observe
+    // and a click, has no screenshot and says why.
     let waits: Vec<&Value> = recorded.iter().filter(|s| s["action"] == "wait").collect();
     assert!(
-        waits.iter().all(|s| s["after"]["file"].is_string()),
+        waits[1..].iter().all(|s| s["after"]["file"].is_string()),
         "{waits:#?}"
+    );
+    assert!(
+        waits[0]["after"]["file"].is_string()
+            || waits[0]["no_after"]
+                .as_str()
+                .is_some_and(|why| why.starts_with("the next action began")),
+        "{:#}",
+        waits[0]
     );
     let finds: Vec<&Value> = recorded
         .iter()
@@ -878,21 +904,51 @@ fn launch_and_type(mcp: &common::Mcp, app: &str, text: &str) -> String {
         .as_str()
         .expect("its window")
         .to_owned();
-    let tree = mcp.call(json!({"action": "observe", "target": w})).text;
-    let editor = common::first_of_role(&tree, "text");
+    // An agent looks until the editor has the keyboard focus, as a new window's takes it a
+    // moment after the window is there; what it saw focused is what `--as-batch` types into.
+    let editor = wait_until(SETTLE, || {
+        let tree = mcp.call(json!({"action": "observe", "target": w})).text;
+        let editor = common::first_of_role(&tree, "text");
+        let line = tree
+            .lines()
+            .find(|l| l.trim_start().starts_with(&format!("{editor} ")))?;
+        common::has_state(line, "focused").then_some(editor)
+    })
+    .expect("the editor with the keyboard focus");
     let typed = mcp.call(json!({"action": "type", "ref": editor, "text": text}));
     assert!(!typed.is_error, "{}", typed.text);
     w
 }
 
 /// Replays the recording in `dir` on a fresh desktop with `file` gone: the replay succeeds and
-/// writes `file` with `text` again. What the replay printed.
+/// writes `file` with `text` again. Then, on another fresh desktop with `file` gone again, the
+/// recording exported with `--as-batch`, every step kept, passes the batch check as one call
+/// and writes the same file. What the replay printed.
 fn replays_the_save(dir: &std::path::Path, file: &std::path::Path, text: &str) -> String {
     std::fs::remove_file(file).unwrap();
     let fresh = Desktop::start_own();
     let run = fresh.run(&["replay", dir.to_str().unwrap()]);
     assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
     assert!(file_holds(file, text), "the replay: {}", run.stdout);
+    fresh.stop();
+
+    std::fs::remove_file(file).unwrap();
+    let fresh = Desktop::start_own();
+    let exported = fresh.run(&["replay", dir.to_str().unwrap(), "--as-batch"]);
+    assert_eq!(exported.code, 0, "{}", exported.stderr);
+    assert!(!exported.stderr.contains("left out"), "{}", exported.stderr);
+    let batch: Value = serde_json::from_str(&exported.stdout).expect("one JSON call");
+    assert!(!exported.stdout.contains("\"ref\""), "{}", exported.stdout);
+    let agent = fresh.mcp();
+    let reply = agent.call(batch);
+    assert!(!reply.is_error, "{}\n{}", reply.text, exported.stdout);
+    agent.close();
+    assert!(
+        file_holds(file, text),
+        "the batch: {}\n{}",
+        reply.text,
+        exported.stdout
+    );
     fresh.stop();
     run.stdout
 }
@@ -966,12 +1022,19 @@ fn a_gtk3_editor_saving_a_file_replays_on_a_fresh_desktop() {
     let saved = mcp.call(json!({"action": "press", "keys": "ctrl+s"}));
     assert!(!saved.is_error, "{}", saved.text);
     let dialog = mcp.window_id("Save As", SETTLE);
-    let seen = mcp
-        .call(json!({"action": "observe", "target": dialog}))
-        .text;
-    let name = ref_where(&seen, "the name field", |l| {
-        l.trim_start().split(' ').nth(1) == Some("text") && common::has_state(l, "focused")
-    });
+    // The name field takes the keyboard focus a moment after the dialog is there.
+    let name = wait_until(SETTLE, || {
+        let seen = mcp
+            .call(json!({"action": "observe", "target": dialog}))
+            .text;
+        seen.lines()
+            .find(|l| {
+                l.trim_start().split(' ').nth(1) == Some("text") && common::has_state(l, "focused")
+            })
+            .and_then(|l| l.split_whitespace().next())
+            .map(str::to_owned)
+    })
+    .expect("the dialog's name field with the keyboard focus");
     let path = file.to_str().unwrap();
     let named = mcp.call(json!({"action": "type", "ref": name, "text": path, "replace": true}));
     assert!(!named.is_error, "{}", named.text);
