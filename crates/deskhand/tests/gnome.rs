@@ -3,26 +3,18 @@
 //! desktop during an MCP session, and the fixture app's own log says what arrived.
 
 mod common;
+mod marks;
+mod person_kit;
 
-use std::path::Path;
 use std::time::Duration;
 
-use common::{Desktop, Fixture, Mcp, wait_until};
+use common::{Desktop, wait_until};
+use marks::{MARKER, Shot, extent, like};
+use person_kit::{
+    audit_actions, canvas_point, click_after_the_person_left, clicks,
+    refused_while_the_person_has_it, session,
+};
 use serde_json::{Value, json};
-
-const TOOK_OVER: &str =
-    "failed (stopped): a person is using this desktop (their own mouse or keyboard input since ";
-const RESUMED_NOTE: &str = "note: a person had taken over the desktop; actions resumed because they left mouse and keyboard alone";
-
-/// An MCP session with the person's input watched, actions resuming after 1 s.
-fn session(desk: &Desktop, audit: &Path) -> Mcp {
-    let _ = std::fs::remove_file(audit);
-    desk.mcp_with(&[
-        ("DESKHAND_TAKEOVER", "on"),
-        ("DESKHAND_TAKEOVER_IDLE", "1"),
-        ("DESKHAND_AUDIT", audit.to_str().expect("a UTF-8 path")),
-    ])
-}
 
 /// A second client moves the pointer, as a person's hand would: another process, with a
 /// remote-desktop session and virtual pointer of its own.
@@ -125,61 +117,6 @@ for line in sys.stdin:
     print('shot' if done else 'failed', flush=True)
 "#;
 
-/// The markers' colour (`deskhand_linux::overlay::MARKER_RGB`).
-const MARKER: [u8; 3] = [0xff, 0x2d, 0x95];
-
-fn like(pixel: [u8; 3], colour: [u8; 3]) -> bool {
-    pixel.iter().zip(colour).all(|(p, c)| p.abs_diff(c) <= 24)
-}
-
-struct Shot {
-    width: u32,
-    height: u32,
-    rgb: Vec<[u8; 3]>,
-}
-
-impl Shot {
-    fn decode(bytes: &[u8]) -> Shot {
-        let mut decoder = png::Decoder::new(std::io::Cursor::new(bytes));
-        decoder.set_transformations(png::Transformations::normalize_to_color8());
-        let mut reader = decoder.read_info().expect("a PNG");
-        let mut buffer = vec![0; reader.output_buffer_size().expect("a PNG of a sane size")];
-        let info = reader.next_frame(&mut buffer).expect("the PNG's pixels");
-        let channels = info.color_type.samples();
-        Shot {
-            width: info.width,
-            height: info.height,
-            rgb: buffer[..info.buffer_size()]
-                .chunks_exact(channels)
-                .map(|p| [p[0], p[1], p[2]])
-                .collect(),
-        }
-    }
-
-    fn at(&self, x: u32, y: u32) -> [u8; 3] {
-        self.rgb[(y * self.width + x) as usize]
-    }
-
-    fn markers(&self) -> Vec<(u32, u32)> {
-        (0..self.height)
-            .flat_map(|y| (0..self.width).map(move |x| (x, y)))
-            .filter(|&(x, y)| like(self.at(x, y), MARKER))
-            .collect()
-    }
-}
-
-/// The smallest rectangle around `points`: left, top, right, bottom.
-fn extent(points: &[(u32, u32)]) -> (u32, u32, u32, u32) {
-    let xs = points.iter().map(|p| p.0);
-    let ys = points.iter().map(|p| p.1);
-    (
-        xs.clone().min().unwrap(),
-        ys.clone().min().unwrap(),
-        xs.max().unwrap(),
-        ys.max().unwrap(),
-    )
-}
-
 struct OutsideEye {
     child: std::process::Child,
     said: std::io::Lines<std::io::BufReader<std::process::ChildStdout>>,
@@ -225,56 +162,12 @@ impl Drop for OutsideEye {
     }
 }
 
-fn clicks(fixture: &Fixture) -> usize {
-    fixture
-        .events()
-        .iter()
-        .filter(|e| e["event"] == "clicked" && e["widget"] == "press_me")
-        .count()
-}
-
-/// What a pointer or keyboard would have left in the oracle log.
-fn input_events(events: &[Value]) -> Vec<&Value> {
-    events
-        .iter()
-        .filter(|e| {
-            matches!(
-                e["event"].as_str(),
-                Some("button" | "clicked" | "key" | "text" | "scroll" | "drag")
-            )
-        })
-        .collect()
-}
-
-fn audit_actions(path: &Path) -> Vec<Value> {
-    std::fs::read_to_string(path)
-        .unwrap_or_default()
-        .lines()
-        .map(|l| serde_json::from_str(l).expect("an audit line is JSON"))
-        .collect()
-}
-
-/// The canvas of a `--kit` fixture, as a point of the window.
-fn canvas_point(mcp: &Mcp, w: &str) -> (f64, f64) {
-    let observed = mcp.call(json!({"action": "observe", "target": w, "points": true}));
-    let line = observed
-        .text
-        .lines()
-        .find(|l| l.contains("\"Canvas\""))
-        .unwrap_or_else(|| panic!("no canvas in {}", observed.text));
-    line.rsplit('@')
-        .next()
-        .and_then(|at| at.trim().split_once(','))
-        .map(|(x, y)| (x.parse::<f64>().unwrap(), y.parse::<f64>().unwrap()))
-        .expect("the canvas's point")
-}
-
 #[test]
 fn on_gnome_another_clients_pointer_pauses_the_agent_until_the_person_is_idle() {
     let (_turn, desk) = common::gnome();
     let fixture = desk.fixture("GNOME Person Fixture", 1);
     let audit = desk.scratch("person-gnome-audit.jsonl");
-    let mcp = session(desk, &audit);
+    let mcp = session(desk, &audit, "1");
     let w = mcp.window_id("GNOME Person Fixture", Duration::from_secs(20));
     let press =
         json!({"action": "click", "target": w, "find": {"name": "Press me", "role": "button"}});
@@ -302,41 +195,8 @@ fn on_gnome_another_clients_pointer_pauses_the_agent_until_the_person_is_idle() 
 
     hand_moves_the_pointer(desk, 700, 800);
     std::thread::sleep(Duration::from_millis(200));
-    let before = fixture.events().len();
-    let refused = mcp.call(press.clone());
-    assert_eq!(refused.kind(), Some("stopped"), "{}", refused.text);
-    assert!(refused.text.starts_with(TOOK_OVER), "{}", refused.text);
-    assert!(
-        refused
-            .text
-            .contains("once the person has left mouse and keyboard alone for 1 s"),
-        "{}",
-        refused.text
-    );
-    let seen = fixture.settled_events(before);
-    assert!(
-        input_events(&seen).is_empty(),
-        "the fixture received input while the person had the desktop: {seen:?}"
-    );
-    // Reads still work.
-    let listed = mcp.call(json!({"action": "windows"}));
-    assert!(!listed.is_error, "{}", listed.text);
-
-    // Once the person has been idle for the idle time, the click goes through.
-    std::thread::sleep(Duration::from_millis(1300));
-    let clicked = clicks(&fixture);
-    let resumed = mcp.call(press.clone());
-    let mut lines = resumed.text.lines();
-    assert_eq!(lines.next(), Some(RESUMED_NOTE), "{}", resumed.text);
-    assert!(
-        lines.next().unwrap().starts_with("done: clicked"),
-        "{}",
-        resumed.text
-    );
-    wait_until(Duration::from_secs(5), || {
-        (clicks(&fixture) == clicked + 1).then_some(())
-    })
-    .expect("the click after the person left reached the fixture");
+    refused_while_the_person_has_it(&mcp, &fixture, &press);
+    click_after_the_person_left(&mcp, &fixture, &press);
 
     // The agent heard of the takeover and the resume, unasked; the audit log has both.
     let logged = wait_until(Duration::from_secs(3), || {
@@ -364,7 +224,7 @@ fn on_gnome_a_button_held_by_down_is_released_when_the_person_takes_over() {
     let (_turn, desk) = common::gnome();
     let fixture = desk.fixture_with("GNOME Held Fixture", 1, &["--kit"]);
     let audit = desk.scratch("person-gnome-held-audit.jsonl");
-    let mcp = session(desk, &audit);
+    let mcp = session(desk, &audit, "1");
     let w = mcp.window_id("GNOME Held Fixture", Duration::from_secs(20));
     let (x, y) = canvas_point(&mcp, &w);
     let down = mcp.call(json!({"action": "down", "target": w, "x": x, "y": y}));
@@ -390,7 +250,7 @@ fn on_gnome_a_type_cut_off_by_a_persons_key_says_how_much_went_in() {
     let fixture = desk.fixture("GNOME Typing Fixture", 1);
     let mut hand = KeyboardHand::start(desk);
     let audit = desk.scratch("person-gnome-type-audit.jsonl");
-    let mcp = session(desk, &audit);
+    let mcp = session(desk, &audit, "1");
     let w = mcp.window_id("GNOME Typing Fixture", Duration::from_secs(20));
     std::thread::sleep(Duration::from_millis(1200));
     let text = "abcdéfghij".chars().cycle().take(500).collect::<String>();
@@ -446,7 +306,10 @@ fn on_gnome_the_extension_shows_where_the_agent_acts_but_never_in_its_own_captur
     let fixture = desk.fixture("GNOME Overlay Fixture", 1);
     let mut eye = OutsideEye::start(desk);
     let before = eye.shot();
-    assert!(before.markers().is_empty(), "pink before any agent acted");
+    assert!(
+        before.markers_from(0).is_empty(),
+        "pink before any agent acted"
+    );
     let mcp = desk.mcp_with(&[("DESKHAND_OVERLAY", "on")]);
     let w = mcp.window_id("GNOME Overlay Fixture", Duration::from_secs(20));
     let press =
@@ -458,7 +321,7 @@ fn on_gnome_the_extension_shows_where_the_agent_acts_but_never_in_its_own_captur
     for _ in 0..5 {
         let done = mcp.call(press.clone());
         assert!(done.text.starts_with("done: clicked"), "{}", done.text);
-        let marks = eye.shot().markers();
+        let marks = eye.shot().markers_from(0);
         if marks.is_empty() {
             continue;
         }
@@ -476,7 +339,7 @@ fn on_gnome_the_extension_shows_where_the_agent_acts_but_never_in_its_own_captur
         ];
         let zoom = mcp.call(json!({"action": "zoom", "target": "screen", "region": region}));
         assert!(!zoom.is_error, "{}", zoom.text);
-        if eye.shot().markers().is_empty() {
+        if eye.shot().markers_from(0).is_empty() {
             continue;
         }
         let zoomed = Shot::decode(zoom.image.as_deref().expect("the zoom's image"));
@@ -502,7 +365,7 @@ fn on_gnome_the_extension_shows_where_the_agent_acts_but_never_in_its_own_captur
         assert!(done.text.starts_with("done: clicked"), "{}", done.text);
         let zoom = mcp.call(json!({"action": "zoom", "target": "screen", "region": region}));
         assert!(!zoom.is_error, "{}", zoom.text);
-        if eye.shot().markers().is_empty() {
+        if eye.shot().markers_from(0).is_empty() {
             continue;
         }
         let zoomed = Shot::decode(zoom.image.as_deref().expect("the zoom's image"));
@@ -536,7 +399,7 @@ fn on_gnome_the_extension_shows_where_the_agent_acts_but_never_in_its_own_captur
         let shot = eye.shot();
         let dot = (x * shot.width / 1000, y * shot.height / 1000);
         if shot
-            .markers()
+            .markers_from(0)
             .iter()
             .any(|&(mx, my)| mx.abs_diff(dot.0) <= 3 && my.abs_diff(dot.1) <= 3)
         {
@@ -554,7 +417,7 @@ fn on_gnome_the_extension_shows_where_the_agent_acts_but_never_in_its_own_captur
     mcp.close();
     let gone = wait_until(Duration::from_secs(5), || {
         let after = eye.shot();
-        after.markers().is_empty().then_some(after)
+        after.markers_from(0).is_empty().then_some(after)
     })
     .expect("the marks went once the agent left");
     let top_rows = |shot: &Shot| -> Vec<[u8; 3]> {
@@ -602,7 +465,7 @@ fn on_gnome_a_drag_cut_off_by_a_person_releases_its_button_where_it_got_to() {
     let fixture = desk.fixture_with("GNOME Drag Fixture", 1, &["--kit"]);
     let mut hand = KeyboardHand::start(desk);
     let audit = desk.scratch("person-gnome-drag-audit.jsonl");
-    let mcp = session(desk, &audit);
+    let mcp = session(desk, &audit, "1");
     let w = mcp.window_id("GNOME Drag Fixture", Duration::from_secs(20));
     let (x, y) = canvas_point(&mcp, &w);
     // deskhand's pointer joins the seat before the drag, which then starts at once.

@@ -1179,6 +1179,22 @@ fn x11vnc_on(display: &str) -> Vec<String> {
         .collect()
 }
 
+/// Observes the desktop `handle` through `call` until gnome-calculator's keypad is there.
+async fn wait_for_the_keypad<F: Future<Output = Value>>(
+    call: &impl Fn(u32, Value) -> F,
+    handle: &str,
+) {
+    let mut keypad = String::new();
+    for _ in 0..60 {
+        keypad = reply_text(&call(2, json!({"desktop": handle, "action": "observe"})).await);
+        if keypad.contains("button \"7\"") {
+            return;
+        }
+        tokio::time::sleep(Duration::from_secs(1)).await;
+    }
+    panic!("gnome-calculator's keypad never showed: {keypad}");
+}
+
 /// Checks that the view page's canvas shows what the desktop shows: a screenshot of the page
 /// against the agent's own screenshot of the screen, cell by cell on a 16 × 9 grid.
 async fn assert_the_canvas_shows(
@@ -1259,15 +1275,7 @@ fn the_live_view_shows_the_desktop_and_an_operator_takes_it_over_and_hands_it_ba
             .as_str()
             .unwrap_or_else(|| panic!("no handle in {started}"))
             .to_owned();
-        let mut keypad = String::new();
-        for _ in 0..60 {
-            keypad = reply_text(&call(2, json!({"desktop": handle, "action": "observe"})).await);
-            if keypad.contains("button \"7\"") {
-                break;
-            }
-            tokio::time::sleep(Duration::from_secs(1)).await;
-        }
-        assert!(keypad.contains("button \"7\""), "{keypad}");
+        wait_for_the_keypad(&call, &handle).await;
         let view = format!("{base}/desktops/{handle}/view");
 
         // The token rules: none, or a wrong one, is refused; an unknown handle is a 404 page.
@@ -1469,15 +1477,7 @@ fn a_sway_desktops_live_view_shows_it_and_takes_the_operators_keys_only_while_he
             .as_str()
             .unwrap_or_else(|| panic!("no handle in {started}"))
             .to_owned();
-        let mut keypad = String::new();
-        for _ in 0..60 {
-            keypad = reply_text(&call(2, json!({"desktop": handle, "action": "observe"})).await);
-            if keypad.contains("button \"7\"") {
-                break;
-            }
-            tokio::time::sleep(Duration::from_secs(1)).await;
-        }
-        assert!(keypad.contains("button \"7\""), "{keypad}");
+        wait_for_the_keypad(&call, &handle).await;
         let wayland = private_displays(&server.log())
             .pop()
             .expect("the desktop's display");

@@ -5,61 +5,19 @@
 //! outlined.
 
 mod common;
+mod marks;
 
 use std::time::Duration;
 
 use common::{Desktop, Fixture, desktop, wait_until};
+use marks::{MARKER, Shot, extent, like};
 use serde_json::json;
-
-/// The markers' colour (`deskhand_linux::overlay::MARKER_RGB`).
-const MARKER: [u8; 3] = [0xff, 0x2d, 0x95];
 
 /// The indicator's background, a line at the top of the screen.
 const INDICATOR: [u8; 3] = [0x20, 0x20, 0x28];
 
 /// Rows at the top of the screen the indicator may take.
 const INDICATOR_ROWS: u32 = 20;
-
-struct Shot {
-    width: u32,
-    height: u32,
-    rgb: Vec<[u8; 3]>,
-}
-
-impl Shot {
-    fn decode(bytes: &[u8]) -> Shot {
-        let mut decoder = png::Decoder::new(std::io::Cursor::new(bytes));
-        decoder.set_transformations(png::Transformations::normalize_to_color8());
-        let mut reader = decoder.read_info().expect("a PNG");
-        let mut buffer = vec![0; reader.output_buffer_size().expect("a PNG of a sane size")];
-        let info = reader.next_frame(&mut buffer).expect("the PNG's pixels");
-        let channels = info.color_type.samples();
-        Shot {
-            width: info.width,
-            height: info.height,
-            rgb: buffer[..info.buffer_size()]
-                .chunks_exact(channels)
-                .map(|p| [p[0], p[1], p[2]])
-                .collect(),
-        }
-    }
-
-    fn at(&self, x: u32, y: u32) -> [u8; 3] {
-        self.rgb[(y * self.width + x) as usize]
-    }
-
-    /// The marker's pixels below the indicator's line.
-    fn markers(&self) -> Vec<(u32, u32)> {
-        (INDICATOR_ROWS..self.height)
-            .flat_map(|y| (0..self.width).map(move |x| (x, y)))
-            .filter(|&(x, y)| like(self.at(x, y), MARKER))
-            .collect()
-    }
-}
-
-fn like(pixel: [u8; 3], colour: [u8; 3]) -> bool {
-    pixel.iter().zip(colour).all(|(p, c)| p.abs_diff(c) <= 24)
-}
 
 /// The whole screen as the X server shows it, read by a client that is not deskhand; as
 /// uncompressed PPM, so reading it takes a moment of the marker's second.
@@ -132,18 +90,6 @@ fn clicked(fixture: &Fixture, count: usize, what: &str) {
             clicks(fixture)
         )
     });
-}
-
-/// Left, top, right and bottom of the marker pixels.
-fn extent(marks: &[(u32, u32)]) -> (u32, u32, u32, u32) {
-    let xs = marks.iter().map(|m| m.0);
-    let ys = marks.iter().map(|m| m.1);
-    (
-        xs.clone().min().unwrap(),
-        ys.clone().min().unwrap(),
-        xs.max().unwrap(),
-        ys.max().unwrap(),
-    )
 }
 
 #[test]
@@ -220,7 +166,7 @@ fn shows_where_the_agent_acts(
         assert!(done.text.starts_with("done: clicked"), "{}", done.text);
         count += 1;
         clicked(fixture, count, "deskhand's click by find");
-        let marks = screenshot(desk).markers();
+        let marks = screenshot(desk).markers_from(INDICATOR_ROWS);
         if !marks.is_empty() {
             boxed = Some(extent(&marks));
             break;
@@ -272,7 +218,7 @@ fn shows_where_the_agent_acts(
         let zoom = mcp.call(json!({"action": "zoom", "target": "screen", "region": region}));
         assert!(!zoom.is_error, "{}", zoom.text);
         let after = screenshot(desk);
-        if after.markers().is_empty() {
+        if after.markers_from(INDICATOR_ROWS).is_empty() {
             continue;
         }
         let zoomed = Shot::decode(zoom.image.as_deref().expect("the zoom's image"));
@@ -291,7 +237,7 @@ fn shows_where_the_agent_acts(
             "action": "type", "target": w, "find": {"name": "Name", "role": "text"}, "text": "hi",
         }));
         assert!(!typed.is_error, "{}", typed.text);
-        let marks = screenshot(desk).markers();
+        let marks = screenshot(desk).markers_from(INDICATOR_ROWS);
         if marks.iter().any(outside_button) {
             let (l, t, r, b) = extent(&marks);
             assert!(

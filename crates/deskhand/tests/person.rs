@@ -3,16 +3,16 @@
 //! desktop during an MCP session, and the fixture app's own log says what arrived.
 
 mod common;
+mod person_kit;
 
-use std::path::Path;
 use std::time::Duration;
 
-use common::{Desktop, Fixture, Listener, Mcp, desktop, wait_until};
+use common::{Desktop, Listener, desktop, wait_until};
+use person_kit::{
+    TOOK_OVER, audit_actions, canvas_point, click_after_the_person_left, clicks, input_events,
+    refused_while_the_person_has_it, session,
+};
 use serde_json::{Value, json};
-
-const TOOK_OVER: &str =
-    "failed (stopped): a person is using this desktop (their own mouse or keyboard input since ";
-const RESUMED_NOTE: &str = "note: a person had taken over the desktop; actions resumed because they left mouse and keyboard alone";
 
 fn xdotool(desk: &Desktop, args: &[&str]) {
     let status = desk
@@ -21,64 +21,6 @@ fn xdotool(desk: &Desktop, args: &[&str]) {
         .status()
         .expect("running xdotool");
     assert!(status.success(), "xdotool {args:?} failed");
-}
-
-/// An MCP session with the person's input watched, actions resuming after `idle_seconds`.
-fn session(desk: &Desktop, audit: &Path, idle_seconds: &str) -> Mcp {
-    let _ = std::fs::remove_file(audit);
-    desk.mcp_with(&[
-        ("DESKHAND_TAKEOVER", "on"),
-        ("DESKHAND_TAKEOVER_IDLE", idle_seconds),
-        ("DESKHAND_AUDIT", audit.to_str().expect("a UTF-8 path")),
-    ])
-}
-
-/// What a pointer or keyboard would have left in the oracle log.
-fn input_events(events: &[Value]) -> Vec<&Value> {
-    events
-        .iter()
-        .filter(|e| {
-            matches!(
-                e["event"].as_str(),
-                Some("button" | "clicked" | "key" | "text" | "scroll" | "drag")
-            )
-        })
-        .collect()
-}
-
-/// Once the person has been idle past the takeover's idle time (1 s here), the click `press`
-/// runs again: its reply says actions resumed, and the fixture sees it.
-fn click_after_the_person_left(mcp: &Mcp, fixture: &Fixture, press: &Value) {
-    std::thread::sleep(Duration::from_millis(1300));
-    let clicked = clicks(fixture);
-    let resumed = mcp.call(press.clone());
-    let mut lines = resumed.text.lines();
-    assert_eq!(lines.next(), Some(RESUMED_NOTE), "{}", resumed.text);
-    assert!(
-        lines.next().unwrap().starts_with("done: clicked"),
-        "{}",
-        resumed.text
-    );
-    wait_until(Duration::from_secs(5), || {
-        (clicks(fixture) == clicked + 1).then_some(())
-    })
-    .expect("the click after the person left reached the fixture");
-}
-
-fn clicks(fixture: &Fixture) -> usize {
-    fixture
-        .events()
-        .iter()
-        .filter(|e| e["event"] == "clicked" && e["widget"] == "press_me")
-        .count()
-}
-
-fn audit_actions(path: &Path) -> Vec<Value> {
-    std::fs::read_to_string(path)
-        .unwrap_or_default()
-        .lines()
-        .map(|l| serde_json::from_str(l).expect("an audit line is JSON"))
-        .collect()
 }
 
 #[test]
@@ -107,27 +49,7 @@ fn a_persons_pointer_or_key_pauses_the_agent_until_they_are_idle() {
     for hand in [&["mousemove", "300", "320"][..], &["key", "Shift_R"][..]] {
         xdotool(desk, hand);
         std::thread::sleep(Duration::from_millis(200));
-        let before = fixture.events().len();
-        let refused = mcp.call(press.clone());
-        assert!(refused.is_error, "{hand:?}: {}", refused.text);
-        assert_eq!(refused.kind(), Some("stopped"), "{}", refused.text);
-        assert!(refused.text.starts_with(TOOK_OVER), "{}", refused.text);
-        assert!(
-            refused
-                .text
-                .contains("once the person has left mouse and keyboard alone for 1 s"),
-            "{}",
-            refused.text
-        );
-        let seen = fixture.settled_events(before);
-        assert!(
-            input_events(&seen).is_empty(),
-            "the fixture received input while the person had the desktop: {seen:?}"
-        );
-        // Reads still work.
-        let listed = mcp.call(json!({"action": "windows"}));
-        assert!(!listed.is_error, "{}", listed.text);
-
+        refused_while_the_person_has_it(&mcp, &fixture, &press);
         click_after_the_person_left(&mcp, &fixture, &press);
     }
 
@@ -541,21 +463,6 @@ fn on_sway_another_virtual_pointer_pauses_the_agent_until_the_seat_is_quiet() {
     .collect();
     assert_eq!(events, ["takeover", "resume"]);
     mcp.close();
-}
-
-/// The canvas's point in the kit fixture's window `w`, as `observe` lists it.
-fn canvas_point(mcp: &Mcp, w: &str) -> (f64, f64) {
-    let observed = mcp.call(json!({"action": "observe", "target": w, "points": true}));
-    let line = observed
-        .text
-        .lines()
-        .find(|l| l.contains("\"Canvas\""))
-        .unwrap_or_else(|| panic!("no canvas in {}", observed.text));
-    line.rsplit('@')
-        .next()
-        .and_then(|at| at.trim().split_once(','))
-        .map(|(x, y)| (x.parse::<f64>().unwrap(), y.parse::<f64>().unwrap()))
-        .expect("the canvas's point")
 }
 
 /// A second client's virtual pointer moving (a deskhand CLI process of its own), as a hand's.

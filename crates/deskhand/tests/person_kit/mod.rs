@@ -1,0 +1,111 @@
+//! What the tests of a person beside the agent share, on every display server: the watched
+//! session, the refusal while the person has the desktop, the click once they left, and what
+//! the fixture and the audit log saw.
+
+use std::path::Path;
+use std::time::Duration;
+
+use deskhand_testkit::{Desktop, Fixture, Mcp, wait_until};
+use serde_json::{Value, json};
+
+pub const TOOK_OVER: &str =
+    "failed (stopped): a person is using this desktop (their own mouse or keyboard input since ";
+const RESUMED_NOTE: &str = "note: a person had taken over the desktop; actions resumed because they left mouse and keyboard alone";
+
+/// An MCP session with the person's input watched, actions resuming after `idle_seconds`.
+pub fn session(desk: &Desktop, audit: &Path, idle_seconds: &str) -> Mcp {
+    let _ = std::fs::remove_file(audit);
+    desk.mcp_with(&[
+        ("DESKHAND_TAKEOVER", "on"),
+        ("DESKHAND_TAKEOVER_IDLE", idle_seconds),
+        ("DESKHAND_AUDIT", audit.to_str().expect("a UTF-8 path")),
+    ])
+}
+
+/// What a pointer or keyboard would have left in the oracle log.
+pub fn input_events(events: &[Value]) -> Vec<&Value> {
+    events
+        .iter()
+        .filter(|e| {
+            matches!(
+                e["event"].as_str(),
+                Some("button" | "clicked" | "key" | "text" | "scroll" | "drag")
+            )
+        })
+        .collect()
+}
+
+/// While the person has the desktop (idle time 1 s), the click `press` is refused as stopped
+/// with the sentence, the fixture receives nothing, and reads still work.
+pub fn refused_while_the_person_has_it(mcp: &Mcp, fixture: &Fixture, press: &Value) {
+    let before = fixture.events().len();
+    let refused = mcp.call(press.clone());
+    assert!(refused.is_error, "{}", refused.text);
+    assert_eq!(refused.kind(), Some("stopped"), "{}", refused.text);
+    assert!(refused.text.starts_with(TOOK_OVER), "{}", refused.text);
+    assert!(
+        refused
+            .text
+            .contains("once the person has left mouse and keyboard alone for 1 s"),
+        "{}",
+        refused.text
+    );
+    let seen = fixture.settled_events(before);
+    assert!(
+        input_events(&seen).is_empty(),
+        "the fixture received input while the person had the desktop: {seen:?}"
+    );
+    let listed = mcp.call(json!({"action": "windows"}));
+    assert!(!listed.is_error, "{}", listed.text);
+}
+
+/// Once the person has been idle past the takeover's idle time (1 s here), the click `press`
+/// runs again: its reply says actions resumed, and the fixture sees it.
+pub fn click_after_the_person_left(mcp: &Mcp, fixture: &Fixture, press: &Value) {
+    std::thread::sleep(Duration::from_millis(1300));
+    let clicked = clicks(fixture);
+    let resumed = mcp.call(press.clone());
+    let mut lines = resumed.text.lines();
+    assert_eq!(lines.next(), Some(RESUMED_NOTE), "{}", resumed.text);
+    assert!(
+        lines.next().unwrap().starts_with("done: clicked"),
+        "{}",
+        resumed.text
+    );
+    wait_until(Duration::from_secs(5), || {
+        (clicks(fixture) == clicked + 1).then_some(())
+    })
+    .expect("the click after the person left reached the fixture");
+}
+
+/// The fixture's "Press me" clicks so far.
+pub fn clicks(fixture: &Fixture) -> usize {
+    fixture
+        .events()
+        .iter()
+        .filter(|e| e["event"] == "clicked" && e["widget"] == "press_me")
+        .count()
+}
+
+pub fn audit_actions(path: &Path) -> Vec<Value> {
+    std::fs::read_to_string(path)
+        .unwrap_or_default()
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("an audit line is JSON"))
+        .collect()
+}
+
+/// The canvas of a `--kit` fixture, as a point of the window.
+pub fn canvas_point(mcp: &Mcp, w: &str) -> (f64, f64) {
+    let observed = mcp.call(json!({"action": "observe", "target": w, "points": true}));
+    let line = observed
+        .text
+        .lines()
+        .find(|l| l.contains("\"Canvas\""))
+        .unwrap_or_else(|| panic!("no canvas in {}", observed.text));
+    line.rsplit('@')
+        .next()
+        .and_then(|at| at.trim().split_once(','))
+        .map(|(x, y)| (x.parse::<f64>().unwrap(), y.parse::<f64>().unwrap()))
+        .expect("the canvas's point")
+}
