@@ -13,7 +13,7 @@ use axum::extract::ws::{Message, WebSocket};
 use futures::{SinkExt, StreamExt};
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::io::{AsyncRead, AsyncWrite};
-use tokio::net::{TcpStream, UnixStream};
+use tokio::net::TcpStream;
 use tokio::process::{Child, Command};
 
 use super::rfb::InputGate;
@@ -261,10 +261,7 @@ pub(crate) async fn carry(
                     let (from_vnc, to_vnc) = stream.into_split();
                     Halves::Tcp(from_vnc, to_vnc)
                 }),
-            Endpoint::Socket(path) => UnixStream::connect(path).await.map(|stream| {
-                let (from_vnc, to_vnc) = stream.into_split();
-                Halves::Unix(from_vnc, to_vnc)
-            }),
+            Endpoint::Socket(path) => connect_socket(path).await,
         }
     })
     .await;
@@ -272,6 +269,7 @@ pub(crate) async fn carry(
         Ok(Ok(Halves::Tcp(from_vnc, to_vnc))) => {
             relay(socket, from_vnc, to_vnc, input, viewer).await
         }
+        #[cfg(unix)]
         Ok(Ok(Halves::Unix(from_vnc, to_vnc))) => {
             relay(socket, from_vnc, to_vnc, input, viewer).await
         }
@@ -288,10 +286,27 @@ enum Halves {
         tokio::net::tcp::OwnedReadHalf,
         tokio::net::tcp::OwnedWriteHalf,
     ),
+    #[cfg(unix)]
     Unix(
         tokio::net::unix::OwnedReadHalf,
         tokio::net::unix::OwnedWriteHalf,
     ),
+}
+
+#[cfg(unix)]
+async fn connect_socket(path: &Path) -> std::io::Result<Halves> {
+    let stream = tokio::net::UnixStream::connect(path).await?;
+    let (from_vnc, to_vnc) = stream.into_split();
+    Ok(Halves::Unix(from_vnc, to_vnc))
+}
+
+/// wayvnc's socket, made only where the desktops are Wayland compositors, is a Unix one.
+#[cfg(not(unix))]
+async fn connect_socket(_: &Path) -> std::io::Result<Halves> {
+    Err(std::io::Error::new(
+        std::io::ErrorKind::Unsupported,
+        "a VNC server's socket is a Unix socket, and this system has none",
+    ))
 }
 
 async fn relay(
