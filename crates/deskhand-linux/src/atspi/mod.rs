@@ -271,6 +271,33 @@ impl Atspi {
             .await;
     }
 
+    /// Asks the registry to have applications send `event`; a registry of the newer kind takes
+    /// the properties to cache and an application filter too.
+    async fn register_event(&self, event: &str) {
+        let registry = ObjectRef {
+            bus: REGISTRY.into(),
+            path: "/org/a11y/atspi/registry".into(),
+        };
+        let registered: Result<(), _> = self
+            .call(
+                &registry,
+                "org.a11y.atspi.Registry",
+                "RegisterEvent",
+                &(event,),
+            )
+            .await;
+        if registered.is_err() {
+            let _: Result<(), _> = self
+                .call(
+                    &registry,
+                    "org.a11y.atspi.Registry",
+                    "RegisterEvent",
+                    &(event, Vec::<String>::new(), ""),
+                )
+                .await;
+        }
+    }
+
     /// Whether this connection registered (`false` when another client listens already).
     async fn register_listener(&self) -> bool {
         let registry = ObjectRef {
@@ -299,25 +326,7 @@ impl Atspi {
         }) {
             return false;
         }
-        let registered: Result<(), _> = self
-            .call(
-                &registry,
-                "org.a11y.atspi.Registry",
-                "RegisterEvent",
-                &(event,),
-            )
-            .await;
-        if registered.is_err() {
-            // Newer registries take the properties to cache and an application filter too.
-            let _: Result<(), _> = self
-                .call(
-                    &registry,
-                    "org.a11y.atspi.Registry",
-                    "RegisterEvent",
-                    &(event, Vec::<String>::new(), ""),
-                )
-                .await;
-        }
+        self.register_event(event).await;
         true
     }
 }

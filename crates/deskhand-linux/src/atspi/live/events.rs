@@ -222,32 +222,3 @@ async fn take_events(
         }
     }
 }
-
-impl Atspi {
-    /// Asks the registry to have applications send `event`; a registry of the newer kind takes
-    /// the properties to cache and an application filter too.
-    pub(super) async fn register_event(&self, event: &str) {
-        let registry = ObjectRef {
-            bus: REGISTRY.into(),
-            path: "/org/a11y/atspi/registry".into(),
-        };
-        let registered: Result<(), _> = self
-            .call(
-                &registry,
-                "org.a11y.atspi.Registry",
-                "RegisterEvent",
-                &(event,),
-            )
-            .await;
-        if registered.is_err() {
-            let _: Result<(), _> = self
-                .call(
-                    &registry,
-                    "org.a11y.atspi.Registry",
-                    "RegisterEvent",
-                    &(event, Vec::<String>::new(), ""),
-                )
-                .await;
-        }
-    }
-}
