@@ -5,9 +5,8 @@
 //! and has sent no event since its walk began (see the `events` module), the display server
 //! reports the window exactly as then (title, place, size, focus, state), and the walk was
 //! whole. Only the toolkits that send an event for every change a tree shows are kept
-//! (`sends_every_change`);
-//! every other window is walked at every observe, as is a window whose tree came partly from an
-//! application of another toolkit (a web page's process).
+//! (`sends_every_change`); every other window is walked at every observe, as is a window whose
+//! tree came partly from an application of another toolkit (a web page's process).
 
 use std::collections::HashMap;
 use std::sync::Mutex;
