@@ -772,3 +772,16 @@ pub fn window_where(
         )
     })
 }
+
+/// What a pointer or keyboard would have left in a fixture's oracle log.
+pub fn input_events(events: &[Value]) -> Vec<&Value> {
+    events
+        .iter()
+        .filter(|e| {
+            matches!(
+                e["event"].as_str(),
+                Some("button" | "clicked" | "key" | "text" | "toggled" | "scroll" | "drag")
+            )
+        })
+        .collect()
+}

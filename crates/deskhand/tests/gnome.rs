@@ -11,8 +11,8 @@ use std::time::Duration;
 use common::{Desktop, wait_until};
 use marks::{MARKER, Shot, extent, like};
 use person_kit::{
-    audit_actions, canvas_point, click_after_the_person_left, clicks,
-    refused_while_the_person_has_it, session,
+    canvas_point, click_after_the_person_left, clicks, logged_events, noted_handovers,
+    own_input_is_never_a_persons, refused_while_the_person_has_it, session,
 };
 use serde_json::{Value, json};
 
@@ -181,11 +181,7 @@ fn on_gnome_another_clients_pointer_pauses_the_agent_until_the_person_is_idle() 
         press.clone(),
         press.clone(),
     ];
-    for action in own {
-        std::thread::sleep(Duration::from_millis(400));
-        let done = mcp.call(action.clone());
-        assert!(done.text.starts_with("done: "), "{action}: {}", done.text);
-    }
+    own_input_is_never_a_persons(&mcp, &own);
     wait_until(Duration::from_secs(5), || {
         (clicks(&fixture) == 2).then_some(())
     })
@@ -199,23 +195,10 @@ fn on_gnome_another_clients_pointer_pauses_the_agent_until_the_person_is_idle() 
     click_after_the_person_left(&mcp, &fixture, &press);
 
     // The agent heard of the takeover and the resume, unasked; the audit log has both.
-    let logged = wait_until(Duration::from_secs(3), || {
-        let logged = mcp.logged();
-        (logged.len() >= 2).then_some(logged)
-    })
-    .unwrap_or_else(|| panic!("two log messages, got {:?}", mcp.logged()));
-    let events: Vec<&str> = logged
-        .iter()
-        .map(|m| m["data"]["event"].as_str().expect("an event"))
-        .collect();
+    let (logged, events) = logged_events(&mcp, 2);
     assert_eq!(events, ["takeover", "resume"]);
     assert_eq!(logged[0]["logger"], "deskhand.person");
-    let handovers: Vec<String> = audit_actions(&audit)
-        .iter()
-        .filter(|e| e["result"] == "noted")
-        .map(|e| e["action"].as_str().expect("an action").to_owned())
-        .collect();
-    assert_eq!(handovers, ["takeover", "resume"]);
+    assert_eq!(noted_handovers(&audit), ["takeover", "resume"]);
     mcp.close();
 }
 

@@ -9,8 +9,8 @@ use std::time::Duration;
 
 use common::{Desktop, Listener, desktop, wait_until};
 use person_kit::{
-    TOOK_OVER, audit_actions, canvas_point, click_after_the_person_left, clicks, input_events,
-    refused_while_the_person_has_it, session,
+    TOOK_OVER, audit_actions, canvas_point, click_after_the_person_left, clicks, logged_events,
+    noted_handovers, own_input_is_never_a_persons, refused_while_the_person_has_it, session,
 };
 use serde_json::{Value, json};
 
@@ -54,15 +54,7 @@ fn a_persons_pointer_or_key_pauses_the_agent_until_they_are_idle() {
     }
 
     // The agent heard of both takeovers and both resumes, unasked, with their times.
-    let logged = wait_until(Duration::from_secs(3), || {
-        let logged = mcp.logged();
-        (logged.len() >= 4).then_some(logged)
-    })
-    .unwrap_or_else(|| panic!("four log messages, got {:?}", mcp.logged()));
-    let events: Vec<&str> = logged
-        .iter()
-        .map(|m| m["data"]["event"].as_str().expect("an event"))
-        .collect();
+    let (logged, events) = logged_events(&mcp, 4);
     assert_eq!(events, ["takeover", "resume", "takeover", "resume"]);
     assert_eq!(logged[0]["level"], "warning");
     assert_eq!(logged[0]["logger"], "deskhand.person");
@@ -394,12 +386,7 @@ fn every_http_session_on_the_shared_desktop_hears_of_a_takeover_and_the_resume()
     assert_eq!(logged[1]["level"], "notice", "{logged:?}");
 
     // Recorded once, not once per session.
-    let handovers: Vec<String> = audit_actions(&audit)
-        .iter()
-        .filter(|e| e["result"] == "noted")
-        .map(|e| e["action"].as_str().expect("an action").to_owned())
-        .collect();
-    assert_eq!(handovers, ["takeover", "resume"]);
+    assert_eq!(noted_handovers(&audit), ["takeover", "resume"]);
     for client in clients {
         let _ = runtime.block_on(client.cancel());
     }
@@ -422,11 +409,7 @@ fn on_sway_another_virtual_pointer_pauses_the_agent_until_the_seat_is_quiet() {
         json!({"action": "hover", "target": "screen", "x": 600, "y": 700}),
         json!({"action": "press", "keys": "shift"}),
     ];
-    for action in own {
-        std::thread::sleep(Duration::from_millis(400));
-        let done = mcp.call(action.clone());
-        assert!(done.text.starts_with("done: "), "{action}: {}", done.text);
-    }
+    own_input_is_never_a_persons(&mcp, &own);
     std::thread::sleep(Duration::from_millis(300));
     let done = mcp.call(press.clone());
     assert!(done.text.starts_with("done: clicked"), "{}", done.text);
@@ -436,31 +419,12 @@ fn on_sway_another_virtual_pointer_pauses_the_agent_until_the_seat_is_quiet() {
     .expect("the fixture saw deskhand's click");
     assert!(mcp.logged().is_empty(), "{:?}", mcp.logged());
 
-    // A second client's virtual pointer (a deskhand CLI process of its own), as a hand's.
-    let moved = desk
-        .act("hover", json!({"target": "screen", "x": 700, "y": 800}))
-        .ok();
-    assert!(moved.starts_with("done: moved the pointer"), "{moved}");
+    another_pointer_moves(desk);
     std::thread::sleep(Duration::from_millis(200));
-    let before = fixture.events().len();
-    let refused = mcp.call(press.clone());
-    assert_eq!(refused.kind(), Some("stopped"), "{}", refused.text);
-    assert!(refused.text.starts_with(TOOK_OVER), "{}", refused.text);
-    let seen = fixture.settled_events(before);
-    assert!(
-        input_events(&seen).is_empty(),
-        "the fixture received input while the person had the desktop: {seen:?}"
-    );
+    refused_while_the_person_has_it(&mcp, &fixture, &press);
 
     click_after_the_person_left(&mcp, &fixture, &press);
-    let events: Vec<String> = wait_until(Duration::from_secs(3), || {
-        let logged = mcp.logged();
-        (logged.len() >= 2).then_some(logged)
-    })
-    .unwrap_or_else(|| panic!("two log messages, got {:?}", mcp.logged()))
-    .iter()
-    .map(|m| m["data"]["event"].as_str().expect("an event").to_owned())
-    .collect();
+    let (_, events) = logged_events(&mcp, 2);
     assert_eq!(events, ["takeover", "resume"]);
     mcp.close();
 }

@@ -6,7 +6,7 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::{Output, Stdio};
 
-use common::{BIN, Desktop, Fixture, Run, desktop, ref_of};
+use common::{BIN, Desktop, Fixture, Run, desktop, input_events, ref_of};
 use serde_json::{Value, json};
 
 const RESUMED_NOTE: &str = "note: deskhand was stopped by the pointer in the top-left corner; it resumed because the pointer left it";
@@ -58,19 +58,6 @@ fn app_name(desk: &Desktop, fixture: &Fixture) -> String {
         .and_then(|a| a["name"].as_str())
         .expect("the fixture is listed")
         .to_owned()
-}
-
-/// What a pointer or keyboard would have left in the oracle log.
-fn input_events(events: &[Value]) -> Vec<&Value> {
-    events
-        .iter()
-        .filter(|e| {
-            matches!(
-                e["event"].as_str(),
-                Some("button" | "clicked" | "key" | "text" | "toggled" | "scroll" | "drag")
-            )
-        })
-        .collect()
 }
 
 /// The real pointer, moved from a second process as a person would move it; it leaves the

@@ -5,7 +5,7 @@
 use std::path::Path;
 use std::time::Duration;
 
-use deskhand_testkit::{Desktop, Fixture, Mcp, wait_until};
+use deskhand_testkit::{Desktop, Fixture, Mcp, input_events, wait_until};
 use serde_json::{Value, json};
 
 pub const TOOK_OVER: &str =
@@ -22,17 +22,27 @@ pub fn session(desk: &Desktop, audit: &Path, idle_seconds: &str) -> Mcp {
     ])
 }
 
-/// What a pointer or keyboard would have left in the oracle log.
-pub fn input_events(events: &[Value]) -> Vec<&Value> {
-    events
+/// deskhand's own `actions`, each after a calm, are done: none is taken for a person's input.
+pub fn own_input_is_never_a_persons(mcp: &Mcp, actions: &[Value]) {
+    for action in actions {
+        std::thread::sleep(Duration::from_millis(400));
+        let done = mcp.call(action.clone());
+        assert!(done.text.starts_with("done: "), "{action}: {}", done.text);
+    }
+}
+
+/// The log messages the agent got unasked once `count` arrived, their events in order.
+pub fn logged_events(mcp: &Mcp, count: usize) -> (Vec<Value>, Vec<String>) {
+    let logged = wait_until(Duration::from_secs(3), || {
+        let logged = mcp.logged();
+        (logged.len() >= count).then_some(logged)
+    })
+    .unwrap_or_else(|| panic!("{count} log messages, got {:?}", mcp.logged()));
+    let events = logged
         .iter()
-        .filter(|e| {
-            matches!(
-                e["event"].as_str(),
-                Some("button" | "clicked" | "key" | "text" | "scroll" | "drag")
-            )
-        })
-        .collect()
+        .map(|m| m["data"]["event"].as_str().expect("an event").to_owned())
+        .collect();
+    (logged, events)
 }
 
 /// While the person has the desktop (idle time 1 s), the click `press` is refused as stopped
@@ -85,6 +95,15 @@ pub fn clicks(fixture: &Fixture) -> usize {
         .iter()
         .filter(|e| e["event"] == "clicked" && e["widget"] == "press_me")
         .count()
+}
+
+/// The takeovers and resumes the audit log at `path` noted, in order.
+pub fn noted_handovers(path: &Path) -> Vec<String> {
+    audit_actions(path)
+        .iter()
+        .filter(|e| e["result"] == "noted")
+        .map(|e| e["action"].as_str().expect("an action").to_owned())
+        .collect()
 }
 
 pub fn audit_actions(path: &Path) -> Vec<Value> {
