@@ -8,10 +8,13 @@
 pub mod x11;
 
 use std::sync::mpsc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use deskhand_core::backend::Intent;
 use deskhand_core::model::{Point, Rect};
+
+/// How often the drawing thread wakes to take down markers whose second is up.
+const TICK: Duration = Duration::from_millis(100);
 
 /// How long a marker stays on the screen after the action it shows.
 pub(crate) const SHOWN_FOR: Duration = Duration::from_secs(1);
@@ -153,6 +156,64 @@ pub(crate) fn overlaps(a: &Rect, b: &Rect) -> bool {
         i64::from(b.y) + i64::from(b.height),
     );
     i64::from(a.x) < bx2 && i64::from(b.x) < ax2 && i64::from(a.y) < by2 && i64::from(b.y) < ay2
+}
+
+/// What draws the overlay on one display server, for [`serve`], which runs its thread.
+pub(crate) trait Draws {
+    type Error;
+    /// The markers shown, each until its time is up.
+    fn markers(&mut self) -> &mut Vec<(Vec<Rect>, Instant)>;
+    /// Captures under way that asked the overlay out of their way.
+    fn captures(&mut self) -> &mut usize;
+    /// Shows what should be shown now.
+    fn redraw(&mut self) -> Result<(), Self::Error>;
+    /// Gets out of the way of a capture of `region`; with how long the capture should still
+    /// wait for what is beneath to be drawn again.
+    fn step_aside(&mut self, region: &Rect) -> (Result<(), Self::Error>, Duration);
+    /// When [`Draws::tick`] last ran.
+    fn ticked_at(&self) -> Instant;
+    /// Takes down the markers whose second is up, and follows what the display server said.
+    fn tick(&mut self) -> Result<(), Self::Error>;
+}
+
+/// Serves `messages` until every handle is gone or drawing fails (the display connection is
+/// gone, and the overlay with it).
+pub(crate) fn serve(drawing: &mut impl Draws, messages: &mpsc::Receiver<Message>) {
+    if drawing.redraw().is_err() {
+        return;
+    }
+    loop {
+        let drew = match messages.recv_timeout(TICK) {
+            Ok(Message::Show(intent)) => {
+                drawing
+                    .markers()
+                    .push((outline(intent), Instant::now() + SHOWN_FOR));
+                drawing.redraw()
+            }
+            Ok(Message::Hide(region, answer)) => {
+                *drawing.captures() += 1;
+                let (hid, wait) = drawing.step_aside(&region);
+                let _ = answer.send(wait);
+                hid
+            }
+            Ok(Message::Release) => {
+                let captures = drawing.captures();
+                *captures = captures.saturating_sub(1);
+                drawing.redraw()
+            }
+            Err(mpsc::RecvTimeoutError::Timeout) => Ok(()),
+            Err(mpsc::RecvTimeoutError::Disconnected) => return,
+        };
+        // Due even while actions follow each other faster than the tick.
+        let ticked = if drawing.ticked_at().elapsed() >= TICK {
+            drawing.tick()
+        } else {
+            Ok(())
+        };
+        if drew.and(ticked).is_err() {
+            return;
+        }
+    }
 }
 
 #[cfg(test)]

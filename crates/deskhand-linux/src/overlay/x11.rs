@@ -22,12 +22,7 @@ use x11rb::wrapper::ConnectionExt as _;
 use crate::own_thread::{self, Unstarted};
 use crate::x11::X11;
 
-use super::{
-    INDICATOR_TEXT, MARKER_RGB, Message, Overlay, REPAINT, SHOWN_FOR, outline, overlaps, rect,
-};
-
-/// How often the thread wakes to take down markers whose second is up.
-const TICK: Duration = Duration::from_millis(100);
+use super::{Draws, INDICATOR_TEXT, MARKER_RGB, Overlay, REPAINT, overlaps, rect};
 
 /// The X core font's cell, for the indicator's size.
 const CHAR_WIDTH: u32 = 6;
@@ -103,7 +98,7 @@ pub fn start(display: &str, indicator: bool, x11: Arc<X11>) -> Result<Overlay, O
         "deskhand-overlay",
         own_thread::SETUP_DEADLINE,
         move || Drawing::set_up(&name, indicator, x11),
-        move |drawing| drawing.run(&messages),
+        move |mut drawing| crate::overlay::serve(&mut drawing, &messages),
     )
     .map_err(|unstarted| match unstarted {
         Unstarted::Failed(err) => err,
@@ -114,6 +109,40 @@ pub fn start(display: &str, indicator: bool, x11: Arc<X11>) -> Result<Overlay, O
         Unstarted::NoThread(err) => OverlayError::Thread(err),
     })?;
     Ok(Overlay { to_thread })
+}
+
+impl Draws for Drawing {
+    type Error = OverlayError;
+
+    fn markers(&mut self) -> &mut Vec<(Vec<Rect>, Instant)> {
+        &mut self.markers
+    }
+
+    fn captures(&mut self) -> &mut usize {
+        &mut self.captures
+    }
+
+    fn redraw(&mut self) -> Result<(), OverlayError> {
+        Drawing::redraw(self)
+    }
+
+    fn step_aside(&mut self, region: &Rect) -> (Result<(), OverlayError>, Duration) {
+        let covered = self.mapped && self.shown().iter().any(|r| overlaps(r, region));
+        let hid = if covered { self.unmap() } else { Ok(()) };
+        let repaint = self
+            .uncovered_at
+            .map(|at| REPAINT.saturating_sub(at.elapsed()))
+            .unwrap_or_default();
+        (hid, repaint)
+    }
+
+    fn ticked_at(&self) -> Instant {
+        self.ticked_at
+    }
+
+    fn tick(&mut self) -> Result<(), OverlayError> {
+        Drawing::tick(self)
+    }
 }
 
 impl Drawing {
@@ -229,49 +258,6 @@ impl Drawing {
         };
         drawing.lay_out()?;
         Ok(drawing)
-    }
-
-    /// Serves messages until every handle is gone or the X connection fails; the window goes
-    /// with the connection.
-    fn run(mut self, messages: &mpsc::Receiver<Message>) {
-        if self.redraw().is_err() {
-            return;
-        }
-        loop {
-            let drew = match messages.recv_timeout(TICK) {
-                Ok(Message::Show(intent)) => {
-                    self.markers
-                        .push((outline(intent), Instant::now() + SHOWN_FOR));
-                    self.redraw()
-                }
-                Ok(Message::Hide(region, answer)) => {
-                    self.captures += 1;
-                    let covered = self.mapped && self.shown().iter().any(|r| overlaps(r, &region));
-                    let hid = if covered { self.unmap() } else { Ok(()) };
-                    let repaint = self
-                        .uncovered_at
-                        .map(|at| REPAINT.saturating_sub(at.elapsed()))
-                        .unwrap_or_default();
-                    let _ = answer.send(repaint);
-                    hid
-                }
-                Ok(Message::Release) => {
-                    self.captures = self.captures.saturating_sub(1);
-                    self.redraw()
-                }
-                Err(mpsc::RecvTimeoutError::Timeout) => Ok(()),
-                Err(mpsc::RecvTimeoutError::Disconnected) => return,
-            };
-            // Due even while actions follow each other faster than the tick.
-            let ticked = if self.ticked_at.elapsed() >= TICK {
-                self.tick()
-            } else {
-                Ok(())
-            };
-            if drew.and(ticked).is_err() {
-                return;
-            }
-        }
     }
 
     /// Takes down the markers whose second is up, and follows what the server said: a part

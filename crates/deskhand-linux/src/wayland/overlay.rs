@@ -36,13 +36,8 @@ use super::WaylandError;
 use super::glyphs::{self, ADVANCE, ROWS};
 use super::ipc::SwayIpc;
 use super::registry::{Globals, KeepsOutputs, Outputs, bind, connect_with_globals, read_events};
-use crate::overlay::{
-    INDICATOR_TEXT, MARKER_RGB, Message, Overlay, SHOWN_FOR, outline, overlaps, rect,
-};
+use crate::overlay::{Draws, INDICATOR_TEXT, MARKER_RGB, Overlay, overlaps, rect};
 use crate::own_thread::{self, Unstarted};
-
-/// How often the thread wakes to take down markers whose second is up.
-const TICK: Duration = Duration::from_millis(100);
 
 /// How long a capture waits for the compositor to show the overlay's transparent pixels: a
 /// few frames at any refresh rate. An output that shows nothing (switched off) never says so.
@@ -81,7 +76,7 @@ pub fn start(socket: PathBuf, indicator: bool) -> Result<Overlay, OverlayError> 
         "deskhand-overlay",
         own_thread::SETUP_DEADLINE,
         move || Drawing::set_up(&socket, indicator),
-        move |drawing| drawing.run(&messages),
+        move |mut drawing| crate::overlay::serve(&mut drawing, &messages),
     )
     .map_err(|unstarted| match unstarted {
         Unstarted::Failed(err) => OverlayError::Wayland(err),
@@ -144,6 +139,45 @@ struct Drawing {
     captures: usize,
     next_slot: u64,
     ticked_at: Instant,
+}
+
+impl Draws for Drawing {
+    type Error = WaylandError;
+
+    fn markers(&mut self) -> &mut Vec<(Vec<Rect>, Instant)> {
+        &mut self.markers
+    }
+
+    fn captures(&mut self) -> &mut usize {
+        &mut self.captures
+    }
+
+    fn redraw(&mut self) -> Result<(), WaylandError> {
+        Drawing::redraw(self)
+    }
+
+    fn step_aside(&mut self, region: &Rect) -> (Result<(), WaylandError>, Duration) {
+        let covered = self
+            .state
+            .sheets
+            .iter()
+            .any(|sheet| sheet.drawn.iter().any(|r| overlaps(r, region)));
+        let hid = if covered {
+            Drawing::redraw(self).and_then(|()| self.wait_until_shown())
+        } else {
+            Ok(())
+        };
+        // The compositor composes every frame afresh: nothing beneath repaints.
+        (hid, Duration::ZERO)
+    }
+
+    fn ticked_at(&self) -> Instant {
+        self.ticked_at
+    }
+
+    fn tick(&mut self) -> Result<(), WaylandError> {
+        Drawing::tick(self)
+    }
 }
 
 impl Drawing {
@@ -234,54 +268,6 @@ impl Drawing {
             next_slot: 0,
             ticked_at: Instant::now(),
         })
-    }
-
-    /// Serves messages until every handle is gone or the connection fails; the surfaces go
-    /// with the connection.
-    fn run(mut self, messages: &mpsc::Receiver<Message>) {
-        if self.redraw().is_err() {
-            return;
-        }
-        loop {
-            let drew = match messages.recv_timeout(TICK) {
-                Ok(Message::Show(intent)) => {
-                    self.markers
-                        .push((outline(intent), Instant::now() + SHOWN_FOR));
-                    self.redraw()
-                }
-                Ok(Message::Hide(region, answer)) => {
-                    self.captures += 1;
-                    let covered = self
-                        .state
-                        .sheets
-                        .iter()
-                        .any(|sheet| sheet.drawn.iter().any(|r| overlaps(r, &region)));
-                    let hid = if covered {
-                        self.redraw().and_then(|()| self.wait_until_shown())
-                    } else {
-                        Ok(())
-                    };
-                    // The compositor composes every frame afresh: nothing beneath repaints.
-                    let _ = answer.send(Duration::ZERO);
-                    hid
-                }
-                Ok(Message::Release) => {
-                    self.captures = self.captures.saturating_sub(1);
-                    self.redraw()
-                }
-                Err(mpsc::RecvTimeoutError::Timeout) => Ok(()),
-                Err(mpsc::RecvTimeoutError::Disconnected) => return,
-            };
-            // Due even while actions follow each other faster than the tick.
-            let ticked = if self.ticked_at.elapsed() >= TICK {
-                self.tick()
-            } else {
-                Ok(())
-            };
-            if drew.and(ticked).is_err() {
-                return;
-            }
-        }
     }
 
     /// Takes down the markers whose second is up, and handles what the compositor said
