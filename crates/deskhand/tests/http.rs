@@ -1164,6 +1164,14 @@ fn desktops_by_handle_spread_over_hosts_behind_haproxy_and_a_dead_hosts_are_gone
 /// The x11vnc processes serving `display`.
 fn x11vnc_on(display: &str) -> Vec<String> {
     let wanted = format!("x11vnc -display {display} ");
+    command_lines()
+        .into_iter()
+        .filter(|cmdline| cmdline.starts_with(&wanted))
+        .collect()
+}
+
+/// Every process's command line, its arguments joined by spaces.
+fn command_lines() -> Vec<String> {
     std::fs::read_dir("/proc")
         .into_iter()
         .flatten()
@@ -1175,7 +1183,6 @@ fn x11vnc_on(display: &str) -> Vec<String> {
                 .map(|b| if *b == 0 { ' ' } else { *b as char })
                 .collect::<String>()
         })
-        .filter(|cmdline| cmdline.starts_with(&wanted))
         .collect()
 }
 
@@ -1442,17 +1449,8 @@ fn the_live_view_shows_the_desktop_and_an_operator_takes_it_over_and_hands_it_ba
 
 /// The wayvnc processes whose socket is in `runtime`, a sway desktop's runtime folder.
 fn wayvnc_in(runtime: &str) -> Vec<String> {
-    std::fs::read_dir("/proc")
+    command_lines()
         .into_iter()
-        .flatten()
-        .flatten()
-        .filter_map(|entry| std::fs::read(entry.path().join("cmdline")).ok())
-        .map(|cmdline| {
-            cmdline
-                .iter()
-                .map(|b| if *b == 0 { ' ' } else { *b as char })
-                .collect::<String>()
-        })
         .filter(|cmdline| cmdline.starts_with("wayvnc ") && cmdline.contains(runtime))
         .collect()
 }
