@@ -486,6 +486,18 @@ fn granted<B: Backend>(
     }
 }
 
+/// [`granted`], for a button of the desktop's own page: a request from a page of another
+/// origin is refused.
+fn granted_to_its_page<B: Backend>(
+    viewing: &Viewing<B>,
+    handle: &str,
+    headers: &HeaderMap,
+) -> Result<Arc<Held>, Refusal> {
+    let held = granted(viewing, handle, headers)?;
+    Viewing::<B>::same_origin(headers)?;
+    Ok(held)
+}
+
 async fn script<B: Backend>(
     State(viewing): State<Arc<Viewing<B>>>,
     UrlPath(handle): UrlPath<String>,
@@ -630,13 +642,10 @@ async fn take_over<B: Backend>(
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
     headers: HeaderMap,
 ) -> Response {
-    let held = match granted(&viewing, &handle, &headers) {
+    let held = match granted_to_its_page(&viewing, &handle, &headers) {
         Ok(held) => held,
         Err(refused) => return refused.into_response(),
     };
-    if let Err(refused) = Viewing::<B>::same_origin(&headers) {
-        return refused.into_response();
-    }
     let viewer = match viewer_in(query.as_deref()) {
         Ok(viewer) => viewer,
         Err(refused) => return refused.into_response(),
@@ -678,13 +687,10 @@ async fn hand_back<B: Backend>(
     RawQuery(query): RawQuery,
     headers: HeaderMap,
 ) -> Response {
-    let held = match granted(&viewing, &handle, &headers) {
+    let held = match granted_to_its_page(&viewing, &handle, &headers) {
         Ok(held) => held,
         Err(refused) => return refused.into_response(),
     };
-    if let Err(refused) = Viewing::<B>::same_origin(&headers) {
-        return refused.into_response();
-    }
     set_input_for(&held.view.input_for, None);
     let released = held.view.hold().take();
     // The idle timeout counts from the hand-back, not from the agent's last call before it.
