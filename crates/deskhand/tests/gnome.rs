@@ -51,49 +51,60 @@ for line in sys.stdin:
     print('pressed', flush=True)
 "#;
 
-/// The keyboard hand, started and ready.
-struct KeyboardHand {
+/// A script of the tests' own on the desktop's session bus, which says `ready` once started and
+/// answers each line it is given with one line.
+struct Script {
     child: std::process::Child,
     said: std::io::Lines<std::io::BufReader<std::process::ChildStdout>>,
 }
 
-impl KeyboardHand {
-    fn start(desk: &Desktop) -> KeyboardHand {
+impl Script {
+    fn start(desk: &Desktop, source: &str, what: &str) -> Script {
         use std::io::BufRead as _;
         let mut child = desk
             .command("/usr/bin/python3")
-            .args(["-c", KEYBOARD_HAND])
+            .args(["-c", source])
             .stdin(std::process::Stdio::piped())
             .stdout(std::process::Stdio::piped())
             .spawn()
-            .expect("starting the keyboard hand");
+            .unwrap_or_else(|err| panic!("starting {what}: {err}"));
         let mut said = std::io::BufReader::new(child.stdout.take().expect("piped")).lines();
         let ready = said.next().and_then(Result::ok);
-        assert_eq!(
-            ready.as_deref(),
-            Some("ready"),
-            "the keyboard hand did not start"
-        );
-        KeyboardHand { child, said }
+        assert_eq!(ready.as_deref(), Some("ready"), "{what} did not start");
+        Script { child, said }
+    }
+
+    /// Gives the script `line`; its answer.
+    fn ask(&mut self, line: &str) -> Option<String> {
+        use std::io::Write as _;
+        let stdin = self.child.stdin.as_mut().expect("piped");
+        writeln!(stdin, "{line}").expect("writing to the script");
+        self.said.next().and_then(Result::ok)
+    }
+}
+
+impl Drop for Script {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The keyboard hand, started and ready.
+struct KeyboardHand(Script);
+
+impl KeyboardHand {
+    fn start(desk: &Desktop) -> KeyboardHand {
+        KeyboardHand(Script::start(desk, KEYBOARD_HAND, "the keyboard hand"))
     }
 
     fn press(&mut self) {
-        use std::io::Write as _;
-        let stdin = self.child.stdin.as_mut().expect("piped");
-        writeln!(stdin, "key").expect("asking the hand");
-        let pressed = self.said.next().and_then(Result::ok);
+        let pressed = self.0.ask("key");
         assert_eq!(
             pressed.as_deref(),
             Some("pressed"),
             "the keyboard hand did not press"
         );
-    }
-}
-
-impl Drop for KeyboardHand {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
     }
 }
 
@@ -118,47 +129,23 @@ for line in sys.stdin:
 "#;
 
 struct OutsideEye {
-    child: std::process::Child,
-    said: std::io::Lines<std::io::BufReader<std::process::ChildStdout>>,
+    script: Script,
     file: std::path::PathBuf,
 }
 
 impl OutsideEye {
     fn start(desk: &Desktop) -> OutsideEye {
-        use std::io::BufRead as _;
-        let mut child = desk
-            .command("/usr/bin/python3")
-            .args(["-c", OUTSIDE_EYE])
-            .stdin(std::process::Stdio::piped())
-            .stdout(std::process::Stdio::piped())
-            .spawn()
-            .expect("starting GNOME's screenshot tool");
-        let mut said = std::io::BufReader::new(child.stdout.take().expect("piped")).lines();
-        let ready = said.next().and_then(Result::ok);
-        assert_eq!(
-            ready.as_deref(),
-            Some("ready"),
-            "the screenshot tool did not start"
-        );
-        let file = desk.scratch("outside-eye.png");
-        OutsideEye { child, said, file }
+        OutsideEye {
+            script: Script::start(desk, OUTSIDE_EYE, "GNOME's screenshot tool"),
+            file: desk.scratch("outside-eye.png"),
+        }
     }
 
     fn shot(&mut self) -> Shot {
-        use std::io::Write as _;
         let _ = std::fs::remove_file(&self.file);
-        let stdin = self.child.stdin.as_mut().expect("piped");
-        writeln!(stdin, "{}", self.file.display()).expect("asking for a screenshot");
-        let done = self.said.next().and_then(Result::ok);
+        let done = self.script.ask(&self.file.display().to_string());
         assert_eq!(done.as_deref(), Some("shot"), "GNOME took no screenshot");
         Shot::decode(&std::fs::read(&self.file).expect("the screenshot's file"))
-    }
-}
-
-impl Drop for OutsideEye {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
     }
 }
 
