@@ -114,8 +114,22 @@ pub fn audit_actions(path: &Path) -> Vec<Value> {
         .collect()
 }
 
-/// The canvas of a `--kit` fixture, as a point of the window.
+/// The canvas of a `--kit` fixture, as a point of the window, once two looks a moment apart agree: a window just shown may
+/// still be given its size or place, and a point read before that lands beside the canvas.
 pub fn canvas_point(mcp: &Mcp, w: &str) -> (f64, f64) {
+    let mut seen = canvas_point_now(mcp, w);
+    for _ in 0..20 {
+        std::thread::sleep(std::time::Duration::from_millis(250));
+        let now = canvas_point_now(mcp, w);
+        if now == seen {
+            return now;
+        }
+        seen = now;
+    }
+    panic!("the canvas of {w} kept moving; last seen at {seen:?}")
+}
+
+fn canvas_point_now(mcp: &Mcp, w: &str) -> (f64, f64) {
     let observed = mcp.call(json!({"action": "observe", "target": w, "points": true}));
     let line = observed
         .text
