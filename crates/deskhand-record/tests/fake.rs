@@ -710,8 +710,9 @@ async fn back_to_back_calls_keep_only_screenshots_taken_before_the_next_action()
         .text;
     let save = ref_of(&tree, "group \"Form\"", "button \"Save\"");
     call(json!({"action": "click", "ref": save})).await.unwrap();
-    // Long enough for a first look, too short for the unchanged window to count as settled.
-    tokio::time::sleep(Duration::from_millis(200)).await;
+    // Long enough for a first look (50 ms in), too short for the unchanged window to count as
+    // settled (600 ms in): midway, so that a loaded machine has room both ways.
+    tokio::time::sleep(Duration::from_millis(325)).await;
     call(json!({"action": "press", "keys": "ctrl+s"}))
         .await
         .unwrap();
