@@ -4,7 +4,9 @@
 //! each on its own private desktop with gnome-calculator launched through the tool, each doing
 //! rounds of `windows`, `observe`, a click by ref and `apps`; then the same rounds over stdio
 //! (`deskhand mcp --headless`, one agent) and over HTTP with one session, so the cost HTTP adds
-//! to a call shows apart from the cost of load. Prints p50/p99 per action, the server's and its
+//! to a call shows apart from the cost of load; then the calculator observed again unchanged,
+//! round trip, over stdio with live trees and with every observe walked
+//! (`DESKHAND_TREE_READER=walk`), and over HTTP. Prints p50/p99 per action, the server's and its
 //! desktops' memory after warm-up and at the end, and whether every desktop stopped. Then one
 //! desktop by handle, called directly and through HAProxy with `deploy/haproxy.cfg`, in
 //! alternating blocks: calls per second each way and their ratio (the balancer's cost), and the
@@ -100,6 +102,61 @@ async fn rounds(client: &Client, w: &str, rounds: usize) -> [Vec<Duration>; 4] {
         times[3].push(started.elapsed());
     }
     times
+}
+
+/// A stdio server on a private desktop of its own; `reader` sets `DESKHAND_TREE_READER`.
+async fn stdio_client(reader: Option<&str>) -> Client {
+    let mut command = tokio::process::Command::new(BIN);
+    command
+        .args(["mcp", "--headless", "--audit", "off", "--memory", "off"])
+        .env_remove("DISPLAY")
+        .env_remove("WAYLAND_DISPLAY");
+    match reader {
+        Some(reader) => command.env("DESKHAND_TREE_READER", reader),
+        None => command.env_remove("DESKHAND_TREE_READER"),
+    };
+    ().serve(TokioChildProcess::new(command).expect("spawning deskhand mcp"))
+        .await
+        .expect("stdio handshake")
+}
+
+/// Observes of `w` with nothing done in between, after a first one and a moment for the last
+/// click's redraw to end: what an agent pays to look again at a window that did not change.
+async fn observes_unchanged(client: &Client, w: &str) -> Vec<Duration> {
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    call(client, json!({"action": "observe", "target": w})).await;
+    let mut times = Vec::new();
+    for _ in 0..UNCHANGED_OBSERVES {
+        let started = Instant::now();
+        call(client, json!({"action": "observe", "target": w})).await;
+        times.push(started.elapsed());
+    }
+    times
+}
+
+/// Observes per unchanged-window series.
+const UNCHANGED_OBSERVES: usize = 41;
+
+fn report_unchanged([mut live, mut walked]: [Vec<Duration>; 2], mut over_http: Vec<Duration>) {
+    println!(
+        "observe of the unchanged calculator, round trip, p50 / p99 over {UNCHANGED_OBSERVES}:"
+    );
+    let live_p50 = percentile(&mut live, 0.5);
+    let walked_p50 = percentile(&mut walked, 0.5);
+    println!(
+        "  stdio, live trees (the default)  {live_p50:>7.2} / {:>7.2} ms",
+        percentile(&mut live, 0.99)
+    );
+    println!(
+        "  stdio, DESKHAND_TREE_READER=walk {walked_p50:>7.2} / {:>7.2} ms (live ÷ walk {:.3}x)",
+        percentile(&mut walked, 0.99),
+        live_p50 / walked_p50
+    );
+    println!(
+        "  HTTP, 1 session, live trees      {:>7.2} / {:>7.2} ms",
+        percentile(&mut over_http, 0.5),
+        percentile(&mut over_http, 0.99)
+    );
 }
 
 fn percentile(times: &mut [Duration], p: f64) -> f64 {
@@ -223,22 +280,21 @@ fn main() {
     );
     println!("p50 / p99 per action:");
 
-    // One agent over stdio: the reference.
-    runtime.block_on(async {
-        let mut command = tokio::process::Command::new(BIN);
-        command
-            .args(["mcp", "--headless", "--audit", "off", "--memory", "off"])
-            .env_remove("DISPLAY")
-            .env_remove("WAYLAND_DISPLAY");
-        let client =
-            ().serve(TokioChildProcess::new(command).expect("spawning deskhand mcp"))
-                .await
-                .expect("stdio handshake");
+    // One agent over stdio: the reference. Then the calculator observed again and again
+    // unchanged, by this server (which keeps live trees) and by one that walks every time.
+    let unchanged = runtime.block_on(async {
+        let client = stdio_client(None).await;
         let w = prepare(&client).await;
         rounds(&client, &w, WARM_UP_ROUNDS).await;
         let mut times = rounds(&client, &w, per_session).await;
         report("stdio, 1 agent", &mut times);
+        let unchanged = observes_unchanged(&client, &w).await;
         client.cancel().await.expect("closing stdio");
+        let client = stdio_client(Some("walk")).await;
+        let w = prepare(&client).await;
+        let walked = observes_unchanged(&client, &w).await;
+        client.cancel().await.expect("closing stdio");
+        [unchanged, walked]
     });
 
     // One session over HTTP, on its own desktop: what HTTP adds.
@@ -249,7 +305,9 @@ fn main() {
         rounds(&client, &w, WARM_UP_ROUNDS).await;
         let mut times = rounds(&client, &w, per_session).await;
         report("HTTP, 1 session", &mut times);
+        let over_http = observes_unchanged(&client, &w).await;
         client.cancel().await.expect("closing");
+        report_unchanged(unchanged, over_http);
     });
     let (stopped, _) = server.stop();
     assert!(stopped, "the one-session server did not stop cleanly");
