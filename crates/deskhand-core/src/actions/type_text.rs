@@ -4,7 +4,8 @@ use crate::action::{
     Action, ActionName, ActionSpec, Changes, Given, Kept, Place, Reaches, checked_text,
 };
 use crate::backend::{
-    Accessibility, Capture, Input, InputOutcome, Intent, TextState, Typed, Values, Windows,
+    Accessibility, Capture, Input, InputOutcome, Intent, TextRoute, TextState, Typed, Values,
+    Windows,
 };
 use crate::desk::answer::words::TypeTarget;
 use crate::desk::answer::{Acted, Did, ReadBack};
@@ -171,11 +172,28 @@ pub(super) async fn type_text<B: Windows + Accessibility + Values + Input + Capt
     };
     // The text is never echoed: it may be a password.
     mark_if(session, secret, "text");
+    // Long text goes into a field it can be read back from in one request, where the platform
+    // offers that (its keys are slow); short text goes as keys, where an app's key handlers (a
+    // search field's completion) matter most. Declined, nothing was sent, and keys go instead.
+    let inserted = match (&named, &held_before) {
+        (Some(element), Some(_)) if chars > KEYS_UP_TO && !text.chars().any(char::is_control) => {
+            backend.insert_text(&element.entry.handle, text).await?
+        }
+        _ => false,
+    };
     let Typed {
         outcome,
         routes,
         note,
-    } = backend.type_text_routed(text).await?;
+    } = if inserted {
+        Typed {
+            outcome: InputOutcome::Done,
+            routes: vec![TextRoute::Accessibility],
+            note: None,
+        }
+    } else {
+        backend.type_text_routed(text).await?
+    };
     let read_back = match (&named, held_before) {
         (Some(element), Some(before)) if outcome == InputOutcome::Done => {
             read_back(backend, &element.entry.handle, text, replace, &before).await
@@ -208,6 +226,9 @@ pub(super) async fn type_text<B: Windows + Accessibility + Values + Input + Capt
     .into())
 }
 
+/// Text up to this many characters always goes as keys.
+const KEYS_UP_TO: usize = 64;
+
 /// Whether what was typed can be read back from the element: a text field's own text, not a
 /// password's, and text of characters only (a Return may submit and clear the field, a Tab
 /// moves on).
@@ -232,16 +253,28 @@ async fn read_back<B: Values>(
     before: &TextState,
 ) -> Option<ReadBack> {
     let until = std::time::Instant::now() + READ_BACK_WAIT;
+    // Gecko's accessible text holds a U+FEFF after each emoji, which the field itself has not.
+    let plain = |held: &str| {
+        if text.contains('\u{feff}') {
+            held.to_owned()
+        } else {
+            held.replace('\u{feff}', "")
+        }
+    };
     let (expected, replaced) = if replace {
         (Some(text.to_owned()), 0)
     } else {
-        (before.after_typing(text), before.selected())
+        (
+            before.after_typing(text).map(|after| plain(&after)),
+            before.selected(),
+        )
     };
     // The caret may move between the read and the first key (a ctrl+End still on its way):
     // text typed whole at another place, in place of what was selected, holds too.
-    let length = before.text.chars().count().saturating_sub(replaced) + text.chars().count();
+    let length =
+        plain(&before.text).chars().count().saturating_sub(replaced) + text.chars().count();
     loop {
-        let now = backend.text_state(element).await.ok()?.text;
+        let now = plain(&backend.text_state(element).await.ok()?.text);
         let holds = expected.as_ref().is_some_and(|expected| now == *expected)
             || (!replace && now.contains(text) && now.chars().count() == length);
         if holds {
