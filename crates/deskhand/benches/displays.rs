@@ -7,8 +7,9 @@
 //! pointer click on one of its buttons, a `screenshot` of the window, and typing 1,000
 //! characters of mixed Unicode into its name field, checked against what the app itself logs
 //! it received; then, with the overlay that shows a person where the agent acts turned on, the
-//! click and the screenshot again. Last, it types 1,000 such characters into mousepad's editor by
-//! ref, replacing what it holds, and compares the file mousepad saves (ctrl+s) with the text. It
+//! click and the screenshot again. Last, it types 1,000 such characters into mousepad's editor,
+//! by ref (replacing what it holds) and then as keys (from a session that knows no field to put
+//! the text into), and compares the file mousepad saves (ctrl+s) with the text each time. It
 //! prints medians only: targets live in the issue, not here.
 //! `DESKHAND_BENCH_DISPLAYS=sway,gnome` measures only those.
 
@@ -56,9 +57,9 @@ fn compare() {
             .join(" ")
     );
     println!(
-        "| display | observe ms | click ms | screenshot ms | type {TYPED_CHARS} chars ms | chars/s | arrived exactly | click, overlay on ms | screenshot, overlay on ms | type {TYPED_CHARS} chars into mousepad by ref ms | saved exactly |"
+        "| display | observe ms | click ms | screenshot ms | type {TYPED_CHARS} chars ms | chars/s | arrived exactly | click, overlay on ms | screenshot, overlay on ms | mousepad, type {TYPED_CHARS} chars by ref ms | as keys ms | by ref ÷ keys | saved exactly (by ref, keys) |"
     );
-    println!("|---|---|---|---|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     for display in DISPLAYS {
         if only
             .as_ref()
@@ -68,7 +69,7 @@ fn compare() {
         }
         match run_inside(display) {
             Ok(row) => println!("{row}"),
-            Err(why) => println!("| {display} | failed: {why} | | | | | | | | | |"),
+            Err(why) => println!("| {display} | failed: {why} | | | | | | | | | | | |"),
         }
     }
 }
@@ -224,7 +225,7 @@ fn measure(display: &str) {
     let _ = std::fs::remove_file(&log);
     match row {
         Ok(row) => println!("{row}"),
-        Err(why) => println!("| {display} | failed: {why} | | | | | | | | | |"),
+        Err(why) => println!("| {display} | failed: {why} | | | | | | | | | | | |"),
     }
 }
 
@@ -309,8 +310,17 @@ async fn measure_in(desk: &mut Desk, display: &str, log: &Path) -> Result<String
         Err(why) => format!("– ({why}) | –"),
     };
     let into_mousepad = match into_mousepad(desk).await {
-        Ok((typed, saved)) => format!("{typed:.0} | {saved}/{TYPE_RUNS}"),
-        Err(why) => format!("– ({why}) | –"),
+        Ok(Mousepad {
+            by_ref,
+            as_keys,
+            saved,
+        }) => format!(
+            "{by_ref:.0} | {as_keys:.0} | {:.3}x | {}/{TYPE_RUNS}, {}/{TYPE_RUNS}",
+            by_ref / as_keys,
+            saved.0,
+            saved.1
+        ),
+        Err(why) => format!("– ({why}) | – | – | –"),
     };
     Ok(format!(
         "| {display} | {observe:.1} | {click:.1} | {screenshot:.1} | {typed:.0} | {:.0} | {exact}/{TYPE_RUNS} | {with_overlay} | {into_mousepad} |",
@@ -318,10 +328,36 @@ async fn measure_in(desk: &mut Desk, display: &str, log: &Path) -> Result<String
     ))
 }
 
-/// Starts mousepad on a file of its own and types 1,000 mixed characters into its editor by
-/// ref `TYPE_RUNS` times, each replacing what it holds, then saves: the median time of the
-/// `type` calls, and how many saved files held exactly the text.
-async fn into_mousepad(desk: &mut Desk) -> Result<(f64, usize), String> {
+/// Typing 1,000 characters into mousepad: the medians of the `type` calls by ref and as keys,
+/// and how many of each one's saved files held exactly the text.
+struct Mousepad {
+    by_ref: f64,
+    as_keys: f64,
+    saved: (usize, usize),
+}
+
+/// Saves mousepad's file (ctrl+s): whether the reply was done and the file holds `text`.
+async fn saves(
+    desk: &mut Desk,
+    file: &Path,
+    text: &str,
+    reply: &deskhand_core::Reply,
+) -> Result<bool, String> {
+    desk.call(json!({"action": "press", "keys": "ctrl+s"}))
+        .await?;
+    for _ in 0..40 {
+        if std::fs::read_to_string(file).unwrap_or_default() == text {
+            return Ok(reply.outcome == Outcome::Done);
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    Ok(false)
+}
+
+/// Starts mousepad on a file of its own and types 1,000 mixed characters into its editor
+/// `TYPE_RUNS` times by ref, each replacing what it holds, then as many times as keys, each
+/// time saving the file and comparing it with the text.
+async fn into_mousepad(desk: &mut Desk) -> Result<Mousepad, String> {
     let file = scratch_file("mousepad.txt");
     let path = file.to_str().expect("utf-8 path").to_owned();
     let mut mousepad = app_command("mousepad", &[&path])
@@ -349,8 +385,8 @@ async fn into_mousepad(desk: &mut Desk) -> Result<(f64, usize), String> {
             }
             tokio::time::sleep(Duration::from_millis(200)).await;
         };
-        let mut times = Vec::new();
-        let mut saved = 0;
+        let mut by_ref = Vec::new();
+        let mut saved = (0, 0);
         for run in 0..TYPE_RUNS {
             let editor = loop {
                 let observed = desk.call(json!({"action": "observe", "target": w})).await?;
@@ -372,22 +408,32 @@ async fn into_mousepad(desk: &mut Desk) -> Result<(f64, usize), String> {
             let reply = desk
                 .call(json!({"action": "type", "ref": editor, "text": text, "replace": true}))
                 .await?;
-            times.push(ms(began.elapsed()));
-            desk.call(json!({"action": "press", "keys": "ctrl+s"}))
-                .await?;
-            let mut on_disk = String::new();
-            for _ in 0..40 {
-                on_disk = std::fs::read_to_string(&file).unwrap_or_default();
-                if on_disk == text {
-                    break;
-                }
-                tokio::time::sleep(Duration::from_millis(100)).await;
-            }
-            if reply.outcome == Outcome::Done && on_disk == text {
-                saved += 1;
+            by_ref.push(ms(began.elapsed()));
+            if saves(desk, &file, &text, &reply).await? {
+                saved.0 += 1;
             }
         }
-        Ok((median(&times), saved))
+        // The same typing as keys, for the ratio: a session that has observed nothing knows no
+        // field to put the text into, so it types into the focused editor key by key.
+        let observed = std::mem::take(&mut desk.session);
+        let mut as_keys = Vec::new();
+        for run in 0..TYPE_RUNS {
+            desk.call(json!({"action": "press", "keys": "ctrl+a Delete"}))
+                .await?;
+            let text = mixed_text(run * 13);
+            let began = Instant::now();
+            let reply = desk.call(json!({"action": "type", "text": text})).await?;
+            as_keys.push(ms(began.elapsed()));
+            if saves(desk, &file, &text, &reply).await? {
+                saved.1 += 1;
+            }
+        }
+        desk.session = observed;
+        Ok(Mousepad {
+            by_ref: median(&by_ref),
+            as_keys: median(&as_keys),
+            saved,
+        })
     }
     .await;
     let _ = mousepad.kill();

@@ -1,8 +1,9 @@
-//! Long text typed by ref on X11 goes into the field in one request through accessibility
-//! (EditableText), not as one key event per character: it arrives exactly in mousepad (GTK 3,
-//! its saved file compared), a Qt line edit and a Qt plain-text editor (their own text), in
-//! place of a selection where there is one, and leaves the person's clipboard and keymap as they
-//! were. A password, text with a newline, short text and a Firefox field still go as keys.
+//! Long text typed by ref on X11 (or into the focused field an observation listed) goes into
+//! the field in one request through accessibility (EditableText), not as one key event per
+//! character: it arrives exactly in mousepad (GTK 3, its saved file compared), a GTK 3 entry, a
+//! Qt line edit and a Qt plain-text editor (their own text), in place of a selection where there
+//! is one, and leaves the person's clipboard and keymap as they were. A password, text with a
+//! newline, short text and a Firefox field still go as keys.
 
 mod common;
 
@@ -131,6 +132,24 @@ fn long_mixed_text_goes_into_mousepad_in_one_request_and_leaves_clipboard_and_ke
     assert_eq!(on_disk, text, "mousepad saved other text");
     assert_eq!(clipboard(desk), "the person's own words ✓");
     assert_eq!(keymap(desk), keymap_before, "the keymap was left changed");
+}
+
+/// Without a ref, text goes into the focused field the latest observation listed, the same way.
+#[test]
+fn long_text_without_a_ref_goes_into_the_observed_focused_field_in_one_request() {
+    let (_turn, desk) = desktop();
+    let (_app, file, w, _editor) = mousepad(desk, "typing-focus.txt");
+    let text = mixed_text(500);
+    let reply = desk.act("type", json!({"target": w, "text": text})).ok();
+    assert!(
+        reply.contains(&format!("into the focused element of {w}")),
+        "{reply}"
+    );
+    assert!(
+        reply.contains(&format!("{INSERTED} (read back)")),
+        "{reply}"
+    );
+    assert_eq!(saved(desk, &file, &text), text);
 }
 
 #[test]
