@@ -110,6 +110,9 @@ pub enum TextRoute {
     InputMethod,
     /// Put on the clipboard and pasted with ctrl+v, the user's clipboard put back afterwards.
     Paste,
+    /// Inserted into the element in one request through accessibility (EditableText), as an
+    /// input method commits text: neither the keymap nor the clipboard is touched.
+    Accessibility,
 }
 
 /// Typed text's outcome, and how it went where the platform has more than one route.
@@ -324,6 +327,18 @@ pub trait Values: Send + Sync {
         _element: &ElementHandle,
     ) -> impl Future<Output = Result<TextState>> + Send {
         async { Err(unsupported("Reading an element's text")) }
+    }
+    /// Puts long text into an editable text in one request through accessibility, in place of
+    /// its selection, else at its caret, where the platform's keys are slow (one key event per
+    /// character: X11). `Ok(false)` when it declines and nothing was sent (the element takes no
+    /// text this way, or keys are fast enough here): the caller types keys instead. An error
+    /// whose `sent` is set may have changed the text. Never called for a password field.
+    fn insert_text(
+        &self,
+        _element: &ElementHandle,
+        _text: &str,
+    ) -> impl Future<Output = Result<bool>> + Send {
+        async { Ok(false) }
     }
     /// Selects all of an element's text through accessibility, so that typed text replaces it
     /// whatever the app's keys do (ctrl+a goes to the line's start in GTK's Emacs key theme).

@@ -7,7 +7,10 @@
 //! pointer click on one of its buttons, a `screenshot` of the window, and typing 1,000
 //! characters of mixed Unicode into its name field, checked against what the app itself logs
 //! it received; then, with the overlay that shows a person where the agent acts turned on, the
-//! click and the screenshot again. It prints medians only: targets live in the issue, not here.
+//! click and the screenshot again. Last, it types 1,000 such characters into mousepad's editor,
+//! by ref (replacing what it holds) and then as keys (from a session that knows no field to put
+//! the text into), and compares the file mousepad saves (ctrl+s) with the text each time. It
+//! prints medians only: targets live in the issue, not here.
 //! `DESKHAND_BENCH_DISPLAYS=sway,gnome` measures only those.
 
 use std::path::{Path, PathBuf};
@@ -54,9 +57,9 @@ fn compare() {
             .join(" ")
     );
     println!(
-        "| display | observe ms | click ms | screenshot ms | type {TYPED_CHARS} chars ms | chars/s | arrived exactly | click, overlay on ms | screenshot, overlay on ms |"
+        "| display | observe ms | click ms | screenshot ms | type {TYPED_CHARS} chars ms | chars/s | arrived exactly | click, overlay on ms | screenshot, overlay on ms | mousepad, type {TYPED_CHARS} chars by ref ms | as keys ms | by ref ÷ keys | saved exactly (by ref, keys) |"
     );
-    println!("|---|---|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     for display in DISPLAYS {
         if only
             .as_ref()
@@ -66,7 +69,7 @@ fn compare() {
         }
         match run_inside(display) {
             Ok(row) => println!("{row}"),
-            Err(why) => println!("| {display} | failed: {why} | | | | | | | |"),
+            Err(why) => println!("| {display} | failed: {why} | | | | | | | | | | | |"),
         }
     }
 }
@@ -159,38 +162,56 @@ fn logged_texts(log: &Path) -> Vec<String> {
         .collect()
 }
 
-fn fixture_log() -> PathBuf {
-    let log = std::env::temp_dir().join(format!("deskhand-bench-{}.jsonl", std::process::id()));
-    std::fs::write(&log, "").expect("the fixture's log");
-    if let Some((uid, gid)) = std::env::var(USER).ok().and_then(|user| {
-        let (uid, gid) = user.split_once(':')?;
-        Some((uid.parse().ok()?, gid.parse().ok()?))
-    }) {
-        std::os::unix::fs::chown(&log, Some(uid), Some(gid)).expect("chown the fixture's log");
+/// The uid and gid apps run as, on a desktop of another user.
+fn desktop_user() -> Option<(u32, u32)> {
+    let user = std::env::var(USER).ok()?;
+    let (uid, gid) = user.split_once(':')?;
+    Some((uid.parse().ok()?, gid.parse().ok()?))
+}
+
+/// An empty file of this name in the temp folder that the desktop's apps can write.
+fn scratch_file(name: &str) -> PathBuf {
+    let file = std::env::temp_dir().join(format!("deskhand-bench-{}-{name}", std::process::id()));
+    std::fs::write(&file, "").expect("a scratch file");
+    if let Some((uid, gid)) = desktop_user() {
+        std::os::unix::fs::chown(&file, Some(uid), Some(gid)).expect("chown a scratch file");
     }
-    log
+    file
+}
+
+/// `program` with `args`, run as the desktop's user, its output dropped.
+fn app_command(program: &str, args: &[&str]) -> Command {
+    let mut command = Command::new(program);
+    command
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    if let Some((uid, gid)) = desktop_user() {
+        use std::os::unix::process::CommandExt;
+        command.uid(uid).gid(gid);
+    }
+    command
 }
 
 /// The run inside one desktop: prints its table row.
 fn measure(display: &str) {
     let runtime = tokio::runtime::Runtime::new().expect("a runtime");
-    let log = fixture_log();
+    let log = scratch_file("fixture.jsonl");
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/fixture_app.py");
-    let mut fixture = Command::new("/usr/bin/python3");
-    fixture
-        .arg(&script)
-        .args(["--log", log.to_str().expect("utf-8 path"), "--title", TITLE])
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null());
-    if let Some((uid, gid)) = std::env::var(USER).ok().and_then(|user| {
-        let (uid, gid) = user.split_once(':')?;
-        Some((uid.parse().ok()?, gid.parse().ok()?))
-    }) {
-        use std::os::unix::process::CommandExt;
-        fixture.uid(uid).gid(gid);
-    }
-    let mut app = fixture.spawn().expect("the fixture app starts");
+    let script = script.to_str().expect("utf-8 path");
+    let mut app = app_command(
+        "/usr/bin/python3",
+        &[
+            script,
+            "--log",
+            log.to_str().expect("utf-8 path"),
+            "--title",
+            TITLE,
+        ],
+    )
+    .spawn()
+    .expect("the fixture app starts");
     let row = runtime.block_on(async {
         let mut desk = Desk {
             backend: LinuxBackend::connect().map_err(|e| e.message)?,
@@ -204,7 +225,7 @@ fn measure(display: &str) {
     let _ = std::fs::remove_file(&log);
     match row {
         Ok(row) => println!("{row}"),
-        Err(why) => println!("| {display} | failed: {why} | | | | | | | |"),
+        Err(why) => println!("| {display} | failed: {why} | | | | | | | | | | | |"),
     }
 }
 
@@ -288,8 +309,135 @@ async fn measure_in(desk: &mut Desk, display: &str, log: &Path) -> Result<String
         }
         Err(why) => format!("– ({why}) | –"),
     };
+    let into_mousepad = match into_mousepad(desk).await {
+        Ok(Mousepad {
+            by_ref,
+            as_keys,
+            saved,
+        }) => format!(
+            "{by_ref:.0} | {as_keys:.0} | {:.3}x | {}/{TYPE_RUNS}, {}/{TYPE_RUNS}",
+            by_ref / as_keys,
+            saved.0,
+            saved.1
+        ),
+        Err(why) => format!("– ({why}) | – | – | –"),
+    };
     Ok(format!(
-        "| {display} | {observe:.1} | {click:.1} | {screenshot:.1} | {typed:.0} | {:.0} | {exact}/{TYPE_RUNS} | {with_overlay} |",
+        "| {display} | {observe:.1} | {click:.1} | {screenshot:.1} | {typed:.0} | {:.0} | {exact}/{TYPE_RUNS} | {with_overlay} | {into_mousepad} |",
         TYPED_CHARS as f64 / (typed / 1000.0)
     ))
+}
+
+/// Typing 1,000 characters into mousepad: the medians of the `type` calls by ref and as keys,
+/// and how many of each one's saved files held exactly the text.
+struct Mousepad {
+    by_ref: f64,
+    as_keys: f64,
+    saved: (usize, usize),
+}
+
+/// Saves mousepad's file (ctrl+s): whether the reply was done and the file holds `text`.
+async fn saves(
+    desk: &mut Desk,
+    file: &Path,
+    text: &str,
+    reply: &deskhand_core::Reply,
+) -> Result<bool, String> {
+    desk.call(json!({"action": "press", "keys": "ctrl+s"}))
+        .await?;
+    for _ in 0..40 {
+        if std::fs::read_to_string(file).unwrap_or_default() == text {
+            return Ok(reply.outcome == Outcome::Done);
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    Ok(false)
+}
+
+/// Starts mousepad on a file of its own and types 1,000 mixed characters into its editor
+/// `TYPE_RUNS` times by ref, each replacing what it holds, then as many times as keys, each
+/// time saving the file and comparing it with the text.
+async fn into_mousepad(desk: &mut Desk) -> Result<Mousepad, String> {
+    let file = scratch_file("mousepad.txt");
+    let path = file.to_str().expect("utf-8 path").to_owned();
+    let mut mousepad = app_command("mousepad", &[&path])
+        .spawn()
+        .map_err(|e| format!("mousepad did not start: {e}"))?;
+    let typed = async {
+        let name = file
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or_default()
+            .to_owned();
+        let started = Instant::now();
+        let w = loop {
+            let listed = desk.call(json!({"action": "windows"})).await?;
+            let found = listed.data["windows"].as_array().and_then(|all| {
+                all.iter()
+                    .find(|w| w["title"].as_str().is_some_and(|t| t.contains(&name)))
+                    .and_then(|w| w["id"].as_str().map(str::to_owned))
+            });
+            if let Some(w) = found {
+                break w;
+            }
+            if started.elapsed() > START {
+                return Err(format!("mousepad's window did not appear within {START:?}"));
+            }
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        };
+        let mut by_ref = Vec::new();
+        let mut saved = (0, 0);
+        for run in 0..TYPE_RUNS {
+            let editor = loop {
+                let observed = desk.call(json!({"action": "observe", "target": w})).await?;
+                let editor = observed.text.lines().find_map(|line| {
+                    let mut words = line.split_whitespace();
+                    let reference = words.next()?;
+                    (words.next() == Some("text")).then(|| reference.to_owned())
+                });
+                match editor {
+                    Some(editor) => break editor,
+                    None if started.elapsed() > START => {
+                        return Err("mousepad's editor is not in its tree".to_owned());
+                    }
+                    None => tokio::time::sleep(Duration::from_millis(200)).await,
+                }
+            };
+            let text = mixed_text(run * 11);
+            let began = Instant::now();
+            let reply = desk
+                .call(json!({"action": "type", "ref": editor, "text": text, "replace": true}))
+                .await?;
+            by_ref.push(ms(began.elapsed()));
+            if saves(desk, &file, &text, &reply).await? {
+                saved.0 += 1;
+            }
+        }
+        // The same typing as keys, for the ratio: a session that has observed nothing knows no
+        // field to put the text into, so it types into the focused editor key by key.
+        let observed = std::mem::take(&mut desk.session);
+        let mut as_keys = Vec::new();
+        for run in 0..TYPE_RUNS {
+            desk.call(json!({"action": "press", "keys": "ctrl+a Delete"}))
+                .await?;
+            let text = mixed_text(run * 13);
+            let began = Instant::now();
+            let reply = desk.call(json!({"action": "type", "text": text})).await?;
+            as_keys.push(ms(began.elapsed()));
+            if saves(desk, &file, &text, &reply).await? {
+                saved.1 += 1;
+            }
+        }
+        desk.session = observed;
+        Ok(Mousepad {
+            by_ref: median(&by_ref),
+            as_keys: median(&as_keys),
+            saved,
+        })
+    }
+    .await;
+    let _ = mousepad.kill();
+    let _ = mousepad.wait();
+    let _ = std::fs::remove_file(&file);
+    typed
 }

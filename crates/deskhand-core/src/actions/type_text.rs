@@ -4,19 +4,20 @@ use crate::action::{
     Action, ActionName, ActionSpec, Changes, Given, Kept, Place, Reaches, checked_text,
 };
 use crate::backend::{
-    Accessibility, Capture, Input, InputOutcome, Intent, TextState, Typed, Values, Windows,
+    Accessibility, Capture, Input, InputOutcome, Intent, TextRoute, TextState, Typed, Values,
+    Windows,
 };
 use crate::desk::answer::words::TypeTarget;
 use crate::desk::answer::{Acted, Did, ReadBack};
-use crate::desk::focus::{ensure_focused, focus_for_typing, focused_window};
+use crate::desk::focus::{ensure_focused, focus_for_typing};
 use crate::desk::reach::{Named, Reach, point_on};
 use crate::desk::reply::Reply;
 use crate::desk::secret::{focus_is_password, mark_if};
 use crate::desk::surface::window_said;
 use crate::error::{Error, Result};
 use crate::keys::{Chord, Key, Keys};
-use crate::model::{MouseButton, Role};
-use crate::session::{Session, TypedInto};
+use crate::model::{MouseButton, Role, WindowInfo};
+use crate::session::{RefEntry, Session, TypedInto};
 
 pub(crate) const SPEC: ActionSpec = ActionSpec {
     name: ActionName::Type,
@@ -71,6 +72,8 @@ pub(super) async fn type_text<B: Windows + Accessibility + Values + Input + Capt
 ) -> Result<Reply> {
     let chars = text.chars().count();
     let mut named = None;
+    // The window whose focused element takes the text, where no element is named.
+    let mut focus_in = None;
     let secret;
     // Focusing and typing happen in one call, so nothing can take the focus in between.
     let into = match &place {
@@ -117,14 +120,18 @@ pub(super) async fn type_text<B: Windows + Accessibility + Values + Input + Capt
                 };
                 ensure_focused(backend, window).await?;
                 secret = focus_is_password(backend, session, Some(window)).await;
+                focus_in = Some(window.clone());
                 TypeTarget::FocusOfTarget(surface.label)
             }
             None => {
                 secret = focus_is_password(backend, session, None).await;
-                match focused_window(backend, session).await? {
-                    Some(window) => TypeTarget::FocusOf(window),
+                let focused = backend.windows().await?.into_iter().find(|w| w.focused);
+                let into = match &focused {
+                    Some(window) => TypeTarget::FocusOf(window_said(session, window)),
                     None => TypeTarget::FocusOfNone,
-                }
+                };
+                focus_in = focused;
+                into
             }
         },
     };
@@ -161,24 +168,53 @@ pub(super) async fn type_text<B: Windows + Accessibility + Values + Input + Capt
             .into());
         }
     }
+    // Long text goes into a field it can be read back from in one request, where the platform
+    // offers that (its keys are slow); short text goes as keys, where an app's key handlers (a
+    // search field's completion) matter most.
+    let worth_inserting = chars > KEYS_UP_TO && !text.chars().any(char::is_control);
+    // The field typed into: the one named, else the focused one where the latest observation
+    // listed it (each listed field is asked whether it has the focus; no tree is read).
+    let field = match (&named, &focus_in) {
+        (Some(element), _) => Some(element.entry.clone()),
+        (None, Some(window)) if worth_inserting && !secret => {
+            focused_field(backend, session, window).await
+        }
+        _ => None,
+    };
     // What the field held and where its caret or selection was, to tell what typing did to it
     // from what the app did besides.
-    let held_before = match &named {
-        Some(element) if reads_back(element, text) => {
-            backend.text_state(&element.entry.handle).await.ok()
-        }
+    let held_before = match &field {
+        Some(field) if reads_back(field, text) => backend.text_state(&field.handle).await.ok(),
         _ => None,
     };
     // The text is never echoed: it may be a password.
     mark_if(session, secret, "text");
+    // Declined, nothing was sent, and keys go instead.
+    let inserted = match (&field, &held_before) {
+        (Some(field), Some(_)) if worth_inserting => {
+            backend.insert_text(&field.handle, text).await?
+        }
+        _ => false,
+    };
     let Typed {
         outcome,
         routes,
         note,
-    } = backend.type_text_routed(text).await?;
-    let read_back = match (&named, held_before) {
-        (Some(element), Some(before)) if outcome == InputOutcome::Done => {
-            read_back(backend, &element.entry.handle, text, replace, &before).await
+    } = if inserted {
+        Typed {
+            outcome: InputOutcome::Done,
+            routes: vec![TextRoute::Accessibility],
+            note: None,
+        }
+    } else {
+        backend.type_text_routed(text).await?
+    };
+    // Keys typed into the focused element are not read back: only text inserted into it.
+    let read_back = match (&field, held_before) {
+        (Some(field), Some(before))
+            if outcome == InputOutcome::Done && (named.is_some() || inserted) =>
+        {
+            read_back(backend, &field.handle, text, replace, &before).await
         }
         _ => None,
     };
@@ -208,13 +244,42 @@ pub(super) async fn type_text<B: Windows + Accessibility + Values + Input + Capt
     .into())
 }
 
+/// Text up to this many characters always goes as keys.
+const KEYS_UP_TO: usize = 64;
+
 /// Whether what was typed can be read back from the element: a text field's own text, not a
 /// password's, and text of characters only (a Return may submit and clear the field, a Tab
 /// moves on).
-fn reads_back(element: &Named, text: &str) -> bool {
-    element.entry.role == Role::Text
-        && !element.entry.handle.is_read_from_pixels()
+fn reads_back(field: &RefEntry, text: &str) -> bool {
+    field.role == Role::Text
+        && !field.handle.is_read_from_pixels()
         && !text.contains(['\n', '\r', '\t'])
+}
+
+/// The text field of `window` that has the keyboard focus, among those the latest observation
+/// listed; `None` where none of them says it has it.
+async fn focused_field<B: Accessibility>(
+    backend: &B,
+    session: &Session,
+    window: &WindowInfo,
+) -> Option<RefEntry> {
+    let fields = session
+        .latest
+        .iter()
+        .flat_map(|latest| latest.refs.values())
+        .filter(|entry| {
+            entry.window == window.key() && matches!(entry.role, Role::Text | Role::Password)
+        });
+    for field in fields {
+        if backend
+            .element_focused(&field.handle)
+            .await
+            .unwrap_or(false)
+        {
+            return Some(field.clone());
+        }
+    }
+    None
 }
 
 /// How long typed text may take to show in its field before the reply says what it holds.
@@ -232,16 +297,28 @@ async fn read_back<B: Values>(
     before: &TextState,
 ) -> Option<ReadBack> {
     let until = std::time::Instant::now() + READ_BACK_WAIT;
+    // Gecko's accessible text holds a U+FEFF after each emoji, which the field itself has not.
+    let plain = |held: &str| {
+        if text.contains('\u{feff}') {
+            held.to_owned()
+        } else {
+            held.replace('\u{feff}', "")
+        }
+    };
     let (expected, replaced) = if replace {
         (Some(text.to_owned()), 0)
     } else {
-        (before.after_typing(text), before.selected())
+        (
+            before.after_typing(text).map(|after| plain(&after)),
+            before.selected(),
+        )
     };
     // The caret may move between the read and the first key (a ctrl+End still on its way):
     // text typed whole at another place, in place of what was selected, holds too.
-    let length = before.text.chars().count().saturating_sub(replaced) + text.chars().count();
+    let length =
+        plain(&before.text).chars().count().saturating_sub(replaced) + text.chars().count();
     loop {
-        let now = backend.text_state(element).await.ok()?.text;
+        let now = plain(&backend.text_state(element).await.ok()?.text);
         let holds = expected.as_ref().is_some_and(|expected| now == *expected)
             || (!replace && now.contains(text) && now.chars().count() == length);
         if holds {

@@ -21,12 +21,14 @@ mod calls;
 mod cells;
 mod element;
 mod hit;
+mod insert;
 pub mod live;
 pub mod record;
 mod text;
 mod walk;
 use calls::Stall;
 use cells::CellBlock;
+pub use insert::Insertion;
 use text::{EMBEDDED, Embedded};
 
 const REGISTRY: &str = "org.a11y.atspi.Registry";

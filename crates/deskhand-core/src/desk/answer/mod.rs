@@ -390,6 +390,13 @@ impl Did {
                 } else {
                     format!("typed {typed} into {into}")
                 };
+                // Text inserted in one request is said, in the same words on every platform:
+                // the app's key handlers (a completion, a shortcut) never saw it.
+                let did = if routes.contains(&TextRoute::Accessibility) {
+                    format!("{did} {}", route_words(TextRoute::Accessibility))
+                } else {
+                    did
+                };
                 let did = match read_back {
                     None => did,
                     Some(ReadBack::Holds { replaced: 0 }) => format!("{did} (read back)"),
@@ -539,6 +546,7 @@ fn route_words(route: TextRoute) -> &'static str {
         TextRoute::Keys => "as keys",
         TextRoute::InputMethod => "through the input method",
         TextRoute::Paste => "by pasting through the clipboard",
+        TextRoute::Accessibility => "through accessibility, in one request",
     }
 }
 
@@ -855,6 +863,15 @@ mod tests {
         assert_eq!(
             serde_json::to_value(&committed).unwrap()["routes"],
             serde_json::json!(["input_method"])
+        );
+        let inserted = typed(vec![TextRoute::Accessibility]);
+        assert_eq!(
+            inserted.sentence(),
+            "typed 9 characters into the focused element of w1 \"Untitled\" through accessibility, in one request"
+        );
+        assert_eq!(
+            serde_json::to_value(&inserted).unwrap()["routes"],
+            serde_json::json!(["accessibility"])
         );
     }
 
