@@ -2,14 +2,16 @@
 
     beside_glass.py DESKHAND_BIN GLASS_BIN [ROUNDS [CHANGES]]
 
-For each app (gtk3-widget-factory, gnome-calculator) it starts both servers, each on a private
-headless X desktop of its own (`deskhand mcp --headless`; glass spawns its own Xvfb and
-accessibility bus), launches the app through the server's own launch tool and waits until the
-server's own observe lists the app's controls. Then, with nothing done in between, ROUNDS
-observes of the window (7 unless given), deskhand's and glass's taking turns so that both meet
-the same load; then CHANGES rounds (3 unless given) of one click on the same control by each
+For each app (gtk3-widget-factory, gnome-calculator) it starts three servers, each on a private
+headless X desktop of its own: deskhand as it serves (`deskhand mcp --headless`, live trees),
+deskhand walking the tree at every observe (`DESKHAND_TREE_READER=walk`), and glass (which
+spawns its own Xvfb and accessibility bus). Each launches the app through its own launch tool
+and observes until the app's controls are listed. Then, with nothing done in between, ROUNDS
+observes of the window (11 unless given), the servers taking turns so that all meet the same
+load; 3 more, each after a 2 s pause, as between an agent's steps; then CHANGES rounds (5 unless given) of one click on the same control by each
 server's own click-by-element, each followed by one observe. Every time is a call's round trip
-as the client sees it; tokens are o200k tokens of the reply's text blocks, what a model reads.
+as the client sees it; tokens are o200k tokens of the reply's text blocks, what a model reads;
+an MCP ping before each observe shows what the client and the transport take of a call.
 Prints the table, then exits non-zero with the reason on the first thing that is not as it
 should be.
 """
@@ -30,9 +32,13 @@ from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
 READY_TIMEOUT_S = 60
+WALKED = "deskhand, walking every time"
 # Both servers get the same pause after the app's controls show, so that neither meets the app
 # still finishing its start-up in its first timed observe.
 SETTLE_S = 1.0
+# An agent's step between two looks at an unchanged window: the model's turn takes seconds.
+PAUSE_S = 2.0
+PAUSED_ROUNDS = 3
 
 
 class Fault(Exception):
@@ -49,10 +55,9 @@ def percentile(values, fraction):
 
 
 class Deskhand:
-    name = "deskhand"
-
-    def __init__(self, session):
+    def __init__(self, session, name):
         self.session = session
+        self.name = name
         self.window = None
 
     async def call(self, **arguments):
@@ -85,10 +90,9 @@ class Deskhand:
 
 
 class Glass:
-    name = "glass"
-
-    def __init__(self, session):
+    def __init__(self, session, name):
         self.session = session
+        self.name = name
 
     async def call(self, tool, **arguments):
         result = await self.session.call_tool(tool, arguments)
@@ -168,13 +172,21 @@ async def measure(app, servers, rounds, changes, tokenizer):
             app.control_name = server.control(observation, app)[1]
     await asyncio.sleep(SETTLE_S)
     figures = {server.name: {"unchanged": [], "tokens": [], "click": [], "changed": [],
-                             "changed_tokens": []} for server in servers}
+                             "changed_tokens": [], "ping": [], "paused": []}
+               for server in servers}
     for _ in range(rounds):
         for server in servers:
+            took, _ = await timed(server, server.session.send_ping)
+            figures[server.name]["ping"].append(took)
             took, observation = await timed(server, server.observe)
             figures[server.name]["unchanged"].append(took)
             figures[server.name]["tokens"].append(len(tokenizer.encode(observation)))
             figures[server.name]["last"] = observation
+    for _ in range(PAUSED_ROUNDS):
+        await asyncio.sleep(PAUSE_S)
+        for server in servers:
+            took, _ = await timed(server, server.observe)
+            figures[server.name]["paused"].append(took)
     for _ in range(changes):
         for server in servers:
             found = server.control(figures[server.name]["last"], app)
@@ -201,19 +213,27 @@ def shown_entries(folder):
 
 
 async def run_app(app, deskhand_bin, glass_bin, rounds, changes, tokenizer, data_folder):
-    deskhand_params = StdioServerParameters(command=deskhand_bin, args=["mcp", "--headless"],
-                                            env=shown_entries(data_folder))
-    glass_params = StdioServerParameters(command=glass_bin, args=[])
+    shown = shown_entries(data_folder)
+    # deskhand as it serves, keeping a live tree of each window it observed; then the same
+    # walking the tree at every observe, as before live trees, to show what they take away.
+    started = [
+        (Deskhand, "deskhand", StdioServerParameters(
+            command=deskhand_bin, args=["mcp", "--headless"], env=shown)),
+        (Deskhand, WALKED, StdioServerParameters(
+            command=deskhand_bin, args=["mcp", "--headless"],
+            env={**shown, "DESKHAND_TREE_READER": "walk"})),
+        (Glass, "glass", StdioServerParameters(command=glass_bin, args=[])),
+    ]
     async with contextlib.AsyncExitStack() as stack:
         servers = []
-        for params, kind in ((deskhand_params, Deskhand), (glass_params, Glass)):
+        for kind, name, params in started:
             read, write = await stack.enter_async_context(stdio_client(params))
             session = await stack.enter_async_context(ClientSession(read, write))
             await session.initialize()
-            servers.append(kind(session))
+            servers.append(kind(session, name))
         figures = await measure(app, servers, rounds, changes, tokenizer)
         with contextlib.suppress(Exception):
-            await servers[1].call("glass_stop")
+            await servers[-1].call("glass_stop")
         return figures
 
 
@@ -225,31 +245,39 @@ def report(results, rounds, changes):
     median = statistics.median
     print(f"\n## observe over MCP (stdio), {rounds} rounds unchanged, {changes} after one change\n")
     print(row(["app", "server", "observe median (first included)", "p90", "first",
-               "tokens (o200k)", "click", "observe after one change", "its tokens"]))
-    print(row(["---", "---"] + ["---:"] * 7))
+               "tokens (o200k)", f"after a {PAUSE_S:.0f} s pause", "click",
+               "observe after one change", "its tokens", "ping"]))
+    print(row(["---", "---"] + ["---:"] * 9))
     for app, figures in results:
         for name, f in figures.items():
             print(row([app.label, name, f"{median(f['unchanged']):.2f} ms",
                        f"{percentile(f['unchanged'], 0.9):.2f} ms", f"{f['unchanged'][0]:.2f} ms",
-                       f"{median(f['tokens']):,.0f}", f"{median(f['click']):.1f} ms",
-                       f"{median(f['changed']):.1f} ms", f"{median(f['changed_tokens']):,.0f}"]))
+                       f"{median(f['tokens']):,.0f}", f"{median(f['paused']):.2f} ms",
+                       f"{median(f['click']):.1f} ms",
+                       f"{median(f['changed']):.1f} ms", f"{median(f['changed_tokens']):,.0f}",
+                       f"{median(f['ping']):.2f} ms"]))
     print("\n## deskhand ÷ glass (target: 0.05x the time)\n")
-    print(row(["app", "observe, unchanged", "first observe", "observe after one change",
-               "tokens"]))
-    print(row(["---"] + ["---:"] * 4))
+    print(row(["app", "deskhand", "observe, unchanged", "first observe",
+               f"after a {PAUSE_S:.0f} s pause", "observe after one change", "tokens"]))
+    print(row(["---", "---"] + ["---:"] * 5))
     for app, figures in results:
-        d, g = figures["deskhand"], figures["glass"]
-        print(row([app.label,
-                   f"{median(d['unchanged']) / median(g['unchanged']):.3f}x",
-                   f"{d['unchanged'][0] / g['unchanged'][0]:.3f}x",
-                   f"{median(d['changed']) / median(g['changed']):.3f}x",
-                   f"{median(d['tokens']) / median(g['tokens']):.3f}x"]))
+        g = figures["glass"]
+        for name in ("deskhand", WALKED):
+            d = figures[name]
+            print(row([app.label, name,
+                       f"{median(d['unchanged']) / median(g['unchanged']):.3f}x",
+                       f"{d['unchanged'][0] / g['unchanged'][0]:.3f}x",
+                       f"{median(d['paused']) / median(g['paused']):.3f}x",
+                       f"{median(d['changed']) / median(g['changed']):.3f}x",
+                       f"{median(d['tokens']) / median(g['tokens']):.3f}x"]))
     print("\nevery round (ms):")
     for app, figures in results:
         for name, f in figures.items():
             unchanged = " ".join(f"{t:.2f}" for t in f["unchanged"])
+            paused = " ".join(f"{t:.2f}" for t in f["paused"])
             changed = " ".join(f"{t:.1f}" for t in f["changed"])
-            print(f"  {app.label}, {name}: unchanged {unchanged}; after one change {changed}")
+            print(f"  {app.label}, {name}: unchanged {unchanged}; after a pause {paused}; "
+                  f"after one change {changed}")
     print(f"\nthe control clicked: " + "; ".join(
         f"{app.label}: {app.deskhand_role} \"{app.control_name}\"" for app, _ in results))
 
@@ -270,7 +298,7 @@ if __name__ == "__main__":
         sys.exit(__doc__)
     try:
         asyncio.run(main(sys.argv[1], sys.argv[2],
-                         int(sys.argv[3]) if len(sys.argv) > 3 else 7,
-                         int(sys.argv[4]) if len(sys.argv) > 4 else 3))
+                         int(sys.argv[3]) if len(sys.argv) > 3 else 11,
+                         int(sys.argv[4]) if len(sys.argv) > 4 else 5))
     except Fault as fault:
         sys.exit(f"beside_glass: {fault}")
