@@ -8,8 +8,9 @@ deskhand walking the tree at every observe (`DESKHAND_TREE_READER=walk`), and gl
 spawns its own Xvfb and accessibility bus). Each launches the app through its own launch tool
 and observes until the app's controls are listed. Then, with nothing done in between, ROUNDS
 observes of the window (11 unless given), the servers taking turns so that all meet the same
-load; 3 more, each after a 2 s pause, as between an agent's steps; then CHANGES rounds (5 unless given) of one click on the same control by each
-server's own click-by-element, each followed by one observe. Every time is a call's round trip
+load; 3 more, each after a 2 s pause, as between an agent's steps; then CHANGES rounds (5
+unless given) of one click on the same control by each server's own click-by-element, each
+followed by one observe 0.5 s later, once the app shows the change. Every time is a call's round trip
 as the client sees it; tokens are o200k tokens of the reply's text blocks, what a model reads;
 an MCP ping before each observe shows what the client and the transport take of a call.
 Prints the table, then exits non-zero with the reason on the first thing that is not as it
@@ -39,6 +40,9 @@ SETTLE_S = 1.0
 # An agent's step between two looks at an unchanged window: the model's turn takes seconds.
 PAUSE_S = 2.0
 PAUSED_ROUNDS = 3
+# A click's reply comes once the app took the action, and a GTK4 app shows its effect a moment
+# later: the observe that follows waits this long, so that it meets the window changed.
+CHANGE_SHOWN_S = 0.5
 
 
 class Fault(Exception):
@@ -194,6 +198,7 @@ async def measure(app, servers, rounds, changes, tokenizer):
                 raise Fault(f"{server.name} no longer lists {app.control_name!r} in {app.label}")
             took, _ = await timed(server, server.click, found[0])
             figures[server.name]["click"].append(took)
+            await asyncio.sleep(CHANGE_SHOWN_S)
             took, observation = await timed(server, server.observe)
             figures[server.name]["changed"].append(took)
             figures[server.name]["changed_tokens"].append(len(tokenizer.encode(observation)))
@@ -278,7 +283,7 @@ def report(results, rounds, changes):
             changed = " ".join(f"{t:.1f}" for t in f["changed"])
             print(f"  {app.label}, {name}: unchanged {unchanged}; after a pause {paused}; "
                   f"after one change {changed}")
-    print(f"\nthe control clicked: " + "; ".join(
+    print("\nthe control clicked: " + "; ".join(
         f"{app.label}: {app.deskhand_role} \"{app.control_name}\"" for app, _ in results))
 
 
