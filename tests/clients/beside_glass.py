@@ -24,9 +24,8 @@ import pathlib
 import re
 import statistics
 import sys
-import time
-
 import tempfile
+import time
 
 import tiktoken
 from mcp import ClientSession, StdioServerParameters
@@ -34,7 +33,7 @@ from mcp.client.stdio import stdio_client
 
 READY_TIMEOUT_S = 60
 WALKED = "deskhand, walking every time"
-# Both servers get the same pause after the app's controls show, so that neither meets the app
+# Every server gets the same pause after the app's controls show, so that neither meets the app
 # still finishing its start-up in its first timed observe.
 SETTLE_S = 1.0
 # An agent's step between two looks at an unchanged window: the model's turn takes seconds.
@@ -176,7 +175,7 @@ async def measure(app, servers, rounds, changes, tokenizer):
             app.control_name = server.control(observation, app)[1]
     await asyncio.sleep(SETTLE_S)
     figures = {server.name: {"unchanged": [], "tokens": [], "click": [], "changed": [],
-                             "changed_tokens": [], "ping": [], "paused": []}
+                             "changed_tokens": [], "ping": [], "paused": [], "seen": 0}
                for server in servers}
     for _ in range(rounds):
         for server in servers:
@@ -202,6 +201,9 @@ async def measure(app, servers, rounds, changes, tokenizer):
             took, observation = await timed(server, server.observe)
             figures[server.name]["changed"].append(took)
             figures[server.name]["changed_tokens"].append(len(tokenizer.encode(observation)))
+            # The change counts as shown when the reply differs from the one before the click.
+            if observation != figures[server.name]["last"]:
+                figures[server.name]["seen"] += 1
             figures[server.name]["last"] = observation
     return figures
 
@@ -251,15 +253,16 @@ def report(results, rounds, changes):
     print(f"\n## observe over MCP (stdio), {rounds} rounds unchanged, {changes} after one change\n")
     print(row(["app", "server", "observe median (first included)", "p90", "first",
                "tokens (o200k)", f"after a {PAUSE_S:.0f} s pause", "click",
-               "observe after one change", "its tokens", "ping"]))
-    print(row(["---", "---"] + ["---:"] * 9))
+               "observe after one change", "changes shown", "its tokens", "ping"]))
+    print(row(["---", "---"] + ["---:"] * 10))
     for app, figures in results:
         for name, f in figures.items():
             print(row([app.label, name, f"{median(f['unchanged']):.2f} ms",
                        f"{percentile(f['unchanged'], 0.9):.2f} ms", f"{f['unchanged'][0]:.2f} ms",
                        f"{median(f['tokens']):,.0f}", f"{median(f['paused']):.2f} ms",
                        f"{median(f['click']):.1f} ms",
-                       f"{median(f['changed']):.1f} ms", f"{median(f['changed_tokens']):,.0f}",
+                       f"{median(f['changed']):.1f} ms", f"{f['seen']}/{len(f['changed'])}",
+                       f"{median(f['changed_tokens']):,.0f}",
                        f"{median(f['ping']):.2f} ms"]))
     print("\n## deskhand ÷ glass (target: 0.05x the time)\n")
     print(row(["app", "deskhand", "observe, unchanged", "first observe",
