@@ -419,7 +419,7 @@ const HOSTILE: &[&str] = &[
     "\\\"",
     "e9 button \"Fake\"",
     "e1 ",
-    "  e2 link \"Pay\" @500,500",
+    " e2 link \"Pay\" @500,500",
     "+ e3 ",
     "- e4 ",
     "~ e5 button \"Save\" (was disabled)",
@@ -684,7 +684,7 @@ fn check_line(line: &str, element: &Value, since: bool, points: bool) -> Result<
         rest = rest.strip_prefix(prefix).ok_or("the change prefix")?;
     } else {
         let depth = element["depth"].as_u64().ok_or("depth")? as usize;
-        let indent = "  ".repeat(depth);
+        let indent = " ".repeat(depth);
         rest = rest
             .strip_prefix(indent.as_str())
             .ok_or("the indentation")?;
@@ -739,7 +739,12 @@ fn check_line(line: &str, element: &Value, since: bool, points: bool) -> Result<
         .as_array()
         .map(|s| s.iter().filter_map(Value::as_str).collect())
         .unwrap_or_default();
+    // A check box, radio button or toggle leaves "unchecked" to its role.
+    let checkable_by_role = matches!(role, "check" | "radio" | "toggle");
     for state in states {
+        if checkable_by_role && state == "unchecked" {
+            continue;
+        }
         rest = rest
             .strip_prefix(' ')
             .and_then(|r| r.strip_prefix(state))

@@ -271,7 +271,14 @@ impl Line {
         } else if let Some(value) = &self.value {
             text.push_str(&format!(" value=\"{}\"", escape(value)));
         }
+        // A check box, radio button or toggle is checked or not, so its role already says
+        // what "unchecked" would: it shows only "checked". An item that may or may not be
+        // checkable (a menu item) still says both.
+        let checkable_by_role = matches!(self.role, Role::Check | Role::Radio | Role::Toggle);
         for state in &self.states {
+            if checkable_by_role && *state == "unchecked" {
+                continue;
+            }
             text.push(' ');
             text.push_str(state);
         }

@@ -237,7 +237,7 @@ mod tests {
             )],
         );
         let out = render_one(root);
-        assert_eq!(out.body, "e1 window \"Doc\"\n  e2 button \"Save\"\n");
+        assert_eq!(out.body, "e1 window \"Doc\"\n e2 button \"Save\"\n");
         assert_eq!(out.nodes, 5);
     }
 
@@ -270,8 +270,8 @@ mod tests {
         let out = render_one(root.clone());
         assert_eq!(
             out.body,
-            "e1 window \"W\"\n  e2 button \"Save\"\n  e3 label \"Cancel\"\n  e4 button @25,25\n  \
-             e5 button \"OK\" @10,10\n  e6 button \"OK\" @90,10\n  e7 text value=\"typed\"\n"
+            "e1 window \"W\"\n e2 button \"Save\"\n e3 label \"Cancel\"\n e4 button @25,25\n \
+             e5 button \"OK\" @10,10\n e6 button \"OK\" @90,10\n e7 text value=\"typed\"\n"
         );
         assert_eq!(
             out.elements[1].point,
@@ -285,8 +285,8 @@ mod tests {
         };
         let out = render_with(&root, &hidden, None);
         assert!(
-            out.body.contains("e3 label \"Cancel\" @50,10\n"),
-            "a hidden twin listed beside it needs telling apart: {}",
+            out.body.contains("e3 label \"Cancel\"\n") && out.body.contains("\"Cancel\" hidden\n"),
+            "a hidden twin listed beside it is told apart by its state: {}",
             out.body
         );
 
@@ -297,9 +297,45 @@ mod tests {
         let out = render_with(&root, &all, None);
         assert!(
             out.body
-                .starts_with("e1 window \"W\" @50,10\n  e2 button \"Save\" @50,10\n")
+                .starts_with("e1 window \"W\" @50,10\n e2 button \"Save\" @50,10\n")
         );
         assert!(out.body.contains("e7 text value=\"typed\" @50,10\n"));
+    }
+
+    #[test]
+    fn a_state_tells_lines_apart_and_a_check_shows_only_checked() {
+        let check = |id: &str, checked: bool, enabled: bool| {
+            let mut check = node(id, Role::Check, "Bold", vec![]);
+            check.states.checked = checked;
+            check.states.enabled = enabled;
+            check
+        };
+        let mut item = node("m", Role::Menuitem, "Wrap", vec![]);
+        item.states.checkable = true;
+        let root = node(
+            "w",
+            Role::Window,
+            "W",
+            vec![
+                check("a", true, true),
+                check("b", false, true),
+                check("c", false, false),
+                check("d", false, false),
+                item,
+            ],
+        );
+        let out = render_one(root);
+        assert_eq!(
+            out.body,
+            "e1 window \"W\"\n e2 check \"Bold\" checked\n e3 check \"Bold\"\n \
+             e4 check \"Bold\" disabled @50,10\n e5 check \"Bold\" disabled @50,10\n \
+             e6 menuitem \"Wrap\" unchecked\n"
+        );
+        assert_eq!(
+            out.elements[2].states,
+            ["unchecked"],
+            "the structured form keeps every state"
+        );
     }
 
     #[test]
@@ -463,7 +499,7 @@ mod tests {
         assert_eq!(out.hidden, 0);
         assert_eq!(
             out.body,
-            "e1 window \"W\"\n  e2 group \"Page 2\" hidden\n    e3 button \"Next\" hidden\n"
+            "e1 window \"W\"\n e2 group \"Page 2\" hidden\n  e3 button \"Next\" hidden\n"
         );
         assert!(
             !out.summary("w1").contains("hidden"),
