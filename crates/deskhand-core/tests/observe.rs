@@ -176,7 +176,7 @@ async fn limit_keeps_ancestors_and_issues_refs_only_for_listed_elements() {
     assert_eq!(
         body(&reply),
         [
-            "e1 window \"Files\"",
+            "e1 window",
             " e2 toolbar \"Tools\"",
             "  e3 button \"Tool 1\"",
             "  e4 button \"Tool 2\"",
@@ -875,11 +875,17 @@ async fn the_edges_of_each_range_are_accepted() {
     let one = d
         .ok(json!({"action": "observe", "target": "w1", "limit": 1}))
         .await;
-    assert_eq!(body(&one), ["e1 window \"Editor\""]);
+    // The header names the window by its title, so its line does not repeat it.
+    assert!(
+        header(&one).starts_with("observe w1 \"Editor\" · "),
+        "{}",
+        one.text
+    );
+    assert_eq!(body(&one), ["e1 window"]);
     let placed = d
         .ok(json!({"action": "observe", "target": "w1", "limit": 1, "points": true}))
         .await;
-    assert_eq!(body(&placed), ["e1 window \"Editor\" @500,500"]);
+    assert_eq!(body(&placed), ["e1 window @500,500"]);
 }
 
 /// The header's hidden count is exactly what `hidden: true` adds, with or without a query or a

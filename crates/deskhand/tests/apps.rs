@@ -491,16 +491,14 @@ fn each_window_of_one_chromium_process_is_its_own_surface() {
             header(&other).starts_with(&format!("observe {second_w} \"{second_title}\" ")),
             "{other}"
         );
+        // Each window's own line leaves its title to the header.
+        let untitled_window = |l: &str| l.contains(" window") && !l.contains('"');
         assert!(
-            element_lines(&form)
-                .next()
-                .is_some_and(|l| l.contains(&format!("window \"{form_title}\""))),
+            element_lines(&form).next().is_some_and(untitled_window),
             "{form}"
         );
         assert!(
-            element_lines(&other)
-                .next()
-                .is_some_and(|l| l.contains(&format!("window \"{second_title}\""))),
+            element_lines(&other).next().is_some_and(untitled_window),
             "{other}"
         );
         assert!(form.contains("heading \"Sign up\""), "{form}");

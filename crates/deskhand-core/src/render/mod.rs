@@ -52,7 +52,7 @@ pub fn render(
         max_depth: spec.max_depth,
         ..Rendered::default()
     };
-    let mut found = walk_all(windows, surface, &mut out);
+    let mut found = walk_all(windows, surface, true, &mut out);
     if !spec.points {
         keep_points_that_tell_apart(&mut found, spec.hidden);
     }
@@ -101,7 +101,8 @@ pub fn pick(
     numbers: &mut dyn Numbers,
 ) -> Rendered {
     let mut out = Rendered::default();
-    let found = walk_all(windows, surface, &mut out);
+    // These lines go under headers that do not name the window's title.
+    let found = walk_all(windows, surface, false, &mut out);
     out.seen = found.iter().map(|f| f.line.to_seen()).collect();
     for found in found.iter().filter(|f| !f.line.hidden() && accept(f.node)) {
         let number = numbers.number(&found.node.handle, found.node.role);
@@ -204,6 +205,7 @@ mod tests {
                     pid: Some(1),
                 },
                 label: None,
+                title: None,
             }],
             &Rect::new(0, 0, 1000, 1000),
             spec,
@@ -335,6 +337,62 @@ mod tests {
             out.elements[2].states,
             ["unchecked"],
             "the structured form keeps every state"
+        );
+    }
+
+    #[test]
+    fn a_window_named_by_its_title_leaves_it_to_the_header() {
+        let root = node(
+            "w",
+            Role::Window,
+            "Doc",
+            vec![node("d", Role::Button, "Doc", vec![])],
+        );
+        let tree = Tree {
+            root,
+            partial: None,
+        };
+        let titled = |title: &str| WindowTree {
+            tree: &tree,
+            window: WindowKey {
+                handle: 7,
+                pid: Some(1),
+            },
+            label: None,
+            title: Some(title.into()),
+        };
+        let surface = Rect::new(0, 0, 1000, 1000);
+        let spec = ObserveSpec::default();
+        let out = render(
+            &[titled("Doc")],
+            &surface,
+            &spec,
+            None,
+            &mut Counter::default(),
+        );
+        assert_eq!(
+            out.body, "e1 window\n e2 button \"Doc\"\n",
+            "only the root's"
+        );
+        assert_eq!(out.elements[0].name, "Doc", "the structured form keeps it");
+        let out = render(
+            &[titled("Other")],
+            &surface,
+            &spec,
+            None,
+            &mut Counter::default(),
+        );
+        assert!(out.body.starts_with("e1 window \"Doc\"\n"), "{}", out.body);
+        let picked = pick(
+            &[titled("Doc")],
+            &surface,
+            &|_| true,
+            &mut Counter::default(),
+        );
+        assert!(
+            picked.body.starts_with("e1 window \"Doc\" "),
+            "a wait's or find's lines have no title above them: {}",
+            picked.body
         );
     }
 
