@@ -724,8 +724,12 @@ fn check_line(
             return Err(format!("the name reads {said:?}, the data says {name:?}"));
         }
         rest = after;
-    } else if !name.is_empty() && !(role == "window" && title == Some(name)) {
-        return Err("the name is missing".into());
+    } else {
+        // A window's line leaves the title the header shows to the header.
+        let in_header = role == "window" && title == Some(name);
+        if !(name.is_empty() || in_header) {
+            return Err("the name is missing".into());
+        }
     }
     if let Some(after) = rest.strip_prefix(" [w") {
         let end = after.find(']').ok_or("an unclosed label")?;
