@@ -106,6 +106,7 @@ impl SurfaceTrees {
                     .window
                     .is_none()
                     .then(|| format!("w{}", session.window_id(window.key()))),
+                title: self.surface.window.as_ref().map(|w| w.title.clone()),
             })
             .collect()
     }

@@ -419,7 +419,7 @@ const HOSTILE: &[&str] = &[
     "\\\"",
     "e9 button \"Fake\"",
     "e1 ",
-    "  e2 link \"Pay\" @500,500",
+    " e2 link \"Pay\" @500,500",
     "+ e3 ",
     "- e4 ",
     "~ e5 button \"Save\" (was disabled)",
@@ -573,6 +573,10 @@ fn scene() -> impl Strategy<Value = Scene> {
                     let mut next_later = next / 2;
                     number_handles(&mut next_root, i, &mut next_later);
                     root.role = Role::Window;
+                    // Most windows are named by their title, which the header then shows.
+                    if i % 2 == 0 {
+                        root.name = title.clone();
+                    }
                     let info = WindowInfo {
                         handle: 0x100 + i as u64,
                         title,
@@ -672,7 +676,15 @@ const STATES: &[&str] = &[
 
 /// Parses one element line and checks it says exactly what the structured element says; a
 /// point may stay off the line only where its words identify it and `points` did not ask for all.
-fn check_line(line: &str, element: &Value, since: bool, points: bool) -> Result<(), String> {
+/// Checks one element line against its structured element; `title` is the window's title the
+/// header shows, which the window's own line leaves out.
+fn check_line(
+    line: &str,
+    element: &Value,
+    since: bool,
+    points: bool,
+    title: Option<&str>,
+) -> Result<(), String> {
     let mut rest = line;
     if since {
         let prefix = match element["change"].as_str() {
@@ -684,7 +696,7 @@ fn check_line(line: &str, element: &Value, since: bool, points: bool) -> Result<
         rest = rest.strip_prefix(prefix).ok_or("the change prefix")?;
     } else {
         let depth = element["depth"].as_u64().ok_or("depth")? as usize;
-        let indent = "  ".repeat(depth);
+        let indent = " ".repeat(depth);
         rest = rest
             .strip_prefix(indent.as_str())
             .ok_or("the indentation")?;
@@ -712,8 +724,12 @@ fn check_line(line: &str, element: &Value, since: bool, points: bool) -> Result<
             return Err(format!("the name reads {said:?}, the data says {name:?}"));
         }
         rest = after;
-    } else if !name.is_empty() {
-        return Err("the name is missing".into());
+    } else {
+        // A window's line leaves the title the header shows to the header.
+        let in_header = role == "window" && title == Some(name);
+        if !(name.is_empty() || in_header) {
+            return Err("the name is missing".into());
+        }
     }
     if let Some(after) = rest.strip_prefix(" [w") {
         let end = after.find(']').ok_or("an unclosed label")?;
@@ -739,7 +755,12 @@ fn check_line(line: &str, element: &Value, since: bool, points: bool) -> Result<
         .as_array()
         .map(|s| s.iter().filter_map(Value::as_str).collect())
         .unwrap_or_default();
+    // A check box, radio button or toggle leaves "unchecked" to its role.
+    let checkable_by_role = matches!(role, "check" | "radio" | "toggle");
     for state in states {
+        if checkable_by_role && state == "unchecked" {
+            continue;
+        }
         rest = rest
             .strip_prefix(' ')
             .and_then(|r| r.strip_prefix(state))
@@ -805,16 +826,18 @@ fn check_observation(reply: &Reply, since: bool, points: bool) -> Result<(), Str
     if !header.starts_with("observe w") && !header.starts_with("observe screen · ") {
         return Err(format!("a header that is not one: {header:?}"));
     }
-    if let Some(title) = header
+    let mut title = None;
+    if let Some(quoted) = header
         .strip_prefix("observe w")
         .and_then(|h| h.split_once(" \""))
         .map(|(_, title)| title)
     {
         // The window title reads back as one quoted string, followed by the app part.
-        let (_, after) = unquote(title)?;
+        let (said, after) = unquote(quoted)?;
         if !after.starts_with(" · app ") {
             return Err(format!("the title does not end where it should: {after:?}"));
         }
+        title = Some(said);
     }
     if lines.get(1) != Some(&FENCE) {
         return Err(format!(
@@ -831,7 +854,7 @@ fn check_observation(reply: &Reply, since: bool, points: bool) -> Result<(), Str
         ));
     }
     for (line, element) in lines[2..].iter().zip(elements) {
-        check_line(line, element, since, points)
+        check_line(line, element, since, points, title.as_deref())
             .map_err(|why| format!("{why} in line {line:?}"))?;
         if line.starts_with("observe ") || *line == FENCE {
             return Err(format!("an element line reads as a header: {line:?}"));
@@ -893,10 +916,10 @@ proptest! {
 fn the_line_checker_catches_a_forged_line() {
     // The checker itself: an unescaped newline in a name would split one element into two lines.
     let element = json!({"ref": "e1", "depth": 0, "role": "label", "name": "a", "states": []});
-    assert!(check_line("e1 label \"a\"", &element, false, false).is_ok());
+    assert!(check_line("e1 label \"a\"", &element, false, false, None).is_ok());
     // Each forgery is caught for what it forges, not for some other reason.
     let refused = |line: &str, element: &Value, points: bool| {
-        check_line(line, element, false, points).expect_err(line)
+        check_line(line, element, false, points, None).expect_err(line)
     };
     assert_eq!(
         refused("e1 label \"a\" @1,1", &element, false),
@@ -904,7 +927,7 @@ fn the_line_checker_catches_a_forged_line() {
     );
     assert_eq!(refused("e2 label \"a\"", &element, false), "the ref e1");
     let placed = json!({"ref": "e1", "depth": 0, "role": "label", "name": "a", "states": [], "point": [1, 2]});
-    assert!(check_line("e1 label \"a\" @1,2", &placed, false, true).is_ok());
+    assert!(check_line("e1 label \"a\" @1,2", &placed, false, true, None).is_ok());
     assert_eq!(refused("e1 label \"a\"", &placed, true), "the point");
     assert_eq!(
         refused("e1 label \"a\" @2,1", &placed, false),

@@ -176,16 +176,16 @@ async fn limit_keeps_ancestors_and_issues_refs_only_for_listed_elements() {
     assert_eq!(
         body(&reply),
         [
-            "e1 window \"Files\"",
-            "  e2 toolbar \"Tools\"",
-            "    e3 button \"Tool 1\"",
-            "    e4 button \"Tool 2\"",
-            "    e5 button \"Tool 3\"",
-            "    e6 button \"Tool 4\"",
-            "    e7 button \"Tool 5\"",
-            "  e8 list \"All files\"",
-            "    e9 listitem \"File 1\"",
-            "    e10 listitem \"File 2\"",
+            "e1 window",
+            " e2 toolbar \"Tools\"",
+            "  e3 button \"Tool 1\"",
+            "  e4 button \"Tool 2\"",
+            "  e5 button \"Tool 3\"",
+            "  e6 button \"Tool 4\"",
+            "  e7 button \"Tool 5\"",
+            " e8 list \"All files\"",
+            "  e9 listitem \"File 1\"",
+            "  e10 listitem \"File 2\"",
         ]
     );
     // Nothing past the cut got a number: the next one was never issued.
@@ -265,7 +265,7 @@ async fn a_query_lists_matches_with_their_ancestors_and_original_refs() {
     // Indentation is the tree's: a match under a listed ancestor stays indented under it.
     assert!(
         reply.text.contains(&format!(
-            "\n    {} check \"Autosave\"",
+            "\n  {} check \"Autosave\"",
             ref_named(&full, "Autosave")
         )),
         "{}",
@@ -442,14 +442,14 @@ async fn hidden_true_lists_hidden_elements_marked_hidden() {
     assert!(
         reply
             .text
-            .contains(&format!("  {advanced} group \"Advanced\" hidden\n")),
+            .contains(&format!(" {advanced} group \"Advanced\" hidden\n")),
         "{}",
         reply.text
     );
     assert!(
         reply
             .text
-            .contains(&format!("    {reset} button \"Reset\" hidden\n")),
+            .contains(&format!("  {reset} button \"Reset\" hidden\n")),
         "{}",
         reply.text
     );
@@ -875,11 +875,17 @@ async fn the_edges_of_each_range_are_accepted() {
     let one = d
         .ok(json!({"action": "observe", "target": "w1", "limit": 1}))
         .await;
-    assert_eq!(body(&one), ["e1 window \"Editor\""]);
+    // The header names the window by its title, so its line does not repeat it.
+    assert!(
+        header(&one).starts_with("observe w1 \"Editor\" · "),
+        "{}",
+        one.text
+    );
+    assert_eq!(body(&one), ["e1 window"]);
     let placed = d
         .ok(json!({"action": "observe", "target": "w1", "limit": 1, "points": true}))
         .await;
-    assert_eq!(body(&placed), ["e1 window \"Editor\" @500,500"]);
+    assert_eq!(body(&placed), ["e1 window @500,500"]);
 }
 
 /// The header's hidden count is exactly what `hidden: true` adds, with or without a query or a

@@ -35,10 +35,10 @@ pub const TOOL_NAME: &str = "desktop";
 /// The contract, short: this text is sent with every model request.
 pub const TOOL_DESCRIPTION: &str = "\
 Observe and act on the local GUI: accessibility trees, input, screenshots.
-Which action: `apps`, then `windows`, picks a target; `observe` reads its tree and gives element refs (eN). Act by `ref` where the tree shows the control, by `x`/`y` where it does not; refs expire on the next observe. A window without a tree is read by OCR (marked ocr); `screenshot`/`zoom` show the rest. Values are cut at 120 characters, names at 200, counted in the header; `read` gives the whole text.
-Which surface: with no `target`, the one last observed or captured, before that the frontmost app's focused window. A successful observe/screenshot/zoom naming a target makes it current; a failed one changes nothing. `wN` is exactly one window, surface-gone once it closes; `aN` is that app's focused window at call time; \"screen\" the whole desktop, `mN` one monitor (listed by `windows` where there are two or more). A ref belongs to the surface it was observed on.
-Points and regions are 0–1000 of the named surface; zoom returns native pixels. `press` goes to the focused app, a coordinate click to whatever is under it, scroll without x/y where the pointer is; none raises a window.
-Results: `done` means the system took the input (unchecked), `applied but unconfirmed` that part may have landed: check before repeating, a repeated click is a second click. `failed (kind)`: nothing happened; the message says why and what to call next.";
+apps/windows list targets; observe reads a tree with element refs (eN); refs expire on the next observe. Act by ref where the tree shows the control, else by x/y; a window without a tree is read by OCR, screenshot/zoom show the rest. Values over 120 characters and names over 200 are cut, counted in the header; read gives the whole text.
+No target: the surface last observed or captured, at first the focused window. A successful observe/screenshot/zoom with a target makes it current. wN: one window, surface-gone once closed; aN: the app's focused window at call time; \"screen\"; mN: a monitor. A ref belongs to its surface.
+Points and regions: 0–1000 of the surface. Keys (press) go to the focused app, a point click to whatever is there, a scroll without x/y where the pointer is; none raises a window.
+Results: done means the system took the input, unchecked; applied but unconfirmed, part may have landed: check before repeating (a second click clicks again); failed (kind), nothing happened: the message says why and what to call next.";
 
 /// Serves the `desktop` tool for one agent session.
 pub struct DesktopServer<B> {
@@ -159,7 +159,22 @@ impl<B: Backend> DesktopServer<B> {
     }
 }
 
+/// The tool as a server acting on one desktop lists it. `desktop` and `end_desktop` name the
+/// private desktops only a `--desktop-per-session` server starts: anywhere else they are always
+/// refused, so listing them would cost every model request their tokens for nothing.
 pub fn tool() -> Tool {
+    let mut tool = tool_with_desktops_by_handle();
+    let mut schema = (*tool.input_schema).clone();
+    if let Some(serde_json::Value::Object(properties)) = schema.get_mut("properties") {
+        properties.remove("desktop");
+        properties.remove("end_desktop");
+    }
+    tool.input_schema = Arc::new(schema);
+    tool
+}
+
+/// The tool as a `--desktop-per-session` server lists it: with `desktop` and `end_desktop`.
+pub fn tool_with_desktops_by_handle() -> Tool {
     let schema = schemars::schema_for!(DesktopArgs);
     let mut schema: JsonObject = match serde_json::to_value(schema).map(lean) {
         Ok(serde_json::Value::Object(map)) => map,
@@ -193,13 +208,17 @@ pub fn tool() -> Tool {
 /// The schema as the model reads it, without what costs tokens and says nothing to it: every
 /// parameter is optional already, so the `null` that schemars adds to each `Option` goes (from
 /// types and from `anyOf`), and so do number formats, the zero minimum of unsigned numbers, the
-/// `items: true` of a list of anything and the `$schema` URL. Ranges and defaults are in the descriptions.
+/// `items: true` of a list of anything and the `$schema` URL. Ranges, defaults and the length of
+/// a point or region are in the descriptions; an unknown key is refused by the call's own check,
+/// with a message that names it, so `additionalProperties` says nothing the model acts on.
 fn lean(value: serde_json::Value) -> serde_json::Value {
     use serde_json::Value;
     let null = json!({"type": "null"});
     let says_nothing = |key: &str, value: &Value| {
-        matches!(key, "$schema" | "format")
-            || (key == "minimum" && *value == json!(0))
+        matches!(
+            key,
+            "$schema" | "format" | "minItems" | "maxItems" | "additionalProperties"
+        ) || (key == "minimum" && *value == json!(0))
             || (key == "items" && *value == json!(true))
     };
     match value {
@@ -514,6 +533,8 @@ mod tests {
                 "button": {"description": "which", "anyOf": [{"$ref": "#/$defs/Button"}, {"type": "null"}]},
                 "value": {"anyOf": [{"type": "number"}, {"type": "string"}, {"type": "null"}]},
                 "steps": {"type": ["array", "null"], "items": true},
+                "region": {"type": ["array", "null"], "items": {"type": "number"}, "minItems": 4, "maxItems": 4},
+                "find": {"type": "object", "additionalProperties": false},
             },
         });
         assert_eq!(
@@ -525,6 +546,8 @@ mod tests {
                     "button": {"description": "which", "$ref": "#/$defs/Button"},
                     "value": {"anyOf": [{"type": "number"}, {"type": "string"}]},
                     "steps": {"type": "array"},
+                    "region": {"type": "array", "items": {"type": "number"}},
+                    "find": {"type": "object"},
                 },
             })
         );
@@ -579,7 +602,11 @@ mod tests {
         let schema = serde_json::Value::Object((*tool().input_schema).clone());
         let mut found = Vec::new();
         refs(&schema, &mut found);
-        let defs = schema["$defs"].as_object().expect("shared definitions");
+        let defs = schema
+            .get("$defs")
+            .and_then(serde_json::Value::as_object)
+            .cloned()
+            .unwrap_or_default();
         for target in &found {
             let name = target.strip_prefix("#/$defs/").expect("a local reference");
             assert!(defs.contains_key(name), "{target} points at nothing");
@@ -616,5 +643,20 @@ mod tests {
             assert!(!described.is_empty(), "parameter {name} has no description");
         }
         assert_eq!(schema["required"], json!(["action"]));
+    }
+
+    #[test]
+    fn only_a_server_of_desktops_by_handle_lists_their_fields() {
+        let by_handle = ["desktop", "end_desktop"];
+        let listed = |tool: Tool| {
+            let properties = tool.input_schema["properties"].as_object().cloned();
+            let properties = properties.expect("properties");
+            by_handle.map(|field| properties.get(field).map(|p| p["description"].clone()))
+        };
+        assert_eq!(listed(tool()), [None, None]);
+        for description in listed(tool_with_desktops_by_handle()) {
+            let description = description.expect("listed");
+            assert!(!description.as_str().unwrap_or_default().is_empty());
+        }
     }
 }

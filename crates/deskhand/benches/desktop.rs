@@ -915,6 +915,12 @@ fn tool_definition(tokenizer: &tiktoken_rs::CoreBPE) {
         count(&schema),
         schema.chars().count()
     );
+    let by_handle = serde_json::to_string(&deskhand_mcp::tool_with_desktops_by_handle())
+        .expect("the tool serializes");
+    println!(
+        "{} tokens as a server of desktops by handle lists it (`desktop` and `end_desktop` added)",
+        count(&by_handle)
+    );
     println!();
 }
 

@@ -288,8 +288,9 @@ fn gtk3_widget_factory_lists_its_controls_and_a_check_box_flips_by_ref() {
     }
     let check = enabled_check(&text);
     let was_checked = has_state(line_of(&text, &check), "checked");
+    // A check box's role says it can be checked: its line shows only "checked".
     assert!(
-        was_checked || has_state(line_of(&text, &check), "unchecked"),
+        !has_state(line_of(&text, &check), "unchecked"),
         "{}",
         line_of(&text, &check)
     );
@@ -302,9 +303,13 @@ fn gtk3_widget_factory_lists_its_controls_and_a_check_box_flips_by_ref() {
             "{reply}"
         );
         let now_checked = was_checked ^ (flip % 2 == 1);
-        let state = if now_checked { "checked" } else { "unchecked" };
+        let state = if now_checked {
+            "checked"
+        } else {
+            "not checked"
+        };
         observe_until(desk, &w, SETTLE, &format!("{check} {state}"), |t| {
-            has_state(line_of(t, &check), state)
+            has_state(line_of(t, &check), "checked") == now_checked
         });
     }
 
@@ -486,16 +491,14 @@ fn each_window_of_one_chromium_process_is_its_own_surface() {
             header(&other).starts_with(&format!("observe {second_w} \"{second_title}\" ")),
             "{other}"
         );
+        // Each window's own line leaves its title to the header.
+        let untitled_window = |l: &str| l.contains(" window") && !l.contains('"');
         assert!(
-            element_lines(&form)
-                .next()
-                .is_some_and(|l| l.contains(&format!("window \"{form_title}\""))),
+            element_lines(&form).next().is_some_and(untitled_window),
             "{form}"
         );
         assert!(
-            element_lines(&other)
-                .next()
-                .is_some_and(|l| l.contains(&format!("window \"{second_title}\""))),
+            element_lines(&other).next().is_some_and(untitled_window),
             "{other}"
         );
         assert!(form.contains("heading \"Sign up\""), "{form}");

@@ -174,8 +174,7 @@ fn usage_errors_say_what_to_run_exit_2_and_touch_nothing() {
         help.stdout
     );
     assert!(
-        help.stdout
-            .contains("keys  press: space-separated key chords"),
+        help.stdout.contains("keys  press: chords split by spaces"),
         "{}",
         help.stdout
     );

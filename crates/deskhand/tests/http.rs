@@ -659,6 +659,8 @@ fn a_stateless_request_is_served_and_health_answers_without_a_token() {
         assert!(answer.headers().get("mcp-session-id").is_none());
         let body = answer.text().await.unwrap();
         assert!(body.contains("\"name\":\"desktop\""), "{body}");
+        // One shared desktop: the fields that name private ones are not offered.
+        assert!(!body.contains("end_desktop"), "{body}");
     });
     assert!(server.stop(Duration::from_secs(30)), "{}", server.log());
 }
@@ -701,6 +703,12 @@ fn a_private_desktops_progress_reaches_the_client_and_a_cancel_reaches_the_deskt
             .serve(StreamableHttpClientTransport::from_uri(server.url.clone()))
             .await
             .expect("an MCP session over HTTP");
+        let tools = client.list_all_tools().await.expect("tools/list");
+        let properties = &tools[0].input_schema["properties"];
+        assert!(
+            properties.get("desktop").is_some() && properties.get("end_desktop").is_some(),
+            "a server of private desktops offers their handles: {properties}"
+        );
         // A condition that never holds, with a long timeout: only the cancel can end it soon.
         let wait = CallToolRequestParams::new("desktop").with_arguments(
             json!({

@@ -285,9 +285,7 @@ fn gtk3_files(desk: &Desktop, started: &Started, marks: &Marks) {
         json!({"target": w, "path": ["File", "Create Folder…"]}),
     );
     marks.earn(Column::Menus, Mark::Yes);
-    let (dialog, _) = window_where(desk, SETTLE, "the new-folder dialog", |t| {
-        t.contains("New Folder")
-    });
+    let dialog = opened_window(desk, "the new-folder dialog", |t| t.contains("New Folder"));
     let text = observe_until(desk, &dialog, SETTLE, "the name field", |t| {
         t.contains(" text")
     });
@@ -320,7 +318,9 @@ fn gtk3_widgets(desk: &Desktop, _started: &Started, marks: &Marks) {
     let (w, _) = window_where(desk, START, "gtk3-widget-factory", |t| {
         t == "gtk3-widget-factory"
     });
-    let text = observe_until(desk, &w, SETTLE, "the spin button", |t| t.contains("spin "));
+    let text = observe_query_until(desk, &w, "spin", "the spin button", |t| {
+        t.contains(" spin ")
+    });
     let spin = ref_where(&text, "the spin button", |l| l.contains(" spin "));
     marks.earn(Column::Read, Mark::Yes);
     let set = act(
@@ -332,8 +332,11 @@ fn gtk3_widgets(desk: &Desktop, _started: &Started, marks: &Marks) {
     let read = probe(desk, "gtk3-widget-factory", "spin button", "");
     assert_eq!(read["value"].as_f64(), Some(73.0), "libatspi reads {read}");
     marks.earn(Column::Values, Mark::Yes);
-    let toggle = ref_where(&text, "the toggle button", |l| {
-        l.contains(" toggle \"togglebutton\"")
+    let toggles = observe_query_until(desk, &w, "togglebutton", "the toggle buttons", |t| {
+        t.contains(" toggle \"togglebutton\"")
+    });
+    let toggle = ref_where(&toggles, "the toggle button", |l| {
+        l.contains(" toggle \"togglebutton\"") && !l.contains(" disabled")
     });
     let checked = || {
         probe(desk, "gtk3-widget-factory", "toggle button", "togglebutton")["states"]
@@ -434,7 +437,7 @@ fn gtk2_image_editor(desk: &Desktop, _started: &Started, marks: &Marks) {
     );
     assert!(selected.starts_with("done:"), "{selected}");
     marks.earn(Column::Menus, Mark::Yes);
-    let (dialog, _) = window_where(desk, SETTLE, "GIMP's new image dialog", |t| {
+    let dialog = opened_window(desk, "GIMP's new image dialog", |t| {
         t == "Create a New Image"
     });
     let form = observe_until(desk, &dialog, SETTLE, "the size fields", |t| {
@@ -578,7 +581,7 @@ fn gtk4_editor(desk: &Desktop, started: &Started, marks: &Marks) {
         json!({"target": w, "path": ["Menu", "Save As…"]}),
     );
     marks.earn(Column::Menus, Mark::Yes);
-    let (dialog, _) = window_where(desk, SETTLE, "the save dialog", |t| t == "Save As");
+    let dialog = opened_window(desk, "the save dialog", |t| t == "Save As");
     save_in_file_chooser(desk, &dialog, &file);
     marks.earn(Column::Values, Mark::Yes);
     wait_for_file(&file, "gnome-text-editor's saved draft", |t| {
@@ -891,7 +894,7 @@ fn epiphany(desk: &Desktop, _started: &Started, marks: &Marks) {
 /// Answers a GTK file chooser's save dialog: the whole path typed over its focused name field,
 /// then Return.
 fn save_in_file_chooser(desk: &Desktop, dialog: &str, file: &Path) {
-    let text = observe_until(desk, dialog, SETTLE, "the name field", |t| {
+    let text = observe_query_until(desk, dialog, "text", "the name field", |t| {
         t.contains(" text")
     });
     let name = ref_where(&text, "the name field", |l| {
@@ -912,7 +915,7 @@ fn libreoffice_save_as(desk: &Desktop, w: &str, file: &Path) {
         "select",
         json!({"target": w, "path": ["File", "Save As…"]}),
     );
-    let (dialog, _) = window_where(desk, SETTLE, "LibreOffice's Save As", |t| {
+    let dialog = opened_window(desk, "LibreOffice's Save As", |t| {
         t == "Save" || t == "Save As"
     });
     save_in_file_chooser(desk, &dialog, file);
@@ -922,6 +925,47 @@ fn libreoffice_save_as(desk: &Desktop, w: &str, file: &Path) {
         "LibreOffice never wrote {}",
         file.display()
     );
+}
+
+/// The window the latest action opened (a dialog), waited for as an agent does: a `wait` for a
+/// new window answers with its id, where `windows` would list every window of the desktop.
+fn opened_window(desk: &Desktop, what: &str, wanted: impl Fn(&str) -> bool) -> String {
+    let waited = desk.act(
+        "wait",
+        json!({"until": {"new_window": true}, "timeout_ms": SETTLE.as_millis()}),
+    );
+    let opened = waited.stdout.lines().find_map(|line| {
+        let (id, title) = line
+            .trim_start()
+            .strip_prefix("new window ")?
+            .split_once(' ')?;
+        Some((id.to_owned(), title.trim_matches('"').to_owned()))
+    });
+    match opened {
+        Some((id, title)) if wanted(&title) => id,
+        _ => panic!("{what} did not open: {}{}", waited.stdout, waited.stderr),
+    }
+}
+
+/// The `w` id of a window whose title contains `part`, waited for as an agent waits: `wait`
+/// answers once the window shows, where polling `windows` would list every window each time.
+fn wait_for_window(desk: &Desktop, part: &str, limit: Duration) -> Option<String> {
+    let timeout_ms = limit.as_millis().min(30_000);
+    wait_until(limit, || {
+        let waited = desk.act(
+            "wait",
+            json!({"target": "screen", "until": {"window": part}, "timeout_ms": timeout_ms}),
+        );
+        if waited.code != 0 {
+            return None;
+        }
+        waited.stdout.lines().find_map(|line| {
+            line.trim_start()
+                .strip_prefix("window ")
+                .and_then(|rest| rest.split(' ').next())
+                .map(str::to_owned)
+        })
+    })
 }
 
 fn calc(desk: &Desktop, started: &Started, marks: &Marks) {
@@ -935,10 +979,7 @@ fn calc(desk: &Desktop, started: &Started, marks: &Marks) {
             *office = start_office(desk, &started.dir);
         }
         drop(office);
-        let calc_shows = wait_until(START / 2, || {
-            let listed = desk.act("windows", json!({})).stdout;
-            listed.contains("LibreOffice Calc\"").then_some(())
-        });
+        let calc_shows = wait_for_window(desk, "LibreOffice Calc", START / 2);
         if calc_shows.is_some() {
             break;
         }
@@ -946,9 +987,13 @@ fn calc(desk: &Desktop, started: &Started, marks: &Marks) {
     let (w, _) = window_where(desk, START, "LibreOffice Calc", |t| {
         t.ends_with("LibreOffice Calc")
     });
-    let text = observe_until(desk, &w, START, "the sheet", |t| {
-        t.contains("table \"Sheet Sheet1\"")
-    });
+    let text = common::observe_with_until(
+        desk,
+        json!({"target": w, "query": "Sheet1"}),
+        START,
+        "the sheet",
+        |t| t.contains("table \"Sheet Sheet1\""),
+    );
     marks.earn(Column::Read, Mark::Yes);
     let sheet = ref_where(&text, "the sheet", |l| l.contains("table \"Sheet Sheet1\""));
     act(
@@ -956,13 +1001,18 @@ fn calc(desk: &Desktop, started: &Started, marks: &Marks) {
         "type",
         json!({"target": w, "ref": sheet, "text": "5\n7\n30\n=SUM(A1:A3)\n"}),
     );
-    let text = observe_until(desk, &w, SETTLE, "the sum", |t| {
+    observe_query_until(desk, &w, "A4", "the sum", |t| {
         t.contains("cell \"A4\" value=\"42\"")
     });
     marks.earn(Column::Act, Mark::Yes);
-    assert!(text.contains("cell \"A1\" value=\"5\""), "{text}");
-    // Any cell is reached through the Name Box, as a person does on a big sheet.
-    let name_box = ref_where(&text, "the Name Box", |l| l.contains(" text value=\"A"));
+    let first = act(desk, "observe", json!({"target": w, "query": "A1"}));
+    assert!(first.contains("cell \"A1\" value=\"5\""), "{first}");
+    // Any cell is reached through the Name Box, as a person does on a big sheet: it shows the
+    // cell the typing ended in.
+    let text = observe_query_until(desk, &w, "A5", "the Name Box", |t| {
+        t.contains(" text value=\"A5\"")
+    });
+    let name_box = ref_where(&text, "the Name Box", |l| l.contains(" text value=\"A5\""));
     act(
         desk,
         "type",
@@ -982,9 +1032,10 @@ fn calc(desk: &Desktop, started: &Started, marks: &Marks) {
 
 /// The formula bar shows the focused cell's formula, and the Name Box its address.
 fn observe_with_formula(desk: &Desktop, w: &str) {
-    let text = observe_until(desk, w, SETTLE, "the formula", |t| {
+    observe_query_until(desk, w, "=SUM(A1:A3)", "the formula", |t| {
         t.contains("value=\"=SUM(A1:A3)\"")
     });
+    let text = act(desk, "observe", json!({"target": w, "query": "A4"}));
     assert!(text.contains("text value=\"A4\""), "the Name Box:\n{text}");
 }
 
@@ -1002,9 +1053,13 @@ fn writer(desk: &Desktop, started: &Started, marks: &Marks) {
     let (w, _) = window_where(desk, START, "LibreOffice Writer", |t| {
         t.ends_with("LibreOffice Writer")
     });
-    observe_until(desk, &w, START, "the document", |t| {
-        t.contains("document \"")
-    });
+    common::observe_with_until(
+        desk,
+        json!({"target": w, "query": "document"}),
+        START,
+        "the document",
+        |t| t.contains("document \""),
+    );
     marks.earn(Column::Read, Mark::Yes);
     let long = "Beta paragraph that runs on and on, well past the one hundred and twenty characters a value shows, so that it is cut, ending here.";
     act(
@@ -1044,23 +1099,20 @@ fn impress(desk: &Desktop, started: &Started, marks: &Marks) {
     let (w, _) = window_where(desk, START, "LibreOffice Impress", |t| {
         t.ends_with("LibreOffice Impress")
     });
-    if let Some(chooser) = wait_until(Duration::from_secs(5), || {
-        desk.act("windows", json!({}))
-            .stdout
-            .lines()
-            .find(|l| l.contains("\"Select a Template\""))
-            .and_then(|l| l.split_whitespace().next())
-            .map(str::to_owned)
-    }) {
+    if let Some(chooser) = wait_for_window(desk, "Select a Template", Duration::from_secs(5)) {
         act(
             desk,
             "click",
             json!({"target": chooser, "find": {"name": "Close", "role": "button"}}),
         );
     }
-    let slide = observe_until(desk, &w, START, "the title's placeholder", |t| {
-        t.contains("\"PresentationTitle")
-    });
+    let slide = common::observe_with_until(
+        desk,
+        json!({"target": w, "query": "PresentationTitle"}),
+        START,
+        "the title's placeholder",
+        |t| t.contains("\"PresentationTitle"),
+    );
     marks.earn(Column::Read, Mark::Yes);
     let title = ref_where(&slide, "the title", |l| l.contains("\"PresentationTitle"));
     act(desk, "click", json!({"ref": title}));
@@ -1084,6 +1136,24 @@ fn impress(desk: &Desktop, started: &Started, marks: &Marks) {
     );
 }
 
+/// Observes only what `query` matches (and its ancestors) until `ready` holds: a task reads
+/// what it looks for, not the whole window at every look.
+fn observe_query_until(
+    desk: &Desktop,
+    w: &str,
+    query: &str,
+    what: &str,
+    ready: impl Fn(&str) -> bool,
+) -> String {
+    common::observe_with_until(
+        desk,
+        json!({"target": w, "query": query}),
+        SETTLE,
+        what,
+        ready,
+    )
+}
+
 fn observe_with_until(desk: &Desktop, w: &str, query: &str, what: &str) -> String {
     common::observe_with_until(
         desk,
@@ -1097,7 +1167,7 @@ fn observe_with_until(desk: &Desktop, w: &str, query: &str, what: &str) -> Strin
 fn file_chooser(desk: &Desktop, started: &Started, marks: &Marks) {
     let wanted = started.dir.join("pick-me.txt");
     let (w, _) = window_where(desk, START, "zenity", |t| t == "Pick a file");
-    observe_until(desk, &w, SETTLE, "the chooser", |t| {
+    observe_query_until(desk, &w, "OK", "the chooser", |t| {
         t.contains("button \"OK\"")
     });
     marks.earn(Column::Read, Mark::Yes);
@@ -1107,7 +1177,7 @@ fn file_chooser(desk: &Desktop, started: &Started, marks: &Marks) {
         "type",
         json!({"target": w, "text": wanted.to_str().unwrap()}),
     );
-    let text = observe_until(desk, &w, SETTLE, "the typed path", |t| {
+    let text = observe_query_until(desk, &w, "pick-me.txt", "the typed path", |t| {
         t.contains("pick-me.txt")
     });
     assert!(text.contains("pick-me.txt"), "{text}");
@@ -1177,7 +1247,7 @@ fn gtk4_widgets(desk: &Desktop, _started: &Started, marks: &Marks) {
     let (w, _) = window_where(desk, START, "gtk4-widget-factory", |t| {
         t == "GTK Widget Factory"
     });
-    let text = observe_until(desk, &w, SETTLE, "a spin button", |t| t.contains(" spin "));
+    let text = observe_query_until(desk, &w, "spin", "a spin button", |t| t.contains(" spin "));
     marks.earn(Column::Read, Mark::Yes);
     let spin = ref_where(&text, "the spin button", |l| l.contains(" spin "));
     let holds_31 = || {

@@ -1,6 +1,8 @@
 //! The `desktop` tool's arguments as an agent sends them, with the forms some of them take.
 
-use schemars::JsonSchema;
+use std::borrow::Cow;
+
+use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 use serde::{Deserialize, Serialize};
 
 use crate::error::Result;
@@ -9,7 +11,7 @@ use crate::model::{Modifier, MouseButton, ScrollDirection};
 use super::table::*;
 
 /// One end of a drag: a ref such as `"e4"`, or a point `[x, y]` 0–1000 of the surface.
-#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(untagged)]
 pub enum Spot {
     Ref(String),
@@ -20,7 +22,7 @@ pub enum Spot {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct DesktopArgs {
-    /// `down`/`up` press and release a button; `kill` ends the target's process; `recall`/`forget` read/drop what is remembered of apps.
+    /// down/up: press/release a button; kill: end the target's process; recall/forget: read/drop memory of apps.
     pub action: Option<ActionName>,
     /// The surface.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -28,25 +30,25 @@ pub struct DesktopArgs {
     /// An element ref.
     #[serde(rename = "ref", skip_serializing_if = "Option::is_none")]
     pub element: Option<String>,
-    /// Point across, 0–1000 from the left edge.
+    /// 0–1000 from the left.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub x: Option<f64>,
-    /// Point down, 0–1000 from the top edge.
+    /// 0–1000 from the top.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub y: Option<f64>,
     /// zoom: [x0, y0, x1, y1].
     #[serde(skip_serializing_if = "Option::is_none")]
     pub region: Option<[f64; 4]>,
-    /// type: any Unicode, newlines press Return; clipboard: the text to write (none: read it).
+    /// type: any Unicode, newline presses Return; clipboard: text to write, none to read.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub text: Option<String>,
-    /// type: true to select all first, so the text replaces the field's content.
+    /// type: true replaces the field's content.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub replace: Option<bool>,
-    /// read: the first character; a page is 2,000 and says where the next starts.
+    /// read: start of a 2000-character page.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub offset: Option<u32>,
-    /// press: space-separated key chords, e.g. "ctrl+a Delete", "Return".
+    /// press: chords split by spaces, e.g. "ctrl+a Delete".
     #[serde(skip_serializing_if = "Option::is_none")]
     pub keys: Option<String>,
     /// scroll: which way.
@@ -64,85 +66,85 @@ pub struct DesktopArgs {
     /// click/drag/down/up: default left.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub button: Option<MouseButton>,
-    /// click: 1 (default), 2 double, 3 triple.
+    /// click: 1–3 clicks.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub count: Option<u32>,
     /// click/drag/down/up: keys held.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub modifiers: Option<Vec<Modifier>>,
-    /// observe: at most 1–5000 elements (default 300).
+    /// observe: max elements, 1–5000 (default 300).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub limit: Option<u32>,
-    /// observe: only elements whose name, role or value contains this (any case), with ancestors; recall: search memory.
+    /// observe: only elements with this in name, role or value (and ancestors); recall: search words.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub query: Option<String>,
-    /// observe: at most this deep, 0–100 (0: the window alone).
+    /// observe: max depth, 0–100.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub max_depth: Option<u32>,
-    /// observe: true to list hidden elements too.
+    /// observe: true lists hidden elements too.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub hidden: Option<bool>,
-    /// observe: true for @x,y on every line, not only where needed.
+    /// observe: true for @x,y on every line.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub points: Option<bool>,
-    /// observe: true for only the changes since the surface's last observe (+ added, - removed, ~ changed); unchanged refs stay valid.
+    /// observe: true for changes only (+ added, - removed, ~ changed); old refs stay valid.
     #[serde(alias = "diff", skip_serializing_if = "Option::is_none")]
     pub since: Option<bool>,
-    /// observe: true to add OCR text where the tree has none.
+    /// observe: true adds OCR text where the tree has none.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ocr: Option<bool>,
-    /// Instead of `ref`: the element by what it shows, found at call time; exact names beat partial ones.
+    /// Instead of ref: {name (any case, exact beats partial), role (as observe prints it)}.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub find: Option<FindArgs>,
-    /// drag: up to 50 points [x, y] passed between `from` and `to`.
+    /// drag: up to 50 [x, y] to pass through.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub via: Option<Vec<[f64; 2]>>,
-    /// drag: 0–10000 ms (default: as fast as the app follows).
+    /// drag: 0–10000.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub duration_ms: Option<u32>,
-    /// set_value: the text or number to set (read back before `done`).
+    /// set_value: text or number.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub value: Option<ValueArg>,
-    /// select: menu items from the bar down, e.g. ["File", "Save As…"].
+    /// select: menu path, e.g. ["File", "Save As…"].
     #[serde(skip_serializing_if = "Option::is_none")]
     pub path: Option<Vec<String>>,
-    /// launch: a desktop-file id or name from apps {"installed": true}; recall/forget: an app's name.
+    /// launch: desktop-file id or name; recall/forget: app name.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub app: Option<String>,
-    /// launch: false to keep the focus where it is (default true).
+    /// launch: false keeps the focus where it is.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub focus: Option<bool>,
-    /// apps: true for installed apps.
+    /// apps: true lists installed apps.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub installed: Option<bool>,
-    /// window: the state to set.
+    /// window: state to set.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub state: Option<WindowState>,
-    /// window: the content's top-left [x, y], screen pixels.
+    /// window: content's top-left [x, y] in pixels.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub position: Option<[i32; 2]>,
-    /// window: the content's [width, height], screen pixels.
+    /// window: content's [width, height] in pixels.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub size: Option<[u32; 2]>,
-    /// window: move it to this monitor ("m2", from `windows`), keeping its size where it fits.
+    /// window: move to monitor mN.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub monitor: Option<String>,
-    /// wait: one condition or a list, all to hold: an element by "name" (exact, else in part), "role" or "ref", with "is" (default present), "value" (exact), "value_has" (in part, any case) or "value_not"; "title" or "window": part of the surface's or any window's title; "new_window" or "gone" (the surface closed): true; "stable_ms": the tree unchanged N ms, with "region" the pixels there; "text": words on its pixels (OCR), with "is".
+    /// wait: one condition or a list, all to hold: {name (exact, else part), role or ref; is: present (default), absent, enabled or focused; value (exact), value_has (part, any case) or value_not}, {title or window: part of the surface's or any window's title}, {new_window or gone: true}, {stable_ms: the tree unchanged N ms; region: its pixels}, {text: words on its pixels (OCR); is}.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub until: Option<Conditions>,
-    /// wait: give up after 1–30000 ms (default 10000).
+    /// wait: 1–30000 (default 10000).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub timeout_ms: Option<u32>,
-    /// wait: look every 50–5000 ms (default 200).
+    /// wait: look every 50–5000 (default 200).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub interval_ms: Option<u32>,
-    /// recall: a piece of a remembered window's title, or its id "#3", with `app`.
+    /// recall: part of a window's title, or its id #3, with app.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub window: Option<String>,
-    /// forget: true for everything, else give `app`.
+    /// forget: true for everything, else give app.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub all: Option<bool>,
-    /// batch: 1–50 calls' arguments, all checked before any runs; stops at the first failure.
+    /// batch: 1–50 calls, checked before any runs; stops at a failure.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub steps: Option<Vec<serde_json::Value>>,
     /// HTTP --desktop-per-session: "new" starts a private desktop, named in the reply; its handle runs calls there.
@@ -154,19 +156,17 @@ pub struct DesktopArgs {
 }
 
 /// An element named by what it shows.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct FindArgs {
-    /// Any case.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
-    /// As observe prints it, e.g. "button".
     #[serde(skip_serializing_if = "Option::is_none")]
     pub role: Option<String>,
 }
 
 /// A value to set: text, or a number for sliders and spin buttons.
-#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(untagged)]
 pub enum ValueArg {
     Number(f64),
@@ -182,7 +182,7 @@ pub enum WindowState {
 }
 
 /// What an element condition asks of the elements it names.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ElementIs {
     Present,
@@ -192,7 +192,7 @@ pub enum ElementIs {
 }
 
 /// One `wait` condition as given.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ConditionArgs {
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -226,16 +226,77 @@ pub struct ConditionArgs {
 }
 
 /// One condition, or several that must all hold.
-#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(untagged)]
 pub enum Conditions {
     One(Box<ConditionArgs>),
     All(Vec<ConditionArgs>),
 }
 
-// The arguments that take more than one form are read by hand: serde's untagged enums answer
-// "data did not match any variant of untagged enum Spot", which names neither the forms an
-// agent may give nor, for a condition, the key inside it that was wrong.
+// The arguments that are objects or take more than one form are described by their types alone:
+// the field's description says what the object or list holds, and a schema of its keys would
+// repeat it in every model request (a wait condition's fourteen keys cost 180 tokens more than
+// their words).
+
+impl JsonSchema for FindArgs {
+    fn inline_schema() -> bool {
+        true
+    }
+
+    fn schema_name() -> Cow<'static, str> {
+        "FindArgs".into()
+    }
+
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        json_schema!({"type": "object"})
+    }
+}
+
+impl JsonSchema for Spot {
+    fn inline_schema() -> bool {
+        true
+    }
+
+    fn schema_name() -> Cow<'static, str> {
+        "Spot".into()
+    }
+
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        json_schema!({"type": ["string", "array"]})
+    }
+}
+
+impl JsonSchema for ValueArg {
+    fn inline_schema() -> bool {
+        true
+    }
+
+    fn schema_name() -> Cow<'static, str> {
+        "ValueArg".into()
+    }
+
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        json_schema!({"type": ["string", "number"]})
+    }
+}
+
+impl JsonSchema for Conditions {
+    fn inline_schema() -> bool {
+        true
+    }
+
+    fn schema_name() -> Cow<'static, str> {
+        "Conditions".into()
+    }
+
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        json_schema!({"type": ["object", "array"]})
+    }
+}
+
+// They are read by hand too: serde's untagged enums answer "data did not match any variant of
+// untagged enum Spot", which names neither the forms an agent may give nor, for a condition, the
+// key inside it that was wrong.
 
 impl<'de> Deserialize<'de> for Spot {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {

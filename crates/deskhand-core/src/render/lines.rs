@@ -39,6 +39,9 @@ pub struct WindowTree<'a> {
     pub window: WindowKey,
     /// Shown on the window's root line when an observation covers several windows.
     pub label: Option<String>,
+    /// The window's title as the observation's header shows it: a root line whose name only
+    /// repeats it leaves the name out.
+    pub title: Option<String>,
 }
 
 /// An element as the structured (JSON) form of an observation lists it.
@@ -193,6 +196,9 @@ pub(super) struct Line {
     pub(super) point: Option<[u32; 2]>,
     /// Whether the text line shows `point`: the structured form always carries it.
     pub(super) point_shown: bool,
+    /// The header shows the name (the window's title), so the text line leaves it out; the
+    /// structured form keeps it.
+    pub(super) name_in_header: bool,
 }
 
 impl Line {
@@ -215,6 +221,7 @@ impl Line {
             label: seen.label.clone(),
             point: None,
             point_shown: false,
+            name_in_header: false,
         }
     }
 
@@ -260,7 +267,7 @@ impl Line {
             text.push_str(&format!("e{number} "));
         }
         text.push_str(self.role.as_str());
-        if !self.name.is_empty() {
+        if !self.name.is_empty() && !self.name_in_header {
             text.push_str(&format!(" \"{}\"", escape(&self.name)));
         }
         if let Some(label) = &self.label {
@@ -271,7 +278,14 @@ impl Line {
         } else if let Some(value) = &self.value {
             text.push_str(&format!(" value=\"{}\"", escape(value)));
         }
+        // A check box, radio button or toggle is checked or not, so its role already says
+        // what "unchecked" would: it shows only "checked". An item that may or may not be
+        // checkable (a menu item) still says both.
+        let checkable_by_role = matches!(self.role, Role::Check | Role::Radio | Role::Toggle);
         for state in &self.states {
+            if checkable_by_role && *state == "unchecked" {
+                continue;
+            }
             text.push(' ');
             text.push_str(state);
         }

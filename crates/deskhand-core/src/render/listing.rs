@@ -10,15 +10,22 @@ use crate::model::Role;
 use crate::session::Numbers;
 
 /// Leaves a point only on the lines that need it to be told apart: an element with neither
-/// name nor value, or one that shows the same role, name and value as another the listing
-/// could show. A line that its words identify is acted on by its ref; its point cost a quarter
-/// of an observation's tokens and said nothing an agent needed (`points: true` shows them all).
+/// name nor value, or one that shows the same role, name, value and states as another the
+/// listing could show. A line that its words identify is acted on by its ref; its point cost a
+/// quarter of an observation's tokens and said nothing an agent needed (`points: true` shows
+/// them all).
 pub(super) fn keep_points_that_tell_apart(found: &mut [Found<'_>], hidden: bool) {
-    fn identity(line: &Line) -> (Role, &str, Option<&str>) {
-        (line.role, line.name.as_str(), line.value.as_deref())
+    type Identity<'l> = (Role, &'l str, Option<&'l str>, &'l [&'static str]);
+    fn identity(line: &Line) -> Identity<'_> {
+        (
+            line.role,
+            line.name.as_str(),
+            line.value.as_deref(),
+            &line.states,
+        )
     }
     let shown: Vec<bool> = {
-        let mut alike: HashMap<(Role, &str, Option<&str>), usize> = HashMap::new();
+        let mut alike: HashMap<Identity<'_>, usize> = HashMap::new();
         for line in found.iter().map(|f| &f.line) {
             if hidden || !line.hidden() {
                 *alike.entry(identity(line)).or_default() += 1;
@@ -61,7 +68,9 @@ pub(super) fn listing(
         issue(out, found, number);
         count_cuts(out, found);
         let line = query.map_or(Cow::Borrowed(&found.line), |q| found.line_for(q));
-        line.write(&mut out.body, &"  ".repeat(line.depth), Some(number));
+        // One space a level: a line indented by one space costs no token more than one at the
+        // left edge (the space joins the ref's `e`), where two cost one more on every line.
+        line.write(&mut out.body, &" ".repeat(line.depth), Some(number));
         out.body.push('\n');
         out.elements.push(line.listed(Some(number), None, None));
     }

@@ -52,7 +52,7 @@ pub fn render(
         max_depth: spec.max_depth,
         ..Rendered::default()
     };
-    let mut found = walk_all(windows, surface, &mut out);
+    let mut found = walk_all(windows, surface, true, &mut out);
     if !spec.points {
         keep_points_that_tell_apart(&mut found, spec.hidden);
     }
@@ -101,7 +101,8 @@ pub fn pick(
     numbers: &mut dyn Numbers,
 ) -> Rendered {
     let mut out = Rendered::default();
-    let found = walk_all(windows, surface, &mut out);
+    // These lines go under headers that do not name the window's title.
+    let found = walk_all(windows, surface, false, &mut out);
     out.seen = found.iter().map(|f| f.line.to_seen()).collect();
     for found in found.iter().filter(|f| !f.line.hidden() && accept(f.node)) {
         let number = numbers.number(&found.node.handle, found.node.role);
@@ -204,6 +205,7 @@ mod tests {
                     pid: Some(1),
                 },
                 label: None,
+                title: None,
             }],
             &Rect::new(0, 0, 1000, 1000),
             spec,
@@ -237,7 +239,7 @@ mod tests {
             )],
         );
         let out = render_one(root);
-        assert_eq!(out.body, "e1 window \"Doc\"\n  e2 button \"Save\"\n");
+        assert_eq!(out.body, "e1 window \"Doc\"\n e2 button \"Save\"\n");
         assert_eq!(out.nodes, 5);
     }
 
@@ -270,8 +272,8 @@ mod tests {
         let out = render_one(root.clone());
         assert_eq!(
             out.body,
-            "e1 window \"W\"\n  e2 button \"Save\"\n  e3 label \"Cancel\"\n  e4 button @25,25\n  \
-             e5 button \"OK\" @10,10\n  e6 button \"OK\" @90,10\n  e7 text value=\"typed\"\n"
+            "e1 window \"W\"\n e2 button \"Save\"\n e3 label \"Cancel\"\n e4 button @25,25\n \
+             e5 button \"OK\" @10,10\n e6 button \"OK\" @90,10\n e7 text value=\"typed\"\n"
         );
         assert_eq!(
             out.elements[1].point,
@@ -285,8 +287,8 @@ mod tests {
         };
         let out = render_with(&root, &hidden, None);
         assert!(
-            out.body.contains("e3 label \"Cancel\" @50,10\n"),
-            "a hidden twin listed beside it needs telling apart: {}",
+            out.body.contains("e3 label \"Cancel\"\n") && out.body.contains("\"Cancel\" hidden\n"),
+            "a hidden twin listed beside it is told apart by its state: {}",
             out.body
         );
 
@@ -297,9 +299,101 @@ mod tests {
         let out = render_with(&root, &all, None);
         assert!(
             out.body
-                .starts_with("e1 window \"W\" @50,10\n  e2 button \"Save\" @50,10\n")
+                .starts_with("e1 window \"W\" @50,10\n e2 button \"Save\" @50,10\n")
         );
         assert!(out.body.contains("e7 text value=\"typed\" @50,10\n"));
+    }
+
+    #[test]
+    fn a_state_tells_lines_apart_and_a_check_shows_only_checked() {
+        let check = |id: &str, checked: bool, enabled: bool| {
+            let mut check = node(id, Role::Check, "Bold", vec![]);
+            check.states.checked = checked;
+            check.states.enabled = enabled;
+            check
+        };
+        let mut item = node("m", Role::Menuitem, "Wrap", vec![]);
+        item.states.checkable = true;
+        let root = node(
+            "w",
+            Role::Window,
+            "W",
+            vec![
+                check("a", true, true),
+                check("b", false, true),
+                check("c", false, false),
+                check("d", false, false),
+                item,
+            ],
+        );
+        let out = render_one(root);
+        assert_eq!(
+            out.body,
+            "e1 window \"W\"\n e2 check \"Bold\" checked\n e3 check \"Bold\"\n \
+             e4 check \"Bold\" disabled @50,10\n e5 check \"Bold\" disabled @50,10\n \
+             e6 menuitem \"Wrap\" unchecked\n"
+        );
+        assert_eq!(
+            out.elements[2].states,
+            ["unchecked"],
+            "the structured form keeps every state"
+        );
+    }
+
+    #[test]
+    fn a_window_named_by_its_title_leaves_it_to_the_header() {
+        let root = node(
+            "w",
+            Role::Window,
+            "Doc",
+            vec![node("d", Role::Button, "Doc", vec![])],
+        );
+        let tree = Tree {
+            root,
+            partial: None,
+        };
+        let titled = |title: &str| WindowTree {
+            tree: &tree,
+            window: WindowKey {
+                handle: 7,
+                pid: Some(1),
+            },
+            label: None,
+            title: Some(title.into()),
+        };
+        let surface = Rect::new(0, 0, 1000, 1000);
+        let spec = ObserveSpec::default();
+        let out = render(
+            &[titled("Doc")],
+            &surface,
+            &spec,
+            None,
+            &mut Counter::default(),
+        );
+        assert_eq!(
+            out.body, "e1 window\n e2 button \"Doc\"\n",
+            "only the root's"
+        );
+        assert_eq!(out.elements[0].name, "Doc", "the structured form keeps it");
+        let out = render(
+            &[titled("Other")],
+            &surface,
+            &spec,
+            None,
+            &mut Counter::default(),
+        );
+        assert!(out.body.starts_with("e1 window \"Doc\"\n"), "{}", out.body);
+        let picked = pick(
+            &[titled("Doc")],
+            &surface,
+            &|_| true,
+            &mut Counter::default(),
+        );
+        assert!(
+            picked.body.starts_with("e1 window \"Doc\" "),
+            "a wait's or find's lines have no title above them: {}",
+            picked.body
+        );
     }
 
     #[test]
@@ -463,7 +557,7 @@ mod tests {
         assert_eq!(out.hidden, 0);
         assert_eq!(
             out.body,
-            "e1 window \"W\"\n  e2 group \"Page 2\" hidden\n    e3 button \"Next\" hidden\n"
+            "e1 window \"W\"\n e2 group \"Page 2\" hidden\n  e3 button \"Next\" hidden\n"
         );
         assert!(
             !out.summary("w1").contains("hidden"),

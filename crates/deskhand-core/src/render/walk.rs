@@ -7,10 +7,13 @@ use crate::model::{Node, Rect, Role, WindowKey};
 use crate::session::element_key;
 use crate::text::{cut, cut_to_end};
 
-/// Every element an observation could list, in tree order; counts nodes in `out`.
+/// Every element an observation could list, in tree order; counts nodes in `out`. With
+/// `titles_in_header`, a root line whose name is its window's title, which the header shows,
+/// leaves the name out.
 pub(super) fn walk_all<'t>(
     windows: &[WindowTree<'t>],
     surface: &Rect,
+    titles_in_header: bool,
     out: &mut Rendered,
 ) -> Vec<Found<'t>> {
     let mut found = Vec::new();
@@ -19,6 +22,7 @@ pub(super) fn walk_all<'t>(
         let mut walk = Walk {
             surface,
             window: window.window,
+            title: window.title.as_deref().filter(|_| titles_in_header),
             found: &mut found,
         };
         walk.node(
@@ -36,6 +40,8 @@ pub(super) fn walk_all<'t>(
 struct Walk<'a, 'f, 't> {
     surface: &'a Rect,
     window: WindowKey,
+    /// The title the header shows, which the root line need not repeat.
+    title: Option<&'a str>,
     found: &'f mut Vec<Found<'t>>,
 }
 
@@ -62,7 +68,9 @@ impl<'t> Walk<'_, '_, 't> {
         let hidden = hidden_above || (!root && !node.states.visible);
         let listed = root || is_meaningful(node, parent);
         let (child_depth, context) = if listed {
-            self.found(node, depth, label, hidden);
+            let name_in_header =
+                root && !node.name.is_empty() && self.title == Some(node.name.as_str());
+            self.found(node, depth, label, hidden, name_in_header);
             let own = Parent {
                 name: node.name.as_str(),
                 role: Some(node.role),
@@ -78,7 +86,14 @@ impl<'t> Walk<'_, '_, 't> {
         }
     }
 
-    fn found(&mut self, node: &'t Node, depth: usize, label: Option<&str>, hidden: bool) {
+    fn found(
+        &mut self,
+        node: &'t Node,
+        depth: usize,
+        label: Option<&str>,
+        hidden: bool,
+        name_in_header: bool,
+    ) {
         let (name, name_cut) = cut(&node.name, MAX_NAME_CHARS);
         let (value, value_cut) = match node
             .value
@@ -120,6 +135,7 @@ impl<'t> Walk<'_, '_, 't> {
                 label: label.map(str::to_owned),
                 point,
                 point_shown: true,
+                name_in_header,
             },
             name_cut,
             value_cut,

@@ -560,6 +560,7 @@ fn rendered(name: &str) -> String {
         tree: &tree,
         window,
         label: None,
+        title: None,
     }];
     deskhand_core::render::render(
         &trees,

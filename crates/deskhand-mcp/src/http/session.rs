@@ -24,7 +24,10 @@ use super::view::DeskView;
 use super::worker::{Worker, WorkerStop};
 use super::{Desktops, RecordTo};
 use crate::handover::{self, Told};
-use crate::{DesktopServer, SetupCheck, TOOL_NAME, doctor, server_info, tool, unknown_tool};
+use crate::{
+    DesktopServer, SetupCheck, TOOL_NAME, doctor, server_info, tool, tool_with_desktops_by_handle,
+    unknown_tool,
+};
 
 /// The label of calls that came without a session (revision 2026-07-28 and later).
 const STATELESS: &str = "stateless";
@@ -386,6 +389,15 @@ impl<B: Backend> SessionHandler<B> {
             .await
     }
 
+    /// The tool as this server lists it: with `desktop` and `end_desktop` where it starts
+    /// private desktops by handle.
+    fn tool(&self) -> Tool {
+        match &self.hub.desktops {
+            Desktops::Shared(_) => tool(),
+            Desktops::PerSession { .. } => tool_with_desktops_by_handle(),
+        }
+    }
+
     async fn stateless_server(&self) -> Result<&DesktopServer<B>, CallToolResult> {
         match &self.hub.desktops {
             Desktops::Shared(_) => {
@@ -546,11 +558,11 @@ impl<B: Backend> ServerHandler for SessionHandler<B> {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        Ok(ListToolsResult::with_all_items(vec![tool()]))
+        Ok(ListToolsResult::with_all_items(vec![self.tool()]))
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
-        (name == TOOL_NAME).then(tool)
+        (name == TOOL_NAME).then(|| self.tool())
     }
 
     async fn call_tool(
