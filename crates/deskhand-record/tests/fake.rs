@@ -597,7 +597,13 @@ async fn a_dialog_step_is_not_replayed_in_the_main_window_when_the_dialog_is_mis
     .await
     .unwrap()
     .text;
-    let save = ref_of(&tree, "dialog \"Confirm\"", "button \"Save\"");
+    assert!(
+        tree.lines()
+            .next()
+            .is_some_and(|l| l.contains(" \"Confirm\" ")),
+        "{tree}"
+    );
+    let save = ref_of(&tree, "dialog", "button \"Save\"");
     recorded(
         &recorder,
         &backend,
