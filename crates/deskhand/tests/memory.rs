@@ -220,7 +220,13 @@ fn recalling_a_known_window_costs_a_fraction_of_observing_it() {
             "{program}: recall {recall_tokens} tokens, observe {observe_tokens} tokens ({:.2}x)",
             recall_tokens as f64 / observe_tokens as f64
         );
-        assert!(recall_tokens * 2 < observe_tokens, "{recalled}\n{observed}");
+        // Recall names every control as observe does and leaves out the tree around them: since
+        // observe itself lost its window title and deep indentation, that is about 0.55x of a
+        // calculator's observation and 0.13x of the widget factory's.
+        assert!(
+            recall_tokens * 3 < observe_tokens * 2,
+            "{recalled}\n{observed}"
+        );
     }
     let _ = std::fs::remove_file(&store);
 }
