@@ -36,7 +36,7 @@ pub const TOOL_NAME: &str = "desktop";
 pub const TOOL_DESCRIPTION: &str = "\
 Observe and act on the local GUI: accessibility trees, input, screenshots.
 apps/windows list targets; observe reads a tree with element refs (eN); refs expire on the next observe. Act by ref where the tree shows the control, else by x/y; a window without a tree is read by OCR, screenshot/zoom show the rest. Values over 120 characters and names over 200 are cut, counted in the header; read gives the whole text.
-No target: the surface last observed or captured, at first the focused window. A successful observe/screenshot/zoom with a target makes it current. wN: one window, surface-gone once closed; aN: the app's focused window at call time; \"screen\"; mN: a monitor. A ref belongs to its surface.
+No target: the surface last observed or captured, at first the focused window. A successful observe/screenshot/zoom with a target makes it current, a failed one changes nothing. wN: one window, surface-gone once closed; aN: the app's focused window at call time; \"screen\"; mN: a monitor. A ref belongs to its surface.
 Points and regions: 0–1000 of the surface. Keys (press) go to the focused app, a point click to whatever is there, a scroll without x/y where the pointer is; none raises a window.
 Results: done means the system took the input, unchecked; applied but unconfirmed, part may have landed: check before repeating (a second click clicks again); failed (kind), nothing happened: the message says why and what to call next.";
 
