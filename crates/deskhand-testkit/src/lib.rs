@@ -290,6 +290,27 @@ impl Desktop {
         fixture
     }
 
+    /// Firefox ESR showing one of `tests/fixtures/`'s pages, in a new instance with a fresh
+    /// profile of its own (`profile` names its folder in the scratch directory).
+    pub fn firefox_on_fixture_page(&self, page: &str, profile: &str) -> App {
+        let profile = self.scratch(profile);
+        std::fs::create_dir_all(&profile).expect("the Firefox profile's folder");
+        let page = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../tests/fixtures")
+            .join(page)
+            .canonicalize()
+            .expect("the fixture page");
+        self.spawn(
+            "firefox-esr",
+            &[
+                "--new-instance",
+                "--profile",
+                profile.to_str().expect("utf-8 path"),
+                &format!("file://{}", page.display()),
+            ],
+        )
+    }
+
     /// The `w` id of the window whose title is exactly `title`, waiting for it to appear.
     pub fn window_id(&self, title: &str) -> String {
         let found = wait_until(Duration::from_secs(20), || {

@@ -581,21 +581,7 @@ fn a_short_gtk3_tree_view_lists_only_the_rows_in_view() {
 #[test]
 fn firefox_typing_by_ref_in_a_batch_lands_in_each_field_whole() {
     let (_turn, desk) = desktop();
-    let profile = desk.scratch("firefox-profile");
-    std::fs::create_dir_all(&profile).unwrap();
-    let page = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../tests/fixtures/two_fields.html")
-        .canonicalize()
-        .unwrap();
-    let _firefox = desk.spawn(
-        "firefox-esr",
-        &[
-            "--new-instance",
-            "--profile",
-            profile.to_str().unwrap(),
-            &format!("file://{}", page.display()),
-        ],
-    );
+    let _firefox = desk.firefox_on_fixture_page("two_fields.html", "firefox-profile");
     let (w, _) = window_where(desk, START, "Firefox", |t| t.starts_with("Two Fields"));
     let text = observe_until(desk, &w, START, "the two fields", |t| {
         t.contains("text \"Name\"") && t.contains("text \"Mail\"")

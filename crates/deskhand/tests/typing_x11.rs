@@ -301,21 +301,7 @@ fn long_mixed_text_arrives_exactly_in_qt_fields() {
 #[test]
 fn a_firefox_field_gets_long_text_as_keys_and_it_arrives() {
     let (_turn, desk) = desktop();
-    let profile = desk.scratch("firefox-typing-profile");
-    std::fs::create_dir_all(&profile).unwrap();
-    let page = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../tests/fixtures/two_fields.html")
-        .canonicalize()
-        .unwrap();
-    let _firefox = desk.spawn(
-        "firefox-esr",
-        &[
-            "--new-instance",
-            "--profile",
-            profile.to_str().unwrap(),
-            &format!("file://{}", page.display()),
-        ],
-    );
+    let _firefox = desk.firefox_on_fixture_page("two_fields.html", "firefox-typing-profile");
     let (w, _) = window_where(desk, START, "Firefox", |t| t.starts_with("Two Fields"));
     let name = field(desk, &w, "text", Some("Name"));
     let text = mixed_text(300);
