@@ -238,60 +238,30 @@ pub enum Conditions {
 // repeat it in every model request (a wait condition's fourteen keys cost 180 tokens more than
 // their words).
 
-impl JsonSchema for FindArgs {
-    fn inline_schema() -> bool {
-        true
-    }
+/// A `JsonSchema` that gives the JSON types of an argument and nothing of its keys or forms.
+macro_rules! schema_of_types_only {
+    ($($argument:ident: $types:tt;)+) => {$(
+        impl JsonSchema for $argument {
+            fn inline_schema() -> bool {
+                true
+            }
 
-    fn schema_name() -> Cow<'static, str> {
-        "FindArgs".into()
-    }
+            fn schema_name() -> Cow<'static, str> {
+                stringify!($argument).into()
+            }
 
-    fn json_schema(_: &mut SchemaGenerator) -> Schema {
-        json_schema!({"type": "object"})
-    }
+            fn json_schema(_: &mut SchemaGenerator) -> Schema {
+                json_schema!({"type": $types})
+            }
+        }
+    )+};
 }
 
-impl JsonSchema for Spot {
-    fn inline_schema() -> bool {
-        true
-    }
-
-    fn schema_name() -> Cow<'static, str> {
-        "Spot".into()
-    }
-
-    fn json_schema(_: &mut SchemaGenerator) -> Schema {
-        json_schema!({"type": ["string", "array"]})
-    }
-}
-
-impl JsonSchema for ValueArg {
-    fn inline_schema() -> bool {
-        true
-    }
-
-    fn schema_name() -> Cow<'static, str> {
-        "ValueArg".into()
-    }
-
-    fn json_schema(_: &mut SchemaGenerator) -> Schema {
-        json_schema!({"type": ["string", "number"]})
-    }
-}
-
-impl JsonSchema for Conditions {
-    fn inline_schema() -> bool {
-        true
-    }
-
-    fn schema_name() -> Cow<'static, str> {
-        "Conditions".into()
-    }
-
-    fn json_schema(_: &mut SchemaGenerator) -> Schema {
-        json_schema!({"type": ["object", "array"]})
-    }
+schema_of_types_only! {
+    FindArgs: "object";
+    Spot: ["string", "array"];
+    ValueArg: ["string", "number"];
+    Conditions: ["object", "array"];
 }
 
 // They are read by hand too: serde's untagged enums answer "data did not match any variant of
