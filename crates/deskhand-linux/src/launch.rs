@@ -64,6 +64,9 @@ pub struct Entry {
     /// The program its command runs, found as the desktop's launchers find it (see
     /// [`launcher_path`]); `None`: found nowhere, left to the process's own `PATH`.
     program_path: Option<PathBuf>,
+    /// Whether menus list it: an entry marked `NoDisplay` is installed and starts when named
+    /// exactly, but `apps` does not list it.
+    in_menus: bool,
 }
 
 impl Entry {
@@ -204,6 +207,13 @@ impl AppDirs {
     /// earliest directory decides, even when it hides the application: that is how a user
     /// removes a system entry.
     pub fn entries(&self) -> Vec<Entry> {
+        let mut entries = self.every_entry();
+        entries.retain(|e| e.in_menus);
+        entries
+    }
+
+    /// Every application that can be started, those kept off the menus too.
+    fn every_entry(&self) -> Vec<Entry> {
         let mut seen = HashSet::new();
         let mut entries = Vec::new();
         for dir in &self.dirs {
@@ -221,23 +231,23 @@ impl AppDirs {
 
     /// The application with this desktop-file id, else the one with this name in any case, else
     /// the one whose command runs this program (`gnome-calculator`, the name `apps` shows for
-    /// the running app whose entry is `org.gnome.Calculator`).
+    /// the running app whose entry is `org.gnome.Calculator`). An entry the menus leave out
+    /// (`NoDisplay`: gtk3-widget-factory's) is found too, after those they list.
     pub fn find(&self, query: &str) -> Result<Entry, LaunchError> {
-        let entries = self.entries();
+        let entries = self.every_entry();
         let id = query.strip_suffix(".desktop").unwrap_or(query);
         if let Some(entry) = entries.iter().find(|e| e.id == id) {
             return Ok(entry.clone());
         }
         let wanted = query.to_lowercase();
-        let mut named: Vec<&Entry> = entries
-            .iter()
-            .filter(|e| e.name.to_lowercase() == wanted)
-            .collect();
+        let matches = |by: &dyn Fn(&Entry) -> bool| {
+            let found: Vec<&Entry> = entries.iter().filter(|e| by(e)).collect();
+            let in_menus: Vec<&Entry> = found.iter().copied().filter(|e| e.in_menus).collect();
+            if in_menus.is_empty() { found } else { in_menus }
+        };
+        let mut named = matches(&|e| e.name.to_lowercase() == wanted);
         if named.is_empty() {
-            named = entries
-                .iter()
-                .filter(|e| e.program().is_some_and(|program| program == query))
-                .collect();
+            named = matches(&|e| e.program().is_some_and(|program| program == query));
         }
         match named.as_slice() {
             [] => Err(LaunchError::NotFound(query.into())),
@@ -252,14 +262,14 @@ impl AppDirs {
         }
     }
 
-    /// The entry in `file`, when it is an application a person could start from a menu.
+    /// The entry in `file`, when it is an application a person could start (from a menu,
+    /// unless it is marked `NoDisplay`).
     fn entry(&self, id: String, file: PathBuf) -> Option<Entry> {
         let text = std::fs::read_to_string(&file).ok()?;
         let keys = desktop_entry_keys(&text);
         let string = |key: &str| keys.get(key).map(|value| unescape(value));
         let flag = |key: &str| keys.get(key).is_some_and(|value| value.trim() == "true");
         if keys.get("Type").copied() != Some("Application")
-            || flag("NoDisplay")
             || flag("Hidden")
             // A terminal program opens no window of its own, and nothing reads its input here.
             || flag("Terminal")
@@ -284,6 +294,7 @@ impl AppDirs {
                 .filter(|dir| !dir.is_empty())
                 .map(PathBuf::from),
             file,
+            in_menus: !flag("NoDisplay"),
         };
         (!entry.argv().is_empty()).then_some(entry)
     }
@@ -721,6 +732,34 @@ mod tests {
         );
         let entries = dirs(&tmp, &["apps"]).entries();
         assert_eq!(ids(&entries), ["shown", "try-absolute", "try-on-path"]);
+    }
+
+    #[test]
+    fn an_entry_kept_off_the_menus_starts_when_named_exactly() {
+        let tmp = TempDir::new("no-display");
+        tmp.write("apps/shown.desktop", &app("Shown", "a"));
+        tmp.write(
+            "apps/org.example.Factory.desktop",
+            &format!("{}NoDisplay=true\n", app("Widget Factory", "factory")),
+        );
+        tmp.write(
+            "apps/twin.desktop",
+            &format!("{}NoDisplay=true\n", app("Twin", "a")),
+        );
+        let apps = dirs(&tmp, &["apps"]);
+        assert_eq!(ids(&apps.entries()), ["shown"], "menus leave it out");
+        for query in ["org.example.Factory", "widget factory", "factory"] {
+            assert_eq!(
+                apps.find(query).unwrap().id,
+                "org.example.Factory",
+                "{query}"
+            );
+        }
+        assert_eq!(
+            apps.find("a").unwrap().id,
+            "shown",
+            "a menu's entry comes first"
+        );
     }
 
     #[test]
