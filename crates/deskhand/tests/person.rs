@@ -9,8 +9,9 @@ use std::time::Duration;
 
 use common::{Desktop, Listener, desktop, wait_until};
 use person_kit::{
-    TOOK_OVER, audit_actions, canvas_point, click_after_the_person_left, clicks, logged_events,
-    noted_handovers, own_input_is_never_a_persons, refused_while_the_person_has_it, session,
+    TOOK_OVER, audit_actions, canvas_point, click_after_the_person_left, clicks,
+    held_button_is_released_when_the_person_moves, logged_events, noted_handovers,
+    own_input_is_never_a_persons, refused_while_the_person_has_it, session,
 };
 use serde_json::{Value, json};
 
@@ -178,33 +179,15 @@ fn a_button_held_by_down_is_released_when_the_person_takes_over() {
     let audit = desk.scratch("person-held-audit.jsonl");
     let mcp = session(desk, &audit, "1");
     let w = mcp.window_id("Held Person Fixture", Duration::from_secs(10));
-    let observed = mcp.call(json!({"action": "observe", "target": w, "points": true}));
-    let line = observed
-        .text
-        .lines()
-        .find(|l| l.contains("\"Canvas\""))
-        .unwrap_or_else(|| panic!("no canvas in {}", observed.text));
-    let (x, y) = line
-        .rsplit('@')
-        .next()
-        .and_then(|at| at.trim().split_once(','))
-        .map(|(x, y)| (x.parse::<f64>().unwrap(), y.parse::<f64>().unwrap()))
-        .expect("the canvas's point");
-    let down =
-        mcp.call(json!({"action": "down", "target": w, "x": x, "y": y, "modifiers": ["shift"]}));
-    assert!(!down.is_error, "{}", down.text);
-    std::thread::sleep(Duration::from_millis(300));
-    assert!(
-        !fixture.events().iter().any(|e| e["event"] == "drag"),
-        "released before the person moved"
+    // The person moves the mouse.
+    held_button_is_released_when_the_person_moves(
+        &mcp,
+        &fixture,
+        &w,
+        &["shift"],
+        Duration::from_millis(300),
+        || xdotool(desk, &["mousemove_relative", "--", "15", "5"]),
     );
-
-    // The person moves the mouse: deskhand lets go of the button it held, without an `up`.
-    xdotool(desk, &["mousemove_relative", "--", "15", "5"]);
-    let released = fixture.wait_for("the held button's release", |e| e["event"] == "drag");
-    assert_eq!(released["button"], 1, "{released}");
-    let refused = mcp.call(json!({"action": "up", "modifiers": ["shift"]}));
-    assert_eq!(refused.kind(), Some("stopped"), "{}", refused.text);
     mcp.close();
 }
 
@@ -447,22 +430,15 @@ fn on_sway_a_button_held_by_down_is_released_when_another_pointer_moves() {
     let audit = desk.scratch("person-sway-held-audit.jsonl");
     let mcp = session(desk, &audit, "1");
     let w = mcp.window_id("Sway Held Person Fixture", Duration::from_secs(10));
-    let (x, y) = canvas_point(&mcp, &w);
-    let down =
-        mcp.call(json!({"action": "down", "target": w, "x": x, "y": y, "modifiers": ["shift"]}));
-    assert!(!down.is_error, "{}", down.text);
-    std::thread::sleep(Duration::from_millis(300));
-    assert!(
-        !fixture.events().iter().any(|e| e["event"] == "drag"),
-        "released before the person moved"
+    // The person moves their mouse.
+    held_button_is_released_when_the_person_moves(
+        &mcp,
+        &fixture,
+        &w,
+        &["shift"],
+        Duration::from_millis(300),
+        || another_pointer_moves(desk),
     );
-
-    // The person moves their mouse: deskhand lets go of the button it held, without an `up`.
-    another_pointer_moves(desk);
-    let released = fixture.wait_for("the held button's release", |e| e["event"] == "drag");
-    assert_eq!(released["button"], 1, "{released}");
-    let refused = mcp.call(json!({"action": "up", "modifiers": ["shift"]}));
-    assert_eq!(refused.kind(), Some("stopped"), "{}", refused.text);
     mcp.close();
 }
 

@@ -114,8 +114,9 @@ pub fn audit_actions(path: &Path) -> Vec<Value> {
         .collect()
 }
 
-/// The canvas of a `--kit` fixture, as a point of the window, once two looks a moment apart agree: a window just shown may
-/// still be given its size or place, and a point read before that lands beside the canvas.
+/// The canvas of a `--kit` fixture, as a point of the window, once two looks a moment apart
+/// agree: a window just shown may still be given its size or place, and a point read before
+/// that lands beside the canvas.
 pub fn canvas_point(mcp: &Mcp, w: &str) -> (f64, f64) {
     let mut seen = canvas_point_now(mcp, w);
     for _ in 0..20 {
@@ -141,4 +142,39 @@ fn canvas_point_now(mcp: &Mcp, w: &str) -> (f64, f64) {
         .and_then(|at| at.trim().split_once(','))
         .map(|(x, y)| (x.parse::<f64>().unwrap(), y.parse::<f64>().unwrap()))
         .expect("the canvas's point")
+}
+
+/// The left button pressed by `down` on the canvas of `fixture`'s window `w`, with `modifiers`
+/// held, stays down for `held_for`; once the person moves their pointer (`person_moves`)
+/// deskhand lets go of it without an `up`, and the `up` that follows is refused as `stopped`.
+pub fn held_button_is_released_when_the_person_moves(
+    mcp: &Mcp,
+    fixture: &Fixture,
+    w: &str,
+    modifiers: &[&str],
+    held_for: Duration,
+    person_moves: impl FnOnce(),
+) {
+    let (x, y) = canvas_point(mcp, w);
+    let with_modifiers = |mut call: Value| {
+        if !modifiers.is_empty() {
+            call["modifiers"] = json!(modifiers);
+        }
+        call
+    };
+    let down = mcp.call(with_modifiers(
+        json!({"action": "down", "target": w, "x": x, "y": y}),
+    ));
+    assert!(!down.is_error, "{}", down.text);
+    std::thread::sleep(held_for);
+    assert!(
+        !fixture.events().iter().any(|e| e["event"] == "drag"),
+        "released before the person moved"
+    );
+
+    person_moves();
+    let released = fixture.wait_for("the held button's release", |e| e["event"] == "drag");
+    assert_eq!(released["button"], 1, "{released}");
+    let refused = mcp.call(with_modifiers(json!({"action": "up"})));
+    assert_eq!(refused.kind(), Some("stopped"), "{}", refused.text);
 }
