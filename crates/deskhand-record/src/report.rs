@@ -75,7 +75,7 @@ pub fn html(recording: &Recording, count: CountTokens<'_>) -> String {
             nav,
             "<li class=\"{mark}\"><a href=\"#step-{i}\">{i}. {action}{flag}</a></li>",
             i = step.index,
-            action = esc(&step.action),
+            action = escape_html(&step.action),
         );
         let _ = write!(
             body,
@@ -83,8 +83,8 @@ pub fn html(recording: &Recording, count: CountTokens<'_>) -> String {
 <h2 id=\"h-{i}\">Step {i}: {action} <span class=\"outcome\">{outcome}</span></h2>\
 <p class=\"meta\">{ms} ms · {tokens} tokens · {when}</p>",
             i = step.index,
-            action = esc(&step.action),
-            outcome = esc(&step.outcome),
+            action = escape_html(&step.action),
+            outcome = escape_html(&step.outcome),
             ms = step.ms,
             when = clock(step.at_ms),
         );
@@ -92,29 +92,29 @@ pub fn html(recording: &Recording, count: CountTokens<'_>) -> String {
         let _ = write!(
             body,
             "<p class=\"said\">{}</p>",
-            esc(step.text.lines().next().unwrap_or_default())
+            escape_html(step.text.lines().next().unwrap_or_default())
         );
         for acted in &step.elements {
             let _ = write!(
                 body,
                 "<p class=\"acted\">acted on <b>{}</b></p>",
-                esc(&crate::replay::describe(acted))
+                escape_html(&crate::replay::describe(acted))
             );
         }
         for found in &step.found {
             let _ = write!(
                 body,
                 "<p class=\"acted\">found <b>{}</b></p>",
-                esc(&crate::replay::describe(found))
+                escape_html(&crate::replay::describe(found))
             );
         }
         for redacted in &step.redacted {
             let _ = write!(
                 body,
                 "<p class=\"redacted\">{}: {} characters, not kept ({})</p>",
-                esc(&redacted.field),
+                escape_html(&redacted.field),
                 redacted.characters,
-                esc(&redacted.why)
+                escape_html(&redacted.why)
             );
         }
         let reran = match (&original, step.replays) {
@@ -130,8 +130,8 @@ pub fn html(recording: &Recording, count: CountTokens<'_>) -> String {
                 body,
                 "<div class=\"pair\"><div class=\"side\"><h3>original step {i}: <span class=\"outcome\">{outcome}</span></h3><p class=\"said\">{said}</p>",
                 i = first.index,
-                outcome = esc(&first.outcome),
-                said = esc(first.text.lines().next().unwrap_or_default()),
+                outcome = escape_html(&first.outcome),
+                said = escape_html(first.text.lines().next().unwrap_or_default()),
             );
             shots(&mut body, &mut images, original, first);
             body.push_str("</div><div class=\"side\"><h3>rerun</h3>");
@@ -144,8 +144,8 @@ pub fn html(recording: &Recording, count: CountTokens<'_>) -> String {
             body,
             "<details><summary>call</summary><pre>{}</pre></details>\
 <details{open}><summary>reply</summary><pre>{}</pre></details></section>",
-            esc(&serde_json::to_string_pretty(&step.args).unwrap_or_default()),
-            esc(&step.text),
+            escape_html(&serde_json::to_string_pretty(&step.args).unwrap_or_default()),
+            escape_html(&step.text),
             open = if failed { " open" } else { "" },
         );
     }
@@ -165,11 +165,11 @@ pub fn html(recording: &Recording, count: CountTokens<'_>) -> String {
 <script>const shots={{{sources}}};for(const img of document.querySelectorAll('img[data-shot]')){{img.src=shots[img.dataset.shot];img.onclick=()=>img.closest('figure').classList.toggle('full');}}</script>\
 </body></html>",
         steps = recording.steps.len(),
-        name = esc(&session_name(recording)),
+        name = escape_html(&session_name(recording)),
         started = clock(recording.manifest.started_ms),
         secs = total_ms as f64 / 1000.0,
         format = recording.manifest.format,
-        version = esc(&recording.manifest.deskhand),
+        version = escape_html(&recording.manifest.deskhand),
     )
 }
 
@@ -184,8 +184,8 @@ fn compared(
         Some(Err((dir, err))) => {
             return format!(
                 "<section class=\"compared\"><h2>A replay of {}</h2><p>That recording cannot be read ({}), so the rerun is shown alone.</p></section>",
-                esc(&dir.display().to_string()),
-                esc(&err.to_string())
+                escape_html(&dir.display().to_string()),
+                escape_html(&err.to_string())
             );
         }
         Some(Ok(original)) => original,
@@ -210,14 +210,14 @@ fn compared(
             rows,
             "<tr class=\"{class}\"><td>{i}. {action}</td><td>{said}</td><td>{link}</td></tr>",
             i = step.index,
-            action = esc(&step.action),
-            said = esc(&said),
+            action = escape_html(&step.action),
+            said = escape_html(&said),
         );
     }
     format!(
         "<section class=\"compared\"><h2>A replay of {name}, recorded {started}</h2>\
 <table><thead><tr><th>original step</th><th>in the rerun</th><th>rerun as</th></tr></thead><tbody>{rows}</tbody></table></section>",
-        name = esc(&session_name(original)),
+        name = escape_html(&session_name(original)),
         started = clock(original.manifest.started_ms),
     )
 }
@@ -239,7 +239,7 @@ fn shots(body: &mut String, images: &mut Images, recording: &Recording, step: &S
         let _ = write!(
             body,
             "<figure><figcaption>after: none; {}</figcaption></figure>",
-            esc(why)
+            escape_html(why)
         );
     }
     body.push_str("</div>");
@@ -274,7 +274,7 @@ fn figure(
         let _ = write!(
             body,
             "<div class=\"box\" title=\"{name}\" style=\"left:{l:.2}%;top:{t:.2}%;width:{w:.2}%;height:{h:.2}%\"></div>",
-            name = esc(&format!("{} {:?}", acted.role, acted.name)),
+            name = escape_html(&format!("{} {:?}", acted.role, acted.name)),
             l = pct(f64::from(b.x - screen.x), screen.width),
             t = pct(f64::from(b.y - screen.y), screen.height),
             w = pct(f64::from(b.width), screen.width),
@@ -300,7 +300,7 @@ fn figure(
     let _ = write!(
         body,
         "</div><figcaption>{label}{}</figcaption></figure>",
-        esc(&when_taken(step, label, shot))
+        escape_html(&when_taken(step, label, shot))
     );
 }
 
@@ -351,7 +351,8 @@ fn session_name(recording: &Recording) -> String {
         .unwrap_or_default()
 }
 
-fn esc(text: &str) -> String {
+/// `text` as HTML text or a quoted attribute's value.
+pub fn escape_html(text: &str) -> String {
     text.replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")

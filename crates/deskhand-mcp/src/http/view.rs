@@ -28,6 +28,7 @@ use serde_json::json;
 
 use deskhand_core::Backend;
 use deskhand_core::person::OperatorHold;
+use deskhand_record::report::escape_html;
 
 use super::handles::Held;
 use super::session::Hub;
@@ -224,13 +225,6 @@ fn page_of(status: StatusCode, title: &str, body: &str) -> Response {
         .into_response()
 }
 
-fn escape(text: &str) -> String {
-    text.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
-}
-
 impl<B: Backend> Viewing<B> {
     /// The desktop, or the page that says there is none; a Host the server does not answer
     /// to is refused before anything (DNS-rebinding protection).
@@ -250,8 +244,8 @@ impl<B: Backend> Viewing<B> {
                 title: "Forbidden",
                 body: format!(
                     "this server does not answer to the Host {} (DNS-rebinding protection); if operators reach it by that name, start it with --allow-host {}",
-                    escape(host),
-                    escape(name)
+                    escape_html(host),
+                    escape_html(name)
                 ),
             });
         }
@@ -260,7 +254,7 @@ impl<B: Backend> Viewing<B> {
             title: "No such desktop",
             body: format!(
                 "no private desktop has the handle {} on this server: it ended (its agent ended it, it went the server's idle timeout without a call, or the server restarted), or it never was. Nothing is there to watch; ask the agent for the handle of its current desktop.",
-                escape(handle)
+                escape_html(handle)
             ),
         })
     }
@@ -324,7 +318,7 @@ impl<B: Backend> Viewing<B> {
                     title: "Forbidden",
                     body: format!(
                         "a page from {} may not act on this desktop: only the live view's own page may",
-                        escape(origin)
+                        escape_html(origin)
                     ),
                 })
             }
@@ -410,8 +404,8 @@ async fn page<B: Backend>(
         }
         Ok(Access::Granted) => {
             let html = PAGE
-                .replace("{{handle}}", &escape(&handle))
-                .replace("{{password}}", &escape(&held.view.vnc_password));
+                .replace("{{handle}}", &escape_html(&handle))
+                .replace("{{password}}", &escape_html(&held.view.vnc_password));
             (
                 StatusCode::OK,
                 [
@@ -571,7 +565,7 @@ async fn novnc<B: Backend>(
             "Not found",
             &format!(
                 "{} could not be read ({err}); install noVNC with apt-get install novnc",
-                escape(&path.display().to_string())
+                escape_html(&path.display().to_string())
             ),
         ),
     }
@@ -619,7 +613,7 @@ async fn websocket<B: Backend>(
             return page_of(
                 StatusCode::SERVICE_UNAVAILABLE,
                 "The live view could not start",
-                &escape(&why),
+                &escape_html(&why),
             );
         }
     };
