@@ -133,6 +133,23 @@ impl Desktop {
         }
     }
 
+    /// What `program` with `args` printed, run on this desktop: it must succeed, and its
+    /// error output is shown when it does not.
+    pub fn output_of(&self, program: &str, args: &[&str]) -> Vec<u8> {
+        let output = self
+            .command(program)
+            .args(args)
+            .output()
+            .unwrap_or_else(|err| panic!("running {program}: {err}"));
+        assert!(
+            output.status.success(),
+            "{program} {} failed: {}",
+            args.join(" "),
+            String::from_utf8_lossy(&output.stderr)
+        );
+        output.stdout
+    }
+
     /// A command that runs inside this desktop's environment.
     pub fn command(&self, program: impl AsRef<std::ffi::OsStr>) -> Command {
         let mut command = Command::new(program);

@@ -22,28 +22,12 @@ const INDICATOR_ROWS: u32 = 20;
 /// The whole screen as the X server shows it, read by a client that is not deskhand; as
 /// uncompressed PPM, so reading it takes a moment of the marker's second.
 fn root_shot(desk: &Desktop) -> Shot {
-    let out = desk
-        .command("import")
-        .args(["-window", "root", "-depth", "8", "ppm:-"])
-        .output()
-        .expect("running ImageMagick's import");
-    assert!(out.status.success(), "import -window root failed");
-    from_ppm(&out.stdout)
+    from_ppm(&desk.output_of("import", &["-window", "root", "-depth", "8", "ppm:-"]))
 }
 
 /// The whole screen as sway composes it, read through screencopy by grim, not deskhand.
 fn grim_shot(desk: &Desktop) -> Shot {
-    let out = desk
-        .command("grim")
-        .args(["-t", "ppm", "-"])
-        .output()
-        .expect("running grim");
-    assert!(
-        out.status.success(),
-        "grim failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    from_ppm(&out.stdout)
+    from_ppm(&desk.output_of("grim", &["-t", "ppm", "-"]))
 }
 
 fn from_ppm(ppm: &[u8]) -> Shot {

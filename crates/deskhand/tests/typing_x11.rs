@@ -48,13 +48,7 @@ fn field(desk: &Desktop, w: &str, role: &str, name: Option<&str>) -> String {
 
 /// The X server's keymap as `xmodmap -pke` prints it: any keycode remapped and left so shows.
 fn keymap(desk: &Desktop) -> String {
-    let output = desk
-        .command("xmodmap")
-        .arg("-pke")
-        .output()
-        .expect("running xmodmap");
-    assert!(output.status.success(), "xmodmap failed");
-    String::from_utf8_lossy(&output.stdout).into_owned()
+    String::from_utf8_lossy(&desk.output_of("xmodmap", &["-pke"])).into_owned()
 }
 
 /// The clipboard's text as `xclip` reads it, from outside deskhand.
