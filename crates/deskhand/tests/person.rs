@@ -10,8 +10,8 @@ use std::time::Duration;
 use common::{Desktop, Listener, desktop, wait_until};
 use person_kit::{
     TOOK_OVER, audit_actions, canvas_point, click_after_the_person_left, clicks,
-    held_button_is_released_when_the_person_moves, logged_events, noted_handovers,
-    own_input_is_never_a_persons, refused_while_the_person_has_it, session,
+    drag_cut_off_by_the_person, held_button_is_released_when_the_person_moves, logged_events,
+    noted_handovers, own_input_is_never_a_persons, refused_while_the_person_has_it, session,
 };
 use serde_json::{Value, json};
 
@@ -199,18 +199,7 @@ fn a_drag_cut_off_by_a_person_releases_its_button_where_it_got_to() {
     let audit = desk.scratch("person-drag-audit.jsonl");
     let mcp = session(desk, &audit, "1");
     let w = mcp.window_id("Drag Person Fixture", Duration::from_secs(10));
-    let observed = mcp.call(json!({"action": "observe", "target": w, "points": true}));
-    let line = observed
-        .text
-        .lines()
-        .find(|l| l.contains("\"Canvas\""))
-        .unwrap_or_else(|| panic!("no canvas in {}", observed.text));
-    let (x, y) = line
-        .rsplit('@')
-        .next()
-        .and_then(|at| at.trim().split_once(','))
-        .map(|(x, y)| (x.parse::<f64>().unwrap(), y.parse::<f64>().unwrap()))
-        .expect("the canvas's point");
+    let (x, y) = canvas_point(&mcp, &w);
 
     let key = desk.command("xdotool");
     let hand = std::thread::spawn(move || {
@@ -228,14 +217,7 @@ fn a_drag_cut_off_by_a_person_releases_its_button_where_it_got_to() {
             .is_ok_and(|s| s.success()),
         "xdotool key"
     );
-    assert!(
-        reply.text.starts_with("applied but unconfirmed: ")
-            && reply.text.contains("a person started using the desktop"),
-        "{}",
-        reply.text
-    );
-    assert!(reply.took < Duration::from_millis(2500), "{:?}", reply.took);
-    let released = fixture.wait_for("the drag's release", |e| e["event"] == "drag");
+    let released = drag_cut_off_by_the_person(&reply, &fixture, Duration::from_millis(2500));
     let (from, to) = (
         released["from"][0].as_i64().unwrap(),
         released["to"][0].as_i64().unwrap(),
@@ -463,15 +445,7 @@ fn on_sway_a_drag_cut_off_by_another_pointer_stops_at_once_and_releases_its_butt
         hand.join().expect("the person's thread");
         reply
     });
-    assert!(
-        reply.text.starts_with("applied but unconfirmed: ")
-            && reply.text.contains("a person started using the desktop"),
-        "{}",
-        reply.text
-    );
-    assert!(reply.took < Duration::from_millis(2500), "{:?}", reply.took);
-    let released = fixture.wait_for("the drag's release", |e| e["event"] == "drag");
-    assert_eq!(released["button"], 1, "{released}");
+    drag_cut_off_by_the_person(&reply, &fixture, Duration::from_millis(2500));
     mcp.close();
 }
 

@@ -5,7 +5,7 @@
 use std::path::Path;
 use std::time::Duration;
 
-use deskhand_testkit::{Desktop, Fixture, Mcp, input_events, wait_until};
+use deskhand_testkit::{Desktop, Fixture, Mcp, McpReply, input_events, wait_until};
 use serde_json::{Value, json};
 
 pub const TOOK_OVER: &str =
@@ -177,4 +177,19 @@ pub fn held_button_is_released_when_the_person_moves(
     assert_eq!(released["button"], 1, "{released}");
     let refused = mcp.call(with_modifiers(json!({"action": "up"})));
     assert_eq!(refused.kind(), Some("stopped"), "{}", refused.text);
+}
+
+/// A drag the person cut off: its reply says so as `applied but unconfirmed`, it answered
+/// within `within`, and the fixture saw its button released; that release.
+pub fn drag_cut_off_by_the_person(reply: &McpReply, fixture: &Fixture, within: Duration) -> Value {
+    assert!(
+        reply.text.starts_with("applied but unconfirmed: ")
+            && reply.text.contains("a person started using the desktop"),
+        "{}",
+        reply.text
+    );
+    assert!(reply.took < within, "{:?}", reply.took);
+    let released = fixture.wait_for("the drag's release", |e| e["event"] == "drag");
+    assert_eq!(released["button"], 1, "{released}");
+    released
 }
