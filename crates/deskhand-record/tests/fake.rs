@@ -129,6 +129,15 @@ async fn recorded(
     reply
 }
 
+/// `windows`, then `observe` of the fake's window, through `call`: the tree's text.
+async fn windows_then_observe(call: &mut impl AsyncFnMut(Value) -> Result<Reply, Error>) -> String {
+    call(json!({"action": "windows"})).await.unwrap();
+    call(json!({"action": "observe", "target": "w1"}))
+        .await
+        .unwrap()
+        .text
+}
+
 /// What a model takes at least between two calls: every screenshot is in hand by then.
 const AGENT_PAUSE: Duration = Duration::from_millis(300);
 
@@ -248,11 +257,7 @@ async fn text_is_secret_by_where_it_went_when_typed() {
     let recorder = Recorder::open(&dir, deskhand_record::DEFAULT_CAP_BYTES).unwrap();
     let mut session = Session::default();
     let mut call = async |args: Value| recorded(&recorder, &backend, &mut session, args).await;
-    call(json!({"action": "windows"})).await.unwrap();
-    let tree = call(json!({"action": "observe", "target": "w1"}))
-        .await
-        .unwrap()
-        .text;
+    let tree = windows_then_observe(&mut call).await;
     let pin = ref_of(&tree, "group \"Form\"", "password \"PIN\"");
     call(json!({"action": "click", "ref": pin})).await.unwrap();
     call(json!({"action": "type", "text": "after-a-click-1"}))
@@ -299,11 +304,7 @@ async fn a_wait_on_a_ref_replays_and_batches_and_a_batch_leaves_out_what_it_cann
     let recorder = Recorder::open(&dir, deskhand_record::DEFAULT_CAP_BYTES).unwrap();
     let mut session = Session::default();
     let mut call = async |args: Value| recorded(&recorder, &backend, &mut session, args).await;
-    call(json!({"action": "windows"})).await.unwrap();
-    let tree = call(json!({"action": "observe", "target": "w1"}))
-        .await
-        .unwrap()
-        .text;
+    let tree = windows_then_observe(&mut call).await;
     let save = ref_of(&tree, "group \"Form\"", "button \"Save\"");
     call(json!({"action": "wait", "until": {"ref": save}}))
         .await
@@ -663,11 +664,7 @@ async fn the_report_marks_points_and_sets_unconfirmed_steps_apart() {
     let recorder = Recorder::open(&dir, deskhand_record::DEFAULT_CAP_BYTES).unwrap();
     let mut session = Session::default();
     let mut call = async |args: Value| recorded(&recorder, &backend, &mut session, args).await;
-    call(json!({"action": "windows"})).await.unwrap();
-    let tree = call(json!({"action": "observe", "target": "w1"}))
-        .await
-        .unwrap()
-        .text;
+    let tree = windows_then_observe(&mut call).await;
     let pin = ref_of(&tree, "group \"Form\"", "password \"PIN\"");
     let clicked = call(json!({"action": "click", "target": "w1", "x": 250, "y": 500}))
         .await
@@ -709,11 +706,7 @@ async fn back_to_back_calls_keep_only_screenshots_taken_before_the_next_action()
     let recorder = Recorder::open(&dir, deskhand_record::DEFAULT_CAP_BYTES).unwrap();
     let mut session = Session::default();
     let mut call = async |args: Value| recorded(&recorder, &backend, &mut session, args).await;
-    call(json!({"action": "windows"})).await.unwrap();
-    let tree = call(json!({"action": "observe", "target": "w1"}))
-        .await
-        .unwrap()
-        .text;
+    let tree = windows_then_observe(&mut call).await;
     let save = ref_of(&tree, "group \"Form\"", "button \"Save\"");
     call(json!({"action": "click", "ref": save})).await.unwrap();
     // Long enough for a first look (50 ms in), too short for the unchanged window to count as
