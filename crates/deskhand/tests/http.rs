@@ -1342,11 +1342,7 @@ fn the_live_view_shows_the_desktop_and_an_operator_takes_it_over_and_hands_it_ba
 
         // Take over: the agent's next call is refused as stopped, and the operator's keys go in.
         browser.click("#take").await;
-        assert!(
-            browser.wait_for("document.body.dataset.held === 'true' && window.liveView.viewOnly === false", Duration::from_secs(10)).await,
-            "{}",
-            browser.eval("document.body.outerHTML").await
-        );
+        browser.wait_to_show("document.body.dataset.held === 'true' && window.liveView.viewOnly === false", Duration::from_secs(10)).await;
         let stopped = call(4, json!({"desktop": handle, "action": "windows"})).await;
         let stopped_text = reply_text(&stopped);
         assert!(stopped_text.starts_with("failed (stopped): an operator (127.0.0.1:"), "{stopped_text}");
@@ -1359,11 +1355,7 @@ fn the_live_view_shows_the_desktop_and_an_operator_takes_it_over_and_hands_it_ba
         let mut other =
             browser::Browser::start(desk.command("chromium"), &desk.scratch("view-chromium-2")).await;
         other.navigate(&format!("{view}?token={TOKEN}")).await;
-        assert!(
-            other.wait_for("document.body.dataset.view === 'connected' && document.body.dataset.held === 'true'", Duration::from_secs(30)).await,
-            "{}",
-            other.eval("document.body.outerHTML").await
-        );
+        other.wait_to_show("document.body.dataset.view === 'connected' && document.body.dataset.held === 'true'", Duration::from_secs(30)).await;
         let status = other.eval("document.getElementById('status').textContent").await;
         assert!(status.as_str().unwrap().contains("only their keys"), "{status}");
         other.eval("window.liveView.viewOnly = false; document.querySelector('#screen canvas').focus(); true").await;
@@ -1375,11 +1367,7 @@ fn the_live_view_shows_the_desktop_and_an_operator_takes_it_over_and_hands_it_ba
         // Hand back: the agent's calls go through again, and see what the operator typed, and
         // nothing of what the watchers did.
         browser.click("#give").await;
-        assert!(
-            browser.wait_for("document.body.dataset.held === 'false' && window.liveView.viewOnly === true", Duration::from_secs(10)).await,
-            "{}",
-            browser.eval("document.body.outerHTML").await
-        );
+        browser.wait_to_show("document.body.dataset.held === 'false' && window.liveView.viewOnly === true", Duration::from_secs(10)).await;
         let typed = call(
             6,
             json!({"desktop": handle, "action": "wait", "until": {"role": "text", "value": "7"}, "timeout_ms": 10000}),
@@ -1399,22 +1387,14 @@ fn the_live_view_shows_the_desktop_and_an_operator_takes_it_over_and_hands_it_ba
         let mut browser =
             browser::Browser::start(desk.command("chromium"), &desk.scratch("view-chromium-3")).await;
         browser.navigate(&format!("{view}?token={TOKEN}")).await;
-        assert!(
-            browser.wait_for("document.body.dataset.view === 'connected'", Duration::from_secs(30)).await,
-            "{}",
-            browser.eval("document.body.outerHTML").await
-        );
+        browser.wait_to_show("document.body.dataset.view === 'connected'", Duration::from_secs(30)).await;
         assert_eq!(x11vnc_on(&display).len(), 1, "the VNC server started again");
         // Ended: its VNC server stops with it, its viewer is told, and its page is a 404.
         let ended = call(7, json!({"desktop": handle, "end_desktop": true})).await;
         assert!(reply_text(&ended).contains("ended"), "{ended}");
         let gone = plain.get(&view).send().await.unwrap();
         assert_eq!(gone.status(), 404);
-        assert!(
-            browser.wait_for("document.body.dataset.view === 'disconnected'", Duration::from_secs(20)).await,
-            "{}",
-            browser.eval("document.body.outerHTML").await
-        );
+        browser.wait_to_show("document.body.dataset.view === 'disconnected'", Duration::from_secs(20)).await;
         assert!(
             wait_until(Duration::from_secs(20), || x11vnc_on(&display).is_empty().then_some(())).is_some(),
             "x11vnc outlived its desktop: {:?}",
@@ -1534,16 +1514,7 @@ fn a_sway_desktops_live_view_shows_it_and_takes_the_operators_keys_only_while_he
 
         // Held: the agent is refused, and the operator's key goes in through wayvnc.
         browser.click("#take").await;
-        assert!(
-            browser
-                .wait_for(
-                    "document.body.dataset.held === 'true' && window.liveView.viewOnly === false",
-                    Duration::from_secs(10)
-                )
-                .await,
-            "{}",
-            browser.eval("document.body.outerHTML").await
-        );
+        browser.wait_to_show("document.body.dataset.held === 'true' && window.liveView.viewOnly === false", Duration::from_secs(10)).await;
         let stopped = reply_text(&call(4, json!({"desktop": handle, "action": "windows"})).await);
         assert!(
             stopped.starts_with("failed (stopped): an operator"),
@@ -1554,16 +1525,7 @@ fn a_sway_desktops_live_view_shows_it_and_takes_the_operators_keys_only_while_he
             .await;
         browser.press_digit('7').await;
         browser.click("#give").await;
-        assert!(
-            browser
-                .wait_for(
-                    "document.body.dataset.held === 'false'",
-                    Duration::from_secs(10)
-                )
-                .await,
-            "{}",
-            browser.eval("document.body.outerHTML").await
-        );
+        browser.wait_to_show("document.body.dataset.held === 'false'", Duration::from_secs(10)).await;
         let typed = call(
             6,
             json!({"desktop": handle, "action": "wait", "until": {"role": "text", "value": "7"}, "timeout_ms": 10000}),

@@ -197,6 +197,17 @@ impl Browser {
         false
     }
 
+    /// Waits up to `limit` for `expression` to hold on the page; when it never does, fails with
+    /// the page as it is then.
+    pub async fn wait_to_show(&mut self, expression: &str, limit: Duration) {
+        if !self.wait_for(expression, limit).await {
+            panic!(
+                "the page never showed `{expression}` within {limit:?}: {}",
+                self.eval("document.body.outerHTML").await
+            );
+        }
+    }
+
     /// A left click at the centre of the element `selector` names, as a person's mouse does.
     pub async fn click(&mut self, selector: &str) {
         let center = self
