@@ -75,6 +75,10 @@ impl Vnc {
             .args(["-display", screen, "-auth", &xauthority])
             .args(["-localhost", "-rfbport", &port.to_string()])
             .args(["-forever", "-shared", "-quiet", "-noremote", "-nobell"])
+            // Without it x11vnc polls through some 65 System V shared-memory segments, which
+            // outlive it when it is killed (as it is when the view closes): a few dozen views
+            // used up the system's 4,096 and broke MIT-SHM for every X client on the machine.
+            .arg("-noshm")
             // rm: has x11vnc delete the file once read, so the password is nowhere on disk.
             .arg("-passwdfile")
             .arg(format!("rm:{}", file.display()))
