@@ -3,7 +3,7 @@
 //! Calls go out many at once on one connection, each with a timeout, so one slow application
 //! costs its own deadline and never the server's.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
@@ -177,6 +177,8 @@ impl Default for WalkLimits {
 pub struct Walked {
     pub root: Node,
     pub partial: Option<String>,
+    /// The elements read that are hyperlinks: their words stand in their parent's text.
+    pub links: HashSet<ObjectRef>,
 }
 
 /// Where calls go: the accessibility bus, written down as they go when asked, or a recording.
@@ -398,6 +400,15 @@ pub(crate) async fn bus_address_on(session: &zbus::Connection) -> zbus::Result<S
         .await?
         .body()
         .deserialize()
+}
+
+/// Takes every extent out of a tree whose window's place is unknown: extents there count from
+/// the window's corner, and a point made of them would name the wrong pixel of the screen.
+pub fn without_extents(node: &mut Node) {
+    node.bounds = None;
+    for child in &mut node.children {
+        without_extents(child);
+    }
 }
 
 #[cfg(test)]

@@ -5,7 +5,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use deskhand_core::model::{ElementHandle, Node, Role};
+use deskhand_core::model::{ElementHandle, Node, Rect, Role};
 
 use super::cells::{name_by_place, places_in_order};
 use super::record::Replay;
@@ -234,4 +234,25 @@ fn a_table_that_names_its_cells_anew_keys_them_by_their_place_and_their_rows_wor
     assert_eq!(moved[3].1.name, first[3].1.name);
     assert_ne!(identity(&moved, 3), identity(&first, 3));
     assert_eq!(identity(&moved, 0), identity(&first, 0), "the headers stay");
+}
+
+#[test]
+fn a_tree_without_the_window_place_keeps_no_extent() {
+    let node = |bounds, children| Node {
+        handle: ElementHandle(":1.42|/a".into()),
+        role: Role::Unknown,
+        name: String::new(),
+        value: None,
+        states: deskhand_core::model::States::default(),
+        bounds,
+        actions: Vec::new(),
+        children,
+    };
+    let leaf = node(Some(Rect::new(26, 40, 80, 30)), Vec::new());
+    let middle = node(Some(Rect::new(10, 10, 100, 100)), vec![leaf]);
+    let mut root = node(Some(Rect::new(0, 0, 652, 603)), vec![middle]);
+    without_extents(&mut root);
+    assert_eq!(root.bounds, None);
+    assert_eq!(root.children[0].bounds, None);
+    assert_eq!(root.children[0].children[0].bounds, None);
 }

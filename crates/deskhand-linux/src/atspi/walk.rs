@@ -1,7 +1,7 @@
 //! An application's tree as the core lists it: the cache read once, the rest asked element by
 //! element, under a node budget and a deadline.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Instant;
 
@@ -30,21 +30,7 @@ impl Atspi {
         } else {
             Snapshot::default()
         };
-        let walk = Walk {
-            atspi: self,
-            snapshot,
-            style,
-            started: Instant::now(),
-            limits,
-            nodes: AtomicUsize::new(0),
-            failed: AtomicUsize::new(0),
-            unanswered: AtomicUsize::new(0),
-            cut: AtomicBool::new(false),
-            paragraphs_off_screen: AtomicUsize::new(0),
-            managed: std::sync::Mutex::new(Vec::new()),
-            sheet_cells: std::sync::Mutex::new(HashMap::new()),
-            window_bus: root.bus.clone(),
-        };
+        let walk = Walk::new(self, snapshot, style, limits, &root.bus, Reuse::default());
         walk.reserve(1);
         let (root_node, _) = walk.node(root.clone(), true).await?;
         let nodes = walk.nodes.load(Ordering::Relaxed);
@@ -97,8 +83,64 @@ impl Atspi {
         Ok(Walked {
             root: root_node,
             partial,
+            links: walk.links.into_inner().expect("not poisoned"),
         })
     }
+
+    /// `object`'s subtree read again, taking each element found in `reuse` as it is there
+    /// instead of reading it: a kept tree's unchanged parts. `None` when what it read would
+    /// make the window's tree partial (a note, a cut, an element that did not answer), or
+    /// when an element's children were narrowed to those that show, which a walk decides from
+    /// the application's cache: then the window is walked whole.
+    pub(super) async fn rewalk(
+        &self,
+        object: &ObjectRef,
+        is_root: bool,
+        style: WalkStyle,
+        reuse: Reuse<'_>,
+    ) -> Result<Option<Rewalked>, AtspiError> {
+        let style = WalkStyle {
+            use_cache: false,
+            ..style
+        };
+        let walk = Walk::new(
+            self,
+            Snapshot::default(),
+            style,
+            WalkLimits::default(),
+            &object.bus,
+            reuse,
+        );
+        walk.reserve(1);
+        let (root, _) = walk.node(object.clone(), is_root).await?;
+        let whole = walk.unanswered.load(Ordering::Relaxed) == 0
+            && !walk.cut.load(Ordering::Relaxed)
+            && walk.failed.load(Ordering::Relaxed) == 0
+            && walk.paragraphs_off_screen.load(Ordering::Relaxed) == 0
+            && !walk.narrowed.load(Ordering::Relaxed)
+            && walk.managed.lock().expect("not poisoned").is_empty();
+        Ok(whole.then(|| Rewalked {
+            root,
+            links: walk.links.into_inner().expect("not poisoned"),
+        }))
+    }
+}
+
+/// What a walk may take from a kept tree instead of reading it.
+#[derive(Default)]
+pub(super) struct Reuse<'a> {
+    /// Elements with nothing changed in them (what changed under them is read again).
+    pub unchanged: Option<&'a HashMap<ObjectRef, &'a Node>>,
+    /// The elements of the kept tree that are hyperlinks (their words stand in their parent's
+    /// text).
+    pub links: Option<&'a HashSet<ObjectRef>>,
+}
+
+/// A subtree read again.
+pub(super) struct Rewalked {
+    pub root: Node,
+    /// The hyperlinks it read.
+    pub links: HashSet<ObjectRef>,
 }
 
 /// What the walk knows of an element before reading its subtree.
@@ -166,9 +208,43 @@ pub(super) struct Walk<'a> {
     /// The bus of the window's application: an element on another is part of a tree embedded
     /// in the window (a WebKit page, from its web process).
     window_bus: String,
+    /// What a kept tree gives unread.
+    reuse: Reuse<'a>,
+    /// The hyperlinks read.
+    links: std::sync::Mutex<HashSet<ObjectRef>>,
+    /// Children were narrowed to those that show, without the application's cache.
+    narrowed: AtomicBool,
 }
 
-impl Walk<'_> {
+impl<'a> Walk<'a> {
+    fn new(
+        atspi: &'a Atspi,
+        snapshot: Snapshot,
+        style: WalkStyle,
+        limits: WalkLimits,
+        window_bus: &str,
+        reuse: Reuse<'a>,
+    ) -> Self {
+        Walk {
+            atspi,
+            snapshot,
+            style,
+            started: Instant::now(),
+            limits,
+            nodes: AtomicUsize::new(0),
+            failed: AtomicUsize::new(0),
+            unanswered: AtomicUsize::new(0),
+            cut: AtomicBool::new(false),
+            paragraphs_off_screen: AtomicUsize::new(0),
+            managed: std::sync::Mutex::new(Vec::new()),
+            sheet_cells: std::sync::Mutex::new(HashMap::new()),
+            window_bus: window_bus.to_owned(),
+            reuse,
+            links: std::sync::Mutex::new(HashSet::new()),
+            narrowed: AtomicBool::new(false),
+        }
+    }
+
     /// Takes up to `wanted` nodes of what is left of the budget, and how many it got; getting
     /// fewer cuts the tree.
     pub(super) fn reserve(&self, wanted: usize) -> usize {
@@ -409,6 +485,7 @@ impl Walk<'_> {
         let showing = match cached {
             Some(showing) => showing,
             None if interfaces.iter().any(|i| i == COLLECTION) => {
+                self.narrowed.store(true, Ordering::Relaxed);
                 match self.answered(self.atspi.showing_children(object).await) {
                     Some(showing) => showing,
                     None => return children,
@@ -502,6 +579,12 @@ impl Walk<'_> {
         is_root: bool,
     ) -> BoxFuture<'_, Result<(Node, bool), AtspiError>> {
         async move {
+            if let Some(kept) = self.reuse.unchanged.and_then(|kept| kept.get(&object)) {
+                let below = count_nodes(kept) - 1;
+                self.reserve(below);
+                let inline = self.reuse.links.is_some_and(|links| links.contains(&object));
+                return Ok(((*kept).clone(), inline));
+            }
             let a = self.atspi;
             let Basics {
                 role,
@@ -732,10 +815,19 @@ impl Walk<'_> {
                 children,
             };
             merge_nested_cells(&mut node);
-            Ok((node, has(".Hyperlink")))
+            let inline = has(".Hyperlink");
+            if inline {
+                self.links.lock().expect("not poisoned").insert(object);
+            }
+            Ok((node, inline))
         }
         .boxed()
     }
+}
+
+/// How many elements `node` holds, itself included.
+pub(super) fn count_nodes(node: &Node) -> usize {
+    1 + node.children.iter().map(count_nodes).sum::<usize>()
 }
 
 /// Whether an element says nothing of itself: LibreOffice marks the panel around its formula

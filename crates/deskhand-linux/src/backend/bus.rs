@@ -2,20 +2,20 @@
 //! first use; the walk's settings; and how each window's extents map to the screen, learned
 //! when its frame is matched.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use deskhand_core::error::{Error, ErrorKind, Result};
-use deskhand_core::model::{Node, Tree, WindowInfo};
+use deskhand_core::model::{Tree, WindowInfo};
 use deskhand_core::render::escape;
 use tokio::sync::OnceCell;
 
 use super::errors::atspi_error;
 use super::frames::{Origin, match_frame, offset_of, popups_over, scale_of};
-use crate::atspi::live::{LiveTrees, Mark};
-use crate::atspi::{Application, Atspi, Frame, WalkLimits, WalkStyle};
+use crate::atspi::live::{LiveTrees, Mark, WalkedWindow};
+use crate::atspi::{Application, Atspi, Frame, ObjectRef, WalkLimits, WalkStyle};
 use crate::doctor::{BusFacts, OffTheBus, ProcessFacts, joins_by_itself};
 
 /// A D-Bus call to one accessible object.
@@ -140,11 +140,17 @@ impl Bus {
         self.live.answered()
     }
 
-    /// `window`'s live tree, when nothing it shows can have changed since it was walked.
-    pub(super) async fn unchanged_tree(&self, window: &WindowInfo, unplaced: bool) -> Option<Tree> {
+    /// `window`'s live tree, brought up to date with what its applications' events name;
+    /// `None` when it is to be walked.
+    pub(super) async fn live_tree(&self, window: &WindowInfo, unplaced: bool) -> Option<Tree> {
         let live = self.live()?;
-        live.unchanged(self.atspi().await.ok()?, window, unplaced)
+        live.current(self.atspi().await.ok()?, window, unplaced)
             .await
+    }
+
+    /// Observes answered by reading again only what changed, so far.
+    pub(super) fn live_patches(&self) -> usize {
+        self.live.patched()
     }
 
     /// Where a walk of `window` starts in the applications' events, to keep its tree after.
@@ -160,13 +166,23 @@ impl Bus {
         window: &WindowInfo,
         unplaced: bool,
         mark: Mark,
-        tree: Option<&Tree>,
+        read: Option<&Read>,
     ) {
         let (Some(live), Ok(atspi)) = (self.live(), self.atspi().await) else {
             return;
         };
-        match tree {
-            Some(tree) => live.keep(atspi, window, unplaced, mark, tree),
+        match read {
+            Some(read) => live.keep(
+                atspi,
+                window,
+                WalkedWindow {
+                    unplaced,
+                    style: read.style,
+                    links: &read.links,
+                    tree: &read.tree,
+                },
+                mark,
+            ),
             None => live.forget(window),
         }
     }
@@ -363,7 +379,7 @@ impl Bus {
     }
 
     /// The tree of a placed window, with the popups open over it as part of what it shows.
-    pub(super) async fn tree(&self, placed: Placed, window: &WindowInfo) -> Result<Tree> {
+    pub(super) async fn tree(&self, placed: Placed, window: &WindowInfo) -> Result<Read> {
         let atspi = self.atspi().await?;
         let style = WalkStyle {
             offset: offset_of(placed.origin, window),
@@ -384,46 +400,21 @@ impl Bus {
                 walked.root.children.push(popup.root);
             }
         }
-        Ok(Tree {
-            root: walked.root,
-            partial: walked.partial,
+        Ok(Read {
+            tree: Tree {
+                root: walked.root,
+                partial: walked.partial,
+            },
+            style,
+            links: walked.links,
         })
     }
 }
 
-/// Takes every extent out of a tree whose window's place is unknown: extents there count from
-/// the window's corner, and a point made of them would name the wrong pixel of the screen.
-pub(super) fn without_extents(node: &mut Node) {
-    node.bounds = None;
-    for child in &mut node.children {
-        without_extents(child);
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use deskhand_core::model::Rect;
-
-    use super::*;
-
-    #[test]
-    fn a_tree_without_the_window_place_keeps_no_extent() {
-        let node = |bounds, children| Node {
-            handle: deskhand_core::model::ElementHandle(":1.42|/a".into()),
-            role: deskhand_core::model::Role::Unknown,
-            name: String::new(),
-            value: None,
-            states: deskhand_core::model::States::default(),
-            bounds,
-            actions: Vec::new(),
-            children,
-        };
-        let leaf = node(Some(Rect::new(26, 40, 80, 30)), Vec::new());
-        let middle = node(Some(Rect::new(10, 10, 100, 100)), vec![leaf]);
-        let mut root = node(Some(Rect::new(0, 0, 652, 603)), vec![middle]);
-        without_extents(&mut root);
-        assert_eq!(root.bounds, None);
-        assert_eq!(root.children[0].bounds, None);
-        assert_eq!(root.children[0].children[0].bounds, None);
-    }
+/// A window's tree, and what a live tree needs to read parts of it again.
+pub(super) struct Read {
+    pub tree: Tree,
+    pub style: WalkStyle,
+    /// The elements that are hyperlinks.
+    pub links: HashSet<ObjectRef>,
 }

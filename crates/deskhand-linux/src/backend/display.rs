@@ -15,7 +15,8 @@ use deskhand_core::model::{
     WindowChange, WindowInfo, WindowKey,
 };
 
-use super::bus::{Bus, Placed, without_extents};
+use super::bus::{Bus, Placed};
+use crate::atspi::without_extents;
 
 /// Apps count a press as the next click of a multi-click when it follows the last release
 /// within their double-click time (400 ms in GTK and Qt, 500 ms in Chromium): on Wayland a
@@ -189,7 +190,7 @@ pub(super) async fn tree_of(
     window: &WindowInfo,
 ) -> Result<Tree> {
     let unplaced = server.unplaced().await?;
-    if let Some(tree) = bus.unchanged_tree(window, unplaced).await {
+    if let Some(tree) = bus.live_tree(window, unplaced).await {
         return Ok(tree);
     }
     let mark = bus.live_mark().await;
@@ -199,21 +200,21 @@ pub(super) async fn tree_of(
         // change size without an event: such a tree is not kept.
         let alone = placed.popups.is_empty();
         bus.remember(window, placed.origin);
-        let mut tree = bus.tree(placed, window).await?;
+        let mut read = bus.tree(placed, window).await?;
         if unplaced {
-            without_extents(&mut tree.root);
+            without_extents(&mut read.tree.root);
         }
-        Ok((tree, alone))
+        Ok((read, alone))
     }
     .await;
     if let Some(mark) = mark {
         let kept = match &walked {
-            Ok((tree, true)) => Some(tree),
+            Ok((read, true)) => Some(read),
             _ => None,
         };
         bus.keep_tree(window, unplaced, mark, kept).await;
     }
-    walked.map(|(tree, _)| tree)
+    walked.map(|(read, _)| read.tree)
 }
 
 /// Key chords as (held modifiers, key) keysyms, as the Wayland compositors take them.

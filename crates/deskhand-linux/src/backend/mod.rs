@@ -68,17 +68,23 @@ impl LinuxBackend {
         self
     }
 
-    /// Keeps each observed window's tree while its applications send no accessibility event,
-    /// so an unchanged window is observed without a walk (`atspi::live`): for a server, which
-    /// observes the same windows again and again.
+    /// Keeps each observed window's tree up to date with its applications' accessibility
+    /// events, so an unchanged window is observed without a walk and a changed one by reading
+    /// only what changed (`atspi::live`): for a server, which observes the same windows again
+    /// and again.
     pub fn with_live_trees(self) -> Self {
         self.bus.keep_live_trees();
         self
     }
 
-    /// Observes answered from a live tree so far.
+    /// Observes answered from a live tree so far, patched or not.
     pub fn live_tree_answers(&self) -> usize {
         self.bus.live_answers()
+    }
+
+    /// Of those, the observes answered by reading again only what changed.
+    pub fn live_tree_patches(&self) -> usize {
+        self.bus.live_patches()
     }
 
     /// D-Bus calls made to the accessibility bus so far.

@@ -2,7 +2,7 @@
 //! only stamps its sender with a sequence number. Nothing is asked of an app in answer to an
 //! event, so listening can never start a loop of reads and events in an app.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -34,11 +34,97 @@ const CATCH_UP_MAX: usize = 20_000;
 /// Objects whose last bounds are remembered, to tell a repeat; past it they are forgotten.
 const BOUNDS_REMEMBERED: usize = 50_000;
 
-/// Who sent the last event, in order.
+/// Changes kept per application: an application that sent more since a window was read has
+/// that window walked whole.
+const LOGGED_PER_APP: usize = 2_048;
+
+/// What an event says changed, as far as re-reading the window goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(super) enum Change {
+    /// Something of the object itself: a name, value, state, text, or its window's state.
+    Own,
+    /// Its children were added or removed.
+    Children,
+    /// It moved, or what it shows moved in it (a scrolled view): every extent under it may
+    /// have moved without an event of its own.
+    Moved,
+    /// Its content changed in a way its elements may not each say (a table's rows, a
+    /// selection): everything under it is read again.
+    Content,
+}
+
+impl Change {
+    /// What a signal says changed; `None` for what changes nothing a tree shows by itself.
+    /// The cache's additions and removals come with a `ChildrenChanged` on the parent
+    /// (at-spi2-atk and Qt send both; the property test holds them to it; GTK 4.8 does not,
+    /// and its windows are walked whole after any event: see `patches` in the module above),
+    /// and at-spi2-atk adds an object to its cache when a walk first asks for it, so they
+    /// would make every walk stale.
+    fn of(message: &zbus::Message) -> Option<Change> {
+        let header = message.header();
+        let interface = header.interface()?;
+        if interface.as_str().ends_with(".Cache") {
+            return None;
+        }
+        if !interface.as_str().ends_with(".Object") {
+            return Some(Change::Own);
+        }
+        Some(
+            match header.member().map(|m| m.as_str()).unwrap_or_default() {
+                "ChildrenChanged" => Change::Children,
+                "BoundsChanged" | "VisibleDataChanged" | "TextBoundsChanged" => Change::Moved,
+                // An element's showing and enabled states hold for what is under it, whose own
+                // states change with them, with no event of their own.
+                "StateChanged"
+                    if detail(message).is_some_and(|d| INHERITED_STATES.contains(&d.as_str())) =>
+                {
+                    Change::Content
+                }
+                "PropertyChange"
+                | "StateChanged"
+                | "TextChanged"
+                | "TextCaretMoved"
+                | "TextSelectionChanged"
+                | "TextAttributesChanged"
+                | "AttributesChanged"
+                | "LinkSelected"
+                | "Announcement" => Change::Own,
+                _ => Change::Content,
+            },
+        )
+    }
+}
+
+/// States an element's descendants take from it.
+const INHERITED_STATES: [&str; 5] = ["showing", "visible", "sensitive", "enabled", "defunct"];
+
+/// An object event's detail: which state or property changed.
+fn detail(message: &zbus::Message) -> Option<String> {
+    let body = message.body();
+    let event: zbus::zvariant::Structure = body.deserialize().ok()?;
+    match event.fields().first()? {
+        zbus::zvariant::Value::Str(detail) => Some(detail.to_string()),
+        _ => None,
+    }
+}
+
+/// The changes an application's events named, latest last.
+#[derive(Default)]
+struct Log {
+    /// (sequence number, object path, what changed).
+    changes: VecDeque<(u64, String, Change)>,
+    /// Changes at or below this sequence number were dropped to stay within [`LOGGED_PER_APP`].
+    dropped_to: u64,
+    /// The sequence number of its latest event, logged or not.
+    last: u64,
+}
+
+/// Who sent which event, in order.
 #[derive(Default)]
 struct Stamps {
-    /// Bus name → sequence number of its latest event.
-    last: Mutex<HashMap<String, u64>>,
+    /// Bus name → what its events said; the sequence numbers are handed out under this lock,
+    /// so a reader under it never sees a number whose change is not logged yet.
+    logs: Mutex<HashMap<String, Log>>,
     next: AtomicU64,
     /// The stream ended: from then on no silence can be trusted.
     lost: AtomicBool,
@@ -55,19 +141,26 @@ impl Stamps {
         let Some(sender) = header.sender() else {
             return;
         };
-        if header
-            .member()
-            .is_some_and(|member| member == "BoundsChanged")
-            && let Some(path) = header.path()
-            && self.repeats_bounds(sender.to_string(), path.to_string(), message)
+        let member = header.member().map(|m| m.to_string()).unwrap_or_default();
+        let path = header.path().map(|p| p.to_string()).unwrap_or_default();
+        if member == "BoundsChanged"
+            && self.repeats_bounds(sender.to_string(), path.clone(), message)
         {
             return;
         }
+        let change = Change::of(message);
+        let mut logs = self.logs.lock().expect("not poisoned");
         let stamp = self.next.fetch_add(1, Ordering::SeqCst) + 1;
-        self.last
-            .lock()
-            .expect("not poisoned")
-            .insert(sender.to_string(), stamp);
+        let log = logs.entry(sender.to_string()).or_default();
+        log.last = stamp;
+        if let Some(change) = change {
+            log.changes.push_back((stamp, path, change));
+            if log.changes.len() > LOGGED_PER_APP
+                && let Some((dropped, ..)) = log.changes.pop_front()
+            {
+                log.dropped_to = dropped;
+            }
+        }
     }
 
     /// Whether a `BoundsChanged` only says again what the object's previous one said.
@@ -79,6 +172,17 @@ impl Stamps {
         }
         bounds.insert((sender, path), body.clone()) == Some(body)
     }
+}
+
+/// What changed in some applications since a mark, and the mark that follows it.
+pub(super) struct Since {
+    /// (bus name, object path, what changed), each once.
+    pub changes: Vec<(String, String, Change)>,
+    /// No event came at all, not even one that changes nothing a tree shows.
+    pub silent: bool,
+    /// Every event up to it is in `changes` (or changes nothing): a tree read after it is
+    /// trusted from it.
+    pub mark: u64,
 }
 
 /// The listening: registered with the registry, the signals matched on the connection, and a
@@ -139,13 +243,19 @@ impl Events {
         self.registered_at.elapsed()
     }
 
-    /// Whether none of `buses` has sent an event since `mark`. Each application is first
-    /// asked its root's states: D-Bus keeps one sender's messages in order, and the toolkits
-    /// answer that call on the thread that makes their changes and sends their events (unlike
-    /// `Peer.Ping`, which GDBus and QtDBus answer on a thread of their own), so every event
-    /// the app sent before it answered is on this connection before the answer, and is taken
-    /// before the verdict.
-    pub(super) async fn silent_since(&self, atspi: &Atspi, buses: &[String], mark: u64) -> bool {
+    /// What `buses` changed since `mark`, or `None` when that cannot be known (an app does
+    /// not answer, events were lost or came faster than they were taken, or more were sent than
+    /// are logged). Each application is first asked its root's states: D-Bus keeps one sender's
+    /// messages in order, and the toolkits answer that call on the thread that makes their
+    /// changes and sends their events (unlike `Peer.Ping`, which GDBus and QtDBus answer on a
+    /// thread of their own), so every event the app sent before it answered is on this
+    /// connection before the answer, and is taken before the verdict.
+    pub(super) async fn changes_since(
+        &self,
+        atspi: &Atspi,
+        buses: &[String],
+        mark: u64,
+    ) -> Option<Since> {
         let pings = buses.iter().map(|bus| {
             let root = ObjectRef {
                 bus: bus.clone(),
@@ -162,22 +272,46 @@ impl Events {
             .into_iter()
             .all(|answered| answered)
         {
-            return false;
+            return None;
         }
         let (done, caught_up) = oneshot::channel();
-        if self.catch_up.send(done).await.is_err() {
-            return false;
-        }
+        self.catch_up.send(done).await.ok()?;
         let Ok(Ok(true)) = tokio::time::timeout(atspi.call_timeout, caught_up).await else {
-            return false;
+            return None;
         };
         if self.stamps.lost.load(Ordering::SeqCst) {
-            return false;
+            return None;
         }
-        let last = self.stamps.last.lock().expect("not poisoned");
-        buses
-            .iter()
-            .all(|bus| last.get(bus).is_none_or(|stamp| *stamp <= mark))
+        let logs = self.stamps.logs.lock().expect("not poisoned");
+        let now = self.stamps.next.load(Ordering::SeqCst);
+        let mut changes = Vec::new();
+        let mut seen = HashSet::new();
+        let mut silent = true;
+        for bus in buses {
+            let Some(log) = logs.get(bus) else {
+                continue;
+            };
+            if log.last <= mark {
+                continue;
+            }
+            silent = false;
+            if log.dropped_to > mark {
+                return None;
+            }
+            for (stamp, path, change) in log.changes.iter().rev() {
+                if *stamp <= mark {
+                    break;
+                }
+                if seen.insert((bus, path, *change)) {
+                    changes.push((bus.clone(), path.clone(), *change));
+                }
+            }
+        }
+        Some(Since {
+            changes,
+            silent,
+            mark: now,
+        })
     }
 }
 

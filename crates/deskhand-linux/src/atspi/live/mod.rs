@@ -1,22 +1,24 @@
-//! Live trees: each observed window's tree, kept while its applications send no accessibility
-//! event, so observing a window that has not changed answers without walking it again.
+//! Live trees: each observed window's tree, kept up to date with its applications'
+//! accessibility events, so observing a window that has not changed answers without reading it
+//! again, and one that has changed reads again only the elements its events name (`patch`).
 //!
 //! A kept tree is trusted only when every application its elements belong to answers a call
-//! and has sent no event since its walk began (see the `events` module), the display server
-//! reports the window exactly as then (title, place, size, focus, state), and the walk was
-//! whole. Only the toolkits that send an event for every change a tree shows are kept
+//! and every event it sent since its walk began was taken (see the `events` module), the display
+//! server reports the window exactly as then (title, place, size, focus, state), and the walk
+//! was whole. Only the toolkits that send an event for every change a tree shows are kept
 //! (`sends_every_change`); every other window is walked at every observe, as is a window whose
 //! tree came partly from an application of another toolkit (a web page's process).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use deskhand_core::model::{Node, Role, Tree, WindowInfo};
 
-use super::{Application, Atspi, ObjectRef};
+use super::{Application, Atspi, ObjectRef, WalkStyle};
 
 mod events;
+mod patch;
 use events::Events;
 
 /// Elements kept per application, over all its windows: past it the windows observed longest
@@ -35,8 +37,14 @@ struct Kept {
     /// Whether the window's place on the screen was unknown (its extents taken out).
     unplaced: bool,
     tree: Tree,
+    /// How it was read, to read parts of it again the same way.
+    style: WalkStyle,
+    /// Its elements that are hyperlinks.
+    links: HashSet<ObjectRef>,
     /// The applications (bus names) the tree's elements belong to; the first is the window's.
     buses: Vec<String>,
+    /// Whether a change is read by patching the tree (see [`patches`]), not by a walk.
+    patched: bool,
     mark: Mark,
     nodes: usize,
     /// When it was last used, in observes: the oldest goes first.
@@ -50,6 +58,18 @@ pub struct LiveTrees {
     clock: AtomicUsize,
     /// Observes answered from a kept tree.
     answered: AtomicUsize,
+    /// Of those, the ones that read again what had changed.
+    patches: AtomicUsize,
+}
+
+/// A window's tree as a walk read it.
+pub struct WalkedWindow<'a> {
+    /// Whether the window's place on the screen was unknown (its extents taken out).
+    pub unplaced: bool,
+    pub style: WalkStyle,
+    /// Its elements that are hyperlinks.
+    pub links: &'a HashSet<ObjectRef>,
+    pub tree: &'a Tree,
 }
 
 impl LiveTrees {
@@ -74,36 +94,83 @@ impl LiveTrees {
         self.answered.load(Ordering::Relaxed)
     }
 
-    /// `window`'s kept tree, when nothing it shows can have changed since it was walked.
-    pub async fn unchanged(
+    /// Observes answered by reading again what had changed, so far.
+    pub fn patched(&self) -> usize {
+        self.patches.load(Ordering::Relaxed)
+    }
+
+    /// `window`'s kept tree, with what changed since it was read read again; `None` when the
+    /// window is to be walked whole.
+    pub async fn current(
         &self,
         atspi: &Atspi,
         window: &WindowInfo,
         unplaced: bool,
     ) -> Option<Tree> {
         let events = self.events(atspi).await?;
-        let (buses, mark) = {
+        let (buses, mark, patched) = {
             let kept = self.kept.lock().expect("not poisoned");
             let kept = kept.get(&window.handle)?;
             if kept.window != *window || kept.unplaced != unplaced {
                 return None;
             }
-            (kept.buses.clone(), kept.mark)
+            (kept.buses.clone(), kept.mark, kept.patched)
         };
-        if !events.silent_since(atspi, &buses, mark.0).await {
+        let since = events.changes_since(atspi, &buses, mark.0).await?;
+        if !patched && !since.silent {
             return None;
         }
+        if since.changes.is_empty() {
+            let tick = self.tick();
+            let mut kept = self.kept.lock().expect("not poisoned");
+            let kept = kept.get_mut(&window.handle)?;
+            // Kept again by a walk while the applications were asked: that tree's applications
+            // were not the ones asked.
+            if kept.mark.0 != mark.0 {
+                return None;
+            }
+            kept.used = tick;
+            self.answered.fetch_add(1, Ordering::Relaxed);
+            return Some(kept.tree.clone());
+        }
+        let (tree, style, links) = {
+            let kept = self.kept.lock().expect("not poisoned");
+            let kept = kept.get(&window.handle)?;
+            if kept.mark.0 != mark.0 {
+                return None;
+            }
+            (kept.tree.clone(), kept.style, kept.links.clone())
+        };
+        let kept = patch::Kept {
+            tree: &tree,
+            style,
+            links: &links,
+            unplaced,
+        };
+        let Some(patched) = patch::patch(atspi, kept, &since.changes).await else {
+            self.forget(window);
+            return None;
+        };
         let tick = self.tick();
         let mut kept = self.kept.lock().expect("not poisoned");
-        let kept = kept.get_mut(&window.handle)?;
-        // Kept again by a walk while the applications were asked: that tree's applications
-        // were not the ones asked.
-        if kept.mark.0 != mark.0 {
-            return None;
+        // Kept again by a walk meanwhile: that tree stays, and this one is as true now.
+        if let Some(entry) = kept.get_mut(&window.handle)
+            && entry.mark.0 == mark.0
+        {
+            entry.tree = patched.tree.clone();
+            entry.links = patched.links;
+            entry.nodes = patched.nodes;
+            entry.mark = Mark(since.mark);
+            entry.used = tick;
+            if patched.nodes > MAX_NODES_PER_APP {
+                kept.remove(&window.handle);
+            } else {
+                within_caps(&mut kept, window.handle);
+            }
         }
-        kept.used = tick;
         self.answered.fetch_add(1, Ordering::Relaxed);
-        Some(kept.tree.clone())
+        self.patches.fetch_add(1, Ordering::Relaxed);
+        Some(patched.tree)
     }
 
     /// Taken before a walk: only events after it make its tree stale.
@@ -112,14 +179,8 @@ impl LiveTrees {
     }
 
     /// Keeps a walked tree of `window`, if its toolkits send their changes and it is whole.
-    pub fn keep(
-        &self,
-        atspi: &Atspi,
-        window: &WindowInfo,
-        unplaced: bool,
-        mark: Mark,
-        tree: &Tree,
-    ) {
+    pub fn keep(&self, atspi: &Atspi, window: &WindowInfo, walked: WalkedWindow<'_>, mark: Mark) {
+        let tree = walked.tree;
         if tree.partial.is_some() {
             self.forget(window);
             return;
@@ -136,15 +197,19 @@ impl LiveTrees {
             self.forget(window);
             return;
         }
+        let patched = buses.len() == 1 && known.get(&buses[0]).is_some_and(patches);
         let used = self.tick();
         let mut kept = self.kept.lock().expect("not poisoned");
         kept.insert(
             window.handle,
             Kept {
                 window: window.clone(),
-                unplaced,
+                unplaced: walked.unplaced,
                 tree: tree.clone(),
+                style: walked.style,
+                links: walked.links.clone(),
                 buses,
+                patched,
                 mark,
                 nodes,
                 used,
@@ -174,6 +239,19 @@ fn sends_every_change(app: &Application) -> bool {
     let major = app.toolkit_version.split('.').next().unwrap_or_default();
     match app.toolkit.to_ascii_lowercase().as_str() {
         "gtk" => matches!(major, "3" | "4"),
+        "qt" => matches!(major, "5" | "6"),
+        _ => false,
+    }
+}
+
+/// Whether an application's events name every element a change touches, so a changed window
+/// is read by patching its kept tree. The property test holds GTK 3 (through at-spi2-atk) and Qt
+/// to it. GTK 4.8 sends no `ChildrenChanged` when a popover closes (only its cache's signals), so
+/// its windows are walked whole after any event.
+fn patches(app: &Application) -> bool {
+    let major = app.toolkit_version.split('.').next().unwrap_or_default();
+    match app.toolkit.to_ascii_lowercase().as_str() {
+        "gtk" => major == "3",
         "qt" => matches!(major, "5" | "6"),
         _ => false,
     }
