@@ -83,6 +83,9 @@ pub(super) async fn patch(
             placed.push((place, Change::Children));
         }
     }
+    if changes.iter().any(|(.., change)| *change == Change::Focus) {
+        focused(&kept.tree.root, &mut Vec::new(), &mut placed);
+    }
     let plan = Plan::of(&kept.tree.root, &placed);
     let mut unchanged = HashMap::new();
     plan.unchanged(&kept.tree.root, &mut Vec::new(), &mut unchanged);
@@ -149,7 +152,7 @@ impl Plan {
             }
             let from = match change {
                 Change::Children => place.clone(),
-                Change::Own | Change::Moved | Change::Content => parent(place),
+                Change::Own | Change::Focus | Change::Moved | Change::Content => parent(place),
             };
             roots.push(read_from(root, from));
         }
@@ -221,6 +224,19 @@ fn at_mut<'a>(root: &'a mut Node, place: &[usize]) -> &'a mut Node {
     place
         .iter()
         .fold(root, |node, index| &mut node.children[*index])
+}
+
+/// The elements the kept tree shows focused, as changed: the focus moved, and the element that
+/// had it may lose it without an event (Qt).
+fn focused(node: &Node, place: &mut Place, changed: &mut Vec<(Place, Change)>) {
+    if node.states.focused {
+        changed.push((place.clone(), Change::Own));
+    }
+    for (index, child) in node.children.iter().enumerate() {
+        place.push(index);
+        focused(child, place, changed);
+        place.pop();
+    }
 }
 
 /// Each element's object path → its place.
