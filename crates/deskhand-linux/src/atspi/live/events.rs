@@ -34,6 +34,10 @@ const CATCH_UP_MAX: usize = 20_000;
 /// Objects whose last bounds are remembered, to tell a repeat; past it they are forgotten.
 const BOUNDS_REMEMBERED: usize = 50_000;
 
+/// Applications whose changes are logged: past it, the one that sent nothing for longest (an
+/// app that has quit, mostly) is forgotten.
+const LOGGED_APPS: usize = 256;
+
 /// Changes kept per application: an application that sent more since a window was read has
 /// that window walked whole.
 const LOGGED_PER_APP: usize = 2_048;
@@ -123,12 +127,21 @@ struct Log {
     last: u64,
 }
 
+/// The applications' logs, within [`LOGGED_APPS`].
+#[derive(Default)]
+struct Logs {
+    by_bus: HashMap<String, Log>,
+    /// The latest event of the logs dropped (those whose latest event was the oldest): an
+    /// application with no log has sent nothing since this.
+    dropped_to: u64,
+}
+
 /// Who sent which event, in order.
 #[derive(Default)]
 struct Stamps {
     /// Bus name → what its events said; the sequence numbers are handed out under this lock,
     /// so a reader under it never sees a number whose change is not logged yet.
-    logs: Mutex<HashMap<String, Log>>,
+    logs: Mutex<Logs>,
     next: AtomicU64,
     /// The stream ended: from then on no silence can be trusted.
     lost: AtomicBool,
@@ -137,6 +150,20 @@ struct Stamps {
     /// spinner, a pulsing progress bar) is allocated at every frame with the same extents: a
     /// repeat changes nothing.
     bounds: Mutex<HashMap<(String, String), Vec<u8>>>,
+}
+
+impl Logs {
+    fn drop_oldest(&mut self) {
+        let oldest = self
+            .by_bus
+            .iter()
+            .min_by_key(|(_, log)| log.last)
+            .map(|(bus, log)| (bus.clone(), log.last));
+        if let Some((bus, last)) = oldest {
+            self.by_bus.remove(&bus);
+            self.dropped_to = self.dropped_to.max(last);
+        }
+    }
 }
 
 impl Stamps {
@@ -155,7 +182,10 @@ impl Stamps {
         let change = Change::of(message);
         let mut logs = self.logs.lock().expect("not poisoned");
         let stamp = self.next.fetch_add(1, Ordering::SeqCst) + 1;
-        let log = logs.entry(sender.to_string()).or_default();
+        if logs.by_bus.len() >= LOGGED_APPS && !logs.by_bus.contains_key(sender.as_str()) {
+            logs.drop_oldest();
+        }
+        let log = logs.by_bus.entry(sender.to_string()).or_default();
         log.last = stamp;
         if let Some(change) = change {
             log.changes.push_back((stamp, path, change));
@@ -292,7 +322,10 @@ impl Events {
         let mut seen = HashSet::new();
         let mut silent = true;
         for bus in buses {
-            let Some(log) = logs.get(bus) else {
+            let Some(log) = logs.by_bus.get(bus) else {
+                if logs.dropped_to > mark {
+                    return None;
+                }
                 continue;
             };
             if log.last <= mark {
