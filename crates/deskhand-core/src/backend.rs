@@ -340,6 +340,18 @@ pub trait Values: Send + Sync {
     ) -> impl Future<Output = Result<bool>> + Send {
         async { Ok(false) }
     }
+    /// Pastes long text into the focused editable text through the clipboard, where it takes
+    /// no insert through accessibility and its keys are slow (Firefox on X11), and puts the
+    /// user's clipboard back as it was. `Ok(None)` when it declines and nothing was sent or
+    /// changed: the caller types keys instead. An error whose `sent` is set may have changed
+    /// the text. Never called for a password field.
+    fn paste_text(
+        &self,
+        _element: &ElementHandle,
+        _text: &str,
+    ) -> impl Future<Output = Result<Option<Typed>>> + Send {
+        async { Ok(None) }
+    }
     /// Selects all of an element's text through accessibility, so that typed text replaces it
     /// whatever the app's keys do (ctrl+a goes to the line's start in GTK's Emacs key theme).
     fn select_all_text(&self, _element: &ElementHandle) -> impl Future<Output = Result<()>> + Send {

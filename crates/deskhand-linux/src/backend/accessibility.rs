@@ -2,7 +2,7 @@
 //! display server says only which accessible frame is a window's and where its extents count
 //! from.
 
-use deskhand_core::backend::{Accessibility, Hit, Identity, SpotKind, TextState, Values};
+use deskhand_core::backend::{Accessibility, Hit, Identity, SpotKind, TextState, Typed, Values};
 use deskhand_core::error::{Error, ErrorKind, Result};
 use deskhand_core::model::{ElementHandle, Point, Rect, Tree, WindowInfo};
 
@@ -237,6 +237,25 @@ impl Values for LinuxBackend {
             )
             .after_sending()),
         }
+    }
+
+    async fn paste_text(&self, element: &ElementHandle, text: &str) -> Result<Option<Typed>> {
+        // Sway and GNOME send text in a few writes; only X11's keys are slow.
+        let Display::X11(x11) = &self.display else {
+            return Ok(None);
+        };
+        let object = object_of(element)?;
+        if !self
+            .bus
+            .atspi()
+            .await?
+            .takes_paste(&object)
+            .await
+            .map_err(element_error)?
+        {
+            return Ok(None);
+        }
+        x11.paste(text).await
     }
 
     async fn select_all_text(&self, element: &ElementHandle) -> Result<()> {
