@@ -329,8 +329,8 @@ pub trait Values: Send + Sync {
         async { Err(unsupported("Reading an element's text")) }
     }
     /// Puts long text into an editable text in one request through accessibility, in place of
-    /// its selection, else at its caret, where the platform's keys are slow (one key event per
-    /// character: X11). `Ok(false)` when it declines and nothing was sent (the element takes no
+    /// its selection, else at its caret, where the platform's keys are slow (an app reads one
+    /// key event per character). `Ok(false)` when it declines and nothing was sent (the element takes no
     /// text this way, or keys are fast enough here): the caller types keys instead. An error
     /// whose `sent` is set may have changed the text. Never called for a password field.
     fn insert_text(
