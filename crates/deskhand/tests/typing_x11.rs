@@ -366,13 +366,30 @@ fn long_mixed_text_is_pasted_into_a_firefox_field_and_the_clipboard_is_put_back(
     assert_eq!(clipboard_targets(desk), clipboard_before);
     assert_eq!(keymap(desk), keymap_before, "the keymap was left changed");
 
+    // A clipboard of many targets, each encoded its own way (STRING in Latin-1, text/plain in
+    // ASCII), is put back target for target.
+    desk.act("clipboard", json!({"text": "the person's ✓ naïve"}))
+        .ok();
+    let clipboard_before = clipboard_targets(desk);
+    assert!(clipboard_before.len() >= 5, "{clipboard_before:?}");
+    let again = mixed_text(1_000).chars().rev().collect::<String>();
+    let reply = desk
+        .act("type", json!({"ref": name, "text": again, "replace": true}))
+        .ok();
+    assert!(
+        reply.contains("by pasting through the clipboard"),
+        "{reply}"
+    );
+    assert_eq!(value().as_deref(), Some(again.as_str()));
+    assert_eq!(clipboard_targets(desk), clipboard_before);
+
     // Short text still goes as keys, where a page's key handlers matter most.
     let reply = desk
         .act("type", json!({"ref": name, "text": " and more"}))
         .ok();
     assert!(!reply.contains("pasting"), "{reply}");
     let arrived = wait_until(SETTLE, || {
-        (value()? == format!("{text} and more")).then_some(())
+        (value()? == format!("{again} and more")).then_some(())
     });
     assert!(arrived.is_some(), "the field holds {:?}", value());
 }

@@ -224,7 +224,8 @@ impl X11Desk {
         let x11 = Arc::clone(&self.x11);
         let ctrl_v = x11::chords(&Keys::from(Chord::ctrl(Key::Char('v'))));
         let job = tokio::task::spawn_blocking(move || {
-            x11::paste::paste(&owned, PASTE_WAIT, || x11.press_chords(&ctrl_v))
+            let focused = x11.active_window().ok().flatten();
+            x11::paste::paste(&owned, focused, PASTE_WAIT, || x11.press_chords(&ctrl_v))
         });
         let pasting = match tokio::time::timeout(PASTE_DEADLINE, job).await {
             Ok(Ok(Ok(Some(pasting)))) => pasting,

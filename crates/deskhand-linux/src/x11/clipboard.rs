@@ -548,8 +548,8 @@ pub(super) struct Holder<'a> {
     transfers: Vec<Transfer>,
     /// Another program owns the clipboard now.
     pub(super) replaced: bool,
-    /// Requests for data (not TARGETS or TIMESTAMP) answered, their transfers done.
-    pub(super) delivered: usize,
+    /// The requestors sent data (not TARGETS or TIMESTAMP), their transfers done.
+    pub(super) delivered_to: Vec<Window>,
 }
 
 impl<'a> Holder<'a> {
@@ -560,7 +560,7 @@ impl<'a> Holder<'a> {
             offer,
             transfers: Vec::new(),
             replaced: false,
-            delivered: 0,
+            delivered_to: Vec::new(),
         }
     }
 
@@ -701,7 +701,7 @@ impl<'a> Holder<'a> {
                 &data,
             )
             .during(OPERATION)?;
-            self.delivered += 1;
+            self.delivered_to.push(requestor);
             return Ok(());
         }
         // The requestor's deletions of the property pace the chunks; listen before announcing.
@@ -748,7 +748,7 @@ impl<'a> Holder<'a> {
         .during(OPERATION)?;
         if transfer.sent == end {
             self.transfers.swap_remove(index);
-            self.delivered += 1;
+            self.delivered_to.push(requestor);
             self.stop_listening(requestor)?;
         } else {
             transfer.sent = end;

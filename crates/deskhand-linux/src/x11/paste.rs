@@ -8,7 +8,8 @@ use std::rc::Rc;
 use std::time::{Duration, Instant};
 
 use x11rb::NONE;
-use x11rb::protocol::xproto::{Atom, ConnectionExt as _};
+use x11rb::connection::Connection as _;
+use x11rb::protocol::xproto::{Atom, ConnectionExt as _, Window};
 
 use super::clipboard::{Endpoint, Holder, Offer, Offered, Reader, take};
 use super::{During as _, X11Error};
@@ -54,13 +55,16 @@ pub struct Keeper {
     _owner: Endpoint,
 }
 
-/// Pastes `text` into the focused field: saves the person's clipboard whole, takes the
-/// clipboard with `text`, sends ctrl+v through `send_ctrl_v`, and serves the text until the app
-/// has taken it or `wait` has passed. `Ok(None)` where the clipboard cannot be read whole (the
+/// Pastes `text` into the focused field of window `focused`: saves the person's clipboard
+/// whole, takes the clipboard with `text`, sends ctrl+v through `send_ctrl_v`, and serves the
+/// text until the app of `focused` has taken it or `wait` has passed. Only that app's request
+/// counts: a clipboard manager asks for every new clipboard's text as it appears, and the
+/// person's clipboard put back on its word would be what the app pastes. `Ok(None)` where the clipboard cannot be read whole (the
 /// owner refuses a target, hangs, or holds more than can be kept) or was taken meanwhile:
 /// nothing was sent or changed, and keys go instead.
 pub fn paste(
     text: &str,
+    focused: Option<Window>,
     wait: Duration,
     send_ctrl_v: impl FnOnce() -> Result<(), X11Error>,
 ) -> Result<Option<Pasting>, ClipboardError> {
@@ -74,17 +78,20 @@ pub fn paste(
         Err(ClipboardError::Lost) => return Ok(None),
         Err(err) => return Err(err),
     };
+    // A client's windows share the bits of its id outside the resource mask.
+    let client = !endpoint.conn.setup().resource_id_mask;
+    let of_focused_app =
+        |requestor: &Window| focused.is_none_or(|f| requestor & client == f & client);
     let mut holder = Holder::new(&endpoint, Offer::text(&endpoint.atoms, text), acquired);
     let sent = match send_ctrl_v() {
         Err(err) => Sent::KeysFailed(err),
         Ok(()) => {
             let until = Instant::now() + wait;
-            let served = holder.serve_until(Some(until), |holder| {
-                holder.replaced || holder.delivered > 0
-            });
+            let taken = |holder: &Holder| holder.delivered_to.iter().any(of_focused_app);
+            let served = holder.serve_until(Some(until), |holder| holder.replaced || taken(holder));
             match served {
                 Err(err) => Sent::ServingFailed(err),
-                Ok(()) if holder.delivered > 0 => Sent::Taken,
+                Ok(()) if taken(&holder) => Sent::Taken,
                 Ok(()) => Sent::NotTaken,
             }
         }
