@@ -123,6 +123,12 @@ pub enum ClipboardError {
 
     #[error("the pipe the clipboard's text comes through failed ({0}); read it again")]
     Pipe(io::Error),
+
+    #[error(
+        "the application that copied last lists a type it does not give out, so its clipboard \
+         cannot be saved whole"
+    )]
+    Unsaveable,
 }
 
 /// What the clipboard offers now.

@@ -333,6 +333,7 @@ async fn read_back<B: Values>(
                 crate::render::cut(&now, crate::render::MAX_VALUE_CHARS).0,
             ));
         }
-        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        // Often enough that text arriving a moment after its request is confirmed at once.
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
     }
 }

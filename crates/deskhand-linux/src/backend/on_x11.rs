@@ -255,6 +255,7 @@ impl X11Desk {
         // Only once the holder owns the clipboard: it never stands empty in between.
         drop(pasting.keeper);
         let clipboard = match &restored {
+            Ok(()) if pasting.replaced => "another program took the clipboard during the paste, so it holds what that program put there, not what it held before (a clipboard manager takes each new clipboard, and may hold the pasted text): set it with `clipboard` if the user needs what it held".to_owned(),
             Ok(()) => "the clipboard was put back as it was".to_owned(),
             Err(err) => format!(
                 "the clipboard could not be put back as it was ({}), and it may hold the pasted text now: set it with `clipboard` if the user needs what it held",
@@ -269,13 +270,16 @@ impl X11Desk {
             .after_sending())
         };
         match pasting.sent {
-            Sent::Taken if restored.is_ok() => Ok(Some(Typed {
+            Sent::Taken if restored.is_ok() && !pasting.replaced => Ok(Some(Typed {
                 outcome: InputOutcome::Done,
                 routes: vec![TextRoute::Paste],
                 note: Some(clipboard),
             })),
             Sent::Taken => after_ctrl_v(format!(
                 "the focused field took the {characters} characters pasted"
+            )),
+            Sent::NotTaken if pasting.replaced => after_ctrl_v(format!(
+                "ctrl+v went to the focused field to paste {characters} characters, but another program took the clipboard before the field asked for the text, so the field may hold what that program put there"
             )),
             Sent::NotTaken => after_ctrl_v(format!(
                 "ctrl+v went to the focused field to paste {characters} characters, but it did not ask for the clipboard's text within {} ms, so the text may not have arrived (a read-only field ignores a paste)",

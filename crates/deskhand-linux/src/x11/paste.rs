@@ -42,6 +42,9 @@ pub enum Sent {
 /// A paste that went ahead: what became of it, and the person's clipboard to give back.
 pub struct Pasting {
     pub sent: Sent,
+    /// Another program took the clipboard during the paste: what it put there is not
+    /// overwritten, and the person's is not put back.
+    pub replaced: bool,
     /// The saved clipboard, as a holder's standard input to serve it again;
     /// `None` where it was empty, and ownership has been given up already.
     pub saved: Option<Vec<u8>>,
@@ -96,7 +99,16 @@ pub fn paste(
             }
         }
     };
+    let replaced = holder.replaced;
     drop(holder);
+    if replaced {
+        return Ok(Some(Pasting {
+            sent,
+            replaced,
+            saved: None,
+            keeper: None,
+        }));
+    }
     let Some(saved) = saved else {
         // The clipboard was empty: it is left empty, unless another program took it since.
         let _ = endpoint
@@ -106,12 +118,14 @@ pub fn paste(
             .map(|cookie| cookie.check());
         return Ok(Some(Pasting {
             sent,
+            replaced,
             saved: None,
             keeper: None,
         }));
     };
     Ok(Some(Pasting {
         sent,
+        replaced,
         saved: Some(saved.encode()),
         keeper: Some(Keeper { _owner: endpoint }),
     }))
@@ -140,7 +154,7 @@ fn save(endpoint: &Endpoint) -> Result<Option<Saved>, ClipboardError> {
     let listed = reader
         .convert(atoms.TARGETS, "the request for its types")?
         .map(|targets| targets.atoms())
-        .ok_or(ClipboardError::Replaced)?;
+        .ok_or(ClipboardError::Unsaveable)?;
     // Requests about the selection itself, not data: served by the holder (TARGETS, TIMESTAMP)
     // or not at all, and never asked of the owner, which would act on them (DELETE).
     let protocol = [
@@ -161,7 +175,7 @@ fn save(endpoint: &Endpoint) -> Result<Option<Saved>, ClipboardError> {
         }
         let value = reader
             .convert(target, "the request for one of its types")?
-            .ok_or(ClipboardError::Replaced)?;
+            .ok_or(ClipboardError::Unsaveable)?;
         size += value.bytes.len();
         if size > MAX_TEXT {
             return Err(ClipboardError::TooLarge);
