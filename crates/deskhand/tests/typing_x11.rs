@@ -69,10 +69,29 @@ fn own_clipboard(desk: &Desktop, text: &str) {
 
 /// Puts `text` on the clipboard as `target` through `xclip`, which offers that target alone.
 fn own_clipboard_as(desk: &Desktop, text: &str, target: &str) {
+    xclip_in(desk, &["-selection", "clipboard", "-t", target], text);
+    let held = wait_until(SETTLE, || {
+        let output = desk
+            .command("xclip")
+            .args(["-o", "-selection", "clipboard", "-t", target])
+            .output()
+            .ok()?;
+        (output.stdout == text.as_bytes()).then_some(())
+    });
+    assert!(held.is_some(), "xclip never held the person's text");
+}
+
+/// Puts `text` in the PRIMARY selection through `xclip`, as a person's selecting text would.
+fn own_primary(desk: &Desktop, text: &str) {
+    xclip_in(desk, &["-selection", "primary"], text);
+}
+
+/// Runs `xclip` with `args`, handing it `text` to hold.
+fn xclip_in(desk: &Desktop, args: &[&str], text: &str) {
     use std::io::Write;
     let mut xclip = desk
         .command("xclip")
-        .args(["-selection", "clipboard", "-t", target])
+        .args(args)
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
@@ -85,15 +104,6 @@ fn own_clipboard_as(desk: &Desktop, text: &str, target: &str) {
         .write_all(text.as_bytes())
         .expect("writing to xclip");
     xclip.wait().expect("xclip hands the text to its holder");
-    let held = wait_until(SETTLE, || {
-        let output = desk
-            .command("xclip")
-            .args(["-o", "-selection", "clipboard", "-t", target])
-            .output()
-            .ok()?;
-        (output.stdout == text.as_bytes()).then_some(())
-    });
-    assert!(held.is_some(), "xclip never held the person's text");
 }
 
 /// Mousepad on a file of its own in the scratch folder: its window and the editor's ref.
@@ -341,6 +351,16 @@ fn long_mixed_text_is_pasted_into_a_firefox_field_and_the_clipboard_is_put_back(
         ["TARGETS", "text/html"]
     );
     let keymap_before = keymap(desk);
+    let primary = |desk: &Desktop| {
+        desk.command("xclip")
+            .args(["-o", "-selection", "primary"])
+            .output()
+            .expect("running xclip")
+            .stdout
+    };
+    own_primary(desk, "the person's selection ✓");
+    let primary_before = primary(desk);
+    assert_eq!(primary_before, "the person's selection ✓".as_bytes());
 
     let text = mixed_text(1_000);
     let reply = desk.act("type", json!({"ref": name, "text": text})).ok();
@@ -365,6 +385,7 @@ fn long_mixed_text_is_pasted_into_a_firefox_field_and_the_clipboard_is_put_back(
     assert_eq!(value().as_deref(), Some(text.as_str()));
     assert_eq!(clipboard_targets(desk), clipboard_before);
     assert_eq!(keymap(desk), keymap_before, "the keymap was left changed");
+    assert_eq!(primary(desk), primary_before, "PRIMARY changed");
 
     // A clipboard of many targets, each encoded its own way (STRING in Latin-1, text/plain in
     // ASCII), is put back target for target.
