@@ -329,8 +329,8 @@ pub trait Values: Send + Sync {
         async { Err(unsupported("Reading an element's text")) }
     }
     /// Puts long text into an editable text in one request through accessibility, in place of
-    /// its selection, else at its caret, where the platform's keys are slow (one key event per
-    /// character: X11). `Ok(false)` when it declines and nothing was sent (the element takes no
+    /// its selection, else at its caret, where the platform's keys are slow (an app reads one
+    /// key event per character). `Ok(false)` when it declines and nothing was sent (the element takes no
     /// text this way, or keys are fast enough here): the caller types keys instead. An error
     /// whose `sent` is set may have changed the text. Never called for a password field.
     fn insert_text(
@@ -339,6 +339,18 @@ pub trait Values: Send + Sync {
         _text: &str,
     ) -> impl Future<Output = Result<bool>> + Send {
         async { Ok(false) }
+    }
+    /// Pastes long text into the focused editable text through the clipboard, where it takes
+    /// no insert through accessibility and its keys are slow (Firefox on X11), and puts the
+    /// user's clipboard back as it was. `Ok(None)` when it declines and nothing was sent or
+    /// changed: the caller types keys instead. An error whose `sent` is set may have changed
+    /// the text. Never called for a password field.
+    fn paste_text(
+        &self,
+        _element: &ElementHandle,
+        _text: &str,
+    ) -> impl Future<Output = Result<Option<Typed>>> + Send {
+        async { Ok(None) }
     }
     /// Selects all of an element's text through accessibility, so that typed text replaces it
     /// whatever the app's keys do (ctrl+a goes to the line's start in GTK's Emacs key theme).

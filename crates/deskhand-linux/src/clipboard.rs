@@ -21,6 +21,19 @@ use x11rb::protocol::xproto::Window;
 pub const HOLDER_ARG: &str = "__clipboard-holder";
 /// The holder's second argument when it holds a Wayland compositor's clipboard.
 pub const WAYLAND_HOLDER: &str = "wayland";
+/// The holder's second argument when it serves an X clipboard saved before a paste again.
+pub const RESTORING_HOLDER: &str = "restoring";
+
+/// What a holder holds, and where.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Holding {
+    /// Text on the X server's clipboard.
+    X11Text,
+    /// Text on the Wayland compositor's clipboard.
+    WaylandText,
+    /// The X clipboard as it was before a paste, every target as its owner offered it.
+    X11Saved,
+}
 /// The line a holder prints once it owns the clipboard.
 pub(crate) const READY: &str = "ready";
 /// The most text a read accepts.
@@ -110,6 +123,12 @@ pub enum ClipboardError {
 
     #[error("the pipe the clipboard's text comes through failed ({0}); read it again")]
     Pipe(io::Error),
+
+    #[error(
+        "the application that copied last lists a type it does not give out, so its clipboard \
+         cannot be saved whole"
+    )]
+    Unsaveable,
 }
 
 /// What the clipboard offers now.
@@ -153,13 +172,13 @@ pub(crate) fn detach() {
     }
 }
 
-/// Starts a holder for `text`: `program` (the running binary when `None`) with [`HOLDER_ARG`]
-/// (and [`WAYLAND_HOLDER`] to hold a Wayland compositor's clipboard), in this process's
+/// Starts a holder for `input` (text, or a saved clipboard): `program` (the running binary when
+/// `None`) with [`HOLDER_ARG`] and the argument that names what it holds, in this process's
 /// environment, and returns once it owns the clipboard.
 pub async fn start_holder(
     program: Option<&Path>,
-    text: &str,
-    on_wayland: bool,
+    input: &[u8],
+    holding: Holding,
 ) -> Result<(), ClipboardError> {
     let program: PathBuf = match program {
         Some(program) => program.to_owned(),
@@ -173,7 +192,11 @@ pub async fn start_holder(
     // open the streams of whoever waits for this process's output.
     let mut child = tokio::process::Command::new(&program)
         .arg(HOLDER_ARG)
-        .args(on_wayland.then_some(WAYLAND_HOLDER))
+        .args(match holding {
+            Holding::X11Text => None,
+            Holding::WaylandText => Some(WAYLAND_HOLDER),
+            Holding::X11Saved => Some(RESTORING_HOLDER),
+        })
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -188,7 +211,7 @@ pub async fn start_holder(
         unreachable!("all three streams were asked to be piped");
     };
     let started = tokio::time::timeout(HOLDER_DEADLINE, async {
-        match stdin.write_all(text.as_bytes()).await {
+        match stdin.write_all(input).await {
             // It exited without reading: its exit status tells more than the broken pipe.
             Err(err) if err.kind() == io::ErrorKind::BrokenPipe => {}
             written => written?,

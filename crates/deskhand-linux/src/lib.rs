@@ -22,12 +22,14 @@ pub use clipboard::HOLDER_ARG as CLIPBOARD_HOLDER_ARG;
 
 /// The clipboard holder's side, in the binary run with [`CLIPBOARD_HOLDER_ARG`]: it holds the
 /// text it reads from standard input on the X server, or on the Wayland compositor when its
-/// next argument is [`clipboard::WAYLAND_HOLDER`].
+/// next argument is [`clipboard::WAYLAND_HOLDER`], or serves an X clipboard saved before a
+/// paste again when it is [`clipboard::RESTORING_HOLDER`].
 pub fn serve_clipboard() -> Result<(), clipboard::ClipboardError> {
-    if std::env::args_os().nth(2).as_deref()
-        == Some(std::ffi::OsStr::new(clipboard::WAYLAND_HOLDER))
-    {
+    let mode = std::env::args_os().nth(2);
+    if mode.as_deref() == Some(std::ffi::OsStr::new(clipboard::WAYLAND_HOLDER)) {
         return wayland::selection::serve();
     }
-    x11::clipboard::serve_clipboard()
+    x11::clipboard::serve_clipboard(
+        mode.as_deref() == Some(std::ffi::OsStr::new(clipboard::RESTORING_HOLDER)),
+    )
 }

@@ -27,7 +27,49 @@ on_every_display!(
     chromium_fills_and_submits_a_form_and_hides_the_password,
     two_monitors_are_listed_and_each_is_a_surface,
     a_scaled_display_is_clicked_where_its_elements_are,
+    long_text_by_ref_goes_into_mousepad_in_one_request,
 );
+
+/// 1,000 characters of mixed Unicode typed by ref go into mousepad's editor in one request
+/// through accessibility on every display, read back, and its saved file holds them exactly:
+/// as keys, mousepad on sway took over a second to read them and the reply could not confirm.
+fn long_text_by_ref_goes_into_mousepad_in_one_request(display: Display) {
+    const POOL: &str = "The quick brown fox jumps over 13 lazy dogs; déjà vu à la façade, \
+        Ελληνικά αβγ; 日本語の文章、中文字符と한국어; → ✓ € ½ ≠ ∞ ★ 😀🎉👍🏽 שלום مرحبا; ";
+    let (_turn, desk) = display.desktop();
+    let file = desk.scratch("mousepad-one-request.txt");
+    // Mousepad may run as another user (sway's, when the tests run as root): the file it saves
+    // is there beforehand, writable by anyone.
+    std::fs::write(&file, "").expect("an empty file");
+    std::fs::set_permissions(&file, std::os::unix::fs::PermissionsExt::from_mode(0o666))
+        .expect("the file made writable");
+    let _pad = desk.spawn("mousepad", &[file.to_str().expect("utf-8 path")]);
+    let (w, _) = window_where(desk, GTK_START, "mousepad", |t| {
+        t.contains("mousepad-one-request.txt")
+    });
+    desk.act("focus", json!({"target": w})).ok();
+    let observed = observe_until(desk, &w, GTK_START, "mousepad's editor", |t| {
+        element_lines(t).any(|l| l.trim_start().split(' ').nth(1) == Some("text"))
+    });
+    let editor = common::first_of_role(&observed, "text");
+    let text: String = POOL.chars().cycle().take(1_000).collect();
+    let reply = desk.act("type", json!({"ref": editor, "text": text})).ok();
+    assert!(
+        reply.starts_with("done: ")
+            && reply.contains("through accessibility, in one request (read back)"),
+        "{reply}"
+    );
+    desk.act("press", json!({"keys": "ctrl+s"})).ok();
+    let saved = wait_until(SETTLE, || {
+        let now = std::fs::read_to_string(&file).ok()?;
+        (now == text).then_some(())
+    });
+    assert!(
+        saved.is_some(),
+        "mousepad saved {:?}",
+        std::fs::read_to_string(&file).unwrap_or_default()
+    );
+}
 
 /// Two monitors side by side, as a laptop with a screen plugged in: `windows` names them; each
 /// is a surface whose pixels are that monitor's part of the screen; `window` moves a window onto

@@ -2,8 +2,9 @@
 //! the field in one request through accessibility (EditableText), not as one key event per
 //! character: it arrives exactly in mousepad (GTK 3, its saved file compared), a GTK 3 entry, a
 //! Qt line edit and a Qt plain-text editor (their own text), in place of a selection where there
-//! is one, and leaves the person's clipboard and keymap as they were. A password, text with a
-//! newline, short text and a Firefox field still go as keys.
+//! is one, and leaves the person's clipboard and keymap as they were. A Firefox field takes
+//! none of that, and long text is pasted into it through the clipboard, which is put back as it
+//! was, every target. A password, text with a newline and short text still go as keys.
 
 mod common;
 
@@ -63,10 +64,34 @@ fn clipboard(desk: &Desktop) -> String {
 
 /// Puts `text` on the clipboard through `xclip`, as another app of the person's would.
 fn own_clipboard(desk: &Desktop, text: &str) {
+    own_clipboard_as(desk, text, "UTF8_STRING");
+}
+
+/// Puts `text` on the clipboard as `target` through `xclip`, which offers that target alone.
+fn own_clipboard_as(desk: &Desktop, text: &str, target: &str) {
+    xclip_in(desk, &["-selection", "clipboard", "-t", target], text);
+    let held = wait_until(SETTLE, || {
+        let output = desk
+            .command("xclip")
+            .args(["-o", "-selection", "clipboard", "-t", target])
+            .output()
+            .ok()?;
+        (output.stdout == text.as_bytes()).then_some(())
+    });
+    assert!(held.is_some(), "xclip never held the person's text");
+}
+
+/// Puts `text` in the PRIMARY selection through `xclip`, as a person's selecting text would.
+fn own_primary(desk: &Desktop, text: &str) {
+    xclip_in(desk, &["-selection", "primary"], text);
+}
+
+/// Runs `xclip` with `args`, handing it `text` to hold.
+fn xclip_in(desk: &Desktop, args: &[&str], text: &str) {
     use std::io::Write;
     let mut xclip = desk
         .command("xclip")
-        .args(["-selection", "clipboard"])
+        .args(args)
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
@@ -79,8 +104,6 @@ fn own_clipboard(desk: &Desktop, text: &str) {
         .write_all(text.as_bytes())
         .expect("writing to xclip");
     xclip.wait().expect("xclip hands the text to its holder");
-    let held = wait_until(SETTLE, || (clipboard(desk) == text).then_some(()));
-    assert!(held.is_some(), "xclip never held the person's text");
 }
 
 /// Mousepad on a file of its own in the scratch folder: its window and the editor's ref.
@@ -290,18 +313,68 @@ fn long_mixed_text_arrives_exactly_in_qt_fields() {
     );
 }
 
-/// Gecko answers an insert into a web page's field with success and changes nothing, so a
-/// Firefox field gets keys, and the text still arrives whole.
+/// Every target the clipboard offers with its content, as `xclip` reads them from outside
+/// deskhand. TIMESTAMP is left out: it is the time the clipboard was taken, which putting it
+/// back takes anew.
+fn clipboard_targets(desk: &Desktop) -> Vec<(String, Vec<u8>)> {
+    let read = |target: &str| {
+        desk.command("xclip")
+            .args(["-o", "-selection", "clipboard", "-t", target])
+            .output()
+            .expect("running xclip")
+            .stdout
+    };
+    let listed = String::from_utf8_lossy(&read("TARGETS")).into_owned();
+    listed
+        .lines()
+        .filter(|target| *target != "TIMESTAMP")
+        .map(|target| (target.to_owned(), read(target)))
+        .collect()
+}
+
+/// Gecko answers an insert into a web page's field with success and changes nothing, and reads
+/// about 1,000 key events a second: long text is pasted through the clipboard, read back, and
+/// the person's clipboard (every target) and keymap are as they were.
 #[test]
-fn a_firefox_field_gets_long_text_as_keys_and_it_arrives() {
+fn long_mixed_text_is_pasted_into_a_firefox_field_and_the_clipboard_is_put_back() {
     let (_turn, desk) = desktop();
-    let _firefox = desk.firefox_on_fixture_page("two_fields.html", "firefox-typing-profile");
-    let (w, _) = window_where(desk, START, "Firefox", |t| t.starts_with("Two Fields"));
+    let _firefox = desk.firefox_on_fixture_page("typing_fields.html", "firefox-typing-profile");
+    let (w, _) = window_where(desk, START, "Firefox", |t| t.starts_with("Typing Fields"));
     let name = field(desk, &w, "text", Some("Name"));
-    let text = mixed_text(300);
+    own_clipboard_as(desk, "<b>the person's</b> own ✓", "text/html");
+    let clipboard_before = clipboard_targets(desk);
+    assert_eq!(
+        clipboard_before
+            .iter()
+            .map(|(t, _)| t.as_str())
+            .collect::<Vec<_>>(),
+        ["TARGETS", "text/html"]
+    );
+    let keymap_before = keymap(desk);
+    let primary = |desk: &Desktop| {
+        desk.command("xclip")
+            .args(["-o", "-selection", "primary"])
+            .output()
+            .expect("running xclip")
+            .stdout
+    };
+    own_primary(desk, "the person's selection ✓");
+    let primary_before = primary(desk);
+    assert_eq!(primary_before, "the person's selection ✓".as_bytes());
+
+    let text = mixed_text(1_000);
     let reply = desk.act("type", json!({"ref": name, "text": text})).ok();
     assert!(reply.starts_with("done: "), "{reply}");
-    assert!(!reply.contains(INSERTED), "{reply}");
+    assert!(
+        reply.contains(
+            "(read back), by pasting through the clipboard; the clipboard was put back as it was"
+        ),
+        "{reply}"
+    );
+    assert!(
+        !reply.contains("déjà"),
+        "the reply echoes the text: {reply}"
+    );
     // Gecko's accessible text holds a U+FEFF after each emoji that the field's value has not.
     let value = || {
         let read = desk.act_json("read", json!({"ref": name}));
@@ -309,6 +382,60 @@ fn a_firefox_field_gets_long_text_as_keys_and_it_arrives() {
             .as_str()
             .map(|t| t.replace('\u{feff}', ""))
     };
-    let arrived = wait_until(SETTLE, || (value()? == text).then_some(()));
+    assert_eq!(value().as_deref(), Some(text.as_str()));
+    assert_eq!(clipboard_targets(desk), clipboard_before);
+    assert_eq!(keymap(desk), keymap_before, "the keymap was left changed");
+    assert_eq!(primary(desk), primary_before, "PRIMARY changed");
+
+    // A clipboard of many targets, each encoded its own way (STRING in Latin-1, text/plain in
+    // ASCII), is put back target for target.
+    desk.act("clipboard", json!({"text": "the person's ✓ naïve"}))
+        .ok();
+    let clipboard_before = clipboard_targets(desk);
+    assert!(clipboard_before.len() >= 5, "{clipboard_before:?}");
+    let again = mixed_text(1_000).chars().rev().collect::<String>();
+    let reply = desk
+        .act("type", json!({"ref": name, "text": again, "replace": true}))
+        .ok();
+    assert!(
+        reply.contains("by pasting through the clipboard"),
+        "{reply}"
+    );
+    assert_eq!(value().as_deref(), Some(again.as_str()));
+    assert_eq!(clipboard_targets(desk), clipboard_before);
+
+    // Short text still goes as keys, where a page's key handlers matter most.
+    let reply = desk
+        .act("type", json!({"ref": name, "text": " and more"}))
+        .ok();
+    assert!(!reply.contains("pasting"), "{reply}");
+    let arrived = wait_until(SETTLE, || {
+        (value()? == format!("{again} and more")).then_some(())
+    });
     assert!(arrived.is_some(), "the field holds {:?}", value());
+}
+
+/// A password never goes through the clipboard, where clipboard managers keep what passes.
+#[test]
+fn a_password_in_firefox_goes_as_keys_and_the_clipboard_is_untouched() {
+    let (_turn, desk) = desktop();
+    let _firefox = desk.firefox_on_fixture_page("typing_fields.html", "firefox-password-profile");
+    let (w, _) = window_where(desk, START, "Firefox", |t| t.starts_with("Typing Fields"));
+    let secret = field(desk, &w, "password", Some("Secret"));
+    own_clipboard(desk, "the person's own words ✓");
+    let secret_text: String = "s3cr3t-".chars().cycle().take(70).collect();
+    let reply = desk
+        .act("type", json!({"ref": secret, "text": secret_text}))
+        .ok();
+    assert!(reply.starts_with("done: "), "{reply}");
+    assert!(
+        !reply.contains("pasting"),
+        "a password must go as keys: {reply}"
+    );
+    let typed = wait_until(SETTLE, || {
+        let text = desk.act("observe", json!({"target": w})).stdout;
+        text.contains("Secret length 70").then_some(())
+    });
+    assert!(typed.is_some(), "the page never counted 70 characters");
+    assert_eq!(clipboard(desk), "the person's own words ✓");
 }

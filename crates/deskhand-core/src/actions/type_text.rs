@@ -190,24 +190,28 @@ pub(super) async fn type_text<B: Windows + Accessibility + Values + Input + Capt
     // The text is never echoed: it may be a password.
     mark_if(session, secret, "text");
     // Declined, nothing was sent, and keys go instead.
-    let inserted = match (&field, &held_before) {
+    let in_one_go = match (&field, &held_before) {
         (Some(field), Some(_)) if worth_inserting => {
-            backend.insert_text(&field.handle, text).await?
+            if backend.insert_text(&field.handle, text).await? {
+                Some(Typed {
+                    outcome: InputOutcome::Done,
+                    routes: vec![TextRoute::Accessibility],
+                    note: None,
+                })
+            } else {
+                backend.paste_text(&field.handle, text).await?
+            }
         }
-        _ => false,
+        _ => None,
     };
+    let inserted = in_one_go.is_some();
     let Typed {
         outcome,
         routes,
         note,
-    } = if inserted {
-        Typed {
-            outcome: InputOutcome::Done,
-            routes: vec![TextRoute::Accessibility],
-            note: None,
-        }
-    } else {
-        backend.type_text_routed(text).await?
+    } = match in_one_go {
+        Some(typed) => typed,
+        None => backend.type_text_routed(text).await?,
     };
     // Keys typed into the focused element are not read back: only text inserted into it.
     let read_back = match (&field, held_before) {
@@ -329,6 +333,7 @@ async fn read_back<B: Values>(
                 crate::render::cut(&now, crate::render::MAX_VALUE_CHARS).0,
             ));
         }
-        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        // Often enough that text arriving a moment after its request is confirmed at once.
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
     }
 }

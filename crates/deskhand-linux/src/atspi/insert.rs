@@ -110,6 +110,29 @@ impl Atspi {
     }
 }
 
+impl Atspi {
+    /// Whether a paste into `object` lands where typed keys would: it is an editable text that
+    /// has the keyboard focus, not a password, in a toolkit whose fields take no insert through
+    /// accessibility and read keys slowly (Gecko: about 1,000 key events a second).
+    pub async fn takes_paste(&self, object: &ObjectRef) -> Result<bool, AtspiError> {
+        let root = ObjectRef {
+            bus: object.bus.clone(),
+            path: ROOT_PATH.into(),
+        };
+        let (role, states, toolkit) = futures::join!(
+            self.call::<_, u32>(object, ACCESSIBLE, "GetRole", &()),
+            self.call::<_, Vec<u32>>(object, ACCESSIBLE, "GetState", &()),
+            self.string_property(&root, APPLICATION, "ToolkitName"),
+        );
+        let role = translate::role(role?);
+        let states = translate::states(translate::state_set(&states?), role, true);
+        Ok(role == deskhand_core::model::Role::Text
+            && states.editable
+            && states.focused
+            && toolkit.unwrap_or_default().eq_ignore_ascii_case("gecko"))
+    }
+}
+
 /// How a toolkit that applies inserted text counts; only these toolkits are asked. Gecko
 /// answers an insert into a web page's field with success and changes nothing (Firefox 153),
 /// and other toolkits are not known to apply it, so their fields get keys.

@@ -11,7 +11,7 @@ use deskhand_core::model::ClipboardContent;
 
 use super::display::DisplayServer as _;
 use super::errors::clipboard_error;
-use crate::clipboard::{self, ClipboardContents, ClipboardError};
+use crate::clipboard::{self, ClipboardContents, ClipboardError, Holding};
 
 impl super::LinuxBackend {
     /// Names the deskhand binary that holds text written to the clipboard, for callers that are
@@ -39,7 +39,21 @@ impl ClipboardHolder {
 
     /// Puts `text` on the clipboard of the X server, or of the Wayland compositor.
     pub(super) async fn start(&self, text: &str, on_wayland: bool) -> Result<()> {
-        clipboard::start_holder(self.program.get().map(PathBuf::as_path), text, on_wayland)
+        let holding = if on_wayland {
+            Holding::WaylandText
+        } else {
+            Holding::X11Text
+        };
+        self.hold(text.as_bytes(), holding).await
+    }
+
+    /// Serves an X clipboard saved before a paste again, every target as it was.
+    pub(super) async fn restore(&self, saved: &[u8]) -> Result<()> {
+        self.hold(saved, Holding::X11Saved).await
+    }
+
+    async fn hold(&self, input: &[u8], holding: Holding) -> Result<()> {
+        clipboard::start_holder(self.program.get().map(PathBuf::as_path), input, holding)
             .await
             .map_err(clipboard_error)
     }

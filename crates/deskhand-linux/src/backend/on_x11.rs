@@ -4,9 +4,9 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use deskhand_core::backend::{InputOutcome, Partial, Typed};
+use deskhand_core::backend::{InputOutcome, Partial, TextRoute, Typed};
 use deskhand_core::error::{Error, ErrorKind, Result};
-use deskhand_core::keys::Keys;
+use deskhand_core::keys::{Chord, Key, Keys};
 use deskhand_core::model::{
     ClipboardContent, Modifier, Monitor, MouseButton, Point, Rect, RgbImage, ScrollDirection,
     WindowChange, WindowInfo, WindowKey,
@@ -18,6 +18,7 @@ use super::clipboard::{ClipboardHolder, read_on_its_own_thread};
 use super::display::{DisplayServer, modifier_keysyms};
 use super::errors::{input_error, x_error};
 use super::frames::origin_for;
+use crate::x11::paste::Sent;
 use crate::x11::{self, X11, X11Error, XRect, XWindow};
 
 /// One X request round trip never takes this long on a live server.
@@ -37,6 +38,12 @@ const STILL_FOR: Duration = Duration::from_millis(60);
 
 /// Longer than any minimize animation (openbox's takes about 150 ms).
 const ANIMATION_LIMIT: Duration = Duration::from_millis(600);
+
+/// How long the focused app may take to ask for pasted text once ctrl+v went out.
+const PASTE_WAIT: Duration = Duration::from_millis(1500);
+
+/// A whole paste: the person's clipboard saved (its own deadline of 3 s), ctrl+v, the wait.
+const PASTE_DEADLINE: Duration = Duration::from_secs(15);
 
 pub(crate) struct X11Desk {
     x11: Arc<X11>,
@@ -207,6 +214,85 @@ impl X11Desk {
             )
             .after_sending()
         })
+    }
+
+    /// Pastes `text` into the focused field through the clipboard, then gives the person's
+    /// clipboard back as it was, every target its owner offered. `Ok(None)` where the
+    /// clipboard cannot be read whole: nothing was sent, and keys go instead.
+    pub(super) async fn paste(&self, text: &str) -> Result<Option<Typed>> {
+        let owned = text.to_owned();
+        let x11 = Arc::clone(&self.x11);
+        let ctrl_v = x11::chords(&Keys::from(Chord::ctrl(Key::Char('v'))));
+        let job = tokio::task::spawn_blocking(move || {
+            let focused = x11.active_window().ok().flatten();
+            x11::paste::paste(&owned, focused, PASTE_WAIT, || x11.press_chords(&ctrl_v))
+        });
+        let pasting = match tokio::time::timeout(PASTE_DEADLINE, job).await {
+            Ok(Ok(Ok(Some(pasting)))) => pasting,
+            // Nothing was sent, and the clipboard is as it was.
+            Ok(Ok(Ok(None) | Err(_))) => return Ok(None),
+            Ok(Err(join)) => {
+                return Err(Error::platform(format!(
+                    "pasting the text crashed ({join}), maybe after ctrl+v went out; `read` the field to see what it holds, and `clipboard` to see what the clipboard holds, before typing again"
+                ))
+                .after_sending());
+            }
+            Err(_) => {
+                return Err(Error::new(
+                    ErrorKind::Timeout,
+                    format!(
+                        "pasting the text did not end within {} s, maybe after ctrl+v went out; `read` the field to see what it holds, and `clipboard` to see what the clipboard holds, before typing again",
+                        PASTE_DEADLINE.as_secs()
+                    ),
+                )
+                .after_sending());
+            }
+        };
+        let restored = match &pasting.saved {
+            Some(saved) => self.holder.restore(saved).await,
+            None => Ok(()),
+        };
+        // Only once the holder owns the clipboard: it never stands empty in between.
+        drop(pasting.keeper);
+        let clipboard = match &restored {
+            Ok(()) if pasting.replaced => "another program took the clipboard during the paste, so it holds what that program put there, not what it held before (a clipboard manager takes each new clipboard, and may hold the pasted text): set it with `clipboard` if the user needs what it held".to_owned(),
+            Ok(()) => "the clipboard was put back as it was".to_owned(),
+            Err(err) => format!(
+                "the clipboard could not be put back as it was ({}), and it may hold the pasted text now: set it with `clipboard` if the user needs what it held",
+                err.message.trim_end_matches('.')
+            ),
+        };
+        let characters = text.chars().count();
+        let after_ctrl_v = |what: String| {
+            Err(Error::platform(format!(
+                "{what}; {clipboard}; `read` the field to see what it holds before typing again"
+            ))
+            .after_sending())
+        };
+        match pasting.sent {
+            Sent::Taken if restored.is_ok() && !pasting.replaced => Ok(Some(Typed {
+                outcome: InputOutcome::Done,
+                routes: vec![TextRoute::Paste],
+                note: Some(clipboard),
+            })),
+            Sent::Taken => after_ctrl_v(format!(
+                "the focused field took the {characters} characters pasted"
+            )),
+            Sent::NotTaken if pasting.replaced => after_ctrl_v(format!(
+                "ctrl+v went to the focused field to paste {characters} characters, but another program took the clipboard before the field asked for the text, so the field may hold what that program put there"
+            )),
+            Sent::NotTaken => after_ctrl_v(format!(
+                "ctrl+v went to the focused field to paste {characters} characters, but it did not ask for the clipboard's text within {} ms, so the text may not have arrived (a read-only field ignores a paste)",
+                PASTE_WAIT.as_millis()
+            )),
+            Sent::ServingFailed(err) => after_ctrl_v(format!(
+                "ctrl+v went to the focused field to paste {characters} characters, but sending it the text failed ({err})"
+            )),
+            Sent::KeysFailed(err) if restored.is_ok() => Err(x_error(err)),
+            Sent::KeysFailed(err) => Err(Error::platform(format!(
+                "ctrl+v could not be sent ({err}), so nothing was typed, but {clipboard}"
+            ))),
+        }
     }
 
     async fn type_keys(&self, text: &str) -> Result<InputOutcome> {

@@ -38,12 +38,15 @@ const CHUNK: usize = 256 * 1024;
 const REQUESTOR_TIMEOUT: Duration = Duration::from_secs(10);
 
 x11rb::atom_manager! {
-    Atoms: AtomsCookie {
+    pub(super) Atoms: AtomsCookie {
         CLIPBOARD,
         TARGETS,
         MULTIPLE,
         TIMESTAMP,
         SAVE_TARGETS,
+        DELETE,
+        INSERT_SELECTION,
+        INSERT_PROPERTY,
         INCR,
         TEXT,
         UTF8_STRING,
@@ -55,14 +58,14 @@ x11rb::atom_manager! {
 
 /// A connection of its own with a small unmapped window: selection replies and property
 /// events are addressed to a window, and must not mix with other users' events.
-struct Endpoint {
-    conn: RustConnection,
-    window: Window,
-    atoms: Atoms,
+pub(super) struct Endpoint {
+    pub(super) conn: RustConnection,
+    pub(super) window: Window,
+    pub(super) atoms: Atoms,
 }
 
 impl Endpoint {
-    fn open() -> Result<Self, X11Error> {
+    pub(super) fn open() -> Result<Self, X11Error> {
         const OPENING: &str = "opening a connection for the clipboard";
         let display = std::env::var("DISPLAY").unwrap_or_default();
         if display.is_empty() {
@@ -142,7 +145,7 @@ impl Endpoint {
 
     /// A server timestamp: ICCCM asks owners for a real time rather than CurrentTime, so that
     /// requests and ownership changes can be ordered.
-    fn server_time(&self) -> Result<u32, ClipboardError> {
+    pub(super) fn server_time(&self) -> Result<u32, ClipboardError> {
         const OPERATION: &str = "asking the X server for the time";
         self.conn
             .change_property8(
@@ -215,21 +218,21 @@ pub fn read(deadline: Instant) -> Result<ClipboardContents, ClipboardError> {
     Ok(ClipboardContents { text, types })
 }
 
-struct Reader<'a> {
-    endpoint: &'a Endpoint,
-    owner: Window,
-    deadline: Instant,
+pub(super) struct Reader<'a> {
+    pub(super) endpoint: &'a Endpoint,
+    pub(super) owner: Window,
+    pub(super) deadline: Instant,
 }
 
 /// A converted selection, as it arrived.
-struct Value {
-    type_: Atom,
-    format: u8,
-    bytes: Vec<u8>,
+pub(super) struct Value {
+    pub(super) type_: Atom,
+    pub(super) format: u8,
+    pub(super) bytes: Vec<u8>,
 }
 
 impl Value {
-    fn atoms(&self) -> Vec<Atom> {
+    pub(super) fn atoms(&self) -> Vec<Atom> {
         if self.format != 32 {
             return Vec::new();
         }
@@ -256,7 +259,11 @@ impl Value {
 
 impl Reader<'_> {
     /// Asks the owner to convert the clipboard to `target`; `None` when it refuses.
-    fn convert(&self, target: Atom, what: &'static str) -> Result<Option<Value>, ClipboardError> {
+    pub(super) fn convert(
+        &self,
+        target: Atom,
+        what: &'static str,
+    ) -> Result<Option<Value>, ClipboardError> {
         const OPERATION: &str = "reading the clipboard";
         let Endpoint {
             conn,
@@ -429,15 +436,37 @@ impl Reader<'_> {
 
 /// The holder's side: reads the text from standard input, takes the clipboard, prints the
 /// ready line, lets go of its standard streams and its caller's session, and serves the text
-/// until another program takes the clipboard and the transfers under way are done.
-pub fn serve_clipboard() -> Result<(), ClipboardError> {
-    const OPERATION: &str = "taking the clipboard";
+/// until another program takes the clipboard and the transfers under way are done. With
+/// `restoring`, standard input is a clipboard saved before a paste ([`super::paste`]), served
+/// again target for target.
+pub fn serve_clipboard(restoring: bool) -> Result<(), ClipboardError> {
     close_inherited();
-    let mut text = String::new();
+    let mut input = Vec::new();
     io::stdin()
-        .read_to_string(&mut text)
+        .read_to_end(&mut input)
         .map_err(ClipboardError::Caller)?;
     let endpoint = Endpoint::open()?;
+    let offer = if restoring {
+        super::paste::Saved::decode(&input).ok_or(ClipboardError::Caller(io::Error::new(
+            io::ErrorKind::InvalidData,
+            "the saved clipboard it was handed is cut short",
+        )))?
+    } else {
+        Offer::text(&endpoint.atoms, &String::from_utf8_lossy(&input))
+    };
+    let acquired = take(&endpoint)?;
+    let mut stdout = io::stdout().lock();
+    writeln!(stdout, "{READY}")
+        .and_then(|()| stdout.flush())
+        .map_err(ClipboardError::Caller)?;
+    drop(stdout);
+    detach();
+    Holder::new(&endpoint, offer, acquired).serve()
+}
+
+/// Makes `endpoint`'s window the clipboard's owner; the time it owns it from.
+pub(super) fn take(endpoint: &Endpoint) -> Result<u32, ClipboardError> {
+    const OPERATION: &str = "taking the clipboard";
     let atoms = &endpoint.atoms;
     let acquired = endpoint.server_time()?;
     endpoint
@@ -454,13 +483,52 @@ pub fn serve_clipboard() -> Result<(), ClipboardError> {
     if owner != endpoint.window {
         return Err(ClipboardError::Lost);
     }
-    let mut stdout = io::stdout().lock();
-    writeln!(stdout, "{READY}")
-        .and_then(|()| stdout.flush())
-        .map_err(ClipboardError::Caller)?;
-    drop(stdout);
-    detach();
-    Holder::new(&endpoint, &text, acquired).serve()
+    Ok(acquired)
+}
+
+/// One target a holder converts the clipboard to: the property type and format it answers
+/// with, and the data.
+pub(super) struct Offered {
+    pub(super) target: Atom,
+    pub(super) type_: Atom,
+    pub(super) format: u8,
+    pub(super) data: Rc<[u8]>,
+}
+
+/// What a holder serves: the targets it lists when asked for TARGETS, and their data.
+pub(super) struct Offer {
+    pub(super) listed: Vec<Atom>,
+    pub(super) targets: Vec<Offered>,
+}
+
+impl Offer {
+    /// Text, as GTK encodes it: UTF-8 where the target allows it, Latin-1 for STRING, ASCII
+    /// for bare text/plain, `?` for what they lack.
+    pub(super) fn text(atoms: &Atoms, text: &str) -> Offer {
+        let narrowed = |top: u8| -> Rc<[u8]> {
+            text.chars()
+                .map(|c| u8::try_from(c).ok().filter(|&b| b <= top).unwrap_or(b'?'))
+                .collect()
+        };
+        let utf8: Rc<[u8]> = Rc::from(text.as_bytes());
+        let offered = |target: Atom, type_: Atom, data: &Rc<[u8]>| Offered {
+            target,
+            type_,
+            format: 8,
+            data: Rc::clone(data),
+        };
+        let string = Atom::from(AtomEnum::STRING);
+        let targets = vec![
+            offered(atoms.UTF8_STRING, atoms.UTF8_STRING, &utf8),
+            offered(atoms.TEXT_PLAIN_UTF8, atoms.TEXT_PLAIN_UTF8, &utf8),
+            offered(string, string, &narrowed(0xff)),
+            offered(atoms.TEXT, atoms.UTF8_STRING, &utf8),
+            offered(atoms.TEXT_PLAIN, atoms.TEXT_PLAIN, &narrowed(0x7f)),
+        ];
+        let mut listed = vec![atoms.TARGETS, atoms.TIMESTAMP];
+        listed.extend(targets.iter().map(|t| t.target));
+        Offer { listed, targets }
+    }
 }
 
 /// Data a requestor takes in INCR chunks.
@@ -473,43 +541,54 @@ struct Transfer {
     deadline: Instant,
 }
 
-struct Holder<'a> {
+pub(super) struct Holder<'a> {
     endpoint: &'a Endpoint,
     acquired: u32,
-    utf8: Rc<[u8]>,
-    latin1: Rc<[u8]>,
-    ascii: Rc<[u8]>,
+    offer: Offer,
     transfers: Vec<Transfer>,
+    /// Another program owns the clipboard now.
+    pub(super) replaced: bool,
+    /// The requestors sent data (not TARGETS or TIMESTAMP), their transfers done.
+    pub(super) delivered_to: Vec<Window>,
 }
 
 impl<'a> Holder<'a> {
-    fn new(endpoint: &'a Endpoint, text: &str, acquired: u32) -> Self {
-        let narrowed = |top: u8| -> Rc<[u8]> {
-            text.chars()
-                .map(|c| u8::try_from(c).ok().filter(|&b| b <= top).unwrap_or(b'?'))
-                .collect()
-        };
+    pub(super) fn new(endpoint: &'a Endpoint, offer: Offer, acquired: u32) -> Self {
         Self {
             endpoint,
             acquired,
-            utf8: Rc::from(text.as_bytes()),
-            latin1: narrowed(0xff),
-            ascii: narrowed(0x7f),
+            offer,
             transfers: Vec::new(),
+            replaced: false,
+            delivered_to: Vec::new(),
         }
     }
 
     fn serve(mut self) -> Result<(), ClipboardError> {
-        const OPERATION: &str = "holding the clipboard";
-        let atoms = &self.endpoint.atoms;
         // Once another program owns the clipboard no new request comes, but transfers under
         // way still get their remaining chunks: their requestors asked while the text was ours.
-        let mut replaced = false;
-        while !(replaced && self.transfers.is_empty()) {
-            let deadline = self.transfers.iter().map(|t| t.deadline).min();
+        self.serve_until(None, |holder| {
+            holder.replaced && holder.transfers.is_empty()
+        })?;
+        // The X server drops the requests of a client whose connection it sees closed before it
+        // has read them; a round trip makes sure the last answers were carried out.
+        self.endpoint.conn.sync().during("holding the clipboard")?;
+        Ok(())
+    }
+
+    /// Serves requests until `done` holds, or `until` has passed.
+    pub(super) fn serve_until(
+        &mut self,
+        until: Option<Instant>,
+        done: impl Fn(&Self) -> bool,
+    ) -> Result<(), ClipboardError> {
+        const OPERATION: &str = "holding the clipboard";
+        let clipboard = self.endpoint.atoms.CLIPBOARD;
+        while !done(self) {
+            let deadline = self.transfers.iter().map(|t| t.deadline).chain(until).min();
             match self.endpoint.next_event(deadline, OPERATION)? {
-                Some(Event::SelectionClear(event)) if event.selection == atoms.CLIPBOARD => {
-                    replaced = true;
+                Some(Event::SelectionClear(event)) if event.selection == clipboard => {
+                    self.replaced = true;
                 }
                 Some(Event::SelectionRequest(request)) => self.answer(&request)?,
                 Some(Event::PropertyNotify(event)) if event.state == Property::DELETE => {
@@ -517,12 +596,12 @@ impl<'a> Holder<'a> {
                 }
                 // Errors come from requestors that vanished mid-transfer; they ask nothing more.
                 Some(_) => {}
+                None if until.is_some_and(|until| Instant::now() >= until) => break,
                 None => self.drop_stalled()?,
             }
         }
-        // The X server drops the requests of a client whose connection it sees closed before it
-        // has read them; a round trip makes sure the last answers were carried out.
-        self.endpoint.conn.sync().during(OPERATION)?;
+        // The last answers are written out now: the caller may let the connection go next.
+        self.endpoint.conn.flush().during(OPERATION)?;
         Ok(())
     }
 
@@ -567,21 +646,12 @@ impl<'a> Holder<'a> {
         const OPERATION: &str = "answering a clipboard request";
         let Endpoint { conn, atoms, .. } = self.endpoint;
         if request.target == atoms.TARGETS {
-            let targets = [
-                atoms.TARGETS,
-                atoms.TIMESTAMP,
-                atoms.UTF8_STRING,
-                atoms.TEXT_PLAIN_UTF8,
-                AtomEnum::STRING.into(),
-                atoms.TEXT,
-                atoms.TEXT_PLAIN,
-            ];
             conn.change_property32(
                 PropMode::REPLACE,
                 request.requestor,
                 property,
                 AtomEnum::ATOM,
-                &targets,
+                &self.offer.listed,
             )
             .during(OPERATION)?;
         } else if request.target == atoms.TIMESTAMP {
@@ -593,29 +663,18 @@ impl<'a> Holder<'a> {
                 &[self.acquired],
             )
             .during(OPERATION)?;
-        } else if let Some((type_, data)) = self.encoding(request.target) {
-            self.send(request.requestor, property, type_, data)?;
+        } else if let Some(offered) = self
+            .offer
+            .targets
+            .iter()
+            .find(|offered| offered.target == request.target)
+        {
+            let (type_, format, data) = (offered.type_, offered.format, Rc::clone(&offered.data));
+            self.send(request.requestor, property, type_, format, data)?;
         } else {
             return Ok(false);
         }
         Ok(true)
-    }
-
-    /// The property type and bytes for a text target, as GTK encodes them: UTF-8 where the
-    /// target allows it, Latin-1 for STRING, ASCII for bare text/plain, `?` for what they lack.
-    fn encoding(&self, target: Atom) -> Option<(Atom, Rc<[u8]>)> {
-        let atoms = &self.endpoint.atoms;
-        if target == atoms.UTF8_STRING || target == atoms.TEXT {
-            Some((atoms.UTF8_STRING, Rc::clone(&self.utf8)))
-        } else if target == atoms.TEXT_PLAIN_UTF8 {
-            Some((atoms.TEXT_PLAIN_UTF8, Rc::clone(&self.utf8)))
-        } else if target == Atom::from(AtomEnum::STRING) {
-            Some((AtomEnum::STRING.into(), Rc::clone(&self.latin1)))
-        } else if target == atoms.TEXT_PLAIN {
-            Some((atoms.TEXT_PLAIN, Rc::clone(&self.ascii)))
-        } else {
-            None
-        }
     }
 
     fn send(
@@ -623,13 +682,26 @@ impl<'a> Holder<'a> {
         requestor: Window,
         property: Atom,
         type_: Atom,
+        format: u8,
         data: Rc<[u8]>,
     ) -> Result<(), ClipboardError> {
         const OPERATION: &str = "sending the clipboard's text";
         let Endpoint { conn, atoms, .. } = self.endpoint;
-        if data.len() <= CHUNK {
-            conn.change_property8(PropMode::REPLACE, requestor, property, type_, &data)
-                .during(OPERATION)?;
+        // Chunks are cut in bytes, which only 8-bit data allows; other data is small (atoms,
+        // numbers).
+        if data.len() <= CHUNK || format != 8 {
+            let units = u32::try_from(data.len() / usize::from(format / 8)).unwrap_or(u32::MAX);
+            conn.change_property(
+                PropMode::REPLACE,
+                requestor,
+                property,
+                type_,
+                format,
+                units,
+                &data,
+            )
+            .during(OPERATION)?;
+            self.delivered_to.push(requestor);
             return Ok(());
         }
         // The requestor's deletions of the property pace the chunks; listen before announcing.
@@ -676,6 +748,7 @@ impl<'a> Holder<'a> {
         .during(OPERATION)?;
         if transfer.sent == end {
             self.transfers.swap_remove(index);
+            self.delivered_to.push(requestor);
             self.stop_listening(requestor)?;
         } else {
             transfer.sent = end;

@@ -11,6 +11,7 @@ mod input;
 mod keyboard;
 mod keys;
 mod monitors;
+pub mod paste;
 mod windows;
 mod wm;
 
