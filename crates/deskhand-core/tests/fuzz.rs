@@ -768,10 +768,9 @@ fn check_line(
     }
     if let Some(point) = element["point"].as_array() {
         let wanted = format!(" @{},{}", point[0], point[1]);
-        let nameless = element["name"] == "" && element["value"].is_null();
         match rest.strip_prefix(wanted.as_str()) {
             Some(after) => rest = after,
-            None if points || nameless => return Err("the point".into()),
+            None if points => return Err("the point".into()),
             None => {}
         }
     }
@@ -846,21 +845,61 @@ fn check_observation(reply: &Reply, since: bool, points: bool) -> Result<(), Str
         ));
     }
     let elements = reply.data["elements"].as_array().ok_or("no elements")?;
-    if lines.len() != 2 + elements.len() {
-        return Err(format!(
-            "{} element lines for {} elements",
-            lines.len() - 2,
-            elements.len()
-        ));
-    }
-    for (line, element) in lines[2..].iter().zip(elements) {
-        check_line(line, element, since, points, title.as_deref())
-            .map_err(|why| format!("{why} in line {line:?}"))?;
+    let mut next = elements.iter();
+    for line in &lines[2..] {
         if line.starts_with("observe ") || *line == FENCE {
             return Err(format!("an element line reads as a header: {line:?}"));
         }
+        // A line of siblings that read alike names each by its ref: it stands for the line
+        // each would have on its own.
+        for own in one_line_each(line, since)? {
+            let element = next.next().ok_or_else(|| {
+                format!("more element lines than the {} elements", elements.len())
+            })?;
+            check_line(&own, element, since, points, title.as_deref())
+                .map_err(|why| format!("{why} in line {line:?}"))?;
+        }
+    }
+    if next.next().is_some() {
+        return Err(format!(
+            "fewer element lines than the {} elements",
+            elements.len()
+        ));
     }
     Ok(())
+}
+
+/// `  e3-e5,e9 button disabled` as the lines its refs would have alone (`  e3 button
+/// disabled`, …); any other line as it is.
+fn one_line_each(line: &str, since: bool) -> Result<Vec<String>, String> {
+    let words_start = line.len() - line.trim_start_matches(' ').len();
+    let (indent, rest) = line.split_at(words_start);
+    let Some((refs, words)) = rest.split_once(' ') else {
+        return Ok(vec![line.to_owned()]);
+    };
+    if since || !(refs.contains('-') || refs.contains(',')) || !refs.starts_with('e') {
+        return Ok(vec![line.to_owned()]);
+    }
+    let number = |text: &str| -> Result<u32, String> {
+        text.strip_prefix('e')
+            .and_then(|n| n.parse().ok())
+            .ok_or_else(|| format!("a ref list that does not parse: {refs:?}"))
+    };
+    let mut own = Vec::new();
+    for part in refs.split(',') {
+        let (first, last) = match part.split_once('-') {
+            Some((first, last)) => (number(first)?, number(last)?),
+            None => (number(part)?, number(part)?),
+        };
+        if last < first {
+            return Err(format!("a ref range that runs backwards: {refs:?}"));
+        }
+        own.extend((first..=last).map(|n| format!("{indent}e{n} {words}")));
+    }
+    if own.len() < 2 {
+        return Err(format!("a ref list of one element: {refs:?}"));
+    }
+    Ok(own)
 }
 
 fn observe_scene(scene: Scene) -> Result<(), TestCaseError> {

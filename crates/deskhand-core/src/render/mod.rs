@@ -272,8 +272,9 @@ mod tests {
         let out = render_one(root.clone());
         assert_eq!(
             out.body,
-            "e1 window \"W\"\n e2 button \"Save\"\n e3 label \"Cancel\"\n e4 button @25,25\n \
-             e5 button \"OK\" @10,10\n e6 button \"OK\" @90,10\n e7 text value=\"typed\"\n"
+            "e1 window \"W\"\n e2 button \"Save\"\n e3 label \"Cancel\"\n e4 button\n \
+             e5 button \"OK\" @10,10\n e6 button \"OK\" @90,10\n e7 text value=\"typed\"\n",
+            "a nameless button is the only line that reads `button`"
         );
         assert_eq!(
             out.elements[1].point,
@@ -306,10 +307,11 @@ mod tests {
 
     #[test]
     fn a_state_tells_lines_apart_and_a_check_shows_only_checked() {
-        let check = |id: &str, checked: bool, enabled: bool| {
+        let check = |id: &str, checked: bool, enabled: bool, left: i32| {
             let mut check = node(id, Role::Check, "Bold", vec![]);
             check.states.checked = checked;
             check.states.enabled = enabled;
+            check.bounds = Some(Rect::new(left, 0, 100, 20));
             check
         };
         let mut item = node("m", Role::Menuitem, "Wrap", vec![]);
@@ -319,10 +321,10 @@ mod tests {
             Role::Window,
             "W",
             vec![
-                check("a", true, true),
-                check("b", false, true),
-                check("c", false, false),
-                check("d", false, false),
+                check("a", true, true, 0),
+                check("b", false, true, 0),
+                check("c", false, false, 0),
+                check("d", false, false, 400),
                 item,
             ],
         );
@@ -330,7 +332,7 @@ mod tests {
         assert_eq!(
             out.body,
             "e1 window \"W\"\n e2 check \"Bold\" checked\n e3 check \"Bold\"\n \
-             e4 check \"Bold\" disabled @50,10\n e5 check \"Bold\" disabled @50,10\n \
+             e4 check \"Bold\" disabled @50,10\n e5 check \"Bold\" disabled @450,10\n \
              e6 menuitem \"Wrap\" unchecked\n"
         );
         assert_eq!(
@@ -338,6 +340,36 @@ mod tests {
             ["unchecked"],
             "the structured form keeps every state"
         );
+    }
+
+    #[test]
+    fn siblings_that_read_alike_without_a_point_share_one_line() {
+        let pointless = |id: &str| {
+            let mut button = node(id, Role::Button, "", vec![]);
+            button.states.enabled = false;
+            button.bounds = None;
+            button
+        };
+        let root = node(
+            "w",
+            Role::Window,
+            "W",
+            vec![
+                pointless("a"),
+                pointless("b"),
+                pointless("c"),
+                node("s", Role::Button, "Save", vec![]),
+                pointless("d"),
+            ],
+        );
+        let out = render_one(root);
+        assert_eq!(
+            out.body,
+            "e1 window \"W\"\n e2-e4 button disabled\n e5 button \"Save\"\n e6 button disabled\n"
+        );
+        assert_eq!(out.elements.len(), 6, "the structured form lists each");
+        assert_eq!(out.refs.len(), 6, "every one keeps its ref");
+        assert_eq!(out.issued, 6);
     }
 
     #[test]
