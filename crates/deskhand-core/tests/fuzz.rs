@@ -684,6 +684,7 @@ fn check_line(
     since: bool,
     points: bool,
     title: Option<&str>,
+    one_root: bool,
 ) -> Result<(), String> {
     let mut rest = line;
     if since {
@@ -696,7 +697,12 @@ fn check_line(
         rest = rest.strip_prefix(prefix).ok_or("the change prefix")?;
     } else {
         let depth = element["depth"].as_u64().ok_or("depth")? as usize;
-        let indent = " ".repeat(depth);
+        // Under a listing's one root line, its children start at the left edge.
+        let indent = " ".repeat(if one_root {
+            depth.saturating_sub(1)
+        } else {
+            depth
+        });
         rest = rest
             .strip_prefix(indent.as_str())
             .ok_or("the indentation")?;
@@ -845,6 +851,7 @@ fn check_observation(reply: &Reply, since: bool, points: bool) -> Result<(), Str
         ));
     }
     let elements = reply.data["elements"].as_array().ok_or("no elements")?;
+    let one_root = elements.iter().filter(|e| e["depth"] == 0).count() == 1;
     let mut next = elements.iter();
     for line in &lines[2..] {
         if line.starts_with("observe ") || *line == FENCE {
@@ -856,7 +863,7 @@ fn check_observation(reply: &Reply, since: bool, points: bool) -> Result<(), Str
             let element = next.next().ok_or_else(|| {
                 format!("more element lines than the {} elements", elements.len())
             })?;
-            check_line(&own, element, since, points, title.as_deref())
+            check_line(&own, element, since, points, title.as_deref(), one_root)
                 .map_err(|why| format!("{why} in line {line:?}"))?;
         }
     }
@@ -955,10 +962,10 @@ proptest! {
 fn the_line_checker_catches_a_forged_line() {
     // The checker itself: an unescaped newline in a name would split one element into two lines.
     let element = json!({"ref": "e1", "depth": 0, "role": "label", "name": "a", "states": []});
-    assert!(check_line("e1 label \"a\"", &element, false, false, None).is_ok());
+    assert!(check_line("e1 label \"a\"", &element, false, false, None, false).is_ok());
     // Each forgery is caught for what it forges, not for some other reason.
     let refused = |line: &str, element: &Value, points: bool| {
-        check_line(line, element, false, points, None).expect_err(line)
+        check_line(line, element, false, points, None, false).expect_err(line)
     };
     assert_eq!(
         refused("e1 label \"a\" @1,1", &element, false),
@@ -966,7 +973,7 @@ fn the_line_checker_catches_a_forged_line() {
     );
     assert_eq!(refused("e2 label \"a\"", &element, false), "the ref e1");
     let placed = json!({"ref": "e1", "depth": 0, "role": "label", "name": "a", "states": [], "point": [1, 2]});
-    assert!(check_line("e1 label \"a\" @1,2", &placed, false, true, None).is_ok());
+    assert!(check_line("e1 label \"a\" @1,2", &placed, false, true, None, false).is_ok());
     assert_eq!(refused("e1 label \"a\"", &placed, true), "the point");
     assert_eq!(
         refused("e1 label \"a\" @2,1", &placed, false),

@@ -177,15 +177,15 @@ async fn limit_keeps_ancestors_and_issues_refs_only_for_listed_elements() {
         body(&reply),
         [
             "e1 window",
-            " e2 toolbar \"Tools\"",
-            "  e3 button \"Tool 1\"",
-            "  e4 button \"Tool 2\"",
-            "  e5 button \"Tool 3\"",
-            "  e6 button \"Tool 4\"",
-            "  e7 button \"Tool 5\"",
-            " e8 list \"All files\"",
-            "  e9 listitem \"File 1\"",
-            "  e10 listitem \"File 2\"",
+            "e2 toolbar \"Tools\"",
+            " e3 button \"Tool 1\"",
+            " e4 button \"Tool 2\"",
+            " e5 button \"Tool 3\"",
+            " e6 button \"Tool 4\"",
+            " e7 button \"Tool 5\"",
+            "e8 list \"All files\"",
+            " e9 listitem \"File 1\"",
+            " e10 listitem \"File 2\"",
         ]
     );
     // Nothing past the cut got a number: the next one was never issued.
@@ -262,10 +262,11 @@ async fn a_query_lists_matches_with_their_ancestors_and_original_refs() {
         })
         .collect();
     assert_eq!(elements(&reply), expected, "{}", reply.text);
-    // Indentation is the tree's: a match under a listed ancestor stays indented under it.
+    // Indentation is the tree's: a match under a listed ancestor stays indented under it (the
+    // window's children start at the left edge).
     assert!(
         reply.text.contains(&format!(
-            "\n  {} check \"Autosave\"",
+            "\n {} check \"Autosave\"",
             ref_named(&full, "Autosave")
         )),
         "{}",
@@ -442,14 +443,14 @@ async fn hidden_true_lists_hidden_elements_marked_hidden() {
     assert!(
         reply
             .text
-            .contains(&format!(" {advanced} group \"Advanced\" hidden\n")),
+            .contains(&format!("\n{advanced} group \"Advanced\" hidden\n")),
         "{}",
         reply.text
     );
     assert!(
         reply
             .text
-            .contains(&format!("  {reset} button \"Reset\" hidden\n")),
+            .contains(&format!("\n {reset} button \"Reset\" hidden\n")),
         "{}",
         reply.text
     );

@@ -60,8 +60,13 @@ pub(super) fn listing(
     }
     let selected = selection(view, spec, query);
     out.total = selected.len();
+    let listed: Vec<&Found<'_>> = selected.into_iter().take(spec.limit).collect();
+    // Under the one root line of a window's listing every line is that window's, so its
+    // children start at the left edge: a line indented by two spaces costs a token more than
+    // one by one, and most lines are two levels down or deeper.
+    let one_root = listed.iter().filter(|f| f.line.depth == 0).count() == 1;
     let mut run: Option<Run> = None;
-    for found in selected.into_iter().take(spec.limit) {
+    for found in listed {
         let number = numbers.number(&found.node.handle, found.node.role);
         issue(out, found, number);
         count_cuts(out, found);
@@ -78,6 +83,11 @@ pub(super) fn listing(
                 }
                 run = Some(Run {
                     depth: line.depth,
+                    indent: if one_root {
+                        line.depth.saturating_sub(1)
+                    } else {
+                        line.depth
+                    },
                     words,
                     numbers: vec![number],
                 });
@@ -95,17 +105,18 @@ pub(super) fn listing(
 /// nameless disabled buttons of a browser's toolbar): one line says them all, with every ref.
 struct Run {
     depth: usize,
+    indent: usize,
     /// The line after its ref.
     words: String,
     numbers: Vec<u32>,
 }
 
 impl Run {
-    /// `  e4 button "Save"`, or for a run `  e7-e9,e12 button disabled`.
+    /// ` e4 button "Save"`, or for a run ` e7-e9,e12 button disabled`.
     fn write(&self, body: &mut String) {
         // One space a level: a line indented by one space costs no token more than one at the
         // left edge (the space joins the ref's `e`), where two cost one more on every line.
-        body.push_str(&" ".repeat(self.depth));
+        body.push_str(&" ".repeat(self.indent));
         let mut first = true;
         let mut rest = self.numbers.as_slice();
         while let [start, ..] = *rest {

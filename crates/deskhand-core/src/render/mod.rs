@@ -239,7 +239,7 @@ mod tests {
             )],
         );
         let out = render_one(root);
-        assert_eq!(out.body, "e1 window \"Doc\"\n e2 button \"Save\"\n");
+        assert_eq!(out.body, "e1 window \"Doc\"\ne2 button \"Save\"\n");
         assert_eq!(out.nodes, 5);
     }
 
@@ -272,8 +272,8 @@ mod tests {
         let out = render_one(root.clone());
         assert_eq!(
             out.body,
-            "e1 window \"W\"\n e2 button \"Save\"\n e3 label \"Cancel\"\n e4 button\n \
-             e5 button \"OK\" @10,10\n e6 button \"OK\" @90,10\n e7 text value=\"typed\"\n",
+            "e1 window \"W\"\ne2 button \"Save\"\ne3 label \"Cancel\"\ne4 button\n\
+             e5 button \"OK\" @10,10\ne6 button \"OK\" @90,10\ne7 text value=\"typed\"\n",
             "a nameless button is the only line that reads `button`"
         );
         assert_eq!(
@@ -300,7 +300,7 @@ mod tests {
         let out = render_with(&root, &all, None);
         assert!(
             out.body
-                .starts_with("e1 window \"W\" @50,10\n e2 button \"Save\" @50,10\n")
+                .starts_with("e1 window \"W\" @50,10\ne2 button \"Save\" @50,10\n")
         );
         assert!(out.body.contains("e7 text value=\"typed\" @50,10\n"));
     }
@@ -331,8 +331,8 @@ mod tests {
         let out = render_one(root);
         assert_eq!(
             out.body,
-            "e1 window \"W\"\n e2 check \"Bold\" checked\n e3 check \"Bold\"\n \
-             e4 check \"Bold\" disabled @50,10\n e5 check \"Bold\" disabled @450,10\n \
+            "e1 window \"W\"\ne2 check \"Bold\" checked\ne3 check \"Bold\"\n\
+             e4 check \"Bold\" disabled @50,10\ne5 check \"Bold\" disabled @450,10\n\
              e6 menuitem \"Wrap\" unchecked\n"
         );
         assert_eq!(
@@ -365,7 +365,7 @@ mod tests {
         let out = render_one(root);
         assert_eq!(
             out.body,
-            "e1 window \"W\"\n e2-e4 button disabled\n e5 button \"Save\"\n e6 button disabled\n"
+            "e1 window \"W\"\ne2-e4 button disabled\ne5 button \"Save\"\ne6 button disabled\n"
         );
         assert_eq!(out.elements.len(), 6, "the structured form lists each");
         assert_eq!(out.refs.len(), 6, "every one keeps its ref");
@@ -403,7 +403,7 @@ mod tests {
             &mut Counter::default(),
         );
         assert_eq!(
-            out.body, "e1 window\n e2 button \"Doc\"\n",
+            out.body, "e1 window\ne2 button \"Doc\"\n",
             "only the root's"
         );
         assert_eq!(out.elements[0].name, "Doc", "the structured form keeps it");
@@ -589,7 +589,7 @@ mod tests {
         assert_eq!(out.hidden, 0);
         assert_eq!(
             out.body,
-            "e1 window \"W\"\n e2 group \"Page 2\" hidden\n  e3 button \"Next\" hidden\n"
+            "e1 window \"W\"\ne2 group \"Page 2\" hidden\n e3 button \"Next\" hidden\n"
         );
         assert!(
             !out.summary("w1").contains("hidden"),
