@@ -440,6 +440,11 @@ const HOSTILE: &[&str] = &[
     "…",
     " ",
     "Save",
+    // Pieces of numbers, which a line shows without quotes, and of what only looks like one.
+    "42",
+    "-0.5",
+    ".",
+    "-",
 ];
 
 fn app_text() -> impl Strategy<Value = String> {
@@ -753,7 +758,21 @@ fn check_line(
         if Some(said.as_str()) != element["value"].as_str() {
             return Err(format!("the value reads {said:?}"));
         }
+        if is_number(&said) {
+            return Err(format!("a number in quotes: {said:?}"));
+        }
         rest = after;
+    } else if let Some(after) = rest.strip_prefix(" value=") {
+        // Only a number goes without quotes: nothing else may leave the fence.
+        let end = after.find(' ').unwrap_or(after.len());
+        let said = &after[..end];
+        if !is_number(said) {
+            return Err(format!("an unquoted value that is not a number: {said:?}"));
+        }
+        if Some(said) != element["value"].as_str() {
+            return Err(format!("the value reads {said:?}"));
+        }
+        rest = &after[end..];
     } else if !element["value"].is_null() {
         return Err("the value is missing".into());
     }
@@ -810,6 +829,16 @@ fn check_line(
         Ok(())
     } else {
         Err(format!("left over: {rest:?}"))
+    }
+}
+
+/// What a line shows without quotes: `50`, `-3`, `0.25`.
+fn is_number(text: &str) -> bool {
+    let all_digits = |part: &str| !part.is_empty() && part.bytes().all(|b| b.is_ascii_digit());
+    let digits = text.strip_prefix('-').unwrap_or(text);
+    match digits.split_once('.') {
+        Some((whole, fraction)) => all_digits(whole) && all_digits(fraction),
+        None => all_digits(digits),
     }
 }
 

@@ -373,6 +373,33 @@ mod tests {
     }
 
     #[test]
+    fn a_number_goes_without_quotes_and_words_keep_them() {
+        let valued = |id: &str, role: Role, value: &str| {
+            let mut element = node(id, role, "", vec![]);
+            element.value = Some(value.into());
+            element
+        };
+        let root = node(
+            "w",
+            Role::Window,
+            "W",
+            vec![
+                valued("s", Role::Slider, "50"),
+                valued("p", Role::Progress, "-0.25"),
+                valued("t", Role::Text, "1.2.3"),
+                valued("u", Role::Text, "12 units"),
+                valued("v", Role::Text, "5."),
+            ],
+        );
+        let out = render_one(root);
+        assert_eq!(
+            out.body,
+            "e1 window \"W\"\ne2 slider value=50\ne3 progress value=-0.25\n\
+             e4 text value=\"1.2.3\"\ne5 text value=\"12 units\"\ne6 text value=\"5.\"\n"
+        );
+    }
+
+    #[test]
     fn a_window_named_by_its_title_leaves_it_to_the_header() {
         let root = node(
             "w",
