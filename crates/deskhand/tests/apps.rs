@@ -182,10 +182,7 @@ fn gnome_calculator_gtk4_by_accessibility_action_and_by_point() {
     desk.act("press", json!({"keys": "Return"})).ok();
     wait_for_value(desk, &mut calculator, &w, &display, Some("14"));
     let text = desk.act("observe", json!({"target": w})).ok();
-    assert!(
-        line_of(&text, &display).contains("text value=14"),
-        "{text}"
-    );
+    assert!(line_of(&text, &display).contains("text value=14"), "{text}");
 
     // A pointer click at the reported point of "7": GTK4 reports extents relative to its
     // window, so this only lands on "7" if they were mapped to the screen correctly.

@@ -193,10 +193,7 @@ fn calculator_batch_clicks_by_find_and_waits_for_the_result_then_stops_at_a_miss
     );
     // The app computed it: a fresh observation reads the product on the display.
     let text = desk.act("observe", json!({"target": w})).ok();
-    assert!(
-        line_of(&text, &display).contains("text value=84"),
-        "{text}"
-    );
+    assert!(line_of(&text, &display).contains("text value=84"), "{text}");
 
     // A batch whose second step names a button that is not there stops there: the first step
     // took effect (exit 3, applied but unconfirmed), the third never ran.
@@ -564,10 +561,7 @@ fn set_value_reads_back_in_a_gtk4_entry_and_gtk3_slider_and_spin_button() {
         line_of(&text, &slider).contains("slider value=73"),
         "{text}"
     );
-    assert!(
-        line_of(&text, &spin).contains("spin value=42"),
-        "{text}"
-    );
+    assert!(line_of(&text, &spin).contains("spin value=42"), "{text}");
 
     // Out of range and disabled: refused, and nothing changed. A ref keeps its number while
     // its element is in the latest observation.
