@@ -182,10 +182,13 @@ async fn calculate(
         let observed = text_of(&call(client, json!({"action": "observe", "target": w})).await);
         let display = first_of_role(&observed, "text");
         let line = line_of(&observed, &display).to_owned();
+        // A number shows without quotes (`value=14`), other text in them.
         let value = line
-            .split("value=\"")
-            .nth(1)
-            .and_then(|v| v.split('"').next())
+            .split_once(" value=")
+            .and_then(|(_, v)| match v.strip_prefix('"') {
+                Some(quoted) => quoted.split('"').next(),
+                None => v.split(' ').next(),
+            })
             .unwrap_or_default()
             .to_owned();
         if value == expected || started.elapsed() >= Duration::from_secs(20) {
