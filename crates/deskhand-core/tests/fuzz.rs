@@ -440,6 +440,11 @@ const HOSTILE: &[&str] = &[
     "…",
     " ",
     "Save",
+    // Pieces of numbers, which a line shows without quotes, and of what only looks like one.
+    "42",
+    "-0.5",
+    ".",
+    "-",
 ];
 
 fn app_text() -> impl Strategy<Value = String> {
@@ -684,6 +689,7 @@ fn check_line(
     since: bool,
     points: bool,
     title: Option<&str>,
+    one_root: bool,
 ) -> Result<(), String> {
     let mut rest = line;
     if since {
@@ -696,7 +702,12 @@ fn check_line(
         rest = rest.strip_prefix(prefix).ok_or("the change prefix")?;
     } else {
         let depth = element["depth"].as_u64().ok_or("depth")? as usize;
-        let indent = " ".repeat(depth);
+        // Under a listing's one root line, its children start at the left edge.
+        let indent = " ".repeat(if one_root {
+            depth.saturating_sub(1)
+        } else {
+            depth
+        });
         rest = rest
             .strip_prefix(indent.as_str())
             .ok_or("the indentation")?;
@@ -747,7 +758,21 @@ fn check_line(
         if Some(said.as_str()) != element["value"].as_str() {
             return Err(format!("the value reads {said:?}"));
         }
+        if is_number(&said) {
+            return Err(format!("a number in quotes: {said:?}"));
+        }
         rest = after;
+    } else if let Some(after) = rest.strip_prefix(" value=") {
+        // Only a number goes without quotes: nothing else may leave the fence.
+        let end = after.find(' ').unwrap_or(after.len());
+        let said = &after[..end];
+        if !is_number(said) {
+            return Err(format!("an unquoted value that is not a number: {said:?}"));
+        }
+        if Some(said) != element["value"].as_str() {
+            return Err(format!("the value reads {said:?}"));
+        }
+        rest = &after[end..];
     } else if !element["value"].is_null() {
         return Err("the value is missing".into());
     }
@@ -768,10 +793,9 @@ fn check_line(
     }
     if let Some(point) = element["point"].as_array() {
         let wanted = format!(" @{},{}", point[0], point[1]);
-        let nameless = element["name"] == "" && element["value"].is_null();
         match rest.strip_prefix(wanted.as_str()) {
             Some(after) => rest = after,
-            None if points || nameless => return Err("the point".into()),
+            None if points => return Err("the point".into()),
             None => {}
         }
     }
@@ -805,6 +829,16 @@ fn check_line(
         Ok(())
     } else {
         Err(format!("left over: {rest:?}"))
+    }
+}
+
+/// What a line shows without quotes: `50`, `-3`, `0.25`.
+fn is_number(text: &str) -> bool {
+    let all_digits = |part: &str| !part.is_empty() && part.bytes().all(|b| b.is_ascii_digit());
+    let digits = text.strip_prefix('-').unwrap_or(text);
+    match digits.split_once('.') {
+        Some((whole, fraction)) => all_digits(whole) && all_digits(fraction),
+        None => all_digits(digits),
     }
 }
 
@@ -846,21 +880,62 @@ fn check_observation(reply: &Reply, since: bool, points: bool) -> Result<(), Str
         ));
     }
     let elements = reply.data["elements"].as_array().ok_or("no elements")?;
-    if lines.len() != 2 + elements.len() {
-        return Err(format!(
-            "{} element lines for {} elements",
-            lines.len() - 2,
-            elements.len()
-        ));
-    }
-    for (line, element) in lines[2..].iter().zip(elements) {
-        check_line(line, element, since, points, title.as_deref())
-            .map_err(|why| format!("{why} in line {line:?}"))?;
+    let one_root = elements.iter().filter(|e| e["depth"] == 0).count() == 1;
+    let mut next = elements.iter();
+    for line in &lines[2..] {
         if line.starts_with("observe ") || *line == FENCE {
             return Err(format!("an element line reads as a header: {line:?}"));
         }
+        // A line of siblings that read alike names each by its ref: it stands for the line
+        // each would have on its own.
+        for own in one_line_each(line, since)? {
+            let element = next.next().ok_or_else(|| {
+                format!("more element lines than the {} elements", elements.len())
+            })?;
+            check_line(&own, element, since, points, title.as_deref(), one_root)
+                .map_err(|why| format!("{why} in line {line:?}"))?;
+        }
+    }
+    if next.next().is_some() {
+        return Err(format!(
+            "fewer element lines than the {} elements",
+            elements.len()
+        ));
     }
     Ok(())
+}
+
+/// `  e3-e5,e9 button disabled` as the lines its refs would have alone (`  e3 button
+/// disabled`, …); any other line as it is.
+fn one_line_each(line: &str, since: bool) -> Result<Vec<String>, String> {
+    let words_start = line.len() - line.trim_start_matches(' ').len();
+    let (indent, rest) = line.split_at(words_start);
+    let Some((refs, words)) = rest.split_once(' ') else {
+        return Ok(vec![line.to_owned()]);
+    };
+    if since || !(refs.contains('-') || refs.contains(',')) || !refs.starts_with('e') {
+        return Ok(vec![line.to_owned()]);
+    }
+    let number = |text: &str| -> Result<u32, String> {
+        text.strip_prefix('e')
+            .and_then(|n| n.parse().ok())
+            .ok_or_else(|| format!("a ref list that does not parse: {refs:?}"))
+    };
+    let mut own = Vec::new();
+    for part in refs.split(',') {
+        let (first, last) = match part.split_once('-') {
+            Some((first, last)) => (number(first)?, number(last)?),
+            None => (number(part)?, number(part)?),
+        };
+        if last < first {
+            return Err(format!("a ref range that runs backwards: {refs:?}"));
+        }
+        own.extend((first..=last).map(|n| format!("{indent}e{n} {words}")));
+    }
+    if own.len() < 2 {
+        return Err(format!("a ref list of one element: {refs:?}"));
+    }
+    Ok(own)
 }
 
 fn observe_scene(scene: Scene) -> Result<(), TestCaseError> {
@@ -916,10 +991,10 @@ proptest! {
 fn the_line_checker_catches_a_forged_line() {
     // The checker itself: an unescaped newline in a name would split one element into two lines.
     let element = json!({"ref": "e1", "depth": 0, "role": "label", "name": "a", "states": []});
-    assert!(check_line("e1 label \"a\"", &element, false, false, None).is_ok());
+    assert!(check_line("e1 label \"a\"", &element, false, false, None, false).is_ok());
     // Each forgery is caught for what it forges, not for some other reason.
     let refused = |line: &str, element: &Value, points: bool| {
-        check_line(line, element, false, points, None).expect_err(line)
+        check_line(line, element, false, points, None, false).expect_err(line)
     };
     assert_eq!(
         refused("e1 label \"a\" @1,1", &element, false),
@@ -927,7 +1002,7 @@ fn the_line_checker_catches_a_forged_line() {
     );
     assert_eq!(refused("e2 label \"a\"", &element, false), "the ref e1");
     let placed = json!({"ref": "e1", "depth": 0, "role": "label", "name": "a", "states": [], "point": [1, 2]});
-    assert!(check_line("e1 label \"a\" @1,2", &placed, false, true, None).is_ok());
+    assert!(check_line("e1 label \"a\" @1,2", &placed, false, true, None, false).is_ok());
     assert_eq!(refused("e1 label \"a\"", &placed, true), "the point");
     assert_eq!(
         refused("e1 label \"a\" @2,1", &placed, false),

@@ -182,10 +182,7 @@ fn gnome_calculator_gtk4_by_accessibility_action_and_by_point() {
     desk.act("press", json!({"keys": "Return"})).ok();
     wait_for_value(desk, &mut calculator, &w, &display, Some("14"));
     let text = desk.act("observe", json!({"target": w})).ok();
-    assert!(
-        line_of(&text, &display).contains("text value=\"14\""),
-        "{text}"
-    );
+    assert!(line_of(&text, &display).contains("text value=14"), "{text}");
 
     // A pointer click at the reported point of "7": GTK4 reports extents relative to its
     // window, so this only lands on "7" if they were mapped to the screen correctly.
@@ -278,9 +275,9 @@ fn gtk3_widget_factory_lists_its_controls_and_a_check_box_flips_by_ref() {
         "toggle \"togglebutton\"",
         "radio \"radiobutton\"",
         "button \"Close\"",
-        "spin value=\"50\"",
-        "slider value=\"50\"",
-        "progress value=\"0.5\"",
+        "spin value=50",
+        "slider value=50",
+        "progress value=0.5",
         "tab \"page 1\" selected",
         "cell \"Andrea\"",
     ] {

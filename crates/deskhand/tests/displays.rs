@@ -564,7 +564,7 @@ fn gtk4_calculator_takes_pointer_clicks_at_reported_points_and_keys(display: Dis
     });
     desk.act("press", json!({"keys": "Return"})).ok();
     wait_for_line(desk, &w, &display, "21 on the display", |l| {
-        l.contains("value=\"21\"")
+        l.contains("value=21")
     });
 }
 
@@ -1679,7 +1679,7 @@ fn gnome_without_its_extension_acts_by_ref_and_refuses_what_needs_positions() {
     }
     desk.act("type", json!({"text": "+1\n"})).ok();
     wait_for_line(desk, &calc, &display, "29 on the display", |l| {
-        l.contains("value=\"29\"")
+        l.contains("value=29")
     });
 
     let text = desk.act("observe", json!({"target": w})).ok();

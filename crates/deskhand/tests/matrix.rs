@@ -372,11 +372,11 @@ fn gtk4_calculator(desk: &Desktop, _started: &Started, marks: &Marks) {
             .stdout;
         seen.lines()
             .skip(2)
-            .any(|line| line.contains("value=\"14\""))
+            .any(|line| line.contains("value=14"))
             .then_some(seen)
     })
     .expect("the display shows 14");
-    assert!(result.contains("text value=\"14\""), "{result}");
+    assert!(result.contains("text value=14"), "{result}");
     marks.earn(Column::Text, Mark::Yes);
     let texts = probe_all(desk, "gnome-calculator", "text");
     assert!(
@@ -1002,11 +1002,11 @@ fn calc(desk: &Desktop, started: &Started, marks: &Marks) {
         json!({"target": w, "ref": sheet, "text": "5\n7\n30\n=SUM(A1:A3)\n"}),
     );
     observe_query_until(desk, &w, "A4", "the sum", |t| {
-        t.contains("cell \"A4\" value=\"42\"")
+        t.contains("cell \"A4\" value=42")
     });
     marks.earn(Column::Act, Mark::Yes);
     let first = act(desk, "observe", json!({"target": w, "query": "A1"}));
-    assert!(first.contains("cell \"A1\" value=\"5\""), "{first}");
+    assert!(first.contains("cell \"A1\" value=5"), "{first}");
     // Any cell is reached through the Name Box, as a person does on a big sheet: it shows the
     // cell the typing ended in.
     let text = observe_query_until(desk, &w, "A5", "the Name Box", |t| {

@@ -113,7 +113,7 @@ fn a_task_recorded_over_mcp_replays_on_a_fresh_desktop_and_stops_where_the_app_c
     mcp.call(json!({"action": "click", "ref": button(&tree, "Add")}));
     let end = wait_until(SETTLE, || {
         let seen = mcp.call(json!({"action": "observe", "target": w})).text;
-        seen.contains("text \"Total\" value=\"9\"").then_some(seen)
+        seen.contains("text \"Total\" value=9").then_some(seen)
     });
     assert!(end.is_some(), "the recorded task did not reach 9");
     mcp.close();

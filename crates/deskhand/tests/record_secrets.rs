@@ -145,7 +145,8 @@ fn a_password_typed_into_zenity_each_way_is_in_no_record() {
             "--record",
             dir.to_str().unwrap(),
             "observe",
-            &json!({"target": w}).to_string(),
+            // No other line reads like the field, so only `points` shows its point.
+            &json!({"target": w, "points": true}).to_string(),
         ])
         .stdout;
     let field = ref_where(&tree, "the password field", |l| l.contains(" password "));

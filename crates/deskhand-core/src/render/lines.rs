@@ -276,7 +276,13 @@ impl Line {
         if self.role == Role::Password {
             text.push_str(" value=<hidden>");
         } else if let Some(value) = &self.value {
-            text.push_str(&format!(" value=\"{}\"", escape(value)));
+            // A number cannot be read as a line or an instruction, so it goes without the
+            // quotes that fence the app's words (a slider's `value=50`).
+            if is_plain_number(value) {
+                text.push_str(&format!(" value={value}"));
+            } else {
+                text.push_str(&format!(" value=\"{}\"", escape(value)));
+            }
         }
         // A check box, radio button or toggle is checked or not, so its role already says
         // what "unchecked" would: it shows only "checked". An item that may or may not be
@@ -311,6 +317,16 @@ impl Line {
             point: self.point,
             was,
         }
+    }
+}
+
+/// `50`, `-3`, `0.25`: digits, at most one point between them, and a leading minus.
+fn is_plain_number(value: &str) -> bool {
+    let digits = value.strip_prefix('-').unwrap_or(value);
+    let all_digits = |part: &str| !part.is_empty() && part.bytes().all(|b| b.is_ascii_digit());
+    match digits.split_once('.') {
+        Some((whole, fraction)) => all_digits(whole) && all_digits(fraction),
+        None => all_digits(digits),
     }
 }
 

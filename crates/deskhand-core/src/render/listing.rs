@@ -9,11 +9,11 @@ use crate::action::ObserveSpec;
 use crate::model::Role;
 use crate::session::Numbers;
 
-/// Leaves a point only on the lines that need it to be told apart: an element with neither
-/// name nor value, or one that shows the same role, name, value and states as another the
-/// listing could show. A line that its words identify is acted on by its ref; its point cost a
-/// quarter of an observation's tokens and said nothing an agent needed (`points: true` shows
-/// them all).
+/// Leaves a point only on the lines that need it to be told apart: those that show the same
+/// role, name, value and states as another the listing could show. A line that its words
+/// identify, a nameless one too when no other line reads like it, is acted on by its ref; its
+/// point cost a quarter of an observation's tokens and said nothing an agent needed
+/// (`points: true` shows them all, the structured form always carries them).
 pub(super) fn keep_points_that_tell_apart(found: &mut [Found<'_>], hidden: bool) {
     type Identity<'l> = (Role, &'l str, Option<&'l str>, &'l [&'static str]);
     fn identity(line: &Line) -> Identity<'_> {
@@ -33,10 +33,7 @@ pub(super) fn keep_points_that_tell_apart(found: &mut [Found<'_>], hidden: bool)
         }
         found
             .iter()
-            .map(|f| {
-                let nameless = f.line.name.is_empty() && f.line.value.is_none();
-                nameless || alike.get(&identity(&f.line)).is_some_and(|n| *n > 1)
-            })
+            .map(|f| alike.get(&identity(&f.line)).is_some_and(|n| *n > 1))
             .collect()
     };
     for (f, shown) in found.iter_mut().zip(shown) {
@@ -63,18 +60,85 @@ pub(super) fn listing(
     }
     let selected = selection(view, spec, query);
     out.total = selected.len();
-    for found in selected.into_iter().take(spec.limit) {
+    let listed: Vec<&Found<'_>> = selected.into_iter().take(spec.limit).collect();
+    // Under the one root line of a window's listing every line is that window's, so its
+    // children start at the left edge: a line indented by two spaces costs a token more than
+    // one by one, and most lines are two levels down or deeper.
+    let one_root = listed.iter().filter(|f| f.line.depth == 0).count() == 1;
+    let mut run: Option<Run> = None;
+    for found in listed {
         let number = numbers.number(&found.node.handle, found.node.role);
         issue(out, found, number);
         count_cuts(out, found);
         let line = query.map_or(Cow::Borrowed(&found.line), |q| found.line_for(q));
-        // One space a level: a line indented by one space costs no token more than one at the
-        // left edge (the space joins the ref's `e`), where two cost one more on every line.
-        line.write(&mut out.body, &" ".repeat(line.depth), Some(number));
-        out.body.push('\n');
+        let mut words = String::new();
+        line.write(&mut words, "", None);
+        match &mut run {
+            Some(same) if same.depth == line.depth && same.words == words => {
+                same.numbers.push(number)
+            }
+            _ => {
+                if let Some(done) = run.take() {
+                    done.write(&mut out.body);
+                }
+                run = Some(Run {
+                    depth: line.depth,
+                    indent: if one_root {
+                        line.depth.saturating_sub(1)
+                    } else {
+                        line.depth
+                    },
+                    words,
+                    numbers: vec![number],
+                });
+            }
+        }
         out.elements.push(line.listed(Some(number), None, None));
     }
+    if let Some(done) = run {
+        done.write(&mut out.body);
+    }
     out.issued = out.elements.len();
+}
+
+/// Siblings one after another that read alike and have no point to tell them apart (27
+/// nameless disabled buttons of a browser's toolbar): one line says them all, with every ref.
+struct Run {
+    depth: usize,
+    indent: usize,
+    /// The line after its ref.
+    words: String,
+    numbers: Vec<u32>,
+}
+
+impl Run {
+    /// ` e4 button "Save"`, or for a run ` e7-e9,e12 button disabled`.
+    fn write(&self, body: &mut String) {
+        // One space a level: a line indented by one space costs no token more than one at the
+        // left edge (the space joins the ref's `e`), where two cost one more on every line.
+        body.push_str(&" ".repeat(self.indent));
+        let mut first = true;
+        let mut rest = self.numbers.as_slice();
+        while let [start, ..] = *rest {
+            let consecutive = rest
+                .iter()
+                .enumerate()
+                .take_while(|&(i, &n)| n == start + i as u32)
+                .count();
+            if !first {
+                body.push(',');
+            }
+            first = false;
+            body.push_str(&format!("e{start}"));
+            if consecutive > 1 {
+                body.push_str(&format!("-e{}", start + consecutive as u32 - 1));
+            }
+            rest = &rest[consecutive..];
+        }
+        body.push(' ');
+        body.push_str(&self.words);
+        body.push('\n');
+    }
 }
 
 /// What a listing selects from `view` before its limit: down to `max_depth`, and what the query

@@ -239,7 +239,7 @@ mod tests {
             )],
         );
         let out = render_one(root);
-        assert_eq!(out.body, "e1 window \"Doc\"\n e2 button \"Save\"\n");
+        assert_eq!(out.body, "e1 window \"Doc\"\ne2 button \"Save\"\n");
         assert_eq!(out.nodes, 5);
     }
 
@@ -272,8 +272,9 @@ mod tests {
         let out = render_one(root.clone());
         assert_eq!(
             out.body,
-            "e1 window \"W\"\n e2 button \"Save\"\n e3 label \"Cancel\"\n e4 button @25,25\n \
-             e5 button \"OK\" @10,10\n e6 button \"OK\" @90,10\n e7 text value=\"typed\"\n"
+            "e1 window \"W\"\ne2 button \"Save\"\ne3 label \"Cancel\"\ne4 button\n\
+             e5 button \"OK\" @10,10\ne6 button \"OK\" @90,10\ne7 text value=\"typed\"\n",
+            "a nameless button is the only line that reads `button`"
         );
         assert_eq!(
             out.elements[1].point,
@@ -299,17 +300,18 @@ mod tests {
         let out = render_with(&root, &all, None);
         assert!(
             out.body
-                .starts_with("e1 window \"W\" @50,10\n e2 button \"Save\" @50,10\n")
+                .starts_with("e1 window \"W\" @50,10\ne2 button \"Save\" @50,10\n")
         );
         assert!(out.body.contains("e7 text value=\"typed\" @50,10\n"));
     }
 
     #[test]
     fn a_state_tells_lines_apart_and_a_check_shows_only_checked() {
-        let check = |id: &str, checked: bool, enabled: bool| {
+        let check = |id: &str, checked: bool, enabled: bool, left: i32| {
             let mut check = node(id, Role::Check, "Bold", vec![]);
             check.states.checked = checked;
             check.states.enabled = enabled;
+            check.bounds = Some(Rect::new(left, 0, 100, 20));
             check
         };
         let mut item = node("m", Role::Menuitem, "Wrap", vec![]);
@@ -319,24 +321,81 @@ mod tests {
             Role::Window,
             "W",
             vec![
-                check("a", true, true),
-                check("b", false, true),
-                check("c", false, false),
-                check("d", false, false),
+                check("a", true, true, 0),
+                check("b", false, true, 0),
+                check("c", false, false, 0),
+                check("d", false, false, 400),
                 item,
             ],
         );
         let out = render_one(root);
         assert_eq!(
             out.body,
-            "e1 window \"W\"\n e2 check \"Bold\" checked\n e3 check \"Bold\"\n \
-             e4 check \"Bold\" disabled @50,10\n e5 check \"Bold\" disabled @50,10\n \
+            "e1 window \"W\"\ne2 check \"Bold\" checked\ne3 check \"Bold\"\n\
+             e4 check \"Bold\" disabled @50,10\ne5 check \"Bold\" disabled @450,10\n\
              e6 menuitem \"Wrap\" unchecked\n"
         );
         assert_eq!(
             out.elements[2].states,
             ["unchecked"],
             "the structured form keeps every state"
+        );
+    }
+
+    #[test]
+    fn siblings_that_read_alike_without_a_point_share_one_line() {
+        let pointless = |id: &str| {
+            let mut button = node(id, Role::Button, "", vec![]);
+            button.states.enabled = false;
+            button.bounds = None;
+            button
+        };
+        let root = node(
+            "w",
+            Role::Window,
+            "W",
+            vec![
+                pointless("a"),
+                pointless("b"),
+                pointless("c"),
+                node("s", Role::Button, "Save", vec![]),
+                pointless("d"),
+            ],
+        );
+        let out = render_one(root);
+        assert_eq!(
+            out.body,
+            "e1 window \"W\"\ne2-e4 button disabled\ne5 button \"Save\"\ne6 button disabled\n"
+        );
+        assert_eq!(out.elements.len(), 6, "the structured form lists each");
+        assert_eq!(out.refs.len(), 6, "every one keeps its ref");
+        assert_eq!(out.issued, 6);
+    }
+
+    #[test]
+    fn a_number_goes_without_quotes_and_words_keep_them() {
+        let valued = |id: &str, role: Role, value: &str| {
+            let mut element = node(id, role, "", vec![]);
+            element.value = Some(value.into());
+            element
+        };
+        let root = node(
+            "w",
+            Role::Window,
+            "W",
+            vec![
+                valued("s", Role::Slider, "50"),
+                valued("p", Role::Progress, "-0.25"),
+                valued("t", Role::Text, "1.2.3"),
+                valued("u", Role::Text, "12 units"),
+                valued("v", Role::Text, "5."),
+            ],
+        );
+        let out = render_one(root);
+        assert_eq!(
+            out.body,
+            "e1 window \"W\"\ne2 slider value=50\ne3 progress value=-0.25\n\
+             e4 text value=\"1.2.3\"\ne5 text value=\"12 units\"\ne6 text value=\"5.\"\n"
         );
     }
 
@@ -371,7 +430,7 @@ mod tests {
             &mut Counter::default(),
         );
         assert_eq!(
-            out.body, "e1 window\n e2 button \"Doc\"\n",
+            out.body, "e1 window\ne2 button \"Doc\"\n",
             "only the root's"
         );
         assert_eq!(out.elements[0].name, "Doc", "the structured form keeps it");
@@ -557,7 +616,7 @@ mod tests {
         assert_eq!(out.hidden, 0);
         assert_eq!(
             out.body,
-            "e1 window \"W\"\n e2 group \"Page 2\" hidden\n  e3 button \"Next\" hidden\n"
+            "e1 window \"W\"\ne2 group \"Page 2\" hidden\n e3 button \"Next\" hidden\n"
         );
         assert!(
             !out.summary("w1").contains("hidden"),

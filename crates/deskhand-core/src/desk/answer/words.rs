@@ -54,7 +54,7 @@ impl fmt::Display for WindowSaid {
 }
 
 /// A surface as a capture's or an observation's header names it:
-/// `w3 "Untitled" · app a2 "mousepad"`, or `screen`.
+/// `w3 "Untitled" · app a2 "mousepad"`, `w4 "notes.txt - Mousepad" · app a2`, or `screen`.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum SurfaceSaid {
     Screen,
@@ -77,11 +77,20 @@ impl fmt::Display for SurfaceSaid {
                 app,
                 app_name,
             } => {
-                write!(f, "{window} · app ")?;
+                write!(f, "{window} · app")?;
                 if let Some(app) = app {
-                    write!(f, "a{app} ")?;
+                    write!(f, " a{app}")?;
+                    // The app's ref is what an agent names it by; its name only repeats what
+                    // a title like "notes.txt - Mousepad" already says.
+                    if window
+                        .title
+                        .to_lowercase()
+                        .contains(&app_name.to_lowercase())
+                    {
+                        return Ok(());
+                    }
                 }
-                write!(f, "\"{}\"", escape(app_name))
+                write!(f, " \"{}\"", escape(app_name))
             }
         }
     }
