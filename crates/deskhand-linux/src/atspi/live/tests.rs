@@ -40,7 +40,7 @@ fn kept(bus: &str, nodes: usize, used: u64) -> Kept {
         },
         links: HashSet::new(),
         buses: vec![bus.to_owned()],
-        patched: true,
+        patching: Some(Patching::IgnoringCacheChanges),
         mark: Mark(0),
         nodes,
         used,
