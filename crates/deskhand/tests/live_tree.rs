@@ -190,7 +190,7 @@ fn main() {
                 label: "gnome-calculator (GTK 4)",
                 title: "Calculator",
                 kept: true,
-                patched: true,
+                patched: false,
             },
             AppUnderTest {
                 label: "kcalc (Qt 5, KDE)",

@@ -57,20 +57,20 @@ pub(super) enum Change {
     /// Its content changed in a way its elements may not each say (a table's rows, a
     /// selection): everything under it is read again.
     Content,
-    /// The application's cache gained or lost an element. at-spi2-atk and Qt send a
-    /// `ChildrenChanged` with it (the property test holds them to it), and at-spi2-atk adds an
-    /// object to its cache when a walk first asks for it, so for them it changes nothing; GTK
-    /// 4.8 sends only this when a popover closes.
-    Cached,
 }
 
 impl Change {
-    /// What a signal says changed.
+    /// What a signal says changed; `None` for what changes nothing a tree shows by itself.
+    /// The cache's additions and removals come with a `ChildrenChanged` on the parent
+    /// (at-spi2-atk and Qt send both; the property test holds them to it; GTK 4.8 does not,
+    /// and its windows are walked whole after any event: see `patches` in the module above),
+    /// and at-spi2-atk adds an object to its cache when a walk first asks for it, so they
+    /// would make every walk stale.
     fn of(message: &zbus::Message) -> Option<Change> {
         let header = message.header();
         let interface = header.interface()?;
         if interface.as_str().ends_with(".Cache") {
-            return Some(Change::Cached);
+            return None;
         }
         if interface.as_str().ends_with(".Focus") {
             return Some(Change::Focus);

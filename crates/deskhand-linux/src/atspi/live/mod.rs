@@ -19,7 +19,7 @@ use super::{Application, Atspi, ObjectRef, WalkStyle};
 
 mod events;
 mod patch;
-use events::{Change, Events};
+use events::Events;
 
 /// Elements kept per application, over all its windows: past it the windows observed longest
 /// ago are dropped first.
@@ -43,8 +43,8 @@ struct Kept {
     links: HashSet<ObjectRef>,
     /// The applications (bus names) the tree's elements belong to; the first is the window's.
     buses: Vec<String>,
-    /// How a change is read (see [`patching`]); `None`: by a walk.
-    patching: Option<Patching>,
+    /// Whether a change is read by patching the tree (see [`patches`]), not by a walk.
+    patched: bool,
     mark: Mark,
     nodes: usize,
     /// When it was last used, in observes: the oldest goes first.
@@ -108,30 +108,19 @@ impl LiveTrees {
         unplaced: bool,
     ) -> Option<Tree> {
         let events = self.events(atspi).await?;
-        let (buses, mark, patching) = {
+        let (buses, mark, patched) = {
             let kept = self.kept.lock().expect("not poisoned");
             let kept = kept.get(&window.handle)?;
             if kept.window != *window || kept.unplaced != unplaced {
                 return None;
             }
-            (kept.buses.clone(), kept.mark, kept.patching)
+            (kept.buses.clone(), kept.mark, kept.patched)
         };
         let since = events.changes_since(atspi, &buses, mark.0).await?;
-        let changes: Vec<_> = match patching {
-            _ if since.silent => Vec::new(),
-            None => return None,
-            Some(Patching::WalkAfterCacheChanges)
-                if since.changes.iter().any(|(.., c)| *c == Change::Cached) =>
-            {
-                return None;
-            }
-            Some(_) => since
-                .changes
-                .into_iter()
-                .filter(|(.., change)| *change != Change::Cached)
-                .collect(),
-        };
-        if changes.is_empty() {
+        if !patched && !since.silent {
+            return None;
+        }
+        if since.changes.is_empty() {
             let tick = self.tick();
             let mut kept = self.kept.lock().expect("not poisoned");
             let kept = kept.get_mut(&window.handle)?;
@@ -140,7 +129,6 @@ impl LiveTrees {
             if kept.mark.0 != mark.0 {
                 return None;
             }
-            kept.mark = Mark(since.mark);
             kept.used = tick;
             self.answered.fetch_add(1, Ordering::Relaxed);
             return Some(kept.tree.clone());
@@ -159,7 +147,7 @@ impl LiveTrees {
             links: &links,
             unplaced,
         };
-        let Some(patched) = patch::patch(atspi, kept, &changes).await else {
+        let Some(patched) = patch::patch(atspi, kept, &since.changes).await else {
             self.forget(window);
             return None;
         };
@@ -209,10 +197,7 @@ impl LiveTrees {
             self.forget(window);
             return;
         }
-        let patching = match buses.as_slice() {
-            [bus] => known.get(bus).and_then(patching),
-            _ => None,
-        };
+        let patched = buses.len() == 1 && known.get(&buses[0]).is_some_and(patches);
         let used = self.tick();
         let mut kept = self.kept.lock().expect("not poisoned");
         kept.insert(
@@ -224,7 +209,7 @@ impl LiveTrees {
                 style: walked.style,
                 links: walked.links.clone(),
                 buses,
-                patching,
+                patched,
                 mark,
                 nodes,
                 used,
@@ -259,24 +244,16 @@ fn sends_every_change(app: &Application) -> bool {
     }
 }
 
-/// How a changed window of an application's is read, when its events name every element a
-/// change touches: by patching its kept tree. The property test holds GTK 3 (through
-/// at-spi2-atk), GTK 4 and Qt to it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Patching {
-    /// The cache's signals change nothing the other events do not say.
-    IgnoringCacheChanges,
-    /// GTK 4.8 sends only its cache's signals when a popover closes: after one, the window is
-    /// walked whole.
-    WalkAfterCacheChanges,
-}
-
-fn patching(app: &Application) -> Option<Patching> {
+/// Whether an application's events name every element a change touches, so a changed window
+/// is read by patching its kept tree. The property test holds GTK 3 (through at-spi2-atk) and Qt
+/// to it. GTK 4.8 sends no `ChildrenChanged` when a popover closes (only its cache's signals), so
+/// its windows are walked whole after any event.
+fn patches(app: &Application) -> bool {
     let major = app.toolkit_version.split('.').next().unwrap_or_default();
-    match (app.toolkit.to_ascii_lowercase().as_str(), major) {
-        ("gtk", "3") | ("qt", "5" | "6") => Some(Patching::IgnoringCacheChanges),
-        ("gtk", "4") => Some(Patching::WalkAfterCacheChanges),
-        _ => None,
+    match app.toolkit.to_ascii_lowercase().as_str() {
+        "gtk" => major == "3",
+        "qt" => matches!(major, "5" | "6"),
+        _ => false,
     }
 }
 

@@ -151,7 +151,7 @@ impl Plan {
                 plan.anew.push(place[..composite].to_vec());
             }
             let from = match change {
-                Change::Children | Change::Cached => place.clone(),
+                Change::Children => place.clone(),
                 Change::Own | Change::Focus | Change::Moved | Change::Content => parent(place),
             };
             roots.push(read_from(root, from));

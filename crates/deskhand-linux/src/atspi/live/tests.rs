@@ -40,7 +40,7 @@ fn kept(bus: &str, nodes: usize, used: u64) -> Kept {
         },
         links: HashSet::new(),
         buses: vec![bus.to_owned()],
-        patching: Some(Patching::IgnoringCacheChanges),
+        patched: true,
         mark: Mark(0),
         nodes,
         used,
