@@ -62,8 +62,8 @@ pub(super) enum Change {
 impl Change {
     /// What a signal says changed; `None` for what changes nothing a tree shows by itself.
     /// The cache's additions and removals come with a `ChildrenChanged` on the parent
-    /// (at-spi2-atk and Qt send both; the property test holds them to it; GTK 4.8 does not,
-    /// and its windows are walked whole after any event: see `patches` in the module above),
+    /// (at-spi2-atk and Qt send both; the property test holds them to it; GTK 4 windows are
+    /// walked whole after any event: see `patches` in the module above),
     /// and at-spi2-atk adds an object to its cache when a walk first asks for it, so they
     /// would make every walk stale.
     fn of(message: &zbus::Message) -> Option<Change> {

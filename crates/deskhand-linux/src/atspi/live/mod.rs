@@ -246,8 +246,8 @@ fn sends_every_change(app: &Application) -> bool {
 
 /// Whether an application's events name every element a change touches, so a changed window
 /// is read by patching its kept tree. The property test holds GTK 3 (through at-spi2-atk) and Qt
-/// to it. GTK 4.8 sends no `ChildrenChanged` when a popover closes (only its cache's signals), so
-/// its windows are walked whole after any event.
+/// to it. GTK 4.8 closes a popover without an event that names the element it leaves, so its
+/// windows are walked whole after any event.
 fn patches(app: &Application) -> bool {
     let major = app.toolkit_version.split('.').next().unwrap_or_default();
     match app.toolkit.to_ascii_lowercase().as_str() {
