@@ -1561,8 +1561,8 @@ async fn live_trees(ready: &[Ready], specs: &[Spec]) {
     println!();
     println!(
         "Each round observes the unchanged window through the walking backend and through one that keeps \
-         live trees; then clicks the changing element through the live one and observes again: a GTK 3 or Qt \
-         window reads again only what the app's events name (patched), a GTK 4 one is walked again."
+         live trees; then clicks the changing element through the live one and observes again: a GTK 3 \
+         window reads again only what the app's events name (patched), others are walked again."
     );
     println!();
     println!(

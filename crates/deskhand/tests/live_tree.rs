@@ -196,7 +196,7 @@ fn main() {
                 label: "kcalc (Qt 5, KDE)",
                 title: "KCalc",
                 kept: true,
-                patched: true,
+                patched: false,
             },
             AppUnderTest {
                 label: "item views (Qt 5), rows rewritten and added",

@@ -47,8 +47,6 @@ const LOGGED_PER_APP: usize = 2_048;
 pub(super) enum Change {
     /// Something of the object itself: a name, value, state, text, or its window's state.
     Own,
-    /// It took or lost the focus: the element that had it may lose it without an event.
-    Focus,
     /// Its children were added or removed.
     Children,
     /// It moved, or what it shows moved in it (a scrolled view): every extent under it may
@@ -60,20 +58,14 @@ pub(super) enum Change {
 }
 
 impl Change {
-    /// What a signal says changed; `None` for what changes nothing a tree shows by itself.
-    /// The cache's additions and removals come with a `ChildrenChanged` on the parent
-    /// (at-spi2-atk and Qt send both; the property test holds them to it; GTK 4 windows are
-    /// walked whole after any event: see `patches` in the module above),
-    /// and at-spi2-atk adds an object to its cache when a walk first asks for it, so they
-    /// would make every walk stale.
+    /// What a signal says changed; `None` for what changes nothing a tree shows by itself:
+    /// at-spi2-atk sends a `ChildrenChanged` with each of its cache's additions and removals,
+    /// and adds an object to its cache when a walk first asks for it.
     fn of(message: &zbus::Message) -> Option<Change> {
         let header = message.header();
         let interface = header.interface()?;
         if interface.as_str().ends_with(".Cache") {
             return None;
-        }
-        if interface.as_str().ends_with(".Focus") {
-            return Some(Change::Focus);
         }
         if !interface.as_str().ends_with(".Object") {
             return Some(Change::Own);
@@ -84,12 +76,13 @@ impl Change {
                 "BoundsChanged" | "VisibleDataChanged" | "TextBoundsChanged" => Change::Moved,
                 // An element's showing and enabled states hold for what is under it, whose own
                 // states change with them, with no event of their own.
-                "StateChanged" => match detail(message).as_deref() {
-                    Some("focused") => Change::Focus,
-                    Some(state) if INHERITED_STATES.contains(&state) => Change::Content,
-                    _ => Change::Own,
-                },
+                "StateChanged"
+                    if detail(message).is_some_and(|d| INHERITED_STATES.contains(&d.as_str())) =>
+                {
+                    Change::Content
+                }
                 "PropertyChange"
+                | "StateChanged"
                 | "TextChanged"
                 | "TextCaretMoved"
                 | "TextSelectionChanged"

@@ -7,8 +7,11 @@ use std::collections::{HashMap, HashSet};
 use deskhand_core::model::{Node, Role, Tree};
 
 use super::super::walk::{Reuse, count_nodes};
-use super::super::{Atspi, ObjectRef, ROOT_PATH, WalkLimits, WalkStyle, without_extents};
+use super::super::{
+    ACCESSIBLE, Atspi, ObjectRef, ROOT_PATH, WalkLimits, WalkStyle, without_extents,
+};
 use super::events::Change;
+use crate::translate;
 
 /// Changed elements outside the kept tree whose place is asked, at most: past it the window is
 /// walked.
@@ -83,9 +86,7 @@ pub(super) async fn patch(
             placed.push((place, Change::Children));
         }
     }
-    if changes.iter().any(|(.., change)| *change == Change::Focus) {
-        focused(&kept.tree.root, &mut Vec::new(), &mut placed);
-    }
+    focused(&kept.tree.root, &mut Vec::new(), &mut placed);
     let plan = Plan::of(&kept.tree.root, &placed);
     let mut unchanged = HashMap::new();
     plan.unchanged(&kept.tree.root, &mut Vec::new(), &mut unchanged);
@@ -152,7 +153,7 @@ impl Plan {
             }
             let from = match change {
                 Change::Children => place.clone(),
-                Change::Own | Change::Focus | Change::Moved | Change::Content => parent(place),
+                Change::Own | Change::Moved | Change::Content => parent(place),
             };
             roots.push(read_from(root, from));
         }
@@ -226,8 +227,9 @@ fn at_mut<'a>(root: &'a mut Node, place: &[usize]) -> &'a mut Node {
         .fold(root, |node, index| &mut node.children[*index])
 }
 
-/// The elements the kept tree shows focused, as changed: the focus moved, and the element that
-/// had it may lose it without an event (Qt).
+/// The elements the kept tree shows focused, as changed: whatever changed may have moved the
+/// focus, and the element that had it may lose it without an event (Qt: a window, a menu's
+/// item).
 fn focused(node: &Node, place: &mut Place, changed: &mut Vec<(Place, Change)>) {
     if node.states.focused {
         changed.push((place.clone(), Change::Own));
@@ -252,8 +254,8 @@ fn index<'a>(node: &'a Node, place: &mut Place, places: &mut HashMap<&'a str, Pl
 }
 
 /// The place of the nearest ancestor of `path` that the kept tree holds: `Some(None)` when it is
-/// gone or in no window; `None` when it is in another window of the application, or the
-/// application did not answer.
+/// gone, in no window or in another window that is not active; `None` when it is in another
+/// active window of the application, or the application did not answer.
 async fn kept_ancestor(
     atspi: &Atspi,
     bus: &str,
@@ -274,10 +276,20 @@ async fn kept_ancestor(
         if let Some(place) = places.get(parent.path.as_str()) {
             return Some(Some(place.clone()));
         }
-        // Another window of the application changed: it may be a popup over this one, which
-        // a walk lists as part of it.
-        if parent.path == ROOT_PATH || parent.bus != bus {
+        if parent.bus != bus {
             return None;
+        }
+        // Another window of the application changed. An active one may be a popup over this
+        // one, which a walk lists as part of it; one that is not (a menu made ready at the
+        // app's start, a dialog behind) is not listed.
+        if parent.path == ROOT_PATH {
+            let states: Vec<u32> = match atspi.call(&object, ACCESSIBLE, "GetState", &()).await {
+                Ok(states) => states,
+                Err(err) if err.unanswered() => return None,
+                Err(_) => return Some(None),
+            };
+            let active = translate::state_set(&states).contains(atspi::State::Active);
+            return if active { None } else { Some(None) };
         }
         object = parent;
     }
