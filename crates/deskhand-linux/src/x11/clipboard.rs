@@ -169,18 +169,23 @@ impl Endpoint {
     }
 }
 
-/// Reads the clipboard's list of types and its text, if it offers text.
-pub fn read(deadline: Instant) -> Result<ClipboardContents, ClipboardError> {
+/// The window that owns the clipboard; `NONE` where no program does.
+pub(super) fn clipboard_owner(endpoint: &Endpoint) -> Result<Window, ClipboardError> {
     const OPERATION: &str = "asking who owns the clipboard";
-    let endpoint = Endpoint::open()?;
-    let atoms = &endpoint.atoms;
-    let owner = endpoint
+    Ok(endpoint
         .conn
-        .get_selection_owner(atoms.CLIPBOARD)
+        .get_selection_owner(endpoint.atoms.CLIPBOARD)
         .during(OPERATION)?
         .reply()
         .during(OPERATION)?
-        .owner;
+        .owner)
+}
+
+/// Reads the clipboard's list of types and its text, if it offers text.
+pub fn read(deadline: Instant) -> Result<ClipboardContents, ClipboardError> {
+    let endpoint = Endpoint::open()?;
+    let atoms = &endpoint.atoms;
+    let owner = clipboard_owner(&endpoint)?;
     if owner == NONE {
         return Ok(ClipboardContents::default());
     }

@@ -11,7 +11,7 @@ use x11rb::NONE;
 use x11rb::connection::Connection as _;
 use x11rb::protocol::xproto::{Atom, ConnectionExt as _, Window};
 
-use super::clipboard::{Endpoint, Holder, Offer, Offered, Reader, take};
+use super::clipboard::{Endpoint, Holder, Offer, Offered, Reader, clipboard_owner, take};
 use super::{During as _, X11Error};
 use crate::clipboard::{ClipboardError, MAX_TEXT};
 
@@ -134,15 +134,8 @@ pub fn paste(
 /// Reads every target the clipboard's owner lists, as it converts each; `Ok(None)` where no
 /// program owns the clipboard. An error where it cannot be read whole.
 fn save(endpoint: &Endpoint) -> Result<Option<Saved>, ClipboardError> {
-    const OPERATION: &str = "asking who owns the clipboard";
     let atoms = &endpoint.atoms;
-    let owner = endpoint
-        .conn
-        .get_selection_owner(atoms.CLIPBOARD)
-        .during(OPERATION)?
-        .reply()
-        .during(OPERATION)?
-        .owner;
+    let owner = clipboard_owner(endpoint)?;
     if owner == NONE {
         return Ok(None);
     }
