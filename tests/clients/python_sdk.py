@@ -40,7 +40,11 @@ def display_value(observation):
     for line in element_lines(observation):
         words = line.split()
         if len(words) > 1 and words[1] == "text":
-            return line.split('value="', 1)[1].split('"', 1)[0] if 'value="' in line else ""
+            if 'value="' in line:
+                return line.split('value="', 1)[1].split('"', 1)[0]
+            # A value that is only a number is written without quotes.
+            bare = [word[len("value="):] for word in words if word.startswith("value=")]
+            return bare[0] if bare else ""
     raise AssertionError(f"no text element in:\n{observation}")
 
 

@@ -11,9 +11,12 @@ use zbus::zvariant::OwnedObjectPath;
 use deskhand_core::model::{Node, Rect, Role};
 
 use super::cache::Snapshot;
-use super::cells::{
-    MAX_NESTED_CELLS, MAX_VISIBLE_CELLS, Place, merge_nested_cells, name_by_place, places_in_order,
-};
+mod children;
+mod rewalk;
+pub(super) use children::manages_descendants;
+pub(super) use rewalk::{Reuse, count_nodes};
+
+use super::cells::{MAX_NESTED_CELLS, Place, merge_nested_cells, name_by_place, places_in_order};
 use super::element::{ValueReads, chosen_unless_name, finish_value};
 use super::*;
 
@@ -86,61 +89,6 @@ impl Atspi {
             links: walk.links.into_inner().expect("not poisoned"),
         })
     }
-
-    /// `object`'s subtree read again, taking each element found in `reuse` as it is there
-    /// instead of reading it: a kept tree's unchanged parts. `None` when what it read would
-    /// make the window's tree partial (a note, a cut, an element that did not answer), or
-    /// when an element's children were narrowed to those that show, which a walk decides from
-    /// the application's cache: then the window is walked whole.
-    pub(super) async fn rewalk(
-        &self,
-        object: &ObjectRef,
-        is_root: bool,
-        style: WalkStyle,
-        reuse: Reuse<'_>,
-    ) -> Result<Option<Rewalked>, AtspiError> {
-        let style = WalkStyle {
-            use_cache: false,
-            ..style
-        };
-        let walk = Walk::new(
-            self,
-            Snapshot::default(),
-            style,
-            WalkLimits::default(),
-            &object.bus,
-            reuse,
-        );
-        walk.reserve(1);
-        let (root, _) = walk.node(object.clone(), is_root).await?;
-        let whole = walk.unanswered.load(Ordering::Relaxed) == 0
-            && !walk.cut.load(Ordering::Relaxed)
-            && walk.failed.load(Ordering::Relaxed) == 0
-            && walk.paragraphs_off_screen.load(Ordering::Relaxed) == 0
-            && !walk.narrowed.load(Ordering::Relaxed)
-            && walk.managed.lock().expect("not poisoned").is_empty();
-        Ok(whole.then(|| Rewalked {
-            root,
-            links: walk.links.into_inner().expect("not poisoned"),
-        }))
-    }
-}
-
-/// What a walk may take from a kept tree instead of reading it.
-#[derive(Default)]
-pub(super) struct Reuse<'a> {
-    /// Elements with nothing changed in them (what changed under them is read again).
-    pub unchanged: Option<&'a HashMap<ObjectRef, &'a Node>>,
-    /// The elements of the kept tree that are hyperlinks (their words stand in their parent's
-    /// text).
-    pub links: Option<&'a HashSet<ObjectRef>>,
-}
-
-/// A subtree read again.
-pub(super) struct Rewalked {
-    pub root: Node,
-    /// The hyperlinks it read.
-    pub links: HashSet<ObjectRef>,
 }
 
 /// What the walk knows of an element before reading its subtree.
@@ -458,119 +406,6 @@ impl<'a> Walk<'a> {
             .collect()
     }
 
-    /// A long list of children (a page's paragraphs, a list's items) narrowed to those that
-    /// show, in one call where the application offers it: the others are counted in the
-    /// `partial` note, not asked one by one.
-    pub(super) async fn showing_only(
-        &self,
-        object: &ObjectRef,
-        role: u32,
-        name: &str,
-        interfaces: &[String],
-        children: Vec<ObjectRef>,
-    ) -> Vec<ObjectRef> {
-        if children.len() <= MANY_CHILDREN || !self.style.showing_reliable {
-            return children;
-        }
-        // Where the cache holds every child's states, no call is needed.
-        let cached: Option<Vec<ObjectRef>> = children
-            .iter()
-            .map(|child| {
-                let item = self.snapshot.items.get(child)?;
-                let showing = translate::state_set(&item.states).contains(atspi::State::Showing);
-                Some(showing.then(|| child.clone()))
-            })
-            .collect::<Option<Vec<_>>>()
-            .map(|children| children.into_iter().flatten().collect());
-        let showing = match cached {
-            Some(showing) => showing,
-            None if interfaces.iter().any(|i| i == COLLECTION) => {
-                self.narrowed.store(true, Ordering::Relaxed);
-                match self.answered(self.atspi.showing_children(object).await) {
-                    Some(showing) => showing,
-                    None => return children,
-                }
-            }
-            None => return children,
-        };
-        let others = children.len().saturating_sub(showing.len());
-        if others > 0 {
-            self.managed.lock().expect("not poisoned").push(format!(
-                "{} shows {} of its {} children; the other {} (off screen or hidden) were not read: scroll to bring them into view",
-                described(role, name),
-                deskhand_core::render::thousands(showing.len()),
-                deskhand_core::render::thousands(children.len()),
-                deskhand_core::render::thousands(others),
-            ));
-        }
-        showing
-    }
-
-    /// The children of an element that creates them on demand: all of them when there are
-    /// few (a text document's visible paragraphs), else a table's visible cells, else none;
-    /// what is left out is said in the tree's `partial` note (for a table, once its cells are
-    /// read: see `CellsOnDemand`).
-    pub(super) async fn managed_children(
-        &self,
-        object: &ObjectRef,
-        role: u32,
-        name: &str,
-        cached_count: Option<i32>,
-        interfaces: &[String],
-    ) -> (Vec<ObjectRef>, Option<CellsOnDemand>) {
-        let a = self.atspi;
-        let count = match cached_count.filter(|count| *count >= 0) {
-            Some(count) => Some(i64::from(count)),
-            None => self.answered(a.child_count(object).await),
-        };
-        if count.is_some_and(|count| count <= FEW_MANAGED_CHILDREN) {
-            return (
-                self.answered(a.children(object).await).unwrap_or_default(),
-                None,
-            );
-        }
-        let what = described(role, name);
-        if interfaces.iter().any(|i| i == TABLE)
-            && let Some(visible) = self.answered(a.visible_cells(object, MAX_VISIBLE_CELLS).await)
-        {
-            let places = visible.named_anew.then(|| {
-                visible
-                    .headers
-                    .iter()
-                    .map(|(_, column)| Place::Header { column: *column })
-                    .chain(visible.cells.iter().map(|cell| Place::Cell {
-                        row: cell.row,
-                        column: cell.column,
-                    }))
-                    .collect()
-            });
-            let cells = CellsOnDemand {
-                what,
-                read: visible.cells.len(),
-                total: visible.total,
-                places,
-            };
-            self.sheet_cells.lock().expect("not poisoned").extend(
-                visible
-                    .cells
-                    .iter()
-                    .map(|cell| (cell.object.clone(), cell.name.clone())),
-            );
-            let objects = visible
-                .headers
-                .into_iter()
-                .map(|(header, _)| header)
-                .chain(visible.cells.into_iter().map(|cell| cell.object))
-                .collect();
-            return (objects, Some(cells));
-        }
-        self.managed.lock().expect("not poisoned").push(format!(
-            "{what} creates its {} children on demand, so they were not read",
-            count.map_or_else(|| "unknown number of".to_string(), |c| c.to_string())
-        ));
-        (Vec::new(), None)
-    }
-
     /// The element and its subtree, and whether it stands embedded (U+FFFC) in its parent's
     /// text.
     pub(super) fn node(
@@ -825,11 +660,6 @@ impl<'a> Walk<'a> {
     }
 }
 
-/// How many elements `node` holds, itself included.
-pub(super) fn count_nodes(node: &Node) -> usize {
-    1 + node.children.iter().map(count_nodes).sum::<usize>()
-}
-
 /// Whether an element says nothing of itself: LibreOffice marks the panel around its formula
 /// bar defunct, and nothing else, while the paragraph in it shows and answers; the socket a
 /// WebKit view embeds its page in has no states at all.
@@ -846,15 +676,3 @@ pub(super) fn described(role: u32, name: &str) -> String {
         format!("\"{}\"", deskhand_core::render::escape(name))
     }
 }
-
-pub(super) fn manages_descendants(states: &[u32]) -> bool {
-    translate::state_set(states).contains(atspi::State::ManagesDescendants)
-}
-
-/// An element that manages its descendants with at most this many children lists them all
-/// (Writer's document: its visible paragraphs).
-pub(super) const FEW_MANAGED_CHILDREN: i64 = 256;
-
-/// An element with more children than this keeps only those that show (a long page, a long
-/// list); fewer are each asked, as cheaply as one `GetMatches` would be.
-pub(super) const MANY_CHILDREN: usize = 200;
