@@ -47,6 +47,8 @@ const LOGGED_PER_APP: usize = 2_048;
 pub(super) enum Change {
     /// Something of the object itself: a name, value, state, text, or its window's state.
     Own,
+    /// It took or lost the focus: the element that had it may lose it without an event.
+    Focus,
     /// Its children were added or removed.
     Children,
     /// It moved, or what it shows moved in it (a scrolled view): every extent under it may
@@ -67,6 +69,9 @@ impl Change {
         if interface.as_str().ends_with(".Cache") {
             return None;
         }
+        if interface.as_str().ends_with(".Focus") {
+            return Some(Change::Focus);
+        }
         if !interface.as_str().ends_with(".Object") {
             return Some(Change::Own);
         }
@@ -76,13 +81,12 @@ impl Change {
                 "BoundsChanged" | "VisibleDataChanged" | "TextBoundsChanged" => Change::Moved,
                 // An element's showing and enabled states hold for what is under it, whose own
                 // states change with them, with no event of their own.
-                "StateChanged"
-                    if detail(message).is_some_and(|d| INHERITED_STATES.contains(&d.as_str())) =>
-                {
-                    Change::Content
-                }
+                "StateChanged" => match detail(message).as_deref() {
+                    Some("focused") => Change::Focus,
+                    Some(state) if INHERITED_STATES.contains(&state) => Change::Content,
+                    _ => Change::Own,
+                },
                 "PropertyChange"
-                | "StateChanged"
                 | "TextChanged"
                 | "TextCaretMoved"
                 | "TextSelectionChanged"

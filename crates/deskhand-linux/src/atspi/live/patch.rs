@@ -86,7 +86,9 @@ pub(super) async fn patch(
             placed.push((place, Change::Children));
         }
     }
-    focused(&kept.tree.root, &mut Vec::new(), &mut placed);
+    if changes.iter().any(|(.., change)| *change == Change::Focus) {
+        focused(&kept.tree.root, &mut Vec::new(), &mut placed);
+    }
     let plan = Plan::of(&kept.tree.root, &placed);
     let mut unchanged = HashMap::new();
     plan.unchanged(&kept.tree.root, &mut Vec::new(), &mut unchanged);
@@ -153,7 +155,7 @@ impl Plan {
             }
             let from = match change {
                 Change::Children => place.clone(),
-                Change::Own | Change::Moved | Change::Content => parent(place),
+                Change::Own | Change::Focus | Change::Moved | Change::Content => parent(place),
             };
             roots.push(read_from(root, from));
         }
@@ -227,9 +229,8 @@ fn at_mut<'a>(root: &'a mut Node, place: &[usize]) -> &'a mut Node {
         .fold(root, |node, index| &mut node.children[*index])
 }
 
-/// The elements the kept tree shows focused, as changed: whatever changed may have moved the
-/// focus, and the element that had it may lose it without an event (Qt: a window, a menu's
-/// item).
+/// The elements the kept tree shows focused, as changed: the focus moved, and the element that
+/// had it may lose it without an event of its own.
 fn focused(node: &Node, place: &mut Place, changed: &mut Vec<(Place, Change)>) {
     if node.states.focused {
         changed.push((place.clone(), Change::Own));
