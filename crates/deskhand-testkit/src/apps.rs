@@ -206,24 +206,27 @@ impl Fixture {
     }
 }
 
+/// How the tests and benches start Chromium: renderer accessibility on, no sandbox, GPU, first
+/// run, network chatter or keyring.
+pub const CHROMIUM_FLAGS: [&str; 10] = [
+    "--force-renderer-accessibility",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--no-first-run",
+    "--no-default-browser-check",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    // A covered window keeps running its page, as it does for a person on a composited desktop.
+    "--disable-backgrounding-occluded-windows",
+    "--password-store=basic",
+];
+
 /// Starts Chromium with renderer accessibility on, `url` in a 900x700 window.
 pub fn chromium(desk: &Desktop, profile: &Path, extra: &[&str], url: &str) -> App {
     let profile = format!("--user-data-dir={}", profile.to_str().expect("utf-8 path"));
-    let mut args = vec![
-        "--force-renderer-accessibility",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--no-first-run",
-        "--no-default-browser-check",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        // A covered window keeps running its page, as it does for a person on a composited desktop.
-        "--disable-backgrounding-occluded-windows",
-        "--password-store=basic",
-        profile.as_str(),
-        "--window-size=900,700",
-    ];
+    let mut args = CHROMIUM_FLAGS.to_vec();
+    args.extend([profile.as_str(), "--window-size=900,700"]);
     args.extend_from_slice(extra);
     args.push(url);
     desk.spawn("chromium", &args)

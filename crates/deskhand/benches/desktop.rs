@@ -845,26 +845,15 @@ fn specs(files: &Files) -> Vec<Spec> {
         Spec {
             label: "chromium, big page",
             program: "chromium",
-            args: [
-                "--force-renderer-accessibility",
-                "--no-sandbox",
-                "--disable-gpu",
-                "--no-first-run",
-                "--no-default-browser-check",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--disable-sync",
-                "--disable-backgrounding-occluded-windows",
-                "--password-store=basic",
-            ]
-            .iter()
-            .map(|s| s.to_string())
-            .chain([
-                format!("--user-data-dir={}", files.chromium_profile.display()),
-                "--window-size=1200,900".to_owned(),
-                format!("file://{}", files.page.display()),
-            ])
-            .collect(),
+            args: deskhand_testkit::CHROMIUM_FLAGS
+                .iter()
+                .map(|s| s.to_string())
+                .chain([
+                    format!("--user-data-dir={}", files.chromium_profile.display()),
+                    "--window-size=1200,900".to_owned(),
+                    format!("file://{}", files.page.display()),
+                ])
+                .collect(),
             title: Box::new(|t| t == "Deskhand Big Page - Chromium"),
             min_elements: 100,
             start: CHROMIUM_START,
