@@ -82,24 +82,25 @@ impl Choices {
 /// row at every ask, so the same row read twice has two addresses and one identity.
 fn comparable(tree: &Tree) -> String {
     fn node(n: &Node) -> Value {
-        json!({
-            "id": n.handle.identity(), "role": n.role, "name": n.name, "value": n.value,
-            "states": n.states, "bounds": n.bounds, "actions": n.actions,
-            "children": n.children.iter().map(node).collect::<Vec<_>>(),
-        })
+        let mut value = element(n);
+        value["children"] = n.children.iter().map(node).collect();
+        value
     }
     json!({"root": node(&tree.root), "partial": tree.partial}).to_string()
+}
+
+/// One element without its children, named by its identity.
+fn element(n: &Node) -> Value {
+    json!({
+        "id": n.handle.identity(), "role": n.role, "name": n.name, "value": n.value,
+        "states": n.states, "bounds": n.bounds, "actions": n.actions,
+    })
 }
 
 /// The elements of two trees that differ, a line each, as live → walked.
 fn differences(live: &Tree, walked: &Tree) -> String {
     fn lines(node: &Node, depth: usize, out: &mut Vec<String>) {
-        let mut line = json!({
-            "id": node.handle.identity(), "role": node.role, "name": node.name,
-            "value": node.value, "states": node.states, "bounds": node.bounds,
-            "actions": node.actions,
-        })
-        .to_string();
+        let mut line = element(node).to_string();
         line.insert_str(0, &" ".repeat(depth));
         out.push(line);
         for child in &node.children {
