@@ -169,9 +169,10 @@ impl Stamps {
         let Some(sender) = header.sender() else {
             return;
         };
-        let member = header.member().map(|m| m.to_string()).unwrap_or_default();
         let path = header.path().map(|p| p.to_string()).unwrap_or_default();
-        if member == "BoundsChanged"
+        if header
+            .member()
+            .is_some_and(|member| member == "BoundsChanged")
             && self.repeats_bounds(sender.to_string(), path.clone(), message)
         {
             return;

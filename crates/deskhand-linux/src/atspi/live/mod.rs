@@ -10,8 +10,8 @@
 //! tree came partly from an application of another toolkit (a web page's process).
 
 use std::collections::{HashMap, HashSet};
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 
 use deskhand_core::model::{Node, Role, Tree, WindowInfo};
 
@@ -36,11 +36,12 @@ struct Kept {
     window: WindowInfo,
     /// Whether the window's place on the screen was unknown (its extents taken out).
     unplaced: bool,
-    tree: Tree,
+    /// Shared with a patch under way, which reads it while the lock is not held.
+    tree: Arc<Tree>,
     /// How it was read, to read parts of it again the same way.
     style: WalkStyle,
     /// Its elements that are hyperlinks.
-    links: HashSet<ObjectRef>,
+    links: Arc<HashSet<ObjectRef>>,
     /// The applications (bus names) the tree's elements belong to; the first is the window's.
     buses: Vec<String>,
     /// Whether a change is read by patching the tree (see [`patches`]), not by a walk.
@@ -131,7 +132,7 @@ impl LiveTrees {
             }
             kept.used = tick;
             self.answered.fetch_add(1, Ordering::Relaxed);
-            return Some(kept.tree.clone());
+            return Some(Tree::clone(&kept.tree));
         }
         let (tree, style, links) = {
             let kept = self.kept.lock().expect("not poisoned");
@@ -139,7 +140,7 @@ impl LiveTrees {
             if kept.mark.0 != mark.0 {
                 return None;
             }
-            (kept.tree.clone(), kept.style, kept.links.clone())
+            (Arc::clone(&kept.tree), kept.style, Arc::clone(&kept.links))
         };
         let kept = patch::Kept {
             tree: &tree,
@@ -157,8 +158,8 @@ impl LiveTrees {
         if let Some(entry) = kept.get_mut(&window.handle)
             && entry.mark.0 == mark.0
         {
-            entry.tree = patched.tree.clone();
-            entry.links = patched.links;
+            entry.tree = Arc::new(patched.tree.clone());
+            entry.links = Arc::new(patched.links);
             entry.nodes = patched.nodes;
             entry.mark = Mark(since.mark);
             entry.used = tick;
@@ -205,9 +206,9 @@ impl LiveTrees {
             Kept {
                 window: window.clone(),
                 unplaced: walked.unplaced,
-                tree: tree.clone(),
+                tree: Arc::new(tree.clone()),
                 style: walked.style,
-                links: walked.links.clone(),
+                links: Arc::new(walked.links.clone()),
                 buses,
                 patched,
                 mark,

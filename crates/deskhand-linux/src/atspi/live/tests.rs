@@ -28,17 +28,17 @@ fn kept(bus: &str, nodes: usize, used: u64) -> Kept {
             maximized: false,
         },
         unplaced: false,
-        tree: Tree {
+        tree: Arc::new(Tree {
             root: node(bus, Vec::new()),
             partial: None,
-        },
+        }),
         style: WalkStyle {
             offset: (0, 0),
             scale: 1.0,
             showing_reliable: true,
             use_cache: true,
         },
-        links: HashSet::new(),
+        links: Arc::default(),
         buses: vec![bus.to_owned()],
         patched: true,
         mark: Mark(0),
