@@ -32,6 +32,7 @@ impl LinuxBackend {
 
 impl Accessibility for LinuxBackend {
     async fn tree(&self, window: &WindowInfo) -> Result<Tree> {
+        self.start_reading_between();
         on_display!(&self.display, server => tree_of(server, &self.bus, window).await)
     }
 
@@ -239,7 +240,7 @@ impl Values for LinuxBackend {
 
     async fn paste_text(&self, element: &ElementHandle, text: &str) -> Result<Option<Typed>> {
         // Sway and GNOME send text in a few writes; only X11's keys are slow.
-        let Display::X11(x11) = &self.display else {
+        let Display::X11(x11) = &*self.display else {
             return Ok(None);
         };
         let object = object_of(element)?;

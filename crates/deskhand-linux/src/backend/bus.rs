@@ -14,7 +14,7 @@ use tokio::sync::OnceCell;
 
 use super::errors::atspi_error;
 use super::frames::{Origin, match_frame, offset_of, popups_over, scale_of};
-use crate::atspi::live::{LiveTrees, Mark, WalkedWindow};
+use crate::atspi::live::{Heard, LiveTrees, Mark, Reader, WalkedWindow};
 use crate::atspi::{Application, Atspi, Frame, ObjectRef, WalkLimits, WalkStyle};
 use crate::doctor::{BusFacts, OffTheBus, ProcessFacts, joins_by_itself};
 
@@ -142,13 +142,37 @@ impl Bus {
 
     /// `window`'s live tree, brought up to date with what its applications' events name;
     /// `None` when it is to be walked.
-    pub(super) async fn live_tree(&self, window: &WindowInfo, unplaced: bool) -> Option<Tree> {
+    pub(super) async fn live_tree(
+        &self,
+        window: &WindowInfo,
+        unplaced: bool,
+        reader: Reader,
+    ) -> Option<Tree> {
         let live = self.live()?;
-        live.current(self.atspi().await.ok()?, window, unplaced)
+        live.current(self.atspi().await.ok()?, window, unplaced, reader)
             .await
     }
 
-    /// Observes answered by reading again only what changed, so far.
+    /// The lock every reading of `window`'s tree holds while live trees are kept.
+    pub(super) fn reading(&self, window: &WindowInfo) -> Option<Arc<tokio::sync::Mutex<()>>> {
+        self.live().map(|live| live.reading(window.handle))
+    }
+
+    /// The applications' events, for reading changed windows between observes; `None` when
+    /// live trees are not kept.
+    pub(super) async fn heard(&self) -> Option<Heard> {
+        let live = self.live()?;
+        live.heard(self.atspi().await.ok()?).await
+    }
+
+    /// The kept windows to read again between observes now (see [`LiveTrees::to_read_between`]).
+    pub(super) fn to_read_between(&self) -> Vec<u64> {
+        self.live()
+            .map(LiveTrees::to_read_between)
+            .unwrap_or_default()
+    }
+
+    /// Kept trees patched so far, for an observe or between observes.
     pub(super) fn live_patches(&self) -> usize {
         self.live.patched()
     }
@@ -165,7 +189,7 @@ impl Bus {
         &self,
         window: &WindowInfo,
         unplaced: bool,
-        mark: Mark,
+        (mark, reader): (Mark, Reader),
         read: Option<&Read>,
     ) {
         let (Some(live), Ok(atspi)) = (self.live(), self.atspi().await) else {
@@ -181,7 +205,7 @@ impl Bus {
                     links: &read.links,
                     tree: &read.tree,
                 },
-                mark,
+                (mark, reader),
             ),
             None => live.forget(window),
         }

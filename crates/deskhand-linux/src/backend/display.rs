@@ -16,6 +16,7 @@ use deskhand_core::model::{
 };
 
 use super::bus::{Bus, Placed};
+use crate::atspi::live::Reader;
 use crate::atspi::without_extents;
 
 /// Apps count a press as the next click of a multi-click when it follows the last release
@@ -183,14 +184,46 @@ pub(super) fn modifier_keysyms(modifiers: &[Modifier]) -> Vec<u32> {
         .collect()
 }
 
-/// The tree of `window` as `server` places it.
+/// The tree of `window` as `server` places it, for an agent's observe.
 pub(super) async fn tree_of(
     server: &impl DisplayServer,
     bus: &Bus,
     window: &WindowInfo,
 ) -> Result<Tree> {
+    let reading = bus.reading(window);
+    let _reading = match &reading {
+        Some(lock) => Some(lock.lock().await),
+        None => None,
+    };
+    read_tree(server, bus, window, Reader::Agent).await
+}
+
+/// Reads `window`'s kept tree again between observes, unless an observe is reading it.
+pub(super) async fn read_between(server: &impl DisplayServer, bus: &Bus, handle: u64) {
+    let Ok(windows) = server.windows().await else {
+        return;
+    };
+    let Some(window) = windows.into_iter().find(|w| w.handle == handle) else {
+        return;
+    };
+    let Some(reading) = bus.reading(&window) else {
+        return;
+    };
+    let Ok(_reading) = reading.try_lock() else {
+        return;
+    };
+    // One that fails leaves the window to the next observe, which walks it and says why.
+    let _ = read_tree(server, bus, &window, Reader::Between).await;
+}
+
+async fn read_tree(
+    server: &impl DisplayServer,
+    bus: &Bus,
+    window: &WindowInfo,
+    reader: Reader,
+) -> Result<Tree> {
     let unplaced = server.unplaced().await?;
-    if let Some(tree) = bus.live_tree(window, unplaced).await {
+    if let Some(tree) = bus.live_tree(window, unplaced, reader).await {
         return Ok(tree);
     }
     let mark = bus.live_mark().await;
@@ -212,7 +245,7 @@ pub(super) async fn tree_of(
             Ok((read, true)) => Some(read),
             _ => None,
         };
-        bus.keep_tree(window, unplaced, mark, kept).await;
+        bus.keep_tree(window, unplaced, (mark, reader), kept).await;
     }
     walked.map(|(read, _)| read.tree)
 }

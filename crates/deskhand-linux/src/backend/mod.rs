@@ -4,7 +4,7 @@
 //! Every X, AT-SPI and compositor call has a deadline: no app can hang the server.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
 use deskhand_core::backend::{Capture, Input, InputOutcome, Typed};
@@ -34,7 +34,7 @@ use display::DisplayServer;
 use session::{Display, on_display};
 
 pub struct LinuxBackend {
-    display: Display,
+    display: Arc<Display>,
     bus: Arc<Bus>,
     holder: Arc<ClipboardHolder>,
     /// The processes `launch` started, by pid: how each ended tells a launch that failed at
@@ -42,6 +42,8 @@ pub struct LinuxBackend {
     launched: Mutex<HashMap<u32, launch::Launched>>,
     /// The person at the desk, once their input is watched (see `person.rs`).
     presence: std::sync::OnceLock<Arc<deskhand_core::person::Presence>>,
+    /// The task that reads changed windows again between observes, once started.
+    reading_between: std::sync::OnceLock<()>,
 }
 
 impl LinuxBackend {
@@ -53,11 +55,12 @@ impl LinuxBackend {
         let holder = Arc::new(ClipboardHolder::default());
         let display = Display::pick(Arc::clone(&bus), Arc::clone(&holder))?;
         Ok(Self {
-            display,
+            display: Arc::new(display),
             bus,
             holder,
             launched: Mutex::new(HashMap::new()),
             presence: std::sync::OnceLock::new(),
+            reading_between: std::sync::OnceLock::new(),
         })
     }
 
@@ -77,12 +80,24 @@ impl LinuxBackend {
         self
     }
 
+    /// Starts reading changed windows again between observes, once: with live trees, the
+    /// agent's next observe then finds a window its last action changed already read. The task
+    /// ends when the backend is dropped.
+    fn start_reading_between(&self) {
+        self.reading_between.get_or_init(|| {
+            tokio::spawn(read_between_observes(
+                Arc::downgrade(&self.display),
+                Arc::downgrade(&self.bus),
+            ));
+        });
+    }
+
     /// Observes answered from a live tree so far, patched or not.
     pub fn live_tree_answers(&self) -> usize {
         self.bus.live_answers()
     }
 
-    /// Of those, the observes answered by reading again only what changed.
+    /// Kept trees patched so far, for an observe or between observes.
     pub fn live_tree_patches(&self) -> usize {
         self.bus.live_patches()
     }
@@ -90,6 +105,27 @@ impl LinuxBackend {
     /// D-Bus calls made to the accessibility bus so far.
     pub fn accessibility_calls(&self) -> usize {
         self.bus.calls()
+    }
+}
+
+/// Once events come and go quiet, reads the kept windows they changed (while the backend lives
+/// and keeps live trees).
+async fn read_between_observes(display: Weak<Display>, bus: Weak<Bus>) {
+    let heard = match bus.upgrade() {
+        Some(bus) => bus.heard().await,
+        None => None,
+    };
+    let Some(heard) = heard else {
+        return;
+    };
+    loop {
+        heard.quiet_after_events().await;
+        let (Some(display), Some(bus)) = (display.upgrade(), bus.upgrade()) else {
+            return;
+        };
+        for window in bus.to_read_between() {
+            on_display!(&display, server => display::read_between(server, &bus, window).await);
+        }
     }
 }
 
@@ -104,7 +140,7 @@ impl Input for LinuxBackend {
     }
 
     fn show_intent(&self, intent: deskhand_core::backend::Intent) {
-        match &self.display {
+        match &*self.display {
             session::Display::X11(x11) => x11.show_intent(intent),
             session::Display::Sway(sway) => sway.show_intent(intent),
             session::Display::Gnome(gnome) => gnome.show_intent(intent),

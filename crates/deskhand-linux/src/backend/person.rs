@@ -17,7 +17,7 @@ impl LinuxBackend {
             return Ok(());
         }
         let presence = Arc::new(Presence::new(idle));
-        match &self.display {
+        match &*self.display {
             Display::X11(x11) => x11.watch_for_person(Arc::clone(&presence))?,
             Display::Sway(sway) => sway
                 .watch_for_person(Arc::clone(&presence))
@@ -36,7 +36,7 @@ impl LinuxBackend {
     /// Shows a person where the agent acts, and that an agent is connected. Says why where
     /// the overlay is not drawn.
     pub fn show_overlay(&self) -> std::result::Result<(), String> {
-        match &self.display {
+        match &*self.display {
             Display::X11(x11) => x11.show_overlay(),
             Display::Sway(sway) => sway.show_overlay(),
             Display::Gnome(gnome) => gnome.show_overlay(),

@@ -45,7 +45,7 @@ impl Display {
 /// Runs `$body` with `$server` bound to the session's display server.
 macro_rules! on_display {
     ($display:expr, $server:ident => $body:expr) => {
-        match $display {
+        match &**$display {
             $crate::backend::session::Display::X11($server) => $body,
             $crate::backend::session::Display::Sway($server) => $body,
             $crate::backend::session::Display::Gnome($server) => {

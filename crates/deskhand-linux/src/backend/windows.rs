@@ -29,7 +29,7 @@ impl Windows for LinuxBackend {
     /// The primary monitor's top-left: X11 reads it without naming the monitors, which costs a
     /// round trip each.
     async fn corner(&self) -> Point {
-        let corner = match &self.display {
+        let corner = match &*self.display {
             Display::X11(server) => server.corner().await,
             _ => self.monitors().await.map(|monitors| {
                 deskhand_core::monitors::corner(&deskhand_core::monitors::ordered(monitors))

@@ -135,11 +135,11 @@ struct Logs {
 
 /// Who sent which event, in order.
 #[derive(Default)]
-struct Stamps {
+pub(super) struct Stamps {
     /// Bus name → what its events said; the sequence numbers are handed out under this lock,
     /// so a reader under it never sees a number whose change is not logged yet.
     logs: Mutex<Logs>,
-    next: AtomicU64,
+    pub(super) next: AtomicU64,
     /// The stream ended: from then on no silence can be trusted.
     lost: AtomicBool,
     /// (bus name, object path) → the body of its latest `BoundsChanged`, which carries the new
@@ -147,6 +147,8 @@ struct Stamps {
     /// spinner, a pulsing progress bar) is allocated at every frame with the same extents: a
     /// repeat changes nothing.
     bounds: Mutex<HashMap<(String, String), Vec<u8>>>,
+    /// Woken at each event taken, for the reading of changed windows between observes.
+    pub(super) heard: tokio::sync::Notify,
 }
 
 impl Logs {
@@ -164,7 +166,7 @@ impl Logs {
 }
 
 impl Stamps {
-    fn note(&self, message: &zbus::Message) {
+    pub(super) fn note(&self, message: &zbus::Message) {
         let header = message.header();
         let Some(sender) = header.sender() else {
             return;
@@ -193,6 +195,26 @@ impl Stamps {
                 log.dropped_to = dropped;
             }
         }
+        drop(logs);
+        self.heard.notify_one();
+    }
+
+    /// Whether any of `buses` sent an event after `mark` (with `changes_only`, one that changes
+    /// what a tree shows), as far as the events taken so far tell; true when that cannot be
+    /// told. A guess that asks no app: [`Events::changes_since`] gives the verdict.
+    pub(super) fn sent_since(&self, buses: &[String], mark: u64, changes_only: bool) -> bool {
+        if self.lost.load(Ordering::SeqCst) {
+            return true;
+        }
+        let logs = self.logs.lock().expect("not poisoned");
+        buses.iter().any(|bus| match logs.by_bus.get(bus) {
+            None => logs.dropped_to > mark,
+            Some(log) if log.dropped_to > mark => true,
+            Some(log) if changes_only => {
+                log.changes.back().is_some_and(|(stamp, ..)| *stamp > mark)
+            }
+            Some(log) => log.last > mark,
+        })
     }
 
     /// Whether a `BoundsChanged` only says again what the object's previous one said.
@@ -269,6 +291,10 @@ impl Events {
     /// it has sent nothing since.
     pub(super) fn mark(&self) -> u64 {
         self.stamps.next.load(Ordering::SeqCst)
+    }
+
+    pub(super) fn stamps(&self) -> Arc<Stamps> {
+        Arc::clone(&self.stamps)
     }
 
     pub(super) fn registered_for(&self) -> Duration {

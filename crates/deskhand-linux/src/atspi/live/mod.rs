@@ -5,13 +5,15 @@
 //! A kept tree is trusted only when every application its elements belong to answers a call
 //! and every event it sent since its walk began was taken (see the `events` module), the display
 //! server reports the window exactly as then (title, place, size, focus, state), and the walk
-//! was whole. Only the toolkits that send an event for every change a tree shows are kept
+//! was whole. Between observes, a changed window is read again once its applications' events
+//! go quiet (`refresh`). Only the toolkits that send an event for every change a tree shows are kept
 //! (`sends_every_change`); every other window is walked at every observe, as is a window whose
 //! tree came partly from an application of another toolkit (a web page's process).
 
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::Instant;
 
 use deskhand_core::model::{Node, Role, Tree, WindowInfo};
 
@@ -19,7 +21,9 @@ use super::{Application, Atspi, ObjectRef, WalkStyle};
 
 mod events;
 mod patch;
+mod refresh;
 use events::Events;
+pub use refresh::{Heard, Reader};
 
 /// Elements kept per application, over all its windows: past it the windows observed longest
 /// ago are dropped first.
@@ -50,16 +54,22 @@ struct Kept {
     nodes: usize,
     /// When it was last used, in observes: the oldest goes first.
     used: u64,
+    /// When an agent last observed it.
+    observed: Instant,
+    /// How often it was read since, between observes.
+    reads_unobserved: u32,
 }
 
 #[derive(Default)]
 pub struct LiveTrees {
     events: tokio::sync::OnceCell<Option<Events>>,
     kept: Mutex<HashMap<u64, Kept>>,
+    /// Window → the lock its readings take (see [`LiveTrees::reading`]).
+    readings: Mutex<HashMap<u64, Arc<tokio::sync::Mutex<()>>>>,
     clock: AtomicUsize,
     /// Observes answered from a kept tree.
     answered: AtomicUsize,
-    /// Of those, the ones that read again what had changed.
+    /// Kept trees patched, for an observe or between observes.
     patches: AtomicUsize,
 }
 
@@ -95,7 +105,7 @@ impl LiveTrees {
         self.answered.load(Ordering::Relaxed)
     }
 
-    /// Observes answered by reading again what had changed, so far.
+    /// Kept trees patched so far, for an observe or between observes.
     pub fn patched(&self) -> usize {
         self.patches.load(Ordering::Relaxed)
     }
@@ -107,6 +117,7 @@ impl LiveTrees {
         atspi: &Atspi,
         window: &WindowInfo,
         unplaced: bool,
+        reader: Reader,
     ) -> Option<Tree> {
         let events = self.events(atspi).await?;
         let (buses, mark, patched) = {
@@ -130,8 +141,7 @@ impl LiveTrees {
             if kept.mark.0 != mark.0 {
                 return None;
             }
-            kept.used = tick;
-            self.answered.fetch_add(1, Ordering::Relaxed);
+            self.used_by(kept, tick, reader);
             return Some(Tree::clone(&kept.tree));
         }
         let (tree, style, links) = {
@@ -162,16 +172,28 @@ impl LiveTrees {
             entry.links = Arc::new(patched.links);
             entry.nodes = patched.nodes;
             entry.mark = Mark(since.mark);
-            entry.used = tick;
+            self.used_by(entry, tick, reader);
             if patched.nodes > MAX_NODES_PER_APP {
                 kept.remove(&window.handle);
             } else {
                 within_caps(&mut kept, window.handle);
             }
+        } else if reader == Reader::Agent {
+            self.answered.fetch_add(1, Ordering::Relaxed);
         }
-        self.answered.fetch_add(1, Ordering::Relaxed);
         self.patches.fetch_add(1, Ordering::Relaxed);
         Some(patched.tree)
+    }
+
+    /// Notes a use of a kept tree: an agent's observe is answered, and the tree is wanted
+    /// between observes again.
+    fn used_by(&self, kept: &mut Kept, tick: u64, reader: Reader) {
+        if reader == Reader::Agent {
+            kept.used = tick;
+            kept.observed = Instant::now();
+            kept.reads_unobserved = 0;
+            self.answered.fetch_add(1, Ordering::Relaxed);
+        }
     }
 
     /// Taken before a walk: only events after it make its tree stale.
@@ -179,8 +201,15 @@ impl LiveTrees {
         self.events(atspi).await.map(|events| Mark(events.mark()))
     }
 
-    /// Keeps a walked tree of `window`, if its toolkits send their changes and it is whole.
-    pub fn keep(&self, atspi: &Atspi, window: &WindowInfo, walked: WalkedWindow<'_>, mark: Mark) {
+    /// Keeps a walked tree of `window`, if its toolkits send their changes and it is whole. A
+    /// walk between observes keeps a tree only in place of one kept before.
+    pub fn keep(
+        &self,
+        atspi: &Atspi,
+        window: &WindowInfo,
+        walked: WalkedWindow<'_>,
+        (mark, reader): (Mark, Reader),
+    ) {
         let tree = walked.tree;
         if tree.partial.is_some() {
             self.forget(window);
@@ -199,8 +228,17 @@ impl LiveTrees {
             return;
         }
         let patched = buses.len() == 1 && known.get(&buses[0]).is_some_and(patches);
-        let used = self.tick();
+        let mut used = self.tick();
+        let mut observed = Instant::now();
+        let mut reads_unobserved = 0;
         let mut kept = self.kept.lock().expect("not poisoned");
+        if reader == Reader::Between {
+            let Some(before) = kept.get(&window.handle) else {
+                return;
+            };
+            (used, observed, reads_unobserved) =
+                (before.used, before.observed, before.reads_unobserved);
+        }
         kept.insert(
             window.handle,
             Kept {
@@ -214,6 +252,8 @@ impl LiveTrees {
                 mark,
                 nodes,
                 used,
+                observed,
+                reads_unobserved,
             },
         );
         within_caps(&mut kept, window.handle);

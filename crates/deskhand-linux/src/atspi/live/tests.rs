@@ -15,7 +15,7 @@ fn node(bus: &str, children: Vec<Node>) -> Node {
     }
 }
 
-fn kept(bus: &str, nodes: usize, used: u64) -> Kept {
+pub(super) fn kept(bus: &str, nodes: usize, used: u64) -> Kept {
     Kept {
         window: WindowInfo {
             handle: 0,
@@ -44,6 +44,8 @@ fn kept(bus: &str, nodes: usize, used: u64) -> Kept {
         mark: Mark(0),
         nodes,
         used,
+        observed: std::time::Instant::now(),
+        reads_unobserved: 0,
     }
 }
 
