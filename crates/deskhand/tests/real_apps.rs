@@ -697,3 +697,27 @@ fn an_observe_at_once_after_a_launch_never_says_the_app_has_no_tree() {
     }
     mcp.close();
 }
+
+/// GTK 4.8 marks `Showing` on its toplevel only, and the widgets of a stack's other pages
+/// `Visible`: the widget factory's second page (its list of rows) is not listed while the first
+/// shows, and once its tab is clicked it is.
+#[test]
+fn a_gtk4_stack_lists_a_page_once_it_shows() {
+    let (_turn, desk) = desktop();
+    let _factory = desk.spawn("gtk4-widget-factory", &[]);
+    let (w, _) = window_where(desk, GTK_START, "gtk4-widget-factory", |t| {
+        t == "GTK Widget Factory"
+    });
+    let first = observe_until(desk, &w, GTK_START, "its first page", |t| {
+        t.contains("text value=\"comboboxentry\"")
+    });
+    assert!(!first.contains("label \"Row 1\""), "{first}");
+    let tab = ref_where(&first, "the second page's tab", |l| {
+        l.contains("tab \"Page _2\"")
+    });
+    let clicked = desk.act("click", json!({"target": w, "ref": tab})).ok();
+    assert!(clicked.starts_with("done"), "{clicked}");
+    observe_until(desk, &w, SETTLE, "its second page", |t| {
+        t.contains("label \"Row 1\"")
+    });
+}

@@ -507,6 +507,12 @@ impl<'a> Walk<'a> {
             if role == Role::Menubar && !is_root && matches!(bounds, Some(None)) {
                 states.visible = false;
             }
+            // GTK 4.8 marks `Showing` on the toplevel only, and what a collapsed revealer or a
+            // stack's other pages hold `Visible`: an error bar never raised, a page not shown.
+            // What it does not show is not mapped, and has no size.
+            if !self.style.showing_reliable && !is_root && matches!(bounds, Some(None)) {
+                states.visible = false;
+            }
             // GTK3's tree view marks every row showing and puts the rows scrolled out of view
             // at the lowest coordinate there is.
             if !is_root && matches!(bounds, Some(Some(b)) if b.x == i32::MIN || b.y == i32::MIN) {
