@@ -245,13 +245,20 @@ fn main() {
     println!("test live_tree::random_changes ... ok");
 }
 
-/// The windows of the app whose main window is `main` (a handle), the main one first.
+/// The windows of the app whose main window is `main` (a handle), the main one first; none
+/// when the main window stays gone for 5 s (a list read under load can fail once).
 async fn windows_of(desk: &Desk, main: u64) -> Vec<WindowInfo> {
-    let Ok(all) = desk.walked.windows().await else {
-        return Vec::new();
-    };
-    let Some(main) = all.iter().find(|w| w.handle == main).cloned() else {
-        return Vec::new();
+    let started = Instant::now();
+    let (all, main) = loop {
+        if let Ok(all) = desk.walked.windows().await
+            && let Some(found) = all.iter().find(|w| w.handle == main).cloned()
+        {
+            break (all, found);
+        }
+        if started.elapsed() > Duration::from_secs(5) {
+            return Vec::new();
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
     };
     let mut ours: Vec<WindowInfo> = all
         .into_iter()
