@@ -198,25 +198,8 @@ pub(super) async fn tree_of(
     read_tree(server, bus, window, Reader::Agent).await
 }
 
-/// Reads `window`'s kept tree again between observes, unless an observe is reading it.
-pub(super) async fn read_between(server: &impl DisplayServer, bus: &Bus, handle: u64) {
-    let Ok(windows) = server.windows().await else {
-        return;
-    };
-    let Some(window) = windows.into_iter().find(|w| w.handle == handle) else {
-        return;
-    };
-    let Some(reading) = bus.reading(&window) else {
-        return;
-    };
-    let Ok(_reading) = reading.try_lock() else {
-        return;
-    };
-    // One that fails leaves the window to the next observe, which walks it and says why.
-    let _ = read_tree(server, bus, &window, Reader::Between).await;
-}
-
-async fn read_tree(
+/// `window`'s tree for `reader`: the live tree where it is current, else a walk, kept.
+pub(super) async fn read_tree(
     server: &impl DisplayServer,
     bus: &Bus,
     window: &WindowInfo,

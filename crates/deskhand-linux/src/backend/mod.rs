@@ -4,7 +4,7 @@
 //! Every X, AT-SPI and compositor call has a deadline: no app can hang the server.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, Weak};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use deskhand_core::backend::{Capture, Input, InputOutcome, Typed};
@@ -16,6 +16,7 @@ use crate::launch;
 
 mod accessibility;
 mod apps;
+mod between;
 mod bus;
 mod clipboard;
 mod display;
@@ -80,18 +81,6 @@ impl LinuxBackend {
         self
     }
 
-    /// Starts reading changed windows again between observes, once: with live trees, the
-    /// agent's next observe then finds a window its last action changed already read. The task
-    /// ends when the backend is dropped.
-    fn start_reading_between(&self) {
-        self.reading_between.get_or_init(|| {
-            tokio::spawn(read_between_observes(
-                Arc::downgrade(&self.display),
-                Arc::downgrade(&self.bus),
-            ));
-        });
-    }
-
     /// Observes answered from a live tree so far, patched or not.
     pub fn live_tree_answers(&self) -> usize {
         self.bus.live_answers()
@@ -105,27 +94,6 @@ impl LinuxBackend {
     /// D-Bus calls made to the accessibility bus so far.
     pub fn accessibility_calls(&self) -> usize {
         self.bus.calls()
-    }
-}
-
-/// Once events come and go quiet, reads the kept windows they changed (while the backend lives
-/// and keeps live trees).
-async fn read_between_observes(display: Weak<Display>, bus: Weak<Bus>) {
-    let heard = match bus.upgrade() {
-        Some(bus) => bus.heard().await,
-        None => None,
-    };
-    let Some(heard) = heard else {
-        return;
-    };
-    loop {
-        heard.quiet_after_events().await;
-        let (Some(display), Some(bus)) = (display.upgrade(), bus.upgrade()) else {
-            return;
-        };
-        for window in bus.to_read_between() {
-            on_display!(&display, server => display::read_between(server, &bus, window).await);
-        }
     }
 }
 
