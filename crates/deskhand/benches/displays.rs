@@ -63,6 +63,7 @@ fn compare() {
         "| display | observe ms | click ms | screenshot ms | type {TYPED_CHARS} chars ms | chars/s | arrived exactly | click, overlay on ms | screenshot, overlay on ms | mousepad, type {TYPED_CHARS} chars by ref ms | as keys ms | by ref ÷ keys | saved exactly (by ref, keys) | Firefox, type {TYPED_CHARS} chars by ref ms | arrived exactly |"
     );
     println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+    let mut notes = Vec::new();
     for display in DISPLAYS {
         if only
             .as_ref()
@@ -71,14 +72,23 @@ fn compare() {
             continue;
         }
         match run_inside(display) {
-            Ok(row) => println!("{row}"),
+            Ok((row, said)) => {
+                println!("{row}");
+                notes.extend(said.into_iter().map(|note| format!("{display}: {note}")));
+            }
             Err(why) => println!("| {display} | failed: {why} | | | | | | | | | | | | | |"),
         }
     }
+    for note in notes {
+        println!("{note}");
+    }
 }
 
-/// Starts the display's desktop and the bench inside it; the row it printed.
-fn run_inside(display: &str) -> Result<String, String> {
+/// A line the run inside prints before its row: what a typing answered where it did not count.
+const NOTE: &str = "note: ";
+
+/// Starts the display's desktop and the bench inside it; the row it printed, and its notes.
+fn run_inside(display: &str) -> Result<(String, Vec<String>), String> {
     let mut start = Command::new(BIN);
     start
         .args(["desktop", "start", "--json", "--owner-pid"])
@@ -115,10 +125,15 @@ fn run_inside(display: &str) -> Result<String, String> {
         .arg(doc["env"]["DESKHAND_DESKTOP"].as_str().unwrap_or_default())
         .output();
     let stdout = String::from_utf8_lossy(&ran.stdout);
+    let notes = stdout
+        .lines()
+        .filter_map(|line| line.strip_prefix(NOTE))
+        .map(str::to_owned)
+        .collect();
     stdout
         .lines()
         .rfind(|line| line.starts_with('|'))
-        .map(str::to_owned)
+        .map(|row| (row.to_owned(), notes))
         .ok_or_else(|| {
             format!(
                 "the run inside printed no row: {}",
@@ -520,9 +535,17 @@ async fn into_firefox(desk: &mut Desk) -> Result<(f64, usize), String> {
             let read = desk.call(json!({"action": "read", "ref": name})).await?;
             let holds = read.data["text"]
                 .as_str()
-                .map(|t| t.replace('\u{feff}', ""));
-            if reply.outcome == Outcome::Done && holds.as_deref() == Some(text.as_str()) {
+                .map(|t| t.replace('\u{feff}', ""))
+                .unwrap_or_default();
+            if reply.outcome == Outcome::Done && holds == text {
                 exact += 1;
+            } else {
+                println!(
+                    "{NOTE}Firefox typing {}: answered \"{}\"; {}",
+                    run + 1,
+                    reply.text.lines().next().unwrap_or_default(),
+                    difference(&holds, &text)
+                );
             }
         }
         Ok((median(&typing), exact))
@@ -532,4 +555,26 @@ async fn into_firefox(desk: &mut Desk) -> Result<(f64, usize), String> {
     let _ = firefox.wait();
     let _ = std::fs::remove_dir_all(&profile);
     typed
+}
+
+/// Where the text a field `holds` first differs from the text `typed`, and both lengths.
+fn difference(holds: &str, typed: &str) -> String {
+    let (held, wanted): (Vec<char>, Vec<char>) = (holds.chars().collect(), typed.chars().collect());
+    let lengths = format!(
+        "the field holds {} characters, {} were typed",
+        held.len(),
+        wanted.len()
+    );
+    match held.iter().zip(&wanted).position(|(h, w)| h != w) {
+        None if held.len() == wanted.len() => format!("{lengths}, the same text"),
+        None => format!("{lengths}; one is the start of the other"),
+        Some(at) => {
+            let around = |chars: &[char]| chars[at..].iter().take(12).collect::<String>();
+            format!(
+                "{lengths}; they first differ at character {at}: the field has {:?} where {:?} was typed",
+                around(&held),
+                around(&wanted)
+            )
+        }
+    }
 }
