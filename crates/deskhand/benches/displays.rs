@@ -561,9 +561,14 @@ async fn into_featherpad(desk: &mut Desk) -> Result<(f64, usize), String> {
     typed
 }
 
+/// What the person's clipboard holds while the bench types into Firefox: on X11 the text is
+/// pasted, and the clipboard put back afterwards is part of each typing's cost.
+const PERSONS_CLIPBOARD: &str = "the person's own clipboard ✓";
+
 /// Starts Firefox on a page of two fields and types 1,000 mixed characters into its name field
-/// by ref `TYPE_RUNS` times, each replacing what it holds: the median of the `type` calls, and
-/// how many times the field then held exactly the text.
+/// by ref `TYPE_RUNS` times, each replacing what it holds, with the person's clipboard holding
+/// text: the median of the `type` calls, and how many times the reply was done, the field then
+/// held exactly the text and the clipboard held the person's text again.
 async fn into_firefox(desk: &mut Desk) -> Result<(f64, usize), String> {
     let profile = scratch_file("firefox-profile");
     std::fs::remove_file(&profile).map_err(|e| e.to_string())?;
@@ -589,6 +594,8 @@ async fn into_firefox(desk: &mut Desk) -> Result<(f64, usize), String> {
         let started = Instant::now();
         let w = desk
             .window_where("Firefox", FIREFOX_START, |t| t.starts_with("Typing Fields"))
+            .await?;
+        desk.call(json!({"action": "clipboard", "text": PERSONS_CLIPBOARD}))
             .await?;
         let mut typing = Vec::new();
         let mut exact = 0;
@@ -624,7 +631,16 @@ async fn into_firefox(desk: &mut Desk) -> Result<(f64, usize), String> {
                 }
                 tokio::time::sleep(Duration::from_millis(100)).await;
             }
-            if reply.outcome == Outcome::Done && held {
+            let clipboard = desk.call(json!({"action": "clipboard"})).await?;
+            let put_back = clipboard.data["text"] == PERSONS_CLIPBOARD;
+            if !put_back {
+                println!(
+                    "{NOTE}Firefox typing {}: the clipboard holds {} afterwards",
+                    run + 1,
+                    clipboard.data["text"]
+                );
+            }
+            if reply.outcome == Outcome::Done && held && put_back {
                 exact += 1;
             } else {
                 // Gecko's accessible text holds a U+FEFF after each emoji that the field has not.
