@@ -180,22 +180,6 @@ pub async fn start_holder(
     input: &[u8],
     holding: Holding,
 ) -> Result<(), ClipboardError> {
-    spawn_holder(program, holding)?.hand(input).await
-}
-
-/// A holder started before its input is known: it loads and connects to the display while the
-/// caller works that out, and takes the clipboard only once [`StartingHolder::hand`] gives it
-/// the input. Dropped unhanded, it is killed before it reads anything, and touches nothing.
-pub struct StartingHolder {
-    child: Option<tokio::process::Child>,
-    shown: String,
-}
-
-/// Starts a holder of `holding` that waits for its input.
-pub fn spawn_holder(
-    program: Option<&Path>,
-    holding: Holding,
-) -> Result<StartingHolder, ClipboardError> {
     let program: PathBuf = match program {
         Some(program) => program.to_owned(),
         None => std::env::current_exe().map_err(|cause| ClipboardError::Spawn {
@@ -206,7 +190,7 @@ pub fn spawn_holder(
     let shown = program.display().to_string();
     // Every stream is a pipe of its own: the holder outlives this call, and must not hold
     // open the streams of whoever waits for this process's output.
-    let child = tokio::process::Command::new(&program)
+    let mut child = tokio::process::Command::new(&program)
         .arg(HOLDER_ARG)
         .args(match holding {
             Holding::X11Text => None,
@@ -221,87 +205,65 @@ pub fn spawn_holder(
             program: shown.clone(),
             cause,
         })?;
-    Ok(StartingHolder {
-        child: Some(child),
-        shown,
-    })
-}
-
-impl StartingHolder {
-    /// Gives the holder its input; returns once it owns the clipboard.
-    pub async fn hand(mut self, input: &[u8]) -> Result<(), ClipboardError> {
-        let mut child = self.child.take().expect("a starting holder has its child");
-        let shown = std::mem::take(&mut self.shown);
-        let (Some(mut stdin), Some(stdout), Some(stderr)) =
-            (child.stdin.take(), child.stdout.take(), child.stderr.take())
-        else {
-            unreachable!("all three streams were asked to be piped");
-        };
-        let started = tokio::time::timeout(HOLDER_DEADLINE, async {
-            match stdin.write_all(input).await {
-                // It exited without reading: its exit status tells more than the broken pipe.
-                Err(err) if err.kind() == io::ErrorKind::BrokenPipe => {}
-                written => written?,
-            }
-            drop(stdin);
-            let mut line = String::new();
-            tokio::io::BufReader::new(stdout.take(256))
-                .read_line(&mut line)
-                .await?;
-            io::Result::Ok(line)
-        })
-        .await;
-        match started {
-            Ok(Ok(line)) if line.trim_end() == READY => {
-                // Reaps the holder when it exits, in a server that outlives it.
-                tokio::spawn(async move { child.wait().await });
-                Ok(())
-            }
-            Ok(said) => {
-                // Not a holder that is going to hold: whatever it is, it must not linger.
-                let _ = child.start_kill();
-                let mut complaint = String::new();
-                let _ = tokio::time::timeout(
-                    Duration::from_secs(1),
-                    stderr.take(4096).read_to_string(&mut complaint),
-                )
-                .await;
-                let status = tokio::time::timeout(Duration::from_secs(1), child.wait()).await;
-                // Only a holder's own sentence is repeated: what another program prints may be
-                // the text it was handed.
-                let complaint = complaint.trim().strip_prefix("deskhand: ").map(str::trim);
-                let reason = match (complaint, said) {
-                    (Some(complaint), _) if !complaint.is_empty() => complaint.to_owned(),
-                    (_, Ok(line)) if !line.is_empty() => format!(
-                        "it printed something other than {READY:?}, so it is not a deskhand binary; \
-                         point LinuxBackend::with_clipboard_holder at one"
-                    ),
-                    (_, Ok(_)) => match status {
-                        Ok(Ok(status)) => format!("it exited ({status}) before it was ready"),
-                        _ => "it closed its output before it was ready".to_owned(),
-                    },
-                    (_, Err(err)) => format!("talking to it failed ({err})"),
-                };
-                Err(ClipboardError::HolderFailed {
-                    program: shown,
-                    reason,
-                })
-            }
-            Err(_) => {
-                let _ = child.start_kill();
-                let _ = tokio::time::timeout(Duration::from_secs(1), child.wait()).await;
-                Err(ClipboardError::HolderTimeout { program: shown })
-            }
+    let (Some(mut stdin), Some(stdout), Some(stderr)) =
+        (child.stdin.take(), child.stdout.take(), child.stderr.take())
+    else {
+        unreachable!("all three streams were asked to be piped");
+    };
+    let started = tokio::time::timeout(HOLDER_DEADLINE, async {
+        match stdin.write_all(input).await {
+            // It exited without reading: its exit status tells more than the broken pipe.
+            Err(err) if err.kind() == io::ErrorKind::BrokenPipe => {}
+            written => written?,
         }
-    }
-}
-
-impl Drop for StartingHolder {
-    fn drop(&mut self) {
-        // Killed before its input is closed: it has read nothing and taken nothing. The
-        // runtime reaps it.
-        if let Some(child) = self.child.as_mut() {
+        drop(stdin);
+        let mut line = String::new();
+        tokio::io::BufReader::new(stdout.take(256))
+            .read_line(&mut line)
+            .await?;
+        io::Result::Ok(line)
+    })
+    .await;
+    match started {
+        Ok(Ok(line)) if line.trim_end() == READY => {
+            // Reaps the holder when it exits, in a server that outlives it.
+            tokio::spawn(async move { child.wait().await });
+            Ok(())
+        }
+        Ok(said) => {
+            // Not a holder that is going to hold: whatever it is, it must not linger.
             let _ = child.start_kill();
+            let mut complaint = String::new();
+            let _ = tokio::time::timeout(
+                Duration::from_secs(1),
+                stderr.take(4096).read_to_string(&mut complaint),
+            )
+            .await;
+            let status = tokio::time::timeout(Duration::from_secs(1), child.wait()).await;
+            // Only a holder's own sentence is repeated: what another program prints may be the
+            // text it was handed.
+            let complaint = complaint.trim().strip_prefix("deskhand: ").map(str::trim);
+            let reason = match (complaint, said) {
+                (Some(complaint), _) if !complaint.is_empty() => complaint.to_owned(),
+                (_, Ok(line)) if !line.is_empty() => format!(
+                    "it printed something other than {READY:?}, so it is not a deskhand binary; \
+                     point LinuxBackend::with_clipboard_holder at one"
+                ),
+                (_, Ok(_)) => match status {
+                    Ok(Ok(status)) => format!("it exited ({status}) before it was ready"),
+                    _ => "it closed its output before it was ready".to_owned(),
+                },
+                (_, Err(err)) => format!("talking to it failed ({err})"),
+            };
+            Err(ClipboardError::HolderFailed {
+                program: shown,
+                reason,
+            })
+        }
+        Err(_) => {
+            let _ = child.start_kill();
+            let _ = tokio::time::timeout(Duration::from_secs(1), child.wait()).await;
+            Err(ClipboardError::HolderTimeout { program: shown })
         }
     }
 }

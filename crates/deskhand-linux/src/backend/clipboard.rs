@@ -11,7 +11,7 @@ use deskhand_core::model::ClipboardContent;
 
 use super::display::DisplayServer as _;
 use super::errors::clipboard_error;
-use crate::clipboard::{self, ClipboardContents, ClipboardError, Holding, StartingHolder};
+use crate::clipboard::{self, ClipboardContents, ClipboardError, Holding};
 
 impl super::LinuxBackend {
     /// Names the deskhand binary that holds text written to the clipboard, for callers that are
@@ -47,17 +47,9 @@ impl ClipboardHolder {
         self.hold(text.as_bytes(), holding).await
     }
 
-    /// Starts the holder that is to serve an X clipboard saved before a paste again: it loads
-    /// while the paste goes on.
-    pub(super) fn start_restoring(&self) -> Result<StartingHolder> {
-        clipboard::spawn_holder(self.program.get().map(PathBuf::as_path), Holding::X11Saved)
-            .map_err(clipboard_error)
-    }
-
-    /// Hands the saved clipboard to the holder started for it, which serves it again, every
-    /// target as it was; returns once it owns the clipboard.
-    pub(super) async fn restore(&self, starting: StartingHolder, saved: &[u8]) -> Result<()> {
-        starting.hand(saved).await.map_err(clipboard_error)
+    /// Serves an X clipboard saved before a paste again, every target as it was.
+    pub(super) async fn restore(&self, saved: &[u8]) -> Result<()> {
+        self.hold(saved, Holding::X11Saved).await
     }
 
     async fn hold(&self, input: &[u8], holding: Holding) -> Result<()> {

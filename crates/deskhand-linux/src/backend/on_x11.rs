@@ -223,29 +223,11 @@ impl X11Desk {
         let owned = text.to_owned();
         let x11 = Arc::clone(&self.x11);
         let ctrl_v = x11::chords(&Keys::from(Chord::ctrl(Key::Char('v'))));
-        let (saved_some, clipboard_saved) = tokio::sync::oneshot::channel();
         let job = tokio::task::spawn_blocking(move || {
             let focused = x11.active_window().ok().flatten();
-            x11::paste::paste(
-                &owned,
-                focused,
-                PASTE_WAIT,
-                || {
-                    let _ = saved_some.send(());
-                },
-                || x11.press_chords(&ctrl_v),
-            )
+            x11::paste::paste(&owned, focused, PASTE_WAIT, || x11.press_chords(&ctrl_v))
         });
-        // The holder that puts the person's clipboard back starts while the app pastes, so that
-        // its start (6–90 ms measured under load, as long as the paste) overlaps the paste.
-        let restorer = async {
-            match tokio::time::timeout(PASTE_DEADLINE, clipboard_saved).await {
-                Ok(Ok(())) => Some(self.holder.start_restoring()),
-                Ok(Err(_)) | Err(_) => None,
-            }
-        };
-        let (pasted, restorer) = tokio::join!(tokio::time::timeout(PASTE_DEADLINE, job), restorer);
-        let pasting = match pasted {
+        let pasting = match tokio::time::timeout(PASTE_DEADLINE, job).await {
             Ok(Ok(Ok(Some(pasting)))) => pasting,
             // Nothing was sent, and the clipboard is as it was.
             Ok(Ok(Ok(None) | Err(_))) => return Ok(None),
@@ -266,14 +248,9 @@ impl X11Desk {
                 .after_sending());
             }
         };
-        // A holder started for a clipboard that is not put back after all (another program took
-        // it meanwhile) is killed before it reads anything.
-        let restored = match pasting.saved.as_deref() {
+        let restored = match &pasting.saved {
+            Some(saved) => self.holder.restore(saved).await,
             None => Ok(()),
-            Some(saved) => match restorer.unwrap_or_else(|| self.holder.start_restoring()) {
-                Ok(starting) => self.holder.restore(starting, saved).await,
-                Err(err) => Err(err),
-            },
         };
         // Only once the holder owns the clipboard: it never stands empty in between.
         drop(pasting.keeper);

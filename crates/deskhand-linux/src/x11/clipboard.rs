@@ -446,12 +446,11 @@ impl Reader<'_> {
 /// again target for target.
 pub fn serve_clipboard(restoring: bool) -> Result<(), ClipboardError> {
     close_inherited();
-    // Connected before the input comes: a holder started ahead of a paste is ready sooner.
-    let endpoint = Endpoint::open()?;
     let mut input = Vec::new();
     io::stdin()
         .read_to_end(&mut input)
         .map_err(ClipboardError::Caller)?;
+    let endpoint = Endpoint::open()?;
     let offer = if restoring {
         super::paste::Saved::decode(&input).ok_or(ClipboardError::Caller(io::Error::new(
             io::ErrorKind::InvalidData,

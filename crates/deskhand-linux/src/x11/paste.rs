@@ -59,28 +59,22 @@ pub struct Keeper {
 }
 
 /// Pastes `text` into the focused field of window `focused`: saves the person's clipboard
-/// whole (then calls `saved_some` where it held something to put back, so that the caller can
-/// start the holder that will), takes the clipboard with `text`, sends ctrl+v through
-/// `send_ctrl_v`, and serves the text until the app of `focused` has taken it or `wait` has
-/// passed. Only that app's request counts: a clipboard manager asks for every new clipboard's
-/// text as it appears, and the person's clipboard put back on its word would be what the app
-/// pastes. `Ok(None)` where the clipboard cannot be read whole (the
+/// whole, takes the clipboard with `text`, sends ctrl+v through `send_ctrl_v`, and serves the
+/// text until the app of `focused` has taken it or `wait` has passed. Only that app's request
+/// counts: a clipboard manager asks for every new clipboard's text as it appears, and the
+/// person's clipboard put back on its word would be what the app pastes. `Ok(None)` where the clipboard cannot be read whole (the
 /// owner refuses a target, hangs, or holds more than can be kept) or was taken meanwhile:
 /// nothing was sent or changed, and keys go instead.
 pub fn paste(
     text: &str,
     focused: Option<Window>,
     wait: Duration,
-    saved_some: impl FnOnce(),
     send_ctrl_v: impl FnOnce() -> Result<(), X11Error>,
 ) -> Result<Option<Pasting>, ClipboardError> {
     let endpoint = Endpoint::open()?;
     let Ok(saved) = save(&endpoint) else {
         return Ok(None);
     };
-    if saved.is_some() {
-        saved_some();
-    }
     let acquired = match take(&endpoint) {
         Ok(acquired) => acquired,
         // Another program took the clipboard as deskhand did: the person's is theirs now.
