@@ -342,7 +342,8 @@ pub trait Values: Send + Sync {
     }
     /// Pastes long text into the focused editable text through the clipboard, where it takes
     /// no insert through accessibility and its keys are slow (Firefox on X11), and puts the
-    /// user's clipboard back as it was. `Ok(None)` when it declines and nothing was sent or
+    /// user's clipboard back as it was; or commits it through the input method where the
+    /// platform has one to bind for the moment (Firefox on sway). `Ok(None)` when it declines and nothing was sent or
     /// changed: the caller types keys instead. An error whose `sent` is set may have changed
     /// the text. Never called for a password field.
     fn paste_text(

@@ -105,6 +105,11 @@ impl Desktop {
     pub fn firefox_on_fixture_page(&self, page: &str, profile: &str) -> App {
         let profile = self.scratch(profile);
         std::fs::create_dir_all(&profile).expect("the Firefox profile's folder");
+        // On a Wayland desktop of another user, Firefox runs as that user and writes there.
+        if let Some((uid, gid)) = self.user {
+            std::os::unix::fs::chown(&profile, Some(uid), Some(gid))
+                .expect("the Firefox profile's folder given to the desktop's user");
+        }
         let page = Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("../../tests/fixtures")
             .join(page)

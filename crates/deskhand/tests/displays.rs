@@ -14,6 +14,8 @@ use std::time::Duration;
 
 const GTK_START: Duration = Duration::from_secs(20);
 const CHROMIUM_START: Duration = Duration::from_secs(60);
+/// Firefox takes longer on its first start with a new profile.
+const FIREFOX_START: Duration = Duration::from_secs(60);
 const SETTLE: Duration = Duration::from_secs(10);
 
 on_every_display!(
@@ -28,6 +30,7 @@ on_every_display!(
     two_monitors_are_listed_and_each_is_a_surface,
     a_scaled_display_is_clicked_where_its_elements_are,
     long_text_by_ref_goes_into_mousepad_in_one_request,
+    long_text_by_ref_goes_into_a_firefox_field_in_one_go,
 );
 
 /// 1,000 characters of mixed Unicode typed by ref go into mousepad's editor in one request
@@ -69,6 +72,53 @@ fn long_text_by_ref_goes_into_mousepad_in_one_request(display: Display) {
         "mousepad saved {:?}",
         std::fs::read_to_string(&file).unwrap_or_default()
     );
+}
+
+/// What `typing_fields.html` puts in its title for the text its name field holds: the length in
+/// UTF-16 units and the FNV-1a hash over them, from the page's own value.
+fn page_checksum(text: &str) -> String {
+    let units: Vec<u16> = text.encode_utf16().collect();
+    let hash = units.iter().fold(0x811c_9dc5_u32, |hash, unit| {
+        (hash ^ u32::from(*unit)).wrapping_mul(0x0100_0193)
+    });
+    format!("Typing Fields · name {} {hash:08x}", units.len())
+}
+
+/// 1,000 characters of mixed Unicode typed by ref into a field of a page in Firefox arrive
+/// exactly on every display, in one go (pasted on X11, committed through the input method on
+/// sway and GNOME); the reply says done only once the field was read back, and the page's own
+/// value (its length and hash, which the page shows in its title) is the text. As keys on sway,
+/// Firefox read them for over a second and the reply could not confirm them.
+fn long_text_by_ref_goes_into_a_firefox_field_in_one_go(display: Display) {
+    const POOL: &str = "The quick brown fox jumps over 13 lazy dogs; déjà vu à la façade, \
+        Ελληνικά αβγ; 日本語の文章、中文字符と한국어; → ✓ € ½ ≠ ∞ ★ 😀🎉👍🏽 שלום مرحبا; ";
+    let (_turn, desk) = display.desktop();
+    let _firefox = desk.firefox_on_fixture_page("typing_fields.html", "firefox-one-go-profile");
+    let (w, _) = window_where(desk, FIREFOX_START, "Firefox", |t| {
+        t.starts_with("Typing Fields")
+    });
+    let observed = observe_until(desk, &w, FIREFOX_START, "the page's Name field", |t| {
+        t.contains("text \"Name\"")
+    });
+    let name = ref_of(&observed, &["text \"Name\""]);
+    let route = match display {
+        Display::X11 => "paste",
+        Display::Sway | Display::Gnome => "input_method",
+    };
+    // The second replaces the first, which the field then holds.
+    for shift in [0, 7] {
+        let text: String = POOL.chars().cycle().skip(shift).take(1_000).collect();
+        let reply = desk.act_json("type", json!({"ref": name, "text": text, "replace": true}));
+        let said = reply["text"].as_str().unwrap_or_default();
+        assert_eq!(reply["outcome"], "done", "{said}");
+        assert!(said.contains("(read back)"), "{said}");
+        assert_eq!(reply["data"]["routes"], json!([route]), "{reply}");
+        let title = page_checksum(&text);
+        // Firefox adds its own name to the page's title.
+        window_where(desk, SETTLE, &format!("the title {title:?}"), |t| {
+            t.split(" — ").next() == Some(title.as_str())
+        });
+    }
 }
 
 /// Two monitors side by side, as a laptop with a screen plugged in: `windows` names them; each

@@ -111,9 +111,10 @@ impl Atspi {
 }
 
 impl Atspi {
-    /// Whether a paste into `object` lands where typed keys would: it is an editable text that
-    /// has the keyboard focus, not a password, in a toolkit whose fields take no insert through
-    /// accessibility and read keys slowly (Gecko: about 1,000 key events a second).
+    /// Whether a paste into `object` (on X11) or text committed by the input method (on sway)
+    /// lands where typed keys would: it is an editable text that has the keyboard focus, not a
+    /// password, in a toolkit whose fields take no insert through accessibility and read keys
+    /// slowly (Gecko: about 1,000 key events a second).
     pub async fn takes_paste(&self, object: &ObjectRef) -> Result<bool, AtspiError> {
         let root = ObjectRef {
             bus: object.bus.clone(),

@@ -58,6 +58,16 @@ impl SwayDesk {
         self.sway.show_intent(intent);
     }
 
+    /// Long text committed to the focused field through the input method, where the field
+    /// takes it; `None` where it does not and nothing was sent.
+    pub(super) async fn commit_text(&self, text: &str) -> Result<Option<Typed>> {
+        Ok(self.sway.commit_text(text).await?.then(|| Typed {
+            outcome: InputOutcome::Done,
+            routes: vec![deskhand_core::backend::TextRoute::InputMethod],
+            note: None,
+        }))
+    }
+
     async fn outcome(
         &self,
         sent: (usize, Option<deskhand_core::error::Error>),

@@ -6,6 +6,7 @@ mod client;
 mod corner;
 mod glyphs;
 pub mod idle;
+mod input_method;
 pub mod ipc;
 mod keymap;
 pub mod overlay;
@@ -644,6 +645,33 @@ impl Sway {
             }
         })
         .await
+    }
+
+    /// Commits `text` to the focused field through the input method: `Ok(false)` where the
+    /// field takes no input-method text and nothing was sent (keys go instead). An error whose
+    /// `sent` is set may have changed the field.
+    pub async fn commit_text(&self, text: &str) -> Result<bool> {
+        self.person_took_over()?;
+        let text = text.to_owned();
+        let stop = self.stop_flag();
+        let committed = self
+            .blocking(
+                "committing text through the input method",
+                DEADLINE,
+                move || input_method::commit_text(&text, stop),
+            )
+            .await?;
+        match committed {
+            input_method::Commit::Sent => Ok(true),
+            input_method::Commit::Declined => Ok(false),
+            input_method::Commit::Unconfirmed(err) => Err(Error::new(
+                ErrorKind::Timeout,
+                format!(
+                    "the text was committed to the focused field through the input method, but {err}; `read` the element to see what it holds before typing again"
+                ),
+            )
+            .after_sending()),
+        }
     }
 
     /// The pixels of a rectangle of the layout, clipped to the output that holds its middle.
