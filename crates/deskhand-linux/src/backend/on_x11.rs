@@ -133,10 +133,8 @@ impl X11Desk {
     }
 
     async fn x_windows(&self) -> Result<(Vec<XWindow>, Option<u32>)> {
-        self.x("listing windows", X_DEADLINE, |x| {
-            Ok((x.windows()?, x.active_window()?))
-        })
-        .await
+        self.x("listing windows", X_DEADLINE, |x| x.windows_and_active())
+            .await
     }
 
     /// Returns once window `id` has stopped moving (or is gone). Window managers animate
@@ -398,7 +396,7 @@ impl DisplayServer for X11Desk {
         };
         let (window, active) = self
             .x("reading a window", X_DEADLINE, move |x| {
-                Ok((x.window(id)?, x.active_window()?))
+                x.window_and_active(id)
             })
             .await?;
         Ok(window.map(|window| window_info(&window, active)))

@@ -50,6 +50,7 @@ pub struct XWindow {
 
 const LIST_OPERATION: &str = "reading the window list";
 const WINDOW_OPERATION: &str = "reading a window's properties";
+const ACTIVE_OPERATION: &str = "reading the active window";
 /// 64 KiB of title is more than any window shows.
 const MAX_TEXT_WORDS: u32 = 16 * 1024;
 
@@ -91,13 +92,38 @@ impl X11 {
         Ok(windows)
     }
 
+    /// [`X11::windows`] and [`X11::active_window`], the active window asked along with the
+    /// list: a round trip less than one after the other.
+    pub fn windows_and_active(&self) -> Result<(Vec<XWindow>, Option<u32>), X11Error> {
+        let active = self.request_active()?;
+        let windows = self.windows()?;
+        Ok((windows, collect_active(active)?))
+    }
+
     /// The managed window `id`, or `None` if it no longer exists or is not a managed top-level.
     pub fn window(&self, id: u32) -> Result<Option<XWindow>, X11Error> {
+        // Its properties are asked before the list is read, all in one round trip; those of a
+        // window the list does not name are dropped unread.
+        let pending = self.request_window(id, self.knows_clients()?)?;
         if !self.client_list()?.contains(&id) {
             return Ok(None);
         }
-        let pending = self.request_window(id, self.knows_clients()?)?;
         self.collect_window(pending)
+    }
+
+    /// [`X11::window`] and [`X11::active_window`] in one round trip, where one after the other
+    /// took two: every observe of a window reads both.
+    pub fn window_and_active(&self, id: u32) -> Result<(Option<XWindow>, Option<u32>), X11Error> {
+        let pending = self.request_window(id, self.knows_clients()?)?;
+        let active = self.request_active()?;
+        let listed = self.client_list()?.contains(&id);
+        let active = collect_active(active)?;
+        let window = if listed {
+            self.collect_window(pending)?
+        } else {
+            None
+        };
+        Ok((window, active))
     }
 
     /// Whether the server has X-Resource, which names the process behind a local client.
@@ -111,9 +137,11 @@ impl X11 {
 
     /// The window the window manager considers active (`_NET_ACTIVE_WINDOW`), if any.
     pub fn active_window(&self) -> Result<Option<u32>, X11Error> {
-        const OPERATION: &str = "reading the active window";
-        let reply = self
-            .conn
+        collect_active(self.request_active()?)
+    }
+
+    fn request_active(&self) -> Result<Cookie<'_, RustConnection, GetPropertyReply>, X11Error> {
+        self.conn
             .get_property(
                 false,
                 self.root,
@@ -122,10 +150,7 @@ impl X11 {
                 0,
                 1,
             )
-            .during(OPERATION)?
-            .reply()
-            .during(OPERATION)?;
-        Ok(first_u32(&reply).filter(|&id| id != x11rb::NONE))
+            .during(ACTIVE_OPERATION)
     }
 
     pub(super) fn client_list(&self) -> Result<Vec<Window>, X11Error> {
@@ -260,6 +285,13 @@ impl X11 {
             Err(e) => Err(e).during(WINDOW_OPERATION),
         }
     }
+}
+
+fn collect_active(
+    cookie: Cookie<'_, RustConnection, GetPropertyReply>,
+) -> Result<Option<u32>, X11Error> {
+    let reply = cookie.reply().during(ACTIVE_OPERATION)?;
+    Ok(first_u32(&reply).filter(|&id| id != x11rb::NONE))
 }
 
 fn first_u32(reply: &GetPropertyReply) -> Option<u32> {
