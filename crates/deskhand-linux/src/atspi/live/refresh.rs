@@ -39,7 +39,8 @@ pub enum Reader {
 pub struct Heard(Arc<Stamps>);
 
 impl Heard {
-    /// Returns once events came and then went quiet (or kept coming for [`MOST_DELAYED`]).
+    /// Returns once events came and then went quiet (`QUIET` without one), or kept coming for
+    /// `MOST_DELAYED`.
     pub async fn quiet_after_events(&self) {
         self.0.heard.notified().await;
         let first = Instant::now();
@@ -61,9 +62,9 @@ impl LiveTrees {
             .map(|events| Heard(events.stamps()))
     }
 
-    /// The kept windows to read again now: an agent observed them lately, they were not read
-    /// [`MAX_UNOBSERVED_READS`] times since, and their applications sent an event that makes
-    /// their tree stale. Each is counted as read.
+    /// The kept windows to read again now: an agent observed them within `WANTED_FOR`, they
+    /// were not read `MAX_UNOBSERVED_READS` times since, and their applications sent an event
+    /// that makes their tree stale. Each is counted as read.
     pub fn to_read_between(&self) -> Vec<u64> {
         let Some(Some(events)) = self.events.get() else {
             return Vec::new();
