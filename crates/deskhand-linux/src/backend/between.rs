@@ -13,7 +13,8 @@ use crate::atspi::live::Reader;
 impl LinuxBackend {
     /// Starts reading changed windows again between observes, once: with live trees, the
     /// agent's next observe then finds a window its last action changed already read. The task
-    /// ends when the backend is dropped.
+    /// holds the backend only while it reads, and ends at its first wake after the backend is
+    /// dropped.
     pub(super) fn start_reading_between(&self) {
         self.reading_between.get_or_init(|| {
             tokio::spawn(read_between_observes(
