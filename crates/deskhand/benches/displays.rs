@@ -421,83 +421,107 @@ struct Mousepad {
     saved: (usize, usize),
 }
 
-/// Saves mousepad's file (ctrl+s): whether the reply was done and the file holds `text`.
-async fn saves(
-    desk: &mut Desk,
-    file: &Path,
-    text: &str,
-    reply: &deskhand_core::Reply,
-) -> Result<bool, String> {
-    desk.call(json!({"action": "press", "keys": "ctrl+s"}))
-        .await?;
-    for _ in 0..40 {
-        if std::fs::read_to_string(file).unwrap_or_default() == text {
-            return Ok(reply.outcome == Outcome::Done);
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
+/// An editor started on a scratch file of its own: killed and the file removed when dropped.
+struct EditorOnFile {
+    editor: std::process::Child,
+    file: PathBuf,
+}
+
+impl EditorOnFile {
+    /// Starts `program` with `args` and then the file's path.
+    fn start(program: &str, args: &[&str], file_name: &str) -> Result<Self, String> {
+        let file = scratch_file(file_name);
+        let path = file.to_str().expect("utf-8 path").to_owned();
+        let args: Vec<&str> = args.iter().copied().chain([path.as_str()]).collect();
+        let editor = app_command(program, &args)
+            .spawn()
+            .map_err(|e| format!("{program} did not start: {e}"))?;
+        Ok(Self { editor, file })
     }
-    Ok(false)
+
+    /// The editor's window, the one whose title names the file.
+    async fn window(&self, desk: &mut Desk, what: &str) -> Result<String, String> {
+        let name = self
+            .file
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or_default()
+            .to_owned();
+        desk.window_where(what, START, |t| t.contains(&name)).await
+    }
+
+    /// Saves the file (ctrl+s) and reads it until `saved_form` of it is `text`, for up to 4 s:
+    /// `saved_form` of what it holds last.
+    async fn saved(
+        &self,
+        desk: &mut Desk,
+        text: &str,
+        saved_form: fn(&str) -> &str,
+    ) -> Result<String, String> {
+        desk.call(json!({"action": "press", "keys": "ctrl+s"}))
+            .await?;
+        let mut held = String::new();
+        for _ in 0..40 {
+            held = std::fs::read_to_string(&self.file).unwrap_or_default();
+            if saved_form(&held) == text {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        Ok(saved_form(&held).to_owned())
+    }
+}
+
+impl Drop for EditorOnFile {
+    fn drop(&mut self) {
+        let _ = self.editor.kill();
+        let _ = self.editor.wait();
+        let _ = std::fs::remove_file(&self.file);
+    }
 }
 
 /// Starts mousepad on a file of its own and types 1,000 mixed characters into its editor
 /// `TYPE_RUNS` times by ref, each replacing what it holds, then as many times as keys, each
 /// time saving the file and comparing it with the text.
 async fn into_mousepad(desk: &mut Desk) -> Result<Mousepad, String> {
-    let file = scratch_file("mousepad.txt");
-    let path = file.to_str().expect("utf-8 path").to_owned();
-    let mut mousepad = app_command("mousepad", &[&path])
-        .spawn()
-        .map_err(|e| format!("mousepad did not start: {e}"))?;
-    let typed = async {
-        let name = file
-            .file_name()
-            .and_then(|n| n.to_str())
-            .unwrap_or_default()
-            .to_owned();
-        let w = desk
-            .window_where("mousepad", START, |t| t.contains(&name))
+    let mousepad = EditorOnFile::start("mousepad", &[], "mousepad.txt")?;
+    let as_saved: fn(&str) -> &str = |held| held;
+    let w = mousepad.window(desk, "mousepad").await?;
+    let mut by_ref = Vec::new();
+    let mut saved = (0, 0);
+    for run in 0..TYPE_RUNS {
+        let editor = desk.text_field_of("mousepad", &w).await?;
+        let text = mixed_text(run * 11);
+        let began = Instant::now();
+        let reply = desk
+            .call(json!({"action": "type", "ref": editor, "text": text, "replace": true}))
             .await?;
-        let mut by_ref = Vec::new();
-        let mut saved = (0, 0);
-        for run in 0..TYPE_RUNS {
-            let editor = desk.text_field_of("mousepad", &w).await?;
-            let text = mixed_text(run * 11);
-            let began = Instant::now();
-            let reply = desk
-                .call(json!({"action": "type", "ref": editor, "text": text, "replace": true}))
-                .await?;
-            by_ref.push(ms(began.elapsed()));
-            if saves(desk, &file, &text, &reply).await? {
-                saved.0 += 1;
-            }
+        by_ref.push(ms(began.elapsed()));
+        if mousepad.saved(desk, &text, as_saved).await? == text && reply.outcome == Outcome::Done {
+            saved.0 += 1;
         }
-        // The same typing as keys, for the ratio: a session that has observed nothing knows no
-        // field to put the text into, so it types into the focused editor key by key.
-        let observed = std::mem::take(&mut desk.session);
-        let mut as_keys = Vec::new();
-        for run in 0..TYPE_RUNS {
-            desk.call(json!({"action": "press", "keys": "ctrl+a Delete"}))
-                .await?;
-            let text = mixed_text(run * 13);
-            let began = Instant::now();
-            let reply = desk.call(json!({"action": "type", "text": text})).await?;
-            as_keys.push(ms(began.elapsed()));
-            if saves(desk, &file, &text, &reply).await? {
-                saved.1 += 1;
-            }
-        }
-        desk.session = observed;
-        Ok(Mousepad {
-            by_ref: median(&by_ref),
-            as_keys: median(&as_keys),
-            saved,
-        })
     }
-    .await;
-    let _ = mousepad.kill();
-    let _ = mousepad.wait();
-    let _ = std::fs::remove_file(&file);
-    typed
+    // The same typing as keys, for the ratio: a session that has observed nothing knows no
+    // field to put the text into, so it types into the focused editor key by key.
+    let observed = std::mem::take(&mut desk.session);
+    let mut as_keys = Vec::new();
+    for run in 0..TYPE_RUNS {
+        desk.call(json!({"action": "press", "keys": "ctrl+a Delete"}))
+            .await?;
+        let text = mixed_text(run * 13);
+        let began = Instant::now();
+        let reply = desk.call(json!({"action": "type", "text": text})).await?;
+        as_keys.push(ms(began.elapsed()));
+        if mousepad.saved(desk, &text, as_saved).await? == text && reply.outcome == Outcome::Done {
+            saved.1 += 1;
+        }
+    }
+    desk.session = observed;
+    Ok(Mousepad {
+        by_ref: median(&by_ref),
+        as_keys: median(&as_keys),
+        saved,
+    })
 }
 
 /// Starts FeatherPad (Qt 5) on a file of its own and types 1,000 mixed characters into its
@@ -505,60 +529,33 @@ async fn into_mousepad(desk: &mut Desk) -> Result<Mousepad, String> {
 /// and comparing it with the text: the median of the `type` calls, and how many were done and
 /// saved exactly.
 async fn into_featherpad(desk: &mut Desk) -> Result<(f64, usize), String> {
-    let file = scratch_file("featherpad.txt");
-    let path = file.to_str().expect("utf-8 path").to_owned();
-    let mut featherpad = app_command("featherpad", &["--standalone", &path])
-        .spawn()
-        .map_err(|e| format!("FeatherPad did not start: {e}"))?;
-    let typed = async {
-        let name = file
-            .file_name()
-            .and_then(|n| n.to_str())
-            .unwrap_or_default()
-            .to_owned();
-        let w = desk
-            .window_where("FeatherPad", START, |t| t.contains(&name))
+    let featherpad = EditorOnFile::start("featherpad", &["--standalone"], "featherpad.txt")?;
+    // FeatherPad ends a saved file with a newline.
+    let as_saved: fn(&str) -> &str = |held| held.trim_end_matches('\n');
+    let w = featherpad.window(desk, "FeatherPad").await?;
+    let mut typing = Vec::new();
+    let mut exact = 0;
+    for run in 0..TYPE_RUNS {
+        let editor = desk.text_field_of("FeatherPad", &w).await?;
+        let text = mixed_text(run * 19);
+        let began = Instant::now();
+        let reply = desk
+            .call(json!({"action": "type", "ref": editor, "text": text, "replace": true}))
             .await?;
-        let mut typing = Vec::new();
-        let mut exact = 0;
-        for run in 0..TYPE_RUNS {
-            let editor = desk.text_field_of("FeatherPad", &w).await?;
-            let text = mixed_text(run * 19);
-            let began = Instant::now();
-            let reply = desk
-                .call(json!({"action": "type", "ref": editor, "text": text, "replace": true}))
-                .await?;
-            typing.push(ms(began.elapsed()));
-            desk.call(json!({"action": "press", "keys": "ctrl+s"}))
-                .await?;
-            // FeatherPad ends a saved file with a newline.
-            let mut held = String::new();
-            for _ in 0..40 {
-                held = std::fs::read_to_string(&file).unwrap_or_default();
-                if held.trim_end_matches('\n') == text {
-                    break;
-                }
-                tokio::time::sleep(Duration::from_millis(100)).await;
-            }
-            let held = held.trim_end_matches('\n');
-            if reply.outcome == Outcome::Done && held == text {
-                exact += 1;
-            } else {
-                println!(
-                    "{NOTE}FeatherPad typing {}: answered \"{}\"; saved: {}",
-                    run + 1,
-                    reply.text.lines().next().unwrap_or_default(),
-                    difference(held, &text)
-                );
-            }
+        typing.push(ms(began.elapsed()));
+        let held = featherpad.saved(desk, &text, as_saved).await?;
+        if reply.outcome == Outcome::Done && held == text {
+            exact += 1;
+        } else {
+            println!(
+                "{NOTE}FeatherPad typing {}: answered \"{}\"; saved: {}",
+                run + 1,
+                reply.text.lines().next().unwrap_or_default(),
+                difference(&held, &text)
+            );
         }
-        Ok((median(&typing), exact))
     }
-    .await;
-    let _ = featherpad.kill();
-    let _ = featherpad.wait();
-    let _ = std::fs::remove_file(&file);
-    typed
+    Ok((median(&typing), exact))
 }
 
 /// What the person's clipboard holds while the bench types into Firefox: on X11 the text is
