@@ -19,8 +19,6 @@ should be.
 
 import asyncio
 import contextlib
-import os
-import pathlib
 import re
 import statistics
 import sys
@@ -30,6 +28,7 @@ import time
 import tiktoken
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
+from shown_entries import shown_entries
 
 READY_TIMEOUT_S = 60
 WALKED = "deskhand, walking every time"
@@ -206,17 +205,6 @@ async def measure(app, servers, rounds, changes, tokenizer):
                 figures[server.name]["seen"] += 1
             figures[server.name]["last"] = observation
     return figures
-
-
-def shown_entries(folder):
-    """A data folder whose desktop entry shows gtk3-widget-factory, for deskhand's `launch`,
-    which starts what a menu shows: the package's own entry is hidden from menus."""
-    applications = pathlib.Path(folder, "applications")
-    applications.mkdir()
-    (applications / "gtk3-widget-factory.desktop").write_text(
-        "[Desktop Entry]\nType=Application\nName=Widget Factory\nExec=gtk3-widget-factory\n")
-    data_dirs = os.environ.get("XDG_DATA_DIRS") or "/usr/local/share:/usr/share"
-    return {"XDG_DATA_DIRS": f"{folder}:{data_dirs}"}
 
 
 async def run_app(app, deskhand_bin, glass_bin, rounds, changes, tokenizer, data_folder):

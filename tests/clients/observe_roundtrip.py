@@ -15,7 +15,6 @@ exits non-zero with the reason when a call fails or an unchanged window reads di
 import asyncio
 import json
 import os
-import pathlib
 import statistics
 import subprocess
 import sys
@@ -24,6 +23,7 @@ import time
 
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
+from shown_entries import shown_entries
 
 READY_TIMEOUT_S = 60
 SETTLE_S = 1.0
@@ -33,17 +33,6 @@ APPS = [("gtk3-widget-factory", "check"), ("org.gnome.Calculator", "button")]
 
 class Fault(Exception):
     """What the measurement needs did not happen; the message says what."""
-
-
-def shown_entries(folder):
-    """A data folder whose desktop entry shows gtk3-widget-factory, whose own is hidden from
-    menus, for `launch`."""
-    applications = pathlib.Path(folder, "applications")
-    applications.mkdir()
-    (applications / "gtk3-widget-factory.desktop").write_text(
-        "[Desktop Entry]\nType=Application\nName=Widget Factory\nExec=gtk3-widget-factory\n")
-    data_dirs = os.environ.get("XDG_DATA_DIRS") or "/usr/local/share:/usr/share"
-    return {"XDG_DATA_DIRS": f"{folder}:{data_dirs}"}
 
 
 def lists(observation, role):
