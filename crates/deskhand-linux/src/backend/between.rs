@@ -40,26 +40,27 @@ async fn read_between_observes(display: Weak<Display>, bus: Weak<Bus>) {
         let (Some(display), Some(bus)) = (display.upgrade(), bus.upgrade()) else {
             return;
         };
-        for window in bus.to_read_between() {
-            on_display!(&display, server => read_between(server, &bus, window).await);
+        let handles = bus.to_read_between();
+        if !handles.is_empty() {
+            on_display!(&display, server => read_between(server, &bus, &handles).await);
         }
     }
 }
 
-/// Reads `window`'s kept tree again between observes, unless an observe is reading it.
-async fn read_between(server: &impl DisplayServer, bus: &Bus, handle: u64) {
+/// Reads the kept trees of the windows `handles` names again between observes, each unless
+/// an observe is reading it, with the display server's list of windows read once.
+async fn read_between(server: &impl DisplayServer, bus: &Bus, handles: &[u64]) {
     let Ok(windows) = server.windows().await else {
         return;
     };
-    let Some(window) = windows.into_iter().find(|w| w.handle == handle) else {
-        return;
-    };
-    let Some(reading) = bus.reading(&window) else {
-        return;
-    };
-    let Ok(_reading) = reading.try_lock() else {
-        return;
-    };
-    // One that fails leaves the window to the next observe, which walks it and says why.
-    let _ = read_tree(server, bus, &window, Reader::Between).await;
+    for window in windows.iter().filter(|w| handles.contains(&w.handle)) {
+        let Some(reading) = bus.reading(window) else {
+            return;
+        };
+        let Ok(_reading) = reading.try_lock() else {
+            continue;
+        };
+        // One that fails leaves the window to the next observe, which walks it and says why.
+        let _ = read_tree(server, bus, window, Reader::Between).await;
+    }
 }
