@@ -206,13 +206,47 @@ fn private_displays(log: &str) -> Vec<String> {
         .collect()
 }
 
-/// Processes whose environment names `display`: a desktop's server, its helpers and its apps.
-fn processes_on(display: &str) -> Vec<String> {
+/// The moment now, in the clock ticks since boot that `/proc/<pid>/stat` gives start times in.
+fn ticks_since_boot() -> u64 {
+    let uptime: f64 = std::fs::read_to_string("/proc/uptime")
+        .expect("/proc/uptime")
+        .split_whitespace()
+        .next()
+        .and_then(|secs| secs.parse().ok())
+        .expect("seconds since boot");
+    let per_second: f64 = String::from_utf8(
+        Command::new("getconf")
+            .arg("CLK_TCK")
+            .output()
+            .expect("getconf")
+            .stdout,
+    )
+    .ok()
+    .and_then(|ticks| ticks.trim().parse().ok())
+    .expect("clock ticks per second");
+    (uptime * per_second) as u64
+}
+
+/// When process `pid` started, in clock ticks since boot.
+fn started_at(pid: &str) -> Option<u64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let after_name = &stat[stat.rfind(')')? + 1..];
+    after_name.split_whitespace().nth(19)?.parse().ok()
+}
+
+/// Processes whose environment names `display` that started before `before` (ticks since
+/// boot): a desktop's server, its helpers and its apps. Other test binaries start desktops of
+/// their own, which may take the display's number once it is free.
+fn processes_on(display: &str, before: u64) -> Vec<String> {
     let wanted = format!("DISPLAY={display}\0");
     let own_x = format!("Xvfb {display} ");
     let mut found = Vec::new();
     for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
         let path = entry.path();
+        let pid = entry.file_name().to_string_lossy().into_owned();
+        if started_at(&pid).is_none_or(|start| start > before) {
+            continue;
+        }
         let environ = std::fs::read(path.join("environ")).unwrap_or_default();
         let cmdline = std::fs::read(path.join("cmdline"))
             .unwrap_or_default()
@@ -224,10 +258,7 @@ fn processes_on(display: &str) -> Vec<String> {
             || cmdline.starts_with(&own_x)
             || cmdline.contains(&format!("/Xvfb {display} "))
         {
-            found.push(format!(
-                "{}: {cmdline}",
-                entry.file_name().to_string_lossy()
-            ));
+            found.push(format!("{pid}: {cmdline}"));
         }
     }
     found
@@ -331,7 +362,7 @@ fn two_sessions_on_private_desktops_work_in_parallel_without_cross_talk_and_leav
         ],
     );
     let url = server.url.clone();
-    runtime().block_on(async {
+    let ending = runtime().block_on(async {
         let (first, second) = tokio::join!(connect(&url, None), connect(&url, None));
         let (one, two) = tokio::join!(
             calculate(&first, "7", "×", "2", "14"),
@@ -354,6 +385,7 @@ fn two_sessions_on_private_desktops_work_in_parallel_without_cross_talk_and_leav
         let health = server.health().await;
         assert_eq!(health["desktops"], 2, "{health}");
         // One session ends: its desktop stops; the other keeps working on its own.
+        let ending = ticks_since_boot();
         first.cancel().await.expect("the first session ends");
         let stopped = wait_until(Duration::from_secs(30), || {
             server
@@ -366,13 +398,18 @@ fn two_sessions_on_private_desktops_work_in_parallel_without_cross_talk_and_leav
         assert!(text_of(&still).contains(&two.0), "{}", text_of(&still));
         // The other is still open when the server is told to stop.
         drop(second);
+        ending
     });
     let displays = private_displays(&server.log());
     assert_eq!(displays.len(), 2, "{}", server.log());
     assert!(server.stop(Duration::from_secs(40)), "{}", server.log());
     for display in &displays {
-        let left = processes_on(display);
-        assert!(left.is_empty(), "left on {display}: {left:?}");
+        let left = processes_on(display, ending);
+        assert!(
+            left.is_empty(),
+            "left on {display}: {left:?}\n{}",
+            server.log()
+        );
     }
     // Each session was recorded by its own desktop's process, into a folder of its own.
     let folders = session_folders(&recordings);
@@ -784,7 +821,7 @@ fn sigterm_lets_a_call_under_way_finish_and_audit_then_stops_its_desktop() {
     let mut server = Server::start(command, &["--desktop-per-session"]);
     let pid = server.child.id().to_string();
     let typed = "1234567890".repeat(20);
-    let reply = runtime().block_on(async {
+    let (reply, stop_asked) = runtime().block_on(async {
         let client = connect(&server.url, None).await;
         let launched = call(
             &client,
@@ -796,10 +833,13 @@ fn sigterm_lets_a_call_under_way_finish_and_audit_then_stops_its_desktop() {
         let typing = call(&client, json!({"action": "type", "text": typed}));
         let stop = async {
             tokio::time::sleep(Duration::from_millis(300)).await;
+            let asked = ticks_since_boot();
             let _ = Command::new("kill").args(["-TERM", &pid]).status();
+            asked
         };
-        let (reply, ()) = tokio::join!(tokio::time::timeout(Duration::from_secs(60), typing), stop);
-        reply.expect("the typing call was answered")
+        let (reply, asked) =
+            tokio::join!(tokio::time::timeout(Duration::from_secs(60), typing), stop);
+        (reply.expect("the typing call was answered"), asked)
     });
     assert_ne!(reply.is_error, Some(true), "{}", text_of(&reply));
     let exited = wait_until(Duration::from_secs(60), || {
@@ -828,7 +868,7 @@ fn sigterm_lets_a_call_under_way_finish_and_audit_then_stops_its_desktop() {
         "{lines:?}"
     );
     for display in private_displays(&log) {
-        let left = processes_on(&display);
+        let left = processes_on(&display, stop_asked);
         assert!(left.is_empty(), "left on {display}: {left:?}");
     }
 }
@@ -1286,7 +1326,7 @@ fn the_live_view_shows_the_desktop_and_an_operator_takes_it_over_and_hands_it_ba
     );
     let url = server.url.clone();
     let base = server.base();
-    let display = runtime().block_on(async {
+    let (display, ending) = runtime().block_on(async {
         let call = |id: u32, args: Value| stateless_call_as(&url, Some(TOKEN), id, args);
         let started = call(1, json!({"desktop": "new", "action": "launch", "app": "gnome-calculator"})).await;
         let handle = started["structuredContent"]["desktop"]
@@ -1396,6 +1436,7 @@ fn the_live_view_shows_the_desktop_and_an_operator_takes_it_over_and_hands_it_ba
         browser.wait_to_show("document.body.dataset.view === 'connected'", Duration::from_secs(30)).await;
         assert_eq!(x11vnc_on(&display).len(), 1, "the VNC server started again");
         // Ended: its VNC server stops with it, its viewer is told, and its page is a 404.
+        let ending = ticks_since_boot();
         let ended = call(7, json!({"desktop": handle, "end_desktop": true})).await;
         assert!(reply_text(&ended).contains("ended"), "{ended}");
         let gone = plain.get(&view).send().await.unwrap();
@@ -1406,10 +1447,11 @@ fn the_live_view_shows_the_desktop_and_an_operator_takes_it_over_and_hands_it_ba
             "x11vnc outlived its desktop: {:?}",
             x11vnc_on(&display)
         );
-        display
+        (display, ending)
     });
     assert!(server.stop(Duration::from_secs(40)), "{}", server.log());
-    assert!(processes_on(&display).is_empty());
+    let left = processes_on(&display, ending);
+    assert!(left.is_empty(), "left on {display}: {left:?}");
     // Who took over and when, and the hand-back, are in the audit log under the desktop.
     let lines: Vec<Value> = std::fs::read_to_string(&audit)
         .expect("the audit log")
