@@ -889,6 +889,20 @@ fn file_holds(path: &Path, text: &str) -> bool {
     .is_some()
 }
 
+/// Every window of `desk` and what each lists, to say where a replay stopped short.
+fn what_shows(desk: &Desktop) -> String {
+    let windows = desk.run(&["windows"]).stdout;
+    let mut shown = windows.clone();
+    for id in windows
+        .lines()
+        .filter_map(|line| line.split_whitespace().next())
+        .filter(|word| word.starts_with('w') && word[1..].parse::<u32>().is_ok())
+    {
+        shown.push_str(&desk.run(&["observe", id]).stdout);
+    }
+    shown
+}
+
 /// The window whose title `title` accepts, closed from outside the recording.
 fn close_window_of(desk: &Desktop, what: &str, title: impl Fn(&str) -> bool) {
     let (w, _) = common::window_where(desk, SETTLE, what, title);
@@ -929,7 +943,12 @@ fn replays_the_save(dir: &std::path::Path, file: &std::path::Path, text: &str) -
     let fresh = Desktop::start_own();
     let run = fresh.run(&["replay", dir.to_str().unwrap()]);
     assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
-    assert!(file_holds(file, text), "the replay: {}", run.stdout);
+    assert!(
+        file_holds(file, text),
+        "the replay: {}\nthen the desktop showed:\n{}",
+        run.stdout,
+        what_shows(&fresh)
+    );
     fresh.stop();
 
     std::fs::remove_file(file).unwrap();
@@ -945,9 +964,10 @@ fn replays_the_save(dir: &std::path::Path, file: &std::path::Path, text: &str) -
     agent.close();
     assert!(
         file_holds(file, text),
-        "the batch: {}\n{}",
+        "the batch: {}\n{}\nthen the desktop showed:\n{}",
         reply.text,
-        exported.stdout
+        exported.stdout,
+        what_shows(&fresh)
     );
     fresh.stop();
     run.stdout
