@@ -1311,7 +1311,7 @@ const ROWS: [Row; 22] = [
     Row {
         app: "gnome-text-editor",
         toolkit: "GTK4 / libadwaita",
-        limits: "GTK 4.8 marks only windows showing: a page shown once and left stays listed",
+        limits: "",
         task: gtk4_editor,
     },
     Row {

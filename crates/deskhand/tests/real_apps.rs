@@ -699,25 +699,41 @@ fn an_observe_at_once_after_a_launch_never_says_the_app_has_no_tree() {
 }
 
 /// GTK 4.8 marks `Showing` on its toplevel only, and the widgets of a stack's other pages
-/// `Visible`: the widget factory's second page (its list of rows) is not listed while the first
-/// shows, and once its tab is clicked it is.
+/// `Visible`; a page it no longer shows keeps its last size and place. The widget factory lists
+/// its second page (its list of rows) only while that page shows: not before its tab is
+/// clicked, and not once the first page's tab is clicked again; nor the first page's widgets
+/// while the second shows.
 #[test]
-fn a_gtk4_stack_lists_a_page_once_it_shows() {
+fn a_gtk4_stack_lists_only_the_page_that_shows() {
     let (_turn, desk) = desktop();
     let _factory = desk.spawn("gtk4-widget-factory", &[]);
     let (w, _) = window_where(desk, GTK_START, "gtk4-widget-factory", |t| {
         t == "GTK Widget Factory"
     });
-    let first = observe_until(desk, &w, GTK_START, "its first page", |t| {
-        t.contains("text value=\"comboboxentry\"")
-    });
-    assert!(!first.contains("label \"Row 1\""), "{first}");
-    let tab = ref_where(&first, "the second page's tab", |l| {
-        l.contains("tab \"Page _2\"")
-    });
-    let clicked = desk.act("click", json!({"target": w, "ref": tab})).ok();
+    let first_page = |t: &str| t.contains("text value=\"comboboxentry\"");
+    let second_page = |t: &str| t.contains("label \"Row 1\"");
+    let first = observe_until(desk, &w, GTK_START, "its first page", first_page);
+    assert!(!second_page(&first), "{first}");
+    let tab =
+        |seen: &str, name: &str| ref_where(seen, name, |l| l.contains(&format!("tab \"{name}\"")));
+    let clicked = desk
+        .act("click", json!({"target": w, "ref": tab(&first, "Page _2")}))
+        .ok();
     assert!(clicked.starts_with("done"), "{clicked}");
-    observe_until(desk, &w, SETTLE, "its second page", |t| {
-        t.contains("label \"Row 1\"")
+    let second = observe_until(desk, &w, SETTLE, "its second page", second_page);
+    assert!(!first_page(&second), "{second}");
+    let clicked = desk
+        .act(
+            "click",
+            json!({"target": w, "ref": tab(&second, "Page _1")}),
+        )
+        .ok();
+    assert!(clicked.starts_with("done"), "{clicked}");
+    let again = observe_until(desk, &w, SETTLE, "its first page again", |t| {
+        first_page(t) && !second_page(t)
     });
+    assert!(
+        again.contains("tab \"Page _1\" pressed selected"),
+        "{again}"
+    );
 }

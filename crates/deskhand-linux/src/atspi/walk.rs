@@ -13,6 +13,7 @@ use deskhand_core::model::{Node, Rect, Role};
 use super::cache::Snapshot;
 mod children;
 mod rewalk;
+mod stacked;
 pub(super) use children::manages_descendants;
 pub(super) use rewalk::{Reuse, count_nodes};
 
@@ -560,7 +561,7 @@ impl<'a> Walk<'a> {
                         Ok::<_, AtspiError>((index, node, inline))
                     }
                 });
-                join_all(reads)
+                let mut read: Vec<(usize, Node, bool)> = join_all(reads)
                     .await
                     .into_iter()
                     .filter_map(|child| match child {
@@ -571,7 +572,9 @@ impl<'a> Walk<'a> {
                             None
                         }
                     })
-                    .collect()
+                    .collect();
+                self.hide_pages_not_shown(&mut read).await;
+                read
             } else {
                 Vec::new()
             };
