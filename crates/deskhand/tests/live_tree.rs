@@ -1,12 +1,12 @@
-//! The live tree is never stale. Real apps (GTK 3's widget factory, GTK 4's gnome-calculator
-//! and a Qt 5 window of item views whose list gains rows) go through random changes: clicks on
-//! buttons, tabs, menus and their items, typing, keys, scrolling, dialogs opened and closed,
-//! the window moved and resized, and pauses where nothing changes. After each, once the app has
-//! settled, every window of the app is read by a backend that keeps live trees and by one that
-//! walks at every read, and observed through each from two copies of the same session: the trees
-//! must be the same, and the two observations the same byte for byte. The live backend must also have
-//! answered some of them from its live trees, and some by reading again only what changed, so the
-//! test cannot pass by walking every time.
+//! The live tree is never stale. Real apps (GTK 3's widget factory, GTK 4's gnome-calculator and
+//! widget factory, whose pages share one place, and a Qt 5 window of item views whose list gains
+//! rows) go through random changes: clicks on buttons, tabs, menus and their items, typing, keys,
+//! scrolling, dialogs opened and closed, the window moved and resized, and pauses where nothing
+//! changes. After each, once the app has settled, every window of the app is read by a backend
+//! that keeps live trees and by one that walks at every read, and observed through each from two
+//! copies of the same session: the trees must be the same, and the two observations the same byte
+//! for byte. The live backend must also have answered some of them from its live trees, and some
+//! by reading again only what changed, so the test cannot pass by walking every time.
 //!
 //! The seed is printed; `DESKHAND_LIVE_SEED=N` replays one, `DESKHAND_LIVE_STEPS=N` sets the
 //! steps per app. Its own `main` (no libtest harness): the backends are made in this process,
@@ -194,6 +194,12 @@ fn main() {
                 patched: false,
             },
             AppUnderTest {
+                label: "gtk4-widget-factory (GTK 4), pages of a stack",
+                title: "GTK Widget Factory",
+                kept: true,
+                patched: false,
+            },
+            AppUnderTest {
                 label: "kcalc (Qt 5, KDE)",
                 title: "KCalc",
                 kept: true,
@@ -210,6 +216,7 @@ fn main() {
             let _running: Box<dyn std::any::Any> = match app.title {
                 "gtk3-widget-factory" => Box::new(desktop.spawn("gtk3-widget-factory", &[])),
                 "Calculator" => Box::new(desktop.spawn("gnome-calculator", &[])),
+                "GTK Widget Factory" => Box::new(desktop.spawn("gtk4-widget-factory", &[])),
                 "KCalc" => Box::new(desktop.spawn("kcalc", &[])),
                 _ => Box::new(desktop.python_fixture("qt_items.py", app.title, &[])),
             };
