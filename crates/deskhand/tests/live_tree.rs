@@ -8,6 +8,7 @@
 //! for byte. The live backend must also have answered some of them from its live trees, and some
 //! by reading again only what changed, so the test cannot pass by walking every time.
 //!
+//! The apps run on X11; with `--skip ::x11`, as `scripts/test` runs it with Wayland, on sway.
 //! The seed is printed; `DESKHAND_LIVE_SEED=N` replays one, `DESKHAND_LIVE_STEPS=N` sets the
 //! steps per app. Its own `main` (no libtest harness): the backends are made in this process,
 //! which takes the private desktop's environment before any thread starts.
@@ -140,7 +141,17 @@ struct AppUnderTest {
 }
 
 fn main() {
-    let (_turn, desktop) = common::desktop();
+    // As `scripts/test` splits a test binary between its groups: the X11 tests in the suite,
+    // the others (here, the same apps on sway) with Wayland.
+    let args: Vec<String> = std::env::args().collect();
+    let on_sway = args
+        .windows(2)
+        .any(|pair| pair[0] == "--skip" && pair[1] == "::x11");
+    let (_turn, desktop) = if on_sway {
+        common::sway()
+    } else {
+        common::desktop()
+    };
     // SAFETY: no thread of this process exists yet (no runtime; the desktop was started by a
     // child process), so nothing reads the environment while it changes.
     unsafe {
@@ -164,7 +175,8 @@ fn main() {
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(STEPS);
-    println!("live tree property test: seed {seed}, {steps} steps per app");
+    let display = if on_sway { "sway" } else { "X11" };
+    println!("live tree property test on {display}: seed {seed}, {steps} steps per app");
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
