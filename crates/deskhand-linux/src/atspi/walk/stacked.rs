@@ -20,19 +20,21 @@ impl Walk<'_> {
         if self.style.showing_reliable {
             return;
         }
+        // Each child's place is read once: hiding one below leaves it without a place, as
+        // it had none.
+        let places: Vec<Option<Rect>> =
+            children.iter().map(|(_, node, _)| place_of(node)).collect();
         // GTK 4's page objects (a stack's, a notebook's: a named `generic`) have no place of
         // their own: one shows where what it holds does. A page whose content the check below
         // hid at its own level, or an empty page, shows nothing.
-        for (_, node, _) in children.iter_mut() {
-            if node.bounds.is_none() && !node.children.is_empty() && place_of(node).is_none() {
+        for ((_, node, _), place) in children.iter_mut().zip(&places) {
+            if node.bounds.is_none() && !node.children.is_empty() && place.is_none() {
                 hide(node);
             }
         }
         if !(2..=MAX_STACKED).contains(&children.len()) {
             return;
         }
-        let places: Vec<Option<Rect>> =
-            children.iter().map(|(_, node, _)| place_of(node)).collect();
         let overlapping: Vec<usize> = (0..children.len())
             .filter(|&at| {
                 places[at].is_some_and(|place| {
